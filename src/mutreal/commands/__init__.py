@@ -1,0 +1,1 @@
+"""One module per ``mutreal`` sub-command; each is a thin click wrapper over the API."""
