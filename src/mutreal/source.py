@@ -1,0 +1,259 @@
+"""Turn a program file as found in a benchmark into a LibCST module, or a clear error.
+
+Benchmark programs are often not clean Python 3: code pasted from posts keeps Python 2 print
+statements, notebook magics, prose lines and a bracket left open at the end. This module reads the
+bytes, decodes them (UTF-8, else the encoding the file declares), upgrades Python 2 syntax with
+fissix, and in *tolerant* mode sets aside the lines that still cannot parse, listing them, so that
+the rest of the program can be classified. Line numbers are kept: a set-aside line becomes ``pass``
+or an empty line, never disappears.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import libcst
+
+#: fissix fixers that only rewrite Python 2 *syntax*; none changes what a Keras program does.
+SYNTAX_FIXERS: tuple[str, ...] = (
+    "fissix.fixes.fix_print",
+    "fissix.fixes.fix_except",
+    "fissix.fixes.fix_raise",
+    "fissix.fixes.fix_exec",
+    "fissix.fixes.fix_ne",
+    "fissix.fixes.fix_numliterals",
+    "fissix.fixes.fix_repr",
+    "fissix.fixes.fix_tuple_params",
+    "fissix.fixes.fix_throw",
+)
+
+#: most lines a tolerant parse may set aside before the file counts as "not Python".
+MAX_SET_ASIDE = 60
+
+_MAGIC = re.compile(r"^\s*(%|!|In \[\d*\]:|Out\[\d*\]:|>>>\s|\.\.\.\s)")
+
+
+class SourceError(Exception):
+    """A program file that cannot be turned into a module; ``kind`` says why for machines."""
+
+    def __init__(self, kind: str, message: str, path: str = "", line: int | None = None) -> None:
+        self.kind = kind
+        self.path = path
+        self.line = line
+        where = f"{path}:{line}" if path and line else path
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+@dataclass
+class SetAsideLine:
+    """One line a tolerant parse could not read, with the parser's reason."""
+
+    line: int
+    text: str
+    reason: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> SetAsideLine:
+        return cls(**data)
+
+
+@dataclass
+class ParsedSource:
+    """A parsed program plus what had to be done to parse it."""
+
+    path: str
+    text: str
+    module: libcst.Module = field(repr=False)
+    upgraded_python2: bool = False
+    set_aside: list[SetAsideLine] = field(default_factory=list)
+
+
+def read_text(path: str | Path) -> str:
+    """Read a program file's text: UTF-8 (BOM allowed), else its declared PEP 263 encoding.
+
+    Undecodable bytes raise a :class:`SourceError` that says where the first bad byte is.
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise SourceError("missing", "file not found", str(path)) from None
+    except IsADirectoryError:
+        raise SourceError("missing", "is a directory, not a file", str(path)) from None
+    except OSError as exc:
+        raise SourceError("missing", f"cannot read file ({exc.strerror})", str(path)) from None
+    return decode_bytes(data, str(path))
+
+
+def decode_bytes(data: bytes, path: str = "") -> str:
+    """Decode program bytes; see :func:`read_text`."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as utf8_error:
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        except SyntaxError:
+            encoding = "utf-8"
+        if encoding.lower().replace("_", "-") not in ("utf-8", "utf-8-sig"):
+            try:
+                return data.decode(encoding)
+            except (UnicodeDecodeError, LookupError):
+                pass
+        start = utf8_error.start
+        line = data.count(b"\n", 0, start) + 1
+        raise SourceError(
+            "undecodable",
+            f"undecodable bytes: byte 0x{data[start]:02x} at offset {start} is not UTF-8 "
+            "and the file declares no encoding that reads it",
+            path,
+            line,
+        ) from None
+
+
+def upgrade_python2(text: str) -> str | None:
+    """Rewrite Python 2 syntax (print statements, ``except E, e``...) with fissix; None if it cannot."""
+    from fissix.refactor import RefactoringTool
+
+    if not text.endswith("\n"):
+        text += "\n"
+    for options in ({"print_function": False}, {"print_function": True}):
+        try:
+            tool = RefactoringTool(list(SYNTAX_FIXERS), options=options)
+            return str(tool.refactor_string(text, "<program>"))
+        except Exception:  # fissix raises its own parse errors of several kinds
+            continue
+    return None
+
+
+def _syntax_error(text: str) -> SyntaxError | None:
+    """Python's own (fast) syntax check; libcst is run only on text that passes it."""
+    try:
+        compile(text, "<program>", "exec", flags=0x400, dont_inherit=True)  # PyCF_ONLY_AST
+    except SyntaxError as exc:
+        return exc
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return SyntaxError(str(exc))
+    return None
+
+
+def _libcst_parse(text: str, path: str) -> libcst.Module:
+    try:
+        return libcst.parse_module(text)
+    except libcst.ParserSyntaxError as exc:
+        raise SourceError("syntax", f"syntax error: {exc.message}", path, exc.raw_line) from None
+    except RecursionError:
+        raise SourceError("syntax", "program too deeply nested to parse", path) from None
+
+
+def parse_source(text: str, path: str = "<program>", tolerant: bool = False) -> ParsedSource:
+    """Parse program text into a LibCST module, upgrading Python 2 and, if tolerant, setting lines aside.
+
+    Raises :class:`SourceError` (kind ``syntax`` or ``not_python``) when nothing sensible parses.
+    """
+    error = _syntax_error(text)
+    if error is None:
+        return ParsedSource(path, text, _libcst_parse(text, path))
+    upgraded = upgrade_python2(text)
+    if upgraded is not None and _syntax_error(upgraded) is None:
+        return ParsedSource(path, upgraded, _libcst_parse(upgraded, path), upgraded_python2=True)
+    if not tolerant:
+        msg = error.msg or "invalid syntax"
+        raise SourceError("syntax", f"syntax error: {msg}", path, error.lineno)
+    return _parse_tolerant(text, path)
+
+
+def _indent_of(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _fix_line_python2(line: str) -> str | None:
+    """Upgrade one Python 2 statement line on its own (a file mixing Python 2 lines and prose)."""
+    body = line.strip()
+    if not body or body.endswith(("(", "[", "{", ",", "\\")):
+        return None
+    upgraded = upgrade_python2(body)
+    if upgraded is None or upgraded.strip() == body or _syntax_error(upgraded) is not None:
+        return None
+    if "\n" in upgraded.strip():
+        return None
+    return _indent_of(line) + upgraded.strip()
+
+
+def _parse_tolerant(text: str, path: str) -> ParsedSource:
+    lines = text.split("\n")
+    set_aside: dict[int, SetAsideLine] = {}
+    upgraded_any = False
+
+    def put_aside(index: int, reason: str, replacement: str) -> None:
+        if index not in set_aside:
+            set_aside[index] = SetAsideLine(index + 1, lines[index], reason)
+        lines[index] = replacement
+
+    for i, line in enumerate(lines):
+        if _MAGIC.match(line):
+            put_aside(i, "notebook magic or console prompt", _indent_of(line) + "pass")
+    tried_blank: set[int] = set()
+    for _attempt in range(4 * MAX_SET_ASIDE):
+        candidate = "\n".join(lines)
+        error = _syntax_error(candidate)
+        if error is None:
+            break
+        if len(set_aside) > MAX_SET_ASIDE:
+            raise SourceError(
+                "not_python",
+                f"not a Python program: more than {MAX_SET_ASIDE} lines cannot parse "
+                f"(first at line {min(set_aside) + 1})",
+                path,
+            )
+        lineno = error.lineno or len(lines)
+        index = min(max(lineno - 1, 0), len(lines) - 1)
+        msg = error.msg or "invalid syntax"
+        if "was never closed" in msg or "unexpected EOF" in msg or "EOF while" in msg:
+            # An unclosed bracket: set aside everything from the line that opened it.
+            for j in range(index, len(lines)):
+                if lines[j].strip():
+                    put_aside(j, f"unclosed bracket: {msg}", "")
+            continue
+        if index in set_aside and lines[index].strip() == "" and index in tried_blank:
+            # Setting this line aside did not help: the error is caused by an earlier line.
+            previous = index - 1
+            while previous >= 0 and (not lines[previous].strip() or previous in set_aside):
+                previous -= 1
+            if previous < 0:
+                raise SourceError("syntax", f"syntax error: {msg}", path, lineno)
+            put_aside(previous, msg, "")
+            continue
+        if "print" in msg or "Missing parentheses" in msg:
+            fixed = _fix_line_python2(lines[index])
+            if fixed is not None:
+                lines[index] = fixed
+                upgraded_any = True
+                continue
+        if index in set_aside or "indent" in msg:
+            put_aside(index, msg, "")
+            tried_blank.add(index)
+        else:
+            put_aside(index, msg, _indent_of(lines[index]) + "pass")
+    else:
+        raise SourceError("not_python", "not a Python program: no readable part found", path)
+    candidate = "\n".join(lines)
+    module = _libcst_parse(candidate, path)
+    return ParsedSource(
+        path,
+        candidate,
+        module,
+        upgraded_python2=upgraded_any,
+        set_aside=[set_aside[k] for k in sorted(set_aside)],
+    )
+
+
+def load_program(path: str | Path, tolerant: bool = False) -> ParsedSource:
+    """Read, decode and parse one program file (see :func:`read_text` and :func:`parse_source`)."""
+    return parse_source(read_text(path), str(path), tolerant=tolerant)
