@@ -1,0 +1,125 @@
+"""The monotone killing criterion of Kim et al. 2025 (arXiv 2507.11199): one Fisher test per input.
+
+DeepCrime compares the distributions of a whole-test-set metric, so adding inputs to the test
+set can *un-kill* a mutant (the mean moves back inside the noise). Kim et al. instead decide per
+test input: over the ``n`` trained instances of the original and the ``m`` of the mutant, the
+2x2 table
+
+    ===========  =========  ===========
+                 correct    incorrect
+    original     c_o        n - c_o
+    mutant       c_m        m - c_m
+    ===========  =========  ===========
+
+gets a one-sided Fisher exact test (the original is more often correct). An input whose p-value
+is below ``alpha`` kills the mutant, and a test set kills the mutant when at least one of its
+inputs does. Adding inputs can only add killing inputs, so the verdict is monotone in the test
+set: a killed mutant stays killed. (No correction over inputs is applied, as in Kim et al.; the
+smallest per-input p-value is reported so that Holm's correction across *mutants* can be
+applied to it, which keeps monotonicity because Holm's rejections only grow when p-values fall.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+
+@lru_cache(maxsize=65536)
+def _fisher_greater(correct_original: int, n_original: int, correct_mutant: int, n_mutant: int) -> float:
+    from scipy import stats
+
+    table = [
+        [correct_original, n_original - correct_original],
+        [correct_mutant, n_mutant - correct_mutant],
+    ]
+    return float(stats.fisher_exact(table, alternative="greater").pvalue)
+
+
+def _as_matrix(correct: Sequence[Sequence[bool]] | np.ndarray, name: str) -> np.ndarray:
+    matrix = np.asarray(correct, dtype=bool)
+    if matrix.ndim == 1:
+        matrix = matrix.reshape(1, -1)
+    if matrix.ndim != 2:
+        raise ValueError(f"{name}: expected instances x inputs, got shape {matrix.shape}")
+    return matrix
+
+
+def fisher_kill_p_values(
+    original_correct: Sequence[Sequence[bool]] | np.ndarray,
+    mutant_correct: Sequence[Sequence[bool]] | np.ndarray,
+) -> np.ndarray:
+    """One-sided Fisher p-value per input; arguments are (instances x inputs) correctness matrices."""
+    original = _as_matrix(original_correct, "original_correct")
+    mutant = _as_matrix(mutant_correct, "mutant_correct")
+    if original.shape[1] != mutant.shape[1]:
+        raise ValueError(f"{original.shape[1]} inputs for the original, {mutant.shape[1]} for the mutant")
+    n_o, n_m = original.shape[0], mutant.shape[0]
+    c_o = original.sum(axis=0)
+    c_m = mutant.sum(axis=0)
+    return np.array(
+        [_fisher_greater(int(a), n_o, int(b), n_m) for a, b in zip(c_o, c_m, strict=True)], dtype=float
+    )
+
+
+@dataclass
+class FisherKill:
+    """The per-input Fisher verdict: killed when any input kills; which inputs did; the smallest p."""
+
+    killed: bool
+    alpha: float
+    n_inputs: int
+    n_original: int
+    n_mutant: int
+    min_p_value: float
+    killing_inputs: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["n_killing_inputs"] = len(self.killing_inputs)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FisherKill:
+        return cls(
+            killed=data["killed"],
+            alpha=data["alpha"],
+            n_inputs=data["n_inputs"],
+            n_original=data["n_original"],
+            n_mutant=data["n_mutant"],
+            min_p_value=data["min_p_value"],
+            killing_inputs=list(data.get("killing_inputs", [])),
+        )
+
+
+def fisher_kill(
+    original_correct: Sequence[Sequence[bool]] | np.ndarray,
+    mutant_correct: Sequence[Sequence[bool]] | np.ndarray,
+    alpha: float = 0.05,
+) -> FisherKill:
+    """Kim et al.'s monotone verdict from per-input correctness of original and mutant instances.
+
+    ``original_correct[k][t]`` says whether the original's instance ``k`` got input ``t`` right;
+    the same for the mutant. With no inputs (or no instances) nothing can kill: not killed, p = 1.
+    """
+    original = _as_matrix(original_correct, "original_correct")
+    mutant = _as_matrix(mutant_correct, "mutant_correct")
+    if original.shape[0] == 0 or mutant.shape[0] == 0 or original.shape[1] == 0:
+        return FisherKill(
+            False, alpha, int(original.shape[1]), int(original.shape[0]), int(mutant.shape[0]), 1.0
+        )
+    p_values = fisher_kill_p_values(original, mutant)
+    killing = [int(i) for i in np.flatnonzero(p_values < alpha)]
+    return FisherKill(
+        killed=bool(killing),
+        alpha=alpha,
+        n_inputs=int(original.shape[1]),
+        n_original=int(original.shape[0]),
+        n_mutant=int(mutant.shape[0]),
+        min_p_value=float(p_values.min()),
+        killing_inputs=killing,
+    )

@@ -1,0 +1,48 @@
+"""Holm's step-down correction: many mutants tested against one original keep the family-wise error.
+
+Holm (1979): sort the m p-values, compare the k-th smallest with alpha / (m - k + 1), reject up
+to the first that fails. Adjusted p-values are ``max_{j<=k} min(1, (m - j + 1) p_(j))``. It is
+monotone: lowering any p-value never removes a rejection, so it keeps the Fisher verdict monotone.
+A missing p-value (``None``: the test could not run) counts as 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class HolmResult:
+    """Adjusted p-values and rejections, in the order of the input p-values."""
+
+    alpha: float
+    p_values: list[float]
+    adjusted: list[float]
+    rejected: list[bool]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HolmResult:
+        return cls(**data)
+
+
+def holm(p_values: Sequence[float | None], alpha: float = 0.05) -> HolmResult:
+    """Holm-adjusted p-values and which hypotheses are rejected at family-wise level ``alpha``."""
+    raw = [1.0 if p is None else float(p) for p in p_values]
+    if not raw:
+        return HolmResult(alpha, [], [], [])
+    from statsmodels.stats.multitest import multipletests
+
+    rejected, adjusted, _, _ = multipletests(np.asarray(raw), alpha=alpha, method="holm")
+    return HolmResult(
+        alpha=alpha,
+        p_values=raw,
+        adjusted=[float(min(1.0, p)) for p in adjusted],
+        rejected=[bool(r) for r in rejected],
+    )
