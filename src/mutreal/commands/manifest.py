@@ -1,0 +1,71 @@
+"""``mutreal manifest``: write a manifest from a published benchmark's folder layout."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from mutreal.layouts import LAYOUTS, LayoutError, detect_layout, manifest_rows, scan_layout, write_manifest
+
+
+@click.command()
+@click.option(
+    "--layout",
+    "layout",
+    required=True,
+    type=click.Choice(sorted(LAYOUTS), case_sensitive=False),
+    help="The benchmark's published folder layout.",
+)
+@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the manifest here (paths relative to its folder); default: stdout, absolute paths.",
+)
+@click.option(
+    "--buggy",
+    type=click.Choice(["original", "context"]),
+    default="original",
+    show_default=True,
+    help="SFData only: the program as posted (original) or the benchmark's completed one (context).",
+)
+@click.option("--all-files", is_flag=True, help="List every .py file of a side, not only the changed ones.")
+@click.option("--keras-only", is_flag=True, help="Keep only pairs whose changed files use Keras.")
+@click.option("--parsable-only", is_flag=True, help="Keep only pairs whose changed files parse as Python 3.")
+@click.option("--json", "as_json", is_flag=True, help="Print pairs and skipped bugs as JSON on stdout.")
+def manifest(
+    layout: str,
+    root: Path,
+    out: Path | None,
+    buggy: str,
+    all_files: bool,
+    keras_only: bool,
+    parsable_only: bool,
+    as_json: bool,
+) -> None:
+    """Write the manifest (id,benchmark,buggy,fixed[,source,symptom,dataset,bug_type]) of the
+    benchmark tree ROOT. Bugs that give no pair are listed on stderr with the reason."""
+    try:
+        scan = scan_layout(
+            layout, root, buggy=buggy, all_files=all_files, keras_only=keras_only, parsable_only=parsable_only
+        )
+    except LayoutError as exc:
+        guess = detect_layout(root)
+        hint = f" (this folder looks like --layout {guess})" if guess and guess != layout.lower() else ""
+        raise click.UsageError(f"{exc}{hint}") from exc
+    if out is not None:
+        write_manifest(scan.pairs, out)
+    if as_json:
+        data = scan.to_dict()
+        data["rows"] = manifest_rows(scan.pairs, out.parent if out else None)
+        click.echo(json.dumps(data, indent=2))
+    elif out is None:
+        write_manifest(scan.pairs, sys.stdout)
+    for skipped in scan.skipped:
+        click.echo(f"skipped {skipped.id}: {skipped.reason}", err=True)
+    where = f" -> {out}" if out else ""
+    click.echo(f"{len(scan.pairs)} pairs, {len(scan.skipped)} skipped ({scan.layout}){where}", err=True)

@@ -1,0 +1,514 @@
+"""Manifests from the folder layouts of published deep-learning fault benchmarks.
+
+Every mutreal command takes a manifest (``id,benchmark,buggy,fixed`` plus optional ``source``,
+``symptom``, ``dataset``, ``bug_type``; ``;`` between the files of a multi-file side). Benchmarks
+are published as folder trees, each in its own layout; this module reads those trees as they are
+published, so a researcher points mutreal at a checkout instead of writing a manifest by hand.
+
+Layouts (``ROOT`` is the benchmark repository's root; its top folder, e.g. ``Benchmark``, may be
+given instead):
+
+``deeplocalize``
+    ``Benchmark/StackOverflow/<SO id>/{Buggy Code|Buggy Model}/**.py`` vs
+    ``{Correct Code|Correct Model}/**.py`` (ids ``DeepLocalize-SO:<SO id>``, source: the post) and
+    ``Benchmark/GitHub/{Buggy|Correct} Model/<project>/**.py`` (``DeepLocalize-GH:<project>``).
+``deepfd``
+    ``Benchmark/Subjects/<SO id>/<config>/origin.py`` vs ``repair.py`` (``DeepFD:<SO id>``; a subject
+    with several configurations gives one bug per configuration, ``DeepFD:<SO id>/<config>``);
+    ``dataset``: the configuration's ``dataset.pkl`` when present.
+``defects4ml``
+    ``bugs/<nnn>/{buggy,fixed}/**.py`` with ``bugs/<nnn>/conf.ini`` (``url`` -> ``source``,
+    ``symptom``, ``bug_type``); ``dataset``: the bug's ``data`` folder when present.
+``sfdata``
+    ``SFData/<set>/s<SO id>_original.py`` (the program as posted), ``_context.py`` (the benchmark's
+    completed buggy program) and ``_ground_truth.py`` (fixed), ids ``SFData-<set>:<SO id>``. The
+    pair is selected on context vs ground truth (the benchmark's own pair); the buggy side is the
+    posted program by default (the realism study labelled against it) or, with
+    ``buggy="context"``, the completed one. Sets without a ground truth (ISSTA2018) give no pairs.
+``tfbugs2018``
+    ``StackOverflow/<cause>-<n>/<SO id>-buggy/**.py`` vs ``<SO id>-fix/`` and
+    ``Github/<cause>-<n>/<project>-buggy/**.py`` vs ``-fix/`` (raw TensorFlow; ids
+    ``TFBugs2018-SO:<cause>-<n>/<SO id>`` and ``TFBugs2018-GH:<cause>-<n>/<project>``; source of a
+    GitHub bug: the first URL of the case's ``readme.md``).
+
+Which files are listed: files of the two sides are paired by their path relative to the side's
+root; a side lists its ``.py`` files whose content differs from their partner, a file present on
+one side only counting as changed (``all_files=True`` lists every ``.py`` file instead). A bug
+with no changed ``.py`` file on a side cannot be classified and is reported as skipped, with the
+reason, never silently dropped. ``keras_only`` and ``parsable_only`` apply the dev corpus's
+selection (changed files import Keras; every changed file parses as Python 3) and also report
+what they skip.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import csv
+import io
+import logging
+import os
+import re
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+#: manifest columns in the order they are written (optional ones only when some pair has them)
+REQUIRED_COLUMNS = ("id", "benchmark", "buggy", "fixed")
+OPTIONAL_COLUMNS = ("source", "symptom", "dataset", "bug_type")
+
+_KERAS = re.compile(
+    rb"^[ \t]*(?:(?:import|from)[ \t]+(?:tensorflow(?:\.python)?\.)?keras\b"
+    rb"|from[ \t]+tensorflow(?:\.python)?[ \t]+import[^\n]*\bkeras\b)"
+    rb"|\btf\.keras\b",
+    re.M,
+)
+log = logging.getLogger(__name__)
+_URL = re.compile(r"https?://[^\s)>\]\"']+")
+
+
+class LayoutError(ValueError):
+    """The folder does not hold the named layout (or the layout name is unknown)."""
+
+
+@dataclass
+class BenchmarkPair:
+    """One bug of a benchmark: its buggy and fixed files (absolute paths) and what the layout says."""
+
+    id: str
+    benchmark: str
+    buggy: list[Path]
+    fixed: list[Path]
+    source: str | None = None
+    symptom: str | None = None
+    dataset: str | None = None
+    bug_type: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "benchmark": self.benchmark,
+            "buggy": [str(p) for p in self.buggy],
+            "fixed": [str(p) for p in self.fixed],
+            "source": self.source,
+            "symptom": self.symptom,
+            "dataset": self.dataset,
+            "bug_type": self.bug_type,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> BenchmarkPair:
+        return cls(
+            id=str(d["id"]),
+            benchmark=str(d["benchmark"]),
+            buggy=[Path(p) for p in d.get("buggy", [])],
+            fixed=[Path(p) for p in d.get("fixed", [])],
+            source=d.get("source"),
+            symptom=d.get("symptom"),
+            dataset=d.get("dataset"),
+            bug_type=d.get("bug_type"),
+        )
+
+
+@dataclass
+class SkippedPair:
+    """A bug of the layout that gives no manifest row, and why (so nothing is lost silently)."""
+
+    id: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> SkippedPair:
+        return cls(str(d["id"]), str(d["reason"]))
+
+
+@dataclass
+class LayoutScan:
+    """What reading one benchmark tree gave: its pairs, in id order, and the bugs skipped."""
+
+    layout: str
+    root: Path
+    pairs: list[BenchmarkPair] = field(default_factory=list)
+    skipped: list[SkippedPair] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "layout": self.layout,
+            "root": str(self.root),
+            "pairs": [p.to_dict() for p in self.pairs],
+            "skipped": [s.to_dict() for s in self.skipped],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> LayoutScan:
+        return cls(
+            layout=str(d["layout"]),
+            root=Path(d["root"]),
+            pairs=[BenchmarkPair.from_dict(p) for p in d.get("pairs", [])],
+            skipped=[SkippedPair.from_dict(s) for s in d.get("skipped", [])],
+        )
+
+
+@dataclass
+class _Candidate:
+    """A bug as the layout shows it: files keyed by their path relative to the side's root."""
+
+    id: str
+    benchmark: str
+    buggy: dict[str, Path]
+    fixed: dict[str, Path]
+    source: str | None = None
+    symptom: str | None = None
+    dataset: str | None = None
+    bug_type: str | None = None
+    #: replaces the buggy side after selection (SFData: the program as posted)
+    buggy_override: list[Path] | None = None
+    problem: str | None = None
+
+
+# ------------------------------------------------------------------------------------ the layouts
+
+
+def _anchor(root: Path, top: str) -> Path:
+    """``root/top`` when it exists, else ``root`` itself (the user gave the top folder)."""
+    return root / top if (root / top).is_dir() else root
+
+
+def _py_files(side_root: Path) -> dict[str, Path]:
+    """``.py`` files under a side's root, keyed by their relative POSIX path."""
+    if not side_root.is_dir():
+        return {}
+    return {
+        p.relative_to(side_root).as_posix(): p
+        for p in sorted(side_root.rglob("*.py"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def _so_url(post_id: str) -> str:
+    return f"https://stackoverflow.com/questions/{post_id}"
+
+
+def _sorted_dirs(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+
+
+def _deeplocalize(root: Path) -> Iterator[_Candidate]:
+    base = _anchor(root, "Benchmark")
+    if not (base / "StackOverflow").is_dir() and not (base / "GitHub").is_dir():
+        raise LayoutError(f"{root}: no Benchmark/StackOverflow or Benchmark/GitHub folder (DeepLocalize)")
+    for bug in _sorted_dirs(base / "StackOverflow"):
+        sides: dict[bool, dict[str, Path]] = {False: {}, True: {}}
+        for kind in ("Code", "Model"):
+            sides[False].update(_py_files(bug / f"Buggy {kind}"))
+            sides[True].update(_py_files(bug / f"Correct {kind}"))
+        if not sides[False] and not sides[True]:
+            continue  # not a bug folder
+        source = _so_url(bug.name) if bug.name.isdigit() else None
+        yield _Candidate(f"DeepLocalize-SO:{bug.name}", "DeepLocalize", sides[False], sides[True], source)
+    buggy_root, fixed_root = base / "GitHub" / "Buggy Model", base / "GitHub" / "Correct Model"
+    projects = {p.name for p in _sorted_dirs(buggy_root)} | {p.name for p in _sorted_dirs(fixed_root)}
+    for project in sorted(projects):
+        yield _Candidate(
+            f"DeepLocalize-GH:{project}",
+            "DeepLocalize",
+            _py_files(buggy_root / project),
+            _py_files(fixed_root / project),
+        )
+
+
+def _deepfd(root: Path) -> Iterator[_Candidate]:
+    base = _anchor(root, "Benchmark")
+    subjects = base / "Subjects" if (base / "Subjects").is_dir() else base
+    if not any(subjects.glob("*/*/origin.py")):
+        raise LayoutError(f"{root}: no Benchmark/Subjects/<id>/<config>/origin.py (DeepFD)")
+    for subject in _sorted_dirs(subjects):
+        configs = [
+            c for c in _sorted_dirs(subject) if (c / "origin.py").is_file() or (c / "repair.py").is_file()
+        ]
+        for config in configs:
+            bug_id = f"DeepFD:{subject.name}" if len(configs) == 1 else f"DeepFD:{subject.name}/{config.name}"
+            buggy = {"main.py": config / "origin.py"} if (config / "origin.py").is_file() else {}
+            fixed = {"main.py": config / "repair.py"} if (config / "repair.py").is_file() else {}
+            dataset = config / "dataset.pkl"
+            yield _Candidate(
+                bug_id,
+                "DeepFD",
+                buggy,
+                fixed,
+                source=_so_url(subject.name) if subject.name.isdigit() else None,
+                dataset=str(dataset) if dataset.is_file() else None,
+            )
+
+
+def _defects4ml(root: Path) -> Iterator[_Candidate]:
+    bugs = _anchor(root, "bugs")
+    found = False
+    for bug in _sorted_dirs(bugs):
+        if not ((bug / "buggy").is_dir() or (bug / "fixed").is_dir()):
+            continue
+        found = True
+        cand = _Candidate(
+            f"Defects4ML:{bug.name}", "Defects4ML", _py_files(bug / "buggy"), _py_files(bug / "fixed")
+        )
+        conf = bug / "conf.ini"
+        if conf.is_file():
+            parser = configparser.ConfigParser(interpolation=None, strict=False)
+            try:
+                parser.read(conf, encoding="utf-8")
+                meta = parser["DEFAULT"]
+                cand.source = meta.get("url") or None
+                cand.symptom = meta.get("symptom") or None
+                cand.bug_type = meta.get("bug_type") or None
+            except (configparser.Error, UnicodeDecodeError) as exc:
+                log.warning("%s: unreadable conf.ini, pair kept without its metadata: %s", conf, exc)
+        if (bug / "data").is_dir():
+            cand.dataset = str(bug / "data")
+        yield cand
+    if not found:
+        raise LayoutError(f"{root}: no bugs/<nnn>/{{buggy,fixed}} folder (Defects4ML)")
+
+
+_SF_FILE = re.compile(r"s(\d+)_(original|context|ground_truth)\.py$")
+
+
+def _sfdata(root: Path, buggy: str = "original") -> Iterator[_Candidate]:
+    base = _anchor(root, "SFData")
+    groups: dict[tuple[str, str], dict[str, Path]] = {}
+    for path in sorted(base.rglob("s*_*.py")):
+        m = _SF_FILE.match(path.name)
+        if m:
+            rel = path.relative_to(base).parts
+            set_name = rel[0] if len(rel) > 1 else base.name
+            groups.setdefault((set_name, m[1]), {})[m[2]] = path
+    if not groups:
+        raise LayoutError(f"{root}: no SFData/<set>/s<id>_context.py files (SFData)")
+    for (set_name, post), files in sorted(groups.items()):
+        cand = _Candidate(
+            f"SFData-{set_name}:{post}",
+            "SFData",
+            {"main.py": files["context"]} if "context" in files else {},
+            {"main.py": files["ground_truth"]} if "ground_truth" in files else {},
+            source=_so_url(post),
+        )
+        if buggy == "original":
+            if "original" in files:
+                cand.buggy_override = [files["original"]]
+            else:
+                cand.problem = "no s<id>_original.py (the program as posted)"
+        yield cand
+
+
+def _tfbugs2018(root: Path) -> Iterator[_Candidate]:
+    found = False
+    for folder, tag in (("StackOverflow", "SO"), ("Github", "GH"), ("GitHub", "GH")):
+        for case in _sorted_dirs(root / folder):
+            names = {p.name[: -len("-buggy")] for p in _sorted_dirs(case) if p.name.endswith("-buggy")}
+            names |= {p.name[: -len("-fix")] for p in _sorted_dirs(case) if p.name.endswith("-fix")}
+            readme_url = None
+            for readme in ("readme.md", "README.md"):
+                if (case / readme).is_file():
+                    m = _URL.search((case / readme).read_text(encoding="utf-8", errors="replace"))
+                    readme_url = m.group(0) if m else None
+                    break
+            for name in sorted(names):
+                found = True
+                source = _so_url(name) if tag == "SO" and name.isdigit() else readme_url
+                yield _Candidate(
+                    f"TFBugs2018-{tag}:{case.name}/{name}",
+                    "TFBugs2018",
+                    _py_files(case / f"{name}-buggy"),
+                    _py_files(case / f"{name}-fix"),
+                    source=source,
+                )
+    if not found:
+        raise LayoutError(f"{root}: no StackOverflow|Github/<cause>-<n>/<name>-buggy folder (TFBugs2018)")
+
+
+#: layout name -> reader; the names ``mutreal manifest --layout`` accepts
+LAYOUTS: dict[str, Callable[..., Iterator[_Candidate]]] = {
+    "deeplocalize": _deeplocalize,
+    "deepfd": _deepfd,
+    "defects4ml": _defects4ml,
+    "sfdata": _sfdata,
+    "tfbugs2018": _tfbugs2018,
+}
+
+
+# ------------------------------------------------------------------------------------- selection
+
+
+def _parses(path: Path) -> bool:
+    with warnings.catch_warnings():  # old code: invalid escape sequences and the like
+        warnings.simplefilter("ignore")
+        try:
+            ast.parse(path.read_bytes())
+            return True
+        except (SyntaxError, ValueError):
+            return False
+
+
+def _changed(candidate: _Candidate, all_files: bool) -> tuple[list[Path], list[Path]]:
+    """The files each side lists: changed ``.py`` files (see the module docstring), sorted by key."""
+    if all_files:
+        return [candidate.buggy[k] for k in sorted(candidate.buggy)], [
+            candidate.fixed[k] for k in sorted(candidate.fixed)
+        ]
+    same = {
+        k
+        for k in candidate.buggy.keys() & candidate.fixed.keys()
+        if candidate.buggy[k].read_bytes() == candidate.fixed[k].read_bytes()
+    }
+    return (
+        [candidate.buggy[k] for k in sorted(candidate.buggy) if k not in same],
+        [candidate.fixed[k] for k in sorted(candidate.fixed) if k not in same],
+    )
+
+
+def scan_layout(
+    layout: str,
+    root: str | Path,
+    *,
+    buggy: str = "original",
+    all_files: bool = False,
+    keras_only: bool = False,
+    parsable_only: bool = False,
+) -> LayoutScan:
+    """Read the benchmark tree ``root`` in the named layout into pairs (and skipped bugs).
+
+    ``buggy`` only matters for SFData (``original``: as posted; ``context``: completed). Raises
+    :class:`LayoutError` when the layout is unknown or the tree does not hold it at all; a single
+    bug that cannot be listed is reported in ``skipped`` instead.
+    """
+    name = layout.lower().replace("-", "").replace("_", "")
+    if name not in LAYOUTS:
+        raise LayoutError(f"unknown layout {layout!r}; known: {', '.join(LAYOUTS)}")
+    if buggy not in ("original", "context"):
+        raise LayoutError(f"--buggy must be 'original' or 'context', not {buggy!r}")
+    root = Path(root).resolve()
+    if not root.is_dir():
+        raise LayoutError(f"{root}: not a folder")
+    reader = LAYOUTS[name]
+    candidates = reader(root, buggy) if name == "sfdata" else reader(root)
+    scan = LayoutScan(name, root)
+    for cand in candidates:
+        try:
+            b, f = _changed(cand, all_files)
+        except OSError as exc:
+            scan.skipped.append(SkippedPair(cand.id, f"unreadable file: {exc}"))
+            continue
+        reason = None
+        if not b:
+            reason = "no changed .py file on the buggy side"
+        elif not f:
+            reason = "no changed .py file on the fixed side"
+        elif cand.problem is not None:
+            reason = cand.problem
+        if reason is None and parsable_only:
+            bad = [p.name for p in (*b, *f) if not _parses(p)]
+            if bad:
+                reason = f"not Python 3: {', '.join(bad)}"
+        if reason is None and keras_only and not any(_KERAS.search(p.read_bytes()) for p in (*b, *f)):
+            reason = "changed files do not import Keras"
+        if reason is not None:
+            scan.skipped.append(SkippedPair(cand.id, reason))
+            continue
+        scan.pairs.append(
+            BenchmarkPair(
+                cand.id,
+                cand.benchmark,
+                cand.buggy_override if cand.buggy_override is not None else b,
+                f,
+                cand.source,
+                cand.symptom,
+                cand.dataset,
+                cand.bug_type,
+            )
+        )
+    scan.pairs.sort(key=lambda p: p.id)
+    return scan
+
+
+def detect_layout(root: str | Path) -> str | None:
+    """The layout whose marker folders ``root`` holds, or None (used for helpful errors)."""
+    root = Path(root)
+    markers = {
+        "deeplocalize": ("Benchmark/StackOverflow", "Benchmark/GitHub/Buggy Model"),
+        "deepfd": ("Benchmark/Subjects",),
+        "defects4ml": ("bugs",),
+        "sfdata": ("SFData",),
+        "tfbugs2018": ("StackOverflow", "Github"),
+    }
+    for name, paths in markers.items():
+        if any((root / p).is_dir() for p in paths):
+            if name == "deeplocalize" and (root / "Benchmark/Subjects").is_dir():
+                continue
+            return name
+    return None
+
+
+# --------------------------------------------------------------------------------------- writing
+
+
+def _path_text(path: Path, relative_to: Path | None) -> str:
+    if relative_to is None:
+        return str(path)
+    return Path(os.path.relpath(path, relative_to)).as_posix()
+
+
+def manifest_rows(pairs: list[BenchmarkPair], relative_to: str | Path | None = None) -> list[dict[str, str]]:
+    """Manifest rows (strings) for pairs; paths relative to ``relative_to`` when given, else absolute.
+
+    ``dataset`` is a path when it names an existing file or folder, and is made relative the same
+    way; optional columns appear only when at least one pair has a value.
+    """
+    base = Path(relative_to).resolve() if relative_to is not None else None
+    rows = []
+    for pair in pairs:
+        row = {
+            "id": pair.id,
+            "benchmark": pair.benchmark,
+            "buggy": ";".join(_path_text(p, base) for p in pair.buggy),
+            "fixed": ";".join(_path_text(p, base) for p in pair.fixed),
+        }
+        for column in OPTIONAL_COLUMNS:
+            value = getattr(pair, column)
+            if column == "dataset" and value and Path(value).exists():
+                value = _path_text(Path(value), base)
+            row[column] = value or ""
+        rows.append(row)
+    return rows
+
+
+def write_manifest(
+    pairs: list[BenchmarkPair], out: str | Path | TextIO, relative_to: str | Path | None = None
+) -> None:
+    """Write the manifest CSV to a path (paths relative to its folder unless ``relative_to`` says
+    otherwise) or to an open text stream (paths absolute unless ``relative_to`` is given)."""
+    if isinstance(out, (str, Path)):
+        out = Path(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        base = relative_to if relative_to is not None else out.parent
+        with open(out, "w", newline="", encoding="utf-8") as fh:
+            _write_rows(manifest_rows(pairs, base), fh)
+    else:
+        _write_rows(manifest_rows(pairs, relative_to), out)
+
+
+def _write_rows(rows: list[dict[str, str]], fh: TextIO) -> None:
+    columns = list(REQUIRED_COLUMNS) + [c for c in OPTIONAL_COLUMNS if any(r[c] for r in rows)]
+    writer = csv.DictWriter(fh, columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+
+
+def manifest_text(pairs: list[BenchmarkPair], relative_to: str | Path | None = None) -> str:
+    """The manifest CSV as a string."""
+    buffer = io.StringIO()
+    write_manifest(pairs, buffer, relative_to)
+    return buffer.getvalue()

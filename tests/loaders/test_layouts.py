@@ -1,0 +1,181 @@
+"""Manifests from benchmark folder layouts, each built here as a small tree of our own files."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mutreal.commands.manifest import manifest
+from mutreal.layouts import LayoutError, detect_layout, manifest_text, scan_layout
+
+KERAS_BUGGY = "from keras.models import Sequential\nfrom keras.layers import Dense\nm = Sequential()\nm.add(Dense(2, activation='relu'))\n"
+KERAS_FIXED = KERAS_BUGGY.replace("'relu'", "'softmax'")
+HELPER = "def helper():\n    return 1\n"
+RAW_TF = "import tensorflow as tf\nx = tf.constant(1.0)\n"
+
+
+def put(root: Path, rel: str, text: str) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def ids(scan) -> list[str]:
+    return [p.id for p in scan.pairs]
+
+
+def test_deeplocalize(tmp_path: Path) -> None:
+    so = "Benchmark/StackOverflow"
+    put(tmp_path, f"{so}/111/Buggy Code/111.py", KERAS_BUGGY)
+    put(tmp_path, f"{so}/111/Correct Code/111.py", KERAS_FIXED)
+    put(tmp_path, f"{so}/222/Buggy Model/net.py", KERAS_BUGGY)
+    put(tmp_path, f"{so}/222/Correct Model/net.py", KERAS_FIXED)
+    put(tmp_path, f"{so}/333/Buggy Code/a.py", KERAS_BUGGY)  # fixed side identical: skipped
+    put(tmp_path, f"{so}/333/Correct Code/a.py", KERAS_BUGGY)
+    gh = "Benchmark/GitHub"
+    put(tmp_path, f"{gh}/Buggy Model/proj/train.py", KERAS_BUGGY)
+    put(tmp_path, f"{gh}/Buggy Model/proj/util.py", HELPER)
+    put(tmp_path, f"{gh}/Correct Model/proj/train.py", KERAS_FIXED)
+    put(tmp_path, f"{gh}/Correct Model/proj/util.py", HELPER)
+    put(tmp_path, f"{gh}/Correct Model/proj/extra.py", HELPER)  # only on one side: counts as changed
+    scan = scan_layout("DeepLocalize", tmp_path)
+    assert ids(scan) == ["DeepLocalize-GH:proj", "DeepLocalize-SO:111", "DeepLocalize-SO:222"]
+    gh_pair = scan.pairs[0]
+    assert [p.name for p in gh_pair.buggy] == ["train.py"]
+    assert [p.name for p in gh_pair.fixed] == ["extra.py", "train.py"]
+    assert scan.pairs[1].source == "https://stackoverflow.com/questions/111"
+    assert [(s.id, s.reason) for s in scan.skipped] == [
+        ("DeepLocalize-SO:333", "no changed .py file on the buggy side")
+    ]
+    every = scan_layout("deeplocalize", tmp_path, all_files=True)
+    assert [p.name for p in every.pairs[0].buggy] == ["train.py", "util.py"]
+    assert detect_layout(tmp_path) == "deeplocalize"
+
+
+def test_deepfd(tmp_path: Path) -> None:
+    subjects = "Benchmark/Subjects"
+    put(tmp_path, f"{subjects}/100/epoch_3/origin.py", KERAS_BUGGY)
+    put(tmp_path, f"{subjects}/100/epoch_3/repair.py", KERAS_FIXED)
+    put(tmp_path, f"{subjects}/100/epoch_3/dataset.pkl", "not really a pickle")
+    put(tmp_path, f"{subjects}/200/lr_1/origin.py", KERAS_BUGGY)
+    put(tmp_path, f"{subjects}/200/lr_1/repair.py", KERAS_FIXED)
+    put(tmp_path, f"{subjects}/200/act_x/origin.py", KERAS_BUGGY)
+    put(tmp_path, f"{subjects}/200/act_x/repair.py", KERAS_FIXED)
+    scan = scan_layout("deepfd", tmp_path)
+    assert ids(scan) == ["DeepFD:100", "DeepFD:200/act_x", "DeepFD:200/lr_1"]
+    first = scan.pairs[0]
+    assert first.buggy[0].name == "origin.py" and first.fixed[0].name == "repair.py"
+    assert first.dataset and first.dataset.endswith("dataset.pkl")
+    assert scan.pairs[1].dataset is None
+    assert detect_layout(tmp_path) == "deepfd"
+
+
+def test_defects4ml(tmp_path: Path) -> None:
+    put(tmp_path, "bugs/001/buggy/src/model.py", KERAS_BUGGY)
+    put(tmp_path, "bugs/001/buggy/src/util.py", HELPER)
+    put(tmp_path, "bugs/001/fixed/src/model.py", KERAS_FIXED)
+    put(tmp_path, "bugs/001/fixed/src/util.py", HELPER)
+    put(
+        tmp_path,
+        "bugs/001/conf.ini",
+        "[DEFAULT]\nurl = https://example.org/commit/abc\nsymptom = Bad performance\n"
+        "bug_type = Wrong activation %% function\n\n[RUN]\nentry_point = pytest\n",
+    )
+    (tmp_path / "bugs/001/data").mkdir()
+    put(tmp_path, "bugs/002/buggy/a.py", RAW_TF)
+    put(tmp_path, "bugs/002/fixed/a.py", RAW_TF + "y = x\n")
+    put(tmp_path, "bugs/003/buggy/a.py", "def broken(:\n")
+    put(tmp_path, "bugs/003/fixed/a.py", KERAS_FIXED)
+    scan = scan_layout("defects4ml", tmp_path)
+    assert ids(scan) == ["Defects4ML:001", "Defects4ML:002", "Defects4ML:003"]
+    one = scan.pairs[0]
+    assert [p.name for p in one.buggy] == ["model.py"]
+    assert (one.source, one.symptom, one.bug_type) == (
+        "https://example.org/commit/abc",
+        "Bad performance",
+        "Wrong activation %% function",
+    )
+    assert one.dataset and one.dataset.endswith("data")
+    strict = scan_layout("defects4ml", tmp_path, keras_only=True, parsable_only=True)
+    assert ids(strict) == ["Defects4ML:001"]
+    assert {s.id: s.reason for s in strict.skipped} == {
+        "Defects4ML:002": "changed files do not import Keras",
+        "Defects4ML:003": "not Python 3: a.py",
+    }
+
+
+def test_sfdata(tmp_path: Path) -> None:
+    put(tmp_path, "SFData/StackOverflow/s123_original.py", "model.fit(x, y, epochs=100)\n")
+    put(tmp_path, "SFData/StackOverflow/s123_context.py", KERAS_BUGGY)
+    put(tmp_path, "SFData/StackOverflow/s123_ground_truth.py", KERAS_FIXED)
+    put(tmp_path, "SFData/ICSE2020/s456_context.py", KERAS_BUGGY)  # no posted program
+    put(tmp_path, "SFData/ICSE2020/s456_ground_truth.py", KERAS_FIXED)
+    put(tmp_path, "SFData/ISSTA2018/NotTensorShapeFault/s789_context.py", RAW_TF)  # no fix
+    posted = scan_layout("sfdata", tmp_path)
+    assert ids(posted) == ["SFData-StackOverflow:123"]
+    assert posted.pairs[0].buggy[0].name == "s123_original.py"
+    assert posted.pairs[0].fixed[0].name == "s123_ground_truth.py"
+    assert {s.id: s.reason for s in posted.skipped} == {
+        "SFData-ICSE2020:456": "no s<id>_original.py (the program as posted)",
+        "SFData-ISSTA2018:789": "no changed .py file on the fixed side",
+    }
+    completed = scan_layout("sfdata", tmp_path, buggy="context")
+    assert ids(completed) == ["SFData-ICSE2020:456", "SFData-StackOverflow:123"]
+    assert completed.pairs[1].buggy[0].name == "s123_context.py"
+
+
+def test_tfbugs2018(tmp_path: Path) -> None:
+    put(tmp_path, "StackOverflow/APIC-2/4321-buggy/sample.py", RAW_TF)
+    put(tmp_path, "StackOverflow/APIC-2/4321-fix/sample.py", RAW_TF + "y = x + 1\n")
+    put(tmp_path, "Github/IPS-1/proj-buggy/pkg/net.py", RAW_TF)
+    put(tmp_path, "Github/IPS-1/proj-buggy/pkg/same.py", HELPER)
+    put(tmp_path, "Github/IPS-1/proj-fix/pkg/net.py", RAW_TF.replace("1.0", "2.0"))
+    put(tmp_path, "Github/IPS-1/proj-fix/pkg/same.py", HELPER)
+    put(tmp_path, "Github/IPS-1/readme.md", "Reference: https://example.org/proj/commit/1\n")
+    scan = scan_layout("tfbugs2018", tmp_path)
+    assert ids(scan) == ["TFBugs2018-GH:IPS-1/proj", "TFBugs2018-SO:APIC-2/4321"]
+    assert [p.name for p in scan.pairs[0].buggy] == ["net.py"]
+    assert scan.pairs[0].source == "https://example.org/proj/commit/1"
+    assert scan.pairs[1].source == "https://stackoverflow.com/questions/4321"
+    assert ids(scan_layout("tfbugs2018", tmp_path, keras_only=True)) == []  # raw TensorFlow
+
+
+def test_wrong_layout_is_a_clear_error(tmp_path: Path) -> None:
+    put(tmp_path, "bugs/001/buggy/a.py", KERAS_BUGGY)
+    with pytest.raises(LayoutError, match="DeepFD"):
+        scan_layout("deepfd", tmp_path)
+    with pytest.raises(LayoutError, match="unknown layout"):
+        scan_layout("nope", tmp_path)
+    result = CliRunner().invoke(manifest, ["--layout", "deepfd", str(tmp_path)])
+    assert result.exit_code == 2 and "looks like --layout defects4ml" in result.output
+
+
+def test_cli_paths_relative_to_the_output_file(tmp_path: Path) -> None:
+    bench = tmp_path / "bench"
+    put(bench, "bugs/007/buggy/m.py", KERAS_BUGGY)
+    put(bench, "bugs/007/fixed/m.py", KERAS_FIXED)
+    out = tmp_path / "out" / "m.csv"
+    result = CliRunner().invoke(manifest, ["--layout", "defects4ml", str(bench), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(out.open()))
+    assert rows == [
+        {
+            "id": "Defects4ML:007",
+            "benchmark": "Defects4ML",
+            "buggy": "../bench/bugs/007/buggy/m.py",
+            "fixed": "../bench/bugs/007/fixed/m.py",
+        }
+    ]
+    assert (out.parent / rows[0]["buggy"]).read_text() == KERAS_BUGGY
+    stdout = CliRunner().invoke(manifest, ["--layout", "defects4ml", str(bench)])
+    absolute = list(csv.DictReader(stdout.stdout.splitlines()))[0]
+    assert Path(absolute["buggy"]).is_absolute() and Path(absolute["buggy"]).read_text() == KERAS_BUGGY
+    as_json = CliRunner().invoke(manifest, ["--layout", "defects4ml", str(bench), "--json"])
+    assert json.loads(as_json.stdout)["pairs"][0]["id"] == "Defects4ML:007"
+    scan = scan_layout("defects4ml", bench)
+    assert manifest_text(scan.pairs).splitlines()[0] == "id,benchmark,buggy,fixed"
