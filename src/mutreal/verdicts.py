@@ -1,0 +1,471 @@
+"""Verdicts over campaign records: reproduction, killing (DeepCrime + Fisher, Holm) and similarity.
+
+The bridge between the runner's :class:`~mutreal.runner.records.RunRecord` lists and the pure
+statistics of :mod:`mutreal.stats`. Records of one program are ordered by seed, so index ``i`` of
+two programs is the same seed (the pairing the study's stability rule and the per-input killing
+probability need). A failed run (any outcome but ``ok``, or no finite metric) has no metric and,
+for per-input statistics, counts as wrong on every input: a crash fails every test.
+
+Nothing here trains; :mod:`mutreal.commands` run the campaigns and call these functions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mutreal.stats import (
+    FisherKill,
+    GroupComparison,
+    KillingProbabilities,
+    KillVerdict,
+    ReproductionVerdict,
+    SequentialDecision,
+    Similarity,
+    Summary,
+    compare_groups,
+    deepcrime_kill,
+    fisher_kill,
+    holm,
+    killing_probabilities,
+    reproduction_verdict,
+    similarity,
+    summarise,
+)
+from mutreal.stats.two_groups import KILL_EFFECT
+
+
+@dataclass
+class MetricSeries:
+    """One program's runs in seed order: metric values (NaN where failed), failure flags, direction."""
+
+    program: str
+    seeds: list[int]
+    values: np.ndarray
+    failed: np.ndarray
+    metric: str | None
+    lower_is_better: bool
+    outcomes: list[str]
+
+    @property
+    def summary(self) -> Summary:
+        return summarise(self.values[~self.failed])
+
+    def to_dict(self) -> dict[str, Any]:
+        """Summary for reports (mean, spread, N, failures): never a single run."""
+        counts: dict[str, int] = {}
+        for outcome in self.outcomes:
+            counts[outcome] = counts.get(outcome, 0) + 1
+        return {
+            "program": self.program,
+            "metric": self.metric,
+            "lower_is_better": self.lower_is_better,
+            "runs": len(self.seeds),
+            "failed": int(self.failed.sum()),
+            "outcomes": counts,
+            "summary": self.summary.to_dict(),
+            "values": [None if not math.isfinite(v) else float(v) for v in self.values],
+        }
+
+
+def _sorted(records: Sequence[Any]) -> list[Any]:
+    return sorted(records, key=lambda r: r.seed)
+
+
+def metric_series(
+    records: Sequence[Any], metric: str | None = None, lower_is_better: bool | None = None
+) -> MetricSeries:
+    """The compared metric of each run of one program, in seed order.
+
+    ``metric`` picks a metric by name (default: the campaign's, i.e. the first of the last
+    ``evaluate()``); ``lower_is_better`` defaults to the metric's direction (loss-like names).
+    """
+    ordered = _sorted(records)
+    values, failed, outcomes, names, directions = [], [], [], [], []
+    for record in ordered:
+        name, value, direction = record.metric(metric)
+        ok = record.outcome == "ok" and value is not None and math.isfinite(float(value))
+        values.append(float(value) if ok else math.nan)
+        failed.append(not ok)
+        outcomes.append(record.outcome)
+        if name:
+            names.append(name)
+        if direction:
+            directions.append(direction)
+    chosen = metric or (names[0] if names else None)
+    if lower_is_better is None:
+        lower_is_better = bool(directions) and directions[0] == "lower"
+    program = ordered[0].program if ordered else ""
+    return MetricSeries(
+        program=program,
+        seeds=[r.seed for r in ordered],
+        values=np.asarray(values, dtype=float),
+        failed=np.asarray(failed, dtype=bool),
+        metric=chosen,
+        lower_is_better=lower_is_better,
+        outcomes=outcomes,
+    )
+
+
+def correctness_matrix(records: Sequence[Any], n_inputs: int | None = None) -> np.ndarray | None:
+    """(instances x inputs) per-input correctness of the last ``evaluate()``, in seed order.
+
+    A failed run is wrong on every input. ``None`` when no run has per-input correctness (no
+    labels, regression, generators) or the runs disagree on the number of inputs.
+    """
+    ordered = _sorted(records)
+    rows = [r.correct if r.outcome == "ok" else None for r in ordered]
+    if any(r.outcome == "ok" and row is None for r, row in zip(ordered, rows, strict=True)):
+        return None  # a successful run without per-input correctness: nothing to pair
+    lengths = {len(row) for row in rows if row is not None}
+    if n_inputs is not None:
+        lengths.add(n_inputs)
+    if len(lengths) != 1:
+        return None
+    width = lengths.pop()
+    matrix = np.zeros((len(ordered), width), dtype=bool)
+    for i, row in enumerate(rows):
+        if row is not None:
+            matrix[i] = np.asarray(row, dtype=bool)
+    return matrix
+
+
+def _input_width(*groups: Sequence[Any]) -> int | None:
+    for records in groups:
+        for record in records:
+            if record.outcome == "ok" and record.correct is not None:
+                return len(record.correct)
+    return None
+
+
+# -- reproduction -------------------------------------------------------------------------------
+
+
+@dataclass
+class ReproductionReport:
+    """``mutreal reproduce``: the verdict with the two programs' run summaries."""
+
+    buggy: MetricSeries
+    fixed: MetricSeries
+    verdict: ReproductionVerdict
+    sequential: SequentialDecision | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.verdict.to_dict()
+        data["buggy"] = self.buggy.to_dict()
+        data["fixed"] = self.fixed.to_dict()
+        data["metric"] = self.buggy.metric or self.fixed.metric
+        data["lower_is_better"] = self.verdict.comparison.lower_is_better
+        data["sequential"] = self.sequential.to_dict() if self.sequential else None
+        return data
+
+
+def reproduce_from_records(
+    buggy: Sequence[Any],
+    fixed: Sequence[Any],
+    *,
+    symptom: str = "auto",
+    metric: str | None = None,
+    lower_is_better: bool | None = None,
+    test: str = "glm",
+    alpha: float = 0.05,
+    sequential: SequentialDecision | None = None,
+) -> ReproductionReport:
+    """The study's reproduction verdict from the runs of the buggy and the fixed program."""
+    b = metric_series(buggy, metric, lower_is_better)
+    f = metric_series(
+        fixed, metric or b.metric, b.lower_is_better if lower_is_better is None else lower_is_better
+    )
+    verdict = reproduction_verdict(
+        b.values,
+        f.values,
+        crashed_buggy=b.failed,
+        crashed_fixed=f.failed,
+        symptom=symptom,
+        lower_is_better=b.lower_is_better,
+        test=test,
+        alpha=alpha,
+    )
+    return ReproductionReport(buggy=b, fixed=f, verdict=verdict, sequential=sequential)
+
+
+# -- killing ------------------------------------------------------------------------------------
+
+
+@dataclass
+class MutantKill:
+    """One mutant's verdicts: DeepCrime's rule, Kim et al.'s Fisher rule, both after Holm."""
+
+    program: str
+    series: MetricSeries
+    deepcrime: KillVerdict
+    fisher: FisherKill | None
+    deepcrime_p_holm: float | None = None
+    killed_holm: bool | None = None
+    fisher_p_holm: float | None = None
+    fisher_killed_holm: bool | None = None
+    sequential: SequentialDecision | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "program": self.program,
+            "killed": self.deepcrime.killed,
+            "killed_by": self.deepcrime.killed_by,
+            "killed_holm": self.killed_holm,
+            "p_value": self.deepcrime.comparison.p_value,
+            "p_value_holm": self.deepcrime_p_holm,
+            "cohen_d": self.deepcrime.to_dict()["d_worse"],
+            "effect": self.deepcrime.comparison.effect,
+            "fisher_killed": None if self.fisher is None else self.fisher.killed,
+            "fisher_killed_holm": self.fisher_killed_holm,
+            "fisher_p_holm": self.fisher_p_holm,
+            "mutant": self.series.to_dict(),
+            "deepcrime": self.deepcrime.to_dict(),
+            "fisher": None if self.fisher is None else self.fisher.to_dict(),
+            "sequential": None if self.sequential is None else self.sequential.to_dict(),
+        }
+
+
+@dataclass
+class KillReport:
+    """``mutreal kill``: the original's runs and one :class:`MutantKill` per mutant."""
+
+    original: MetricSeries
+    mutants: list[MutantKill]
+    test: str
+    alpha: float
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        killed = sum(1 for m in self.mutants if m.deepcrime.killed)
+        return {
+            "original": self.original.to_dict(),
+            "test": self.test,
+            "alpha": self.alpha,
+            "kill_effect": KILL_EFFECT,
+            "mutants": [m.to_dict() for m in self.mutants],
+            "killed": killed,
+            "killed_holm": sum(1 for m in self.mutants if m.killed_holm),
+            "fisher_killed": sum(1 for m in self.mutants if m.fisher is not None and m.fisher.killed),
+            "mutation_score": killed / len(self.mutants) if self.mutants else None,
+            "notes": list(self.notes),
+        }
+
+
+def kill_from_records(
+    original: Sequence[Any],
+    mutants: Mapping[str, Sequence[Any]],
+    *,
+    metric: str | None = None,
+    lower_is_better: bool | None = None,
+    test: str = "glm",
+    alpha: float = 0.05,
+    sequential: Mapping[str, SequentialDecision] | None = None,
+) -> KillReport:
+    """DeepCrime's verdict and the Fisher verdict for each mutant, with Holm across mutants."""
+    o = metric_series(original, metric, lower_is_better)
+    direction = o.lower_is_better
+    notes: list[str] = []
+    results: list[MutantKill] = []
+    for name, records in mutants.items():
+        m = metric_series(records, metric or o.metric, direction)
+        verdict = deepcrime_kill(
+            o.values,
+            m.values,
+            crashed_original=o.failed,
+            crashed_mutant=m.failed,
+            test=test,
+            lower_is_better=direction,
+            alpha=alpha,
+        )
+        width = _input_width(original, records)
+        fisher = None
+        original_matrix = correctness_matrix(original, width) if width is not None else None
+        mutant_matrix = correctness_matrix(records, width) if width is not None else None
+        if original_matrix is not None and mutant_matrix is not None:
+            fisher = fisher_kill(original_matrix, mutant_matrix, alpha=alpha)
+        else:
+            notes.append(f"{name}: no per-input correctness (labels, class predictions), no Fisher verdict")
+        results.append(
+            MutantKill(
+                program=name,
+                series=m,
+                deepcrime=verdict,
+                fisher=fisher,
+                sequential=None if sequential is None else sequential.get(name),
+            )
+        )
+    if results:
+        corrected = holm([r.deepcrime.comparison.p_value for r in results], alpha)
+        for r, p, rejected in zip(results, corrected.adjusted, corrected.rejected, strict=True):
+            r.deepcrime_p_holm = p
+            r.killed_holm = (rejected and r.deepcrime.d_worse >= r.deepcrime.kill_effect) or (
+                r.deepcrime.killed_by == "crash"
+            )
+        with_fisher = [r for r in results if r.fisher is not None]
+        if with_fisher:
+            corrected = holm([r.fisher.min_p_value for r in with_fisher], alpha)  # type: ignore[union-attr]
+            for r, p, rejected in zip(with_fisher, corrected.adjusted, corrected.rejected, strict=True):
+                r.fisher_p_holm = p
+                r.fisher_killed_holm = rejected
+    return KillReport(original=o, mutants=results, test=test, alpha=alpha, notes=notes)
+
+
+# -- real fault vs mutants ----------------------------------------------------------------------
+
+
+@dataclass
+class MutantSimilarity:
+    """How close one mutant is to the real fault (both against the fixed program)."""
+
+    program: str
+    series: MetricSeries
+    versus_fault: GroupComparison
+    kill: KillVerdict
+    fisher: FisherKill | None
+    kp: KillingProbabilities | None
+    similarity: Similarity | None
+    killing_agreement: bool
+    fisher_agreement: bool | None
+    fisher_input_jaccard: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "program": self.program,
+            "mutant": self.series.to_dict(),
+            "killed": self.kill.killed,
+            "fisher_killed": None if self.fisher is None else self.fisher.killed,
+            "killing_agreement": self.killing_agreement,
+            "fisher_agreement": self.fisher_agreement,
+            "fisher_input_jaccard": self.fisher_input_jaccard,
+            "metric_vs_fault": self.versus_fault.to_dict(),
+            "coupling_strength": None if self.similarity is None else self.similarity.coupling_strength,
+            "detectability_iou": None if self.similarity is None else self.similarity.detectability_iou,
+            "similarity": None if self.similarity is None else self.similarity.to_dict(),
+            "kill": self.kill.to_dict(),
+            "fisher": None if self.fisher is None else self.fisher.to_dict(),
+            "kp": None if self.kp is None else self.kp.to_dict(),
+        }
+
+
+@dataclass
+class CompareReport:
+    """``mutreal compare``: the real fault (buggy vs fixed) and each mutant of the fixed program."""
+
+    buggy: MetricSeries
+    fixed: MetricSeries
+    fault_kill: KillVerdict
+    fault_fisher: FisherKill | None
+    fault_kp: KillingProbabilities | None
+    mutants: list[MutantSimilarity]
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "buggy": self.buggy.to_dict(),
+            "fixed": self.fixed.to_dict(),
+            "fault": {
+                "killed": self.fault_kill.killed,
+                "fisher_killed": None if self.fault_fisher is None else self.fault_fisher.killed,
+                "kill": self.fault_kill.to_dict(),
+                "fisher": None if self.fault_fisher is None else self.fault_fisher.to_dict(),
+                "kp": None if self.fault_kp is None else self.fault_kp.to_dict(),
+            },
+            "mutants": [m.to_dict() for m in self.mutants],
+            "notes": list(self.notes),
+        }
+
+
+def _jaccard(first: Sequence[int], second: Sequence[int]) -> float | None:
+    a, b = set(first), set(second)
+    if not a and not b:
+        return None
+    return len(a & b) / len(a | b)
+
+
+def compare_from_records(
+    buggy: Sequence[Any],
+    fixed: Sequence[Any],
+    mutants: Mapping[str, Sequence[Any]],
+    *,
+    metric: str | None = None,
+    lower_is_better: bool | None = None,
+    test: str = "glm",
+    alpha: float = 0.05,
+) -> CompareReport:
+    """Compare each mutant of the fixed program with the real fault (the buggy program).
+
+    The real fault is treated as a mutant of the fixed program: the same kill verdicts and per-input
+    killing probabilities are computed for it and for each mutant; then per mutant its metric
+    distribution against the buggy program's (``metric_vs_fault``: ``no difference`` means alike),
+    whether both are killed or both survive (killing agreement), and coupling strength / IoU.
+    """
+    f = metric_series(fixed, metric, lower_is_better)
+    direction = f.lower_is_better
+    b = metric_series(buggy, metric or f.metric, direction)
+    notes: list[str] = []
+    fault_kill = deepcrime_kill(
+        f.values, b.values, crashed_original=f.failed, crashed_mutant=b.failed, test=test,
+        lower_is_better=direction, alpha=alpha,
+    )  # fmt: skip
+    width = _input_width(fixed, buggy, *mutants.values())
+    fixed_matrix = correctness_matrix(fixed, width) if width is not None else None
+    buggy_matrix = correctness_matrix(buggy, width) if width is not None else None
+    fault_fisher = fault_kp = None
+    if fixed_matrix is not None and buggy_matrix is not None:
+        fault_fisher = fisher_kill(fixed_matrix, buggy_matrix, alpha)
+        fault_kp = killing_probabilities(fixed_matrix, buggy_matrix)
+    else:
+        notes.append("no per-input correctness for the fixed/buggy pair: no KP, CS, IoU")
+
+    results: list[MutantSimilarity] = []
+    for name, records in mutants.items():
+        m = metric_series(records, metric or f.metric, direction)
+        kill = deepcrime_kill(
+            f.values, m.values, crashed_original=f.failed, crashed_mutant=m.failed, test=test,
+            lower_is_better=direction, alpha=alpha,
+        )  # fmt: skip
+        versus = compare_groups(
+            b.values, m.values, crashed_a=b.failed, crashed_b=m.failed, test=test,
+            lower_is_better=direction, alpha=alpha,
+        )  # fmt: skip
+        mutant_matrix = correctness_matrix(records, width) if width is not None else None
+        fisher = kp = sim = None
+        if fixed_matrix is not None and mutant_matrix is not None:
+            fisher = fisher_kill(fixed_matrix, mutant_matrix, alpha)
+            kp = killing_probabilities(fixed_matrix, mutant_matrix)
+            if fault_kp is not None:
+                sim = similarity(kp.kp, fault_kp.kp)
+        elif fixed_matrix is not None:
+            notes.append(f"{name}: no per-input correctness, no KP, CS, IoU")
+        results.append(
+            MutantSimilarity(
+                program=name,
+                series=m,
+                versus_fault=versus,
+                kill=kill,
+                fisher=fisher,
+                kp=kp,
+                similarity=sim,
+                killing_agreement=kill.killed == fault_kill.killed,
+                fisher_agreement=None
+                if fisher is None or fault_fisher is None
+                else fisher.killed == fault_fisher.killed,
+                fisher_input_jaccard=None
+                if fisher is None or fault_fisher is None
+                else _jaccard(fisher.killing_inputs, fault_fisher.killing_inputs),
+            )
+        )
+    return CompareReport(
+        buggy=b,
+        fixed=f,
+        fault_kill=fault_kill,
+        fault_fisher=fault_fisher,
+        fault_kp=fault_kp,
+        mutants=results,
+        notes=notes,
+    )
