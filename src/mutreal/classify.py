@@ -1,0 +1,400 @@
+"""The classify API: buggy/fixed program pairs and manifests -> classified bugs (results JSONL).
+
+A bug is one or more buggy files and their fixed counterparts. Files are paired (by relative path;
+one file each side whatever their names; else by position), each side is read and parsed
+(:mod:`mutreal.source`), turned into a program model (:mod:`mutreal.extract`), diffed
+(:mod:`mutreal.diff`) and every component labelled (:mod:`mutreal.labels`). One bad pair never stops
+a manifest run: it becomes an error row with a clear message.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from mutreal.source import SourceError, load_program
+
+
+class ClassifyError(Exception):
+    """A bug that cannot be classified (the message says why, for people)."""
+
+
+# ---------------------------------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ComponentResult:
+    """One labelled fault component, as written to the results JSONL."""
+
+    code: str
+    taxonomy: str | None
+    taxonomy_id: str | None
+    category: str | None
+    deepcrime: str | None
+    simulable: bool
+    deepcrime_strict: bool
+    reason: str | None
+    element: str
+    kind: str
+    change: str
+    before: str | None
+    after: str | None
+    buggy_file: str | None
+    buggy_line: int | None
+    fixed_file: str | None
+    fixed_line: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ComponentResult:
+        names = cls.__dataclass_fields__
+        return cls(**{k: data.get(k) for k in names})
+
+
+@dataclass
+class BugResult:
+    """One classified bug (a row of the results JSONL; format in docs/ARCHITECTURE.md)."""
+
+    id: str
+    benchmark: str | None = None
+    status: str = "ok"
+    error: str | None = None
+    components: list[ComponentResult] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+    era: dict[str, Any] = field(default_factory=dict)
+    set_aside: list[dict[str, Any]] = field(default_factory=list)
+    opaque_share: float = 0.0
+    files: list[dict[str, str | None]] = field(default_factory=list)
+
+    @property
+    def order(self) -> int:
+        return len(self.components) if self.status == "ok" else 0
+
+    @property
+    def simulable(self) -> bool:
+        return self.status == "ok" and bool(self.components) and all(c.simulable for c in self.components)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "benchmark": self.benchmark,
+            "status": self.status,
+            "error": self.error,
+            "order": self.order,
+            "simulable": self.simulable,
+            "components": [c.to_dict() for c in self.components] if self.status == "ok" else [],
+            "data": self.data,
+            "era": self.era,
+            "set_aside": self.set_aside,
+            "opaque_share": round(self.opaque_share, 4),
+            "files": self.files,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> BugResult:
+        return cls(
+            id=data["id"],
+            benchmark=data.get("benchmark"),
+            status=data.get("status", "ok"),
+            error=data.get("error"),
+            components=[ComponentResult.from_dict(c) for c in data.get("components", [])],
+            data=data.get("data", {}),
+            era=data.get("era", {}),
+            set_aside=data.get("set_aside", []),
+            opaque_share=data.get("opaque_share", 0.0),
+            files=data.get("files", []),
+        )
+
+
+# ---------------------------------------------------------------------------------------------------
+# Pairing files
+# ---------------------------------------------------------------------------------------------------
+
+
+def expand_side(spec: str | Path | list[str]) -> list[str]:
+    """A side of a bug as files: a file, a ``;``-separated list, or a directory (its ``*.py``, sorted)."""
+    items = spec if isinstance(spec, list) else [s for s in str(spec).split(";") if s.strip()]
+    files: list[str] = []
+    for item in items:
+        p = Path(str(item).strip())
+        if p.is_dir():
+            found = sorted(str(x) for x in p.rglob("*.py"))
+            if not found:
+                raise ClassifyError(f"{p}: directory holds no .py files")
+            files += found
+        else:
+            files.append(str(p))
+    return files
+
+
+def _relative_names(files: list[str]) -> list[str]:
+    if len(files) == 1:
+        return [Path(files[0]).name]
+    common = os.path.commonpath([os.path.abspath(f) for f in files])
+    return [os.path.relpath(os.path.abspath(f), common) for f in files]
+
+
+def pair_files(buggy: list[str], fixed: list[str]) -> list[tuple[str | None, str | None]]:
+    """Pair the files of a bug: by relative path; one each side whatever the names; else by position.
+
+    A file on one side only is paired with None (compared with nothing).
+    """
+    if len(buggy) == 1 and len(fixed) == 1:
+        return [(buggy[0], fixed[0])]
+    bnames, fnames = _relative_names(buggy), _relative_names(fixed)
+    fixed_by_name = dict(zip(fnames, fixed, strict=True))
+    if set(bnames) & set(fnames):
+        pairs: list[tuple[str | None, str | None]] = []
+        for name, b in zip(bnames, buggy, strict=True):
+            pairs.append((b, fixed_by_name.pop(name, None)))
+        pairs += [(None, f) for f in fixed_by_name.values()]
+        return pairs
+    n = max(len(buggy), len(fixed))
+    return [(buggy[i] if i < len(buggy) else None, fixed[i] if i < len(fixed) else None) for i in range(n)]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Classifying one bug
+# ---------------------------------------------------------------------------------------------------
+
+
+def _extract(path: str, tolerant: bool):
+    from mutreal.extract import extract_model
+
+    parsed = load_program(path, tolerant=tolerant)
+    model = extract_model(parsed.module, path)
+    return parsed, model
+
+
+def _empty_model(path: str):
+    from mutreal.model import ProgramModel
+
+    return ProgramModel(path=path, framework="none")
+
+
+def _data_summary(model) -> dict[str, Any]:
+    """The per-side data facts (RQ2) the program model offers: the training inputs' source."""
+    out: dict[str, Any] = {}
+    for role in ("x_train", "y_train"):
+        var = model.data.get(role) if getattr(model, "data", None) else None
+        if var is not None and var.source is not None:
+            src = var.source
+            out[role] = {"kind": src.kind, "name": src.name, "size": src.size, "shape": src.shape}
+    return out
+
+
+def _has_keras(model) -> bool:
+    return bool(model.models or model.compiles or model.fits)
+
+
+def classify_pair(
+    buggy: str | Path | list[str],
+    fixed: str | Path | list[str],
+    *,
+    bug_id: str | None = None,
+    benchmark: str | None = None,
+    tolerant: bool = False,
+) -> BugResult:
+    """Classify one bug. Raises :class:`ClassifyError` (or :class:`SourceError`) when it cannot."""
+    from mutreal.diff import diff_models
+    from mutreal.labels import label_component
+
+    bfiles, ffiles = expand_side(buggy), expand_side(fixed)
+    result = BugResult(id=bug_id or f"{';'.join(bfiles)} -> {';'.join(ffiles)}", benchmark=benchmark)
+    opaque = total = 0
+    any_keras = False
+    non_keras: list[str] = []
+    for bpath, fpath in pair_files(bfiles, ffiles):
+        result.files.append({"buggy": bpath, "fixed": fpath})
+        sides = []
+        for side, path in (("buggy", bpath), ("fixed", fpath)):
+            if path is None:
+                sides.append((None, _empty_model("<none>")))
+                continue
+            parsed, model = _extract(path, tolerant)
+            for line in parsed.set_aside:
+                result.set_aside.append({"side": side, "file": path, **line.to_dict()})
+            o, t = model.opaque_counts()
+            opaque, total = opaque + o, total + t
+            sides.append((parsed, model))
+        (_, bmodel), (_, fmodel) = sides
+        any_keras = any_keras or _has_keras(bmodel) or _has_keras(fmodel)
+        for m in (bmodel, fmodel):
+            if m.framework in ("pytorch",) and not _has_keras(m):
+                non_keras.append(f"{m.path} ({m.framework})")
+        result.era.setdefault("buggy", bmodel.era)
+        result.era.setdefault("fixed", fmodel.era)
+        if bpath is not None:
+            result.data.setdefault("buggy", _data_summary(bmodel))
+        if fpath is not None:
+            result.data.setdefault("fixed", _data_summary(fmodel))
+        if bpath is None or fpath is None:
+            continue  # a file on one side only is compared with nothing
+        for comp in diff_models(bmodel, fmodel):
+            label = label_component(comp)
+            result.components.append(
+                ComponentResult(
+                    code=label.code,
+                    taxonomy=label.taxonomy,
+                    taxonomy_id=label.taxonomy_id,
+                    category=label.category,
+                    deepcrime=label.deepcrime,
+                    simulable=label.simulable,
+                    deepcrime_strict=label.deepcrime_strict,
+                    reason=label.reason,
+                    element=comp.element,
+                    kind=comp.kind,
+                    change=comp.change,
+                    before=comp.before,
+                    after=comp.after,
+                    buggy_file=comp.buggy_file,
+                    buggy_line=comp.buggy_line,
+                    fixed_file=comp.fixed_file,
+                    fixed_line=comp.fixed_line,
+                )
+            )
+    if not any_keras:
+        why = f": {', '.join(non_keras)}" if non_keras else ""
+        raise ClassifyError(f"not a Keras program: no model, compile or fit call found{why}")
+    result.opaque_share = opaque / total if total else 0.0
+    return result
+
+
+def classify_safely(
+    buggy: str | list[str],
+    fixed: str | list[str],
+    *,
+    bug_id: str,
+    benchmark: str | None = None,
+    tolerant: bool = True,
+) -> BugResult:
+    """:func:`classify_pair` that turns every failure into an error row with a clear message."""
+    try:
+        return classify_pair(buggy, fixed, bug_id=bug_id, benchmark=benchmark, tolerant=tolerant)
+    except (ClassifyError, SourceError) as exc:
+        return BugResult(id=bug_id, benchmark=benchmark, status="error", error=str(exc))
+    except RecursionError:
+        return BugResult(id=bug_id, benchmark=benchmark, status="error", error="program too deeply nested")
+    except Exception as exc:  # one bad pair never stops a batch; the message names the failure
+        return BugResult(
+            id=bug_id,
+            benchmark=benchmark,
+            status="error",
+            error=f"internal error while classifying: {type(exc).__name__}: {exc}",
+        )
+
+
+# ---------------------------------------------------------------------------------------------------
+# Manifests
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ManifestRow:
+    """One bug of a manifest, paths resolved against the manifest's folder."""
+
+    id: str
+    benchmark: str | None
+    buggy: list[str]
+    fixed: list[str]
+
+
+def read_manifest(path: str | Path) -> list[ManifestRow]:
+    """Read a manifest CSV (``id,benchmark,buggy,fixed``; ``;`` separates files)."""
+    path = Path(path)
+    base = path.parent
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise ClassifyError(f"{path}: cannot read manifest ({exc.strerror})") from None
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    missing = {"id", "buggy", "fixed"} - set(reader.fieldnames or [])
+    if missing:
+        raise ClassifyError(f"{path}: manifest lacks column(s) {', '.join(sorted(missing))}")
+
+    def resolve(cell: str) -> list[str]:
+        parts = [p.strip() for p in (cell or "").split(";") if p.strip()]
+        return [p if os.path.isabs(p) else str(base / p) for p in parts]
+
+    rows = [
+        ManifestRow(row["id"], row.get("benchmark") or None, resolve(row["buggy"]), resolve(row["fixed"]))
+        for row in reader
+    ]
+    return rows
+
+
+def _classify_row(args: tuple[ManifestRow, bool]) -> dict[str, Any]:
+    row, tolerant = args
+    if not row.buggy or not row.fixed:
+        return BugResult(
+            id=row.id,
+            benchmark=row.benchmark,
+            status="error",
+            error="manifest row names no buggy or no fixed file",
+        ).to_dict()
+    return classify_safely(
+        row.buggy, row.fixed, bug_id=row.id, benchmark=row.benchmark, tolerant=tolerant
+    ).to_dict()
+
+
+def iter_classify_manifest(
+    path: str | Path, *, jobs: int = 1, tolerant: bool = True, progress: bool | None = None
+) -> Iterator[dict[str, Any]]:
+    """Classify every bug of a manifest, yielding result dicts in manifest order.
+
+    ``jobs`` > 1 uses a process pool; ``progress`` shows a bar on stderr (None: only on a terminal).
+    """
+    from tqdm import tqdm
+
+    rows = read_manifest(path)
+    work = [(row, tolerant) for row in rows]
+    bar = tqdm(
+        total=len(work),
+        desc="classify",
+        unit="bug",
+        file=sys.stderr,
+        disable=None if progress is None else not progress,
+    )
+    try:
+        if jobs <= 1:
+            for item in work:
+                yield _classify_row(item)
+                bar.update(1)
+        else:
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                for result in pool.map(_classify_row, work, chunksize=2):
+                    yield result
+                    bar.update(1)
+    finally:
+        bar.close()
+
+
+def classify_manifest(
+    path: str | Path, out: TextIO, *, jobs: int = 1, tolerant: bool = True, progress: bool | None = None
+) -> tuple[int, int]:
+    """Write one JSON line per bug of the manifest to ``out``; returns (bugs, failed)."""
+    n = failed = 0
+    for result in iter_classify_manifest(path, jobs=jobs, tolerant=tolerant, progress=progress):
+        out.write(json.dumps(result) + "\n")
+        out.flush()
+        n += 1
+        failed += result["status"] != "ok"
+    return n, failed
+
+
+def read_results(lines: Iterable[str]) -> list[BugResult]:
+    """Parse results JSONL lines back into :class:`BugResult` objects."""
+    return [BugResult.from_dict(json.loads(line)) for line in lines if line.strip()]

@@ -1,0 +1,88 @@
+"""``mutreal classify``: label the fault components of buggy/fixed program pairs."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+
+def _table(result: dict) -> str:
+    """A readable table of one classified bug."""
+    lines = [f"{result['id']}: order {result['order']}, simulable {'yes' if result['simulable'] else 'no'}"]
+    if result["status"] != "ok":
+        return f"{result['id']}: ERROR {result['error']}"
+    header = ("code", "deepcrime", "element", "before", "after", "lines")
+    rows = [header]
+    for c in result["components"]:
+        where = f"{c.get('buggy_line') or '-'}->{c.get('fixed_line') or '-'}"
+        dc = c["deepcrime"] or "-"
+        rows.append(
+            (c["code"], dc, c["element"], str(c["before"] or "-")[:40], str(c["after"] or "-")[:40], where)
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    for r in rows:
+        lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip())
+    for c in result["components"]:
+        if c.get("reason"):
+            lines.append(f"  {c['code']} {c['element']}: not simulable: {c['reason']}")
+    if result.get("set_aside"):
+        lines.append(f"  set aside {len(result['set_aside'])} unreadable line(s):")
+        for s in result["set_aside"]:
+            lines.append(f"    {s['file']}:{s['line']}: {s['text'].strip()[:60]} ({s['reason']})")
+    return "\n".join(lines)
+
+
+@click.command()
+@click.argument("buggy", required=False)
+@click.argument("fixed", required=False)
+@click.option(
+    "--manifest", "manifest", type=click.Path(dir_okay=False), help="CSV with id,benchmark,buggy,fixed."
+)
+@click.option(
+    "--out", "out", type=click.Path(dir_okay=False), help="Write results JSONL here (default stdout)."
+)
+@click.option(
+    "--jobs", "-j", default=1, show_default=True, type=click.IntRange(1, 256), help="Worker processes."
+)
+@click.option(
+    "--tolerant/--no-tolerant",
+    default=None,
+    help="Set aside lines that cannot parse (default: on for manifests, off for a pair).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result object as JSON.")
+def classify(
+    buggy: str | None,
+    fixed: str | None,
+    manifest: str | None,
+    out: str | None,
+    jobs: int,
+    tolerant: bool | None,
+    as_json: bool,
+) -> None:
+    """Classify the fault of BUGGY vs FIXED (files, ';'-lists or directories), or every bug of a manifest."""
+    from mutreal.classify import ClassifyError, classify_manifest, classify_safely
+
+    if manifest:
+        if buggy or fixed:
+            raise click.UsageError("give either BUGGY FIXED or --manifest, not both")
+        try:
+            if out:
+                with open(out, "w", encoding="utf-8") as handle:
+                    n, failed = classify_manifest(manifest, handle, jobs=jobs, tolerant=tolerant is not False)
+            else:
+                n, failed = classify_manifest(manifest, sys.stdout, jobs=jobs, tolerant=tolerant is not False)
+        except ClassifyError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(1)
+        click.echo(f"classified {n} bug(s), {failed} failed", err=True)
+        sys.exit(1 if failed else 0)
+    if not buggy or not fixed:
+        raise click.UsageError("give BUGGY and FIXED, or --manifest M.csv")
+    result = classify_safely(buggy, fixed, bug_id=f"{buggy} -> {fixed}", tolerant=bool(tolerant)).to_dict()
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+    else:
+        click.echo(_table(result))
+    sys.exit(0 if result["status"] == "ok" else 1)

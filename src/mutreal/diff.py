@@ -1,0 +1,795 @@
+"""Semantic diff of two program models -> fault components, after the study's noise rules.
+
+The study (section 4.2.1) read buggy/fixed diffs by hand and ignored what does not change the model,
+its hyperparameters or its training: prints, logging, plots, verbosity, instrumentation callbacks,
+renamed variables, a value moved into a variable, an activation written as a separate
+``Activation`` layer instead of an argument, result-file paths, reordered keyword arguments. Each is
+a named rule in :data:`NOISE_RULES` (tested one by one); most hold by construction because the
+program model never records those things, the others are checks applied below.
+
+Layers are aligned with a global sequence alignment (Needleman-Wunsch over layer classes and
+arguments), never by position, so an inserted Dropout does not shift every later comparison.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from mutreal.model import (
+    Compile,
+    DataOp,
+    DataVar,
+    Fit,
+    FoldedLayer,
+    KerasModel,
+    Layer,
+    ProgramModel,
+    Value,
+    compile_path,
+    data_path,
+    fit_path,
+    layer_path,
+)
+
+# ---------------------------------------------------------------------------------------------------
+# Fault components
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class FaultComponent:
+    """One changed program element between the buggy and the fixed program.
+
+    ``kind`` says what sort of element changed (``layer.activation``, ``compile.loss``,
+    ``fit.epochs``, ``data.preprocess``...; :mod:`mutreal.labels` maps kinds to codes), ``change``
+    is ``added`` (only the fixed program has it), ``removed`` (only the buggy one) or ``changed``.
+    ``before``/``after`` are short source texts; ``detail`` holds facts the labels need.
+    """
+
+    element: str
+    kind: str
+    change: str
+    before: str | None = None
+    after: str | None = None
+    buggy_file: str | None = None
+    buggy_line: int | None = None
+    fixed_file: str | None = None
+    fixed_line: int | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FaultComponent:
+        return cls(**data)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Noise rules
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NoiseRule:
+    """One equivalence the study applied by hand: a difference of this sort is not a fault."""
+
+    name: str
+    description: str
+
+
+NOISE_RULES: dict[str, NoiseRule] = {
+    r.name: r
+    for r in [
+        NoiseRule("prints", "print statements and calls are debugging output, not part of the model"),
+        NoiseRule("logging", "logging calls and logger set-up only report"),
+        NoiseRule("plotting", "matplotlib/seaborn plots and summaries only show results"),
+        NoiseRule("verbosity", "verbose= of fit/evaluate/predict and model.summary() only change output"),
+        NoiseRule(
+            "instrumentation_callbacks",
+            "TensorBoard, ModelCheckpoint, CSVLogger, ProgbarLogger, TerminateOnNaN, History, "
+            "LambdaCallback and unknown debugging callbacks observe training without changing it",
+        ),
+        NoiseRule("renamed_variables", "a variable renamed consistently denotes the same value"),
+        NoiseRule("value_moved_into_variable", "lr = 0.01 ... SGD(lr=lr) equals SGD(lr=0.01)"),
+        NoiseRule(
+            "activation_layer_vs_argument",
+            "Dense(n); Activation('relu') equals Dense(n, activation='relu')",
+        ),
+        NoiseRule("result_file_paths", "where results, models, logs or plots are written does not matter"),
+        NoiseRule("reordered_kwargs", "keyword arguments in another order are the same call"),
+        NoiseRule("layer_names", "name= of layers and models is a label only"),
+        NoiseRule("metrics", "metrics= of compile only report; training does not read them"),
+        NoiseRule(
+            "synthetic_data_source",
+            "a benchmark replacing the posted data loading with random or generated arrays of the "
+            "same role is set-up, not a fault; the preprocessing applied to the data still counts",
+        ),
+        NoiseRule(
+            "api_spelling", "keras vs tf.keras imports, legacy argument names, string vs object spellings"
+        ),
+    ]
+}
+
+#: callbacks that observe training without changing it (rule ``instrumentation_callbacks``)
+INSTRUMENTATION_CALLBACKS = frozenset(
+    {
+        "TensorBoard",
+        "ModelCheckpoint",
+        "CSVLogger",
+        "ProgbarLogger",
+        "BaseLogger",
+        "History",
+        "TerminateOnNaN",
+        "LambdaCallback",
+        "RemoteMonitor",
+        "BackupAndRestore",
+        "Callback",
+    }
+)
+#: callbacks that change training: compared argument by argument
+TRAINING_CALLBACKS = frozenset({"EarlyStopping", "ReduceLROnPlateau", "LearningRateScheduler"})
+
+#: layer arguments that never matter (rules ``layer_names``, ``result_file_paths``)
+IGNORED_LAYER_ARGS = frozenset({"name", "trainable", "dtype", "weights", "autocast", "dynamic"})
+#: fit arguments that never matter (rules ``verbosity``, ``instrumentation_callbacks``)
+IGNORED_FIT_ARGS = frozenset(
+    {
+        "verbose",
+        "callbacks",
+        "x",
+        "y",
+        "generator",
+        "show_accuracy",
+        "initial_epoch",
+        "workers",
+        "use_multiprocessing",
+        "max_queue_size",
+        "pickle_safe",
+        "max_q_size",
+        "nb_worker",
+    }
+)
+VALIDATION_ARGS = (
+    "validation_data",
+    "validation_split",
+    "validation_steps",
+    "validation_freq",
+    "nb_val_samples",
+)
+
+#: layer argument -> component kind
+LAYER_ARG_KINDS: dict[str, str] = {
+    "activation": "layer.activation",
+    "units": "layer.units",
+    "filters": "layer.units",
+    "kernel_size": "layer.kernel_size",
+    "strides": "layer.strides",
+    "input_shape": "layer.input_shape",
+    "input_dim": "layer.input_shape",
+    "batch_input_shape": "layer.input_shape",
+    "input_length": "layer.input_shape",
+    "shape": "layer.input_shape",
+    "batch_shape": "layer.input_shape",
+    "rate": "layer.rate",
+    "kernel_initializer": "layer.kernel_initializer",
+    "bias_initializer": "layer.bias_initializer",
+    "kernel_regularizer": "layer.regularizer",
+    "bias_regularizer": "layer.regularizer",
+    "activity_regularizer": "layer.regularizer",
+    "use_bias": "layer.use_bias",
+    "return_sequences": "layer.return_sequences",
+    "pool_size": "layer.pool_size",
+    "padding": "layer.padding",
+    "target_shape": "layer.output_shape",
+}
+BN_ARG_KINDS = {"epsilon": "layer.bn_epsilon", "momentum": "layer.bn_momentum"}
+
+_CONV = re.compile(r"^(Conv|SeparableConv|DepthwiseConv|Convolution|AtrousConv|Deconv)")
+_INPUT_ONLY = frozenset({"InputLayer", "Input"})
+
+
+def _short(v: Value | None) -> str | None:
+    return None if v is None else v.short()
+
+
+def _number(v: Value | None) -> float | None:
+    if v is not None and v.is_const and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
+        return v.value
+    return None
+
+
+def _act_name(v: Value | None) -> str:
+    """Canonical activation name; None/absent means linear."""
+    if v is None:
+        return "linear"
+    name = v.name
+    if v.is_const and v.value is None:
+        return "linear"
+    return str(name if name is not None else v.key()).split(".")[-1].lower()
+
+
+def _values_equal(a: Value | None, b: Value | None) -> bool:
+    """Equality of two argument values under the noise rules.
+
+    ``renamed_variables`` / ``value_moved_into_variable``: two unresolved variables are taken as the
+    same value (a rename), and an unresolved variable against a constant is undecidable, so no fault
+    is claimed.
+    """
+    if a is None and b is None:
+        return True
+    if a is None or b is None:
+        return False
+    if a.same(b):
+        return True
+    return bool(a.is_opaque or b.is_opaque)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Layer alignment
+# ---------------------------------------------------------------------------------------------------
+
+
+def _layer_family(cls: str) -> str:
+    if _CONV.match(cls):
+        return "conv"
+    if "Pool" in cls:
+        return "pool"
+    if cls in ("LSTM", "GRU", "SimpleRNN", "CuDNNLSTM", "CuDNNGRU", "Bidirectional"):
+        return "rnn"
+    if cls in ("Dense", "Dropout", "Flatten", "Reshape", "Activation", "BatchNormalization"):
+        return cls
+    return "other"
+
+
+def _layer_similarity(a: FoldedLayer, b: FoldedLayer, era_a: str, era_b: str) -> float:
+    """Score for pairing two layers: same class scores high, more so with equal arguments."""
+    if a.layer.cls == b.layer.cls:
+        keys = set(a.layer.args) | set(b.layer.args)
+        keys -= IGNORED_LAYER_ARGS
+        if not keys:
+            return 3.0
+        same = sum(_values_equal(a.layer.arg(k, era_a), b.layer.arg(k, era_b)) for k in keys)
+        return 2.0 + same / len(keys)
+    if _layer_family(a.layer.cls) == _layer_family(b.layer.cls) != "other" or (
+        a.layer.cls in ("Dense", "Conv1D", "Conv2D", "LSTM", "GRU", "SimpleRNN")
+        and b.layer.cls in ("Dense", "Conv1D", "Conv2D", "LSTM", "GRU", "SimpleRNN")
+    ):
+        return 0.6
+    return -1.0
+
+
+def align_layers(
+    buggy: list[FoldedLayer], fixed: list[FoldedLayer], era_b: str = "keras2", era_f: str = "keras2"
+) -> list[tuple[int | None, int | None]]:
+    """Global alignment of two layer sequences: pairs of indexes, None for a gap."""
+    n, m = len(buggy), len(fixed)
+    score = [[0.0] * (m + 1) for _ in range(n + 1)]
+    move = [[0] * (m + 1) for _ in range(n + 1)]  # 0 diag, 1 up (buggy gap), 2 left (fixed gap)
+    for i in range(1, n + 1):
+        move[i][0] = 1
+    for j in range(1, m + 1):
+        move[0][j] = 2
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            sim = _layer_similarity(buggy[i - 1], fixed[j - 1], era_b, era_f)
+            best, how = score[i - 1][j], 1
+            if score[i][j - 1] > best:
+                best, how = score[i][j - 1], 2
+            if sim > 0 and score[i - 1][j - 1] + sim >= best:
+                best, how = score[i - 1][j - 1] + sim, 0
+            score[i][j], move[i][j] = best, how
+    pairs: list[tuple[int | None, int | None]] = []
+    i, j = n, m
+    while i > 0 or j > 0:
+        how = move[i][j]
+        if how == 0:
+            pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif how == 1:
+            pairs.append((i - 1, None))
+            i -= 1
+        else:
+            pairs.append((None, j - 1))
+            j -= 1
+    pairs.reverse()
+    return pairs
+
+
+# ---------------------------------------------------------------------------------------------------
+# The diff
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Sides:
+    buggy: ProgramModel
+    fixed: ProgramModel
+
+    @property
+    def era_b(self) -> str:
+        return self.buggy.era
+
+    @property
+    def era_f(self) -> str:
+        return self.fixed.era
+
+
+def _component(
+    element: str,
+    kind: str,
+    change: str,
+    before: Value | Layer | str | None,
+    after: Value | Layer | str | None,
+    b_loc: tuple[str | None, int | None],
+    f_loc: tuple[str | None, int | None],
+    **detail: Any,
+) -> FaultComponent:
+    def text(x: Value | Layer | str | None) -> str | None:
+        if x is None:
+            return None
+        if isinstance(x, Value):
+            return x.short()
+        if isinstance(x, Layer):
+            t = " ".join((x.text or x.cls).split())
+            return t if len(t) <= 80 else t[:77] + "..."
+        return x
+
+    return FaultComponent(
+        element=element,
+        kind=kind,
+        change=change,
+        before=text(before),
+        after=text(after),
+        buggy_file=b_loc[0],
+        buggy_line=b_loc[1],
+        fixed_file=f_loc[0],
+        fixed_line=f_loc[1],
+        detail={k: v for k, v in detail.items() if v is not None},
+    )
+
+
+def _loc_value(
+    v: Value | None, default_file: str | None, default_line: int | None
+) -> tuple[str | None, int | None]:
+    if v is None or v.implicit or v.line is None:
+        return default_file, default_line
+    return default_file, v.line
+
+
+def _folded_activation(fl: FoldedLayer) -> Value | None:
+    return fl.activation
+
+
+def _diff_layer_args(
+    out: list[FaultComponent],
+    sides: _Sides,
+    mi: int,
+    li: int,
+    b: FoldedLayer,
+    f: FoldedLayer,
+) -> None:
+    bl, fl = b.layer, f.layer
+    b_loc, f_loc = (bl.file, bl.line), (fl.file, fl.line)
+    # activation, on the folded view (rule activation_layer_vs_argument)
+    if True:
+        ba, fa = _act_name(b.activation), _act_name(f.activation)
+        if ba != fa and not (
+            (b.activation is not None and b.activation.is_opaque)
+            or (f.activation is not None and f.activation.is_opaque)
+        ):
+            change = "added" if ba == "linear" else "removed" if fa == "linear" else "changed"
+            out.append(
+                _component(
+                    layer_path(mi, li, "activation"),
+                    "layer.activation",
+                    change,
+                    b.activation if b.activation is not None else "linear",
+                    f.activation if f.activation is not None else "linear",
+                    _loc_value(b.activation, *b_loc),
+                    _loc_value(f.activation, *f_loc),
+                    before_activation=ba,
+                    after_activation=fa,
+                    layer_type=fl.cls,
+                )
+            )
+    keys = (set(bl.args) | set(fl.args)) - IGNORED_LAYER_ARGS - {"activation"}
+    seen_kinds: set[str] = set()
+    is_bn = bl.cls == "BatchNormalization"
+    for key in sorted(keys):
+        kind = BN_ARG_KINDS.get(key) if is_bn else None
+        kind = kind or LAYER_ARG_KINDS.get(key)
+        if kind is None or key.startswith("_"):
+            continue
+        bv, fv = bl.arg(key, sides.era_b), fl.arg(key, sides.era_f)
+        if kind == "layer.input_shape" and (bv is None) != (fv is None):
+            # input_dim vs input_shape spelled differently: compare by the pair's other spelling
+            other = {"input_dim": "input_shape", "input_shape": "input_dim"}.get(key)
+            if other and (bl.arg(other, sides.era_b) is not None or fl.arg(other, sides.era_f) is not None):
+                bv2 = bv or bl.arg(other, sides.era_b)
+                fv2 = fv or fl.arg(other, sides.era_f)
+                if _shape_equal(bv2, fv2):
+                    continue
+        if _values_equal(bv, fv) or (kind == "layer.input_shape" and _shape_equal(bv, fv)):
+            continue
+        if kind in seen_kinds and kind in ("layer.input_shape", "layer.regularizer"):
+            continue
+        seen_kinds.add(kind)
+        change = "added" if bv is None else "removed" if fv is None else "changed"
+        out.append(
+            _component(
+                layer_path(mi, li, key),
+                kind,
+                change,
+                bv,
+                fv,
+                _loc_value(bv, *b_loc),
+                _loc_value(fv, *f_loc),
+                layer_type=fl.cls,
+                before_value=None if bv is None else (bv.value if bv.is_const else bv.short()),
+                after_value=None if fv is None else (fv.value if fv.is_const else fv.short()),
+                before_number=_number(bv),
+                after_number=_number(fv),
+            )
+        )
+
+
+def _shape_equal(a: Value | None, b: Value | None) -> bool:
+    """input_dim=n equals input_shape=(n,)."""
+
+    def norm(v: Value | None) -> Any:
+        if v is None:
+            return None
+        if v.is_const:
+            val = v.value
+            if isinstance(val, (int, float)):
+                return (val,)
+            if isinstance(val, (list, tuple)):
+                return tuple(val)
+        return v.key()
+
+    return norm(a) == norm(b)
+
+
+def _layer_name_for_leaf(layer: Layer) -> str:
+    if layer.cls == "Activation":
+        act = layer.args.get("activation")
+        return f"Activation({_act_name(act)})"
+    return layer.cls
+
+
+def _diff_model(out: list[FaultComponent], sides: _Sides, mi: int, bm: KerasModel, fm: KerasModel) -> None:
+    bfold = [x for x in bm.folded_layers(sides.era_b) if x.layer.cls not in _INPUT_ONLY]
+    ffold = [x for x in fm.folded_layers(sides.era_f) if x.layer.cls not in _INPUT_ONLY]
+    pairs = align_layers(bfold, ffold, sides.era_b, sides.era_f)
+    for bi, fi in pairs:
+        if bi is not None and fi is not None:
+            b, f = bfold[bi], ffold[fi]
+            li = b.sources[0]
+            if b.layer.cls != f.layer.cls:
+                out.append(
+                    _component(
+                        layer_path(mi, li),
+                        "layer.type",
+                        "changed",
+                        b.layer,
+                        f.layer,
+                        (b.layer.file, b.layer.line),
+                        (f.layer.file, f.layer.line),
+                        before_layer_type=b.layer.cls,
+                        after_layer_type=f.layer.cls,
+                    )
+                )
+                continue
+            _diff_layer_args(out, sides, mi, li, b, f)
+        elif fi is not None:
+            f = ffold[fi]
+            out.append(
+                _component(
+                    layer_path(mi, f.sources[0]),
+                    "layer.missing",
+                    "added",
+                    None,
+                    f.layer,
+                    (None, None),
+                    (f.layer.file, f.layer.line),
+                    layer_type=_layer_name_for_leaf(f.layer),
+                )
+            )
+        elif bi is not None:
+            b = bfold[bi]
+            out.append(
+                _component(
+                    layer_path(mi, b.sources[0]),
+                    "layer.redundant",
+                    "removed",
+                    b.layer,
+                    None,
+                    (b.layer.file, b.layer.line),
+                    (None, None),
+                    layer_type=_layer_name_for_leaf(b.layer),
+                )
+            )
+
+
+#: optimizer hyperparameters -> kind
+OPTIMIZER_ARG_KINDS = {
+    "learning_rate": "compile.learning_rate",
+    "clipnorm": "compile.clipping",
+    "clipvalue": "compile.clipping",
+    "global_clipnorm": "compile.clipping",
+    "epsilon": "compile.epsilon",
+}
+
+
+def _diff_compile(out: list[FaultComponent], sides: _Sides, ci: int, bc: Compile, fc: Compile) -> None:
+    b_loc, f_loc = (bc.file, bc.line), (fc.file, fc.line)
+    if (bc.loss is not None or fc.loss is not None) and not _values_equal(bc.loss, fc.loss):
+        out.append(
+            _component(
+                compile_path(ci, "loss"),
+                "compile.loss",
+                "changed" if bc.loss and fc.loss else "added" if fc.loss else "removed",
+                bc.loss,
+                fc.loss,
+                _loc_value(bc.loss, *b_loc),
+                _loc_value(fc.loss, *f_loc),
+            )
+        )
+    bo, fo = bc.optimizer, fc.optimizer
+    if bo is None or fo is None:
+        if (bo is None) != (fo is None):
+            present = bo or fo
+            if present is not None and present.cls is not None and present.args:
+                pass  # an optimizer only on one side: undecidable (the other compile is incomplete)
+        return
+    if bo.cls is None or fo.cls is None:
+        return
+    if bo.cls.lower() != fo.cls.lower():
+        out.append(
+            _component(
+                compile_path(ci, "optimizer"),
+                "compile.optimizer",
+                "changed",
+                bo.text or bo.cls,
+                fo.text or fo.cls,
+                (bo.file, bo.line or bc.line),
+                (fo.file, fo.line or fc.line),
+                before_value=bo.cls,
+                after_value=fo.cls,
+            )
+        )
+        # hyperparameters of different optimizers are compared only when both write them
+        keys = set(bo.args) & set(fo.args)
+    else:
+        keys = set(bo.args) | set(fo.args)
+    for key in sorted(keys):
+        kind = OPTIMIZER_ARG_KINDS.get(key)
+        if kind is None:
+            continue
+        bv, fv = bo.arg(key, sides.era_b), fo.arg(key, sides.era_f)
+        if _values_equal(bv, fv):
+            continue
+        bn, fn = _number(bv), _number(fv)
+        if bn is not None and fn is not None and abs(bn - fn) <= 1e-12 * max(abs(bn), abs(fn), 1):
+            continue
+        out.append(
+            _component(
+                compile_path(ci, "optimizer", key),
+                kind,
+                "added" if bv is None else "removed" if fv is None else "changed",
+                bv,
+                fv,
+                _loc_value(bv, bo.file, bo.line or bc.line),
+                _loc_value(fv, fo.file, fo.line or fc.line),
+                before_number=bn,
+                after_number=fn,
+            )
+        )
+
+
+def _callbacks(fit: Fit) -> dict[str, Any]:
+    return {cb.cls: cb for cb in fit.callbacks if cb.known and cb.cls in TRAINING_CALLBACKS}
+
+
+def _diff_fit(out: list[FaultComponent], sides: _Sides, fi: int, bf: Fit, ff: Fit) -> None:
+    b_loc, f_loc = (bf.file, bf.line), (ff.file, ff.line)
+    for key, kind in (("epochs", "fit.epochs"), ("batch_size", "fit.batch_size")):
+        bv, fv = bf.arg(key, sides.era_b), ff.arg(key, sides.era_f)
+        if bf.method != "fit" or ff.method != "fit":
+            bv, fv = bf.args.get(key), ff.args.get(key)
+            if bv is None or fv is None:
+                continue
+        if _values_equal(bv, fv):
+            continue
+        bn, fn = _number(bv), _number(fv)
+        if key == "epochs" and bf.repeat and ff.repeat and bn is not None and fn is not None:
+            bn, fn = bn * bf.repeat, fn * ff.repeat
+            if bn == fn:
+                continue
+        out.append(
+            _component(
+                fit_path(fi, key),
+                kind,
+                "added" if bv is None else "removed" if fv is None else "changed",
+                bv,
+                fv,
+                _loc_value(bv, *b_loc),
+                _loc_value(fv, *f_loc),
+                before_number=bn,
+                after_number=fn,
+            )
+        )
+    bcb, fcb = _callbacks(bf), _callbacks(ff)
+    for name in sorted(set(bcb) & set(fcb)):
+        if name != "EarlyStopping":
+            continue
+        bv, fv = bcb[name].args.get("patience"), fcb[name].args.get("patience")
+        if bv is None and fv is None:
+            continue
+        if not _values_equal(bv, fv):
+            out.append(
+                _component(
+                    fit_path(fi, "callbacks", name, "patience"),
+                    "fit.patience",
+                    "changed",
+                    bv,
+                    fv,
+                    (bcb[name].file, bcb[name].line),
+                    (fcb[name].file, fcb[name].line),
+                    before_number=_number(bv),
+                    after_number=_number(fv),
+                )
+            )
+
+
+_CPP_OPS = frozenset(
+    {
+        "divide",
+        "multiply",
+        "subtract",
+        "add",
+        "normalize",
+        "scale",
+        "mean_std",
+        "clip",
+        "log",
+        "to_categorical",
+        "one_hot",
+        "astype",
+        "reshape",
+        "expand_dims",
+        "transpose",
+        "flatten",
+        "call",
+        "augment",
+    }
+)
+
+
+def _op_text(op: DataOp) -> str:
+    t = " ".join((op.text or op.op).split())
+    return t if len(t) <= 80 else t[:77] + "..."
+
+
+def _align_ops(b: list[DataOp], f: list[DataOp]) -> list[tuple[int | None, int | None]]:
+    """Longest-common-subsequence alignment of two preprocessing chains by their keys."""
+    import difflib
+
+    bk = [repr(x.key()) for x in b]
+    fk = [repr(x.key()) for x in f]
+    pairs: list[tuple[int | None, int | None]] = []
+    sm = difflib.SequenceMatcher(a=bk, b=fk, autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            pairs += [(i1 + k, j1 + k) for k in range(i2 - i1)]
+            continue
+        bi, fj = list(range(i1, i2)), list(range(j1, j2))
+        # same operation with other arguments: a changed step; the rest added/removed
+        for i in list(bi):
+            for j in fj:
+                if b[i].op == f[j].op:
+                    pairs.append((i, j))
+                    bi.remove(i)
+                    fj.remove(j)
+                    break
+        pairs += [(i, None) for i in bi] + [(None, j) for j in fj]
+    return pairs
+
+
+def _diff_data(out: list[FaultComponent], sides: _Sides) -> None:
+    bdata, fdata = sides.buggy.data, sides.fixed.data
+    for role in ("x_train", "y_train"):
+        bv: DataVar | None = bdata.get(role)
+        fv: DataVar | None = fdata.get(role)
+        bops = bv.preprocess if bv else []
+        fops = fv.preprocess if fv else []
+        for bi, fj in _align_ops(bops, fops):
+            b = bops[bi] if bi is not None else None
+            f = fops[fj] if fj is not None else None
+            if b is not None and f is not None:
+                if b.key() == f.key() or _ops_equal(b, f):
+                    continue
+                change = "changed"
+            else:
+                change = "added" if b is None else "removed"
+            op = (f or b).op  # type: ignore[union-attr]
+            if op not in _CPP_OPS and op not in ("slice", "train_test_split"):
+                continue
+            if op in ("slice", "train_test_split"):
+                continue  # splits of the data set are set-up, rarely the fault; see decisions.csv
+            index = bi if bi is not None else fj
+            out.append(
+                _component(
+                    data_path(role, "preprocess", index or 0),
+                    "data.preprocess",
+                    change,
+                    _op_text(b) if b else None,
+                    _op_text(f) if f else None,
+                    (b.file, b.line) if b else (None, None),
+                    (f.file, f.line) if f else (None, None),
+                    op=op,
+                    role=role,
+                )
+            )
+
+
+def _ops_equal(a: DataOp, b: DataOp) -> bool:
+    if a.op != b.op or a.name != b.name:
+        return False
+    keys = set(a.args) | set(b.args)
+    return all(_values_equal(a.args.get(k), b.args.get(k)) for k in keys)
+
+
+def _pair_by_index(bs: list, fs: list) -> list[tuple[int, Any, Any]]:
+    return [(i, bs[i], fs[i]) for i in range(min(len(bs), len(fs)))]
+
+
+def diff_models(buggy: ProgramModel, fixed: ProgramModel) -> list[FaultComponent]:
+    """All fault components between a buggy and a fixed program model (noise rules applied)."""
+    sides = _Sides(buggy, fixed)
+    out: list[FaultComponent] = []
+    for mi, bm, fm in _pair_models(buggy.models, fixed.models, sides):
+        _diff_model(out, sides, mi, bm, fm)
+    for ci, bc, fc in _pair_by_index(buggy.compiles, fixed.compiles):
+        _diff_compile(out, sides, ci, bc, fc)
+    for fi, bf, ff in _pair_by_index(buggy.fits, fixed.fits):
+        _diff_fit(out, sides, fi, bf, ff)
+    _diff_data(out, sides)
+    raw_tf = buggy.framework == "tensorflow" or fixed.framework == "tensorflow"
+    if raw_tf:
+        for c in out:
+            c.detail["raw_tensorflow"] = True
+    return out
+
+
+def _pair_models(
+    bs: list[KerasModel], fs: list[KerasModel], sides: _Sides
+) -> list[tuple[int, KerasModel, KerasModel]]:
+    """Pair models: by index when the counts agree, else each buggy model with its most similar one."""
+    if len(bs) == len(fs):
+        return [(i, bs[i], fs[i]) for i in range(len(bs))]
+    pairs = []
+    used: set[int] = set()
+    for i, bm in enumerate(bs):
+        best, best_j = -1.0, None
+        bc = [x.cls for x in bm.layers]
+        for j, fm in enumerate(fs):
+            if j in used:
+                continue
+            import difflib
+
+            r = difflib.SequenceMatcher(a=bc, b=[x.cls for x in fm.layers], autojunk=False).ratio()
+            if r > best:
+                best, best_j = r, j
+        if best_j is not None:
+            used.add(best_j)
+            pairs.append((i, bm, fs[best_j]))
+    return pairs
+
+
+#: a hook for callers that post-process components (e.g. collapse to MWA); identity by default
+ComponentFilter = Callable[[list[FaultComponent]], list[FaultComponent]]

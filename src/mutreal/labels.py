@@ -1,0 +1,160 @@
+"""Fault component -> fault code, taxonomy leaf or category, and the DeepCrime operator that could inject it.
+
+The study (section 4.2.3-4.2.4) named each changed element with a three-letter code, mapped the code
+to the taxonomy of real DL faults, and decided whether DeepCrime could have injected the change.
+Here each component *kind* (what sort of element changed, from :mod:`mutreal.diff`) maps to a code;
+the direction of the change picks the most specific DeepCrime operator (ARM/AAL/ACH, RAW/RRW/RCW,
+WAB/WRB, HBS/HDB...). ``simulable`` follows the study's reading (an operator changes this kind of
+element, whatever the direction); ``deepcrime_strict`` is DeepCrime's own, narrower reading (it only
+lowers learning rate, epochs and patience).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from mutreal.diff import FaultComponent
+from mutreal.taxonomy import load_taxonomy
+
+KERAS_ONLY_REASON = "raw TensorFlow code, DeepCrime is Keras-only"
+
+
+@dataclass(frozen=True)
+class KindRule:
+    """How one kind of changed element is labelled."""
+
+    code: str
+    operator: str | None  # DeepCrime operator for a change of this kind (refined by direction)
+    reason: str | None = None  # why no operator applies, when operator is None
+
+
+#: component kind -> code and operator. Kinds are emitted by mutreal.diff.
+KIND_RULES: dict[str, KindRule] = {
+    "layer.activation": KindRule("ACH", "ACH"),
+    "layer.missing": KindRule("LRM", None, "no DeepCrime operator adds or removes layers"),
+    "layer.redundant": KindRule("LAD", None, "no DeepCrime operator adds or removes layers"),
+    "layer.type": KindRule("LWS", None, "no DeepCrime operator changes a layer's type"),
+    "layer.units": KindRule("LCN", None, "no DeepCrime operator changes the number of neurons"),
+    "layer.kernel_size": KindRule("LCF", None, "no DeepCrime operator changes filter sizes"),
+    "layer.strides": KindRule("LCF", None, "no DeepCrime operator changes convolution strides"),
+    "layer.input_shape": KindRule("LIS", None, "no DeepCrime operator changes input shapes"),
+    "layer.output_shape": KindRule("LOS", None, "no DeepCrime operator changes output shapes"),
+    "layer.padding": KindRule("TWP", None, "no DeepCrime operator changes padding"),
+    "layer.pool_size": KindRule("LCP", None, "no DeepCrime operator changes pooling"),
+    "layer.rate": KindRule("RCD", "RCD"),
+    "layer.kernel_initializer": KindRule("WCI", "WCI"),
+    "layer.bias_initializer": KindRule("BCI", None, "no DeepCrime operator changes bias initialisation"),
+    "layer.regularizer": KindRule("RCW", "RCW"),
+    "layer.use_bias": KindRule("WAB", "WAB"),
+    "layer.return_sequences": KindRule("LGR", None, "no DeepCrime operator changes return_sequences"),
+    "layer.bn_epsilon": KindRule("BNE", None, "no DeepCrime operator changes BatchNormalization epsilon"),
+    "layer.bn_momentum": KindRule("BNE", None, "no DeepCrime operator changes BatchNormalization momentum"),
+    "layer.other": KindRule("MWA", None, "no DeepCrime operator changes this layer property"),
+    "model.architecture": KindRule("MWA", None, "no DeepCrime operator changes a model's architecture"),
+    "compile.loss": KindRule("LCH", "LCH"),
+    "compile.loss_calculation": KindRule("LWC", None, "no DeepCrime operator changes a custom loss"),
+    "compile.optimizer": KindRule("OCH", "OCH"),
+    "compile.learning_rate": KindRule("HLR", "HLR"),
+    "compile.clipping": KindRule("OCH", "OCG"),
+    "compile.epsilon": KindRule("HAE", None, "no DeepCrime operator changes the optimiser's epsilon"),
+    "compile.optimizer_param": KindRule(
+        "OCH", None, "DeepCrime changes optimisers, not their momentum or decay"
+    ),
+    "compile.metrics": KindRule("PMC", None, "no DeepCrime operator changes metrics"),
+    "fit.epochs": KindRule("HNE", "HNE"),
+    "fit.batch_size": KindRule("HBS", "HBS"),
+    "fit.validation": KindRule("VRM", "VRM"),
+    "fit.patience": KindRule("RCP", "RCP"),
+    "fit.steps": KindRule("HBI", None, "no DeepCrime operator changes steps per epoch"),
+    "data.preprocess": KindRule("CPP", None, "no DeepCrime operator changes preprocessing"),
+    "data.input_format": KindRule("IWF", None, "no DeepCrime operator changes the input format"),
+    "data.reshape": KindRule("IWS", None, "no DeepCrime operator changes the shape of input data"),
+    "data.layer_input_shape": KindRule("ISL", None, "no DeepCrime operator changes input data shapes"),
+    "data.tensor_shape": KindRule("TWS", None, "no DeepCrime operator changes tensor shapes"),
+    "data.labels": KindRule("TCL", "TCL"),
+    "data.size": KindRule("TRD", "TRD"),
+    "data.split": KindRule("IDS", None, "no DeepCrime operator changes the train/test split"),
+    "data.augmentation": KindRule("TAC", None, "no DeepCrime operator adds or removes augmentation"),
+    "api.usage": KindRule("APW", None, "API misuse is not a DeepCrime fault"),
+}
+
+
+@dataclass
+class Label:
+    """What the study would write for one component."""
+
+    code: str
+    taxonomy: str | None
+    taxonomy_id: str | None
+    category: str | None
+    deepcrime: str | None
+    simulable: bool
+    deepcrime_strict: bool
+    reason: str | None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Label:
+        return cls(**data)
+
+
+def _operator_for(component: FaultComponent, rule: KindRule) -> str | None:
+    """The most specific DeepCrime operator for this change, by its direction."""
+    op = rule.operator
+    if op is None:
+        return None
+    kind, change = component.kind, component.change
+    if kind == "layer.activation":
+        before = (component.detail.get("before_activation") or "linear").lower()
+        after = (component.detail.get("after_activation") or "linear").lower()
+        if before != "linear" and after == "linear":
+            return "ARM"  # the buggy program has an activation the fix removes: DeepCrime's ARM adds that
+        if before == "linear" and after != "linear":
+            return "AAL"
+        return "ACH"
+    if kind == "layer.regularizer":
+        return {"removed": "RAW", "added": "RRW"}.get(change, "RCW")
+    if kind == "layer.use_bias":
+        before = str(component.detail.get("before_value", "")).lower()
+        return "WAB" if before in ("true", "1") else "WRB"
+    if kind == "fit.batch_size" and component.detail.get("full_batch"):
+        return "HDB"
+    return op
+
+
+def _strict(component: FaultComponent, operator: str | None) -> bool:
+    """DeepCrime's own reading: HLR/HNE/RCP only lower the value, so the buggy value must be the lower."""
+    if operator is None:
+        return False
+    if operator in ("HLR", "HNE", "RCP"):
+        before, after = component.detail.get("before_number"), component.detail.get("after_number")
+        return isinstance(before, (int, float)) and isinstance(after, (int, float)) and before < after
+    return True
+
+
+def label_component(component: FaultComponent) -> Label:
+    """Label one component (see the module docstring)."""
+    rule = KIND_RULES.get(
+        component.kind, KindRule("MWA", None, f"no DeepCrime operator for {component.kind}")
+    )
+    taxonomy = load_taxonomy()
+    info = taxonomy.code(rule.code)
+    facts = {"change": component.change, **{k: str(v) for k, v in component.detail.items() if v is not None}}
+    leaf_obj = taxonomy.resolve_leaf(rule.code, **facts)
+    leaf_id, leaf = (leaf_obj.id, leaf_obj.name) if leaf_obj is not None else (None, None)
+    operator = _operator_for(component, rule)
+    reason = rule.reason if operator is None else None
+    if component.detail.get("raw_tensorflow"):
+        operator, reason = None, KERAS_ONLY_REASON
+    return Label(
+        code=rule.code,
+        taxonomy=leaf,
+        taxonomy_id=leaf_id,
+        category=info.category,
+        deepcrime=operator,
+        simulable=operator is not None,
+        deepcrime_strict=_strict(component, operator),
+        reason=reason,
+    )
