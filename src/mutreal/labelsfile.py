@@ -337,7 +337,7 @@ class ResultRow:
         return cls(
             id=str(d["id"]),
             benchmark=d.get("benchmark"),
-            status=str(d.get("status", "ok")),
+            status=str(d.get("status", "")),
             error=d.get("error"),
             order=int(order) if isinstance(order, int) else len(components),
             simulable=bool(simulable)
