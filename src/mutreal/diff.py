@@ -215,9 +215,9 @@ def _act_name(v: Value | None) -> str:
 def _values_equal(a: Value | None, b: Value | None) -> bool:
     """Equality of two argument values under the noise rules.
 
-    ``renamed_variables`` / ``value_moved_into_variable``: two unresolved variables are taken as the
-    same value (a rename), and an unresolved variable against a constant is undecidable, so no fault
-    is claimed.
+    ``renamed_variables`` / ``value_moved_into_variable``: a variable the model could not fold is
+    undecidable against anything, so no fault is claimed for it. Two opaque expressions are equal
+    when their source texts are (whitespace aside); an opaque expression against a constant differs.
     """
     if a is None and b is None:
         return True
@@ -225,7 +225,7 @@ def _values_equal(a: Value | None, b: Value | None) -> bool:
         return False
     if a.same(b):
         return True
-    return bool(a.is_opaque or b.is_opaque)
+    return a.kind == "name" or b.kind == "name"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -233,16 +233,29 @@ def _values_equal(a: Value | None, b: Value | None) -> bool:
 # ---------------------------------------------------------------------------------------------------
 
 
-def _layer_family(cls: str) -> str:
-    if _CONV.match(cls):
-        return "conv"
-    if "Pool" in cls:
-        return "pool"
-    if cls in ("LSTM", "GRU", "SimpleRNN", "CuDNNLSTM", "CuDNNGRU", "Bidirectional"):
-        return "rnn"
-    if cls in ("Dense", "Dropout", "Flatten", "Reshape", "Activation", "BatchNormalization"):
-        return cls
-    return "other"
+_DIMENSION = re.compile(r"(\d)D$")
+
+
+def _layer_base(cls: str) -> str:
+    """Class name without its dimension and spelling variants: Conv1D/Conv2D -> Conv, MaxPool2D -> MaxPooling."""
+    base = _DIMENSION.sub("", cls)
+    base = re.sub(r"Pool$", "Pooling", base)
+    return {"Convolution": "Conv", "CuDNNLSTM": "LSTM", "CuDNNGRU": "GRU"}.get(base, base)
+
+
+#: classes one of which replaces another in the same place: a wrong layer (LWS), not a missing one
+_SWAPPABLE = (
+    frozenset({"LSTM", "GRU", "SimpleRNN"}),
+    frozenset({"MaxPooling", "AveragePooling"}),
+    frozenset({"GlobalMaxPooling", "GlobalAveragePooling"}),
+    frozenset({"Conv", "SeparableConv", "DepthwiseConv"}),
+)
+
+
+def _replaceable(a: str, b: str) -> bool:
+    """Whether layer class ``b`` in the fixed program is the same slot as ``a`` in the buggy one (LWS)."""
+    ba, bb = _layer_base(a), _layer_base(b)
+    return ba == bb or any(ba in group and bb in group for group in _SWAPPABLE)
 
 
 def _layer_similarity(a: FoldedLayer, b: FoldedLayer, era_a: str, era_b: str) -> float:
@@ -254,11 +267,8 @@ def _layer_similarity(a: FoldedLayer, b: FoldedLayer, era_a: str, era_b: str) ->
             return 3.0
         same = sum(_values_equal(a.layer.arg(k, era_a), b.layer.arg(k, era_b)) for k in keys)
         return 2.0 + same / len(keys)
-    if _layer_family(a.layer.cls) == _layer_family(b.layer.cls) != "other" or (
-        a.layer.cls in ("Dense", "Conv1D", "Conv2D", "LSTM", "GRU", "SimpleRNN")
-        and b.layer.cls in ("Dense", "Conv1D", "Conv2D", "LSTM", "GRU", "SimpleRNN")
-    ):
-        return 0.6
+    if _replaceable(a.layer.cls, b.layer.cls):
+        return 1.5
     return -1.0
 
 
@@ -405,14 +415,12 @@ def _diff_layer_args(
         if kind is None or key.startswith("_"):
             continue
         bv, fv = bl.arg(key, sides.era_b), fl.arg(key, sides.era_f)
-        if kind == "layer.input_shape" and (bv is None) != (fv is None):
-            # input_dim vs input_shape spelled differently: compare by the pair's other spelling
-            other = {"input_dim": "input_shape", "input_shape": "input_dim"}.get(key)
-            if other and (bl.arg(other, sides.era_b) is not None or fl.arg(other, sides.era_f) is not None):
-                bv2 = bv or bl.arg(other, sides.era_b)
-                fv2 = fv or fl.arg(other, sides.era_f)
-                if _shape_equal(bv2, fv2):
-                    continue
+        if kind == "layer.input_shape":
+            # input_dim=n is input_shape=(n,); a shape written on one side only is left to Keras to
+            # infer from the data (decision LIS-both-sides), so only a changed shape counts
+            bv, fv = _input_shape(bl, sides.era_b), _input_shape(fl, sides.era_f)
+            if bv is None or fv is None:
+                continue
         if _values_equal(bv, fv) or (kind == "layer.input_shape" and _shape_equal(bv, fv)):
             continue
         if kind in seen_kinds and kind in ("layer.input_shape", "layer.regularizer"):
@@ -435,6 +443,14 @@ def _diff_layer_args(
                 after_number=_number(fv),
             )
         )
+
+
+def _input_shape(layer: Layer, era: str) -> Value | None:
+    for key in ("input_shape", "batch_input_shape", "input_dim", "shape", "batch_shape"):
+        v = layer.args.get(key)
+        if v is not None:
+            return v
+    return None
 
 
 def _shape_equal(a: Value | None, b: Value | None) -> bool:
@@ -461,7 +477,35 @@ def _layer_name_for_leaf(layer: Layer) -> str:
     return layer.cls
 
 
+#: this many layers added, removed or replaced in one model make one "wrong architecture" (MWA) component
+MWA_STRUCTURAL_CHANGES = 4
+_STRUCTURAL = frozenset({"layer.missing", "layer.redundant", "layer.type"})
+
+
 def _diff_model(out: list[FaultComponent], sides: _Sides, mi: int, bm: KerasModel, fm: KerasModel) -> None:
+    """Components of one model pair; a rebuilt model (decision MWA-rebuilt) is one MWA component."""
+    mine: list[FaultComponent] = []
+    _diff_model_layers(mine, sides, mi, bm, fm)
+    structural = sum(c.kind in _STRUCTURAL for c in mine)
+    if structural >= MWA_STRUCTURAL_CHANGES:
+        mine = [
+            _component(
+                layer_path(mi),
+                "model.architecture",
+                "changed",
+                f"{len(bm.layers)} layers",
+                f"{len(fm.layers)} layers",
+                (bm.file, bm.line),
+                (fm.file, fm.line),
+                structural_changes=structural,
+            )
+        ]
+    out.extend(mine)
+
+
+def _diff_model_layers(
+    out: list[FaultComponent], sides: _Sides, mi: int, bm: KerasModel, fm: KerasModel
+) -> None:
     bfold = [x for x in bm.folded_layers(sides.era_b) if x.layer.cls not in _INPUT_ONLY]
     ffold = [x for x in fm.folded_layers(sides.era_f) if x.layer.cls not in _INPUT_ONLY]
     pairs = align_layers(bfold, ffold, sides.era_b, sides.era_f)

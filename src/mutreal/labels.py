@@ -100,6 +100,16 @@ class Label:
         return cls(**data)
 
 
+def _code_for(component: FaultComponent, rule: KindRule) -> str:
+    """The code, where the direction of the change picks between two (regularisation, bias)."""
+    if component.kind == "layer.regularizer":
+        return "RAW" if component.change == "removed" else "RCW"
+    if component.kind == "layer.use_bias":
+        before = str(component.detail.get("before_value", "true")).lower()
+        return "WAB" if before in ("true", "1", "none") else "WRB"
+    return rule.code
+
+
 def _operator_for(component: FaultComponent, rule: KindRule) -> str | None:
     """The most specific DeepCrime operator for this change, by its direction."""
     op = rule.operator
@@ -117,8 +127,7 @@ def _operator_for(component: FaultComponent, rule: KindRule) -> str | None:
     if kind == "layer.regularizer":
         return {"removed": "RAW", "added": "RRW"}.get(change, "RCW")
     if kind == "layer.use_bias":
-        before = str(component.detail.get("before_value", "")).lower()
-        return "WAB" if before in ("true", "1") else "WRB"
+        return _code_for(component, rule)
     if kind == "fit.batch_size" and component.detail.get("full_batch"):
         return "HDB"
     return op
@@ -140,16 +149,17 @@ def label_component(component: FaultComponent) -> Label:
         component.kind, KindRule("MWA", None, f"no DeepCrime operator for {component.kind}")
     )
     taxonomy = load_taxonomy()
-    info = taxonomy.code(rule.code)
+    code = _code_for(component, rule)
+    info = taxonomy.code(code)
     facts = {"change": component.change, **{k: str(v) for k, v in component.detail.items() if v is not None}}
-    leaf_obj = taxonomy.resolve_leaf(rule.code, **facts)
+    leaf_obj = taxonomy.resolve_leaf(code, **facts)
     leaf_id, leaf = (leaf_obj.id, leaf_obj.name) if leaf_obj is not None else (None, None)
     operator = _operator_for(component, rule)
     reason = rule.reason if operator is None else None
     if component.detail.get("raw_tensorflow"):
         operator, reason = None, KERAS_ONLY_REASON
     return Label(
-        code=rule.code,
+        code=code,
         taxonomy=leaf,
         taxonomy_id=leaf_id,
         category=info.category,
