@@ -1,0 +1,196 @@
+"""Build a benchmark report from a results JSONL or a labels CSV: the Python API behind ``mutreal report``.
+
+:func:`load_bugs` reads either input into :class:`~mutreal.report.tables.Bug` records (a labels
+file is recognised by its ``id,codes`` header), :func:`build_report` computes every table, and
+:func:`mutreal.report.render.write_report` writes Markdown, HTML, PNG and CSV files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from mutreal.labelsfile import LabelsFormatError, ReadProblem, is_labels_file, read_labels, read_results
+from mutreal.mining import Combination
+from mutreal.report import paper
+from mutreal.report.tables import (
+    ALL,
+    BenchmarkFigures,
+    Bug,
+    Table,
+    benchmark_figures,
+    bug_cooccurrence_graph,
+    bugs_from_labels,
+    bugs_from_results,
+    category_frequency_table,
+    code_frequency_table,
+    combinations_table,
+    cooccurrence_table,
+    counted,
+    errors_table,
+    order0_table,
+    order_distribution_table,
+    table3,
+    table4,
+    training_data_tables,
+)
+
+
+def _describe_lookup():
+    try:
+        from mutreal.taxonomy import load_taxonomy
+
+        taxonomy = load_taxonomy()
+    except Exception:  # descriptions are a nicety; the report works without the taxonomy data
+        return lambda code: None
+
+    def describe(code: str) -> str | None:
+        try:
+            return taxonomy.code(code).description
+        except KeyError:
+            return None
+
+    return describe
+
+
+@dataclass
+class Report:
+    """Everything a report shows; ``tables`` in the order the report prints them."""
+
+    title: str
+    source: str
+    kind: str  # "results" (classify output) or "labels" (manual labels)
+    bugs: list[Bug]
+    figures: list[BenchmarkFigures]
+    tables: list[Table]
+    problems: list[ReadProblem] = field(default_factory=list)
+    combinations: list[Combination] = field(default_factory=list)
+    graph: nx.Graph = field(default_factory=nx.Graph)
+
+    def table(self, name: str) -> Table | None:
+        return next((t for t in self.tables if t.name == name), None)
+
+    @property
+    def overall(self) -> BenchmarkFigures:
+        return next(f for f in self.figures if f.name == ALL)
+
+    def summary(self) -> dict[str, Any]:
+        """Headline numbers (what ``mutreal report`` prints to stdout)."""
+        overall = self.overall
+        return {
+            "source": self.source,
+            "kind": self.kind,
+            "rows": len(self.bugs),
+            "bugs": overall.all.bugs,
+            "order0": overall.order0,
+            "errors": overall.errors,
+            "unreadable_lines": len(self.problems),
+            "benchmarks": [f.name for f in self.figures if f.name != ALL],
+            "components": overall.all.total,
+            "fault_types": overall.all.fault_types,
+            "max_order": overall.all.max_order,
+            "mean_order": overall.all.mean,
+            "rsb": overall.all.rsb.to_dict(),
+            "rsfc": overall.all.rsfc.to_dict(),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "source": self.source,
+            "kind": self.kind,
+            "summary": self.summary(),
+            "figures": [f.to_dict() for f in self.figures],
+            "tables": [t.to_dict() for t in self.tables],
+            "problems": [p.to_dict() for p in self.problems],
+            "combinations": [c.to_dict() for c in self.combinations],
+            "bugs": [b.to_dict() for b in self.bugs],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Report:
+        """Rebuild a report from its JSON (the graph is recomputed from the bugs)."""
+        bugs = [Bug.from_dict(b) for b in d.get("bugs", [])]
+        return cls(
+            title=d["title"],
+            source=d["source"],
+            kind=d["kind"],
+            bugs=bugs,
+            figures=[BenchmarkFigures.from_dict(f) for f in d["figures"]],
+            tables=[Table.from_dict(t) for t in d["tables"]],
+            problems=[ReadProblem.from_dict(p) for p in d.get("problems", [])],
+            combinations=[Combination.from_dict(c) for c in d.get("combinations", [])],
+            graph=bug_cooccurrence_graph(bugs),
+        )
+
+
+def load_bugs(path: str | Path) -> tuple[list[Bug], str, list[ReadProblem]]:
+    """Read a results JSONL or a labels CSV (recognised by extension or ``id,codes`` header).
+
+    Returns the bugs, the kind of input (``"results"`` or ``"labels"``) and the lines that could
+    not be read. Raises :class:`~mutreal.labelsfile.LabelsFormatError` for a file that is neither.
+    """
+    path = Path(path)
+    if path.suffix.lower() in {".csv", ".tsv"} or is_labels_file(path):
+        return bugs_from_labels(read_labels(path)), "labels", []
+    problems: list[ReadProblem] = []
+    rows = read_results(path, problems)
+    if not rows and problems:
+        raise LabelsFormatError(
+            f"{path}: neither a results JSONL (no readable row) nor a labels CSV (no id,codes header)"
+        )
+    return bugs_from_results(rows), "results", problems
+
+
+def default_min_support(bugs: Sequence[Bug]) -> int:
+    """Support threshold for the combinations table: 1 for small inputs, 2 from 50 bugs, 3 from 500."""
+    n = len(counted(bugs))
+    return 1 if n < 50 else 2 if n < 500 else 3
+
+
+def build_report(
+    bugs: Sequence[Bug],
+    *,
+    source: str = "",
+    kind: str = "results",
+    problems: Sequence[ReadProblem] = (),
+    title: str | None = None,
+    min_support: int | None = None,
+    combinations_limit: int = 50,
+) -> Report:
+    """Compute every table of the report from ``bugs`` (order-0 and error rows listed apart)."""
+    bugs = list(bugs)
+    figures = benchmark_figures(bugs)
+    support = min_support or default_min_support(bugs)
+    tables: list[Table] = [table3(figures), table4(figures)]
+    comparison = paper.comparison_table(figures)
+    if comparison is not None:
+        tables += [comparison, paper.errata_table()]
+    tables += [code_frequency_table(bugs, _describe_lookup()), category_frequency_table(bugs)]
+    tables += training_data_tables(bugs)
+    graph = bug_cooccurrence_graph(bugs)
+    combos_table, combos = combinations_table(bugs, support, combinations_limit)
+    simulable_table, _ = combinations_table(bugs, support, combinations_limit, simulable_only=True)
+    tables += [combos_table, simulable_table, cooccurrence_table(graph), order_distribution_table(figures)]
+    tables += [order0_table(bugs), errors_table(bugs, problems)]
+    return Report(
+        title=title or ("Fault benchmark report" + (" (manual labels)" if kind == "labels" else "")),
+        source=source,
+        kind=kind,
+        bugs=bugs,
+        figures=figures,
+        tables=tables,
+        problems=list(problems),
+        combinations=combos,
+        graph=graph,
+    )
+
+
+def report_from_file(path: str | Path, **options: Any) -> Report:
+    """:func:`load_bugs` then :func:`build_report` (options as for :func:`build_report`)."""
+    bugs, kind, problems = load_bugs(path)
+    return build_report(bugs, source=str(path), kind=kind, problems=problems, **options)

@@ -1,0 +1,601 @@
+"""The figures of a benchmark report (the study's RQ2 to RQ4), computed from classified or labelled bugs.
+
+Everything here is plain counting over :class:`Bug` records, so a results JSONL (from ``mutreal
+classify``) and a labels CSV (the study's manual codes) give the same tables by the same code:
+Table 3 (order of the bugs and number of fault types), Table 4 (RSB: share of bugs all of whose
+components DeepCrime can simulate; RSFC: share of simulable components), code and category
+frequencies, the training-data summary (RQ2), co-occurrence and frequent code combinations.
+
+Order-0 bugs (nothing left after the noise rules) and error rows are not bugs of these tables:
+they are counted and listed apart, as the study set its unsuitable bugs apart.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from mutreal.labelsfile import LabelledBug, ResultRow
+from mutreal.mining import Combination, cooccurrence_graph, frequent_combinations
+
+#: the name of the row (and plot bar) that pools every benchmark, as the study's tables do
+ALL = "ALL"
+#: benchmark name for rows that name none
+NO_BENCHMARK = "(no benchmark)"
+
+
+def pct_half_up(num: int, den: int) -> int | None:
+    """``100 * num / den`` rounded half up to a whole percent (Table 4's convention); None if den is 0.
+
+    Integer arithmetic, so 62.5 -> 63 exactly (float rounding would be banker's or inexact).
+    """
+    if den <= 0:
+        return None
+    return (200 * num + den) // (2 * den)
+
+
+def mean_half_up(total: int, n: int, decimals: int = 1) -> float | None:
+    """``total / n`` rounded half up to ``decimals`` places (Table 3's averages); None if n is 0."""
+    if n <= 0:
+        return None
+    scale = 10**decimals
+    return ((2 * scale * total + n) // (2 * n)) / scale
+
+
+@dataclass
+class Bug:
+    """One bug as a report counts it: its codes with per-component DeepCrime flags and categories.
+
+    ``simulable[i]`` is None when the source does not say (a labels row with unusable flags).
+    ``realistic`` is the study's realism subset (labels' ``realistic`` column), None when unknown.
+    """
+
+    id: str
+    benchmark: str
+    codes: list[str] = field(default_factory=list)
+    simulable: list[bool | None] = field(default_factory=list)
+    categories: list[str | None] = field(default_factory=list)
+    status: str = "ok"
+    error: str | None = None
+    realistic: bool | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def order(self) -> int:
+        return len(self.codes)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def is_simulable(self) -> bool | None:
+        """All components simulable (the RSB numerator); None when a flag is unknown."""
+        if not self.codes or any(flag is None for flag in self.simulable):
+            return None if self.codes else False
+        return all(self.simulable)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "benchmark": self.benchmark,
+            "codes": list(self.codes),
+            "simulable": list(self.simulable),
+            "categories": list(self.categories),
+            "status": self.status,
+            "error": self.error,
+            "realistic": self.realistic,
+            "data": self.data,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Bug:
+        return cls(
+            id=str(d["id"]),
+            benchmark=str(d.get("benchmark") or NO_BENCHMARK),
+            codes=[str(c) for c in d.get("codes", [])],
+            simulable=list(d.get("simulable", [])),
+            categories=list(d.get("categories", [])),
+            status=str(d.get("status", "ok")),
+            error=d.get("error"),
+            realistic=d.get("realistic"),
+            data=dict(d.get("data") or {}),
+        )
+
+
+def _default_category_lookup() -> Callable[[str], str | None]:
+    """Code -> taxonomy category path from the shipped taxonomy (None for unknown codes)."""
+    try:
+        from mutreal.taxonomy import load_taxonomy
+
+        taxonomy = load_taxonomy()
+    except Exception:  # the report still works without the taxonomy data, only categories go
+        return lambda code: None
+
+    def lookup(code: str) -> str | None:
+        try:
+            return taxonomy.code(code).category
+        except KeyError:
+            return None
+
+    return lookup
+
+
+def bugs_from_results(
+    rows: Iterable[ResultRow], category_of: Callable[[str], str | None] | None = None
+) -> list[Bug]:
+    """Classified bugs (results JSONL rows) as report bugs; a missing category is looked up by code."""
+    lookup = category_of or _default_category_lookup()
+    out = []
+    for row in rows:
+        realistic = row.extra.get("realistic")
+        out.append(
+            Bug(
+                id=row.id,
+                benchmark=row.benchmark or NO_BENCHMARK,
+                codes=[c.code for c in row.components] if row.ok else [],
+                simulable=[bool(c.simulable) for c in row.components] if row.ok else [],
+                categories=[c.category or lookup(c.code) for c in row.components] if row.ok else [],
+                status=row.status,
+                error=row.error,
+                realistic=realistic if isinstance(realistic, bool) else None,
+                data=row.data or {},
+            )
+        )
+    return out
+
+
+def bugs_from_labels(
+    labels: Iterable[LabelledBug], category_of: Callable[[str], str | None] | None = None
+) -> list[Bug]:
+    """Manually labelled bugs (a labels CSV) as report bugs: flags from ``is_mutant`` (Y = simulable)."""
+    lookup = category_of or _default_category_lookup()
+    out = []
+    for label in labels:
+        flags: list[bool | None] = list(label.flags) if label.flags is not None else [None] * len(label.codes)
+        out.append(
+            Bug(
+                id=label.id,
+                benchmark=label.benchmark or NO_BENCHMARK,
+                codes=list(label.codes),
+                simulable=flags,
+                categories=[lookup(code) for code in label.codes],
+                realistic=label.realistic,
+            )
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------------ the figures
+
+
+@dataclass
+class Ratio:
+    """A count out of a total, with the study's whole-percent rounding."""
+
+    num: int
+    den: int
+
+    @property
+    def pct(self) -> int | None:
+        return pct_half_up(self.num, self.den)
+
+    def __str__(self) -> str:
+        return f"{self.num}/{self.den} ({self.pct}%)" if self.den else f"{self.num}/0 (-)"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"num": self.num, "den": self.den, "pct": self.pct}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Ratio:
+        return cls(int(d["num"]), int(d["den"]))
+
+
+@dataclass
+class GroupStats:
+    """Table 3 and Table 4 figures for a group of bugs (a benchmark, its realistic subset, or all).
+
+    ``unknown_flags`` counts components whose DeepCrime flag is unknown: they are left out of
+    RSFC, and bugs holding one are left out of RSB, so both ratios only count what is known.
+    """
+
+    bugs: int
+    max_order: int
+    total: int
+    fault_types: int
+    rsb: Ratio
+    rsfc: Ratio
+    unknown_flags: int = 0
+
+    @property
+    def mean(self) -> float | None:
+        return mean_half_up(self.total, self.bugs)
+
+    @property
+    def mean_exact(self) -> float | None:
+        return self.total / self.bugs if self.bugs else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "bugs": self.bugs,
+            "max": self.max_order,
+            "mean": self.mean,
+            "total": self.total,
+            "fault_types": self.fault_types,
+            "rsb": self.rsb.to_dict(),
+            "rsfc": self.rsfc.to_dict(),
+            "unknown_flags": self.unknown_flags,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> GroupStats:
+        return cls(
+            bugs=int(d["bugs"]),
+            max_order=int(d["max"]),
+            total=int(d["total"]),
+            fault_types=int(d["fault_types"]),
+            rsb=Ratio.from_dict(d["rsb"]),
+            rsfc=Ratio.from_dict(d["rsfc"]),
+            unknown_flags=int(d.get("unknown_flags", 0)),
+        )
+
+
+def group_stats(bugs: Sequence[Bug]) -> GroupStats:
+    """Table 3/4 figures of ``bugs`` (callers pass only ok bugs of order >= 1)."""
+    flags = [flag for bug in bugs for flag in bug.simulable]
+    known = [flag for flag in flags if flag is not None]
+    decided = [bug.is_simulable for bug in bugs if bug.is_simulable is not None]
+    return GroupStats(
+        bugs=len(bugs),
+        max_order=max((bug.order for bug in bugs), default=0),
+        total=sum(bug.order for bug in bugs),
+        fault_types=len({code for bug in bugs for code in bug.codes}),
+        rsb=Ratio(sum(decided), len(decided)),
+        rsfc=Ratio(sum(known), len(known)),
+        unknown_flags=len(flags) - len(known),
+    )
+
+
+@dataclass
+class Table:
+    """One table of the report: written as Markdown, HTML and CSV (``name``.csv)."""
+
+    name: str
+    title: str
+    columns: list[str]
+    rows: list[list[Any]]
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "columns": self.columns,
+            "rows": self.rows,
+            "note": self.note,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Table:
+        return cls(d["name"], d["title"], list(d["columns"]), [list(r) for r in d["rows"]], d.get("note", ""))
+
+    def records(self) -> list[dict[str, Any]]:
+        return [dict(zip(self.columns, row, strict=False)) for row in self.rows]
+
+
+@dataclass
+class BenchmarkFigures:
+    """What the report knows about one group: figures for all bugs and for the realistic subset."""
+
+    name: str
+    all: GroupStats
+    realistic: GroupStats | None
+    orders: Counter[int]
+    order0: int
+    errors: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "all": self.all.to_dict(),
+            "realistic": None if self.realistic is None else self.realistic.to_dict(),
+            "orders": {str(k): v for k, v in sorted(self.orders.items())},
+            "order0": self.order0,
+            "errors": self.errors,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> BenchmarkFigures:
+        return cls(
+            name=d["name"],
+            all=GroupStats.from_dict(d["all"]),
+            realistic=None if d.get("realistic") is None else GroupStats.from_dict(d["realistic"]),
+            orders=Counter({int(k): int(v) for k, v in d.get("orders", {}).items()}),
+            order0=int(d.get("order0", 0)),
+            errors=int(d.get("errors", 0)),
+        )
+
+
+def counted(bugs: Iterable[Bug]) -> list[Bug]:
+    """The bugs the study's tables count: classified (or labelled) with at least one component."""
+    return [bug for bug in bugs if bug.ok and bug.order > 0]
+
+
+def benchmark_names(bugs: Iterable[Bug]) -> list[str]:
+    """Benchmarks in order of first appearance."""
+    return list(dict.fromkeys(bug.benchmark for bug in bugs))
+
+
+def benchmark_figures(bugs: Sequence[Bug]) -> list[BenchmarkFigures]:
+    """Per benchmark (first-appearance order) and :data:`ALL`: Table 3/4 figures and order counts."""
+    has_realism = any(bug.realistic is not None for bug in bugs)
+    groups: dict[str, list[Bug]] = defaultdict(list)
+    for bug in bugs:
+        groups[bug.benchmark].append(bug)
+    out = []
+    for name, members in [*((n, groups[n]) for n in benchmark_names(bugs)), (ALL, list(bugs))]:
+        kept = counted(members)
+        out.append(
+            BenchmarkFigures(
+                name=name,
+                all=group_stats(kept),
+                realistic=group_stats([b for b in kept if b.realistic]) if has_realism else None,
+                orders=Counter(bug.order for bug in kept),
+                order0=sum(1 for bug in members if bug.ok and bug.order == 0),
+                errors=sum(1 for bug in members if not bug.ok),
+            )
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------------------- tables
+
+
+def _num(value: float | None) -> Any:
+    return "" if value is None else value
+
+
+def table3(figures: Sequence[BenchmarkFigures]) -> Table:
+    """The study's Table 3: order of the bugs and number of fault types (realistic subset in R columns)."""
+    with_r = any(f.realistic is not None for f in figures)
+    columns = ["benchmark", "bugs", "max", "mean", "total", "#FT"]
+    if with_r:
+        columns += ["R bugs", "R max", "R mean", "R total", "R #FT"]
+    rows = []
+    for f in figures:
+        row: list[Any] = [
+            f.name,
+            f.all.bugs,
+            f.all.max_order,
+            _num(f.all.mean),
+            f.all.total,
+            f.all.fault_types,
+        ]
+        if with_r and f.realistic is not None:
+            r = f.realistic
+            row += [r.bugs, r.max_order, _num(r.mean), r.total, r.fault_types]
+        rows.append(row)
+    note = "Order = number of fault components of a bug; #FT = distinct fault codes. Order-0 and error rows are not counted."
+    if with_r:
+        note += " R: the realistic subset (labels' realistic = Y)."
+    return Table("table3_order", "Order of the bugs and fault types (Table 3)", columns, rows, note)
+
+
+def table4(figures: Sequence[BenchmarkFigures]) -> Table:
+    """The study's Table 4: RSB and RSFC, for all bugs and the realistic subset."""
+    with_r = any(f.realistic is not None for f in figures)
+    columns = ["benchmark", "RSB", "RSB %", "RSFC", "RSFC %"]
+    if with_r:
+        columns += ["RSB R", "RSB R %", "RSFC R", "RSFC R %"]
+    rows = []
+    unknown = 0
+    for f in figures:
+        row: list[Any] = [f.name, f"{f.all.rsb.num}/{f.all.rsb.den}", _num(f.all.rsb.pct)]
+        row += [f"{f.all.rsfc.num}/{f.all.rsfc.den}", _num(f.all.rsfc.pct)]
+        if with_r and f.realistic is not None:
+            r = f.realistic
+            row += [
+                f"{r.rsb.num}/{r.rsb.den}",
+                _num(r.rsb.pct),
+                f"{r.rsfc.num}/{r.rsfc.den}",
+                _num(r.rsfc.pct),
+            ]
+        rows.append(row)
+        if f.name == ALL:
+            unknown = f.all.unknown_flags
+    note = (
+        "RSB: bugs all of whose components DeepCrime can simulate / bugs. "
+        "RSFC: simulable components / components. Percentages rounded half up."
+    )
+    if unknown:
+        note += f" {unknown} component(s) without a usable DeepCrime flag are left out of both."
+    return Table(
+        "table4_similarity", "Similarity to artificial faults: RSB and RSFC (Table 4)", columns, rows, note
+    )
+
+
+def code_frequency_table(bugs: Sequence[Bug], describe: Callable[[str], str | None] | None = None) -> Table:
+    """Each fault code: components, bugs holding it, share of components, simulable components, per benchmark."""
+    kept = counted(bugs)
+    names = benchmark_names(kept)
+    components: Counter[str] = Counter()
+    holders: Counter[str] = Counter()
+    simulable: Counter[str] = Counter()
+    per_benchmark: dict[str, Counter[str]] = defaultdict(Counter)
+    category: dict[str, str] = {}
+    for bug in kept:
+        for code, flag, cat in zip(bug.codes, bug.simulable, bug.categories, strict=False):
+            components[code] += 1
+            simulable[code] += bool(flag)
+            per_benchmark[bug.benchmark][code] += 1
+            if cat and code not in category:
+                category[code] = cat
+        holders.update(set(bug.codes))
+    total = sum(components.values())
+    describe = describe or (lambda code: None)
+    columns = ["code", "description", "category", "components", "bugs", "share %", "simulable", *names]
+    rows = []
+    for code, n in sorted(components.items(), key=lambda kv: (-kv[1], kv[0])):
+        share = round(100 * n / total, 1) if total else ""
+        row = [code, describe(code) or "", category.get(code, ""), n, holders[code], share, simulable[code]]
+        rows.append(row + [per_benchmark[name][code] for name in names])
+    return Table(
+        "code_frequency",
+        "Fault codes by frequency",
+        columns,
+        rows,
+        "simulable: components DeepCrime can simulate.",
+    )
+
+
+def category_frequency_table(bugs: Sequence[Bug]) -> Table:
+    """Each taxonomy category (the path the components carry): components and bugs."""
+    components: Counter[str] = Counter()
+    holders: Counter[str] = Counter()
+    for bug in counted(bugs):
+        cats = [cat or "(no category)" for cat in bug.categories] or ["(no category)"] * bug.order
+        components.update(cats)
+        holders.update(set(cats))
+    total = sum(components.values())
+    rows = [
+        [cat, n, holders[cat], round(100 * n / total, 1) if total else ""]
+        for cat, n in sorted(components.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
+    # top-level categories, the taxonomy's first split
+    top: Counter[str] = Counter()
+    for cat, n in components.items():
+        top[cat.split(" > ")[0]] += n
+    note = "Top level: " + ", ".join(f"{k} {v}" for k, v in top.most_common())
+    return Table(
+        "category_frequency",
+        "Taxonomy categories by frequency",
+        ["category", "components", "bugs", "share %"],
+        rows,
+        note,
+    )
+
+
+def order_distribution_table(figures: Sequence[BenchmarkFigures]) -> Table:
+    """Number of bugs of each order, per benchmark (the order histogram's data)."""
+    top = max((max(f.orders, default=0) for f in figures), default=0)
+    columns = ["order", *(f.name for f in figures)]
+    rows = [[k, *(f.orders.get(k, 0) for f in figures)] for k in range(1, top + 1)]
+    return Table("order_distribution", "Bugs by order", columns, rows)
+
+
+def order0_table(bugs: Sequence[Bug]) -> Table:
+    """Bugs left with no fault component (after the noise rules): not counted in Tables 3 and 4."""
+    rows = [[bug.id, bug.benchmark] for bug in bugs if bug.ok and bug.order == 0]
+    return Table(
+        "order0", "Order-0 bugs (no fault component; not in the tables above)", ["id", "benchmark"], rows
+    )
+
+
+def errors_table(bugs: Sequence[Bug], problems: Sequence[Any] = ()) -> Table:
+    """Error rows of the results, and input lines the report could not read."""
+    rows: list[list[Any]] = [[bug.id, bug.benchmark, bug.error or ""] for bug in bugs if not bug.ok]
+    rows += [[f"line {p.line}", "", f"unreadable: {p.message}"] for p in problems]
+    return Table(
+        "errors", "Errors (classify failed or the line could not be read)", ["id", "benchmark", "error"], rows
+    )
+
+
+def _data_class(bug: Bug, side: str) -> str:
+    info = bug.data.get(side) if isinstance(bug.data, dict) else None
+    value = info.get("class") if isinstance(info, dict) else None
+    return str(value) if value in ("real", "fake") else "unknown"
+
+
+def _data_name(bug: Bug, side: str) -> str | None:
+    info = bug.data.get(side) if isinstance(bug.data, dict) else None
+    name = info.get("dataset") if isinstance(info, dict) else None
+    return str(name) if name else None
+
+
+def training_data_tables(bugs: Sequence[Bug]) -> list[Table]:
+    """RQ2: the class of the training data (real / fake / unknown) per side and benchmark, and datasets.
+
+    Only bugs whose row carries ``data`` are counted; returns no table when none does.
+    """
+    with_data = [bug for bug in bugs if bug.ok and bug.data]
+    if not with_data:
+        return []
+    names = benchmark_names(with_data)
+    rows = []
+    for name in [*names, ALL]:
+        group = [b for b in with_data if name in (ALL, b.benchmark)]
+        row: list[Any] = [name, len(group)]
+        for side in ("buggy", "fixed"):
+            classes = Counter(_data_class(b, side) for b in group)
+            row += [classes["real"], classes["fake"], classes["unknown"]]
+        both_real = sum(1 for b in group if _data_class(b, "buggy") == _data_class(b, "fixed") == "real")
+        row += [both_real, pct_half_up(both_real, len(group))]
+        rows.append(row)
+    columns = ["benchmark", "bugs", "buggy real", "buggy fake", "buggy unknown", "fixed real", "fixed fake"]
+    columns += ["fixed unknown", "both real", "both real %"]
+    summary = Table(
+        "training_data",
+        "Training data (RQ2): class per side",
+        columns,
+        rows,
+        "real: a known dataset or data made by a meaningful procedure; fake: random or placeholder arrays.",
+    )
+    datasets: Counter[str] = Counter()
+    classes: dict[str, str] = {}
+    for bug in with_data:
+        name = _data_name(bug, "buggy") or _data_name(bug, "fixed")
+        if name:
+            datasets[name] += 1
+            classes.setdefault(name, _data_class(bug, "buggy"))
+    dataset_rows = [
+        [name, n, classes[name]] for name, n in sorted(datasets.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
+    named = Table(
+        "datasets", "Datasets used (buggy side, else fixed)", ["dataset", "bugs", "class"], dataset_rows
+    )
+    return [summary, named]
+
+
+def combinations_table(
+    bugs: Sequence[Bug], min_support: int, limit: int = 50, simulable_only: bool = False
+) -> tuple[Table, list[Combination]]:
+    """Frequent fault-code multisets of order 2 to 6 (support = bugs containing the multiset)."""
+    code_lists = [
+        [code for code, flag in zip(bug.codes, bug.simulable, strict=False) if flag or not simulable_only]
+        for bug in counted(bugs)
+    ]
+    combos = frequent_combinations(code_lists, min_order=2, max_order=6, min_support=min_support)
+    multi = sum(1 for codes in code_lists if len(codes) >= 2)
+    rows = [
+        [str(c), c.order, c.support, round(100 * c.support / multi, 1) if multi else ""]
+        for c in combos[:limit]
+    ]
+    kind = "simulable components only" if simulable_only else "all components"
+    name = "combinations_simulable" if simulable_only else "combinations"
+    title = f"Frequent fault-code combinations ({kind})"
+    note = (
+        f"Multisets of 2-6 codes held by at least {min_support} bug(s); {len(combos)} found"
+        + (f", the first {limit} shown" if len(combos) > limit else "")
+        + f". share %: of the {multi} bugs with two or more such codes."
+    )
+    return Table(name, title, ["combination", "order", "support", "share %"], rows, note), combos
+
+
+def cooccurrence_table(graph: nx.Graph) -> Table:
+    """Pairs of codes in the same bug, by number of bugs (a code with itself: repeated in one bug)."""
+    rows = sorted(
+        ([min(u, v), max(u, v), d["weight"]] for u, v, d in graph.edges(data=True)),
+        key=lambda r: (-r[2], r[0], r[1]),
+    )
+    return Table(
+        "cooccurrence", "Co-occurrence of fault codes within bugs", ["code a", "code b", "bugs"], rows
+    )
+
+
+def bug_cooccurrence_graph(bugs: Sequence[Bug]) -> nx.Graph:
+    """The co-occurrence graph of the counted bugs (see :func:`mutreal.mining.cooccurrence_graph`)."""
+    return cooccurrence_graph([bug.codes for bug in counted(bugs)])
