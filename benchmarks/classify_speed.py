@@ -1,0 +1,81 @@
+"""Speed of `mutreal classify --manifest` relative to only parsing the same files with LibCST.
+
+Prints the wall time of one `mutreal classify --manifest M --out FILE` process (start-up included),
+the time to only `libcst.parse_module` every file of the manifest in one process, and their ratio.
+Target: ratio <= 3.0 on the dev corpus.
+
+usage: python benchmarks/classify_speed.py [MANIFEST] [--jobs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def manifest_files(manifest: Path) -> list[Path]:
+    files = []
+    with open(manifest, newline="", encoding="utf-8-sig") as handle:
+        for row in csv.DictReader(handle):
+            for side in ("buggy", "fixed"):
+                for p in (row.get(side) or "").split(";"):
+                    if p.strip():
+                        path = Path(p.strip())
+                        files.append(path if path.is_absolute() else manifest.parent / path)
+    return files
+
+
+def parse_only_seconds(files: list[Path]) -> float:
+    """Time to read and libcst.parse_module every file (files that do not parse count as read)."""
+    code = (
+        "import sys, time, libcst\n"
+        "start = time.perf_counter()\n"
+        "for p in sys.argv[1:]:\n"
+        "    try:\n"
+        "        libcst.parse_module(open(p, 'rb').read().decode('utf-8', 'replace'))\n"
+        "    except Exception:\n"
+        "        pass\n"
+        "print(time.perf_counter() - start)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, *map(str, files)], capture_output=True, text=True, check=True
+    )
+    return float(out.stdout.strip())
+
+
+def classify_seconds(manifest: Path, jobs: int) -> tuple[float, int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "results.jsonl"
+        cmd = [sys.executable, "-m", "mutreal", "classify", "--manifest", str(manifest), "--out", str(out)]
+        if jobs > 1:
+            cmd += ["--jobs", str(jobs)]
+        start = time.perf_counter()
+        subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "TQDM_DISABLE": "1"})
+        seconds = time.perf_counter() - start
+        rows = sum(1 for line in out.open() if line.strip()) if out.exists() else 0
+    return seconds, rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("manifest", nargs="?", default="/work/dev/manifest.csv")
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args()
+    manifest = Path(args.manifest)
+    files = manifest_files(manifest)
+    parse = parse_only_seconds(files)
+    total, rows = classify_seconds(manifest, args.jobs)
+    print(f"files: {len(files)}  bugs classified: {rows}")
+    print(f"libcst.parse_module only: {parse:.2f} s")
+    print(f"mutreal classify --manifest (jobs={args.jobs}, start-up included): {total:.2f} s")
+    print(f"ratio: {total / parse:.2f} (target <= 3.0)")
+
+
+if __name__ == "__main__":
+    main()
