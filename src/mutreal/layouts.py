@@ -30,6 +30,10 @@ given instead):
     ``Github/<cause>-<n>/<project>-buggy/**.py`` vs ``-fix/`` (raw TensorFlow; ids
     ``TFBugs2018-SO:<cause>-<n>/<SO id>`` and ``TFBugs2018-GH:<cause>-<n>/<project>``; source of a
     GitHub bug: the first URL of the case's ``readme.md``).
+``pairs``
+    any ``<bug>/buggy/**.py`` vs ``<bug>/fixed/**.py`` at any depth under ROOT, id = the bug
+    folder's path with ``:`` between parts (mutreal's own corpus; the dev corpus's
+    ``corpus/<set>/<id>``, whose ids this reproduces).
 
 Which files are listed: files of the two sides are paired by their path relative to the side's
 root; a side lists its ``.py`` files whose content differs from their partner, a file present on
@@ -330,6 +334,20 @@ def _tfbugs2018(root: Path) -> Iterator[_Candidate]:
         raise LayoutError(f"{root}: no StackOverflow|Github/<cause>-<n>/<name>-buggy folder (TFBugs2018)")
 
 
+def _pairs(root: Path, benchmark: str | None = None) -> Iterator[_Candidate]:
+    """Any folder holding ``buggy/`` and ``fixed/`` (at any depth) is a bug; its id is its path
+    relative to ROOT with ``:`` between parts, so ``corpus/DeepFD/31556268`` under ``corpus`` is
+    ``DeepFD:31556268`` (the dev corpus's ids) and ``k1-iris-ach`` is ``k1-iris-ach``."""
+    bugs = sorted({p.parent for p in root.rglob("buggy") if p.is_dir() and (p.parent / "fixed").is_dir()})
+    if not bugs:
+        raise LayoutError(f"{root}: no <bug>/buggy + <bug>/fixed folders (pairs)")
+    for bug in bugs:
+        rel = bug.relative_to(root).parts
+        bug_id = ":".join(rel) if rel else root.name
+        name = benchmark or (rel[0].split("-")[0] if len(rel) > 1 else root.name)
+        yield _Candidate(bug_id, name, _py_files(bug / "buggy"), _py_files(bug / "fixed"))
+
+
 #: layout name -> reader; the names ``mutreal manifest --layout`` accepts
 LAYOUTS: dict[str, Callable[..., Iterator[_Candidate]]] = {
     "deeplocalize": _deeplocalize,
@@ -337,6 +355,7 @@ LAYOUTS: dict[str, Callable[..., Iterator[_Candidate]]] = {
     "defects4ml": _defects4ml,
     "sfdata": _sfdata,
     "tfbugs2018": _tfbugs2018,
+    "pairs": _pairs,
 }
 
 
@@ -378,10 +397,13 @@ def scan_layout(
     all_files: bool = False,
     keras_only: bool = False,
     parsable_only: bool = False,
+    benchmark: str | None = None,
 ) -> LayoutScan:
     """Read the benchmark tree ``root`` in the named layout into pairs (and skipped bugs).
 
-    ``buggy`` only matters for SFData (``original``: as posted; ``context``: completed). Raises
+    ``buggy`` only matters for SFData (``original``: as posted; ``context``: completed);
+    ``benchmark`` names the benchmark of a ``pairs`` tree (default: the first folder's name up to
+    its first ``-``, or ROOT's name when bugs sit directly under it). Raises
     :class:`LayoutError` when the layout is unknown or the tree does not hold it at all; a single
     bug that cannot be listed is reported in ``skipped`` instead.
     """
@@ -394,7 +416,12 @@ def scan_layout(
     if not root.is_dir():
         raise LayoutError(f"{root}: not a folder")
     reader = LAYOUTS[name]
-    candidates = reader(root, buggy) if name == "sfdata" else reader(root)
+    if name == "sfdata":
+        candidates = reader(root, buggy)
+    elif name == "pairs":
+        candidates = reader(root, benchmark)
+    else:
+        candidates = reader(root)
     scan = LayoutScan(name, root)
     for cand in candidates:
         try:

@@ -179,3 +179,19 @@ def test_cli_paths_relative_to_the_output_file(tmp_path: Path) -> None:
     assert json.loads(as_json.stdout)["pairs"][0]["id"] == "Defects4ML:007"
     scan = scan_layout("defects4ml", bench)
     assert manifest_text(scan.pairs).splitlines()[0] == "id,benchmark,buggy,fixed"
+
+
+def test_pairs(tmp_path: Path) -> None:
+    put(tmp_path, "corpus/SetA-x/12/buggy/p.py", KERAS_BUGGY)
+    put(tmp_path, "corpus/SetA-x/12/fixed/p.py", KERAS_FIXED)
+    put(tmp_path, "corpus/SetA-x/12/context/p.py", KERAS_BUGGY)  # a third folder is ignored
+    put(tmp_path, "corpus/SetB/7/buggy/p.py", KERAS_BUGGY)
+    put(tmp_path, "corpus/SetB/7/fixed/p.py", KERAS_FIXED)
+    scan = scan_layout("pairs", tmp_path / "corpus")
+    assert ids(scan) == ["SetA-x:12", "SetB:7"]
+    assert [p.benchmark for p in scan.pairs] == ["SetA", "SetB"]
+    own = tmp_path / "own"
+    put(own, "bug-one/buggy/a.py", KERAS_BUGGY)
+    put(own, "bug-one/fixed/a.py", KERAS_FIXED)
+    flat = scan_layout("pairs", own, benchmark="mine")
+    assert ids(flat) == ["bug-one"] and flat.pairs[0].benchmark == "mine"

@@ -36,6 +36,7 @@ from mutreal.layouts import LAYOUTS, LayoutError, detect_layout, manifest_rows, 
 @click.option("--all-files", is_flag=True, help="List every .py file of a side, not only the changed ones.")
 @click.option("--keras-only", is_flag=True, help="Keep only pairs whose changed files use Keras.")
 @click.option("--parsable-only", is_flag=True, help="Keep only pairs whose changed files parse as Python 3.")
+@click.option("--benchmark", default=None, help="pairs layout only: the benchmark column's value.")
 @click.option("--json", "as_json", is_flag=True, help="Print pairs and skipped bugs as JSON on stdout.")
 def manifest(
     layout: str,
@@ -45,13 +46,20 @@ def manifest(
     all_files: bool,
     keras_only: bool,
     parsable_only: bool,
+    benchmark: str | None,
     as_json: bool,
 ) -> None:
     """Write the manifest (id,benchmark,buggy,fixed[,source,symptom,dataset,bug_type]) of the
     benchmark tree ROOT. Bugs that give no pair are listed on stderr with the reason."""
     try:
         scan = scan_layout(
-            layout, root, buggy=buggy, all_files=all_files, keras_only=keras_only, parsable_only=parsable_only
+            layout,
+            root,
+            buggy=buggy,
+            all_files=all_files,
+            keras_only=keras_only,
+            parsable_only=parsable_only,
+            benchmark=benchmark,
         )
     except LayoutError as exc:
         guess = detect_layout(root)
