@@ -34,6 +34,7 @@ from mutreal.labelsfile import (
     is_labels_file,
     read_labels,
     read_results,
+    unknown_codes,
 )
 
 
@@ -181,6 +182,8 @@ class Agreement:
     unlabelled: list[str] = field(default_factory=list)
     problems: list[ReadProblem] = field(default_factory=list)
     by_benchmark: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: codes of either side that are not fault codes of the taxonomy -> bug ids (typos, free text)
+    unknown: dict[str, list[str]] = field(default_factory=dict)
 
     # --- the scoring script's figures -------------------------------------------------------------
     @property
@@ -270,6 +273,7 @@ class Agreement:
             "not_ok": self.not_ok,
             "unlabelled": self.unlabelled,
             "problems": [p.to_dict() for p in self.problems],
+            "unknown_codes": self.unknown,
         }
 
     @classmethod
@@ -285,6 +289,7 @@ class Agreement:
             unlabelled=list(d.get("unlabelled", [])),
             problems=[ReadProblem.from_dict(p) for p in d.get("problems", [])],
             by_benchmark=d.get("by_benchmark", {}),
+            unknown=d.get("unknown_codes", {}),
         )
 
 
@@ -430,13 +435,23 @@ def agree_files(compared_path: str | Path, labels_path: str | Path) -> Agreement
     """
     reference = read_labels(labels_path)
     if is_labels_file(compared_path):
-        other = [Annotation.from_label(b) for b in read_labels(compared_path)]
-        return compare(reference, other, mode="labels")
+        second = read_labels(compared_path)
+        agreement = compare(reference, [Annotation.from_label(b) for b in second], mode="labels")
+        agreement.unknown = _unknown(reference + second)
+        return agreement
     problems: list[ReadProblem] = []
     rows = read_results(compared_path, problems)
     agreement = compare(reference, [Annotation.from_result(r) for r in rows], mode="results")
     agreement.problems = problems
+    agreement.unknown = _unknown(reference)
     return agreement
+
+
+def _unknown(bugs: list[LabelledBug]) -> dict[str, list[str]]:
+    try:
+        return unknown_codes(bugs)
+    except (OSError, ValueError, KeyError):  # no shipped taxonomy: nothing to check against
+        return {}
 
 
 def _fmt(x: float | None) -> str:
@@ -458,6 +473,14 @@ def format_agreement(agreement: Agreement, max_bugs: int = 200) -> str:
     ]
     if agreement.problems:
         lines.append(f"  unreadable result lines: {', '.join(str(p.line) for p in agreement.problems)}")
+    if agreement.unknown:
+        lines.append(
+            "  labels with codes that are not fault codes: "
+            + "; ".join(
+                f"{code} ({', '.join(ids[:3])}{'...' if len(ids) > 3 else ''})"
+                for code, ids in agreement.unknown.items()
+            )
+        )
     if agreement.by_benchmark:
         lines += ["", "benchmark        bugs  precision  recall  exact  flags"]
         for name, b in agreement.by_benchmark.items():

@@ -395,3 +395,25 @@ def read_results(path: str | Path, problems: list[ReadProblem] | None = None) ->
 def results_by_id(rows: Iterable[ResultRow]) -> dict[str, ResultRow]:
     """id -> row, the last row winning, as in the scoring script."""
     return {row.id: row for row in rows}
+
+
+def unknown_codes(bugs: Iterable[LabelledBug], known: Iterable[str] | None = None) -> dict[str, list[str]]:
+    """Codes of the labels that are not fault codes (typos, free text with no alias): code -> bug ids.
+
+    ``known`` defaults to the shipped taxonomy's codes and aliases; a labelling tool shows these
+    so that "LHC" is fixed in the labels instead of silently counting as a code of its own.
+    """
+    if known is None:
+        from mutreal.taxonomy import load_taxonomy
+
+        taxonomy = load_taxonomy()
+        is_known = taxonomy.has_code
+    else:
+        names = {k.strip().upper() for k in known}
+        is_known = names.__contains__
+    out: dict[str, list[str]] = {}
+    for bug in bugs:
+        for code in bug.codes:
+            if not is_known(code):
+                out.setdefault(code, []).append(bug.id)
+    return out

@@ -172,7 +172,7 @@ def test_two_labellers(tmp_path: Path) -> None:
     ag = agree_files(second, first)
     assert ag.mode == "labels"
     assert ag.score_line()["precision"] == round(2 / 3, 3) and ag.exact == 0.5
-    assert ag.flag_agreement == 0.5 and ag.unlabelled == ["r"]
+    assert ag.flag_agreement == 0.5 and ag.unlabelled == ["r"] and ag.unknown == {"X": ["r"]}
     assert [b.predicted_text for b in ag.bugs] == ["ACH, HNE", "LCN"]
     assert "labeller B" in CliRunner().invoke(agree, [str(second), str(first)]).stdout
 

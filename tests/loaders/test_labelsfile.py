@@ -131,3 +131,11 @@ def test_flags_match_the_scoring_script(score_module, cell: str, n: int) -> None
     assert (ours is None) == (theirs is None)
     if ours is not None:
         assert list(ours) == [f == "Y" for f in theirs]
+
+
+def test_unknown_codes() -> None:
+    from mutreal.labelsfile import unknown_codes
+
+    bugs = [LabelledBug("a", ["ACH", "LHC"]), LabelledBug("b", ["LHC", "HNE"])]
+    assert unknown_codes(bugs, known=["ACH", "HNE"]) == {"LHC": ["a", "b"]}
+    assert unknown_codes(bugs) == {"LHC": ["a", "b"]}  # the shipped taxonomy
