@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from mutreal.model import (
+    DATA_ROLES,
     Compile,
     DataOp,
     DataVar,
@@ -392,6 +393,14 @@ def _diff_layer_args(
             or (f.activation is not None and f.activation.is_opaque)
         ):
             change = "added" if ba == "linear" else "removed" if fa == "linear" else "changed"
+            # decision ACH-vs-layer: an Activation *layer* present on one side only, with no activation
+            # at all on the other, is a missing (LRM) or redundant (LAD) layer, e.g. a softmax layer
+            if change == "added" and len(f.sources) > 1:
+                out.append(_activation_layer_component(mi, f, "layer.missing", "added"))
+                return _diff_layer_args_rest(out, sides, mi, li, b, f)
+            if change == "removed" and len(b.sources) > 1:
+                out.append(_activation_layer_component(mi, b, "layer.redundant", "removed"))
+                return _diff_layer_args_rest(out, sides, mi, li, b, f)
             out.append(
                 _component(
                     layer_path(mi, li, "activation"),
@@ -406,6 +415,37 @@ def _diff_layer_args(
                     layer_type=fl.cls,
                 )
             )
+    _diff_layer_args_rest(out, sides, mi, li, b, f)
+
+
+def _activation_layer_component(mi: int, fold: FoldedLayer, kind: str, change: str) -> FaultComponent:
+    act_layer = fold.layer
+    # the Activation layer itself is the last source of the folded layer
+    return _component(
+        layer_path(mi, fold.sources[-1]),
+        kind,
+        change,
+        None if change == "added" else _act_text(fold),
+        _act_text(fold) if change == "added" else None,
+        (None, None)
+        if change == "added"
+        else (act_layer.file, fold.activation.line if fold.activation else None),
+        (act_layer.file, fold.activation.line if fold.activation else None)
+        if change == "added"
+        else (None, None),
+        layer_type=f"Activation({_act_name(fold.activation)})",
+    )
+
+
+def _act_text(fold: FoldedLayer) -> str:
+    return f"Activation({_short(fold.activation)})"
+
+
+def _diff_layer_args_rest(
+    out: list[FaultComponent], sides: _Sides, mi: int, li: int, b: FoldedLayer, f: FoldedLayer
+) -> None:
+    bl, fl = b.layer, f.layer
+    b_loc, f_loc = (bl.file, bl.line), (fl.file, fl.line)
     keys = (set(bl.args) | set(fl.args)) - IGNORED_LAYER_ARGS - {"activation"}
     seen_kinds: set[str] = set()
     is_bn = bl.cls == "BatchNormalization"
@@ -745,8 +785,16 @@ def _align_ops(b: list[DataOp], f: list[DataOp]) -> list[tuple[int | None, int |
 
 
 def _diff_data(out: list[FaultComponent], sides: _Sides) -> None:
+    """Preprocessing differences of every data role, as at most one CPP component per file pair.
+
+    The study wrote CPP once per bug however many steps the fix touched (decision CPP-once): the
+    component names the first changed step and counts the others in ``detail['steps']``.
+    """
     bdata, fdata = sides.buggy.data, sides.fixed.data
-    for role in ("x_train", "y_train"):
+    found: list[FaultComponent] = []
+    roles = [r for r in DATA_ROLES if r in bdata or r in fdata]
+    roles += sorted((set(bdata) | set(fdata)) - set(roles))
+    for role in roles:
         bv: DataVar | None = bdata.get(role)
         fv: DataVar | None = fdata.get(role)
         bops = bv.preprocess if bv else []
@@ -761,12 +809,10 @@ def _diff_data(out: list[FaultComponent], sides: _Sides) -> None:
             else:
                 change = "added" if b is None else "removed"
             op = (f or b).op  # type: ignore[union-attr]
-            if op not in _CPP_OPS and op not in ("slice", "train_test_split"):
-                continue
-            if op in ("slice", "train_test_split"):
-                continue  # splits of the data set are set-up, rarely the fault; see decisions.csv
+            if op not in _CPP_OPS:
+                continue  # slices and splits of the data set are set-up (decision data-split-noise)
             index = bi if bi is not None else fj
-            out.append(
+            found.append(
                 _component(
                     data_path(role, "preprocess", index or 0),
                     "data.preprocess",
@@ -779,6 +825,10 @@ def _diff_data(out: list[FaultComponent], sides: _Sides) -> None:
                     role=role,
                 )
             )
+    if found:
+        first = found[0]
+        first.detail["steps"] = len(found)
+        out.append(first)
 
 
 def _ops_equal(a: DataOp, b: DataOp) -> bool:
