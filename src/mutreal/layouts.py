@@ -24,7 +24,8 @@ given instead):
     completed buggy program) and ``_ground_truth.py`` (fixed), ids ``SFData-<set>:<SO id>``. The
     pair is selected on context vs ground truth (the benchmark's own pair); the buggy side is the
     posted program by default (the realism study labelled against it) or, with
-    ``buggy="context"``, the completed one. Sets without a ground truth (ISSTA2018) give no pairs.
+    ``buggy="context"``, the completed one, whose ``source_buggy`` is then the posted program (so
+    ``mutreal correspond --manifest`` checks the completion against the post). Sets without a ground truth (ISSTA2018) give no pairs.
 ``tfbugs2018``
     ``StackOverflow/<cause>-<n>/<SO id>-buggy/**.py`` vs ``<SO id>-fix/`` and
     ``Github/<cause>-<n>/<project>-buggy/**.py`` vs ``-fix/`` (raw TensorFlow; ids
@@ -61,7 +62,9 @@ from typing import Any, TextIO
 
 #: manifest columns in the order they are written (optional ones only when some pair has them)
 REQUIRED_COLUMNS = ("id", "benchmark", "buggy", "fixed")
-OPTIONAL_COLUMNS = ("source", "symptom", "dataset", "bug_type")
+OPTIONAL_COLUMNS = ("source", "symptom", "dataset", "bug_type", "source_buggy", "source_fixed")
+#: optional columns that hold file paths (made relative like buggy/fixed)
+_PATH_COLUMNS = ("source_buggy", "source_fixed")
 
 _KERAS = re.compile(
     rb"^[ \t]*(?:(?:import|from)[ \t]+(?:tensorflow(?:\.python)?\.)?keras\b"
@@ -89,6 +92,9 @@ class BenchmarkPair:
     symptom: str | None = None
     dataset: str | None = None
     bug_type: str | None = None
+    #: files of the source a side was made from (``mutreal correspond --manifest`` compares them)
+    source_buggy: list[Path] = field(default_factory=list)
+    source_fixed: list[Path] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -100,6 +106,8 @@ class BenchmarkPair:
             "symptom": self.symptom,
             "dataset": self.dataset,
             "bug_type": self.bug_type,
+            "source_buggy": [str(p) for p in self.source_buggy],
+            "source_fixed": [str(p) for p in self.source_fixed],
         }
 
     @classmethod
@@ -113,6 +121,8 @@ class BenchmarkPair:
             symptom=d.get("symptom"),
             dataset=d.get("dataset"),
             bug_type=d.get("bug_type"),
+            source_buggy=[Path(p) for p in d.get("source_buggy", [])],
+            source_fixed=[Path(p) for p in d.get("source_fixed", [])],
         )
 
 
@@ -172,6 +182,7 @@ class _Candidate:
     bug_type: str | None = None
     #: replaces the buggy side after selection (SFData: the program as posted)
     buggy_override: list[Path] | None = None
+    source_buggy: list[Path] = field(default_factory=list)
     problem: str | None = None
 
 
@@ -305,6 +316,8 @@ def _sfdata(root: Path, buggy: str = "original") -> Iterator[_Candidate]:
                 cand.buggy_override = [files["original"]]
             else:
                 cand.problem = "no s<id>_original.py (the program as posted)"
+        elif "original" in files:
+            cand.source_buggy = [files["original"]]  # the completed program's source: the post
         yield cand
 
 
@@ -455,6 +468,7 @@ def scan_layout(
                 cand.symptom,
                 cand.dataset,
                 cand.bug_type,
+                source_buggy=cand.source_buggy,
             )
         )
     scan.pairs.sort(key=lambda p: p.id)
@@ -505,7 +519,9 @@ def manifest_rows(pairs: list[BenchmarkPair], relative_to: str | Path | None = N
         }
         for column in OPTIONAL_COLUMNS:
             value = getattr(pair, column)
-            if column == "dataset" and value and Path(value).exists():
+            if column in _PATH_COLUMNS:
+                value = ";".join(_path_text(p, base) for p in value)
+            elif column == "dataset" and value and Path(value).exists():
                 value = _path_text(Path(value), base)
             row[column] = value or ""
         rows.append(row)

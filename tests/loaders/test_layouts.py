@@ -127,6 +127,11 @@ def test_sfdata(tmp_path: Path) -> None:
     completed = scan_layout("sfdata", tmp_path, buggy="context")
     assert ids(completed) == ["SFData-ICSE2020:456", "SFData-StackOverflow:123"]
     assert completed.pairs[1].buggy[0].name == "s123_context.py"
+    assert [p.name for p in completed.pairs[1].source_buggy] == ["s123_original.py"]
+    assert completed.pairs[0].source_buggy == []
+    header, first, second = manifest_text(completed.pairs, relative_to=tmp_path).splitlines()
+    assert header == "id,benchmark,buggy,fixed,source,source_buggy"
+    assert second.endswith(",SFData/StackOverflow/s123_original.py") and first.endswith(",")
 
 
 def test_tfbugs2018(tmp_path: Path) -> None:
