@@ -1,0 +1,67 @@
+"""The shipped data travels inside the wheel and is found from an installed copy, not the checkout."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+SHIPPED = {
+    "taxonomy": ["tree.yaml", "fault_codes.csv", "fault_code_leaves.csv", "datasets.csv", "README.md"],
+    "operators": ["deepcrime.yaml", "combinations.csv", "README.md"],
+}
+
+PROBE = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import mutreal
+from mutreal.resources import data_dir
+from mutreal.taxonomy import load_taxonomy
+from mutreal.catalogue import load_catalogue, load_combinations
+from mutreal.datasets import known_datasets
+t = load_taxonomy()
+print(json.dumps({
+    "module": mutreal.__file__,
+    "taxonomy_dir": str(data_dir("taxonomy")),
+    "leaves": t.leaf_count, "codes": len(t.fault_codes), "uncertain": len(t.uncertain_leaves()),
+    "operators": len(load_catalogue()), "combinations": len(load_combinations()),
+    "datasets": len(known_datasets()),
+}))
+"""
+
+
+@pytest.mark.slow
+def test_wheel_ships_the_data_and_an_install_finds_it(tmp_path):
+    wheels = tmp_path / "wheels"
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
+        capture_output=True,
+        text=True,
+    )
+    if build.returncode != 0:
+        pytest.skip(f"cannot build a wheel here (no build backend?): {build.stderr[-300:]}")
+    (wheel,) = wheels.glob("mutreal-*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        for folder, files in SHIPPED.items():
+            for name in files:
+                member = f"mutreal/_data/{folder}/{name}"
+                assert member in names, member
+                assert zf.read(member) == (ROOT / folder / name).read_bytes(), member
+        site = tmp_path / "site"
+        zf.extractall(site)  # a pure-Python wheel installs by unpacking
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    run = subprocess.run(
+        [sys.executable, "-c", PROBE, str(site)], cwd=elsewhere, capture_output=True, text=True, check=True
+    )
+    got = json.loads(run.stdout)
+    assert Path(got["module"]).is_relative_to(site), got["module"]
+    assert Path(got["taxonomy_dir"]) == site / "mutreal" / "_data" / "taxonomy"
+    assert (got["leaves"], got["codes"], got["uncertain"], got["operators"]) == (93, 56, 4, 24)
+    assert got["combinations"] > 0 and got["datasets"] > 30
