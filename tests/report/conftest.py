@@ -112,3 +112,9 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
 def synthetic_results(tmp_path: Path) -> Path:
     """A results JSONL of 120 synthetic bugs over three benchmarks."""
     return write_jsonl(tmp_path / "results.jsonl", synthetic_rows(120))
+
+
+@pytest.fixture(scope="session")
+def make_rows():
+    """The synthetic row builder (tests import no conftest module under importlib mode)."""
+    return synthetic_rows
