@@ -1,0 +1,32 @@
+"""LibCST -> :class:`~mutreal.model.ProgramModel`.
+
+``extract_model`` runs one pass (:class:`~mutreal.extract.walker.Walker`) over an already parsed
+module: import/alias resolution (:mod:`.names`), constant folding (:mod:`.constants`), layers
+(:mod:`.layers`), compile/fit (:mod:`.training`) and data (:mod:`.data`). It never raises on odd
+programs: what it cannot follow becomes opaque values or notes in the model. ``extract_source``
+parses text first (syntax errors propagate as ``libcst.ParserSyntaxError``).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from mutreal.model import ProgramModel
+
+__all__ = ["extract_model", "extract_source"]
+
+
+def extract_model(module: cst.Module, path: str = "<string>", era: str | None = None) -> ProgramModel:
+    """Build the program model of a parsed module.
+
+    ``path`` is recorded on every element; ``era`` (``keras1``/``keras2``/``tf2``/``keras3``)
+    overrides the detected API era (the evidence then says so).
+    """
+    from mutreal.extract.walker import Walker
+
+    return Walker(module, path, era).run()
+
+
+def extract_source(text: str, path: str = "<string>", era: str | None = None) -> ProgramModel:
+    """Parse ``text`` with LibCST and extract its program model."""
+    return extract_model(cst.parse_module(text), path, era)

@@ -1,0 +1,166 @@
+"""Import and alias resolution in the extractor's single pass.
+
+LibCST's ``QualifiedNameProvider`` builds full scope analysis, which costs more than the parse.
+Keras programs import at module level and use dotted names, so a table of local alias -> dotted
+name, filled as import statements are met, resolves ``tf.keras.layers.Dense``, ``K.layers.Dense``
+or ``Dense`` (``from keras.layers import Dense``) to ``tensorflow.keras.layers.Dense`` /
+``keras.layers.Dense``. Star imports from a Keras module make its known names resolvable too, and
+(pasted snippets often lack imports) a bare known Keras name with no import at all still resolves.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from mutreal import keras_api
+
+#: modules whose import decides the framework of a program
+_TF_ROOTS = ("tensorflow",)
+_TORCH_ROOTS = ("torch",)
+_OTHER_DL_ROOTS = ("mxnet", "chainer", "caffe", "theano", "lasagne", "paddle", "jax", "flax", "cntk")
+
+#: short Keras names always resolvable (models)
+_MODEL_NAMES = {"Sequential": "keras.models.Sequential", "Model": "keras.models.Model"}
+
+
+def dotted(node: cst.BaseExpression) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _module_name(node: cst.BaseExpression | None) -> str:
+    if node is None:
+        return ""
+    return dotted(node) or ""
+
+
+class ImportTable:
+    """Local names bound by imports -> fully dotted names, plus what the imports say about the program."""
+
+    def __init__(self) -> None:
+        self.aliases: dict[str, str] = {}
+        self.star_modules: list[str] = []
+        self.modules: list[str] = []  # every imported module, in order
+
+    def add(self, node: cst.Import | cst.ImportFrom) -> None:
+        """Record one import statement."""
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                full = _module_name(alias.name)
+                self.modules.append(full)
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    self.aliases[alias.asname.name.value] = full
+                else:
+                    root = full.split(".")[0]
+                    self.aliases.setdefault(root, root)
+            return
+        if node.relative:
+            return
+        module = _module_name(node.module)
+        self.modules.append(module)
+        if isinstance(node.names, cst.ImportStar):
+            self.star_modules.append(module)
+            return
+        for alias in node.names:
+            name = _module_name(alias.name)
+            local = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            self.aliases[local] = f"{module}.{name}" if module else name
+
+    def resolve(self, node: cst.BaseExpression) -> str | None:
+        """Full dotted name of a Name/Attribute chain (aliases replaced), else None."""
+        name = dotted(node)
+        if name is None:
+            return None
+        return self.resolve_name(name)
+
+    def resolve_name(self, name: str) -> str:
+        """Replace the first component of dotted ``name`` by what it was imported as."""
+        head, _, rest = name.partition(".")
+        full = self.aliases.get(head)
+        if full is None:
+            full = self._star_or_known(head)
+        if full is None:
+            return name
+        return f"{full}.{rest}" if rest else full
+
+    def _star_or_known(self, head: str) -> str | None:
+        for module in self.star_modules:
+            part = keras_api.keras_module_part(module + ".")
+            if part is None:
+                continue
+            if keras_api.is_layer(head) or head in _MODEL_NAMES or keras_api.canonical_optimizer(head):
+                return f"{module}.{head}"
+            if head in keras_api.CALLBACKS or head == "to_categorical":
+                return f"{module}.{head}"
+        # pasted snippets without imports: a known Keras class name is taken as Keras
+        if head in _MODEL_NAMES:
+            return _MODEL_NAMES[head]
+        if keras_api.is_layer(head) and head[:1].isupper():
+            return f"keras.layers.{head}"
+        return None
+
+    def is_bound(self, name: str) -> bool:
+        return name.partition(".")[0] in self.aliases
+
+    # -- framework and era evidence ---------------------------------------------------------------
+    def uses(self, roots: tuple[str, ...]) -> bool:
+        return any(m == r or m.startswith(r + ".") for m in self.modules for r in roots)
+
+    def keras_modules(self) -> list[str]:
+        """Imported modules that are Keras (any packaging)."""
+        out = []
+        for m in self.modules:
+            if keras_api.keras_module_part(m) is not None or keras_api.keras_module_part(m + ".") is not None:
+                out.append(m)
+        # ``from tensorflow import keras`` imports tensorflow.keras
+        for _local, full in self.aliases.items():
+            if full in keras_api.KERAS_ROOTS and full not in out:
+                out.append(full)
+        return out
+
+
+def framework_of(imports: ImportTable, keras_seen: bool) -> str:
+    """``keras`` / ``tensorflow`` / ``pytorch`` / ``other`` / ``none`` from imports and what was built."""
+    if keras_seen or imports.keras_modules():
+        return "keras"
+    if imports.uses(_TF_ROOTS):
+        return "tensorflow"
+    if imports.uses(_TORCH_ROOTS):
+        return "pytorch"
+    if imports.uses(_OTHER_DL_ROOTS):
+        return "other"
+    return "none"
+
+
+def era_from_imports(imports: ImportTable) -> tuple[str | None, list[str]]:
+    """Era suggested by the imports alone (None when they do not decide) and the evidence."""
+    evidence: list[str] = []
+    kmods = imports.keras_modules()
+    tf_keras = [m for m in kmods if m.startswith(("tensorflow", "tf_keras"))]
+    standalone = [m for m in kmods if m == "keras" or m.startswith("keras.")]
+    if any(
+        m.startswith(("keras.ops", "keras.src", "keras_core", "keras.saving", "keras.random")) for m in kmods
+    ):
+        evidence.append("imports Keras 3 only modules")
+        return "keras3", evidence
+    if tf_keras and not standalone:
+        evidence.append(f"imports {tf_keras[0]} (tf.keras)")
+        return "tf2", evidence
+    if standalone:
+        evidence.append(f"imports standalone {standalone[0]}")
+        if any(".legacy" in m for m in standalone):
+            return "keras2", evidence
+        return None, evidence
+    if imports.uses(_TF_ROOTS):
+        evidence.append("imports tensorflow (tf.keras by attribute)")
+        return "tf2", evidence
+    return None, evidence

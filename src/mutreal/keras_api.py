@@ -1,0 +1,955 @@
+"""Keras knowledge as data: canonical names, legacy spellings and defaults per API era.
+
+Real benchmark programs are written against Keras 1, standalone Keras 2, tf.keras (TF 2) or Keras 3
+and spell the same thing in many ways (``Convolution2D``/``Conv2D``, ``lr``/``learning_rate``,
+``'mse'``/``MeanSquaredError()``). Everything that turns a spelling into one canonical form lives
+here, as tables, so the extractor (``mutreal.extract``) and the modernizer (``mutreal modernize``)
+share it. Nothing here imports Keras or TensorFlow: the values are copied from the documented
+signatures of each era.
+
+Public API
+----------
+- :data:`ERAS`, :data:`DEFAULT_ERA`
+- :func:`canonical_layer`, :func:`is_layer`, :data:`LAYER_ALIASES`, :data:`KNOWN_LAYERS`
+- :func:`canonical_kwarg`, :data:`LEGACY_LAYER_KWARGS`, :data:`LEGACY_OPTIMIZER_KWARGS`,
+  :data:`LEGACY_FIT_KWARGS`, :func:`positional_params`
+- :func:`canonical_optimizer`, :func:`canonical_loss`, :func:`canonical_activation`,
+  :func:`canonical_initializer`, :func:`canonical_regularizer`, :func:`canonical_callback`,
+  :func:`canonical_metric`
+- :func:`default_arg`, :data:`NO_DEFAULT`
+- :func:`keras_module_part` (strip ``tensorflow.keras.``/``keras.`` prefixes)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: Keras API eras mutreal distinguishes. ``keras1``: Keras 1.x (nb_epoch, init=, Convolution2D(f, r, c));
+#: ``keras2``: standalone Keras 2.x (2.0-2.3); ``tf2``: tf.keras / tensorflow.keras in TensorFlow 2.x
+#: (Keras 2 API, TF 2 defaults); ``keras3``: Keras 3 (keras>=3, ``keras.ops``).
+ERAS = ("keras1", "keras2", "tf2", "keras3")
+DEFAULT_ERA = "keras2"
+
+
+class _NoDefault:
+    """Marker: the argument has no default (it is required, or unknown to mutreal)."""
+
+    _instance: _NoDefault | None = None
+
+    def __new__(cls) -> _NoDefault:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "NO_DEFAULT"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+NO_DEFAULT: Any = _NoDefault()
+
+# ---------------------------------------------------------------------------------------------------
+# module paths
+# ---------------------------------------------------------------------------------------------------
+
+#: dotted prefixes under which the Keras API lives (longest first); stripped to get e.g. "layers.Dense"
+KERAS_PREFIXES = (
+    "tensorflow.compat.v1.keras.",
+    "tensorflow.compat.v2.keras.",
+    "tensorflow.python.keras.",
+    "tensorflow.contrib.keras.api.keras.",
+    "tensorflow.contrib.keras.",
+    "tensorflow.keras.",
+    "tensorflow.python.keras",
+    "keras.src.",
+    "keras._tf_keras.keras.",
+    "keras_core.",
+    "tf_keras.",
+    "keras.",
+)
+KERAS_ROOTS = ("keras", "tensorflow.keras", "tensorflow.python.keras", "tf_keras", "keras_core")
+
+
+def keras_module_part(qualname: str) -> str | None:
+    """``tensorflow.keras.layers.Dense`` -> ``layers.Dense``; None when not inside Keras."""
+    if qualname in KERAS_ROOTS:
+        return ""
+    for prefix in KERAS_PREFIXES:
+        if qualname.startswith(prefix):
+            return qualname[len(prefix) :]
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------
+# layers
+# ---------------------------------------------------------------------------------------------------
+
+#: legacy or alternative layer class names -> canonical (Keras 2 / tf.keras) names
+LAYER_ALIASES: dict[str, str] = {
+    "Convolution1D": "Conv1D",
+    "Convolution2D": "Conv2D",
+    "Convolution3D": "Conv3D",
+    "Conv2d": "Conv2D",
+    "AtrousConvolution1D": "Conv1D",
+    "AtrousConvolution2D": "Conv2D",
+    "AtrousConv1D": "Conv1D",
+    "AtrousConv2D": "Conv2D",
+    "Deconvolution2D": "Conv2DTranspose",
+    "Deconvolution3D": "Conv3DTranspose",
+    "Deconv2D": "Conv2DTranspose",
+    "Deconv3D": "Conv3DTranspose",
+    "SeparableConvolution1D": "SeparableConv1D",
+    "SeparableConvolution2D": "SeparableConv2D",
+    "DepthwiseConvolution2D": "DepthwiseConv2D",
+    "MaxPool1D": "MaxPooling1D",
+    "MaxPool2D": "MaxPooling2D",
+    "MaxPool3D": "MaxPooling3D",
+    "AvgPool1D": "AveragePooling1D",
+    "AvgPool2D": "AveragePooling2D",
+    "AvgPool3D": "AveragePooling3D",
+    "GlobalMaxPool1D": "GlobalMaxPooling1D",
+    "GlobalMaxPool2D": "GlobalMaxPooling2D",
+    "GlobalMaxPool3D": "GlobalMaxPooling3D",
+    "GlobalAvgPool1D": "GlobalAveragePooling1D",
+    "GlobalAvgPool2D": "GlobalAveragePooling2D",
+    "GlobalAvgPool3D": "GlobalAveragePooling3D",
+    "CuDNNLSTM": "LSTM",
+    "CuDNNGRU": "GRU",
+    "BatchNorm": "BatchNormalization",
+}
+
+#: canonical layer classes mutreal knows (anything else called in a model is a custom/unknown layer)
+KNOWN_LAYERS: frozenset[str] = frozenset(
+    [
+        "Dense",
+        "Activation",
+        "Dropout",
+        "Flatten",
+        "Reshape",
+        "Permute",
+        "RepeatVector",
+        "Lambda",
+        "ActivityRegularization",
+        "Masking",
+        "SpatialDropout1D",
+        "SpatialDropout2D",
+        "SpatialDropout3D",
+        "Conv1D",
+        "Conv2D",
+        "Conv3D",
+        "Conv1DTranspose",
+        "Conv2DTranspose",
+        "Conv3DTranspose",
+        "SeparableConv1D",
+        "SeparableConv2D",
+        "DepthwiseConv1D",
+        "DepthwiseConv2D",
+        "Cropping1D",
+        "Cropping2D",
+        "Cropping3D",
+        "UpSampling1D",
+        "UpSampling2D",
+        "UpSampling3D",
+        "ZeroPadding1D",
+        "ZeroPadding2D",
+        "ZeroPadding3D",
+        "MaxPooling1D",
+        "MaxPooling2D",
+        "MaxPooling3D",
+        "AveragePooling1D",
+        "AveragePooling2D",
+        "AveragePooling3D",
+        "GlobalMaxPooling1D",
+        "GlobalMaxPooling2D",
+        "GlobalMaxPooling3D",
+        "GlobalAveragePooling1D",
+        "GlobalAveragePooling2D",
+        "GlobalAveragePooling3D",
+        "LocallyConnected1D",
+        "LocallyConnected2D",
+        "SimpleRNN",
+        "GRU",
+        "LSTM",
+        "ConvLSTM1D",
+        "ConvLSTM2D",
+        "ConvLSTM3D",
+        "RNN",
+        "SimpleRNNCell",
+        "GRUCell",
+        "LSTMCell",
+        "StackedRNNCells",
+        "Embedding",
+        "BatchNormalization",
+        "LayerNormalization",
+        "GroupNormalization",
+        "UnitNormalization",
+        "GaussianNoise",
+        "GaussianDropout",
+        "AlphaDropout",
+        "LeakyReLU",
+        "PReLU",
+        "ELU",
+        "ThresholdedReLU",
+        "ReLU",
+        "Softmax",
+        "TimeDistributed",
+        "Bidirectional",
+        "Input",
+        "InputLayer",
+        "Concatenate",
+        "Add",
+        "Multiply",
+        "Average",
+        "Maximum",
+        "Minimum",
+        "Subtract",
+        "Dot",
+        "Merge",
+        "Highway",
+        "MaxoutDense",
+        "Normalization",
+        "Rescaling",
+        "Resizing",
+        "CenterCrop",
+        "RandomFlip",
+        "RandomRotation",
+        "RandomZoom",
+        "RandomTranslation",
+        "RandomCrop",
+        "RandomContrast",
+        "Attention",
+        "AdditiveAttention",
+        "MultiHeadAttention",
+        "Embedding",
+        "Identity",
+        "Wrapper",
+        "TextVectorization",
+        "StringLookup",
+        "IntegerLookup",
+        "CategoryEncoding",
+        "Discretization",
+        "HashedCrossing",
+        "Hashing",
+        "EinsumDense",
+        "Flatten",
+        "GlobalMaxPool",
+        "GlobalAveragePooling",
+    ]
+)
+
+#: functional merge helpers (``concatenate([a, b])``) -> the layer class they build
+MERGE_FUNCTIONS: dict[str, str] = {
+    "concatenate": "Concatenate",
+    "add": "Add",
+    "multiply": "Multiply",
+    "average": "Average",
+    "maximum": "Maximum",
+    "minimum": "Minimum",
+    "subtract": "Subtract",
+    "dot": "Dot",
+    "merge": "Merge",
+}
+
+#: layer wrappers: their first argument is a layer
+WRAPPER_LAYERS = frozenset({"TimeDistributed", "Bidirectional"})
+
+#: layers that only hold an activation (the 'activation layer' noise rule); name -> activation
+ACTIVATION_LAYERS: dict[str, str] = {
+    "ReLU": "relu",
+    "LeakyReLU": "leaky_relu",
+    "ELU": "elu",
+    "Softmax": "softmax",
+    "PReLU": "prelu",
+    "ThresholdedReLU": "thresholded_relu",
+}
+
+
+def canonical_layer(name: str) -> str:
+    """Canonical class name of a layer (``Convolution2D`` -> ``Conv2D``); unknown names unchanged."""
+    return LAYER_ALIASES.get(name, name)
+
+
+def is_layer(name: str) -> bool:
+    """Whether ``name`` (any spelling) is a Keras layer class mutreal knows."""
+    return canonical_layer(name) in KNOWN_LAYERS
+
+
+def _layer_rank(cls: str) -> int | None:
+    """1, 2 or 3 for the spatial rank of conv/pooling layers (tuple arguments), else None."""
+    for rank in ("1D", "2D", "3D"):
+        if cls.endswith(rank):
+            return int(rank[0])
+    return None
+
+
+#: Keras 1 -> Keras 2 keyword spellings valid for any layer (layer-specific ones below win)
+LEGACY_LAYER_KWARGS: dict[str, str] = {
+    "output_dim": "units",
+    "init": "kernel_initializer",
+    "inner_init": "recurrent_initializer",
+    "W_regularizer": "kernel_regularizer",
+    "b_regularizer": "bias_regularizer",
+    "U_regularizer": "recurrent_regularizer",
+    "W_constraint": "kernel_constraint",
+    "b_constraint": "bias_constraint",
+    "U_constraint": "recurrent_constraint",
+    "bias": "use_bias",
+    "border_mode": "padding",
+    "subsample": "strides",
+    "subsample_length": "strides",
+    "nb_filter": "filters",
+    "filter_length": "kernel_size",
+    "pool_length": "pool_size",
+    "stride": "strides",
+    "dropout_W": "dropout",
+    "dropout_U": "recurrent_dropout",
+    "inner_activation": "recurrent_activation",
+    "dim_ordering": "data_format",
+    "atrous_rate": "dilation_rate",
+    "beta_init": "beta_initializer",
+    "gamma_init": "gamma_initializer",
+    "forget_bias_init": "unit_forget_bias",
+    "p": "rate",
+    "sigma": "stddev",
+    "length": "size",
+    "negative_slope": "alpha",  # Keras 3 LeakyReLU
+    "kernel_dim1": "kernel_size",
+}
+
+#: per-layer legacy spellings that differ from the general table
+_LAYER_SPECIFIC_KWARGS: dict[str, dict[str, str]] = {
+    "Embedding": {
+        "output_dim": "output_dim",  # a real Embedding argument, not Dense's units
+        "init": "embeddings_initializer",
+        "W_regularizer": "embeddings_regularizer",
+        "W_constraint": "embeddings_constraint",
+        "input_dim": "input_dim",
+    },
+    "BatchNormalization": {"beta_init": "beta_initializer", "gamma_init": "gamma_initializer"},
+    "Dropout": {"p": "rate"},
+    "GaussianNoise": {"sigma": "stddev"},
+    "ELU": {"negative_slope": "alpha"},
+}
+
+#: optimizer hyperparameter spellings
+LEGACY_OPTIMIZER_KWARGS: dict[str, str] = {"lr": "learning_rate"}
+
+#: fit / fit_generator spellings
+LEGACY_FIT_KWARGS: dict[str, str] = {
+    "nb_epoch": "epochs",
+    "samples_per_epoch": "steps_per_epoch",
+    "nb_val_samples": "validation_steps",
+    "nb_worker": "workers",
+    "pickle_safe": "use_multiprocessing",
+    "show_accuracy": "show_accuracy",
+}
+
+#: Keras 1 ``dim_ordering`` values -> Keras 2 ``data_format`` values
+DATA_FORMAT_VALUES = {"tf": "channels_last", "th": "channels_first", "default": None}
+
+
+def canonical_kwarg(layer: str, kwarg: str, era: str = DEFAULT_ERA) -> str:
+    """Canonical (Keras 2) name of keyword ``kwarg`` of layer class ``layer`` in ``era``.
+
+    Legacy spellings are mapped in every era (Keras 2 accepted most of them with a warning, and a
+    program that uses them is written against the older API anyway).
+    """
+    cls = canonical_layer(layer)
+    specific = _LAYER_SPECIFIC_KWARGS.get(cls)
+    if specific and kwarg in specific:
+        return specific[kwarg]
+    if kwarg == "input_dim" and cls != "Embedding":
+        return "input_dim"  # folded into input_shape by normalise_layer_kwargs
+    return LEGACY_LAYER_KWARGS.get(kwarg, kwarg)
+
+
+#: positional parameter names per era for layers (canonical names; Keras 1 rows/cols folded later)
+_POSITIONAL_K2: dict[str, tuple[str, ...]] = {
+    "Dense": ("units",),
+    "Activation": ("activation",),
+    "Dropout": ("rate", "noise_shape", "seed"),
+    "SpatialDropout1D": ("rate",),
+    "SpatialDropout2D": ("rate",),
+    "SpatialDropout3D": ("rate",),
+    "AlphaDropout": ("rate",),
+    "GaussianDropout": ("rate",),
+    "GaussianNoise": ("stddev",),
+    "Reshape": ("target_shape",),
+    "Permute": ("dims",),
+    "RepeatVector": ("n",),
+    "Lambda": ("function", "output_shape"),
+    "Flatten": ("data_format",),
+    "Conv1D": ("filters", "kernel_size", "strides", "padding"),
+    "Conv2D": ("filters", "kernel_size", "strides", "padding"),
+    "Conv3D": ("filters", "kernel_size", "strides", "padding"),
+    "Conv1DTranspose": ("filters", "kernel_size", "strides", "padding"),
+    "Conv2DTranspose": ("filters", "kernel_size", "strides", "padding"),
+    "Conv3DTranspose": ("filters", "kernel_size", "strides", "padding"),
+    "SeparableConv1D": ("filters", "kernel_size", "strides", "padding"),
+    "SeparableConv2D": ("filters", "kernel_size", "strides", "padding"),
+    "DepthwiseConv2D": ("kernel_size", "strides", "padding"),
+    "LocallyConnected1D": ("filters", "kernel_size", "strides", "padding"),
+    "LocallyConnected2D": ("filters", "kernel_size", "strides", "padding"),
+    "MaxPooling1D": ("pool_size", "strides", "padding"),
+    "MaxPooling2D": ("pool_size", "strides", "padding"),
+    "MaxPooling3D": ("pool_size", "strides", "padding"),
+    "AveragePooling1D": ("pool_size", "strides", "padding"),
+    "AveragePooling2D": ("pool_size", "strides", "padding"),
+    "AveragePooling3D": ("pool_size", "strides", "padding"),
+    "UpSampling1D": ("size",),
+    "UpSampling2D": ("size",),
+    "UpSampling3D": ("size",),
+    "ZeroPadding1D": ("padding",),
+    "ZeroPadding2D": ("padding",),
+    "ZeroPadding3D": ("padding",),
+    "Cropping1D": ("cropping",),
+    "Cropping2D": ("cropping",),
+    "Cropping3D": ("cropping",),
+    "SimpleRNN": ("units", "activation"),
+    "GRU": ("units", "activation", "recurrent_activation"),
+    "LSTM": ("units", "activation", "recurrent_activation"),
+    "ConvLSTM2D": ("filters", "kernel_size", "strides", "padding"),
+    "Embedding": ("input_dim", "output_dim"),
+    "BatchNormalization": ("axis", "momentum", "epsilon"),
+    "LayerNormalization": ("axis", "epsilon"),
+    "LeakyReLU": ("alpha",),
+    "ELU": ("alpha",),
+    "ReLU": ("max_value", "negative_slope", "threshold"),
+    "Softmax": ("axis",),
+    "PReLU": ("alpha_initializer",),
+    "ThresholdedReLU": ("theta",),
+    "TimeDistributed": ("layer",),
+    "Bidirectional": ("layer", "merge_mode"),
+    "Input": ("shape", "batch_size", "name", "dtype"),
+    "InputLayer": ("input_shape", "batch_size"),
+    "Concatenate": ("axis",),
+    "Dot": ("axes",),
+    "Masking": ("mask_value",),
+    "ActivityRegularization": ("l1", "l2"),
+    "Rescaling": ("scale", "offset"),
+    "Resizing": ("height", "width"),
+    "Highway": (),
+    "MaxoutDense": ("units", "nb_feature"),
+}
+
+#: Keras 1 positional signatures (canonical names; "_rows"/"_cols"/"_dim*" are folded into kernel_size)
+_POSITIONAL_K1: dict[str, tuple[str, ...]] = {
+    **_POSITIONAL_K2,
+    "Dense": ("units", "kernel_initializer", "activation"),
+    "Dropout": ("rate",),
+    "Conv1D": ("filters", "kernel_size", "kernel_initializer", "activation"),
+    "Conv2D": ("filters", "_rows", "_cols", "kernel_initializer", "activation"),
+    "Conv3D": ("filters", "_dim1", "_dim2", "_dim3", "kernel_initializer", "activation"),
+    "Conv2DTranspose": ("filters", "_rows", "_cols", "output_shape"),
+    "SeparableConv2D": ("filters", "_rows", "_cols"),
+    "LocallyConnected2D": ("filters", "_rows", "_cols"),
+    "MaxPooling1D": ("pool_size", "strides", "padding"),
+    "AveragePooling1D": ("pool_size", "strides", "padding"),
+    "SimpleRNN": ("units",),
+    "GRU": ("units",),
+    "LSTM": ("units",),
+    "BatchNormalization": ("epsilon", "mode", "axis", "momentum"),
+    "Embedding": ("input_dim", "output_dim"),
+}
+
+
+def positional_params(layer: str, era: str = DEFAULT_ERA) -> tuple[str, ...]:
+    """Names of the positional parameters of ``layer`` in ``era`` (empty when unknown).
+
+    ``Convolution2D(32, 3, 3)`` is ``(filters, _rows, _cols)`` in Keras 1 and
+    ``(filters, kernel_size, strides)`` in Keras 2 and later; the extractor folds ``_rows`` and
+    ``_cols`` into ``kernel_size``.
+    """
+    cls = canonical_layer(layer)
+    table = _POSITIONAL_K1 if era == "keras1" else _POSITIONAL_K2
+    return table.get(cls, ())
+
+
+#: arguments whose int value means the same tuple in every dimension of an N-D layer
+TUPLE_ARGS = frozenset(
+    {"kernel_size", "strides", "pool_size", "dilation_rate", "size", "padding_size", "cropping"}
+)
+
+
+# ---------------------------------------------------------------------------------------------------
+# optimizers, losses, activations, initializers, regularizers, callbacks, metrics
+# ---------------------------------------------------------------------------------------------------
+
+OPTIMIZERS: dict[str, str] = {
+    "sgd": "SGD",
+    "adam": "Adam",
+    "adamw": "AdamW",
+    "adamax": "Adamax",
+    "nadam": "Nadam",
+    "rmsprop": "RMSprop",
+    "adagrad": "Adagrad",
+    "adadelta": "Adadelta",
+    "ftrl": "Ftrl",
+    "lion": "Lion",
+    "adafactor": "Adafactor",
+    "lamb": "Lamb",
+    "tfoptimizer": "TFOptimizer",
+}
+#: tf.train.*Optimizer (TF1) classes and their Keras counterpart
+TF_TRAIN_OPTIMIZERS: dict[str, str] = {
+    "GradientDescentOptimizer": "SGD",
+    "AdamOptimizer": "Adam",
+    "RMSPropOptimizer": "RMSprop",
+    "AdagradOptimizer": "Adagrad",
+    "AdadeltaOptimizer": "Adadelta",
+    "MomentumOptimizer": "SGD",
+    "FtrlOptimizer": "Ftrl",
+}
+
+
+def canonical_optimizer(name: str) -> str | None:
+    """``'adam'``, ``Adam``, ``optimizers.adam`` (Keras 2 lowercase alias) -> ``Adam``; None if unknown."""
+    low = name.lower()
+    if low in OPTIMIZERS:
+        return OPTIMIZERS[low]
+    return TF_TRAIN_OPTIMIZERS.get(name)
+
+
+LOSSES: dict[str, str] = {
+    "mse": "mean_squared_error",
+    "mean_squared_error": "mean_squared_error",
+    "meansquarederror": "mean_squared_error",
+    "mae": "mean_absolute_error",
+    "mean_absolute_error": "mean_absolute_error",
+    "meanabsoluteerror": "mean_absolute_error",
+    "mape": "mean_absolute_percentage_error",
+    "mean_absolute_percentage_error": "mean_absolute_percentage_error",
+    "meanabsolutepercentageerror": "mean_absolute_percentage_error",
+    "msle": "mean_squared_logarithmic_error",
+    "mean_squared_logarithmic_error": "mean_squared_logarithmic_error",
+    "meansquaredlogarithmicerror": "mean_squared_logarithmic_error",
+    "categorical_crossentropy": "categorical_crossentropy",
+    "categoricalcrossentropy": "categorical_crossentropy",
+    "sparse_categorical_crossentropy": "sparse_categorical_crossentropy",
+    "sparsecategoricalcrossentropy": "sparse_categorical_crossentropy",
+    "binary_crossentropy": "binary_crossentropy",
+    "binarycrossentropy": "binary_crossentropy",
+    "binary_focal_crossentropy": "binary_focal_crossentropy",
+    "binaryfocalcrossentropy": "binary_focal_crossentropy",
+    "hinge": "hinge",
+    "squared_hinge": "squared_hinge",
+    "squaredhinge": "squared_hinge",
+    "categorical_hinge": "categorical_hinge",
+    "categoricalhinge": "categorical_hinge",
+    "kld": "kullback_leibler_divergence",
+    "kl_divergence": "kullback_leibler_divergence",
+    "kullback_leibler_divergence": "kullback_leibler_divergence",
+    "kldivergence": "kullback_leibler_divergence",
+    "poisson": "poisson",
+    "cosine_proximity": "cosine_similarity",
+    "cosine_similarity": "cosine_similarity",
+    "cosinesimilarity": "cosine_similarity",
+    "logcosh": "log_cosh",
+    "log_cosh": "log_cosh",
+    "huber": "huber",
+    "huber_loss": "huber",
+    "ctc": "ctc",
+}
+
+
+def canonical_loss(name: str) -> str | None:
+    """``'mse'``, ``mean_squared_error``, ``MeanSquaredError`` -> ``'mean_squared_error'``; None if unknown."""
+    return LOSSES.get(name.lower()) or LOSSES.get(name.lower().replace("_", ""))
+
+
+ACTIVATIONS: dict[str, str] = {
+    "relu": "relu",
+    "sigmoid": "sigmoid",
+    "softmax": "softmax",
+    "tanh": "tanh",
+    "linear": "linear",
+    "none": "linear",
+    "elu": "elu",
+    "selu": "selu",
+    "softplus": "softplus",
+    "softsign": "softsign",
+    "hard_sigmoid": "hard_sigmoid",
+    "hardsigmoid": "hard_sigmoid",
+    "exponential": "exponential",
+    "swish": "silu",
+    "silu": "silu",
+    "gelu": "gelu",
+    "relu6": "relu6",
+    "leaky_relu": "leaky_relu",
+    "leakyrelu": "leaky_relu",
+    "log_softmax": "log_softmax",
+    "mish": "mish",
+    "hard_silu": "hard_silu",
+    "hard_swish": "hard_silu",
+}
+
+
+def canonical_activation(name: str | None) -> str | None:
+    """``'relu'``, ``activations.relu``, ``tf.nn.relu``, None -> ``'relu'``/``'linear'``; None if unknown."""
+    if name is None:
+        return "linear"
+    return ACTIVATIONS.get(name.lower())
+
+
+INITIALIZERS: dict[str, str] = {
+    "glorot_uniform": "glorot_uniform",
+    "glorotuniform": "glorot_uniform",
+    "xavier_uniform": "glorot_uniform",
+    "glorot_normal": "glorot_normal",
+    "glorotnormal": "glorot_normal",
+    "xavier_normal": "glorot_normal",
+    "he_normal": "he_normal",
+    "henormal": "he_normal",
+    "he_uniform": "he_uniform",
+    "heuniform": "he_uniform",
+    "lecun_uniform": "lecun_uniform",
+    "lecununiform": "lecun_uniform",
+    "lecun_normal": "lecun_normal",
+    "lecunnormal": "lecun_normal",
+    "zeros": "zeros",
+    "zero": "zeros",
+    "ones": "ones",
+    "one": "ones",
+    "uniform": "random_uniform",
+    "random_uniform": "random_uniform",
+    "randomuniform": "random_uniform",
+    "normal": "random_normal",
+    "random_normal": "random_normal",
+    "randomnormal": "random_normal",
+    "truncated_normal": "truncated_normal",
+    "truncatednormal": "truncated_normal",
+    "orthogonal": "orthogonal",
+    "identity": "identity",
+    "constant": "constant",
+    "variance_scaling": "variance_scaling",
+    "variancescaling": "variance_scaling",
+}
+
+
+def canonical_initializer(name: str | None) -> str | None:
+    """``'he_normal'``, ``HeNormal``, ``initializers.he_normal``, ``'zero'`` -> canonical string."""
+    if name is None:
+        return None
+    return INITIALIZERS.get(name.lower())
+
+
+#: regularizer spellings -> canonical kind (``l1``, ``l2``, ``l1_l2``); keyword of the factor(s)
+REGULARIZERS: dict[str, str] = {
+    "l1": "l1",
+    "l2": "l2",
+    "l1_l2": "l1_l2",
+    "l1l2": "l1_l2",
+    "weightregularizer": "l1_l2",
+    "orthogonalregularizer": "orthogonal_regularizer",
+}
+#: default factor per regularizer kind and era (Keras 2 l2(l=0.01); Keras 3 L2(l2=0.01))
+REGULARIZER_DEFAULT_FACTOR = 0.01
+
+
+def canonical_regularizer(name: str | None) -> str | None:
+    """``l2``, ``L2``, ``regularizers.l2`` -> ``'l2'``; ``L1L2``/``l1_l2`` -> ``'l1_l2'``; None if unknown."""
+    if name is None:
+        return None
+    return REGULARIZERS.get(name.lower())
+
+
+CALLBACKS = frozenset(
+    [
+        "EarlyStopping",
+        "ModelCheckpoint",
+        "ReduceLROnPlateau",
+        "TensorBoard",
+        "CSVLogger",
+        "LearningRateScheduler",
+        "History",
+        "ProgbarLogger",
+        "LambdaCallback",
+        "TerminateOnNaN",
+        "RemoteMonitor",
+        "BaseLogger",
+        "BackupAndRestore",
+        "Callback",
+        "SwapEMAWeights",
+    ]
+)
+#: callbacks that only observe or record training: changing them is never a fault (noise rule)
+INSTRUMENTATION_CALLBACKS = frozenset(
+    {"TensorBoard", "CSVLogger", "ModelCheckpoint", "ProgbarLogger", "History", "RemoteMonitor", "BaseLogger"}
+)
+
+
+def canonical_callback(name: str) -> str | None:
+    """Canonical callback class name, None when not a Keras callback."""
+    return name if name in CALLBACKS else None
+
+
+METRICS: dict[str, str] = {
+    "acc": "accuracy",
+    "accuracy": "accuracy",
+    "categorical_accuracy": "categorical_accuracy",
+    "categoricalaccuracy": "categorical_accuracy",
+    "sparse_categorical_accuracy": "sparse_categorical_accuracy",
+    "sparsecategoricalaccuracy": "sparse_categorical_accuracy",
+    "binary_accuracy": "binary_accuracy",
+    "binaryaccuracy": "binary_accuracy",
+    "top_k_categorical_accuracy": "top_k_categorical_accuracy",
+    "auc": "auc",
+    "precision": "precision",
+    "recall": "recall",
+}
+
+
+def canonical_metric(name: str) -> str:
+    """``'acc'`` -> ``'accuracy'``; losses used as metrics get their loss name; else unchanged."""
+    low = name.lower()
+    return METRICS.get(low) or canonical_loss(name) or name
+
+
+# ---------------------------------------------------------------------------------------------------
+# defaults per era
+# ---------------------------------------------------------------------------------------------------
+
+_ALL = ERAS
+
+
+def _era(**values: Any) -> dict[str, Any]:
+    """Expand ``keras1=..., keras2=..., tf2=..., keras3=...`` (``rest=`` fills missing eras)."""
+    rest = values.pop("rest", NO_DEFAULT)
+    return {era: values.get(era, rest) for era in _ALL}
+
+
+_DENSE_LIKE = {
+    "activation": "linear",
+    "use_bias": True,
+    "kernel_initializer": "glorot_uniform",
+    "bias_initializer": "zeros",
+    "kernel_regularizer": None,
+    "bias_regularizer": None,
+    "activity_regularizer": None,
+    "kernel_constraint": None,
+    "bias_constraint": None,
+}
+_CONV = {**_DENSE_LIKE, "padding": "valid", "data_format": "channels_last"}
+_RNN = {
+    "activation": "tanh",
+    "use_bias": True,
+    "kernel_initializer": "glorot_uniform",
+    "recurrent_initializer": "orthogonal",
+    "bias_initializer": "zeros",
+    "kernel_regularizer": None,
+    "recurrent_regularizer": None,
+    "bias_regularizer": None,
+    "activity_regularizer": None,
+    "dropout": 0.0,
+    "recurrent_dropout": 0.0,
+    "return_sequences": False,
+    "return_state": False,
+    "go_backwards": False,
+    "stateful": False,
+    "unroll": False,
+}
+
+#: per class -> per argument -> value (same in every era) or a dict era -> value
+_DEFAULTS: dict[str, dict[str, Any]] = {
+    "Dense": dict(_DENSE_LIKE),
+    "Conv1D": {**_CONV, "strides": [1], "dilation_rate": [1], "groups": 1},
+    "Conv2D": {**_CONV, "strides": [1, 1], "dilation_rate": [1, 1], "groups": 1},
+    "Conv3D": {**_CONV, "strides": [1, 1, 1], "dilation_rate": [1, 1, 1], "groups": 1},
+    "Conv2DTranspose": {**_CONV, "strides": [1, 1]},
+    "SeparableConv2D": {**_CONV, "strides": [1, 1], "depth_multiplier": 1},
+    "DepthwiseConv2D": {**_CONV, "strides": [1, 1], "depth_multiplier": 1},
+    "MaxPooling1D": {"pool_size": [2], "strides": None, "padding": "valid"},
+    "MaxPooling2D": {"pool_size": [2, 2], "strides": None, "padding": "valid"},
+    "MaxPooling3D": {"pool_size": [2, 2, 2], "strides": None, "padding": "valid"},
+    "AveragePooling1D": {"pool_size": [2], "strides": None, "padding": "valid"},
+    "AveragePooling2D": {"pool_size": [2, 2], "strides": None, "padding": "valid"},
+    "AveragePooling3D": {"pool_size": [2, 2, 2], "strides": None, "padding": "valid"},
+    "UpSampling2D": {"size": [2, 2]},
+    "UpSampling1D": {"size": [2]},
+    "Dropout": {"noise_shape": None, "seed": None},
+    "SimpleRNN": dict(_RNN),
+    "LSTM": {
+        **_RNN,
+        "recurrent_activation": _era(
+            keras1="hard_sigmoid", keras2="hard_sigmoid", tf2="sigmoid", keras3="sigmoid"
+        ),
+        "unit_forget_bias": True,
+    },
+    "GRU": {
+        **_RNN,
+        "recurrent_activation": _era(
+            keras1="hard_sigmoid", keras2="hard_sigmoid", tf2="sigmoid", keras3="sigmoid"
+        ),
+        "reset_after": _era(keras1=False, keras2=False, tf2=True, keras3=True),
+    },
+    "Embedding": {
+        "embeddings_initializer": "random_uniform",
+        "mask_zero": False,
+        "embeddings_regularizer": None,
+    },
+    "BatchNormalization": {
+        "axis": -1,
+        "momentum": 0.99,
+        "epsilon": 0.001,
+        "center": True,
+        "scale": True,
+        "beta_initializer": "zeros",
+        "gamma_initializer": "ones",
+        "moving_mean_initializer": "zeros",
+        "moving_variance_initializer": "ones",
+    },
+    "LayerNormalization": {"axis": -1, "epsilon": 0.001, "center": True, "scale": True},
+    "LeakyReLU": {"alpha": 0.3},
+    "ELU": {"alpha": 1.0},
+    "ReLU": {"max_value": None, "negative_slope": 0.0, "threshold": 0.0},
+    "Softmax": {"axis": -1},
+    "ThresholdedReLU": {"theta": 1.0},
+    "Flatten": {"data_format": None},
+    "Bidirectional": {"merge_mode": "concat"},
+    "Concatenate": {"axis": -1},
+    "GaussianNoise": {},
+    # optimizers
+    "SGD": {
+        "learning_rate": 0.01,
+        "momentum": 0.0,
+        "nesterov": False,
+        "decay": _era(keras1=0.0, keras2=0.0, tf2=0.0),
+        "clipnorm": None,
+        "clipvalue": None,
+    },
+    "RMSprop": {
+        "learning_rate": 0.001,
+        "rho": 0.9,
+        "epsilon": _era(keras1=1e-8, keras2=1e-7, tf2=1e-7, keras3=1e-7),
+        "momentum": 0.0,
+        "centered": False,
+        "decay": _era(keras1=0.0, keras2=0.0, tf2=0.0),
+        "clipnorm": None,
+        "clipvalue": None,
+    },
+    "Adagrad": {
+        "learning_rate": _era(keras1=0.01, keras2=0.01, tf2=0.001, keras3=0.001),
+        "epsilon": _era(keras1=1e-8, keras2=1e-7, tf2=1e-7, keras3=1e-7),
+        "initial_accumulator_value": _era(tf2=0.1, keras3=0.1),
+        "decay": _era(keras1=0.0, keras2=0.0, tf2=0.0),
+        "clipnorm": None,
+        "clipvalue": None,
+    },
+    "Adadelta": {
+        "learning_rate": _era(keras1=1.0, keras2=1.0, tf2=0.001, keras3=0.001),
+        "rho": 0.95,
+        "epsilon": _era(keras1=1e-8, keras2=1e-7, tf2=1e-7, keras3=1e-7),
+        "decay": _era(keras1=0.0, keras2=0.0, tf2=0.0),
+        "clipnorm": None,
+        "clipvalue": None,
+    },
+    "Adam": {
+        "learning_rate": 0.001,
+        "beta_1": 0.9,
+        "beta_2": 0.999,
+        "epsilon": _era(keras1=1e-8, keras2=1e-7, tf2=1e-7, keras3=1e-7),
+        "amsgrad": False,
+        "decay": _era(keras1=0.0, keras2=0.0, tf2=0.0),
+        "clipnorm": None,
+        "clipvalue": None,
+    },
+    "AdamW": {"learning_rate": 0.001, "weight_decay": 0.004, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7},
+    "Adamax": {
+        "learning_rate": _era(keras1=0.002, keras2=0.002, tf2=0.001, keras3=0.001),
+        "beta_1": 0.9,
+        "beta_2": 0.999,
+        "epsilon": _era(keras1=1e-8, keras2=1e-7, tf2=1e-7, keras3=1e-7),
+        "decay": _era(keras1=0.0, keras2=0.0, tf2=0.0),
+        "clipnorm": None,
+        "clipvalue": None,
+    },
+    "Nadam": {
+        "learning_rate": _era(keras1=0.002, keras2=0.002, tf2=0.001, keras3=0.001),
+        "beta_1": 0.9,
+        "beta_2": 0.999,
+        "epsilon": _era(keras1=1e-8, keras2=1e-7, tf2=1e-7, keras3=1e-7),
+        "schedule_decay": _era(keras1=0.004, keras2=0.004),
+        "clipnorm": None,
+        "clipvalue": None,
+    },
+    "Ftrl": {"learning_rate": 0.001, "learning_rate_power": -0.5, "initial_accumulator_value": 0.1},
+    # training calls
+    "fit": {
+        "batch_size": 32,
+        "epochs": _era(keras1=10, keras2=1, tf2=1, keras3=1),
+        "verbose": 1,
+        "callbacks": None,
+        "validation_split": 0.0,
+        "validation_data": None,
+        "shuffle": True,
+        "class_weight": None,
+        "sample_weight": None,
+        "initial_epoch": 0,
+        "steps_per_epoch": None,
+        "validation_steps": None,
+    },
+    "fit_generator": {
+        "epochs": _era(keras1=NO_DEFAULT, keras2=1, tf2=1, keras3=1),
+        "verbose": 1,
+        "callbacks": None,
+        "validation_data": None,
+        "class_weight": None,
+        "shuffle": True,
+        "initial_epoch": 0,
+        "validation_steps": None,
+    },
+    "train_on_batch": {"sample_weight": None, "class_weight": None},
+    # callbacks
+    "EarlyStopping": {
+        "monitor": "val_loss",
+        "min_delta": 0,
+        "patience": 0,
+        "verbose": 0,
+        "mode": "auto",
+        "baseline": None,
+        "restore_best_weights": False,
+    },
+    "ReduceLROnPlateau": {
+        "monitor": "val_loss",
+        "factor": 0.1,
+        "patience": 10,
+        "mode": "auto",
+        "min_delta": _era(keras1=1e-4, keras2=1e-4, tf2=1e-4, keras3=1e-4),
+        "cooldown": 0,
+        "min_lr": 0,
+    },
+    "ModelCheckpoint": {"monitor": "val_loss", "save_best_only": False, "save_weights_only": False},
+}
+_DEFAULTS["fit_generator"]["steps_per_epoch"] = None
+_DEFAULTS["Conv1DTranspose"] = _DEFAULTS["Conv2DTranspose"]
+_DEFAULTS["SeparableConv1D"] = {**_CONV, "strides": [1], "depth_multiplier": 1}
+_DEFAULTS["GlobalMaxPooling2D"] = {"data_format": "channels_last"}
+_DEFAULTS["GlobalAveragePooling2D"] = {"data_format": "channels_last"}
+
+
+def default_arg(cls: str, arg: str, era: str = DEFAULT_ERA) -> Any:
+    """The default of argument ``arg`` of ``cls`` (layer, optimizer, callback, ``fit``) in ``era``.
+
+    Returns :data:`NO_DEFAULT` when the argument is required or unknown. Activation defaults are
+    canonical strings (``'linear'`` for None), tuple arguments are lists (``[1, 1]``).
+    """
+    table = _DEFAULTS.get(canonical_layer(cls)) or _DEFAULTS.get(canonical_optimizer(cls) or "")
+    if table is None or arg not in table:
+        return NO_DEFAULT
+    value = table[arg]
+    if isinstance(value, dict):
+        return value.get(era, value.get(DEFAULT_ERA, NO_DEFAULT))
+    return value
+
+
+def defaults_for(cls: str, era: str = DEFAULT_ERA) -> dict[str, Any]:
+    """All known defaults of ``cls`` in ``era`` (arguments without a default in that era left out)."""
+    table = _DEFAULTS.get(canonical_layer(cls)) or _DEFAULTS.get(canonical_optimizer(cls) or "", {})
+    out = {}
+    for arg in table:
+        v = default_arg(cls, arg, era)
+        if v is not NO_DEFAULT:
+            out[arg] = v
+    return out
