@@ -183,6 +183,17 @@ def test_codes_without_leaf_carry_only_a_category(tax, code):
         ("ACH", {"change": "added", "activation": "softmax"}, "Missing softmax activation function"),
         ("ACH", {"change": "added", "activation": "relu"}, "Missing ReLU activation function"),
         ("ACH", {"change": "changed", "activation": "softmax"}, "Wrong type of activation function"),
+        (
+            "ACH",
+            {"change": "added", "before_activation": "linear", "after_activation": "softmax"},
+            "Missing softmax activation function",
+        ),
+        ("ACH", {"change": "added", "after_activation": "relu"}, "Missing ReLU activation function"),
+        (
+            "ACH",
+            {"change": "changed", "before_activation": "tanh", "after_activation": "relu"},
+            "Wrong type of activation function",
+        ),
         ("LRM", {"layer_type": "Dropout"}, "Missing dropout layer"),
         ("LRM", {"layer_type": "SpatialDropout2D"}, "Missing dropout layer"),
         ("LRM", {"layer_type": "BatchNormalization"}, "Missing normalisation layer"),
