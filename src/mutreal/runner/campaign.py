@@ -1,0 +1,485 @@
+"""Campaigns: train programs N times each, store every run, and describe how it was done.
+
+:func:`run_campaign` is the runner's Python API (``mutreal run``, ``reproduce``, ``kill``, ``compare``
+and ``sensitivity`` all go through it). It reads each program, computes each run's key, skips runs the
+store already has, runs the rest on warm local workers or Ray, writes each record as it finishes, and
+writes the campaign's manifest (versions, Python, OS, CPU/GPU, seeds) and full configuration as YAML
+(which ``mutreal run --config`` accepts again).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import math
+import os
+import statistics
+import sys
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from mutreal.runner import environment, hashing
+from mutreal.runner.records import LIMIT_OUTCOMES, OK, RunRecord, metric_direction, select_metric
+from mutreal.runner.store import RunStore
+
+EXECUTORS = ("local", "ray")
+
+
+def _default_jobs() -> int:
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
+@dataclass
+class CampaignConfig:
+    """Everything that defines a campaign; saved as YAML and accepted again by ``run --config``.
+
+    Only ``modernize``, ``args`` and ``deterministic`` can change a run's numbers, so only they enter
+    run keys (:meth:`result_affecting`); limits, jobs and executor do not. A run that hit a limit is
+    retried when the limit is raised.
+    """
+
+    programs: list[str] = field(default_factory=list)
+    runs: int = 10
+    seeds: list[int] | None = None
+    jobs: int = field(default_factory=_default_jobs)
+    executor: str = "local"
+    address: str | None = None
+    timeout_s: float | None = 3600.0
+    memory_limit_mb: float | None = None
+    metric: str | None = None
+    modernize: bool = False
+    args: list[str] = field(default_factory=list)
+    store: str | None = None
+    threads_per_worker: int | None = None
+    gpus_per_run: float = 0.0
+    max_runs_per_worker: int = 200
+    max_retries: int = 2
+    deterministic: bool = True
+    block_network: bool = True
+
+    def seed_list(self) -> list[int]:
+        """The seeds to run: ``seeds`` when given, else ``0 .. runs-1``."""
+        return list(self.seeds) if self.seeds is not None else list(range(int(self.runs)))
+
+    def resolved_memory_limit_mb(self) -> float:
+        """The memory limit per worker: as set, else 80% of this machine's memory shared by the jobs."""
+        if self.memory_limit_mb is not None:
+            return float(self.memory_limit_mb)
+        import psutil
+
+        total = psutil.virtual_memory().total / (1024 * 1024)
+        return float(max(2048.0, min(32768.0, 0.8 * total / max(1, self.jobs))))
+
+    def resolved_threads(self) -> int:
+        """TensorFlow threads per worker: as set, else the cores shared evenly by the jobs."""
+        if self.threads_per_worker:
+            return int(self.threads_per_worker)
+        return max(1, (os.cpu_count() or 1) // max(1, self.jobs))
+
+    def result_affecting(self) -> dict[str, Any]:
+        return {"modernize": self.modernize, "args": list(self.args), "deterministic": self.deterministic}
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CampaignConfig:
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - names
+        if unknown:
+            raise ValueError(f"unknown campaign configuration keys: {', '.join(sorted(unknown))}")
+        return cls(**data)
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.to_dict(), sort_keys=False)
+
+    @classmethod
+    def from_yaml(cls, text: str) -> CampaignConfig:
+        data = yaml.safe_load(text) or {}
+        if not isinstance(data, dict):
+            raise ValueError("a campaign configuration is a YAML mapping")
+        return cls.from_dict(data)
+
+    @classmethod
+    def load(cls, path: str | Path) -> CampaignConfig:
+        return cls.from_yaml(Path(path).read_text(encoding="utf-8"))
+
+
+@dataclass
+class PreparedProgram:
+    """A program read, optionally modernized, and hashed."""
+
+    path: Path
+    source: str
+    program_hash: str
+    data_hash: str
+    modernize_changes: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
+class ProgramSummary:
+    """Mean, spread and N of one program's compared metric (never a single run)."""
+
+    program: str
+    n: int
+    n_ok: int
+    outcomes: dict[str, int]
+    metric_name: str | None
+    direction: str | None
+    mean: float | None
+    std: float | None
+    minimum: float | None
+    maximum: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ProgramSummary:
+        return cls(**data)
+
+
+def prepare_program(path: Path, modernize: bool) -> PreparedProgram:
+    """Read and hash a program (after modernizing it, when asked); errors are kept, not raised."""
+    path = Path(path)
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return PreparedProgram(path, "", "", "", error=f"cannot read {path}: {error}")
+    changes: list[str] = []
+    if modernize:
+        from mutreal.modernize import modernize_source
+
+        try:
+            result = modernize_source(source)
+            source, changes = result.source, [c.describe() for c in result.changes]
+        except Exception as error:  # a program LibCST cannot parse still runs, unmodernized
+            changes = [f"not modernized: {type(error).__name__}: {error}"]
+    return PreparedProgram(
+        path=path,
+        source=source,
+        program_hash=hashing.program_hash(source),
+        data_hash=hashing.data_hash(path.parent),
+        modernize_changes=changes,
+    )
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def build_manifest(
+    config: CampaignConfig, campaign_id: str, programs: list[PreparedProgram]
+) -> dict[str, Any]:
+    """The reproducibility manifest: environment, seeds, programs with their hashes, configuration."""
+    return {
+        "campaign_id": campaign_id,
+        "created_at": _now(),
+        "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]) if sys.argv else "",
+        "environment": environment.describe_environment(),
+        "seeds": config.seed_list(),
+        "programs": [
+            {
+                "path": str(p.path),
+                "program_hash": p.program_hash,
+                "data_hash": p.data_hash,
+                "modernize_changes": p.modernize_changes,
+                "error": p.error,
+            }
+            for p in programs
+        ],
+        "configuration": config.to_dict(),
+    }
+
+
+def write_campaign_files(
+    config: CampaignConfig, manifest: dict[str, Any], folder: Path, stem: str
+) -> tuple[Path, Path]:
+    """Write ``<stem>.config.yaml`` (re-runnable) and ``<stem>.manifest.yaml`` into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    config_path = folder / f"{stem}.config.yaml"
+    manifest_path = folder / f"{stem}.manifest.yaml"
+    config_path.write_text(config.to_yaml(), encoding="utf-8")
+    manifest_path.write_text(
+        yaml.safe_dump(manifest, sort_keys=False, default_flow_style=False), encoding="utf-8"
+    )
+    return config_path, manifest_path
+
+
+def record_from_result(
+    task: dict[str, Any], result: dict[str, Any], config: CampaignConfig, campaign_id: str
+) -> RunRecord:
+    """Turn a worker's raw result into a :class:`RunRecord`, choosing the compared metric."""
+    record = RunRecord.from_dict(
+        {
+            **{k: v for k, v in result.items() if k not in ("versions", "capture_warnings")},
+            "key": task["key"],
+            "program": task["program"],
+            "label": task.get("label", ""),
+            "seed": task["seed"],
+            "program_hash": task["program_hash"],
+            "data_hash": task["data_hash"],
+            "config_hash": task["config_hash"],
+            "env_hash": task["env_hash"],
+            "timeout_s": config.timeout_s,
+            "memory_limit_mb": task.get("memory_limit_mb"),
+            "campaign_id": campaign_id,
+            "finished_at": _now(),
+            "versions": {k: str(v) for k, v in (result.get("versions") or {}).items()},
+            "modernize_changes": task.get("modernize_changes", []),
+        }
+    )
+    name, value, source = select_metric(record.fits, record.evaluations, config.metric)
+    record.metric_name, record.metric_value, record.metric_source = name, value, source
+    record.direction = metric_direction(name) if name else None
+    return record
+
+
+def _needs_run(stored: RunRecord | None, config: CampaignConfig, memory_limit: float) -> bool:
+    if stored is None:
+        return True
+    if stored.outcome not in LIMIT_OUTCOMES:
+        return False
+    if stored.outcome == "timeout":
+        return config.timeout_s is None or (
+            stored.timeout_s is not None and config.timeout_s > stored.timeout_s
+        )
+    return stored.memory_limit_mb is not None and memory_limit > stored.memory_limit_mb
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="runs", unit="run", file=sys.stderr, disable=None if enabled else True)
+
+
+def run_campaign(
+    programs: Sequence[str | Path] | None = None,
+    runs: int | None = None,
+    *,
+    jobs: int | None = None,
+    executor: str | None = None,
+    address: str | None = None,
+    timeout_s: float | None = None,
+    memory_limit_mb: float | None = None,
+    store: str | Path | RunStore | None = None,
+    seeds: Sequence[int] | None = None,
+    metric: str | None = None,
+    modernize: bool | None = None,
+    config: CampaignConfig | None = None,
+    progress: bool = True,
+    on_record: Callable[[RunRecord], None] | None = None,
+    manifest_dir: str | Path | None = None,
+) -> list[RunRecord]:
+    """Train every program once per seed in sandboxed warm workers and return one record per run.
+
+    Arguments given here override those of ``config`` (a :class:`CampaignConfig`, e.g. loaded from a
+    campaign's ``.config.yaml``). ``store`` is a SQLite path (or an open :class:`RunStore`): runs
+    already in it are reused, not retrained (their records have ``reused=True``), and every new run is
+    committed the moment it finishes. Without a store nothing is kept on disk.
+
+    Returns records in the order programs x seeds. A program that fails (crash, timeout, memory,
+    missing data) gives records with that outcome; the campaign always goes on. The campaign's
+    configuration and manifest are written next to the store (or into ``manifest_dir``) as
+    ``<store stem>.<campaign id>.config.yaml`` / ``.manifest.yaml``; the paths are in
+    :data:`LAST_CAMPAIGN`.
+    """
+    cfg = dataclasses.replace(config) if config is not None else CampaignConfig()
+    overrides = {
+        "programs": [str(p) for p in programs] if programs is not None else None,
+        "runs": runs,
+        "jobs": jobs,
+        "executor": executor,
+        "address": address,
+        "timeout_s": timeout_s,
+        "memory_limit_mb": memory_limit_mb,
+        "seeds": list(seeds) if seeds is not None else None,
+        "metric": metric,
+        "modernize": modernize,
+        "store": str(store) if isinstance(store, (str, Path)) else None,
+    }
+    for name, value in overrides.items():
+        if value is not None:
+            setattr(cfg, name, value)
+    if seeds is None and runs is not None and config is not None and config.seeds is not None:
+        cfg.seeds = None  # an explicit --runs replaces the configuration's seed list
+    if cfg.executor not in EXECUTORS:
+        raise ValueError(f"unknown executor {cfg.executor!r}: choose one of {', '.join(EXECUTORS)}")
+    if not cfg.programs:
+        raise ValueError("no programs to run")
+
+    campaign_id = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
+    started_at = _now()
+    prepared = [prepare_program(Path(p), cfg.modernize) for p in cfg.programs]
+    env_hash = environment.environment_hash()
+    cfg_hash = hashing.config_hash(cfg.result_affecting())
+    memory_limit = cfg.resolved_memory_limit_mb()
+
+    own_store = not isinstance(store, RunStore)
+    run_store = store if isinstance(store, RunStore) else RunStore(cfg.store or ":memory:")
+    manifest = build_manifest(cfg, campaign_id, prepared)
+    run_store.put_campaign(campaign_id, started_at, cfg.to_yaml(), manifest)
+    if manifest_dir is not None or run_store.path != ":memory:":
+        folder = Path(manifest_dir) if manifest_dir is not None else Path(run_store.path).parent
+        stem = Path(run_store.path).stem if run_store.path != ":memory:" else "campaign"
+        paths = write_campaign_files(cfg, manifest, folder, f"{stem}.{campaign_id}")
+        LAST_CAMPAIGN.update(id=campaign_id, config=str(paths[0]), manifest=str(paths[1]))
+    else:
+        LAST_CAMPAIGN.update(id=campaign_id, config=None, manifest=None)
+
+    ordered: list[tuple[str, PreparedProgram, int]] = []
+    tasks: list[dict[str, Any]] = []
+    records: dict[str, RunRecord] = {}
+    for program in prepared:
+        for seed in cfg.seed_list():
+            key = hashing.run_key(program.program_hash, program.data_hash, cfg_hash, seed, env_hash)
+            if program.error is not None:
+                key = hashing.sha256_text(f"unreadable|{program.path}|{seed}")
+            ordered.append((key, program, seed))
+    stored = run_store.get_many(k for k, _, _ in ordered)
+    seen: set[str] = set()
+    for key, program, seed in ordered:
+        if program.error is not None:
+            records[key] = RunRecord(
+                key=key,
+                program=str(program.path),
+                seed=seed,
+                outcome="missing-data",
+                error_type="ProgramNotReadable",
+                error_message=program.error,
+                campaign_id=campaign_id,
+                finished_at=_now(),
+            )
+            continue
+        if not _needs_run(stored.get(key), cfg, memory_limit):
+            record = stored[key]
+            record.reused = True
+            if cfg.metric is not None and record.metric_name != cfg.metric:
+                name, value, source = select_metric(record.fits, record.evaluations, cfg.metric)
+                record.metric_name, record.metric_value, record.metric_source = name, value, source
+                record.direction = metric_direction(name) if name else None
+            records[key] = record
+            continue
+        if key in seen:  # the same program listed twice: train once
+            continue
+        seen.add(key)
+        tasks.append(
+            {
+                "key": key,
+                "program": str(program.path.resolve()),
+                "folder": str(program.path.resolve().parent),
+                "source": program.source,
+                "seed": seed,
+                "args": list(cfg.args),
+                "program_hash": program.program_hash,
+                "data_hash": program.data_hash,
+                "config_hash": cfg_hash,
+                "env_hash": env_hash,
+                "memory_limit_mb": memory_limit,
+                "modernize_changes": program.modernize_changes,
+                "block_network": cfg.block_network,
+            }
+        )
+
+    bar = _progress(len(tasks), progress)
+
+    def finished(task: dict[str, Any], result: dict[str, Any]) -> None:
+        record = record_from_result(task, result, cfg, campaign_id)
+        run_store.put(record)
+        records[record.key] = record
+        bar.update(1)
+        if record.outcome != OK:
+            bar.write(
+                f"{Path(record.program).name} seed {record.seed}: {record.outcome}: {record.error_message}"
+            )
+        if on_record is not None:
+            on_record(record)
+
+    started = time.monotonic()
+    try:
+        if tasks:
+            _executor(cfg, memory_limit).map(tasks, finished)
+    finally:
+        bar.close()
+        LAST_CAMPAIGN["wall_time_s"] = time.monotonic() - started
+        LAST_CAMPAIGN["trained"] = sum(1 for t in tasks if t["key"] in records)
+        LAST_CAMPAIGN["reused"] = len(ordered) - len(tasks)
+        if own_store:
+            run_store.close()
+    return [records[key] for key, _, _ in ordered if key in records]
+
+
+#: Facts about the last campaign of this process: id, config/manifest paths, wall time, trained, reused.
+LAST_CAMPAIGN: dict[str, Any] = {}
+
+
+def _executor(cfg: CampaignConfig, memory_limit: float) -> Any:
+    options = {
+        "threads": cfg.resolved_threads(),
+        "deterministic": cfg.deterministic,
+        "block_network": cfg.block_network,
+    }
+    if cfg.executor == "ray":
+        from mutreal.runner.ray_executor import RayExecutor
+
+        return RayExecutor(
+            address=cfg.address,
+            jobs=cfg.jobs,
+            options=options,
+            timeout_s=cfg.timeout_s,
+            memory_limit_mb=memory_limit,
+            gpus_per_run=cfg.gpus_per_run,
+            max_retries=cfg.max_retries,
+            max_runs_per_worker=cfg.max_runs_per_worker,
+        )
+    from mutreal.runner.pool import LocalExecutor
+
+    return LocalExecutor(
+        jobs=cfg.jobs,
+        options=options,
+        timeout_s=cfg.timeout_s,
+        memory_limit_mb=memory_limit,
+        max_runs_per_worker=cfg.max_runs_per_worker,
+    )
+
+
+def summarize(records: Sequence[RunRecord], metric: str | None = None) -> list[ProgramSummary]:
+    """Per program (in first-seen order): N, outcome counts, and mean/std/min/max of the metric."""
+    groups: dict[str, list[RunRecord]] = {}
+    for record in records:
+        groups.setdefault(record.program, []).append(record)
+    summaries = []
+    for program, group in groups.items():
+        outcomes: dict[str, int] = {}
+        values: list[float] = []
+        name = direction = None
+        for record in group:
+            outcomes[record.outcome] = outcomes.get(record.outcome, 0) + 1
+            if record.outcome != OK:
+                continue
+            chosen, value, chosen_direction = record.metric(metric)
+            if value is not None and not math.isnan(value):
+                values.append(value)
+                name, direction = chosen, chosen_direction
+        summaries.append(
+            ProgramSummary(
+                program=program,
+                n=len(group),
+                n_ok=outcomes.get(OK, 0),
+                outcomes=outcomes,
+                metric_name=name,
+                direction=direction,
+                mean=statistics.fmean(values) if values else None,
+                std=statistics.stdev(values) if len(values) > 1 else (0.0 if values else None),
+                minimum=min(values) if values else None,
+                maximum=max(values) if values else None,
+            )
+        )
+    return summaries

@@ -1,0 +1,260 @@
+"""The data a campaign produces: one :class:`RunRecord` per training of a program with one seed.
+
+A record is what the statistics read (``mutreal.stats``): the compared metric and its direction,
+every ``fit`` history and ``evaluate`` result, per-input predictions (with true labels where the
+program passed them) for per-input killing, timings for overhead figures, and for failed runs the
+outcome with a clear message. Records are plain JSON (``to_dict``/``from_dict``) so the SQLite store,
+CSV export, Ray transport and other tools share one format.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+#: A run that finished; its metric may still be ``None`` when the program never evaluated.
+OK = "ok"
+#: The program raised an exception (or exited non-zero, or killed its worker).
+CRASH = "crash"
+#: The run exceeded the campaign's time limit; its worker was killed and replaced.
+TIMEOUT = "timeout"
+#: The worker's resident memory exceeded the limit; the worker was killed and replaced.
+MEMORY = "memory"
+#: The program needs a data file that is not there (offline dataset download, absent file).
+MISSING_DATA = "missing-data"
+OUTCOMES: tuple[str, ...] = (OK, CRASH, TIMEOUT, MEMORY, MISSING_DATA)
+#: Outcomes caused by the campaign's limits rather than the program: rerun when a limit is raised.
+LIMIT_OUTCOMES: frozenset[str] = frozenset({TIMEOUT, MEMORY})
+
+#: Substrings of metric names that mean "lower is better" (losses and errors).
+_LOWER_IS_BETTER_HINTS = (
+    "loss",
+    "error",
+    "mse",
+    "mae",
+    "mape",
+    "msle",
+    "crossentropy",
+    "hinge",
+    "huber",
+    "logcosh",
+    "kl_divergence",
+    "kld",
+    "poisson",
+)
+
+
+def metric_direction(name: str) -> str:
+    """``"lower"`` for loss-like metric names, ``"higher"`` otherwise (accuracy, AUC, precision...)."""
+    lowered = name.lower()
+    return "lower" if any(hint in lowered for hint in _LOWER_IS_BETTER_HINTS) else "higher"
+
+
+def default_metric_name(results: dict[str, float]) -> str | None:
+    """The metric compared by default among one ``evaluate()``'s named results.
+
+    An accuracy-like metric when there is one (the study compares accuracy), otherwise the first
+    metric that is not the loss, otherwise the loss itself.
+    """
+    names = list(results)
+    if not names:
+        return None
+    for name in names:
+        if "acc" in name.lower():
+            return name
+    for name in names:
+        if name != "loss":
+            return name
+    return names[0]
+
+
+@dataclass
+class FitRecord:
+    """One ``model.fit`` call: its per-epoch history and how long it took inside the program."""
+
+    history: dict[str, list[float]] = field(default_factory=dict)
+    epochs: int = 0
+    time_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FitRecord:
+        return cls(**{k: data[k] for k in ("history", "epochs", "time_s") if k in data})
+
+
+@dataclass
+class EvaluateRecord:
+    """One top-level ``model.evaluate`` call (validation inside ``fit`` is not one).
+
+    ``predictions`` are the model's outputs on the evaluated inputs, made right after the evaluate
+    with the same weights: class indices when ``prediction_kind == "class"`` (argmax, or threshold 0.5
+    for one sigmoid unit), raw numbers for ``"value"``; ``labels`` are the true labels in the same form
+    when the program passed arrays (``None`` for generators and datasets, whose inputs are not kept).
+    """
+
+    results: dict[str, float] = field(default_factory=dict)
+    time_s: float = 0.0
+    n_inputs: int | None = None
+    predictions: list[Any] | None = None
+    labels: list[Any] | None = None
+    prediction_kind: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EvaluateRecord:
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    @property
+    def correct(self) -> list[bool] | None:
+        """Per input: was the prediction right? ``None`` without labels or for regression."""
+        if self.predictions is None or self.labels is None or self.prediction_kind != "class":
+            return None
+        return [int(p) == int(y) for p, y in zip(self.predictions, self.labels, strict=False)]
+
+
+@dataclass
+class RunRecord:
+    """One training of one program with one seed, as the store keeps it.
+
+    Keys: ``key`` is the content hash that identifies the run (program text, the data files in its
+    folder, the result-affecting configuration, the seed and the package versions); the same key is
+    never trained twice. ``metric_name``/``metric_value``/``direction`` hold the campaign's compared
+    metric; :meth:`metric` re-selects another one from the stored evaluate results.
+    Times: ``wall_time_s`` is the whole run in the worker (program start to end, including imports and
+    data loading); ``fit_time_s``/``evaluate_time_s`` the in-script time spent inside ``fit``/``evaluate``.
+    """
+
+    key: str
+    program: str
+    seed: int
+    outcome: str
+    program_hash: str = ""
+    data_hash: str = ""
+    config_hash: str = ""
+    env_hash: str = ""
+    metric_name: str | None = None
+    metric_value: float | None = None
+    direction: str | None = None
+    metric_source: str | None = None
+    fits: list[FitRecord] = field(default_factory=list)
+    evaluations: list[EvaluateRecord] = field(default_factory=list)
+    wall_time_s: float = 0.0
+    fit_time_s: float = 0.0
+    evaluate_time_s: float = 0.0
+    error_type: str | None = None
+    error_message: str | None = None
+    traceback: str | None = None
+    output_tail: str = ""
+    peak_rss_mb: float | None = None
+    timeout_s: float | None = None
+    memory_limit_mb: float | None = None
+    worker: str = ""
+    worker_run_index: int = 0
+    started_at: str = ""
+    finished_at: str = ""
+    campaign_id: str = ""
+    label: str = ""
+    versions: dict[str, str] = field(default_factory=dict)
+    modernize_changes: list[str] = field(default_factory=list)
+    #: True when the record came from the store instead of a training in this campaign (not stored).
+    reused: bool = False
+
+    # -- derived views -------------------------------------------------------------------------
+    @property
+    def ok(self) -> bool:
+        return self.outcome == OK
+
+    @property
+    def crashed(self) -> bool:
+        """True for any outcome but ``ok`` (what the study calls a crash symptom)."""
+        return self.outcome != OK
+
+    @property
+    def last_evaluation(self) -> EvaluateRecord | None:
+        return self.evaluations[-1] if self.evaluations else None
+
+    @property
+    def predictions(self) -> list[Any] | None:
+        """Per-input predictions of the last ``evaluate()`` (see :class:`EvaluateRecord`)."""
+        last = self.last_evaluation
+        return last.predictions if last else None
+
+    @property
+    def labels(self) -> list[Any] | None:
+        last = self.last_evaluation
+        return last.labels if last else None
+
+    @property
+    def correct(self) -> list[bool] | None:
+        """Per input of the last ``evaluate()``: prediction == label (for per-input killing)."""
+        last = self.last_evaluation
+        return last.correct if last else None
+
+    def metric(self, name: str | None = None) -> tuple[str | None, float | None, str | None]:
+        """(name, value, direction) of metric ``name`` (default: the campaign's choice).
+
+        Looks in the last ``evaluate()`` first, then in the last epoch of the last ``fit`` (where
+        ``val_<name>`` is preferred over the training value). Returns ``(name, None, direction)`` when
+        the run has no such metric.
+        """
+        if name is None and self.metric_name is not None:
+            return self.metric_name, self.metric_value, self.direction
+        chosen, value, _source = select_metric(self.fits, self.evaluations, name)
+        return chosen, value, (metric_direction(chosen) if chosen else None)
+
+    # -- JSON ----------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data.pop("reused")
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunRecord:
+        names = {f.name for f in dataclasses.fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in names}
+        kwargs["fits"] = [FitRecord.from_dict(f) for f in data.get("fits", [])]
+        kwargs["evaluations"] = [EvaluateRecord.from_dict(e) for e in data.get("evaluations", [])]
+        return cls(**kwargs)
+
+
+def _as_float(value: Any) -> float | None:
+    """A metric value as a float (NaN and inf are kept: a diverged run is data), None if not a number."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def select_metric(
+    fits: list[FitRecord], evaluations: list[EvaluateRecord], name: str | None = None
+) -> tuple[str | None, float | None, str | None]:
+    """Choose the compared metric: (name, value, source) with source ``"evaluate"`` or ``"fit"``.
+
+    Default: the accuracy-like (else first) metric of the last ``evaluate()``; without any evaluate,
+    the last epoch of the last ``fit`` (validation values preferred). ``name`` picks a metric by name;
+    ``val_`` prefixes are tried on fit histories.
+    """
+    if evaluations:
+        results = evaluations[-1].results
+        chosen = name if name is not None else default_metric_name(results)
+        if chosen is not None and chosen in results:
+            return chosen, _as_float(results[chosen]), "evaluate"
+    if fits:
+        history = fits[-1].history
+        if name is None:
+            val_only = {k[4:]: v for k, v in history.items() if k.startswith("val_")}
+            base = val_only or history
+            chosen = default_metric_name({k: 0.0 for k in base})
+            key = ("val_" + chosen) if val_only and chosen is not None else chosen
+        else:
+            chosen = name
+            key = f"val_{name}" if f"val_{name}" in history else name
+        if chosen is not None and key in history and history[key]:
+            return chosen, _as_float(history[key][-1]), "fit"
+    return name, None, None

@@ -1,0 +1,242 @@
+"""The run store: one SQLite row per run, keyed by the run's content hash.
+
+Every run is written (and committed) the moment it finishes, so a campaign killed at any point
+resumes losing at most the runs that were in flight, and a run whose key is already stored is never
+trained again. The main columns (program, seed, outcome, metric) are queryable in SQL; the whole
+:class:`~mutreal.runner.records.RunRecord` is kept as JSON beside them. Campaigns (their YAML
+configuration and manifest) are kept in a second table. Export with :meth:`RunStore.to_dataframe`
+or :meth:`RunStore.to_csv`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from mutreal.runner.records import RunRecord
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    key TEXT PRIMARY KEY,
+    program TEXT NOT NULL,
+    label TEXT,
+    program_hash TEXT NOT NULL,
+    data_hash TEXT,
+    config_hash TEXT,
+    env_hash TEXT,
+    seed INTEGER NOT NULL,
+    outcome TEXT NOT NULL,
+    metric_name TEXT,
+    metric_value REAL,
+    direction TEXT,
+    wall_time_s REAL,
+    fit_time_s REAL,
+    evaluate_time_s REAL,
+    error_type TEXT,
+    error_message TEXT,
+    campaign_id TEXT,
+    finished_at TEXT,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_program ON runs(program_hash);
+CREATE INDEX IF NOT EXISTS runs_campaign ON runs(campaign_id);
+CREATE TABLE IF NOT EXISTS campaigns (
+    id TEXT PRIMARY KEY,
+    started_at TEXT,
+    config TEXT,
+    manifest TEXT
+);
+"""
+
+#: Columns of the flat export (CSV, DataFrame); ``crashed`` is 1 for any outcome but ``ok``.
+EXPORT_COLUMNS: tuple[str, ...] = (
+    "program",
+    "label",
+    "seed",
+    "outcome",
+    "crashed",
+    "metric_name",
+    "metric",
+    "direction",
+    "wall_time_s",
+    "fit_time_s",
+    "evaluate_time_s",
+    "error_type",
+    "error_message",
+    "program_hash",
+    "key",
+    "campaign_id",
+    "finished_at",
+)
+
+
+class RunStore:
+    """A SQLite file of runs (``":memory:"`` for a campaign that keeps nothing). Thread-safe."""
+
+    def __init__(self, path: str | Path = ":memory:") -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=60)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+        self._db.commit()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- runs ----------------------------------------------------------------------------------
+    def put(self, record: RunRecord) -> None:
+        """Insert or replace one run and commit at once (what makes resuming lose nothing)."""
+        row = (
+            record.key,
+            record.program,
+            record.label,
+            record.program_hash,
+            record.data_hash,
+            record.config_hash,
+            record.env_hash,
+            int(record.seed),
+            record.outcome,
+            record.metric_name,
+            record.metric_value,
+            record.direction,
+            record.wall_time_s,
+            record.fit_time_s,
+            record.evaluate_time_s,
+            record.error_type,
+            record.error_message,
+            record.campaign_id,
+            record.finished_at,
+            json.dumps(record.to_dict()),
+        )
+        with self._lock:
+            self._db.execute(f"INSERT OR REPLACE INTO runs VALUES ({','.join('?' * len(row))})", row)
+            self._db.commit()
+
+    def get(self, key: str) -> RunRecord | None:
+        with self._lock:
+            row = self._db.execute("SELECT record FROM runs WHERE key = ?", (key,)).fetchone()
+        return RunRecord.from_dict(json.loads(row[0])) if row else None
+
+    def has(self, key: str) -> bool:
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM runs WHERE key = ?", (key,)).fetchone() is not None
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, RunRecord]:
+        """The stored records among ``keys``."""
+        found: dict[str, RunRecord] = {}
+        keys = list(keys)
+        with self._lock:
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                rows = self._db.execute(
+                    f"SELECT key, record FROM runs WHERE key IN ({','.join('?' * len(chunk))})", chunk
+                ).fetchall()
+                for key, text in rows:
+                    found[key] = RunRecord.from_dict(json.loads(text))
+        return found
+
+    def records(
+        self,
+        *,
+        program_hash: str | None = None,
+        program: str | None = None,
+        campaign_id: str | None = None,
+    ) -> list[RunRecord]:
+        """Stored runs, optionally only those of a program (by hash or path) or of a campaign."""
+        clauses, params = [], []
+        for column, value in (
+            ("program_hash", program_hash),
+            ("program", program),
+            ("campaign_id", campaign_id),
+        ):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT record FROM runs {where} ORDER BY program, seed", params
+            ).fetchall()
+        return [RunRecord.from_dict(json.loads(text)) for (text,) in rows]
+
+    def count(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+
+    # -- campaigns -----------------------------------------------------------------------------
+    def put_campaign(
+        self, campaign_id: str, started_at: str, config_yaml: str, manifest: dict[str, Any]
+    ) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO campaigns VALUES (?, ?, ?, ?)",
+                (campaign_id, started_at, config_yaml, json.dumps(manifest, default=str)),
+            )
+            self._db.commit()
+
+    def campaigns(self) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, started_at, config, manifest FROM campaigns ORDER BY started_at"
+            ).fetchall()
+        return [{"id": r[0], "started_at": r[1], "config": r[2], "manifest": json.loads(r[3])} for r in rows]
+
+    # -- export --------------------------------------------------------------------------------
+    def to_rows(self, records: list[RunRecord] | None = None) -> list[dict[str, Any]]:
+        """Flat rows (see :data:`EXPORT_COLUMNS`): the format ``mutreal stats`` reads back."""
+        return records_to_rows(self.records() if records is None else records)
+
+    def to_dataframe(self, records: list[RunRecord] | None = None) -> Any:
+        """A pandas DataFrame with one row per run (pandas imported only here)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.to_rows(records), columns=list(EXPORT_COLUMNS))
+
+    def to_csv(self, path: str | Path, records: list[RunRecord] | None = None) -> Path:
+        """Write the flat rows as CSV (header + one row per run) and return the path."""
+        frame = self.to_dataframe(records)
+        frame.to_csv(path, index=False)
+        return Path(path)
+
+
+def records_to_rows(records: Iterable[RunRecord]) -> list[dict[str, Any]]:
+    """Flat export rows of records, whether stored or not."""
+    rows = []
+    for record in records:
+        rows.append(
+            {
+                "program": record.program,
+                "label": record.label,
+                "seed": record.seed,
+                "outcome": record.outcome,
+                "crashed": int(record.crashed),
+                "metric_name": record.metric_name,
+                "metric": record.metric_value,
+                "direction": record.direction,
+                "wall_time_s": record.wall_time_s,
+                "fit_time_s": record.fit_time_s,
+                "evaluate_time_s": record.evaluate_time_s,
+                "error_type": record.error_type,
+                "error_message": record.error_message,
+                "program_hash": record.program_hash,
+                "key": record.key,
+                "campaign_id": record.campaign_id,
+                "finished_at": record.finished_at,
+            }
+        )
+    return rows

@@ -1,0 +1,324 @@
+"""The worker process: imports TensorFlow once, then runs many programs, resetting state between them.
+
+Started by :mod:`mutreal.runner.pool` as a fresh ``python -m mutreal.runner.worker FD OPTIONS``
+process (spawned, never forked: TensorFlow's threads do not survive a fork, and a fresh interpreter
+inherits none of the caller's state), talking over an inherited socket (file descriptor ``FD``). Messages on
+its pipe: the worker sends ``{"type": "ready", ...}`` once warm, then for each ``{"type": "run",
+"task": {...}}`` one ``{"type": "result", "result": {...}}``; ``{"type": "stop"}`` or a closed pipe
+ends it. Time and memory limits are enforced from outside (the pool kills the process), so nothing
+here needs to be trusted to stop.
+
+Per run, the program executes as ``__main__`` in a fresh module namespace, in a temporary working
+directory where the files of its own folder are visible (symlinked), with ``sys.argv`` set to it. Before
+each run every seed is set (``keras.utils.set_random_seed``: Python, NumPy, TensorFlow/Keras) and
+Keras' global state is reset; after it the working directory, ``sys.argv``, ``sys.path``,
+``os.environ``, warning filters, NumPy error settings, and the program's own modules imported from its
+folder are restored or removed, so a run cannot change the next one's numbers.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import gc
+import os
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+import types
+import warnings
+from pathlib import Path
+from typing import Any
+
+#: Environment every worker starts with (set before TensorFlow is imported).
+WORKER_ENVIRONMENT: dict[str, str] = {
+    "TF_CPP_MIN_LOG_LEVEL": "2",
+    "TF_DETERMINISTIC_OPS": "1",
+    "TF_FORCE_GPU_ALLOW_GROWTH": "true",
+    "MPLBACKEND": "Agg",
+    "PYTHONHASHSEED": "0",
+    "KERAS_BACKEND": "tensorflow",
+}
+#: Characters of the program's output kept in the record (its end: where errors are).
+OUTPUT_TAIL_CHARS = 4000
+
+
+def _configure_tensorflow(options: dict[str, Any]) -> dict[str, str]:
+    """Import TensorFlow/Keras once, fix threads and determinism, enable GPU memory growth."""
+    import tensorflow as tf
+
+    threads = options.get("threads")
+    if threads:
+        tf.config.threading.set_intra_op_parallelism_threads(int(threads))
+        tf.config.threading.set_inter_op_parallelism_threads(max(1, min(2, int(threads))))
+    gpus = []
+    try:
+        gpus = tf.config.list_physical_devices("GPU")
+        for gpu in gpus:
+            tf.config.experimental.set_memory_growth(gpu, True)
+    except Exception:  # memory growth must be set before GPUs initialise; a failure is not fatal
+        pass
+    if options.get("deterministic", True):
+        tf.config.experimental.enable_op_determinism()
+    import keras
+    import numpy
+
+    from mutreal.runner import instrument
+
+    instrument.install(block_network=options.get("block_network", True))
+    return {
+        "tensorflow": tf.__version__,
+        "keras": keras.__version__,
+        "numpy": numpy.__version__,
+        "gpus": str(len(gpus)),
+    }
+
+
+def _reset_keras(seed: int) -> None:
+    """Reset Keras' global state and seed every generator, so runs with one seed are identical."""
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    keras.backend.clear_session(free_memory=False)  # memory was freed after the previous run
+    keras.config.set_floatx("float32")
+    keras.config.set_epsilon(1e-7)
+    keras.config.set_image_data_format("channels_last")
+    with contextlib.suppress(Exception):
+        keras.mixed_precision.set_global_policy("float32")
+    with contextlib.suppress(Exception):
+        tf.config.run_functions_eagerly(False)
+    np.seterr(all="warn", under="ignore")
+    keras.utils.set_random_seed(seed)
+
+
+def _close_figures() -> None:
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is not None:
+        with contextlib.suppress(Exception):
+            plt.close("all")
+
+
+def _prepare_workdir(task: dict[str, Any]) -> tuple[Path, Path]:
+    """A temporary directory showing the program's folder (symlinks) and the program text itself."""
+    workdir = Path(tempfile.mkdtemp(prefix="mutreal-run-"))
+    program_name = Path(task["program"]).name
+    folder = Path(task.get("folder") or Path(task["program"]).parent)
+    if folder.is_dir():
+        for entry in folder.iterdir():
+            if entry.name == program_name or entry.name == "__pycache__":
+                continue
+            try:
+                (workdir / entry.name).symlink_to(entry.resolve())
+            except OSError:
+                if entry.is_file():
+                    shutil.copy2(entry, workdir / entry.name)
+    script = workdir / program_name
+    script.write_text(task["source"], encoding="utf-8")
+    return workdir, script
+
+
+def _local_modules(names: set[str], roots: list[str]) -> list[str]:
+    local = []
+    for name in names:
+        module = sys.modules.get(name)
+        path = getattr(module, "__file__", None) or ""
+        if path and any(os.path.realpath(path).startswith(root) for root in roots):
+            local.append(name)
+    return local
+
+
+def _classify_error(error: BaseException) -> str:
+    from mutreal.runner import instrument
+
+    seen = error
+    while seen is not None:
+        if isinstance(seen, (instrument.MissingDatasetError, FileNotFoundError)):
+            return "missing-data"
+        seen = seen.__cause__ or seen.__context__
+    return "crash"
+
+
+class _RedirectOutput:
+    """Send file descriptors 1 and 2 to a file for one run (the program's prints, Keras progress bars)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __enter__(self) -> _RedirectOutput:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.handle = open(self.path, "wb")
+        self.saved = (os.dup(1), os.dup(2))
+        os.dup2(self.handle.fileno(), 1)
+        os.dup2(self.handle.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os.dup2(self.saved[0], 1)
+        os.dup2(self.saved[1], 2)
+        os.close(self.saved[0])
+        os.close(self.saved[1])
+        self.handle.close()
+
+    def tail(self) -> str:
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(0, os.SEEK_END)
+                size = handle.tell()
+                handle.seek(max(0, size - OUTPUT_TAIL_CHARS * 2))
+                text = handle.read().decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+        # progress bars redraw with \r and \b: keep what a terminal would show last
+        lines = [line.split("\r")[-1] for line in text.splitlines()]
+        return "\n".join(lines)[-OUTPUT_TAIL_CHARS:]
+
+
+def execute(task: dict[str, Any]) -> dict[str, Any]:
+    """Run one program with one seed in this process and return what happened (a plain dict).
+
+    ``task`` holds ``program`` (its original path), ``source`` (the text to run), ``folder`` (whose
+    files are made visible), ``seed`` and ``args``. The result holds ``outcome``, ``fits``,
+    ``evaluations``, timings, error fields and the tail of the program's output.
+    """
+    from mutreal.runner import instrument
+
+    seed = int(task["seed"])
+    instrument.install(block_network=task.get("block_network", True))
+    workdir, script = _prepare_workdir(task)
+    saved_cwd = os.getcwd()
+    saved_argv = list(sys.argv)
+    saved_path = list(sys.path)
+    saved_modules = set(sys.modules)
+    saved_main = sys.modules.get("__main__")
+    saved_environ = dict(os.environ)
+    saved_filters = list(warnings.filters)
+    result: dict[str, Any] = {"outcome": "ok", "error_type": None, "error_message": None, "traceback": None}
+    redirect = _RedirectOutput(workdir / ".mutreal-output.log")
+    start = time.perf_counter()
+    try:
+        _reset_keras(seed)
+        capture = instrument.start_capture()
+        module = types.ModuleType("__main__")
+        module.__file__ = str(script)
+        module.__builtins__ = builtins  # type: ignore[attr-defined]
+        sys.modules["__main__"] = module
+        os.chdir(workdir)
+        sys.argv = [str(script), *[str(a) for a in task.get("args", [])]]
+        sys.path.insert(0, str(workdir))
+        with redirect:
+            try:
+                code = compile(task["source"], str(script), "exec")
+                exec(code, module.__dict__)
+            except SystemExit as stop:
+                if stop.code not in (None, 0):
+                    result.update(
+                        outcome="crash",
+                        error_type="SystemExit",
+                        error_message=f"the program exited with status {stop.code!r}",
+                    )
+            except BaseException as error:  # noqa: BLE001 - any failure of the program is data
+                result.update(
+                    outcome=_classify_error(error),
+                    error_type=type(error).__name__,
+                    error_message=str(error)[:2000],
+                    traceback="".join(traceback.format_exception(type(error), error, error.__traceback__))[
+                        -8000:
+                    ],
+                )
+                if isinstance(error, KeyboardInterrupt):
+                    raise
+    finally:
+        wall = time.perf_counter() - start
+        os.chdir(saved_cwd)
+        sys.argv = saved_argv
+        sys.path[:] = saved_path
+        if saved_main is not None:
+            sys.modules["__main__"] = saved_main
+        roots = [os.path.realpath(str(workdir)), os.path.realpath(str(Path(task["program"]).parent))]
+        for name in _local_modules(set(sys.modules) - saved_modules, roots):
+            sys.modules.pop(name, None)
+        os.environ.clear()
+        os.environ.update(saved_environ)
+        warnings.filters[:] = saved_filters
+        _close_figures()
+        output_tail = redirect.tail()
+        shutil.rmtree(workdir, ignore_errors=True)
+    capture = instrument.CURRENT
+    result.update(
+        fits=[f.to_dict() for f in capture.fits],
+        evaluations=[e.to_dict() for e in capture.evaluations],
+        wall_time_s=wall,
+        fit_time_s=sum(f.time_s for f in capture.fits),
+        evaluate_time_s=sum(e.time_s for e in capture.evaluations),
+        output_tail=output_tail,
+        capture_warnings=list(capture.warnings),
+    )
+    return result
+
+
+def cleanup_after_run() -> None:
+    """Free the finished run's models, then freeze what survives (modules, caches) out of the GC.
+
+    A full collection over TensorFlow's millions of objects costs most of a second; freezing the
+    survivors makes later collections (Keras calls ``gc.collect`` itself) scan only new objects.
+    Runs after the result is sent, so it overlaps with the caller storing the record.
+    """
+    try:
+        import keras
+
+        keras.backend.clear_session(free_memory=False)
+    except Exception:
+        pass
+    gc.collect()
+    gc.freeze()
+
+
+def worker_main(conn: Any, options: dict[str, Any]) -> None:
+    """Entry point of a spawned worker: warm up, then serve runs until told to stop."""
+    os.environ.update(WORKER_ENVIRONMENT)
+    if options.get("threads"):
+        os.environ["OMP_NUM_THREADS"] = str(options["threads"])
+    try:
+        versions = _configure_tensorflow(options)
+    except BaseException as error:  # noqa: BLE001 - report why the worker cannot start
+        conn.send({"type": "failed", "error": f"{type(error).__name__}: {error}"})
+        return
+    gc.collect()
+    gc.freeze()
+    conn.send({"type": "ready", "pid": os.getpid(), "versions": versions})
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if not isinstance(message, dict) or message.get("type") != "run":
+            return
+        result = execute(message["task"])
+        result["versions"] = versions
+        try:
+            conn.send({"type": "result", "result": result})
+        except (BrokenPipeError, OSError):
+            return
+        cleanup_after_run()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m mutreal.runner.worker FD OPTIONS_JSON``: serve runs over the socket ``FD``."""
+    import json
+    from multiprocessing.connection import Connection
+
+    args = sys.argv[1:] if argv is None else argv
+    conn = Connection(int(args[0]))
+    options = json.loads(args[1]) if len(args) > 1 else {}
+    worker_main(conn, options)
+
+
+if __name__ == "__main__":
+    main()
