@@ -283,8 +283,10 @@ def operators_for_element(path: str) -> list[OperatorSpec]:
 
 
 def operators_for_code(code: str) -> list[OperatorSpec]:
-    """The operators that simulate a study fault code (ARM and AAL simulate ACH, HDB simulates HBS...)."""
-    return [spec for spec in _shipped().values() if spec.fault_code == code]
+    """The operators that simulate a study fault code (ARM and AAL simulate ACH, HDB simulates HBS...),
+    the operator with the code's own id first, then in catalogue order."""
+    found = [spec for spec in _shipped().values() if spec.fault_code == code]
+    return sorted(found, key=lambda spec: spec.id != code)
 
 
 # ---------------------------------------------------------------------------------------------------

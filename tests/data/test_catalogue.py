@@ -143,7 +143,10 @@ def test_fault_codes_and_leaves_exist_in_the_taxonomy(cat):
             assert spec.id in tax.code(spec.fault_code).operators, spec.id
         if spec.taxonomy_leaf_id:
             assert spec.taxonomy_leaf_id in tax.leaves
-    assert {s.id for s in operators_for_code("ACH")} == {"ACH", "ARM", "AAL"}
+    assert [s.id for s in operators_for_code("ACH")] == ["ACH", "ARM", "AAL"]
+    assert [s.id for s in operators_for_code("TRD")] == ["TRD", "TUD"]
+    assert [s.id for s in operators_for_code("OCH")] == ["OCH", "OCG"]
+    assert [s.id for s in operators_for_code("LRM")] == []
     # every operator listed by a fault code names that code back
     for fc in tax.fault_codes:
         for op in fc.operators:
