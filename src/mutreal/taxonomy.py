@@ -403,3 +403,53 @@ def load_taxonomy_from(folder: Path) -> Taxonomy:
 def load_taxonomy() -> Taxonomy:
     """The taxonomy shipped with mutreal (checkout or installed wheel), loaded once."""
     return load_taxonomy_from(data_dir("taxonomy"))
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A row of ``taxonomy/decisions.csv`` (owned by classify): where a line between neighbouring
+    codes is drawn, with the buggy/fixed example programs that pin it."""
+
+    id: str
+    boundary: str
+    situation: str
+    codes: tuple[str, ...]
+    deepcrime: tuple[str, ...]
+    simulable: tuple[bool, ...]
+    rationale: str
+    buggy: str
+    fixed: str
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        for k in ("codes", "deepcrime", "simulable"):
+            d[k] = list(d[k])
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Decision:
+        return cls(**{**d, **{k: tuple(d[k]) for k in ("codes", "deepcrime", "simulable")}})
+
+
+def _comma_list(text: str | None) -> tuple[str, ...]:
+    return tuple(p.strip() for p in (text or "").split(",") if p.strip())
+
+
+def load_decisions(folder: Path | None = None) -> list[Decision]:
+    """The code-boundary decision table, typed (example programs unescaped: ``\\n`` -> newline)."""
+    path = (folder or data_dir("taxonomy")) / "decisions.csv"
+    with path.open(encoding="utf-8", newline="") as fh:
+        return [
+            Decision(
+                id=row["id"],
+                boundary=row["boundary"],
+                situation=row["situation"],
+                codes=_comma_list(row["codes"]),
+                deepcrime=_comma_list(row["deepcrime"]),
+                simulable=tuple(f.upper() == "Y" for f in _comma_list(row["simulable"])),
+                rationale=row["rationale"],
+                buggy=row["buggy"].replace("\\n", "\n"),
+                fixed=row["fixed"].replace("\\n", "\n"),
+            )
+            for row in csv.DictReader(fh)
+        ]

@@ -303,3 +303,19 @@ def test_json_round_trip(tax):
         assert Leaf.from_dict(leaf.to_dict()) == leaf
     for fc in tax.fault_codes:
         assert FaultCode.from_dict(fc.to_dict()) == fc
+
+
+def test_decision_table_uses_known_codes_and_operators(tax):
+    """Cross-check of classify's decision table against the taxonomy and the operator catalogue."""
+    from mutreal.catalogue import load_catalogue
+    from mutreal.taxonomy import Decision, load_decisions
+
+    operators = load_catalogue()
+    decisions = load_decisions()
+    assert decisions
+    for d in decisions:
+        assert all(tax.has_code(c) for c in d.codes), d.id
+        assert all(op in operators for op in d.deepcrime), d.id
+        assert len(d.simulable) in (0, len(d.codes)), d.id
+        assert "\\n" not in d.buggy and "\\n" not in d.fixed
+        assert Decision.from_dict(d.to_dict()) == d
