@@ -504,6 +504,11 @@ def errors_table(bugs: Sequence[Bug], problems: Sequence[Any] = ()) -> Table:
     )
 
 
+def _has_verdict(bug: Bug) -> bool:
+    sides = [bug.data.get(side) for side in ("buggy", "fixed")] if isinstance(bug.data, dict) else []
+    return any(isinstance(info, dict) and "class" in info for info in sides)
+
+
 def _data_class(bug: Bug, side: str) -> str:
     info = bug.data.get(side) if isinstance(bug.data, dict) else None
     value = info.get("class") if isinstance(info, dict) else None
@@ -519,9 +524,10 @@ def _data_name(bug: Bug, side: str) -> str | None:
 def training_data_tables(bugs: Sequence[Bug]) -> list[Table]:
     """RQ2: the class of the training data (real / fake / unknown) per side and benchmark, and datasets.
 
-    Only bugs whose row carries ``data`` are counted; returns no table when none does.
+    Only bugs whose row carries an RQ2 verdict (``data.buggy`` or ``data.fixed`` with a ``class``)
+    are counted; returns no table when none does.
     """
-    with_data = [bug for bug in bugs if bug.ok and bug.data]
+    with_data = [bug for bug in bugs if bug.ok and _has_verdict(bug)]
     if not with_data:
         return []
     names = benchmark_names(with_data)
