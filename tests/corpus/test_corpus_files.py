@@ -140,10 +140,11 @@ def test_orders_zero_to_six_are_present() -> None:
 
 def test_noise_only_pairs_span_several_styles() -> None:
     styles = defaultdict(int)
-    for row in LABELS.values():
+    for pid, row in LABELS.items():
         if not _codes(row["codes"]):
             assert not _flags(row["is_mutant"])
             styles[row["benchmark"]] += 1
+        assert ("-noise" in pid) == (not _codes(row["codes"])), f"{pid}: noise-only ids are named *-noise*"
     assert len(styles) >= 3
 
 
