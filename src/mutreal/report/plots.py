@@ -90,6 +90,8 @@ def order_histogram_png(figures: Sequence[BenchmarkFigures]) -> bytes:
         return _empty("no bugs with fault components")
     top = max(max(f.orders) for f in panels)
     plt = _pyplot()
+    from matplotlib.ticker import MaxNLocator
+
     cols = min(3, len(panels))
     rows = -(-len(panels) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.6 * rows), squeeze=False)
@@ -101,6 +103,7 @@ def order_histogram_png(figures: Sequence[BenchmarkFigures]) -> bytes:
         ax.tick_params(labelsize=7)
         ax.set_xlabel("order", fontsize=8)
         ax.set_ylabel("bugs", fontsize=8)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     for ax in list(axes.flat)[len(panels) :]:
         ax.set_axis_off()
     fig.suptitle("Order of the bugs (number of fault components)", fontsize=11)
