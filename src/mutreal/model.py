@@ -553,11 +553,21 @@ class DataSource:
     text: str = ""
     file: str = "<string>"
     line: int | None = None
+    #: which part of the source this array is (``x_train`` of a load_data tuple, ``data``/``target``)
+    part: str | None = None
+    #: ``"real"`` (a published data set or a file) or ``"synthetic"`` (random/generated/literal arrays)
+    origin: str | None = None
+
+    def key(self) -> Any:
+        """Normalised form for comparisons (kind, name, reader, shape, part)."""
+        return (self.kind, self.name, self.reader, _freeze(self.shape), self.part)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "name": self.name,
+            "part": self.part,
+            "origin": self.origin,
             "reader": self.reader,
             "shape": self.shape,
             "size": self.size,
@@ -571,6 +581,8 @@ class DataSource:
         return cls(
             kind=d["kind"],
             name=d.get("name"),
+            part=d.get("part"),
+            origin=d.get("origin"),
             reader=d.get("reader"),
             shape=d.get("shape"),
             size=d.get("size"),

@@ -8,7 +8,7 @@ arguments become the program model's :class:`~mutreal.model.DataVar` entries.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from mutreal.model import DataOp, DataSource, DataVar
 
@@ -272,7 +272,49 @@ class DataChain:
         return DataChain(self.source, ops, self.var, self.part)
 
     def to_var(self, role: str) -> DataVar:
-        return DataVar(role=role, var=self.var, source=self.source, preprocess=list(self.ops))
+        source = self.source
+        if source is not None:
+            source = replace(source, part=self.part or source.part, origin=_ORIGIN.get(source.kind))
+            if source.kind in ("keras_dataset", "sklearn") and source.size is None and source.name:
+                known = DATASET_SIZES.get(source.name.lower())
+                if known:
+                    train, test, shape = known
+                    source.size = test if (self.part or "").endswith("_test") else train
+                    source.shape = (
+                        [source.size, *shape]
+                        if (self.part or "x").startswith(("x", "data", "X"))
+                        else [source.size]
+                    )
+        return DataVar(role=role, var=self.var, source=source, preprocess=list(self.ops))
+
+
+_ORIGIN = {
+    "keras_dataset": "real",
+    "sklearn": "real",
+    "file": "real",
+    "generator": "real",
+    "random": "synthetic",
+    "generated": "synthetic",
+    "literal": "synthetic",
+}
+
+#: published data sets: (training samples, test samples (0 = no split), input shape of one sample)
+DATASET_SIZES: dict[str, tuple[int, int, list[int]]] = {
+    "mnist": (60000, 10000, [28, 28]),
+    "fashion_mnist": (60000, 10000, [28, 28]),
+    "cifar10": (50000, 10000, [32, 32, 3]),
+    "cifar100": (50000, 10000, [32, 32, 3]),
+    "imdb": (25000, 25000, []),
+    "reuters": (8982, 2246, []),
+    "boston_housing": (404, 102, [13]),
+    "iris": (150, 0, [4]),
+    "digits": (1797, 0, [64]),
+    "wine": (178, 0, [13]),
+    "breast_cancer": (569, 0, [30]),
+    "diabetes": (442, 0, [10]),
+    "boston": (506, 0, [13]),
+    "linnerud": (20, 0, [3]),
+}
 
 
 @dataclass

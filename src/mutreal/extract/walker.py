@@ -106,6 +106,7 @@ class ClassObj:
     keras_layer: bool
     methods: dict[str, FuncObj] = field(default_factory=dict)
     instantiated: bool = False
+    instance: Instance | None = None
 
 
 @dataclass
@@ -183,6 +184,7 @@ class Walker:
         self.data_fit_done = False
         self.eval_done = False
         self._text_cache: dict[int, str] = {}
+        self.created_layers: list[Layer] = []
 
     # ---------------------------------------------------------------------------------------------
     # entry
@@ -193,6 +195,7 @@ class Walker:
         env = Env()
         self.exec_block(self.module.body, env)
         self._run_leftovers()
+        self._collect_loose_layers()
         self.program.framework = names.framework_of(self.imports, self.keras_seen)
         self.program.imports = dict(self.imports.aliases)
         if self.program.framework == "tensorflow":
@@ -739,6 +742,12 @@ class Walker:
             return self.instantiate(target, node, env)
         if isinstance(target, LayerObj | ModelObj):
             return self.apply_layer(target, node, env)
+        if isinstance(target, Instance):
+            if target.model is not None:
+                return self.apply_layer(ModelObj(target.model), node, env)
+            call = target.cls.methods.get("__call__")
+            if call is not None:
+                return self.inline(call, node, env, target)
         if isinstance(target, Value) and target.kind == REF and isinstance(target.value, str):
             return self.call_qualified(target.value, node, env)
         args, kwargs, _, _ = self.call_args(node, env)
@@ -935,6 +944,9 @@ class Walker:
             origin=self.origin or "add",
             inner=inner,
         )
+        self.created_layers.append(layer)
+        if cls == "Input":
+            return Tensor(layer, [], self.next_seq())
         return LayerObj(layer)
 
     def merge_function(self, name: str, node: cst.Call, env: Env) -> Any:
@@ -1152,11 +1164,14 @@ class Walker:
     def instantiate(self, cls: ClassObj, node: cst.Call | None, env: Env) -> Any:
         cls.instantiated = True
         inst = Instance(cls)
+        if cls.instance is None:
+            cls.instance = inst
         if cls.keras_layer and not cls.keras_model and node is not None:
             return self.make_layer(cls.node.name.value, node, env, known=False)
         if cls.keras_model:
             inst.model = self.new_model("subclass", cls.node.name.value, node or cls.node)
         init = cls.methods.get("__init__")
+        start = len(self.created_layers)
         if init is not None:
             saved = self.origin
             self.origin = "subclass" if cls.keras_model else self.origin
@@ -1164,8 +1179,10 @@ class Walker:
             self.origin = saved
         elif node is not None:
             self.call_args(node, env)
-        if inst.model is not None:
-            return inst
+        if inst.model is not None and not inst.model.layers:
+            # functional code inside __init__ (super().__init__(inputs, outputs)): take what it built
+            inners = {id(x.inner) for x in self.created_layers[start:] if x.inner is not None}
+            inst.model.layers = [x for x in self.created_layers[start:] if id(x) not in inners]
         return inst
 
     def _collect_subclass_layer(self, model: KerasModel, value: Any) -> None:
@@ -1231,19 +1248,55 @@ class Walker:
         result = local.vars.get("__return__")
         return result if result is not None else Unknown(node, self.cur_line)
 
+    def _collect_loose_layers(self) -> None:
+        """Layers built but never put in a model (snippets) form one implicit model, in source order."""
+        placed: set[int] = set()
+        for m in self.program.models:
+            for layer in m.layers:
+                placed.add(id(layer))
+                if layer.inner is not None:
+                    placed.add(id(layer.inner))
+        for layer in self.created_layers:
+            if layer.inner is not None:
+                placed.add(id(layer.inner))
+        loose = [layer for layer in self.created_layers if id(layer) not in placed]
+        if not loose:
+            return
+        model = KerasModel(
+            index=len(self.program.models),
+            kind="loose",
+            cls="Sequential",
+            file=self.path,
+            line=loose[0].line,
+            text="(layers not added to any model)",
+        )
+        model.layers = sorted(loose, key=lambda layer: layer.line or 0)
+        self.program.models.append(model)
+        self.program.notes.append(f"model[{model.index}]: {len(loose)} layer(s) built outside any model")
+
     def _run_leftovers(self) -> None:
-        """Functions and classes never called: run them once so their models are not missed."""
+        """Functions, classes and methods never called: run them once so their models are not missed."""
         for _ in range(3):
             pending = [f for f in self.functions if not f.called]
             classes = [c for c in self.classes if not c.instantiated]
-            if not pending and not classes:
+            methods = [
+                (c, m)
+                for c in self.classes
+                if c.instance is not None and not c.keras_model
+                for name, m in c.methods.items()
+                if not m.called and name != "__init__"
+            ]
+            if not pending and not classes and not methods:
                 break
             for cls in classes:
                 inst = self.instantiate(cls, None, cls.env)
-                if isinstance(inst, Instance):
+                if isinstance(inst, Instance) and not cls.keras_model:
                     for name, method in cls.methods.items():
                         if name != "__init__" and not method.called:
                             self.inline(method, None, cls.env, inst)
+            for cls, method in methods:
+                if not method.called:
+                    self.inline(method, None, cls.env, cls.instance)
             for f in pending:
                 if not f.called:
                     self.inline(f, None, f.env, None)
