@@ -164,6 +164,10 @@ def test_power_matches_the_textbook_value() -> None:
     # n = 64 per group is the classic sample size for 80% power at d = 0.5
     assert power_for(64, 64, 0.5) == pytest.approx(0.80, abs=0.005)
     assert power_for(1, 20, 0.5) is None
+    # large N: the noncentral t underflows in statsmodels (NaN); the answer must still be a number
+    assert power_for(1000, 1000, 0.5) == pytest.approx(1.0)
+    # normal approximation by hand: shift 0.05 * sqrt(500) = 1.118, 1 - Phi(1.960 - 1.118) = 0.200
+    assert power_for(1000, 1000, 0.05) == pytest.approx(0.200, abs=0.005)
 
 
 def test_detectable_effect_shrinks_with_more_runs() -> None:
