@@ -1697,6 +1697,22 @@ class Walker:
             return chain.derive(self._op(op, None if op != "map" else method, op_args, node))
         return chain.derive(self._op("call", method, self.kwvalues_of(kwargs, kw_nodes), node))
 
+    def as_chain(self, obj: Any, node: cst.CSTNode | None) -> Any:
+        """Data the walker could not follow to a source becomes an opaque chain (kept, with its text)."""
+        if isinstance(obj, data.DataChain) or obj is None:
+            return obj
+        if isinstance(obj, Unknown) or (isinstance(obj, Value) and obj.kind in (NAME, OPAQUE, REF)):
+            if isinstance(obj, Unknown) and obj.node is not None:
+                text = self.text(obj.node)
+            elif isinstance(obj, Value):
+                text = obj.text
+            else:
+                text = self.text(node) if node is not None else "?"
+            var = obj.value if isinstance(obj, Value) and obj.kind == NAME else None
+            src = DataSource("opaque", text=text, file=self.path, line=self.cur_line)
+            return data.DataChain(src, [], var=var)
+        return obj
+
     @staticmethod
     def _dtype(v: Value) -> Value:
         name = v.value if v.kind == CONST else v.value if v.kind == REF else None
@@ -1709,13 +1725,12 @@ class Walker:
 
     def scaler_method(self, scaler: data.Scaler, method: str, node: cst.Call, env: Env) -> Any:
         args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
-        if method in data.SCALER_TRANSFORMS or False:
-            first = args[0] if args else None
+        if method in data.SCALER_TRANSFORMS:
+            first = self.as_chain(
+                args[0] if args else Unknown(node, self.cur_line), arg_nodes[0] if arg_nodes else node
+            )
             if not isinstance(first, data.DataChain):
-                text = self.text(arg_nodes[0]) if arg_nodes else "?"
-                first = data.DataChain(
-                    DataSource("opaque", text=text, file=self.path, line=self.line(node)), [], var=text
-                )
+                return Unknown(node, self.line(node))
             return first.derive(self._op(scaler.op, scaler.cls, {}, node))
         if method == "inverse_transform" and args and isinstance(args[0], data.DataChain):
             return args[0].derive(self._op("inverse_" + scaler.op, scaler.cls, {}, node))
@@ -1726,6 +1741,8 @@ class Walker:
         if method == "flow":
             x = args[0] if args else kwargs.get("x")
             y = args[1] if len(args) > 1 else kwargs.get("y")
+            x = self.as_chain(x, arg_nodes[0] if arg_nodes else node)
+            y = self.as_chain(y, arg_nodes[1] if len(arg_nodes) > 1 else node) if y is not None else None
             x = x.derive(aug.op) if isinstance(x, data.DataChain) else x
             extra = {k: self.to_value(v, kw_nodes.get(k)) for k, v in kwargs.items() if k not in ("x", "y")}
             return data.Flow(

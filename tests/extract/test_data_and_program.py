@@ -1,0 +1,266 @@
+"""Data sources and preprocessing chains, frameworks, lines, serialisation and element paths."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mutreal.model import (
+    ProgramModel,
+    Value,
+    canonical_path,
+    compile_path,
+    data_path,
+    fit_path,
+    layer_path,
+    parse_path,
+)
+
+
+def ops(pm: ProgramModel, role: str) -> list[str]:
+    return [op.op for op in pm.data[role].preprocess]
+
+
+def test_keras_dataset_and_preprocessing_chain_follow_assignments(ex):
+    pm = ex(
+        """
+        import keras
+        from keras.datasets import mnist
+        (x_train, y_train), (x_test, y_test) = mnist.load_data()
+        x_train = x_train.reshape(-1, 28, 28, 1)
+        x_train = x_train.astype('float32')
+        x_train = x_train / 255
+        x_test = x_test / 255
+        y_train = keras.utils.to_categorical(y_train, 10)
+        model.fit(x_train, y_train, validation_data=(x_test, y_test), epochs=2)
+        """
+    )
+    xs = pm.data["x_train"]
+    assert xs.source.kind == "keras_dataset" and xs.source.name == "mnist" and xs.source.part == "x_train"
+    assert xs.source.size == 60000
+    assert ops(pm, "x_train") == ["reshape", "astype", "divide"]
+    assert xs.preprocess[2].args["operand"].value == 255
+    assert xs.preprocess[2].line == 7 and xs.preprocess[2].file == "prog.py"
+    assert ops(pm, "y_train") == ["to_categorical"]
+    assert pm.data["x_val"].source.part == "x_test" and ops(pm, "x_val") == ["divide"]
+    assert pm.fits[0].args["x"].value == "data.x_train"
+
+
+def test_missing_preprocessing_step_shows_as_shorter_chain(ex):
+    code = """
+        import numpy as np
+        from sklearn.model_selection import train_test_split
+        from sklearn.preprocessing import StandardScaler
+        data = np.loadtxt('pima.csv', delimiter=',')
+        X = data[:, 0:8]
+        Y = data[:, 8]
+        X_train, X_test, y_train, y_test = train_test_split(X, Y, test_size=0.2)
+        {scale}
+        model.fit(X_train, y_train, epochs=10)
+        """
+    with_scaler = ex(code.format(scale="X_train = StandardScaler().fit_transform(X_train)"))
+    without = ex(code.format(scale="pass"))
+    src = with_scaler.data["x_train"].source
+    assert src.kind == "file" and src.name == "pima.csv" and src.reader == "loadtxt"
+    assert ops(with_scaler, "x_train") == ["slice", "train_test_split", "scale"]
+    assert with_scaler.data["x_train"].preprocess[-1].name == "StandardScaler"
+    assert ops(without, "x_train") == ["slice", "train_test_split"]
+    assert with_scaler.data["x_train"].preprocess[1].args["part"].value == "train"
+
+
+@pytest.mark.parametrize(
+    "expr, kind, shape",
+    [
+        ("np.random.rand(100, 3)", "random", [100, 3]),
+        ("np.random.random((50, 2))", "random", [50, 2]),
+        ("np.random.randint(0, 2, size=(20, 1))", "random", [20, 1]),
+        ("np.array([[0, 0], [0, 1], [1, 0], [1, 1]])", "literal", [4, 2]),
+        ("np.zeros((10, 4))", "generated", [10, 4]),
+    ],
+)
+def test_generated_sources_record_shape(ex, expr, kind, shape):
+    pm = ex(f"import numpy as np\nX = {expr}\nmodel.fit(X, X)\n")
+    src = pm.data["x_train"].source
+    assert (src.kind, src.shape) == (kind, shape)
+    assert src.origin == "synthetic"
+
+
+def test_sklearn_loader_and_read_csv(ex):
+    pm = ex(
+        """
+        from sklearn.datasets import load_iris
+        import pandas as pd
+        iris = load_iris()
+        X = iris.data
+        labels = pd.read_csv('labels.csv')
+        y = pd.get_dummies(labels['species']).values
+        model.fit(X, y)
+        """
+    )
+    assert pm.data["x_train"].source.kind == "sklearn" and pm.data["x_train"].source.name == "iris"
+    assert pm.data["x_train"].source.size == 150
+    assert pm.data["y_train"].source.name == "labels.csv"
+    assert ops(pm, "y_train") == ["slice", "one_hot"]
+
+
+def test_augmentation_generator_and_fit_generator(ex):
+    pm = ex(
+        """
+        from keras.preprocessing.image import ImageDataGenerator
+        datagen = ImageDataGenerator(rotation_range=10, horizontal_flip=True)
+        datagen.fit(x_train)
+        model.fit_generator(datagen.flow(x_train, y_train, batch_size=64), steps_per_epoch=100, epochs=5)
+        """
+    )
+    fit = pm.fits[0]
+    assert fit.method == "fit_generator"
+    assert fit.args["batch_size"].value == 64 and fit.args["epochs"].value == 5
+    assert ops(pm, "x_train") == ["augment"]
+    assert pm.data["x_train"].preprocess[0].args["rotation_range"].value == 10
+
+
+def test_unfollowed_training_data_is_kept_opaque(ex):
+    pm = ex("X, y = get_data()\nmodel.fit(X, y, epochs=1)\n")
+    assert pm.data["x_train"].source.kind == "opaque"
+    assert "get_data()" in pm.data["x_train"].source.text
+
+
+def test_callbacks_and_fit_arguments(ex):
+    pm = ex(
+        """
+        from keras.callbacks import EarlyStopping, ModelCheckpoint
+        es = EarlyStopping(monitor='val_loss', patience=3)
+        model.fit(x, y, 32, 10, validation_split=0.1, callbacks=[es, ModelCheckpoint('best.h5')],
+                  class_weight={0: 1, 1: 5}, shuffle=False)
+        """
+    )
+    fit = pm.fits[0]
+    assert fit.args["batch_size"].value == 32 and fit.args["epochs"].value == 10
+    assert fit.args["validation_split"].value == 0.1
+    assert [c.cls for c in fit.callbacks] == ["EarlyStopping", "ModelCheckpoint"]
+    assert fit.callbacks[0].args["patience"].value == 3
+    assert fit.args["class_weight"].value == [[0, 1], [1, 5]]
+    assert fit.args["shuffle"].value is False
+
+
+def test_train_on_batch_in_literal_loop_records_repeat(ex):
+    pm = ex("for i in range(100):\n    model.train_on_batch(xb, yb)\n")
+    assert pm.fits[0].method == "train_on_batch" and pm.fits[0].repeat == 100
+
+
+def test_raw_tensorflow_program_is_flagged_not_crashed(ex):
+    pm = ex(
+        """
+        import tensorflow as tf
+        x = tf.placeholder(tf.float32, [None, 784])
+        W = tf.Variable(tf.zeros([784, 10]))
+        y = tf.nn.softmax(tf.matmul(x, W))
+        train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+        with tf.Session() as sess:
+            sess.run(train)
+        """
+    )
+    assert pm.framework == "tensorflow"
+    assert not pm.models and not pm.is_keras
+    assert any("raw TensorFlow" in n for n in pm.notes)
+
+
+def test_pytorch_and_plain_python_frameworks(ex):
+    assert ex("import torch\nnet = torch.nn.Linear(3, 4)\n").framework == "pytorch"
+    assert ex("print('hello')\n").framework == "none"
+
+
+def test_snippet_layers_outside_any_model_form_an_implicit_model(ex):
+    pm = ex("Convolution2D(10, 3, 3, border_mode='same', input_shape=(100, 100))\n")
+    (model,) = pm.models
+    assert model.kind == "loose"
+    assert model.layers[0].cls == "Conv2D" and model.layers[0].args["padding"].value == "same"
+
+
+def test_lines_of_layers_compile_and_fit(ex):
+    pm = ex(
+        """
+        from keras.models import Sequential
+        from keras.layers import Dense
+        model = Sequential([
+            Dense(4),
+            Dense(1),
+        ])
+        model.compile(loss='mse',
+                      optimizer='adam')
+        model.fit(x, y)
+        """
+    )
+    assert [layer.line for layer in pm.models[0].layers] == [5, 6]
+    assert pm.models[0].line == 4
+    assert pm.compiles[0].line == 8 and pm.fits[0].line == 10
+    assert all(layer.file == "prog.py" for layer in pm.models[0].layers)
+
+
+def test_program_model_json_round_trip(ex):
+    pm = ex(
+        """
+        import numpy as np
+        from tensorflow import keras
+        X = np.random.rand(10, 3)
+        inp = keras.Input((3,))
+        out = keras.layers.Dense(1, kernel_regularizer=keras.regularizers.l2(0.1))(inp)
+        m = keras.Model(inp, out)
+        m.compile(loss='mse', optimizer=keras.optimizers.SGD(0.1), metrics=['mae'])
+        m.fit(X / 2, X[:, 0], epochs=3, callbacks=[keras.callbacks.EarlyStopping(patience=2)])
+        """
+    )
+    d = pm.to_dict()
+    again = ProgramModel.from_dict(json.loads(json.dumps(d)))
+    assert again.to_dict() == json.loads(json.dumps(d))
+    assert (
+        again.models[0].layers[1].args["kernel_regularizer"].key()
+        == pm.models[0].layers[1].args["kernel_regularizer"].key()
+    )
+
+
+def test_element_path_helpers():
+    assert layer_path(0, 3, "activation") == "model[0].layer[3].activation"
+    assert layer_path(1) == "model[1]"
+    assert compile_path(0, "optimizer", "learning_rate") == "compile.optimizer.learning_rate"
+    assert compile_path(1, "loss") == "compile[1].loss"
+    assert fit_path(0, "callbacks", "EarlyStopping", "patience") == "fit.callbacks.EarlyStopping.patience"
+    assert data_path("x_train", "preprocess", 2) == "data.x_train.preprocess[2]"
+    assert data_path("y_train", "source") == "data.y_train.source"
+    assert parse_path("fit[1].epochs") == [("fit", 1), ("epochs", None)]
+    assert canonical_path("compile[0].loss") == "compile.loss"
+    with pytest.raises(ValueError):
+        parse_path("model[0]..layer")
+
+
+_json_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-1000, 1000),
+    st.text(max_size=5),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+)
+
+
+@given(st.recursive(_json_scalars, lambda inner: st.lists(inner, max_size=3), max_leaves=8))
+def test_value_round_trip_and_key_stability(value):
+    v = Value.const(value, text=repr(value), line=3)
+    again = Value.from_dict(json.loads(json.dumps(v.to_dict())))
+    assert again.key() == v.key()
+    assert again.text == v.text and again.line == 3
+
+
+@given(
+    st.integers(-(10**6), 10**6), st.integers(-(10**6), 10**6), st.sampled_from(["+", "-", "*", "//", "%"])
+)
+def test_constant_folding_matches_python(a, b, op):
+    from mutreal.extract import extract_source
+
+    if op in ("//", "%") and b == 0:
+        return
+    expr = f"({a}) {op} ({b})"
+    pm = extract_source(f"units = {expr}\nfrom keras.layers import Dense\nDense(units)\n")
+    assert pm.models[0].layers[0].args["units"].value == eval(expr)
