@@ -252,3 +252,28 @@ def test_report_command_imports_neither_tensorflow_nor_matplotlib():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_realism_from_labels_adds_r_columns(tmp_path):
+    source = write_rows(tmp_path / "r.jsonl", rows_small())
+    labels = tmp_path / "labels.csv"
+    labels.write_text("id,codes,is_mutant,realistic\na1,ACH,Y,Y\na2,ACH,Y,N\nb1,HLR,Y,Y\n", encoding="utf-8")
+    report = report_from_file(source, realism_from=labels)
+    r = figures(report, "ALL").realistic
+    assert (r.bugs, r.total, r.rsb.num, r.rsb.den) == (2, 3, 2, 2)
+    assert "R bugs" in report.table("table3_order").columns
+    result = CliRunner().invoke(main, ["report", str(source), "--realism", str(labels), "--json"])
+    assert result.exit_code == 0 and json.loads(result.output)["figures"][-1]["realistic"]["bugs"] == 2
+
+
+def test_graphml_holds_the_cooccurrence_graph(tmp_path):
+    import networkx as nx
+
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        main, ["report", str(write_rows(tmp_path / "r.jsonl", rows_small())), "--out", str(out), "--no-plots"]
+    )
+    assert result.exit_code == 0, result.output
+    graph = nx.read_graphml(out / "cooccurrence.graphml")
+    assert graph.nodes["ACH"]["count"] == 4 and graph.edges["ACH", "TWS"]["weight"] == 1
+    assert not (out / "plots").exists()

@@ -29,6 +29,12 @@ from mutreal.labelsfile import LabelsFormatError
     default=None,
     help="Bugs a fault-code combination needs to be listed (default: 1, 2 from 50 bugs, 3 from 500).",
 )
+@click.option(
+    "--realism",
+    "realism_from",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Labels CSV whose `realistic` Y/N column marks the study's realistic subset (R columns).",
+)
 def report(
     source: Path,
     out_dir: Path | None,
@@ -36,6 +42,7 @@ def report(
     no_plots: bool,
     title: str | None,
     min_support: int | None,
+    realism_from: Path | None,
 ) -> None:
     """Report on SOURCE: a results JSONL of `mutreal classify --manifest`, or a labels CSV
     (id,codes,is_mutant[,benchmark][,realistic]) whose manual codes give the study's Tables 3 and 4.
@@ -48,7 +55,7 @@ def report(
     from mutreal.report.render import render_markdown, write_report
 
     try:
-        result = report_from_file(source, title=title, min_support=min_support)
+        result = report_from_file(source, realism_from=realism_from, title=title, min_support=min_support)
     except LabelsFormatError as exc:
         raise click.UsageError(str(exc)) from exc
     except UnicodeDecodeError as exc:

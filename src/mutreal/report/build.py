@@ -19,6 +19,7 @@ from mutreal.mining import Combination
 from mutreal.report import paper
 from mutreal.report.tables import (
     ALL,
+    NO_BENCHMARK,
     BenchmarkFigures,
     Bug,
     Table,
@@ -146,6 +147,27 @@ def load_bugs(path: str | Path) -> tuple[list[Bug], str, list[ReadProblem]]:
     return bugs_from_results(rows), "results", problems
 
 
+def merge_realism(bugs: Sequence[Bug], labels_path: str | Path) -> int:
+    """Take each bug's ``realistic`` flag (and a missing benchmark name) from a labels CSV, by id.
+
+    Classify cannot know the study's realism subset (it needs the sources and the training data
+    checks of RQ1/RQ2); a labels file can carry it, so results get the R columns of Tables 3
+    and 4. Returns the number of bugs that got a flag.
+    """
+    by_id = {label.id: label for label in read_labels(labels_path)}
+    merged = 0
+    for bug in bugs:
+        label = by_id.get(bug.id)
+        if label is None:
+            continue
+        if label.realistic is not None:
+            bug.realistic = label.realistic
+            merged += 1
+        if bug.benchmark == NO_BENCHMARK and label.benchmark:
+            bug.benchmark = label.benchmark
+    return merged
+
+
 def default_min_support(bugs: Sequence[Bug]) -> int:
     """Support threshold for the combinations table: 1 for small inputs, 2 from 50 bugs, 3 from 500."""
     n = len(counted(bugs))
@@ -190,7 +212,10 @@ def build_report(
     )
 
 
-def report_from_file(path: str | Path, **options: Any) -> Report:
-    """:func:`load_bugs` then :func:`build_report` (options as for :func:`build_report`)."""
+def report_from_file(path: str | Path, realism_from: str | Path | None = None, **options: Any) -> Report:
+    """:func:`load_bugs` then :func:`build_report` (options as for :func:`build_report`);
+    ``realism_from``: a labels CSV whose ``realistic`` column marks the realistic subset."""
     bugs, kind, problems = load_bugs(path)
+    if realism_from is not None:
+        merge_realism(bugs, realism_from)
     return build_report(bugs, source=str(path), kind=kind, problems=problems, **options)

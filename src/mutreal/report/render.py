@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
+
 from mutreal.report.build import Report
 from mutreal.report.tables import Table
 
@@ -239,7 +241,8 @@ def write_csv(table: Table, path: Path) -> None:
 
 
 def write_report(report: Report, out_dir: str | Path, plots: bool = True) -> dict[str, Path]:
-    """Write report.md, report.html, report.json, plots/*.png and tables/*.csv under ``out_dir``.
+    """Write report.md, report.html, report.json, plots/*.png, tables/*.csv and the co-occurrence
+    graph (cooccurrence.graphml: node attributes count/bugs, edge weight = bugs) under ``out_dir``.
 
     Returns name -> path of what was written. ``plots=False`` skips matplotlib entirely (the
     Markdown and HTML then hold the tables only).
@@ -260,6 +263,9 @@ def write_report(report: Report, out_dir: str | Path, plots: bool = True) -> dic
         path = out / "tables" / f"{table.name}.csv"
         write_csv(table, path)
         written[f"tables/{table.name}.csv"] = path
+    graph = out / "cooccurrence.graphml"
+    nx.write_graphml(report.graph, graph)
+    written["cooccurrence.graphml"] = graph
     for name, text in (
         ("report.md", render_markdown(report, image_paths)),
         ("report.html", render_html(report, images)),
