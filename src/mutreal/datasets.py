@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -40,8 +41,9 @@ RULES: dict[str, str] = {
     "sklearn_generator": "sklearn make_*: data from a statistical procedure: real",
     "truth_table": "a literal 0/1 array that enumerates all input combinations (XOR, AND...): real",
     "literal_toy": "any other literal array written out in the program: fake (toy data)",
+    "filled_at_runtime": "an empty list, or a zeros/empty buffer sized from other data, filled at run time: unknown",
     "formula": "inputs from a grid (arange/linspace) or labels computed by a formula: real",
-    "placeholder": "zeros/ones/empty/full arrays: fake",
+    "placeholder": "zeros/ones/empty/full arrays of a literal shape: fake",
     "random": "random arrays (numpy/tf/torch/random): fake",
     "unknown_file": "a file not in the table: unknown (the study looked the file up in the source)",
     "generator": "a generator or image folder: unknown (collected data of unknown origin)",
@@ -218,9 +220,24 @@ def _basename(path: str) -> str:
     return PureWindowsPath(PurePosixPath(text).name).name
 
 
+_COMPRESSED = re.compile(r"\.(zip|gz|bz2|xz|tgz|7z)$", flags=re.IGNORECASE)
+
+
 def find_known_file(path: str) -> KnownDataset | None:
-    """The known dataset a file path names (by file name, case-insensitive), or None."""
-    return _lookup("files", _basename(path))
+    """The known dataset a file path names (by file name, case-insensitive; a compressed copy
+    ``mnist_train.csv.zip`` counts as the file), or None."""
+    name = _basename(path)
+    while name:
+        found = _lookup("files", name)
+        if found or not _COMPRESSED.search(name):
+            return found
+        name = _COMPRESSED.sub("", name)
+    return None
+
+
+def _looks_like_variable(name: str) -> bool:
+    """A file argument the model could only give as an expression (``data_path``), not a file name."""
+    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name.strip()) is not None
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -263,8 +280,8 @@ def _known(rule: str, ds: KnownDataset, facts: DataSourceFacts, split: bool) -> 
 
 
 def is_truth_table(values: Any) -> bool:
-    """True when a literal array is a boolean truth table: rows of 0/1 that enumerate every input
-    combination exactly once (the XOR/AND/OR inputs ``[[0,0],[0,1],[1,0],[1,1]]``)."""
+    """True when a literal array is a boolean truth table: rows of 0/1 that cover every input
+    combination (the XOR/AND/OR inputs ``[[0,0],[0,1],[1,0],[1,1]]``; repeated rows allowed)."""
     rows = _as_rows(values)
     if not rows or not all(isinstance(v, int | float) and v in (0, 1) for row in rows for v in row):
         return False
@@ -272,7 +289,7 @@ def is_truth_table(values: Any) -> bool:
     if width == 0 or width > 8 or any(len(r) != width for r in rows):
         return False
     combos = {tuple(int(v) for v in row) for row in rows}
-    return len(rows) == 2**width and combos == set(product((0, 1), repeat=width))
+    return combos == set(product((0, 1), repeat=width))
 
 
 def _as_rows(values: Any) -> list[list[Any]] | None:
@@ -331,6 +348,12 @@ def classify_training_data(facts: DataSourceFacts | None) -> TrainingData:
             return _known("known_dataset", ds, facts, split=False)
         return _published(facts, arg or key)
     if kind == "sklearn":
+        if not key.startswith(("load_", "fetch_", "make_")):
+            # a bare name (``iris`` for load_iris): find the loader it stands for
+            key = next(
+                (f"{p}{key}" for p in ("load_", "fetch_") if _lookup("sklearn", f"{p}{key}")),
+                f"make_{key}" if re.search(rf"\bmake_{re.escape(key)}\b", facts.text or "") else key,
+            )
         if key.startswith("make_"):
             size = facts.size or _first_dim(facts.shape) or _SKLEARN_DEFAULT_SAMPLES
             return TrainingData(
@@ -356,7 +379,7 @@ def classify_training_data(facts: DataSourceFacts | None) -> TrainingData:
         return TrainingData(
             "unknown",
             "unknown_file",
-            _basename(path) if path else None,
+            _basename(path) if path and not _looks_like_variable(path) else None,
             facts.size,
             None,
             "low",
@@ -366,6 +389,10 @@ def classify_training_data(facts: DataSourceFacts | None) -> TrainingData:
         )
     if kind == "literal":
         size = _literal_size(facts.values, facts.shape)
+        if size == 0:
+            return TrainingData(
+                "unknown", "filled_at_runtime", None, None, None, "low", kind, RULES["filled_at_runtime"]
+            )
         if is_truth_table(facts.values):
             return TrainingData(
                 "real", "truth_table", "truth table", size, None, "high", kind, RULES["truth_table"]
@@ -377,6 +404,14 @@ def classify_training_data(facts: DataSourceFacts | None) -> TrainingData:
         func = key.lower()
         size = facts.size or _first_dim(facts.shape)
         if func in _PLACEHOLDER_FUNCS and not _labels_by_formula(facts.labels):
+            literal_shape = bool(facts.shape) and all(
+                isinstance(d, int) and not isinstance(d, bool) for d in facts.shape or ()
+            )
+            if not literal_shape or "len(" in (facts.text or ""):
+                # np.zeros((len(sequences), dim)): a buffer sized from other data, filled later
+                return TrainingData(
+                    "unknown", "filled_at_runtime", None, None, None, "low", kind, RULES["filled_at_runtime"]
+                )
             return TrainingData("fake", "placeholder", None, size, None, "high", kind, RULES["placeholder"])
         if kind == "formula" or func in _GRID_FUNCS or _labels_by_formula(facts.labels):
             return TrainingData("real", "formula", None, size, None, "medium", kind, RULES["formula"])
@@ -449,9 +484,15 @@ def facts_from_source(
     is_tfds = lowered.startswith(("tfds.", "tensorflow_datasets.")) or re.search(r"\btfds\.", text)
     if kind in ("sklearn", "opaque", "generator") and is_tfds:
         kind = "tfds"
+    loader = re.search(r"\b((?:load|fetch|make)_\w+)\s*\(", text)
+    if kind == "sklearn" and loader:
+        name = loader.group(1)  # the model may keep only the bare dataset name (iris for load_iris)
     values = None
     if kind == "literal":
         values = _literal_values(text)
+    size = source.size
+    if size is None and kind == "generated":
+        size = _grid_length(text)
     label_facts = None
     if labels is not None:
         label_facts = _label_facts(labels, x_var)
@@ -462,10 +503,29 @@ def facts_from_source(
         reader=source.reader,
         values=values,
         shape=source.shape,
-        size=source.size,
+        size=size,
         text=text,
         labels=label_facts,
     )
+
+
+def _grid_length(text: str) -> int | None:
+    """Length of ``arange(start, stop, step)`` / ``linspace(a, b, n)`` / ``range(...)`` with literal arguments."""
+    m = re.search(r"\b(arange|linspace|range)\s*\(([^()]*)\)", text)
+    if not m:
+        return None
+    try:
+        args = [ast.literal_eval(a.strip()) for a in m.group(2).split(",") if a.strip() and "=" not in a]
+    except (ValueError, SyntaxError):
+        return None
+    if not all(isinstance(a, int | float) for a in args):
+        return None
+    if m.group(1) == "linspace":
+        return int(args[2]) if len(args) >= 3 else (50 if len(args) == 2 else None)
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args[:2], args[2] if len(args) > 2 else 1)
+    if step == 0:
+        return None
+    return max(0, math.ceil((stop - start) / step))
 
 
 def _literal_values(text: str) -> Any:
@@ -504,4 +564,12 @@ def describe_training_data(model: ProgramModel) -> TrainingData:
         return classify_training_data(None)
     labels = y.source if (y is not None and primary is x and y.source is not None) else None
     facts = facts_from_source(primary.source, labels, x_var=getattr(primary, "var", None))
-    return classify_training_data(facts)
+    verdict = classify_training_data(facts)
+    if verdict.rule == "no_facts" and labels is not None and labels.kind in _LOADER_KINDS:
+        # inputs unresolved, labels from a dataset loader or file: the inputs come from there too
+        verdict = classify_training_data(facts_from_source(labels))
+        verdict.extra["from_role"] = "y_train"
+    return verdict
+
+
+_LOADER_KINDS = ("keras_dataset", "sklearn", "tfds", "openml", "file")

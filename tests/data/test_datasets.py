@@ -89,12 +89,22 @@ def test_rule_truth_table():
     )
     assert is_truth_table([[[0, 0]], [[0, 1]], [[1, 0]], [[1, 1]]])
     assert not is_truth_table([[0, 0], [0, 1], [1, 0]])  # a combination missing
-    assert not is_truth_table([[0, 0], [0, 0], [1, 0], [1, 1]])  # a repeat
+    assert not is_truth_table([[0, 0], [0, 0], [1, 0], [1, 1]])  # a repeat instead of [0, 1]
+    assert is_truth_table([[1.0, 1.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, 0.0]])  # repeats
+    assert not is_truth_table([[0, 2], [0, 1], [1, 0], [1, 1]])
 
 
 def test_rule_literal_toy():
     t = verdict(kind="literal", values=[[1.5, 2.0, 3.1], [4.0, 5.2, 6.3]])
     assert (t.data_class, t.rule, t.size) == ("fake", "literal_toy", 2)
+
+
+def test_rule_filled_at_runtime():
+    t = verdict(kind="literal", values=[], shape=[0], text="np.array(images)")
+    assert (t.data_class, t.rule, t.size) == ("unknown", "filled_at_runtime", None)
+    assert verdict(kind="literal", shape=[0], text="np.array(dataX)").rule == "filled_at_runtime"
+    buffer = verdict(kind="generated", name="numpy.zeros", text="np.zeros((len(sequences), 10000))")
+    assert (buffer.data_class, buffer.rule) == ("unknown", "filled_at_runtime")
 
 
 def test_rule_formula():
@@ -209,3 +219,43 @@ def test_describe_tfds_and_missing_data():
     assert describe_training_data(prog).dataset == "mnist"
     _, empty = _program()
     assert describe_training_data(empty).rule == "no_facts"
+
+
+def test_describe_unresolved_inputs_fall_back_to_the_labels_loader():
+    model = pytest.importorskip("mutreal.model")
+    x = model.DataSource(kind="opaque", text="X_train")
+    y = model.DataSource(kind="keras_dataset", name="imdb", text="imdb.load_data(num_words=5000)")
+    _, prog = _program(x_train=("X_train", x), y_train=("y_train", y))
+    t = describe_training_data(prog)
+    assert (t.dataset, t.data_class, t.extra["from_role"]) == ("imdb", "real", "y_train")
+    # labels written out do not tell where the inputs come from
+    y_lit = model.DataSource(kind="literal", text="[0, 1, 1, 0]")
+    _, prog = _program(x_train=("X_train", x), y_train=("y_train", y_lit))
+    assert describe_training_data(prog).rule == "no_facts"
+
+
+def test_describe_with_the_models_bare_sklearn_names_and_grids():
+    model = pytest.importorskip("mutreal.model")
+    src = model.DataSource(kind="sklearn", name="iris", text="datasets.load_iris()")
+    _, prog = _program(x_train=("X", src))
+    assert (describe_training_data(prog).dataset, describe_training_data(prog).size) == ("iris", 150)
+    gen = model.DataSource(
+        kind="sklearn", name="moons", shape=[300, 2], size=300, text="make_moons(n_samples=300)"
+    )
+    _, prog = _program(x_train=("X", gen))
+    t = describe_training_data(prog)
+    assert (t.rule, t.dataset, t.size) == ("sklearn_generator", "make_moons", 300)
+    grid = model.DataSource(
+        kind="generated", name="numpy.arange", text="np.arange(0.0, 5.0, 0.1, dtype='float32')"
+    )
+    _, prog = _program(x_train=("xs", grid))
+    assert describe_training_data(prog).size == 50
+    f = model.DataSource(kind="file", name="data_path", reader="read_csv", text="pd.read_csv(data_path)")
+    _, prog = _program(x_train=("X", f))
+    t = describe_training_data(prog)
+    assert (t.rule, t.dataset) == ("unknown_file", None)
+
+
+def test_compressed_copy_of_a_known_file():
+    assert find_known_file("data/mnist_train.csv.zip").name == "mnist"
+    assert find_known_file("data/unknown.csv.gz") is None
