@@ -4,7 +4,8 @@ A campaign plans ``N`` runs per program (DeepCrime: 20). Training is the cost, s
 added run (from ``min_runs`` on) we ask whether the verdict at ``N`` can still change, with a
 conservative group-sequential rule:
 
-- there are ``L`` interim looks (one per added run before ``N``); each uses
+- there are ``L`` interim looks (one per ``step`` added runs, from ``min_runs`` up to before ``N``;
+  ``step = 1`` by default); each uses
   ``alpha_look = alpha / L`` (Bonferroni split: more conservative than Pocock or
   O'Brien-Fleming boundaries, and needs no planning of look times);
 - **efficacy**: stop with "the effect holds" when the GLM p-value < ``alpha_look`` and Cohen's d
@@ -102,12 +103,20 @@ def _clean(values: np.ndarray, crashed: np.ndarray | None) -> np.ndarray:
     return values[ok]
 
 
+def interim_look_count(planned_runs: int, min_runs: int, step: int = 1) -> int:
+    """Number of interim looks at ``min_runs, min_runs + step, ...`` strictly before ``planned_runs``."""
+    if planned_runs <= min_runs:
+        return 0
+    return math.ceil((planned_runs - min_runs) / max(1, step))
+
+
 def look_at(
     a: Sequence[float] | np.ndarray,
     b: Sequence[float] | np.ndarray,
     *,
     planned_runs: int,
     min_runs: int = 5,
+    step: int = 1,
     crashed_a: Sequence[bool] | np.ndarray | None = None,
     crashed_b: Sequence[bool] | np.ndarray | None = None,
     target: str = "b worse",
@@ -125,7 +134,7 @@ def look_at(
     flags_b = None if crashed_b is None else np.asarray(crashed_b, dtype=bool).reshape(-1)[:n]
     ok_a = _clean(values_a[:n], flags_a)
     ok_b = _clean(values_b[:n], flags_b)
-    interim_looks = max(planned_runs - min_runs, 0)
+    interim_looks = interim_look_count(planned_runs, min_runs, step)
     final = n >= planned_runs
     alpha_look = alpha if final or interim_looks == 0 else alpha / interim_looks
 
@@ -164,6 +173,7 @@ def sequential_decision(
     *,
     planned_runs: int | None = None,
     min_runs: int = 5,
+    step: int = 1,
     crashed_a: Sequence[bool] | np.ndarray | None = None,
     crashed_b: Sequence[bool] | np.ndarray | None = None,
     target: str = "b worse",
@@ -181,12 +191,17 @@ def sequential_decision(
     looks: list[Look] = []
     decision: bool | None = None
     used = n_available
-    for n in range(max(min(min_runs, planned), 1), min(planned, n_available) + 1):
+    last_n = min(planned, n_available)
+    points = list(range(max(min(min_runs, planned), 1), last_n + 1, max(1, step)))
+    if points and points[-1] != last_n:
+        points.append(last_n)
+    for n in points:
         look = look_at(
             a[:n],
             b[:n],
             planned_runs=planned,
             min_runs=min_runs,
+            step=step,
             crashed_a=None if crashed_a is None else crashed_a[:n],
             crashed_b=None if crashed_b is None else crashed_b[:n],
             target=target,
