@@ -636,8 +636,8 @@ class DataOp:
         )
 
 
-#: data roles, in the order reports list them
-DATA_ROLES = ("x_train", "y_train", "x_val", "y_val", "x_test", "y_test")
+#: data roles, in the order reports list them (``x_pred``: the first input given to ``predict``)
+DATA_ROLES = ("x_train", "y_train", "x_val", "y_val", "x_test", "y_test", "x_pred")
 
 
 @dataclass

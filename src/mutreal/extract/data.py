@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from mutreal.model import DataOp, DataSource, DataVar
+from mutreal.model import DataOp, DataSource, DataVar, Value
 
 #: numpy/pandas/sklearn/... callables that read a file (qualified name suffix -> reader name)
 FILE_READERS = {
@@ -363,6 +363,23 @@ def shape_of_literal(value: object) -> list[int] | None:
         if not value:
             break
         value = value[0]
+    return shape or None
+
+
+def shape_of_value(value: Value) -> list[int] | None:
+    """Shape of a list/tuple written out with some non-constant items (``[[a], [b], [c]]`` -> [3, 1])."""
+    shape: list[int] = []
+    v: object = value
+    while True:
+        if isinstance(v, Value) and v.kind == "seq":
+            shape.append(len(v.args))
+            if not v.args:
+                break
+            v = v.args[0]
+        elif isinstance(v, Value) and v.kind == "const" and isinstance(v.value, list):
+            return shape + (shape_of_literal(v.value) or [])
+        else:
+            break
     return shape or None
 
 

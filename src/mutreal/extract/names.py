@@ -19,6 +19,19 @@ _TF_ROOTS = ("tensorflow",)
 _TORCH_ROOTS = ("torch",)
 _OTHER_DL_ROOTS = ("mxnet", "chainer", "caffe", "theano", "lasagne", "paddle", "jax", "flax", "cntk")
 
+#: conventional aliases assumed when a pasted snippet uses them without importing them
+CONVENTIONAL_ALIASES = {
+    "np": "numpy",
+    "pd": "pandas",
+    "tf": "tensorflow",
+    "plt": "matplotlib.pyplot",
+    "keras": "keras",
+    "sklearn": "sklearn",
+    "numpy": "numpy",
+    "pandas": "pandas",
+    "tensorflow": "tensorflow",
+}
+
 #: short Keras names always resolvable (models)
 _MODEL_NAMES = {"Sequential": "keras.models.Sequential", "Model": "keras.models.Model"}
 
@@ -88,6 +101,8 @@ class ImportTable:
         full = self.aliases.get(head)
         if full is None:
             full = self._star_or_known(head)
+        if full is None and rest:
+            full = CONVENTIONAL_ALIASES.get(head)
         if full is None:
             return name
         return f"{full}.{rest}" if rest else full

@@ -532,7 +532,7 @@ class Walker:
             if value is not None:
                 return value
             head = key.partition(".")[0]
-            if env.get(head) is None and (self.imports.is_bound(head) or head in ("tf", "np", "keras")):
+            if env.get(head) is None and (self.imports.is_bound(head) or head in names.CONVENTIONAL_ALIASES):
                 qn = self.imports.resolve_name(key)
                 return Value(REF, qn, text=key, line=self.cur_line)
         base = self.ev(node.value, env)
@@ -720,7 +720,7 @@ class Walker:
                 key is not None
                 and env.get(head) is None
                 and env.get(key.rsplit(".", 1)[0]) is None
-                and (self.imports.is_bound(head) or head in ("tf", "np", "pd", "keras"))
+                and (self.imports.is_bound(head) or head in names.CONVENTIONAL_ALIASES)
             ):
                 return self.call_qualified(self.imports.resolve_name(key), node, env)
             receiver = self.ev(func.value, env)
@@ -1120,6 +1120,12 @@ class Walker:
             return None
         if method in training.TRAINING_METHODS:
             return self.record_fit(model, method, node, env)
+        if method in ("predict", "predict_classes", "predict_proba", "predict_on_batch"):
+            args, kwargs, arg_nodes, _ = self.call_args(node, env)
+            x = args[0] if args else kwargs.get("x")
+            if "x_pred" not in self.program.data and x is not None:
+                self._record_data("x_pred", x, arg_nodes[0] if arg_nodes else None)
+            return Unknown(node, self.line(node))
         if method == "evaluate" or method == "evaluate_generator":
             args, kwargs, _, _ = self.call_args(node, env)
             if not self.eval_done:
@@ -1618,8 +1624,8 @@ class Walker:
                 return Unknown(node, self.line(node))
             return chain.derive(self._op("concat", qn.rsplit(".", 1)[-1], {}, node))
         first = args[0] if args else (next(iter(kwargs.values())) if kwargs else None)
-        if qn in ("numpy.array", "numpy.asarray") and isinstance(first, Value) and first.kind == CONST:
-            shape = data.shape_of_literal(first.value)
+        if qn in ("numpy.array", "numpy.asarray") and isinstance(first, Value) and first.kind in (CONST, SEQ):
+            shape = data.shape_of_literal(first.value) if first.kind == CONST else data.shape_of_value(first)
             src = DataSource(
                 "literal",
                 shape=shape,
@@ -1648,6 +1654,10 @@ class Walker:
             else:
                 return first if first is not None else Unknown(node, self.line(node))
         if op == "noop" or op is None and qn in ("numpy.array", "numpy.asarray"):
+            dtype = kwargs.get("dtype")
+            if dtype is not None and isinstance(first, data.DataChain):
+                value = self._dtype(self.to_value(dtype, kw_nodes.get("dtype")))
+                return first.derive(self._op("astype", None, {"dtype": value}, node))
             return first
         rest_values = self.values_of(args[1:], arg_nodes[1:])
         op_args: dict[str, Value] = {}
