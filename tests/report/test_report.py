@@ -277,3 +277,12 @@ def test_graphml_holds_the_cooccurrence_graph(tmp_path):
     graph = nx.read_graphml(out / "cooccurrence.graphml")
     assert graph.nodes["ACH"]["count"] == 4 and graph.edges["ACH", "TWS"]["weight"] == 1
     assert not (out / "plots").exists()
+
+
+def test_a_repeated_id_counts_once_with_the_later_row(tmp_path):
+    rows = rows_small()
+    rerun = dict(rows[0], components=[{"code": "HLR", "simulable": True}], order=1)
+    report = report_from_file(write_rows(tmp_path / "r.jsonl", [*rows, rerun]))
+    assert figures(report, "ALL").all.bugs == 4
+    assert next(b for b in report.bugs if b.id == "a1").codes == ["HLR"]
+    assert [b.id for b in report.bugs][:2] == ["a1", "a2"]
