@@ -151,9 +151,10 @@ class WorkerProcess:
             if process.poll() is not None:
                 break
         code = process.poll()
+        tail = self._log_tail()
         self.kill()
         raise RuntimeError(
-            f"worker did not start (exit code {code}); its log ends with: {self._log_tail()}"
+            f"worker did not start (exit code {code}); its log ends with: {tail}"
             if code is not None
             else f"worker did not start within {STARTUP_TIMEOUT_S:.0f} s"
         )
