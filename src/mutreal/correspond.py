@@ -21,8 +21,9 @@ on what it contains; the program may hold more:
 ``models``       the program's models are compared only when the source builds a model;
 ``compile``      compile calls only when the source compiles (paired in order);
 ``fit``          training calls only when the source trains (paired in order);
-``data``         preprocessing of a data role (``x_train``, ``y_train``) only when the source has
-                 that role; where the data *comes from* is RQ2's question (and a benchmark
+``data``         preprocessing of a data role (``x_train``, ``y_train``) only when the source
+                 defines that role (loads, builds or preprocesses it; naming it in ``fit`` is not
+                 enough); where the data *comes from* is RQ2's question (and a benchmark
                  replacing it with generated arrays is the ``synthetic_data_source`` noise rule),
                  so data sources are reported as notes, never as differences;
 ``missing``      an element the source has and the program lacks (a model, a compile, a fit, a
@@ -167,6 +168,20 @@ def _has_anything(model) -> bool:
     return bool(model.models or model.compiles or model.fits or model.data)
 
 
+def _defines_role(model, role: str) -> bool:
+    """The program defines the data of ``role``: it loads or builds it, or preprocesses it. Only
+    naming it (``model.fit(x_train, y_train)`` in a post that never shows the data) is not enough."""
+    var = model.data.get(role)
+    if var is None:
+        return False
+    if var.preprocess:
+        return True
+    src = var.source
+    if src is None:
+        return False
+    return not (src.kind == "opaque" and src.text.strip() in (var.var or "", role))
+
+
 def _to_difference(component, label_code: str | None) -> Difference:
     return Difference(
         element=component.element,
@@ -218,11 +233,16 @@ def compare_models(source, program) -> tuple[list[Difference], list[str], list[s
     part("models", source.models, program.models, "model")
     part("compile", source.compiles, program.compiles, "compile")
     part("fit", source.fits, program.fits, "fit")
-    src_roles = {r for r in ("x_train", "y_train") if r in source.data}
+    roles: set[str] = set()
     for role in ("x_train", "y_train"):
-        if role in src_roles:
-            compared.append(f"data.{role}")
+        if _defines_role(source, role):
             if role not in program.data:
+                # the program never trains on this role (its missing fit is the difference)
+                notes.append(f"data.{role}: the program has no training call using it; not compared")
+                continue
+            compared.append(f"data.{role}")
+            roles.add(role)
+            if not _defines_role(program, role):
                 var = source.data[role]
                 missing.append(
                     Difference(
@@ -234,10 +254,10 @@ def compare_models(source, program) -> tuple[list[Difference], list[str], list[s
                         source_line=var.source.line if var.source else None,
                     )
                 )
-        elif role in program.data:
+        elif _defines_role(program, role):
             not_compared.append(f"data.{role}")
         svar, pvar = source.data.get(role), program.data.get(role)
-        if svar is not None and pvar is not None and svar.source and pvar.source:
+        if role in roles and svar and pvar and svar.source and pvar.source and _defines_role(program, role):
             s, p = svar.source, pvar.source
             if (s.kind, s.name) != (p.kind, p.name):
                 notes.append(
@@ -249,7 +269,7 @@ def compare_models(source, program) -> tuple[list[Difference], list[str], list[s
     for comp in diff_models(source, program):
         if comp.kind.startswith("data."):
             role = comp.detail.get("role") or comp.element.split(".")[1]
-            if role not in src_roles:
+            if role not in roles:
                 continue
         try:
             code = label_component(comp).code
