@@ -7,6 +7,7 @@ file is recognised by its ``id,codes`` header), :func:`build_report` computes ev
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,8 @@ from mutreal.report.tables import (
     table4,
     training_data_tables,
 )
+
+log = logging.getLogger(__name__)
 
 
 def _describe_lookup():
@@ -137,14 +140,23 @@ def load_bugs(path: str | Path) -> tuple[list[Bug], str, list[ReadProblem]]:
     """
     path = Path(path)
     if path.suffix.lower() in {".csv", ".tsv"} or is_labels_file(path):
-        return bugs_from_labels(read_labels(path)), "labels", []
+        return _last_per_id(bugs_from_labels(read_labels(path)), path), "labels", []
     problems: list[ReadProblem] = []
     rows = read_results(path, problems)
     if not rows and problems:
         raise LabelsFormatError(
             f"{path}: neither a results JSONL (no readable row) nor a labels CSV (no id,codes header)"
         )
-    return bugs_from_results(rows), "results", problems
+    return _last_per_id(bugs_from_results(rows), path), "results", problems
+
+
+def _last_per_id(bugs: list[Bug], path: Path) -> list[Bug]:
+    """One bug per id, the last row winning (a re-run appended to a results file), as the scoring
+    script and ``mutreal agree`` read them; the bugs keep the order of their first row."""
+    last = {bug.id: bug for bug in bugs}
+    if len(last) < len(bugs):
+        log.warning("%s: %d row(s) repeat an earlier id; the later row is used", path, len(bugs) - len(last))
+    return [last[bug_id] for bug_id in dict.fromkeys(bug.id for bug in bugs)]
 
 
 def merge_realism(bugs: Sequence[Bug], labels_path: str | Path) -> int:
