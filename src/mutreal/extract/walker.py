@@ -15,6 +15,7 @@ and names from :class:`~mutreal.extract.names.ImportTable`.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -155,6 +156,32 @@ _LEGACY_TEXT = re.compile(
 )
 _KERAS3_TEXT = re.compile(
     r"\bkeras\.ops\b|\bkeras_core\b|\bkeras\.src\b|\bfrom keras import ops\b|\.keras['\"]\)"
+)
+
+#: builtins whose result is a plain value even when given arrays (``len(x)``, ``print(x)``)
+_BUILTIN_SCALARS = frozenset(
+    {
+        "len",
+        "print",
+        "str",
+        "repr",
+        "type",
+        "isinstance",
+        "max",
+        "min",
+        "sum",
+        "round",
+        "abs",
+        "range",
+        "enumerate",
+        "zip",
+        "sorted",
+        "id",
+        "hash",
+        "format",
+        "bool",
+        "open_",
+    }
 )
 
 #: layer-building calls that make a loop worth unrolling
@@ -782,6 +809,9 @@ class Walker:
             or qn in data.COMBINE_FUNCTIONS
         ):
             return self.array_function(qn, node, env)
+        if qn in _BUILTIN_SCALARS:
+            self.call_args(node, env)
+            return Value(OPAQUE, None, text=self.text(node), line=self.line(node))
         if qn.startswith("tensorflow.data.Dataset.from_tensor"):
             args, _, _, _ = self.call_args(node, env)
             if args:
@@ -1604,10 +1634,15 @@ class Walker:
             consts = [a.value for a in args if isinstance(a, Value) and a.kind == CONST]
             if how == "linspace" and len(consts) >= 3:
                 shape = [consts[2]]
-            elif how == "range" and consts and len(consts) == len(args):
+            elif how == "range" and consts and len(consts) == len(args) and len(consts) <= 3:
+                start, stop, step = (
+                    (0, consts[0], 1)
+                    if len(consts) == 1
+                    else (*consts[:2], consts[2] if len(consts) == 3 else 1)
+                )
                 try:
-                    shape = [len(range(*[int(c) for c in consts]))]
-                except (TypeError, ValueError):
+                    shape = [max(0, math.ceil((stop - start) / step))]
+                except (TypeError, ValueError, ZeroDivisionError):
                     shape = None
         src = DataSource(
             "generated", name=qn, shape=shape, size=data.size_of(shape), text=text, file=self.path, line=line
