@@ -1,0 +1,113 @@
+"""``mutreal reproduce BUGGY FIXED``: is a real fault reproduced, and stably so (the study's RQ5)?
+
+Trains both programs ``--runs`` times (same seeds), then applies the realism study's rule
+(:mod:`mutreal.stats.reproduction`): a crash symptom is reproduced when the buggy program fails and
+the fixed does not; a performance symptom when the fixed program is better with GLM p < 0.05 and
+|Cohen's d| >= 0.2; stable when that holds at every seed index. ``--json`` prints at least
+``reproduced``, ``stable``, ``symptom`` and the statistics of ``mutreal stats`` under ``stats``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mutreal.commands.campaign_options import (
+    ADAPTIVE_OPTIONS,
+    CAMPAIGN_OPTIONS,
+    STATISTICS_OPTIONS,
+    apply,
+    campaign_settings,
+    fmt_number,
+    fmt_series,
+)
+from mutreal.stats.reproduction import SYMPTOMS
+
+
+@click.command("reproduce")
+@click.argument("buggy", type=click.Path(exists=True, dir_okay=False))
+@click.argument("fixed", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--symptom",
+    type=click.Choice(SYMPTOMS),
+    default="auto",
+    show_default=True,
+    help="crash: buggy fails, fixed does not; performance: fixed significantly better.",
+)
+@apply(CAMPAIGN_OPTIONS)
+@apply(STATISTICS_OPTIONS)
+@apply(ADAPTIVE_OPTIONS)
+def reproduce(
+    buggy: str,
+    fixed: str,
+    symptom: str,
+    runs: int,
+    seeds: list[int] | None,
+    jobs: int | None,
+    executor: str,
+    address: str | None,
+    timeout_s: float | None,
+    memory_limit_mb: float | None,
+    store: str | None,
+    modernize: bool,
+    metric: str | None,
+    lower_is_better: bool | None,
+    test_name: str,
+    alpha: float,
+    as_json: bool,
+    adaptive: bool,
+    min_runs: int,
+    step: int,
+) -> None:
+    """Train BUGGY and FIXED many times and say whether the fault is reproduced and stable."""
+    from mutreal.verdicts import reproduce as reproduce_api
+
+    try:
+        report = reproduce_api(
+            buggy, fixed, runs=runs, seeds=seeds, symptom=symptom, metric=metric,
+            lower_is_better=lower_is_better, test=test_name, alpha=alpha, adaptive=adaptive,
+            min_runs=min_runs, step=step,
+            campaign=campaign_settings(jobs, executor, address, timeout_s, memory_limit_mb, store, modernize),
+        )  # fmt: skip
+    except (ValueError, RuntimeError) as error:
+        click.echo(f"error: {error}", err=True)
+        raise SystemExit(1) from None
+    data = report.to_dict()
+    if as_json:
+        click.echo(json.dumps(data, indent=2, allow_nan=False))
+        return
+    print_reproduction(data)
+
+
+def print_reproduction(data: dict[str, Any]) -> None:
+    """The reproduction verdict for people."""
+    stats = data["stats"]
+    metric = data["metric"] or "metric"
+    direction = "lower is better" if data["lower_is_better"] else "higher is better"
+    width = max(len(Path(data["buggy"]["program"]).name), len(Path(data["fixed"]["program"]).name))
+    click.echo(f"{metric} ({direction})")
+    for side in ("buggy", "fixed"):
+        name = Path(data[side]["program"]).name
+        click.echo(f"  {side}  {name:{width}}  {fmt_series(data[side])}")
+    click.echo(
+        f"{stats['test']}: p = {fmt_number(stats['p_value'], 4, p_value=True)}, Cohen's d (fixed better) = "
+        f"{fmt_number(stats['d_b_better'], 3)} ({stats['effect']}), power for |d| = {stats['power_effect']}: "
+        f"{fmt_number(stats['power'], 2)}"
+    )
+    share = stats["stable_share"]
+    click.echo(
+        f"reproduced: {'yes' if data['reproduced'] else 'no'} ({data['symptom']} symptom; {data['reason']})"
+    )
+    click.echo(
+        f"stable: {'yes' if data['stable'] else 'no'}"
+        + ("" if share is None else f" (fixed better or crash gone at {share:.0%} of seed indexes)")
+    )
+    sequential = data.get("sequential")
+    if sequential:
+        click.echo(
+            f"adaptive: stopped after {sequential['used_runs']} of {sequential['planned_runs']} runs per program, "
+            f"{sequential['runs_saved']} trainings saved"
+        )
