@@ -70,6 +70,8 @@ class Leaf:
     paper_code: str | None = None
     examples: tuple[str, ...] = ()
     note: str | None = None
+    #: a leaf found spurious keeps its id (old results stay readable) but no longer counts
+    retired: bool = False
 
     @property
     def uncertain(self) -> bool:
@@ -193,8 +195,8 @@ class Taxonomy:
     # counts ---------------------------------------------------------------------------------
     @property
     def leaf_count(self) -> int:
-        """Leaves in this reconstruction (93)."""
-        return len(self.leaves)
+        """Leaves in this reconstruction (93), retired ones not counted."""
+        return sum(1 for leaf in self.leaves.values() if not leaf.retired)
 
     @property
     def paper_leaf_count(self) -> int:
@@ -203,7 +205,7 @@ class Taxonomy:
 
     def uncertain_leaves(self) -> list[Leaf]:
         """Leaves flagged as candidates for the reconstruction's extra leaf."""
-        return [leaf for leaf in self.leaves.values() if leaf.uncertain]
+        return [leaf for leaf in self.leaves.values() if leaf.uncertain and not leaf.retired]
 
     # lookups --------------------------------------------------------------------------------
     def leaf(self, leaf_id: str) -> Leaf:
@@ -345,6 +347,7 @@ def _walk(
                     paper_code=raw.get("paper_code"),
                     examples=tuple(raw.get("examples", ())),
                     note=raw.get("note"),
+                    retired=bool(raw.get("retired", False)),
                 )
             )
         _walk(node.get("children") or [], node_path, node["id"], cats, leaves)

@@ -319,3 +319,23 @@ def test_decision_table_uses_known_codes_and_operators(tax):
         assert len(d.simulable) in (0, len(d.codes)), d.id
         assert "\\n" not in d.buggy and "\\n" not in d.fixed
         assert Decision.from_dict(d.to_dict()) == d
+
+
+def test_a_retired_leaf_keeps_its_id_but_stops_counting(tmp_path):
+    """The README's policy for a spurious leaf: mark it retired, never delete or renumber."""
+    import shutil
+
+    from mutreal.resources import data_dir
+    from mutreal.taxonomy import load_taxonomy_from
+
+    folder = tmp_path / "taxonomy"
+    shutil.copytree(data_dir("taxonomy"), folder)
+    tree = folder / "tree.yaml"
+    text = tree.read_text(encoding="utf-8")
+    tree.write_text(
+        text.replace("flag: count-suspect}", "flag: count-suspect, retired: true}", 1), encoding="utf-8"
+    )
+    tax = load_taxonomy_from(folder)
+    assert tax.leaf_count == tax.paper_leaf_count == 92
+    assert tax.leaf("L031").retired and tax.leaf("L031").name == "Wrong tensor shape (other)"
+    assert len(tax.uncertain_leaves()) == 3
