@@ -337,5 +337,5 @@ def test_a_retired_leaf_keeps_its_id_but_stops_counting(tmp_path):
     )
     tax = load_taxonomy_from(folder)
     assert tax.leaf_count == tax.paper_leaf_count == 92
-    assert tax.leaf("L031").retired and tax.leaf("L031").name == "Wrong tensor shape (other)"
+    assert tax.leaf("L032").retired and tax.leaf("L032").name == "Tensor shape mismatch"
     assert len(tax.uncertain_leaves()) == 3
