@@ -1,0 +1,114 @@
+"""``mutreal kill ORIGINAL MUTANT...``: DeepCrime's kill verdict per mutant, the Fisher verdict, Holm.
+
+Trains the original and every mutant ``--runs`` times with the same seeds (one campaign, shared warm
+workers), then per mutant: DeepCrime's rule (GLM p < 0.05 and Cohen's d >= 0.5 towards worse;
+crashes kill when significantly more frequent), the same after Holm's correction across the
+mutants, and Kim et al.'s monotone per-input Fisher verdict (needs labelled ``evaluate()`` inputs).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mutreal.commands.campaign_options import (
+    ADAPTIVE_OPTIONS,
+    CAMPAIGN_OPTIONS,
+    STATISTICS_OPTIONS,
+    apply,
+    campaign_settings,
+    fmt_number,
+    fmt_series,
+)
+
+
+def _yes(value: bool | None) -> str:
+    return "-" if value is None else ("yes" if value else "no")
+
+
+@click.command("kill")
+@click.argument("original", type=click.Path(exists=True, dir_okay=False))
+@click.argument("mutants", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@apply(CAMPAIGN_OPTIONS)
+@apply(STATISTICS_OPTIONS)
+@apply(ADAPTIVE_OPTIONS)
+def kill(
+    original: str,
+    mutants: tuple[str, ...],
+    runs: int,
+    seeds: list[int] | None,
+    jobs: int | None,
+    executor: str,
+    address: str | None,
+    timeout_s: float | None,
+    memory_limit_mb: float | None,
+    store: str | None,
+    modernize: bool,
+    metric: str | None,
+    lower_is_better: bool | None,
+    test_name: str,
+    alpha: float,
+    as_json: bool,
+    adaptive: bool,
+    min_runs: int,
+    step: int,
+) -> None:
+    """Train ORIGINAL and each MUTANT many times; is each mutant killed?"""
+    from mutreal.verdicts import kill as kill_api
+
+    try:
+        report = kill_api(
+            original, list(mutants), runs=runs, seeds=seeds, metric=metric, lower_is_better=lower_is_better,
+            test=test_name, alpha=alpha, adaptive=adaptive, min_runs=min_runs, step=step,
+            campaign=campaign_settings(jobs, executor, address, timeout_s, memory_limit_mb, store, modernize),
+        )  # fmt: skip
+    except (ValueError, RuntimeError) as error:
+        click.echo(f"error: {error}", err=True)
+        raise SystemExit(1) from None
+    data = report.to_dict()
+    if adaptive:
+        planned = len(seeds) if seeds else runs
+        data["runs_saved"] = sum(
+            m["sequential"]["runs_saved"] for m in data["mutants"] if m["sequential"]
+        ) + (planned - data["original"]["runs"])
+    if as_json:
+        click.echo(json.dumps(data, indent=2, allow_nan=False))
+        return
+    print_kill(data)
+
+
+def print_kill(data: dict[str, Any]) -> None:
+    """One line per mutant: mean ± std (N), p, Holm p, d, DeepCrime / Holm / Fisher verdicts."""
+    original = data["original"]
+    direction = "lower is better" if original["lower_is_better"] else "higher is better"
+    click.echo(f"{original['metric'] or 'metric'} ({direction}); test {data['test']}, alpha {data['alpha']}")
+    click.echo(f"original {Path(original['program']).name}: {fmt_series(original)}")
+    names = [Path(m["program"]).name for m in data["mutants"]]
+    width = max([len(n) for n in names] + [6])
+    header = (
+        f"{'mutant':{width}}  {'mean ± std (N)':28}  {'p':>9}  {'p Holm':>9}  {'d worse':>8}  "
+        f"{'killed':>6}  {'Holm':>4}  {'Fisher':>6}  {'Fisher Holm':>11}  {'killing inputs':>14}"
+    )
+    click.echo(header)
+    for name, mutant in zip(names, data["mutants"], strict=True):
+        fisher = mutant["fisher"]
+        inputs = "-" if fisher is None else f"{fisher['n_killing_inputs']}/{fisher['n_inputs']}"
+        killed = _yes(mutant["killed"]) + (" (crash)" if mutant["killed_by"] == "crash" else "")
+        click.echo(
+            f"{name:{width}}  {fmt_series(mutant['mutant']):28}  {fmt_number(mutant['p_value'], 4, True):>9}  "
+            f"{fmt_number(mutant['p_value_holm'], 4, True):>9}  {fmt_number(mutant['cohen_d'], 2):>8}  "
+            f"{killed:>6}  {_yes(mutant['killed_holm']):>4}  {_yes(mutant['fisher_killed']):>6}  "
+            f"{_yes(mutant['fisher_killed_holm']):>11}  {inputs:>14}"
+        )
+    score = data["mutation_score"]
+    click.echo(
+        f"killed {data['killed']}/{len(data['mutants'])} (mutation score {fmt_number(score, 2)}), "
+        f"after Holm {data['killed_holm']}, Fisher {data['fisher_killed']}"
+    )
+    if "runs_saved" in data:
+        click.echo(f"adaptive: {data['runs_saved']} trainings saved")
+    for note in data["notes"]:
+        click.echo(f"note: {note}", err=True)
