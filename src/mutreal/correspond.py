@@ -243,6 +243,7 @@ def compare_models(source, program) -> tuple[list[Difference], list[str], list[s
             compared.append(f"data.{role}")
             roles.add(role)
             if not _defines_role(program, role):
+                roles.discard(role)  # its preprocessing is part of what is missing
                 var = source.data[role]
                 missing.append(
                     Difference(

@@ -175,3 +175,10 @@ def test_manifest_mode_and_cli(tmp_path: Path) -> None:
     no_source = tmp_path / "plain.csv"
     no_source.write_text("id,buggy,fixed\nx,buggy.py,fixed.py\n")
     assert CliRunner().invoke(correspond_cli, ["--manifest", str(no_source)]).exit_code == 2
+
+
+def test_rule_missing_data_role(tmp_path: Path) -> None:
+    program = IMPORTS + MODEL + COMPILE + FIT  # trains on x_train/y_train it never defines
+    c = correspond(put(tmp_path, "post.py", FULL), put(tmp_path, "bench.py", program))
+    assert {d.kind for d in c.differences} == {"data.missing"}
+    assert {d.element for d in c.differences} == {"data.x_train", "data.y_train"}
