@@ -236,10 +236,31 @@ def record_from_result(
             "modernize_changes": task.get("modernize_changes", []),
         }
     )
+    if not config.modernize and record.error_message and _looks_legacy(record.error_message):
+        record.error_message += " (this looks like a Keras 1/2-era program: try --modernize)"
     name, value, source = select_metric(record.fits, record.evaluations, config.metric)
     record.metric_name, record.metric_value, record.metric_source = name, value, source
     record.direction = metric_direction(name) if name else None
     return record
+
+
+_LEGACY_HINTS = (
+    "No module named 'keras.layers.",
+    "No module named 'keras.utils.np_utils'",
+    "No module named 'keras.wrappers",
+    "unexpected keyword argument 'lr'",
+    "'nb_epoch'",
+    "'init'",
+    "'border_mode'",
+    "'output_dim'",
+    "has no attribute 'fit_generator'",
+    "Argument(s) not recognized",
+    "Unrecognized keyword arguments",
+)
+
+
+def _looks_legacy(message: str) -> bool:
+    return any(hint in message for hint in _LEGACY_HINTS)
 
 
 def _needs_run(stored: RunRecord | None, config: CampaignConfig, memory_limit: float) -> bool:
@@ -403,11 +424,14 @@ def run_campaign(
             on_record(record)
 
     started = time.monotonic()
+    monitor = environment.GpuMonitor()
     try:
         if tasks:
-            _executor(cfg, memory_limit).map(tasks, finished)
+            with monitor:
+                _executor(cfg, memory_limit).map(tasks, finished)
     finally:
         bar.close()
+        LAST_CAMPAIGN["gpu"] = monitor.summary()
         LAST_CAMPAIGN["wall_time_s"] = time.monotonic() - started
         LAST_CAMPAIGN["trained"] = sum(1 for t in tasks if t["key"] in records)
         LAST_CAMPAIGN["reused"] = len(ordered) - len(tasks)

@@ -111,3 +111,64 @@ def describe_environment() -> dict[str, Any]:
         "packages": package_versions(),
         "environment_hash": environment_hash(),
     }
+
+
+class GpuMonitor:
+    """Samples GPU utilisation and memory with ``nvidia-smi`` while a campaign runs (no-op without GPUs).
+
+    Reported with the campaign so that packing several runs on one GPU can be judged: a GPU at 20%
+    while runs queue means more jobs per GPU would help.
+    """
+
+    def __init__(self, interval_s: float = 1.0) -> None:
+        import threading
+
+        self.interval_s = interval_s
+        self.samples: list[tuple[float, float]] = []  # (utilisation %, memory used MiB), summed over GPUs
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.available = shutil.which("nvidia-smi") is not None
+
+    def _sample(self) -> None:
+        try:
+            out = subprocess.run(
+                ["nvidia-smi", "--query-gpu=utilization.gpu,memory.used", "--format=csv,noheader,nounits"],
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=True,
+            ).stdout
+        except (OSError, subprocess.SubprocessError):
+            return
+        rows = [[float(v) for v in line.split(",")] for line in out.strip().splitlines() if line.strip()]
+        if rows:
+            self.samples.append((sum(r[0] for r in rows) / len(rows), sum(r[1] for r in rows)))
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            self._sample()
+
+    def __enter__(self) -> GpuMonitor:
+        if self.available:
+            import threading
+
+            self._thread = threading.Thread(target=self._loop, daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=15)
+
+    def summary(self) -> dict[str, float] | None:
+        """Mean and max utilisation (%) and max memory used (MiB) over the samples; None without GPUs."""
+        if not self.samples:
+            return None
+        utilisation = [s[0] for s in self.samples]
+        return {
+            "gpu_utilisation_mean": sum(utilisation) / len(utilisation),
+            "gpu_utilisation_max": max(utilisation),
+            "gpu_memory_used_max_mb": max(s[1] for s in self.samples),
+            "samples": float(len(self.samples)),
+        }

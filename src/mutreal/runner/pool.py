@@ -8,8 +8,9 @@ own (segfault, ``os._exit``) gives a ``crash``. Memory is watched rather than li
 address-space rlimit because TensorFlow reserves far more virtual memory than it uses and aborts at
 import under a few GiB of ``RLIMIT_AS``.
 
-:class:`LocalExecutor` runs a list of tasks on ``jobs`` such workers (one driver thread each) and hands
-each result to a callback in the caller's thread as soon as it is there, so results are stored as
+:class:`LocalExecutor` runs a list of tasks on ``jobs`` such workers (one driver thread each; on a GPU
+machine the workers share the GPUs, TensorFlow's memory growth on, spread over several GPUs with
+``CUDA_VISIBLE_DEVICES``) and hands each result to a callback in the caller's thread as soon as it is there, so results are stored as
 they finish.
 """
 
@@ -32,6 +33,7 @@ from typing import Any
 
 import psutil
 
+from mutreal.runner.environment import gpu_devices
 from mutreal.runner.worker import WORKER_ENVIRONMENT
 
 #: Seconds between two checks of a running worker's time and memory.
@@ -113,6 +115,8 @@ class WorkerProcess:
         env = {**os.environ, **WORKER_ENVIRONMENT}
         if self.options.get("threads"):
             env["OMP_NUM_THREADS"] = str(self.options["threads"])
+        if self.options.get("visible_gpu") is not None:  # several GPUs: spread workers over them
+            env["CUDA_VISIBLE_DEVICES"] = str(self.options["visible_gpu"])
         src_root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(p for p in (src_root, env.get("PYTHONPATH", "")) if p)
         self.log_path = Path(tempfile.gettempdir()) / f"mutreal-{self.name}-{os.getpid()}-{self.starts}.log"
@@ -295,8 +299,13 @@ class LocalExecutor:
         for task in task_list:
             pending.put(task)
         done: queue.Queue[tuple[dict[str, Any], dict[str, Any]] | BaseException] = queue.Queue()
+        gpus = 0 if "CUDA_VISIBLE_DEVICES" in os.environ else len(gpu_devices())
         workers = [
-            WorkerProcess(self.options, name=f"w{i}", max_runs=self.max_runs_per_worker)
+            WorkerProcess(
+                {**self.options, "visible_gpu": (i % gpus) if gpus > 1 else None},
+                name=f"w{i}",
+                max_runs=self.max_runs_per_worker,
+            )
             for i in range(min(self.jobs, len(task_list)))
         ]
         stop = threading.Event()

@@ -1,0 +1,170 @@
+"""``mutreal run``: train programs N times each in warm sandboxed workers and store every run."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+def _fmt(value: float | None, digits: int = 4) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _summary_table(summaries: list[Any]) -> str:
+    header = ("program", "N", "ok", "failed", "metric", "mean ± std", "min .. max")
+    rows = [header]
+    for s in summaries:
+        failed = ", ".join(f"{k} {v}" for k, v in sorted(s.outcomes.items()) if k != "ok") or "-"
+        metric = f"{s.metric_name} ({s.direction})" if s.metric_name else "-"
+        spread = f"{_fmt(s.mean)} ± {_fmt(s.std)}" if s.mean is not None else "no successful run"
+        rows.append((Path(s.program).name, str(s.n), str(s.n_ok), failed, metric, spread,
+                     f"{_fmt(s.minimum)} .. {_fmt(s.maximum)}"))  # fmt: skip
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)
+
+
+def _seeds(ctx: click.Context, param: click.Parameter, value: str | None) -> list[int] | None:
+    if value is None:
+        return None
+    try:
+        return [int(p) for p in value.replace(" ", "").split(",") if p]
+    except ValueError:
+        raise click.BadParameter("seeds are integers separated by commas, e.g. 0,1,2") from None
+
+
+@click.command()
+@click.argument("programs", nargs=-1, type=click.Path(dir_okay=False))
+@click.option(
+    "--runs", type=click.IntRange(1), default=None, help="Trainings per program, seeds 0..N-1 [10]."
+)
+@click.option(
+    "--seeds", callback=_seeds, default=None, help="Explicit seeds, e.g. 0,1,2 (instead of --runs)."
+)
+@click.option("--jobs", "-j", type=click.IntRange(1), default=None, help="Parallel warm workers [cores/2].")
+@click.option(
+    "--executor", type=click.Choice(["local", "ray"]), default=None, help="Where runs execute [local]."
+)
+@click.option(
+    "--address", default=None, help="Ray cluster address (with --executor ray; default: local Ray)."
+)
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=click.FloatRange(0, min_open=True),
+    default=None,
+    help="Time limit per run in seconds [3600].",
+)
+@click.option(
+    "--memory-limit",
+    "memory_limit_mb",
+    type=click.FloatRange(0, min_open=True),
+    default=None,
+    help="Resident-memory limit per worker in MiB [80% of RAM / jobs].",
+)
+@click.option(
+    "--store",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="SQLite run store; stored runs are reused, never trained twice.",
+)
+@click.option(
+    "--metric", default=None, help="Compared metric [first metric of the last evaluate(), accuracy first]."
+)
+@click.option("--modernize", is_flag=True, default=None, help="Rewrite Keras 1/2-era programs on the fly.")
+@click.option("--gpus-per-run", type=click.FloatRange(0), default=None, help="GPUs requested per run on Ray.")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="A campaign's .config.yaml; options given here override it.",
+)
+@click.option(
+    "--csv", "csv_path", type=click.Path(dir_okay=False), default=None, help="Also write one row per run."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print summaries and runs as JSON.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def run(
+    programs: tuple[str, ...],
+    runs: int | None,
+    seeds: list[int] | None,
+    jobs: int | None,
+    executor: str | None,
+    address: str | None,
+    timeout_s: float | None,
+    memory_limit_mb: float | None,
+    store: str | None,
+    metric: str | None,
+    modernize: bool | None,
+    gpus_per_run: float | None,
+    config_path: str | None,
+    csv_path: str | None,
+    as_json: bool,
+    quiet: bool,
+) -> None:
+    """Train each PROGRAM once per seed (unmodified; captured from outside) and summarise the metric.
+
+    Prints mean, spread and N per program; runs that crash, time out, exceed the memory limit or
+    miss data are recorded with their message and the campaign goes on (exit code 1 if any did).
+    """
+    from mutreal.runner import LAST_CAMPAIGN, CampaignConfig, records_to_rows, run_campaign, summarize
+
+    try:
+        config = CampaignConfig.load(config_path) if config_path else None
+    except (ValueError, OSError) as error:
+        raise click.UsageError(f"cannot read --config {config_path}: {error}") from None
+    if not programs and not (config and config.programs):
+        raise click.UsageError("give at least one PROGRAM (or --config with programs)")
+    missing = [p for p in programs if not Path(p).is_file()]
+    if missing:
+        click.echo(f"error: no such program: {', '.join(missing)}", err=True)
+    if config is None:
+        config = CampaignConfig()
+    if gpus_per_run is not None:
+        config.gpus_per_run = gpus_per_run
+    try:
+        records = run_campaign(
+            list(programs) if programs else None,
+            runs,
+            jobs=jobs,
+            executor=executor,
+            address=address,
+            timeout_s=timeout_s,
+            memory_limit_mb=memory_limit_mb,
+            store=store,
+            seeds=seeds,
+            metric=metric,
+            modernize=modernize,
+            config=config,
+            progress=not quiet,
+        )
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    summaries = summarize(records, metric)
+    campaign = {k: v for k, v in LAST_CAMPAIGN.items()}
+    if csv_path:
+        import pandas as pd
+
+        pd.DataFrame(records_to_rows(records)).to_csv(csv_path, index=False)
+    if as_json:
+        payload = {
+            "campaign": campaign,
+            "summaries": [s.to_dict() for s in summaries],
+            "runs": records_to_rows(records),
+        }
+        click.echo(json.dumps(payload, indent=2, default=str))
+    else:
+        click.echo(_summary_table(summaries))
+    info = f"trained {campaign.get('trained', 0)}, reused {campaign.get('reused', 0)} from the store"
+    info += f", {campaign.get('wall_time_s', 0.0):.1f} s"
+    if campaign.get("gpu"):
+        info += f"; GPU utilisation mean {campaign['gpu']['gpu_utilisation_mean']:.0f}%"
+    click.echo(info, err=True)
+    if campaign.get("config"):
+        click.echo(f"configuration: {campaign['config']}\nmanifest: {campaign['manifest']}", err=True)
+    failed = any(r.outcome != "ok" for r in records) or bool(missing)
+    sys.exit(1 if failed else 0)
