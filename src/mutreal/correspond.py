@@ -74,6 +74,9 @@ class Difference:
     program_file: str | None = None
     program_line: int | None = None
     code: str | None = None
+    #: folded values when the texts alone do not show the change (``epochs`` bound to 2 vs 1)
+    source_value: Any = None
+    program_value: Any = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -87,6 +90,8 @@ class Difference:
             "program_file": self.program_file,
             "program_line": self.program_line,
             "code": self.code,
+            "source_value": self.source_value,
+            "program_value": self.program_value,
         }
 
     @classmethod
@@ -98,7 +103,10 @@ class Difference:
         code = f" [{self.code}]" if self.code else ""
         if self.change == "missing":
             return f"{self.element}: in the source{where}, not in the program"
-        return f"{self.element}{code}: source {self.source or '-'} -> program {self.program or '-'}{where}"
+        before, after = self.source or "-", self.program or "-"
+        if before == after and (self.source_value is not None or self.program_value is not None):
+            before, after = f"{before} (= {self.source_value})", f"{after} (= {self.program_value})"
+        return f"{self.element}{code}: source {before} -> program {after}{where}"
 
 
 @dataclass
@@ -194,7 +202,16 @@ def _to_difference(component, label_code: str | None) -> Difference:
         program_file=component.fixed_file,
         program_line=component.fixed_line,
         code=label_code,
+        source_value=_first(component.detail, "before_number", "before_value"),
+        program_value=_first(component.detail, "after_number", "after_value"),
     )
+
+
+def _first(detail: dict[str, Any], *keys: str) -> Any:
+    for key in keys:
+        if detail.get(key) is not None:
+            return detail[key]
+    return None
 
 
 def compare_models(source, program) -> tuple[list[Difference], list[str], list[str], list[str]]:

@@ -182,3 +182,12 @@ def test_rule_missing_data_role(tmp_path: Path) -> None:
     c = correspond(put(tmp_path, "post.py", FULL), put(tmp_path, "bench.py", program))
     assert {d.kind for d in c.differences} == {"data.missing"}
     assert {d.element for d in c.differences} == {"data.x_train", "data.y_train"}
+
+
+def test_difference_shows_folded_values_when_texts_agree(tmp_path: Path) -> None:
+    post = FULL.replace("epochs=150", "epochs=n_epochs").replace("model.fit", "n_epochs = 2\nmodel.fit")
+    program = post.replace("n_epochs = 2", "n_epochs = 1")
+    c = correspond(put(tmp_path, "post.py", post), put(tmp_path, "bench.py", program))
+    (d,) = c.differences
+    assert d.kind == "fit.epochs" and (d.source_value, d.program_value) == (2, 1)
+    assert "(= 2)" in d.describe() and "(= 1)" in d.describe()
