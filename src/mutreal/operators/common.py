@@ -1,0 +1,101 @@
+"""Helpers shared by the operator families: layer sites, argument edits, value texts.
+
+Why a module: every layer operator walks the same layer groups (one constructor call, maybe
+several layer instances when built in a loop or a helper), finds one argument by its canonical
+name (legacy spellings and positional arguments included) and writes either a replacement of the
+argument's value or a new keyword argument. Keeping that in one place keeps the families short.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import libcst as cst
+
+from mutreal import keras_api
+from mutreal.model import FoldedLayer, Layer
+from mutreal.operators.base import Change, Component, Edit, Operator, Program, Site, number_text
+
+
+def accepts_arg(layer: Layer, arg: str, era: str) -> bool:
+    """Whether a layer class takes argument ``arg`` (written, or with a known default)."""
+    return arg in layer.args or keras_api.default_arg(layer.cls, arg, era) is not keras_api.NO_DEFAULT
+
+
+def code_of(program: Program, node: cst.CSTNode) -> str:
+    return program.module.code_for_node(node)
+
+
+def value_change(
+    program: Program,
+    call_id: int,
+    arg: tuple[int, cst.Arg] | None,
+    code: str,
+    keyword: str,
+) -> Change:
+    """Replace the value of an existing argument, or append ``keyword=code`` to the call."""
+    if arg is not None:
+        return Change("replace", id(arg[1].value), code=code)
+    return Change("set_arg", call_id, code=code, keyword=keyword, aliases=(keyword,))
+
+
+def components(op: Operator, site: Site, before: str | None, after: str | None) -> list[Component]:
+    return [Component(e, op.id, before, after, implicit_before=site.implicit) for e in site.elements]
+
+
+def make_edit(
+    op: Operator,
+    site: Site,
+    value: Any,
+    before: str | None,
+    after: str | None,
+    changes: Sequence[Change],
+    label: str | None = None,
+    options: dict[str, Any] | None = None,
+    elements_components: list[Component] | None = None,
+) -> Edit:
+    return Edit(
+        operator=op.id,
+        site=site,
+        value=value,
+        old=before,
+        new=after,
+        components=elements_components
+        if elements_components is not None
+        else components(op, site, before, after),
+        changes=list(changes),
+        label=label if label is not None else value_label(value),
+        options=dict(options or {}),
+    )
+
+
+def value_label(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def num(value: Any) -> str:
+    return number_text(value)
+
+
+def folded_owner(program: Program, model_index: int, layer_index: int) -> FoldedLayer | None:
+    """The folded layer (activation view) that layer ``layer_index`` of a model belongs to."""
+    km = program.model.models[model_index]
+    for fl in _folded(program, model_index):
+        if layer_index in fl.sources:
+            return fl
+    del km
+    return None
+
+
+_FOLD_CACHE: dict[tuple[int, int], list[FoldedLayer]] = {}
+
+
+def _folded(program: Program, model_index: int) -> list[FoldedLayer]:
+    cache = program.__dict__.setdefault("_folded_cache", {})
+    got = cache.get(model_index)
+    if got is None:
+        got = cache[model_index] = program.model.models[model_index].folded_layers(program.era)
+    return got

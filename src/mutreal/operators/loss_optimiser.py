@@ -1,0 +1,231 @@
+"""Loss and optimiser operators: LCH (loss), OCH (optimiser), OCG (gradient clipping).
+
+A new loss is written as a string (every Keras era accepts DeepCrime's names). A new optimiser
+keeps the old one's spelling: a string stays a string (``'adam'`` -> ``'sgd'``), an object becomes
+another class of the same module path (``optimizers.Adam(...)`` -> ``optimizers.SGD()``); with
+option ``keep_learning_rate`` the old explicit learning rate is carried over (DeepCrime drops all
+hyperparameters). OCG sets ``clipvalue`` (or ``clipnorm``, option ``mode``); on a string optimiser
+it writes the class with that one argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import libcst as cst
+
+from mutreal import keras_api
+from mutreal.model import compile_path
+from mutreal.operators.base import Change, Edit, Example, MutationError, Operator, Program, Site
+from mutreal.operators.common import code_of, make_edit, num, value_change
+from mutreal.operators.hyperparameters import lr_keyword, optimizer_target
+
+
+class ChangeLoss(Operator):
+    """LCH: compile's loss (string, function or object) becomes another of DeepCrime's losses."""
+
+    id = "LCH"
+
+    def find_sites(self, program: Program) -> list[Site]:
+        sites = []
+        for ci, comp in enumerate(program.model.compiles):
+            loss = comp.loss
+            if loss is None or not loss.is_const or not isinstance(loss.value, str):
+                continue
+            cid = program.compile_call(ci)
+            if cid is None:
+                continue
+            arg = program.find_arg(cid, ("loss",), 1)
+            if arg is None:
+                continue
+            sites.append(
+                program.make_site(
+                    self,
+                    id(arg[1].value),
+                    [compile_path(ci, "loss")],
+                    code_of(program, arg[1].value),
+                    loss.value,
+                )
+            )
+        return sites
+
+    def accepts(self, site: Site, value: Any) -> bool:
+        return keras_api.canonical_loss(value) != site.original
+
+    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
+        assert site.anchor is not None
+        code = program.string(value, program.node(site.anchor))
+        return make_edit(self, site, value, site.old, code, [Change("replace", site.anchor, code=code)])
+
+    def examples(self) -> list[Example]:
+        return [
+            Example(
+                "model.compile(loss='categorical_crossentropy', optimizer='adam')\n",
+                "model.compile(loss='mean_squared_error', optimizer='adam')\n",
+                value="mean_squared_error",
+                style="string loss",
+            ),
+            Example(
+                "import tensorflow as tf\n"
+                "model.compile(optimizer='sgd', loss=tf.keras.losses.BinaryCrossentropy())\n",
+                "import tensorflow as tf\nmodel.compile(optimizer='sgd', loss='hinge')\n",
+                value="hinge",
+                style="tf.keras loss object",
+            ),
+        ]
+
+
+class ChangeOptimiser(Operator):
+    """OCH: compile's optimiser becomes another class (string or object spelling kept)."""
+
+    id = "OCH"
+    options = {"keep_learning_rate": False}
+
+    def find_sites(self, program: Program) -> list[Site]:
+        sites = []
+        for ci, comp in enumerate(program.model.compiles):
+            where = optimizer_target(program, ci)
+            if where is None:
+                continue
+            assert comp.optimizer is not None
+            kind, node = where
+            sites.append(
+                program.make_site(
+                    self,
+                    node,
+                    [compile_path(ci, "optimizer")],
+                    code_of(program, program.node(node)),
+                    comp.optimizer.cls.lower() if comp.optimizer.cls else None,
+                    detail={"compile": ci, "spelling": kind, "optimizer": comp.optimizer.cls},
+                )
+            )
+        return sites
+
+    def accepts(self, site: Site, value: Any) -> bool:
+        return keras_api.canonical_optimizer(str(value)) != site.detail["optimizer"]
+
+    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
+        assert site.anchor is not None
+        cls = keras_api.canonical_optimizer(value)
+        if cls is None:
+            raise MutationError(f"OCH: unknown optimizer {value!r}")
+        node = program.node(site.anchor)
+        changes: list[Change] = []
+        if site.detail["spelling"] == "string":
+            code = program.string(value, node)
+        else:
+            assert isinstance(node, cst.Call)
+            if isinstance(node.func, cst.Attribute):
+                callee = f"{code_of(program, node.func.value)}.{cls}"
+            else:
+                callee, imp = program.spell("optimizers", cls)
+                if imp:
+                    changes.append(Change("import", 0, code=imp))
+            args = ""
+            if options.get("keep_learning_rate"):
+                arg = program.find_arg(site.anchor, ("learning_rate", "lr"), 0)
+                if arg is not None:
+                    kw = arg[1].keyword.value if arg[1].keyword else lr_keyword(program)
+                    args = f"{kw}={code_of(program, arg[1].value)}"
+            code = f"{callee}({args})"
+        changes.insert(0, Change("replace", site.anchor, code=code))
+        return make_edit(self, site, value, site.old, code, changes, options=dict(options))
+
+    def examples(self) -> list[Example]:
+        return [
+            Example(
+                "model.compile(loss='mse', optimizer='adam')\n",
+                "model.compile(loss='mse', optimizer='sgd')\n",
+                value="sgd",
+                style="string optimizer",
+            ),
+            Example(
+                "from keras import optimizers\n"
+                "model.compile(loss='mse', optimizer=optimizers.SGD(lr=0.05, momentum=0.9))\n",
+                "from keras import optimizers\nmodel.compile(loss='mse', optimizer=optimizers.Adagrad(lr=0.05))\n",
+                value="adagrad",
+                options={"keep_learning_rate": True},
+                style="keras module attribute, keeping the learning rate",
+            ),
+            Example(
+                "from tensorflow.keras.optimizers import Adam\nopt = Adam(learning_rate=0.01)\n"
+                "model.compile(optimizer=opt, loss='mse')\n",
+                "from tensorflow.keras.optimizers import Adam\nfrom tensorflow.keras.optimizers import RMSprop\n"
+                "opt = RMSprop()\nmodel.compile(optimizer=opt, loss='mse')\n",
+                value="rmsprop",
+                style="tf.keras optimizer variable, import added",
+            ),
+        ]
+
+
+class ChangeGradientClipping(Operator):
+    """OCG: the optimiser's clipvalue (or clipnorm with option mode='clipnorm')."""
+
+    id = "OCG"
+    options = {"mode": "clipvalue"}
+
+    def find_sites(self, program: Program) -> list[Site]:
+        sites = []
+        for ci, comp in enumerate(program.model.compiles):
+            where = optimizer_target(program, ci)
+            if where is None:
+                continue
+            assert comp.optimizer is not None
+            kind, node = where
+            current = comp.optimizer.args.get("clipvalue")
+            sites.append(
+                program.make_site(
+                    self,
+                    node,
+                    [compile_path(ci, "optimizer", "clipvalue")],
+                    current.text if current is not None else None,
+                    current.value if current is not None and current.is_const else None,
+                    detail={"compile": ci, "spelling": kind, "optimizer": comp.optimizer.cls},
+                )
+            )
+        return sites
+
+    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
+        assert site.anchor is not None
+        mode = options.get("mode", "clipvalue")
+        if mode not in self.spec.param.modes:  # type: ignore[union-attr]
+            raise MutationError(f"OCG: mode must be one of {', '.join(self.spec.param.modes)}")  # type: ignore[union-attr]
+        code = num(value)
+        comp = program.model.compiles[site.detail["compile"]]
+        assert comp.optimizer is not None
+        current = comp.optimizer.args.get(mode)
+        old = current.text if current is not None else None
+        if current is not None and current.is_const and current.value == value:
+            raise MutationError(f"OCG: {mode} is already {value}")
+        changes: list[Change] = []
+        if site.detail["spelling"] == "object":
+            arg = program.find_arg(site.anchor, (mode,), None)
+            changes.append(value_change(program, site.anchor, arg, code, mode))
+        else:
+            callee, imp = program.spell("optimizers", site.detail["optimizer"])
+            changes.append(Change("replace", site.anchor, code=f"{callee}({mode}={code})"))
+            if imp:
+                changes.append(Change("import", 0, code=imp))
+        edit = make_edit(self, site, value, old, code, changes, options={"mode": mode})
+        element = compile_path(site.detail["compile"], "optimizer", mode)
+        for c in edit.components:
+            c.element = element
+        return edit
+
+    def examples(self) -> list[Example]:
+        return [
+            Example(
+                "from keras.optimizers import SGD\nmodel.compile(loss='mse', optimizer=SGD(lr=0.1))\n",
+                "from keras.optimizers import SGD\nmodel.compile(loss='mse', optimizer=SGD(lr=0.1, clipvalue=0.5))\n",
+                value=0.5,
+                style="keras object optimizer",
+            ),
+            Example(
+                "import tensorflow as tf\nmodel.compile(optimizer='adam', loss='mse')\n",
+                "import tensorflow as tf\nmodel.compile(optimizer=tf.keras.optimizers.Adam(clipnorm=1.0), loss='mse')\n",
+                value=1.0,
+                options={"mode": "clipnorm"},
+                style="tf.keras string optimizer, clipnorm",
+            ),
+        ]

@@ -1,0 +1,105 @@
+"""The operator registry: every operator registered under the entry-point group ``mutreal.operators``.
+
+Built-in operators are registered in mutreal's own ``pyproject.toml`` exactly as a plugin package
+would register its own (``[project.entry-points."mutreal.operators"]``, ``ID = "module:Class"``),
+so a plugin's operator appears in ``mutate --list``, ``hom-generate`` and ``validate-operators``
+with no change to mutreal. An entry point may name an :class:`~mutreal.operators.base.Operator`
+subclass or instance. Should the installed metadata lag behind the source (an editable install
+made before an operator was added), the built-in table below fills the gap.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from importlib import metadata
+
+from mutreal.operators.base import Operator
+
+GROUP = "mutreal.operators"
+
+#: the built-in operators (the same table as pyproject's entry points)
+BUILTINS: dict[str, str] = {
+    "TCL": "mutreal.operators.training_data:ChangeLabels",
+    "TRD": "mutreal.operators.training_data:RemoveTrainingData",
+    "TUD": "mutreal.operators.training_data:UnbalanceTrainingData",
+    "TAN": "mutreal.operators.training_data:AddNoise",
+    "TCO": "mutreal.operators.training_data:OverlapClasses",
+    "HBS": "mutreal.operators.hyperparameters:ChangeBatchSize",
+    "HLR": "mutreal.operators.hyperparameters:ChangeLearningRate",
+    "HNE": "mutreal.operators.hyperparameters:ChangeEpochs",
+    "HDB": "mutreal.operators.hyperparameters:DisableBatching",
+    "ACH": "mutreal.operators.activation:ChangeActivation",
+    "ARM": "mutreal.operators.activation:RemoveActivation",
+    "AAL": "mutreal.operators.activation:AddActivation",
+    "RAW": "mutreal.operators.regularisation:AddWeightsRegularisation",
+    "RCW": "mutreal.operators.regularisation:ChangeWeightsRegularisation",
+    "RRW": "mutreal.operators.regularisation:RemoveWeightsRegularisation",
+    "RCD": "mutreal.operators.regularisation:ChangeDropoutRate",
+    "RCP": "mutreal.operators.regularisation:ChangePatience",
+    "WCI": "mutreal.operators.weights:ChangeWeightsInitialisation",
+    "WAB": "mutreal.operators.weights:AddBias",
+    "WRB": "mutreal.operators.weights:RemoveBias",
+    "LCH": "mutreal.operators.loss_optimiser:ChangeLoss",
+    "OCH": "mutreal.operators.loss_optimiser:ChangeOptimiser",
+    "OCG": "mutreal.operators.loss_optimiser:ChangeGradientClipping",
+    "VRM": "mutreal.operators.validation:RemoveValidationSet",
+}
+
+_cache: dict[str, Operator] | None = None
+
+
+def _instantiate(obj: object, name: str) -> Operator:
+    if isinstance(obj, type) and issubclass(obj, Operator):
+        obj = obj()
+    if not isinstance(obj, Operator):
+        raise TypeError(f"entry point {name!r} of {GROUP} is not a mutreal Operator: {obj!r}")
+    return obj
+
+
+def _load_target(target: str) -> object:
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def load() -> dict[str, Operator]:
+    """All registered operators by id: entry points first (in their order), then missing built-ins."""
+    ops: dict[str, Operator] = {}
+    for ep in metadata.entry_points(group=GROUP):
+        try:
+            op = _instantiate(ep.load(), ep.name)
+        except Exception as exc:  # one broken plugin must not hide the others
+            print(f"mutreal: operator plugin {ep.name!r} failed to load: {exc}", file=sys.stderr)
+            continue
+        ops.setdefault(op.id or ep.name, op)
+    for oid, target in BUILTINS.items():
+        if oid not in ops:
+            ops[oid] = _instantiate(_load_target(target), oid)
+    return ops
+
+
+def operators() -> dict[str, Operator]:
+    """The registered operators (cached; :func:`reload` re-reads the entry points)."""
+    global _cache
+    if _cache is None:
+        _cache = load()
+    return _cache
+
+
+def reload() -> dict[str, Operator]:
+    global _cache
+    _cache = None
+    return operators()
+
+
+def ids() -> list[str]:
+    return list(operators())
+
+
+def get(op_id: str) -> Operator:
+    """The operator registered as ``op_id`` (case-insensitive); KeyError with the known ids."""
+    ops = operators()
+    key = op_id.upper() if op_id.upper() in ops else op_id
+    if key not in ops:
+        raise KeyError(f"unknown operator {op_id!r}; known: {', '.join(ops)}")
+    return ops[key]

@@ -1,0 +1,139 @@
+"""DeepCrime's training-data faults as seeded numpy functions a mutant calls before ``fit``.
+
+A training-data mutant contains one inserted line such as
+``x_train, y_train = _mutreal_td.remove(x_train, y_train, pct=10.0, seed=0)``: the fault is
+visible in the diff and reproducible (the seed is written into the mutant). Labels may be class
+ids (1-D ints) or one-hot rows (2-D); they are returned in the format they came in. Inputs are
+any array-likes numpy can convert; the result is a numpy array.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["change_labels", "remove", "unbalance", "add_noise", "overlap"]
+
+
+def _rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def _is_onehot(y: np.ndarray) -> bool:
+    return y.ndim == 2 and y.shape[1] > 1
+
+
+def _class_ids(y: np.ndarray) -> np.ndarray:
+    if _is_onehot(y):
+        return np.argmax(y, axis=1)
+    return y.reshape(len(y), -1)[:, 0] if y.ndim > 1 else y
+
+
+def _is_classification(y: np.ndarray) -> bool:
+    if _is_onehot(y):
+        return True
+    ids = _class_ids(y)
+    return np.issubdtype(ids.dtype, np.integer) or bool(np.all(np.equal(np.mod(ids, 1), 0)))
+
+
+def _count(pct: float, n: int) -> int:
+    if not 0 < pct <= 100:
+        raise ValueError(f"pct must be in (0, 100], got {pct}")
+    return min(n, int(round(n * pct / 100.0)))
+
+
+def _set_class(y: np.ndarray, rows: np.ndarray, classes: np.ndarray) -> None:
+    if _is_onehot(y):
+        y[rows] = 0
+        y[rows, classes] = 1
+    elif y.ndim > 1:
+        y[rows, 0] = classes
+    else:
+        y[rows] = classes
+
+
+def change_labels(y: Any, pct: float, seed: int = 0) -> np.ndarray:
+    """TCL: pct% of the most frequent class get another (random) class; for regression targets,
+    pct% of the labels get Gaussian noise with the labels' standard deviation."""
+    y = np.array(y, copy=True)
+    rng = _rng(seed)
+    if not _is_classification(y):
+        rows = rng.choice(len(y), _count(pct, len(y)), replace=False)
+        y[rows] = y[rows] + rng.normal(0.0, float(np.std(y)) or 1.0, size=y[rows].shape)
+        return y
+    ids = _class_ids(y)
+    classes = np.arange(y.shape[1]) if _is_onehot(y) else np.unique(ids)
+    if len(classes) < 2:
+        return y
+    values, counts = np.unique(ids, return_counts=True)
+    top = values[np.argmax(counts)]
+    members = np.flatnonzero(ids == top)
+    rows = rng.choice(members, _count(pct, len(members)), replace=False)
+    others = classes[classes != top]
+    _set_class(y, rows, rng.choice(others, size=len(rows)))
+    return y
+
+
+def remove(x: Any, y: Any, pct: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """TRD: delete pct% of the training samples, per class (balanced) for classification."""
+    x, y = np.asarray(x), np.asarray(y)
+    rng = _rng(seed)
+    if _is_classification(y):
+        ids = _class_ids(y)
+        drop = [
+            rng.choice(m, _count(pct, len(m)), replace=False)
+            for m in (np.flatnonzero(ids == c) for c in np.unique(ids))
+        ]
+        dropped = np.concatenate(drop) if drop else np.array([], dtype=int)
+    else:
+        dropped = rng.choice(len(y), _count(pct, len(y)), replace=False)
+    keep = np.setdiff1d(np.arange(len(y)), dropped)
+    if len(keep) == 0:
+        keep = np.arange(1)
+    return x[keep], y[keep]
+
+
+def unbalance(x: Any, y: Any, pct: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """TUD: delete pct% of the samples of every class smaller than the mean class size."""
+    x, y = np.asarray(x), np.asarray(y)
+    rng = _rng(seed)
+    ids = _class_ids(y)
+    values, counts = np.unique(ids, return_counts=True)
+    mean = counts.mean()
+    dropped = []
+    for c, n in zip(values, counts, strict=True):
+        if n < mean:
+            members = np.flatnonzero(ids == c)
+            dropped.append(rng.choice(members, min(_count(pct, n), n - 1), replace=False))
+    if not dropped:
+        return x, y
+    keep = np.setdiff1d(np.arange(len(y)), np.concatenate(dropped))
+    return x[keep], y[keep]
+
+
+def add_noise(x: Any, pct: float, seed: int = 0) -> np.ndarray:
+    """TAN: Gaussian noise with sigma = std(x) * pct / 100 added to pct% of the inputs."""
+    x = np.array(x, dtype=float if not np.issubdtype(np.asarray(x).dtype, np.floating) else None, copy=True)
+    rng = _rng(seed)
+    rows = rng.choice(len(x), _count(pct, len(x)), replace=False)
+    sigma = float(np.std(x)) * pct / 100.0
+    x[rows] = x[rows] + rng.normal(0.0, sigma, size=x[rows].shape).astype(x.dtype)
+    return x
+
+
+def overlap(x: Any, y: Any, pct: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """TCO: pct% of the most frequent class are duplicated with the second most frequent class's label."""
+    x, y = np.asarray(x), np.asarray(y)
+    rng = _rng(seed)
+    ids = _class_ids(y)
+    values, counts = np.unique(ids, return_counts=True)
+    if len(values) < 2:
+        return x, y
+    order = np.argsort(-counts, kind="stable")
+    first, second = values[order[0]], values[order[1]]
+    members = np.flatnonzero(ids == first)
+    rows = rng.choice(members, _count(pct, len(members)), replace=False)
+    new_y = np.array(y[rows], copy=True)
+    _set_class(new_y, np.arange(len(rows)), np.full(len(rows), second))
+    return np.concatenate([x, x[rows]]), np.concatenate([y, new_y])
