@@ -149,7 +149,7 @@ class RemoveActivation(Operator):
             ),
             Example(
                 "from tensorflow.keras import layers\nh = layers.LSTM(16)(inputs)\n",
-                "from tensorflow.keras import layers\nh = layers.LSTM(16, activation='linear')(inputs)\n",
+                'from tensorflow.keras import layers\nh = layers.LSTM(16, activation="linear")(inputs)\n',
                 style="tf.keras functional, implicit default (LSTM tanh)",
             ),
         ]

@@ -782,11 +782,24 @@ def _add_imports(module: cst.Module, imports: list[str]) -> cst.Module:
     return module.with_changes(body=[*body[: last + 1], *new, *body[last + 1 :]])
 
 
+def _import_line(program: Program) -> int:
+    """The original line before which an added import appears (after the last top-level import)."""
+    last = None
+    for i, stmt in enumerate(program.module.body):
+        if isinstance(stmt, cst.SimpleStatementLine) and (
+            all(isinstance(s, cst.Import | cst.ImportFrom) for s in stmt.body)
+            or (i == 0 and isinstance(stmt.body[0], cst.Expr))
+        ):
+            last = stmt
+    return program.index.end_line(id(last)) + 1 if last is not None else 1
+
+
 def _regions(program: Program, changes: list[Change]) -> list[tuple[int, int]]:
     out = []
     for ch in changes:
         if ch.kind == "import":
-            out.append((0, 0))  # the import block; see Mutant.regions
+            line = _import_line(program)
+            out.append((line, line))
             continue
         nid: int | None = ch.target
         while nid is not None and nid not in program.index.spans:
