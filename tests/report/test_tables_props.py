@@ -46,7 +46,7 @@ def test_figures_equal_direct_counts(raw):
         assert f.all.fault_types == len({c for b in members for c in b.codes})
         known = [flag for b in members for flag in b.simulable if flag is not None]
         assert (f.all.rsfc.num, f.all.rsfc.den) == (sum(known), len(known))
-        decided = [b for b in members if None not in b.simulable]
+        decided = [b for b in members if False in b.simulable or None not in b.simulable]
         assert f.all.rsb.den == len(decided)
         assert f.all.rsb.num == sum(all(b.simulable) for b in decided)
         everyone = [b for b in bugs if name in (ALL, b.benchmark)]

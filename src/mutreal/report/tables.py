@@ -74,9 +74,12 @@ class Bug:
 
     @property
     def is_simulable(self) -> bool | None:
-        """All components simulable (the RSB numerator); None when a flag is unknown."""
-        if not self.codes or any(flag is None for flag in self.simulable):
-            return None if self.codes else False
+        """All components simulable (the RSB numerator). False as soon as one component is not,
+        None when no component says no but some flag is unknown (the bug is left out of RSB)."""
+        if not self.codes or any(flag is False for flag in self.simulable):
+            return False
+        if any(flag is None for flag in self.simulable):
+            return None
         return all(self.simulable)
 
     def to_dict(self) -> dict[str, Any]:
