@@ -9,7 +9,7 @@ from mutreal.operators import Program, apply_edits, registry
 
 def _all_examples():
     for op_id, op in registry.operators().items():
-        for i, ex in enumerate(op.examples()):
+        for i in range(len(op.examples())):
             yield pytest.param(op_id, i, id=f"{op_id}-{i}")
 
 

@@ -376,7 +376,8 @@ class NodeIndex:
         return self._lc(start)
 
     def end_line(self, node_id: int) -> int:
-        end = self._offsets[self.spans[node_id][1]]
+        # a module without a final newline drops its last newline token after the last statement
+        end = self._offsets[min(self.spans[node_id][1], len(self._tokens))]
         return self._lc(max(end - 1, 0))[0]
 
     def text(self, node_id: int) -> str:
