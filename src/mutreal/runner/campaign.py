@@ -418,7 +418,8 @@ def run_campaign(
         bar.update(1)
         if record.outcome != OK:
             bar.write(
-                f"{Path(record.program).name} seed {record.seed}: {record.outcome}: {record.error_message}"
+                f"{Path(record.program).name} seed {record.seed}: {record.outcome}: {record.error_message}",
+                file=sys.stderr,
             )
         if on_record is not None:
             on_record(record)

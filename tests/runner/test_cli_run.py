@@ -1,0 +1,83 @@
+"""mutreal run end to end (slow): summary, JSON, store reuse, --config round trip, --modernize, Ray."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mutreal.cli import main
+
+pytestmark = pytest.mark.slow
+
+LEGACY_TINY = """\
+import numpy as np
+from keras.models import Sequential
+from keras.layers.core import Dense
+from keras.optimizers import SGD
+rng = np.random.default_rng(0)
+x = rng.normal(size=(200, 4)); y = (x[:, 0] > 0).astype(int)
+model = Sequential()
+model.add(Dense(output_dim=8, init='glorot_uniform', activation='relu', input_shape=(4,)))
+model.add(Dense(1, activation='sigmoid'))
+model.compile(loss='binary_crossentropy', optimizer=SGD(lr=0.1, decay=1e-6), metrics=['accuracy'])
+model.fit(x[:150], y[:150], nb_epoch=2, batch_size=16, verbose=0)
+model.evaluate(x[150:], y[150:], verbose=0)
+"""
+
+
+def test_run_json_store_reuse_and_config(write_program, tiny_program, tmp_path):
+    program = write_program("tiny.py", tiny_program(epochs=1))
+    store = tmp_path / "runs.sqlite"
+    runner = CliRunner()
+    result = runner.invoke(
+        main, ["run", str(program), "--runs", "2", "--jobs", "1", "--store", str(store), "--json", "-q"]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    summary = data["summaries"][0]
+    assert summary["n"] == 2 and summary["n_ok"] == 2 and summary["metric_name"] == "accuracy"
+    assert summary["std"] is not None and len(data["runs"]) == 2
+    assert data["campaign"]["trained"] == 2
+    config = data["campaign"]["config"]
+    # the written configuration runs the same campaign again: everything comes from the store
+    again = runner.invoke(main, ["run", "--config", config, "--json", "-q"])
+    assert again.exit_code == 0, again.output
+    rerun = json.loads(again.stdout)
+    assert rerun["campaign"]["trained"] == 0 and rerun["campaign"]["reused"] == 2
+    assert [r["metric"] for r in rerun["runs"]] == [r["metric"] for r in data["runs"]]
+    table = runner.invoke(
+        main, ["run", str(program), "--runs", "2", "--store", str(store), "--metric", "loss", "-q"]
+    )
+    assert table.exit_code == 0 and "loss (lower)" in table.stdout and "±" in table.stdout
+
+
+def test_legacy_program_needs_modernize(write_program, tmp_path):
+    program = write_program("legacy.py", LEGACY_TINY)
+    runner = CliRunner()
+    plain = runner.invoke(main, ["run", str(program), "--runs", "1", "--jobs", "1", "--json", "-q"])
+    assert plain.exit_code == 1
+    row = json.loads(plain.stdout)["runs"][0]
+    assert row["outcome"] == "crash" and "--modernize" in row["error_message"]
+    fixed = runner.invoke(
+        main, ["run", str(program), "--runs", "1", "--jobs", "1", "--modernize", "--json", "-q"]
+    )
+    assert fixed.exit_code == 0, fixed.output
+    assert json.loads(fixed.stdout)["runs"][0]["outcome"] == "ok"
+
+
+@pytest.mark.ray
+def test_ray_executor_matches_local_runs(write_program, tiny_program, tmp_path):
+    pytest.importorskip("ray")
+    from mutreal.runner import run_campaign
+
+    program = write_program("tiny.py", tiny_program(epochs=1))
+    hang = write_program("hang.py", "import time\ntime.sleep(600)\n")
+    store = tmp_path / "ray.sqlite"
+    on_ray = run_campaign([program, hang], seeds=[0, 1], jobs=2, executor="ray", timeout_s=20, store=store,
+                          progress=False)  # fmt: skip
+    by_program = {(r.program.rsplit("/", 1)[-1], r.seed): r for r in on_ray}
+    assert by_program[("tiny.py", 0)].outcome == "ok" and by_program[("hang.py", 1)].outcome == "timeout"
+    local = run_campaign([program], seeds=[0, 1], jobs=1, progress=False)
+    assert [r.metric_value for r in local] == [by_program[("tiny.py", s)].metric_value for s in (0, 1)]

@@ -1,0 +1,103 @@
+"""mutreal modernize: Keras 1/2 spellings rewritten for current Keras, each change listed."""
+
+from __future__ import annotations
+
+import json
+
+import libcst
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mutreal.cli import main
+from mutreal.modernize import modernize_source
+
+LEGACY = """\
+from keras.models import Sequential
+from keras.layers.core import Dense, Dropout, Flatten
+from keras.layers import Convolution2D, MaxPooling2D
+from keras.optimizers import SGD, adam
+from keras.utils import np_utils
+import keras
+
+model = Sequential()
+model.add(Convolution2D(32, 3, 3, border_mode='same', input_shape=(8, 8, 1), dim_ordering='tf'))
+model.add(keras.layers.Convolution2D(16, 3, 3, 'glorot_uniform', 'relu'))
+model.add(Dense(output_dim=64, init='uniform'))  # hidden layer
+model.add(Dropout(p=0.5))
+sgd = SGD(lr=0.01, decay=1e-6, momentum=0.9, nesterov=True)
+other = adam(lr=0.001)
+y = np_utils.to_categorical([1, 2], 10)
+model.fit(x, y, nb_epoch=20, batch_size=32, show_accuracy=True)
+model.fit_generator(gen, steps_per_epoch=10, nb_epoch=2)
+print(model.optimizer.lr)
+"""
+
+
+def test_legacy_program_is_rewritten_for_current_keras():
+    result = modernize_source(LEGACY)
+    text = result.source
+    assert "from keras.layers import Dense, Dropout, Flatten" in text
+    assert "from keras.layers import Conv2D, MaxPooling2D" in text
+    assert "from keras import utils as np_utils" in text
+    assert "Conv2D(32, (3, 3), padding='same', input_shape=(8, 8, 1), data_format='channels_last')" in text
+    assert "keras.layers.Conv2D(16, (3, 3), kernel_initializer='glorot_uniform', activation='relu')" in text
+    assert "Dense(units=64, kernel_initializer='uniform'))  # hidden layer" in text
+    assert "Dropout(rate=0.5)" in text
+    assert "SGD(learning_rate=0.01, momentum=0.9, nesterov=True)" in text and "decay" not in text
+    assert "Adam(learning_rate=0.001)" in text
+    assert "model.fit(x, y, epochs=20, batch_size=32)" in text
+    assert "model.fit(gen, steps_per_epoch=10, epochs=2)" in text
+    assert "model.optimizer.learning_rate" in text
+    kinds = {(c.line, c.kind) for c in result.changes}
+    assert (13, "removed argument") in kinds and (2, "import") in kinds and (9, "kernel size") in kinds
+    assert all(c.line > 0 for c in result.changes)
+    compile(text, "modernized.py", "exec")
+
+
+def test_current_program_is_left_alone():
+    current = "import keras\nm = keras.Sequential([keras.layers.Dense(3, activation='relu')])\nm.fit(x, y, epochs=2)\n"
+    result = modernize_source(current)
+    assert result.source == current and not result.changes
+
+
+def test_unsupported_apis_are_reported_not_rewritten():
+    result = modernize_source(
+        "from keras.preprocessing.image import ImageDataGenerator\nc = model.predict_classes(x)\n"
+    )
+    assert any("ImageDataGenerator" in w for w in result.warnings)
+    assert any("predict_classes" in w for w in result.warnings)
+
+
+names = st.sampled_from(["lr", "nb_epoch", "init", "border_mode", "units", "epochs", "learning_rate"])
+
+
+@given(keyword=names, value=st.integers(0, 1000))
+def test_rewriting_is_idempotent(keyword, value):
+    source = f"model.fit(x, {keyword}={value})\nopt = SGD({keyword}={value})\nlayer = Dense(4, {keyword}={value})\n"
+    once = modernize_source(source).source
+    twice = modernize_source(once)
+    assert twice.source == once and not twice.changes
+
+
+def test_cli_lists_changes_and_writes_json(tmp_path):
+    program = tmp_path / "old.py"
+    program.write_text(LEGACY)
+    runner = CliRunner()
+    result = runner.invoke(main, ["modernize", str(program), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert any(c["after"] == "epochs=" for c in data["changes"])
+    out = tmp_path / "new.py"
+    result = runner.invoke(main, ["modernize", str(program), "--out", str(out)])
+    assert result.exit_code == 0 and "nb_epoch" not in out.read_text()
+    broken = tmp_path / "broken.py"
+    broken.write_text("def f(:\n")
+    result = runner.invoke(main, ["modernize", str(broken)])
+    assert result.exit_code == 1 and "cannot parse" in result.output
+
+
+def test_parse_error_is_raised_by_the_api():
+    with pytest.raises(libcst.ParserSyntaxError):
+        modernize_source("print 'python 2'\n")
