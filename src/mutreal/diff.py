@@ -13,10 +13,13 @@ arguments), never by position, so an inserted Dropout does not shift every later
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+import libcst
 
 from mutreal.model import (
     DATA_ROLES,
@@ -213,12 +216,21 @@ def _act_name(v: Value | None) -> str:
     return str(name if name is not None else v.key()).split(".")[-1].lower()
 
 
+_IDENTIFIER = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
+
+
+def _anonymous(text: str) -> str:
+    """Source text with variable names blanked (attribute names kept): rule ``renamed_variables``."""
+    return _IDENTIFIER.sub("_", "".join(text.split()))
+
+
 def _values_equal(a: Value | None, b: Value | None) -> bool:
     """Equality of two argument values under the noise rules.
 
     ``renamed_variables`` / ``value_moved_into_variable``: a variable the model could not fold is
-    undecidable against anything, so no fault is claimed for it. Two opaque expressions are equal
-    when their source texts are (whitespace aside); an opaque expression against a constant differs.
+    undecidable against anything, so no fault is claimed for it; two opaque expressions are equal
+    when their texts are, variable names aside (``len(x_list[0])`` equals ``len(xs[0])``); an opaque
+    expression against a constant differs. Sequences and calls compare item by item.
     """
     if a is None and b is None:
         return True
@@ -226,7 +238,22 @@ def _values_equal(a: Value | None, b: Value | None) -> bool:
         return False
     if a.same(b):
         return True
-    return a.kind == "name" or b.kind == "name"
+    if a.kind == "name" or b.kind == "name":
+        return True
+    if a.kind == "opaque" and b.kind == "opaque":
+        return _anonymous(a.text) == _anonymous(b.text)
+    if a.kind == b.kind == "seq":
+        return len(a.args) == len(b.args) and all(
+            _values_equal(x, y) for x, y in zip(a.args, b.args, strict=True)
+        )
+    if a.kind == b.kind == "call" and a.value == b.value:
+        return (
+            len(a.args) == len(b.args)
+            and all(_values_equal(x, y) for x, y in zip(a.args, b.args, strict=True))
+            and set(a.kwargs) == set(b.kwargs)
+            and all(_values_equal(a.kwargs[k], b.kwargs[k]) for k in a.kwargs)
+        )
+    return False
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -395,10 +422,10 @@ def _diff_layer_args(
             change = "added" if ba == "linear" else "removed" if fa == "linear" else "changed"
             # decision ACH-vs-layer: an Activation *layer* present on one side only, with no activation
             # at all on the other, is a missing (LRM) or redundant (LAD) layer, e.g. a softmax layer
-            if change == "added" and len(f.sources) > 1:
+            if change == "added" and len(f.sources) > 1 and (b.activation is None or b.activation.implicit):
                 out.append(_activation_layer_component(mi, f, "layer.missing", "added"))
                 return _diff_layer_args_rest(out, sides, mi, li, b, f)
-            if change == "removed" and len(b.sources) > 1:
+            if change == "removed" and len(b.sources) > 1 and (f.activation is None or f.activation.implicit):
                 out.append(_activation_layer_component(mi, b, "layer.redundant", "removed"))
                 return _diff_layer_args_rest(out, sides, mi, li, b, f)
             out.append(
@@ -441,12 +468,50 @@ def _act_text(fold: FoldedLayer) -> str:
     return f"Activation({_short(fold.activation)})"
 
 
+@functools.lru_cache(maxsize=8192)
+def _call_shape(text: str) -> tuple[tuple[str, ...], frozenset[str]] | None:
+    """(positional argument texts, keyword names) of a layer constructor call's source text."""
+    try:
+        expr = libcst.parse_expression(text)
+    except Exception:
+        return None
+    while isinstance(expr, libcst.Call) and isinstance(expr.func, libcst.Call):
+        expr = expr.func  # functional API: Dense(10)(x) -> Dense(10)
+    if not isinstance(expr, libcst.Call):
+        return None
+    module = libcst.Module(body=[])
+    positional = tuple(
+        " ".join(module.code_for_node(a.value).split()) for a in expr.args if a.keyword is None and not a.star
+    )
+    keywords = frozenset(a.keyword.value for a in expr.args if a.keyword is not None)
+    return positional, keywords
+
+
+def _positional_only_keys(bl: Layer, fl: Layer, era_b: str, era_f: str) -> set[str]:
+    """Arguments both layers write with the very same positional texts (rule ``api_spelling``).
+
+    A benchmark running posted Keras 1 code under Keras 2 (``Convolution2D(32, 3, 3)``) did not
+    change the program's text; the study did not count the era's reinterpretation as a fault.
+    Returns the canonical argument names that come from those positionals (or defaults).
+    """
+    from mutreal import keras_api
+
+    bs, fs = _call_shape(bl.text), _call_shape(fl.text)
+    if bs is None or fs is None or bs[0] != fs[0] or not bs[0]:
+        return set()
+    written = {keras_api.canonical_kwarg(bl.cls, k, era_b) for k in bs[1]}
+    written |= {keras_api.canonical_kwarg(fl.cls, k, era_f) for k in fs[1]}
+    return (set(bl.args) | set(fl.args)) - written
+
+
 def _diff_layer_args_rest(
     out: list[FaultComponent], sides: _Sides, mi: int, li: int, b: FoldedLayer, f: FoldedLayer
 ) -> None:
     bl, fl = b.layer, f.layer
     b_loc, f_loc = (bl.file, bl.line), (fl.file, fl.line)
     keys = (set(bl.args) | set(fl.args)) - IGNORED_LAYER_ARGS - {"activation"}
+    if sides.era_b != sides.era_f:
+        keys -= _positional_only_keys(bl, fl, sides.era_b, sides.era_f)
     seen_kinds: set[str] = set()
     is_bn = bl.cls == "BatchNormalization"
     for key in sorted(keys):
@@ -517,6 +582,28 @@ def _layer_name_for_leaf(layer: Layer) -> str:
     return layer.cls
 
 
+#: layers appended after the end of a posted snippet's model that a benchmark completed
+SNIPPET_COMPLETION_LAYERS = 2
+
+
+def _drop_completed_snippet(
+    pairs: list[tuple[int | None, int | None]], sides: _Sides
+) -> list[tuple[int | None, int | None]]:
+    """Rule ``completed_snippet``: a posted model without compile, completed by the benchmark.
+
+    The study (4.2.1) let benchmark authors complete the parts a post did not show; layers the
+    fixed program appends after the last layer of a buggy model that is never compiled (two or
+    more of them: an output head) are that completion, not a fault.
+    """
+    if sides.buggy.compiles:
+        return pairs
+    last = max((k for k, (bi, _) in enumerate(pairs) if bi is not None), default=-1)
+    trailing = pairs[last + 1 :]
+    if last >= 0 and len(trailing) >= SNIPPET_COMPLETION_LAYERS and all(bi is None for bi, _ in trailing):
+        return pairs[: last + 1]
+    return pairs
+
+
 #: this many layers added, removed or replaced in one model make one "wrong architecture" (MWA) component
 MWA_STRUCTURAL_CHANGES = 4
 _STRUCTURAL = frozenset({"layer.missing", "layer.redundant", "layer.type"})
@@ -526,6 +613,9 @@ def _diff_model(out: list[FaultComponent], sides: _Sides, mi: int, bm: KerasMode
     """Components of one model pair; a rebuilt model (decision MWA-rebuilt) is one MWA component."""
     mine: list[FaultComponent] = []
     _diff_model_layers(mine, sides, mi, bm, fm)
+    paddings = [c for c in mine if c.kind == "layer.padding"]
+    if len(paddings) > 1:  # decision TWP-once: the study wrote one TWP for a model's padding
+        mine = [c for c in mine if c.kind != "layer.padding" or c is paddings[0]]
     structural = sum(c.kind in _STRUCTURAL for c in mine)
     if structural >= MWA_STRUCTURAL_CHANGES:
         mine = [
@@ -549,6 +639,7 @@ def _diff_model_layers(
     bfold = [x for x in bm.folded_layers(sides.era_b) if x.layer.cls not in _INPUT_ONLY]
     ffold = [x for x in fm.folded_layers(sides.era_f) if x.layer.cls not in _INPUT_ONLY]
     pairs = align_layers(bfold, ffold, sides.era_b, sides.era_f)
+    pairs = _drop_completed_snippet(pairs, sides)
     for bi, fi in pairs:
         if bi is not None and fi is not None:
             b, f = bfold[bi], ffold[fi]
@@ -730,6 +821,8 @@ def _diff_fit(out: list[FaultComponent], sides: _Sides, fi: int, bf: Fit, ff: Fi
             )
 
 
+#: preprocessing operations that count (decision CPP-steps); astype/array conversions, slices, splits,
+#: shuffles and unknown calls are set-up or format and are not counted
 _CPP_OPS = frozenset(
     {
         "divide",
@@ -743,15 +836,17 @@ _CPP_OPS = frozenset(
         "log",
         "to_categorical",
         "one_hot",
-        "astype",
+        "encode",
         "reshape",
         "expand_dims",
         "transpose",
         "flatten",
-        "call",
         "augment",
     }
 )
+#: data roles compared in full; for the other roles (test and prediction inputs) only steps the
+#: fix adds count, since benchmarks often drop a post's evaluation code
+_TRAIN_ROLES = ("x_train", "y_train")
 
 
 def _op_text(op: DataOp) -> str:
@@ -811,6 +906,8 @@ def _diff_data(out: list[FaultComponent], sides: _Sides) -> None:
             op = (f or b).op  # type: ignore[union-attr]
             if op not in _CPP_OPS:
                 continue  # slices and splits of the data set are set-up (decision data-split-noise)
+            if role not in _TRAIN_ROLES and change != "added":
+                continue
             index = bi if bi is not None else fj
             found.append(
                 _component(
@@ -853,10 +950,25 @@ def diff_models(buggy: ProgramModel, fixed: ProgramModel) -> list[FaultComponent
     for fi, bf, ff in _pair_by_index(buggy.fits, fixed.fits):
         _diff_fit(out, sides, fi, bf, ff)
     _diff_data(out, sides)
+    out = _dedupe_same_source(out)
     raw_tf = buggy.framework == "tensorflow" or fixed.framework == "tensorflow"
     if raw_tf:
         for c in out:
             c.detail["raw_tensorflow"] = True
+    return out
+
+
+def _dedupe_same_source(components: list[FaultComponent]) -> list[FaultComponent]:
+    """One component per changed source text: a helper building two models reports its edit once."""
+    seen: set[tuple] = set()
+    out = []
+    for c in components:
+        where = c.element.rsplit(".", 1)[-1] if (c.buggy_line or c.fixed_line) else c.element
+        key = (c.kind, where, c.buggy_file, c.buggy_line, c.fixed_file, c.fixed_line, c.before, c.after)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(c)
     return out
 
 

@@ -77,6 +77,10 @@ def test_pair_files_rules():
 def test_manifest_run_keeps_going_and_exits_1(tmp_path):
     _write(tmp_path, "ok/b.py", BUGGY)
     _write(tmp_path, "ok/f.py", FIXED)
+    _write(tmp_path, "two/b/m.py", BUGGY)
+    _write(tmp_path, "two/b/n.py", BUGGY)
+    _write(tmp_path, "two/f/m.py", FIXED)
+    _write(tmp_path, "two/f/n.py", FIXED)
     _write(tmp_path, "bad/b.py", "this is not python at all (\n")
     _write(tmp_path, "bad/f.py", FIXED)
     _write(tmp_path, "bytes/b.py", "")
@@ -89,7 +93,7 @@ def test_manifest_run_keeps_going_and_exits_1(tmp_path):
         "one,own,ok/b.py,ok/f.py\n"
         "two,own,missing/b.py,ok/f.py\n"
         "three,own,bytes/b.py,bytes/f.py\n"
-        "four,own,ok/b.py;ok/b.py,ok/f.py;ok/f.py\n",
+        "four,own,two/b/m.py;two/b/n.py,two/f/n.py;two/f/m.py\n",
     )
     out = tmp_path / "results.jsonl"
     result = CliRunner().invoke(classify, ["--manifest", str(manifest), "--out", str(out)])
