@@ -224,6 +224,22 @@ def _anonymous(text: str) -> str:
     return _IDENTIFIER.sub("_", "".join(text.split()))
 
 
+_DOTTED_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+def _unresolved_name(v: Value) -> bool:
+    """A variable the extractor could not fold (a name, or an opaque bare/dotted name)."""
+    return v.kind == "name" or (v.kind == "opaque" and bool(_DOTTED_NAME.match(v.text.strip())))
+
+
+def _items(v: Value) -> list[Value] | None:
+    if v.kind == "seq":
+        return v.args
+    if isinstance(v.value, (list, tuple)):
+        return [Value.const(x) for x in v.value]
+    return None
+
+
 def _values_equal(a: Value | None, b: Value | None) -> bool:
     """Equality of two argument values under the noise rules.
 
@@ -236,10 +252,16 @@ def _values_equal(a: Value | None, b: Value | None) -> bool:
         return True
     if a is None or b is None:
         return False
-    if a.same(b):
+    if a.same(b) or (a.implicit and b.implicit):
+        return True  # both unwritten: only the era's default differs, the program did not change
+    if _unresolved_name(a) or _unresolved_name(b):
         return True
-    if a.kind == "name" or b.kind == "name":
-        return True
+    if a.kind in ("seq", "const") and b.kind in ("seq", "const") and "seq" in (a.kind, b.kind):
+        items_a, items_b = _items(a), _items(b)
+        if items_a is not None and items_b is not None:
+            return len(items_a) == len(items_b) and all(
+                _values_equal(x, y) for x, y in zip(items_a, items_b, strict=True)
+            )
     if a.kind == "opaque" and b.kind == "opaque":
         return _anonymous(a.text) == _anonymous(b.text)
     if a.kind == b.kind == "seq":
@@ -737,10 +759,10 @@ def _diff_compile(out: list[FaultComponent], sides: _Sides, ci: int, bc: Compile
                 after_value=fo.cls,
             )
         )
-        # hyperparameters of different optimizers are compared only when both write them
-        keys = set(bo.args) & set(fo.args)
-    else:
-        keys = set(bo.args) | set(fo.args)
+        # decision OCH-class: a new optimizer is one OCH component; DeepCrime's OCH, too, swaps the
+        # optimizer with its own hyperparameters
+        return
+    keys = set(bo.args) | set(fo.args)
     for key in sorted(keys):
         kind = OPTIMIZER_ARG_KINDS.get(key)
         if kind is None:
@@ -748,6 +770,8 @@ def _diff_compile(out: list[FaultComponent], sides: _Sides, ci: int, bc: Compile
         bv, fv = bo.arg(key, sides.era_b), fo.arg(key, sides.era_f)
         if _values_equal(bv, fv):
             continue
+        if key == "learning_rate" and (bv is None or fv is None or bv.implicit or fv.implicit):
+            continue  # decision HLR-explicit: only a learning rate both programs write counts
         bn, fn = _number(bv), _number(fv)
         if bn is not None and fn is not None and abs(bn - fn) <= 1e-12 * max(abs(bn), abs(fn), 1):
             continue
@@ -854,6 +878,16 @@ def _op_text(op: DataOp) -> str:
     return t if len(t) <= 80 else t[:77] + "..."
 
 
+_EYE_INDEXING = re.compile(r"\beye\s*\(")
+
+
+def _op_kind(op: DataOp) -> str:
+    """Canonical operation, recognising one-hot encoding written as ``np.eye(n)[y]`` indexing."""
+    if op.op == "slice" and _EYE_INDEXING.search(op.text or ""):
+        return "one_hot"
+    return op.op
+
+
 def _align_ops(b: list[DataOp], f: list[DataOp]) -> list[tuple[int | None, int | None]]:
     """Longest-common-subsequence alignment of two preprocessing chains by their keys."""
     import difflib
@@ -903,7 +937,7 @@ def _diff_data(out: list[FaultComponent], sides: _Sides) -> None:
                 change = "changed"
             else:
                 change = "added" if b is None else "removed"
-            op = (f or b).op  # type: ignore[union-attr]
+            op = _op_kind(f or b)  # type: ignore[arg-type]
             if op not in _CPP_OPS:
                 continue  # slices and splits of the data set are set-up (decision data-split-noise)
             if role not in _TRAIN_ROLES and change != "added":
