@@ -224,12 +224,12 @@ def _anonymous(text: str) -> str:
     return _IDENTIFIER.sub("_", "".join(text.split()))
 
 
-_DOTTED_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+_BARE_NAME = re.compile(r"^[A-Za-z_]\w*$")
 
 
 def _unresolved_name(v: Value) -> bool:
-    """A variable the extractor could not fold (a name, or an opaque bare/dotted name)."""
-    return v.kind == "name" or (v.kind == "opaque" and bool(_DOTTED_NAME.match(v.text.strip())))
+    """A variable the extractor could not fold (a name, or an opaque bare name)."""
+    return v.kind == "name" or (v.kind == "opaque" and bool(_BARE_NAME.match(v.text.strip())))
 
 
 def _items(v: Value) -> list[Value] | None:
