@@ -542,12 +542,8 @@ def _diff_layer_args_rest(
         if kind is None or key.startswith("_"):
             continue
         bv, fv = bl.arg(key, sides.era_b), fl.arg(key, sides.era_f)
-        if kind == "layer.input_shape":
-            # input_dim=n is input_shape=(n,); a shape written on one side only is left to Keras to
-            # infer from the data (decision LIS-both-sides), so only a changed shape counts
-            bv, fv = _input_shape(bl, sides.era_b), _input_shape(fl, sides.era_f)
-            if bv is None or fv is None:
-                continue
+        if kind == "layer.input_shape" and key != "input_length":
+            continue  # compared once per model, see _diff_model_input
         if _values_equal(bv, fv) or (kind == "layer.input_shape" and _shape_equal(bv, fv)):
             continue
         if kind in seen_kinds and kind in ("layer.input_shape", "layer.regularizer"):
@@ -572,7 +568,7 @@ def _diff_layer_args_rest(
         )
 
 
-def _input_shape(layer: Layer, era: str) -> Value | None:
+def _input_shape(layer: Layer) -> Value | None:
     for key in ("input_shape", "batch_input_shape", "input_dim", "shape", "batch_shape"):
         v = layer.args.get(key)
         if v is not None:
@@ -655,9 +651,48 @@ def _diff_model(out: list[FaultComponent], sides: _Sides, mi: int, bm: KerasMode
     out.extend(mine)
 
 
+def _model_input(model: KerasModel) -> tuple[Layer, Value] | None:
+    """The input shape a model declares: its Input layer's shape, else its first layer's input shape."""
+    for layer in model.layers:
+        shape = _input_shape(layer)
+        if shape is not None:
+            return layer, shape
+        if layer.cls not in _INPUT_ONLY:
+            return None
+    return None
+
+
+def _diff_model_input(out: list[FaultComponent], mi: int, bm: KerasModel, fm: KerasModel) -> None:
+    """Decision LIS-model-input: the model's declared input shape changed, was added or was removed.
+
+    ``input_dim=n`` equals ``input_shape=(n,)`` and ``Input(shape=(n,))``; where it is written
+    (Input layer or first layer) does not matter.
+    """
+    b, f = _model_input(bm), _model_input(fm)
+    if b is None and f is None:
+        return
+    if b is not None and f is not None and (_values_equal(b[1], f[1]) or _shape_equal(b[1], f[1])):
+        return
+    layer = (b or f)[0]  # type: ignore[index]
+    index = (bm if b else fm).layers.index(layer)
+    out.append(
+        _component(
+            layer_path(mi, index, "input_shape"),
+            "layer.input_shape",
+            "changed" if b and f else "added" if f else "removed",
+            b[1] if b else None,
+            f[1] if f else None,
+            _loc_value(b[1], b[0].file, b[0].line) if b else (None, None),
+            _loc_value(f[1], f[0].file, f[0].line) if f else (None, None),
+            layer_type=layer.cls,
+        )
+    )
+
+
 def _diff_model_layers(
     out: list[FaultComponent], sides: _Sides, mi: int, bm: KerasModel, fm: KerasModel
 ) -> None:
+    _diff_model_input(out, mi, bm, fm)
     bfold = [x for x in bm.folded_layers(sides.era_b) if x.layer.cls not in _INPUT_ONLY]
     ffold = [x for x in fm.folded_layers(sides.era_f) if x.layer.cls not in _INPUT_ONLY]
     pairs = align_layers(bfold, ffold, sides.era_b, sides.era_f)
