@@ -46,7 +46,9 @@ def test_small_but_non_negligible_effect_reproduces() -> None:
     assert 0.2 <= verdict.comparison.d_b_better < 0.5
     assert verdict.reproduced
     assert verdict.stable  # the shift is the same at every seed index
-    assert verdict.comparison.power == pytest.approx(1.0)
+    # power is reported for the rule's own threshold, |d| = 0.2: 1 - Phi(1.96 - 0.2 sqrt(500)) = 0.994
+    assert verdict.comparison.power_effect == 0.2
+    assert verdict.comparison.power == pytest.approx(0.994, abs=0.002)
 
 
 def test_fixed_worse_is_not_reproduced() -> None:

@@ -96,6 +96,7 @@ def reproduction_verdict(
         lower_is_better=lower_is_better,
         alpha=alpha,
         min_effect=min_effect,
+        power_effect=min_effect,
     )
     failed_buggy = _failed(buggy, crashed_buggy)
     failed_fixed = _failed(fixed, crashed_fixed)
