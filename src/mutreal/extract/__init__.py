@@ -16,17 +16,21 @@ from mutreal.model import ProgramModel
 __all__ = ["extract_model", "extract_source"]
 
 
-def extract_model(module: cst.Module, path: str = "<string>", era: str | None = None) -> ProgramModel:
+def extract_model(
+    module: cst.Module, path: str = "<string>", era: str | None = None, source: str | None = None
+) -> ProgramModel:
     """Build the program model of a parsed module.
 
     ``path`` is recorded on every element; ``era`` (``keras1``/``keras2``/``tf2``/``keras3``)
-    overrides the detected API era (the evidence then says so).
+    overrides the detected API era (the evidence then says so). ``source``, the exact text that was
+    parsed into ``module``, makes line numbers cheap (Python's ``ast`` instead of a code generation
+    pass); without it the text is regenerated from the module.
     """
     from mutreal.extract.walker import Walker
 
-    return Walker(module, path, era).run()
+    return Walker(module, path, era, source).run()
 
 
 def extract_source(text: str, path: str = "<string>", era: str | None = None) -> ProgramModel:
     """Parse ``text`` with LibCST and extract its program model."""
-    return extract_model(cst.parse_module(text), path, era)
+    return extract_model(cst.parse_module(text), path, era, source=text)

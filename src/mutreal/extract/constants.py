@@ -73,17 +73,28 @@ def fold_unary(op: cst.BaseUnaryOp, value: Any) -> Any:
 
 def number(node: cst.Integer | cst.Float) -> Any:
     """The value of a number literal (``1_000``, ``1e-3``, ``0x10``)."""
+    text = node.value.replace("_", "")
     try:
-        return ast.literal_eval(node.value)
-    except (ValueError, SyntaxError):
-        return NOT_CONST
+        if isinstance(node, cst.Integer):
+            return int(text, 0) if text[:2].lower() in ("0x", "0o", "0b") else int(text)
+        return float(text)
+    except ValueError:
+        try:
+            return ast.literal_eval(node.value)
+        except (ValueError, SyntaxError):
+            return NOT_CONST
 
 
 def string(node: cst.BaseString) -> Any:
     """The value of a string literal without expressions; bytes and f-strings with fields are not constant."""
     if isinstance(node, cst.SimpleString):
-        if "b" in node.prefix.lower():
+        prefix = node.prefix.lower()
+        if "b" in prefix:
             return NOT_CONST
+        raw = node.value
+        if not prefix and "\\" not in raw:
+            q = 3 if raw[:3] in ('"""', "'''") else 1
+            return raw[q:-q]
         try:
             return ast.literal_eval(node.value)
         except (ValueError, SyntaxError):

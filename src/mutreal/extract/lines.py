@@ -8,9 +8,11 @@ of those node types is enough: it costs a fraction of the parse.
 
 from __future__ import annotations
 
+import ast
 import re
 from bisect import bisect_right
 from itertools import accumulate
+from typing import Any
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -54,11 +56,16 @@ _COMPOUND = frozenset(
 class _LineState(CodegenState):
     """Codegen state that records, for selected nodes, the index of the first token they emit."""
 
-    __slots__ = ("starts",)
+    __slots__ = ("starts", "ends")
 
     def __init__(self, default_indent: str, default_newline: str) -> None:
         super().__init__(default_indent=default_indent, default_newline=default_newline)
         self.starts: dict[int, int] = {}
+        self.ends: dict[int, int] = {}
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        if type(node) is cst.Call:
+            self.ends[id(node)] = len(self.tokens)
 
     def before_codegen(self, node: cst.CSTNode) -> None:
         t = type(node)
@@ -76,10 +83,14 @@ class LineIndex:
     index costs one code generation and a few C-level passes over the text.
     """
 
+    #: unused here (every recorded node has its line); same interface as AstLineIndex
+    current: cst.CSTNode | None = None
+
     def __init__(self, module: cst.Module) -> None:
         state = _LineState(module.default_indent, module.default_newline)
         module._codegen(state)
         self._starts = state.starts
+        self._ends = state.ends
         self._tokens = state.tokens
         self._offsets: list[int] | None = None
         self._newlines: list[int] = []
@@ -105,9 +116,265 @@ class LineIndex:
             extra = len(getattr(node, "leading_lines", ())) + len(getattr(node, "decorators", ()))
         return bisect_right(self._newlines, self._offsets[start] - 1) + 1 + extra
 
+    def text(self, node: cst.CSTNode) -> str | None:
+        """Source text of a call node (from the tokens of the same pass), None for other nodes."""
+        end = self._ends.get(id(node))
+        if end is None:
+            return None
+        return "".join(self._tokens[self._starts[id(node)] : end])
+
     @property
     def code(self) -> str:
         """The module's source text (generated in the same pass)."""
         if self._code is None:
             self._code = "".join(self._tokens)
         return self._code
+
+
+class _Mismatch(Exception):
+    """The CST and AST statement lists do not line up (then the codegen index is used)."""
+
+
+_HEADERS = {
+    cst.For: (("iter", "iter"),),
+    cst.If: (("test", "test"),),
+    cst.While: (("test", "test"),),
+}
+
+
+class AstLineIndex:
+    """Same interface as :class:`LineIndex`, from Python's ``ast`` of the same source (much cheaper).
+
+    ``ast.parse`` runs in C at a few percent of a LibCST parse. Statements of the two trees are
+    paired in order once; calls are paired lazily, per statement, only when the walker asks for the
+    line or text of a call (layers, data steps, compile/fit): the calls of a statement in CST
+    pre-order are the AST calls sorted by start position (outer before inner).
+    """
+
+    def __init__(self, module: cst.Module, source: str) -> None:
+        tree = ast.parse(source)
+        self._source = source
+        self._lines = source.splitlines(keepends=True)
+        self._starts: list[int] | None = None
+        self._stmts: dict[int, ast.AST] = {}
+        self._calls: dict[int, ast.AST] = {}
+        self._mapped: set[int] = set()
+        #: the statement the walker is executing (calls are looked up inside it)
+        self.current: cst.CSTNode | None = None
+        self._map_block(module.body, tree.body)
+
+    # -- statements ---------------------------------------------------------------------------------
+    def _map_block(self, stmts: Any, nodes: list[ast.stmt]) -> None:
+        i = 0
+        for s in stmts:
+            if type(s) is cst.SimpleStatementLine:
+                for small in s.body:
+                    if i >= len(nodes):
+                        raise _Mismatch
+                    self._stmts[id(small)] = nodes[i]
+                    i += 1
+                continue
+            if i >= len(nodes):
+                raise _Mismatch
+            a = nodes[i]
+            i += 1
+            self._stmts[id(s)] = a
+            self._map_compound(s, a)
+        if i != len(nodes):
+            raise _Mismatch
+
+    def _map_compound(self, s: cst.CSTNode, a: ast.AST) -> None:
+        t = type(s)
+        if t in (cst.FunctionDef, cst.ClassDef, cst.For, cst.While, cst.With):
+            self._map_block(s.body.body, a.body)  # type: ignore[attr-defined]
+            orelse = getattr(s, "orelse", None)
+            if orelse is not None:
+                self._map_block(orelse.body.body, a.orelse)  # type: ignore[attr-defined]
+        elif t is cst.If:
+            self._map_block(s.body.body, a.body)  # type: ignore[attr-defined]
+            orelse = s.orelse  # type: ignore[attr-defined]
+            if isinstance(orelse, cst.If):
+                self._map_block([orelse], a.orelse)  # type: ignore[attr-defined]
+            elif orelse is not None:
+                self._map_block(orelse.body.body, a.orelse)  # type: ignore[attr-defined]
+        elif t in (cst.Try, cst.TryStar):
+            self._map_block(s.body.body, a.body)  # type: ignore[attr-defined]
+            if len(s.handlers) != len(a.handlers):  # type: ignore[attr-defined]
+                raise _Mismatch
+            for h, ah in zip(s.handlers, a.handlers, strict=True):  # type: ignore[attr-defined]
+                self._map_block(h.body.body, ah.body)
+            if s.orelse is not None:  # type: ignore[attr-defined]
+                self._map_block(s.orelse.body.body, a.orelse)  # type: ignore[attr-defined]
+            if s.finalbody is not None:  # type: ignore[attr-defined]
+                self._map_block(s.finalbody.body.body, a.finalbody)  # type: ignore[attr-defined]
+        # match statements and others: inner statements stay unmapped (their lines fall back)
+
+    # -- calls --------------------------------------------------------------------------------------
+    def _map_calls(self, stmt: cst.CSTNode) -> None:
+        self._mapped.add(id(stmt))
+        a = self._stmts.get(id(stmt))
+        if a is None:
+            return
+        t = type(stmt)
+        if t in _HEADERS:
+            pairs = [(getattr(stmt, c), getattr(a, p)) for c, p in _HEADERS[t]]
+        elif t is cst.With:
+            pairs = [
+                (item.item, aitem.context_expr) for item, aitem in zip(stmt.items, a.items, strict=False)
+            ]  # type: ignore[attr-defined]
+        elif isinstance(stmt, cst.BaseSmallStatement):
+            pairs = [(stmt, a)]
+        else:
+            return
+        for cnode, anode in pairs:
+            ccalls: list[cst.CSTNode] = []
+            _cst_calls(cnode, ccalls)
+            acalls: list[ast.AST] = []
+            _ast_calls(anode, acalls)
+            if len(ccalls) != len(acalls):
+                continue
+            acalls.sort(key=lambda n: (n.lineno, n.col_offset, -n.end_lineno, -n.end_col_offset))  # type: ignore[operator]
+            for c, n in zip(ccalls, acalls, strict=True):
+                self._calls[id(c)] = n
+
+    def _ast_of(self, node: cst.CSTNode) -> ast.AST | None:
+        a = self._stmts.get(id(node))
+        if a is not None:
+            return a
+        if type(node) is not cst.Call:
+            return None
+        a = self._calls.get(id(node))
+        if a is None and self.current is not None and id(self.current) not in self._mapped:
+            self._map_calls(self.current)
+            a = self._calls.get(id(node))
+        return a
+
+    def line(self, node: cst.CSTNode | None) -> int | None:
+        if node is None:
+            return None
+        a = self._ast_of(node)
+        return a.lineno if a is not None else None  # type: ignore[attr-defined]
+
+    def text(self, node: cst.CSTNode) -> str | None:
+        """Source text of a call node, None when it is not known."""
+        if type(node) is not cst.Call:
+            return None
+        a = self._ast_of(node)
+        if a is None:
+            return None
+        return self._segment(a)
+
+    def _segment(self, a: ast.AST) -> str | None:
+        lines = self._lines
+        try:
+            l0, c0, l1, c1 = a.lineno - 1, a.col_offset, a.end_lineno - 1, a.end_col_offset  # type: ignore[attr-defined,operator]
+            first, last = lines[l0], lines[l1]
+        except (IndexError, TypeError):
+            return None
+        if not first.isascii():
+            c0 = len(first.encode()[:c0].decode(errors="replace"))
+        if not last.isascii():
+            c1 = len(last.encode()[:c1].decode(errors="replace"))
+        if l0 == l1:
+            return first[c0:c1]
+        return first[c0:] + "".join(lines[l0 + 1 : l1]) + last[:c1]
+
+    @property
+    def code(self) -> str:
+        return self._source
+
+
+#: child fields in source order for the node types that matter (others use ``node.children``)
+_FIELDS: dict[type, tuple[str, ...]] = {
+    cst.Call: ("func", "args"),
+    cst.Arg: ("value",),
+    cst.Attribute: ("value",),
+    cst.Subscript: ("value", "slice"),
+    cst.SubscriptElement: ("slice",),
+    cst.Index: ("value",),
+    cst.Slice: ("lower", "upper", "step"),
+    cst.BinaryOperation: ("left", "right"),
+    cst.UnaryOperation: ("expression",),
+    cst.BooleanOperation: ("left", "right"),
+    cst.Comparison: ("left", "comparisons"),
+    cst.ComparisonTarget: ("comparator",),
+    cst.List: ("elements",),
+    cst.Tuple: ("elements",),
+    cst.Set: ("elements",),
+    cst.Element: ("value",),
+    cst.StarredElement: ("value",),
+    cst.Dict: ("elements",),
+    cst.DictElement: ("key", "value"),
+    cst.StarredDictElement: ("value",),
+    cst.IfExp: ("body", "test", "orelse"),
+    cst.Await: ("expression",),
+    cst.NamedExpr: ("target", "value"),
+    cst.ConcatenatedString: ("left", "right"),
+    cst.Expr: ("value",),
+    cst.Assign: ("targets", "value"),
+    cst.AssignTarget: ("target",),
+    cst.AugAssign: ("target", "value"),
+    cst.AnnAssign: ("target", "annotation", "value"),
+    cst.Annotation: ("annotation",),
+    cst.Return: ("value",),
+    cst.Assert: ("test", "msg"),
+    cst.Del: ("target",),
+    cst.Name: (),
+    cst.Integer: (),
+    cst.Float: (),
+    cst.Imaginary: (),
+    cst.SimpleString: (),
+    cst.Ellipsis: (),
+    cst.Pass: (),
+    cst.Break: (),
+    cst.Continue: (),
+    cst.Import: (),
+    cst.ImportFrom: (),
+    cst.Global: (),
+    cst.Nonlocal: (),
+}
+
+
+def _cst_calls(node: cst.CSTNode, out: list[cst.CSTNode]) -> None:
+    """Calls under ``node`` in pre-order (source order, outer before inner)."""
+    t = type(node)
+    if t is cst.Call:
+        out.append(node)
+    fields = _FIELDS.get(t)
+    if fields is None:
+        for child in node.children:
+            _cst_calls(child, out)
+        return
+    for name in fields:
+        value = getattr(node, name)
+        if value is None:
+            continue
+        if isinstance(value, cst.CSTNode):
+            _cst_calls(value, out)
+        elif isinstance(value, tuple | list):
+            for item in value:
+                _cst_calls(item, out)
+
+
+def _ast_calls(node: ast.AST, out: list[ast.AST]) -> None:
+    if type(node) is ast.Call:
+        out.append(node)
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            if not isinstance(value, ast.expr_context):
+                _ast_calls(value, out)
+        elif type(value) is list:
+            for item in value:
+                if isinstance(item, ast.AST):
+                    _ast_calls(item, out)
+
+
+def line_index(module: cst.Module, source: str | None = None) -> LineIndex | AstLineIndex:
+    """The cheapest line index that works: from ``ast`` when the source is given and parses, else codegen."""
+    if source is not None:
+        try:
+            return AstLineIndex(module, source)
+        except (SyntaxError, ValueError, _Mismatch, RecursionError, MemoryError):
+            pass
+    return LineIndex(module)

@@ -9,7 +9,7 @@ functions are inlined at their call sites (so a helper called twice builds two m
 functions or classes never called are run once at the end with unknown arguments, so nothing
 written in a file is skipped. Anything unresolved stays an opaque value with its source text.
 
-No metadata providers are used: line numbers come from :class:`~mutreal.extract.lines.LineIndex`
+No metadata providers are used: line numbers come from :func:`~mutreal.extract.lines.line_index` (Python's ``ast`` of the same text)
 and names from :class:`~mutreal.extract.names.ImportTable`.
 """
 
@@ -24,7 +24,7 @@ import libcst as cst
 
 from mutreal import keras_api
 from mutreal.extract import constants, data, layers, names, training
-from mutreal.extract.lines import LineIndex
+from mutreal.extract.lines import line_index
 from mutreal.model import (
     CALL,
     CONST,
@@ -158,6 +158,21 @@ _KERAS3_TEXT = re.compile(
     r"\bkeras\.ops\b|\bkeras_core\b|\bkeras\.src\b|\bfrom keras import ops\b|\.keras['\"]\)"
 )
 
+#: nodes whose ``value`` is their source text
+_ATOMS = frozenset({cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary})
+
+_UNARY = {cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~", cst.Not: "not "}
+_BINARY = {
+    cst.Add: "+",
+    cst.Subtract: "-",
+    cst.Multiply: "*",
+    cst.Divide: "/",
+    cst.FloorDivide: "//",
+    cst.Modulo: "%",
+    cst.Power: "**",
+    cst.MatrixMultiply: "@",
+}
+
 #: builtins whose result is a plain value even when given arrays (``len(x)``, ``print(x)``)
 _BUILTIN_SCALARS = frozenset(
     {
@@ -191,10 +206,12 @@ _BUILD_HINT = re.compile(r"\.add\(|\bDense\(|Conv|LSTM|GRU|Dropout|Pool|Activati
 class Walker:
     """Builds a :class:`ProgramModel` from one LibCST module (see module docstring)."""
 
-    def __init__(self, module: cst.Module, path: str = "<string>", era: str | None = None) -> None:
+    def __init__(
+        self, module: cst.Module, path: str = "<string>", era: str | None = None, source: str | None = None
+    ) -> None:
         self.module = module
         self.path = path
-        self.lines = LineIndex(module)
+        self.lines = line_index(module, source if source is not None else module.code)
         self.imports = names.ImportTable()
         self.program = ProgramModel(path=path)
         self.keras_seen = False
@@ -268,7 +285,10 @@ class Walker:
         t = self._text_cache.get(key)
         if t is None:
             try:
-                t = self.module.code_for_node(node)
+                nt = type(node)
+                if nt in _ATOMS and not node.lpar:  # type: ignore[attr-defined]
+                    return node.value  # type: ignore[attr-defined]
+                t = self._fast_text(node)
             except Exception:  # noqa: BLE001 - text is best effort
                 t = "<?>"
             t = t.strip()
@@ -276,6 +296,33 @@ class Walker:
                 t = t[:397] + "..."
             self._text_cache[key] = t
         return t
+
+    def _fast_text(self, node: cst.CSTNode) -> str:
+        """Source text of an expression, rebuilt from its parts for common shapes (code generation
+        of LibCST is slow); calls come from the line index, anything unusual from LibCST."""
+        nt = type(node)
+        if nt in _ATOMS:
+            out = node.value  # type: ignore[attr-defined]
+        elif nt is cst.Attribute:
+            out = f"{self._fast_text(node.value)}.{node.attr.value}"  # type: ignore[attr-defined]
+        elif nt is cst.Call:
+            t = self.lines.text(node)
+            return t if t is not None else self.module.code_for_node(node)
+        elif nt in (cst.Tuple, cst.List) and all(type(e) is cst.Element for e in node.elements):  # type: ignore[attr-defined]
+            items = [self._fast_text(e.value) for e in node.elements]  # type: ignore[attr-defined]
+            if nt is cst.List:
+                return "[" + ", ".join(items) + "]"
+            body = ", ".join(items) + ("," if len(items) == 1 else "")
+            return f"({body})" if node.lpar else body  # type: ignore[attr-defined]
+        elif nt is cst.UnaryOperation and type(node.operator) in _UNARY:  # type: ignore[attr-defined]
+            out = _UNARY[type(node.operator)] + self._fast_text(node.expression)  # type: ignore[attr-defined]
+        elif nt is cst.BinaryOperation and type(node.operator) in _BINARY:  # type: ignore[attr-defined]
+            op = _BINARY[type(node.operator)]  # type: ignore[attr-defined]
+            out = f"{self._fast_text(node.left)} {op} {self._fast_text(node.right)}"  # type: ignore[attr-defined]
+        else:
+            return self.module.code_for_node(node)
+        lpar = getattr(node, "lpar", ())
+        return f"{'(' * len(lpar)}{out}{')' * len(lpar)}" if lpar else out
 
     def line(self, node: cst.CSTNode | None) -> int | None:
         return self.lines.line(node) or self.cur_line
@@ -309,6 +356,7 @@ class Walker:
         elif t is cst.ClassDef:
             self.define_class(stmt, env)  # type: ignore[arg-type]
         elif t is cst.If:
+            self.lines.current = stmt
             self.cur_line = self.lines.line(stmt)
             self.exec_block(stmt.body.body, env)  # type: ignore[attr-defined]
             orelse = stmt.orelse  # type: ignore[attr-defined]
@@ -326,6 +374,8 @@ class Walker:
             if stmt.orelse is not None:  # type: ignore[attr-defined]
                 self.exec_block(stmt.orelse.body.body, env)  # type: ignore[attr-defined]
         elif t is cst.With:
+            self.lines.current = stmt
+            self.cur_line = self.lines.line(stmt)
             for item in stmt.items:  # type: ignore[attr-defined]
                 value = self.ev(item.item, env)
                 if item.asname is not None:
@@ -343,6 +393,7 @@ class Walker:
             self.exec_block(stmt.body.body, env)  # type: ignore[attr-defined]
 
     def exec_small(self, small: cst.BaseSmallStatement, env: Env) -> None:
+        self.lines.current = small
         self.cur_line = self.lines.line(small) or self.cur_line
         t = type(small)
         if t is cst.Expr:
@@ -370,6 +421,7 @@ class Walker:
 
     def exec_for(self, stmt: cst.For, env: Env) -> None:
         """Unroll loops with literal bounds that build layers; run other loop bodies once."""
+        self.lines.current = stmt
         self.cur_line = self.lines.line(stmt)
         iterations = self._literal_iterations(stmt.iter, env)
         body_text = None
@@ -781,7 +833,7 @@ class Walker:
         chain = next((a for a in args if isinstance(a, data.DataChain)), None)
         if chain is not None:
             return chain.derive(self._op("call", name or self.text(node.func), {}, node))
-        return Unknown(node, self.line(node))
+        return Unknown(node, self.cur_line)
 
     # -- qualified callables (imports, known Keras names, builtins) -----------------------------
     def call_qualified(self, qn: str, node: cst.Call, env: Env) -> Any:
@@ -822,7 +874,7 @@ class Walker:
             return chain.derive(self._op("call", qn, {}, node))
         if last in keras_api.KNOWN_LAYERS and qn.startswith("tensorflow."):
             return self.make_layer(last, node, env, qn)
-        return Unknown(node, self.line(node))
+        return Unknown(node, self.cur_line)
 
     def call_keras(self, part: str, last: str, qn: str, node: cst.Call, env: Env) -> Any:
         category = part.split(".", 1)[0] if "." in part else ""
@@ -882,7 +934,7 @@ class Walker:
                 return self.inline(func, node, env, receiver)
             if receiver.model is not None:
                 return self.model_method(ModelObj(receiver.model), method, node, env)
-            return Unknown(node, self.line(node))
+            return Unknown(node, self.cur_line)
         if isinstance(receiver, data.DataChain):
             return self.chain_method(receiver, method, node, env)
         if isinstance(receiver, data.Scaler):
@@ -897,7 +949,7 @@ class Walker:
         if isinstance(receiver, tuple) and method in ("batch", "shuffle", "repeat", "prefetch", "cache"):
             return receiver
         if isinstance(receiver, LayerObj) and method in ("add",):
-            return Unknown(node, self.line(node))
+            return Unknown(node, self.cur_line)
         if (
             isinstance(receiver, Value)
             and receiver.kind == NAME
@@ -924,7 +976,7 @@ class Walker:
         chain = next((a for a in args if isinstance(a, data.DataChain)), None)
         if chain is not None:
             return chain.derive(self._op("call", method, {}, node))
-        return Unknown(node, self.line(node))
+        return Unknown(node, self.cur_line)
 
     # ---------------------------------------------------------------------------------------------
     # models and layers
@@ -1136,7 +1188,7 @@ class Walker:
             item = args[0] if args else kwargs.get("layer")
             if isinstance(item, LayerObj):
                 item.layer.line = item.layer.line or self.line(node)
-            self._append_layer(model, item if item is not None else Unknown(node, self.line(node)), "add")
+            self._append_layer(model, item if item is not None else Unknown(node, self.cur_line), "add")
             return None
         if method == "pop" and model is not None and model.layers:
             self.call_args(node, env)
@@ -1155,7 +1207,7 @@ class Walker:
             x = args[0] if args else kwargs.get("x")
             if "x_pred" not in self.program.data and x is not None:
                 self._record_data("x_pred", x, arg_nodes[0] if arg_nodes else None)
-            return Unknown(node, self.line(node))
+            return Unknown(node, self.cur_line)
         if method == "evaluate" or method == "evaluate_generator":
             args, kwargs, _, _ = self.call_args(node, env)
             if not self.eval_done:
@@ -1164,12 +1216,12 @@ class Walker:
                 self._record_data("x_test", x)
                 self._record_data("y_test", y)
                 self.eval_done = isinstance(x, data.DataChain | data.Flow)
-            return Unknown(node, self.line(node))
+            return Unknown(node, self.cur_line)
         if method in ("get_layer",) and model is not None:
             self.call_args(node, env)
-            return Unknown(node, self.line(node))
+            return Unknown(node, self.cur_line)
         self.call_args(node, env)
-        return Unknown(node, self.line(node))
+        return Unknown(node, self.cur_line)
 
     # -- subclassed models, user classes and functions ----------------------------------------------
     def define_class(self, node: cst.ClassDef, env: Env) -> None:
@@ -1238,7 +1290,7 @@ class Walker:
         if self.depth >= _MAX_INLINE_DEPTH or self.steps > _MAX_STEPS:
             if node is not None:
                 self.call_args(node, env)
-            return Unknown(node, self.line(node))
+            return Unknown(node, self.cur_line)
         local = Env(func.env)
         params = func.node.params
         positional = [*params.posonly_params, *params.params]
@@ -1500,7 +1552,7 @@ class Walker:
         for k, v in named.items():
             fit.args[k] = self.to_value(v, nodes.get(k))
         self.program.fits.append(fit)
-        return Unknown(node, self.line(node))
+        return Unknown(node, self.cur_line)
 
     def _data_ref(self, role: str | None, obj: Any, node: cst.CSTNode | None) -> Value:
         text = (
@@ -1656,7 +1708,7 @@ class Walker:
             items = seq if isinstance(seq, list | tuple) and not isinstance(seq, Value) else [seq]
             chain = next((a for a in items if isinstance(a, data.DataChain)), None)
             if chain is None:
-                return Unknown(node, self.line(node))
+                return Unknown(node, self.cur_line)
             return chain.derive(self._op("concat", qn.rsplit(".", 1)[-1], {}, node))
         first = args[0] if args else (next(iter(kwargs.values())) if kwargs else None)
         if qn in ("numpy.array", "numpy.asarray") and isinstance(first, Value) and first.kind in (CONST, SEQ):
@@ -1687,7 +1739,7 @@ class Walker:
                 )
                 first = chain
             else:
-                return first if first is not None else Unknown(node, self.line(node))
+                return first if first is not None else Unknown(node, self.cur_line)
         if op == "noop" or op is None and qn in ("numpy.array", "numpy.asarray"):
             dtype = kwargs.get("dtype")
             if dtype is not None and isinstance(first, data.DataChain):
@@ -1775,11 +1827,11 @@ class Walker:
                 args[0] if args else Unknown(node, self.cur_line), arg_nodes[0] if arg_nodes else node
             )
             if not isinstance(first, data.DataChain):
-                return Unknown(node, self.line(node))
+                return Unknown(node, self.cur_line)
             return first.derive(self._op(scaler.op, scaler.cls, {}, node))
         if method == "inverse_transform" and args and isinstance(args[0], data.DataChain):
             return args[0].derive(self._op("inverse_" + scaler.op, scaler.cls, {}, node))
-        return scaler if method == "fit" else Unknown(node, self.line(node))
+        return scaler if method == "fit" else Unknown(node, self.cur_line)
 
     def augmenter_method(self, aug: data.Augmenter, method: str, node: cst.Call, env: Env) -> Any:
         args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
