@@ -426,12 +426,15 @@ def run_campaign(
 
     started = time.monotonic()
     monitor = environment.GpuMonitor()
+    executor_used = None
     try:
         if tasks:
+            executor_used = _executor(cfg, memory_limit)
             with monitor:
-                _executor(cfg, memory_limit).map(tasks, finished)
+                executor_used.map(tasks, finished)
     finally:
         bar.close()
+        LAST_CAMPAIGN["worker_startup_s"] = getattr(executor_used, "startup_s", None)
         LAST_CAMPAIGN["gpu"] = monitor.summary()
         LAST_CAMPAIGN["wall_time_s"] = time.monotonic() - started
         LAST_CAMPAIGN["trained"] = sum(1 for t in tasks if t["key"] in records)

@@ -98,6 +98,7 @@ class WorkerProcess:
         self.runs_served = 0
         self.versions: dict[str, str] = {}
         self.starts = 0
+        self.startup_s = 0.0  # seconds spent starting workers (importing TensorFlow), all starts
 
     # -- lifecycle -----------------------------------------------------------------------------
     @property
@@ -140,7 +141,8 @@ class WorkerProcess:
         self.process, self.conn = process, parent_conn
         self.runs_served = 0
         self.starts += 1
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        began = time.monotonic()
+        deadline = began + STARTUP_TIMEOUT_S
         while time.monotonic() < deadline:
             if parent_conn.poll(0.2):
                 try:
@@ -149,6 +151,7 @@ class WorkerProcess:
                     break
                 if message.get("type") == "ready":
                     self.versions = message.get("versions", {})
+                    self.startup_s += time.monotonic() - began
                     return
                 self.kill()
                 raise RuntimeError(f"worker failed to start: {message.get('error')}")
@@ -287,6 +290,7 @@ class LocalExecutor:
         self.timeout_s = timeout_s
         self.memory_limit_mb = memory_limit_mb
         self.max_runs_per_worker = max_runs_per_worker
+        self.startup_s = 0.0  # worker start-up seconds summed over workers, after map()
 
     def map(
         self,
@@ -341,3 +345,4 @@ class LocalExecutor:
                 worker.kill()
             for thread in threads:
                 thread.join(timeout=10)
+            self.startup_s = sum(w.startup_s for w in workers)
