@@ -66,7 +66,7 @@ class ComponentOutcome:
 
     ``fixed``/``buggy`` are the element's source text in each program; ``status`` is
     ``reconstructed`` or one of :data:`FAILURE_REASONS`; ``residual`` lists what classify still
-    found at this element after mutation.
+    found after mutation at this element or at another element the operator's site edits.
     """
 
     element: str
@@ -79,6 +79,8 @@ class ComponentOutcome:
     site: int | None = None
     value: Any = None
     residual: list[dict[str, Any]] = field(default_factory=list)
+    #: every element the operator's site edits (a layer built in a loop is one site, several layers)
+    elements: list[str] = field(default_factory=list)
 
     @property
     def reconstructed(self) -> bool:
@@ -344,6 +346,8 @@ def _mutate_file(
                 outcome.status, outcome.detail = "not_inferable", why
                 continue
             outcome.site, outcome.value = (site.index if site else None), value
+            if site is not None:
+                outcome.elements = list(site.elements)
             if prior is not None:
                 # one site builds several layers (a loop): the edit made for one covers the others
                 outcome.status = "planned" if prior[1] == value else "not_inferable"
@@ -421,7 +425,11 @@ def _reconstruct(
     for o in outcomes:
         if o.status != "planned":
             continue
-        left = [r for r in residual if _covers(o.element, r["element"])]
+        left = [
+            r
+            for r in residual
+            if _covers(o.element, r["element"]) or any(_element_match(e, r["element"]) for e in o.elements)
+        ]
         if left:
             o.status = "residual"
             o.residual = left
