@@ -70,9 +70,15 @@ class Component:
     before: str | None
     after: str | None
     implicit_before: bool = False
+    #: every element the one written change affects when it builds several (a layer constructor in
+    #: a loop or in a helper called twice); ``element`` is the first, the one classify reports
+    instances: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        if not self.instances:
+            d.pop("instances")
+        return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Component:
@@ -82,6 +88,7 @@ class Component:
             before=d.get("before"),
             after=d.get("after"),
             implicit_before=bool(d.get("implicit_before", False)),
+            instances=list(d.get("instances") or []),
         )
 
 
@@ -356,8 +363,19 @@ class NodeIndex:
         start = self._newlines[line - 1] + 1 if line else 0
         return line + 1, offset - start
 
+    def _positioned(self, node_id: int) -> int:
+        """The node itself when its span is recorded, else its nearest recorded ancestor."""
+        cur: int | None = node_id
+        while cur is not None and cur not in self.spans:
+            cur = self.parents.get(cur)
+        if cur is None:
+            raise KeyError(f"node {node_id} is not part of this module")
+        return cur
+
     def position(self, node_id: int) -> tuple[int, int]:
-        """(line 1-based, column 0-based) where the node's first token starts."""
+        """(line 1-based, column 0-based) where the node's first token starts (for a node without a
+        recorded span, e.g. a number, its nearest recorded ancestor's)."""
+        node_id = self._positioned(node_id)
         start = self._offsets[self.spans[node_id][0]]
         # statements start with their leading blank/comment lines: skip to the first code character
         if isinstance(self.nodes[node_id], cst.SimpleStatementLine | cst.BaseCompoundStatement):
@@ -376,6 +394,7 @@ class NodeIndex:
         return self._lc(start)
 
     def end_line(self, node_id: int) -> int:
+        node_id = self._positioned(node_id)
         # a module without a final newline drops its last newline token after the last statement
         end = self._offsets[min(self.spans[node_id][1], len(self._tokens))]
         return self._lc(max(end - 1, 0))[0]
@@ -802,11 +821,7 @@ def _regions(program: Program, changes: list[Change]) -> list[tuple[int, int]]:
             line = _import_line(program)
             out.append((line, line))
             continue
-        nid: int | None = ch.target
-        while nid is not None and nid not in program.index.spans:
-            nid = program.index.parents.get(nid)
-        if nid is not None:
-            out.append((program.index.position(nid)[0], program.index.end_line(nid)))
+        out.append((program.index.position(ch.target)[0], program.index.end_line(ch.target)))
     return out
 
 

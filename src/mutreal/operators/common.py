@@ -41,7 +41,13 @@ def value_change(
 
 
 def components(op: Operator, site: Site, before: str | None, after: str | None) -> list[Component]:
-    return [Component(e, op.id, before, after, implicit_before=site.implicit) for e in site.elements]
+    """One component per written change: a site whose call builds several layers (a loop, a helper
+    called twice) is one change in the source, reported at its first element (classify's rule
+    'one component per changed source text'); ``instances`` lists them all."""
+    instances = list(site.elements) if len(site.elements) > 1 else []
+    return [
+        Component(site.elements[0], op.id, before, after, implicit_before=site.implicit, instances=instances)
+    ]
 
 
 def make_edit(
@@ -82,15 +88,10 @@ def num(value: Any) -> str:
 
 def folded_owner(program: Program, model_index: int, layer_index: int) -> FoldedLayer | None:
     """The folded layer (activation view) that layer ``layer_index`` of a model belongs to."""
-    km = program.model.models[model_index]
     for fl in _folded(program, model_index):
         if layer_index in fl.sources:
             return fl
-    del km
     return None
-
-
-_FOLD_CACHE: dict[tuple[int, int], list[FoldedLayer]] = {}
 
 
 def _folded(program: Program, model_index: int) -> list[FoldedLayer]:

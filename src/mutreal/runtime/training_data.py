@@ -76,21 +76,20 @@ def change_labels(y: Any, pct: float, seed: int = 0) -> np.ndarray:
 
 
 def remove(x: Any, y: Any, pct: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """TRD: delete pct% of the training samples, per class (balanced) for classification."""
+    """TRD: delete pct% of the training samples, per class (balanced) for classification; at least
+    one sample of every class is kept."""
     x, y = np.asarray(x), np.asarray(y)
     rng = _rng(seed)
     if _is_classification(y):
         ids = _class_ids(y)
         drop = [
-            rng.choice(m, _count(pct, len(m)), replace=False)
+            rng.choice(m, min(_count(pct, len(m)), len(m) - 1), replace=False)
             for m in (np.flatnonzero(ids == c) for c in np.unique(ids))
         ]
         dropped = np.concatenate(drop) if drop else np.array([], dtype=int)
     else:
-        dropped = rng.choice(len(y), _count(pct, len(y)), replace=False)
+        dropped = rng.choice(len(y), min(_count(pct, len(y)), len(y) - 1), replace=False)
     keep = np.setdiff1d(np.arange(len(y)), dropped)
-    if len(keep) == 0:
-        keep = np.arange(1)
     return x[keep], y[keep]
 
 

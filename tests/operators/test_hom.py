@@ -1,0 +1,63 @@
+"""Several first-order edits combined into one file (the building block of hom-generate)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mutreal.classify import classify_pair
+from mutreal.operators import MutationError, Program, Provenance, apply_edits, registry
+from mutreal.operators.agreement import compare_components
+
+from .conftest import subject_path, subject_program
+
+
+def _edit(program: Program, op_id: str, site: int, value=None, **opts):
+    return registry.get(op_id).apply(program, site, value, **opts)
+
+
+def test_two_edits_on_the_same_call_merge() -> None:
+    program = Program(
+        "from keras.optimizers import SGD\nmodel.compile(loss='mse', optimizer=SGD(lr=0.01))\n", "p.py"
+    )
+    mutant = apply_edits(program, [_edit(program, "HLR", 0, 1.0), _edit(program, "OCG", 0, 0.5)])
+    assert mutant.code.endswith("optimizer=SGD(lr=1.0, clipvalue=0.5))\n")
+    assert mutant.provenance.order == 2 and mutant.provenance.operator == "HLR+OCG"
+    assert mutant.name == "p__HLR_0_1__OCG_0_0.5.py"
+
+
+def test_activation_and_bias_of_one_layer() -> None:
+    program = Program("from keras.layers import Dense\nmodel.add(Dense(3, activation='relu'))\n", "p.py")
+    mutant = apply_edits(program, [_edit(program, "ACH", 0, "tanh"), _edit(program, "WRB", 0)])
+    assert mutant.code.endswith("model.add(Dense(3, activation='tanh', use_bias=False))\n")
+
+
+def test_shared_import_is_added_once() -> None:
+    program = Program(
+        "from keras.models import Sequential\nmodel.compile(loss='mse', optimizer='adam')\n", "p.py"
+    )
+    mutant = apply_edits(program, [_edit(program, "HLR", 0, 0.1)])
+    assert mutant.code.count("from keras.optimizers import Adam") == 1
+
+
+def test_hom_of_subject_agrees_with_classify(tmp_path) -> None:
+    name = "cnn"
+    program = subject_program(name)
+    edits = [
+        _edit(program, "ACH", 4, "sigmoid"),  # last layer's activation
+        _edit(program, "LCH", 0, "binary_crossentropy"),
+        _edit(program, "HLR", 0, 0.1),
+        _edit(program, "HNE", 0, 2),
+    ]
+    mutant = apply_edits(program, edits)
+    prov = Provenance.from_dict(mutant.provenance.to_dict())
+    assert prov.order == 4 and [p.operator for p in prov.parts] == ["ACH", "LCH", "HLR", "HNE"]
+    path = tmp_path / mutant.name
+    path.write_text(mutant.code)
+    result = classify_pair(str(subject_path(name)), str(path))
+    agreement = compare_components(prov.components, result.components)
+    assert agreement.ok, agreement.describe()
+
+
+def test_no_edit_is_an_error() -> None:
+    with pytest.raises(MutationError):
+        apply_edits(subject_program("cnn"), [])

@@ -1,0 +1,139 @@
+"""The registry reads entry points: built-ins and a plugin's operator register the same way."""
+
+from __future__ import annotations
+
+from importlib import metadata
+from typing import Any
+
+import pytest
+
+from mutreal.catalogue import OperatorSpec, ParamSpec, load_catalogue
+from mutreal.model import fit_path
+from mutreal.operators import Edit, Example, Operator, Program, Site, apply_edits, registry
+from mutreal.operators.base import Change
+from mutreal.operators.common import make_edit
+
+
+class DoubleEpochs(Operator):
+    """A plugin operator: doubles fit's explicit epochs."""
+
+    id = "XDE"
+
+    @property
+    def spec(self) -> OperatorSpec:
+        return OperatorSpec(
+            id="XDE",
+            name="Double epochs",
+            category="plugin",
+            deepcrime_key="",
+            scope="program",
+            elements=("fit.epochs",),
+            summary="epochs x 2",
+            param=None,
+            direction_deepcrime="n/a",
+            direction_mutreal="n/a",
+            fault_code="HNE",
+            taxonomy_leaf_id=None,
+            deepcrime_enabled=False,
+            deepcrime_search="none",
+        )
+
+    def find_sites(self, program: Program) -> list[Site]:
+        out = []
+        for fi, fit in enumerate(program.model.fits):
+            call = program.fit_call(fi)
+            v = fit.args.get("epochs")
+            arg = program.find_arg(call, ("epochs",)) if call is not None else None
+            if arg is not None and v is not None and v.is_const:
+                out.append(
+                    program.make_site(self, id(arg[1].value), [fit_path(fi, "epochs")], v.text, v.value)
+                )
+        return out
+
+    def edit(self, program: Program, site: Site, value: Any, options) -> Edit:
+        code = str(site.original * 2)
+        return make_edit(
+            self, site, None, site.old, code, [Change("replace", site.anchor, code=code)], label="x2"
+        )
+
+    def examples(self) -> list[Example]:
+        return [
+            Example("model.fit(x, y, epochs=3)\n", "model.fit(x, y, epochs=6)\n", style="keyword"),
+            Example(
+                "m.fit(a, b, epochs=10, verbose=0)\n",
+                "m.fit(a, b, epochs=20, verbose=0)\n",
+                style="with verbose",
+            ),
+        ]
+
+
+def _fake_entry_points(extra: list[metadata.EntryPoint]):
+    real = metadata.entry_points
+
+    def entry_points(**kw: Any):
+        eps = list(real(**kw))
+        if kw.get("group") == registry.GROUP:
+            eps += extra
+        return eps
+
+    return entry_points
+
+
+@pytest.fixture
+def plugin(monkeypatch):
+    ep = metadata.EntryPoint(name="XDE", value=f"{__name__}:DoubleEpochs", group=registry.GROUP)
+    monkeypatch.setattr(metadata, "entry_points", _fake_entry_points([ep]))
+    registry.reload()
+    yield registry.get("XDE")
+    monkeypatch.undo()
+    registry.reload()
+
+
+def test_builtins_cover_the_catalogue() -> None:
+    ids = set(registry.ids())
+    assert set(load_catalogue()) <= ids
+    for op_id in load_catalogue():
+        assert registry.get(op_id).id == op_id
+        assert registry.get(op_id.lower()).id == op_id
+
+
+def test_builtins_come_from_entry_points() -> None:
+    names = {ep.name for ep in metadata.entry_points(group=registry.GROUP)}
+    assert set(load_catalogue()) <= names, "reinstall mutreal (pip install -e .) to refresh entry points"
+
+
+def test_plugin_operator_registers_through_an_entry_point(plugin) -> None:
+    assert "XDE" in registry.ids()
+    assert isinstance(plugin, DoubleEpochs)
+    program = Program("model.fit(x, y, epochs=3)\n", "p.py")
+    mutant = apply_edits(program, [plugin.apply(program, 0)])
+    assert mutant.code == "model.fit(x, y, epochs=6)\n"
+    assert mutant.provenance.components[0].element == "fit.epochs"
+    assert mutant.name == "p__XDE_0_x2.py"
+
+
+def test_plugin_examples_are_run_like_builtin_ones(plugin) -> None:
+    from .test_examples import test_operator_example
+
+    for i in range(len(plugin.examples())):
+        test_operator_example("XDE", i)
+
+
+def test_a_broken_plugin_is_reported_and_skipped(monkeypatch, capsys) -> None:
+    ep = metadata.EntryPoint(name="BAD", value="mutreal_no_such_module:Op", group=registry.GROUP)
+    monkeypatch.setattr(metadata, "entry_points", _fake_entry_points([ep]))
+    ops = registry.reload()
+    assert "BAD" not in ops and "ACH" in ops
+    assert "BAD" in capsys.readouterr().err
+    monkeypatch.undo()
+    registry.reload()
+
+
+def test_unknown_operator_is_a_key_error() -> None:
+    with pytest.raises(KeyError, match="unknown operator"):
+        registry.get("NOPE")
+
+
+def test_param_spec_is_the_catalogue_s() -> None:
+    assert isinstance(registry.get("ACH").spec.param, ParamSpec)
+    assert registry.get("ACH").spec.param.values == load_catalogue()["ACH"].param.values
