@@ -56,12 +56,13 @@ _COMPOUND = frozenset(
 class _LineState(CodegenState):
     """Codegen state that records, for selected nodes, the index of the first token they emit."""
 
-    __slots__ = ("starts", "ends")
+    __slots__ = ("starts", "ends", "watch")
 
     def __init__(self, default_indent: str, default_newline: str) -> None:
         super().__init__(default_indent=default_indent, default_newline=default_newline)
         self.starts: dict[int, int] = {}
         self.ends: dict[int, int] = {}
+        self.watch: dict[int, int] = {}
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         if type(node) is cst.Call:
@@ -72,8 +73,14 @@ class _LineState(CodegenState):
         if t in _RECORDED:
             self.starts[id(node)] = len(self.tokens)
         elif t in _COMPOUND:
-            # leading blank/comment lines and decorators come first: point at the keyword line
-            self.starts[id(node)] = -len(self.tokens) - 1
+            if t is cst.FunctionDef or t is cst.ClassDef:
+                # decorators may span lines: the def/class line is the line of its name
+                self.watch[id(node.name)] = id(node)  # type: ignore[attr-defined]
+            else:
+                # leading blank/comment lines come first: point at the keyword line
+                self.starts[id(node)] = -len(self.tokens) - 1
+        elif t is cst.Name and id(node) in self.watch:
+            self.starts[self.watch.pop(id(node))] = len(self.tokens)
 
 
 class LineIndex:
@@ -113,7 +120,7 @@ class LineIndex:
         extra = 0
         if start < 0:
             start = -start - 1
-            extra = len(getattr(node, "leading_lines", ())) + len(getattr(node, "decorators", ()))
+            extra = len(getattr(node, "leading_lines", ()))
         return bisect_right(self._newlines, self._offsets[start] - 1) + 1 + extra
 
     def text(self, node: cst.CSTNode) -> str | None:
