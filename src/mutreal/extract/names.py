@@ -30,6 +30,19 @@ CONVENTIONAL_ALIASES = {
     "numpy": "numpy",
     "pandas": "pandas",
     "tensorflow": "tensorflow",
+    "K": "keras.backend",
+    "layers": "keras.layers",
+    "models": "keras.models",
+    "optimizers": "keras.optimizers",
+    "losses": "keras.losses",
+    "activations": "keras.activations",
+    "callbacks": "keras.callbacks",
+    "regularizers": "keras.regularizers",
+    "initializers": "keras.initializers",
+    "datasets": "keras.datasets",
+    "np_utils": "keras.utils.np_utils",
+    "utils": "keras.utils",
+    "metrics": "keras.metrics",
 }
 
 #: short Keras names always resolvable (models)
