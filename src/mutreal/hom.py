@@ -546,19 +546,26 @@ def _candidates(
     by_id = {op.id: op for op in ops}
     # the most frequent real edits first (same operator, values), then by bug id for determinism
     counts = Counter((e.operator, _norm(e.fixed), _norm(e.buggy)) for e in examples)
+    unique: list[RealExample] = []
     seen: set[tuple[Any, ...]] = set()
     for ex in sorted(examples, key=lambda e: (-counts[(e.operator, _norm(e.fixed), _norm(e.buggy))], e.bug)):
         key = (ex.operator, _norm(ex.fixed), _norm(ex.buggy))
-        if key in seen:
-            continue
-        seen.add(key)
-        op = by_id.get(ex.operator or "")
-        if op is None:
-            continue
-        for site in _site_order(op, op.sites(program), ex.fixed):
-            got = _value_for_subject(op, site, ex)
-            if got is not None:
-                out.append(_Candidate(op, site, got[0], got[1]))
+        if key not in seen and ex.operator in by_id:
+            seen.add(key)
+            unique.append(ex)
+    # first every real edit at the sites that hold its original value (numbers: any site, as a
+    # ratio), then the same edits at the other sites: repeated codes then take distinct edits
+    for matching in (True, False):
+        for ex in unique:
+            op = by_id[ex.operator or ""]
+            numeric = op.spec.param is not None and op.spec.param.type in ("int", "float")
+            for site in _site_order(op, op.sites(program), ex.fixed):
+                here = numeric or _same(site.original if site.original is not None else site.old, ex.fixed)
+                if here != matching:
+                    continue
+                got = _value_for_subject(op, site, ex)
+                if got is not None:
+                    out.append(_Candidate(op, site, got[0], got[1]))
     for op in ops:
         for site in _site_order(op, op.sites(program)):
             if op.spec.param is None:
