@@ -264,3 +264,33 @@ def test_constant_folding_matches_python(a, b, op):
     expr = f"({a}) {op} ({b})"
     pm = extract_source(f"units = {expr}\nfrom keras.layers import Dense\nDense(units)\n")
     assert pm.models[0].layers[0].args["units"].value == eval(expr)
+
+
+def test_in_place_changes_of_arrays_are_steps(ex):
+    pm = ex(
+        """
+        import numpy as np
+        y = np.array([1, 2, 2, 1])
+        y[y == 2] = 0
+        np.random.shuffle(y)
+        x = [v * 2 for v in y]
+        model.fit(x, y)
+        """
+    )
+    assert ops(pm, "y_train") == ["setitem", "shuffle"]
+    assert pm.data["y_train"].preprocess[0].text == "y[y == 2] = 0"
+    assert ops(pm, "x_train") == ["setitem", "shuffle", "map"]
+
+
+def test_wrapper_layers_carry_the_wrapped_layer(ex):
+    pm = ex(
+        """
+        from keras.layers import TimeDistributed, Dense, Bidirectional, LSTM
+        from keras.models import Sequential
+        m = Sequential([Bidirectional(LSTM(8, return_sequences=True)), TimeDistributed(Dense(2))])
+        """
+    )
+    bi, td = pm.models[0].layers
+    assert bi.inner.cls == "LSTM" and bi.args["layer"].kwargs["return_sequences"].value is True
+    assert td.inner.args["units"].value == 2 and td.args["layer"].name == "Dense"
+    assert len(pm.models) == 1  # wrapped layers are not loose layers

@@ -397,7 +397,10 @@ class Walker:
         self.cur_line = self.lines.line(small) or self.cur_line
         t = type(small)
         if t is cst.Expr:
-            self.ev(small.value, env)  # type: ignore[attr-defined]
+            value = small.value  # type: ignore[attr-defined]
+            self.ev(value, env)
+            if type(value) is cst.Call:
+                self._inplace_call(value, env)
         elif t is cst.Assign:
             value = self.ev(small.value, env)  # type: ignore[attr-defined]
             for target in small.targets:  # type: ignore[attr-defined]
@@ -514,6 +517,49 @@ class Walker:
             base = self.ev(target.value, env)  # type: ignore[attr-defined]
             if isinstance(base, Instance) and base.model is not None:
                 self._collect_subclass_layer(base.model, value)
+            else:
+                # ``y[y == 2] = 1`` / ``df['c'] = ...``: an in-place change of the array
+                self._rebind_root(target, env, "setitem", source or target)
+
+    def _root_name(self, node: cst.BaseExpression) -> str | None:
+        while type(node) in (cst.Subscript, cst.Attribute):
+            node = node.value  # type: ignore[attr-defined]
+        return node.value if type(node) is cst.Name else None  # type: ignore[attr-defined]
+
+    def _rebind_root(self, target: cst.BaseExpression, env: Env, op: str, node: cst.CSTNode) -> None:
+        name = self._root_name(target)
+        if name is None:
+            return
+        chain = env.get(name)
+        if isinstance(chain, data.DataChain):
+            text = self.text(node) if not isinstance(node, cst.BaseExpression) else self.text(node)
+            step = DataOp(
+                op,
+                None,
+                {},
+                text=f"{self.text(target)} = {text}" if op == "setitem" else text,
+                file=self.path,
+                line=self.cur_line,
+            )
+            env.set(name, chain.derive(step))
+
+    def _inplace_call(self, call: cst.Call, env: Env) -> None:
+        """Calls that change an array in place: ``np.random.shuffle(x)``, ``df.dropna(inplace=True)``."""
+        func = call.func
+        inplace = any(
+            a.keyword is not None
+            and a.keyword.value == "inplace"
+            and type(a.value) is cst.Name
+            and a.value.value == "True"
+            for a in call.args
+        )
+        if inplace and type(func) is cst.Attribute:
+            method = func.attr.value
+            self._rebind_root(func.value, env, data.ARRAY_METHODS.get(method) or method, call)
+            return
+        qn = self.imports.resolve(func) if type(func) in (cst.Name, cst.Attribute) else None
+        if qn in ("numpy.random.shuffle", "random.shuffle") and call.args:
+            self._rebind_root(call.args[0].value, env, "shuffle", call)
 
     def _unpack(self, value: Any, n: int) -> list[Any]:
         if isinstance(value, tuple | list) and not isinstance(value, Value):
@@ -575,6 +621,11 @@ class Walker:
             return self.ev_subscript(node, env)  # type: ignore[arg-type]
         if t is cst.Dict:
             return self.ev_dict(node, env)  # type: ignore[arg-type]
+        if t in (cst.ListComp, cst.GeneratorExp, cst.SetComp):
+            source = self.ev(node.for_in.iter, env)  # type: ignore[attr-defined]
+            if isinstance(source, data.DataChain):
+                return source.derive(self._op("map", None, {}, node))
+            return Unknown(node, self.cur_line)
         if t is cst.Lambda:
             return Value(OPAQUE, None, text=self.text(node), line=self.cur_line)
         if t is cst.IfExp:
@@ -651,6 +702,26 @@ class Walker:
                 items.append(Unknown(el, self.cur_line))
             else:
                 items.append(self.ev(el.value, env))
+        if (
+            type(node) is cst.List
+            and len(items) > 2
+            and all(isinstance(i, data.DataChain) and not i.ops and i.source is not None for i in items)
+        ):
+            # a list of arrays written out (one per batch, say): one array with a leading dimension
+            first = items[0]
+            src = first.source
+            if src is not None and src.kind in ("literal", "random", "generated"):
+                shape = [len(items), *src.shape] if src.shape else [len(items)]
+                merged = DataSource(
+                    src.kind,
+                    name=src.name,
+                    shape=shape,
+                    size=len(items),
+                    text=self.text(node),
+                    file=self.path,
+                    line=src.line,
+                )
+                return data.DataChain(merged, [])
         if all(isinstance(i, Value) for i in items):
             if all(i.kind == CONST for i in items):
                 return Value(CONST, [i.value for i in items], text=self.text(node), line=self.cur_line)
@@ -1026,6 +1097,10 @@ class Walker:
             origin=self.origin or "add",
             inner=inner,
         )
+        if inner is not None:
+            layer.args["layer"] = Value(
+                CALL, inner.cls, kwargs=dict(inner.args), text=inner.text, line=inner.line
+            )
         self.created_layers.append(layer)
         if cls == "Input":
             return Tensor(layer, [], self.next_seq())
