@@ -162,3 +162,17 @@ def test_sigkill_mid_campaign_then_rerun_trains_nothing_twice(write_program, tin
     assert [r.metric_value for r in again] == [r.metric_value for r in records]
     summary = summarize(again)[0]
     assert summary.n == 6 and summary.n_ok == 6 and summary.std is not None
+
+
+def test_keep_workers_reuses_warm_workers_across_campaigns(write_program, tiny_program):
+    from mutreal.runner.pool import shutdown_idle_workers
+
+    program = write_program("tiny.py", tiny_program(epochs=1))
+    try:
+        first = run_campaign([program], seeds=[0], jobs=1, keep_workers=True, progress=False)[0]
+        assert LAST_CAMPAIGN["worker_startup_s"] > 0
+        second = run_campaign([program], seeds=[1], jobs=1, keep_workers=True, progress=False)[0]
+        assert LAST_CAMPAIGN["worker_startup_s"] == 0  # no TensorFlow import the second time
+        assert second.worker == first.worker and second.worker_run_index == first.worker_run_index + 1
+    finally:
+        shutdown_idle_workers()

@@ -60,6 +60,7 @@ class CampaignConfig:
     gpus_per_run: float = 0.0
     max_runs_per_worker: int = 200
     max_retries: int = 2
+    keep_workers: bool = False
     deterministic: bool = True
     block_network: bool = True
 
@@ -294,6 +295,7 @@ def run_campaign(
     seeds: Sequence[int] | None = None,
     metric: str | None = None,
     modernize: bool | None = None,
+    keep_workers: bool | None = None,
     config: CampaignConfig | None = None,
     progress: bool = True,
     on_record: Callable[[RunRecord], None] | None = None,
@@ -310,7 +312,8 @@ def run_campaign(
     missing data) gives records with that outcome; the campaign always goes on. The campaign's
     configuration and manifest are written next to the store (or into ``manifest_dir``) as
     ``<store stem>.<campaign id>.config.yaml`` / ``.manifest.yaml``; the paths are in
-    :data:`LAST_CAMPAIGN`.
+    :data:`LAST_CAMPAIGN`. ``keep_workers=True`` keeps the warm local workers for the next campaign
+    of this process (several rounds or commands in one process pay TensorFlow's start-up once).
     """
     cfg = dataclasses.replace(config) if config is not None else CampaignConfig()
     overrides = {
@@ -324,6 +327,7 @@ def run_campaign(
         "seeds": list(seeds) if seeds is not None else None,
         "metric": metric,
         "modernize": modernize,
+        "keep_workers": keep_workers,
         "store": str(store) if isinstance(store, (str, Path)) else None,
     }
     for name, value in overrides.items():
@@ -475,6 +479,7 @@ def _executor(cfg: CampaignConfig, memory_limit: float) -> Any:
         timeout_s=cfg.timeout_s,
         memory_limit_mb=memory_limit,
         max_runs_per_worker=cfg.max_runs_per_worker,
+        keep_workers=cfg.keep_workers,
     )
 
 

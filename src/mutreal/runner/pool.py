@@ -16,6 +16,7 @@ they finish.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import multiprocessing
@@ -284,35 +285,47 @@ class LocalExecutor:
         timeout_s: float | None = None,
         memory_limit_mb: float | None = None,
         max_runs_per_worker: int = 200,
+        keep_workers: bool = False,
     ) -> None:
         self.jobs = max(1, int(jobs))
         self.options = options or {}
         self.timeout_s = timeout_s
         self.memory_limit_mb = memory_limit_mb
         self.max_runs_per_worker = max_runs_per_worker
+        self.keep_workers = keep_workers
         self.startup_s = 0.0  # worker start-up seconds summed over workers, after map()
+
+    def _workers(self, count: int) -> list[WorkerProcess]:
+        gpus = 0 if "CUDA_VISIBLE_DEVICES" in os.environ else len(gpu_devices())
+        workers = []
+        for i in range(count):
+            options = {**self.options, "visible_gpu": (i % gpus) if gpus > 1 else None}
+            worker = _take_idle(options) if self.keep_workers else None
+            if worker is None:
+                worker = WorkerProcess(options, name=f"w{i}", max_runs=self.max_runs_per_worker)
+            worker.startup_s = 0.0
+            workers.append(worker)
+        return workers
 
     def map(
         self,
         tasks: Iterable[dict[str, Any]],
         on_result: Callable[[dict[str, Any], dict[str, Any]], None],
     ) -> None:
-        """Run every task; call ``on_result(task, result)`` for each as it finishes (any order)."""
+        """Run every task; call ``on_result(task, result)`` for each as it finishes (any order).
+
+        With ``keep_workers`` the warm workers are kept after the last task (for the next campaign of
+        this process, e.g. adaptive rounds) instead of being stopped; :func:`shutdown_idle_workers`
+        or the end of the process stops them.
+        """
         pending: queue.Queue[dict[str, Any] | None] = queue.Queue()
         task_list = list(tasks)
         for task in task_list:
             pending.put(task)
         done: queue.Queue[tuple[dict[str, Any], dict[str, Any]] | BaseException] = queue.Queue()
-        gpus = 0 if "CUDA_VISIBLE_DEVICES" in os.environ else len(gpu_devices())
-        workers = [
-            WorkerProcess(
-                {**self.options, "visible_gpu": (i % gpus) if gpus > 1 else None},
-                name=f"w{i}",
-                max_runs=self.max_runs_per_worker,
-            )
-            for i in range(min(self.jobs, len(task_list)))
-        ]
+        workers = self._workers(min(self.jobs, len(task_list)))
         stop = threading.Event()
+        finished_cleanly = False
 
         def drive(worker: WorkerProcess) -> None:
             try:
@@ -328,7 +341,8 @@ class LocalExecutor:
             except BaseException as error:  # noqa: BLE001 - surface driver bugs in the caller
                 done.put(error)
             finally:
-                worker.stop()
+                if not self.keep_workers:
+                    worker.stop()
 
         threads = [threading.Thread(target=drive, args=(w,), daemon=True) for w in workers]
         for thread in threads:
@@ -339,10 +353,42 @@ class LocalExecutor:
                 if isinstance(item, BaseException):
                     raise item
                 on_result(*item)
+            finished_cleanly = True
         finally:
             stop.set()
-            for worker in workers:
-                worker.kill()
             for thread in threads:
-                thread.join(timeout=10)
+                thread.join(timeout=0 if not finished_cleanly else 30)
             self.startup_s = sum(w.startup_s for w in workers)
+            for worker in workers:
+                if self.keep_workers and finished_cleanly and worker.alive:
+                    _put_idle(worker)
+                else:
+                    worker.kill()
+
+
+_IDLE_WORKERS: list[WorkerProcess] = []
+_IDLE_LOCK = threading.Lock()
+
+
+def _take_idle(options: dict[str, Any]) -> WorkerProcess | None:
+    with _IDLE_LOCK:
+        for index, worker in enumerate(_IDLE_WORKERS):
+            if worker.options == options and worker.alive:
+                return _IDLE_WORKERS.pop(index)
+    return None
+
+
+def _put_idle(worker: WorkerProcess) -> None:
+    with _IDLE_LOCK:
+        if not _IDLE_WORKERS:
+            atexit.register(shutdown_idle_workers)
+        _IDLE_WORKERS.append(worker)
+
+
+def shutdown_idle_workers() -> None:
+    """Stop the warm workers kept by campaigns run with ``keep_workers=True``."""
+    with _IDLE_LOCK:
+        workers = list(_IDLE_WORKERS)
+        _IDLE_WORKERS.clear()
+    for worker in workers:
+        worker.stop()

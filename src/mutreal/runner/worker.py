@@ -280,8 +280,28 @@ def cleanup_after_run() -> None:
     gc.freeze()
 
 
+def _exit_with_parent(interval_s: float = 1.0) -> None:
+    """End this worker when the process that started it dies (e.g. a campaign killed with SIGKILL).
+
+    Without this, an orphaned worker running a program that loops forever would never stop: its
+    time limit is enforced by the parent that is gone.
+    """
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(interval_s)
+            if os.getppid() != parent:
+                os._exit(70)
+
+    threading.Thread(target=watch, name="mutreal-parent-watch", daemon=True).start()
+
+
 def worker_main(conn: Any, options: dict[str, Any]) -> None:
     """Entry point of a spawned worker: warm up, then serve runs until told to stop."""
+    _exit_with_parent()
     os.environ.update(WORKER_ENVIRONMENT)
     if options.get("threads"):
         os.environ["OMP_NUM_THREADS"] = str(options["threads"])
