@@ -173,7 +173,7 @@ def _extract(path: str, tolerant: bool):
     from mutreal.extract import extract_model
 
     parsed = load_program(path, tolerant=tolerant)
-    model = extract_model(parsed.module, path)
+    model = extract_model(parsed.module, path, source=parsed.text)
     return parsed, model
 
 
