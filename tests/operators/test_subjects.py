@@ -31,9 +31,6 @@ CLASSIFY_GAPS = {
 HLR_IMPLICIT = (
     "diff reports a learning rate only when both sides write it: HLR on 'adam' or Adam() is not seen"
 )
-ARM_ACTIVATION_LAYER = (
-    "diff: an Activation layer set to linear on both sides is reported as layer.redundant (LAD), not ARM"
-)
 
 
 def _cases(classify_marks: bool = False):
@@ -46,8 +43,6 @@ def _cases(classify_marks: bool = False):
                     pass
                 elif op_id in CLASSIFY_GAPS:
                     marks.append(pytest.mark.xfail(reason=CLASSIFY_GAPS[op_id], strict=False))
-                elif op_id == "ARM" and site.detail.get("activation_layer"):
-                    marks.append(pytest.mark.xfail(reason=ARM_ACTIVATION_LAYER, strict=False))
                 elif op_id == "HLR" and site.implicit:
                     marks.append(pytest.mark.xfail(reason=HLR_IMPLICIT, strict=False))
                 yield pytest.param(name, op_id, site.index, id=f"{name}-{op_id}-{site.index}", marks=marks)
