@@ -240,13 +240,15 @@ def _items(v: Value) -> list[Value] | None:
     return None
 
 
-def _values_equal(a: Value | None, b: Value | None) -> bool:
+def _values_equal(a: Value | None, b: Value | None, strict_opaque: bool = False) -> bool:
     """Equality of two argument values under the noise rules.
 
     ``renamed_variables`` / ``value_moved_into_variable``: a variable the model could not fold is
     undecidable against anything, so no fault is claimed for it; two opaque expressions are equal
     when their texts are, variable names aside (``len(x_list[0])`` equals ``len(xs[0])``); an opaque
-    expression against a constant differs. Sequences and calls compare item by item.
+    expression against a constant is undecidable too, except with ``strict_opaque`` (shapes:
+    ``input_shape=X.shape`` against ``(30, 1)`` is a changed input shape). Sequences and calls
+    compare item by item.
     """
     if a is None and b is None:
         return True
@@ -264,6 +266,8 @@ def _values_equal(a: Value | None, b: Value | None) -> bool:
             )
     if a.kind == "opaque" and b.kind == "opaque":
         return _anonymous(a.text) == _anonymous(b.text)
+    if not strict_opaque and (a.kind == "opaque" or b.kind == "opaque"):
+        return True  # a runtime value (desc[i], y.nunique()) against a constant: undecidable
     if a.kind == b.kind == "seq":
         return len(a.args) == len(b.args) and all(
             _values_equal(x, y) for x, y in zip(a.args, b.args, strict=True)
@@ -671,7 +675,11 @@ def _diff_model_input(out: list[FaultComponent], mi: int, bm: KerasModel, fm: Ke
     b, f = _model_input(bm), _model_input(fm)
     if b is None and f is None:
         return
-    if b is not None and f is not None and (_values_equal(b[1], f[1]) or _shape_equal(b[1], f[1])):
+    if (
+        b is not None
+        and f is not None
+        and (_values_equal(b[1], f[1], strict_opaque=True) or _shape_equal(b[1], f[1]))
+    ):
         return
     layer = (b or f)[0]  # type: ignore[index]
     index = (bm if b else fm).layers.index(layer)
