@@ -61,3 +61,19 @@ def test_hom_of_subject_agrees_with_classify(tmp_path) -> None:
 def test_no_edit_is_an_error() -> None:
     with pytest.raises(MutationError):
         apply_edits(subject_program("cnn"), [])
+
+
+def test_an_edit_that_does_not_parse_is_an_error() -> None:
+    from mutreal.operators.base import Change
+
+    program = Program("model.fit(x, y, epochs=3)\n", "p.py")
+    edit = registry.get("HNE").apply(program, 0, 6)
+    edit.changes = [Change("replace", edit.changes[0].target, code="6 +")]
+    with pytest.raises(MutationError, match="does not parse"):
+        apply_edits(program, [edit])
+
+
+def test_parenthesised_layer_call_is_a_site() -> None:
+    program = Program("from keras.layers import Dense\nmodel.add((Dense(1)))\n", "p.py")
+    mutant = registry.get("AAL").mutant(program, 0, "sigmoid")
+    assert mutant.code.endswith('model.add((Dense(1, activation="sigmoid")))\n')

@@ -492,7 +492,10 @@ class Program:
         if text:
             want = _norm_ws(text)
             for cid in cands:
-                if _norm_ws(self.index.text(cid)) == want:
+                got = _norm_ws(self.index.text(cid))
+                while got != want and got.startswith("(") and got.endswith(")"):
+                    got = got[1:-1]  # ``model.add((Dense(1)))``: the parentheses belong to the call node
+                if got == want:
                     return cid
         if name:
             for cid in cands:
@@ -833,7 +836,10 @@ def apply_edits(program: Program, edits: Sequence[Edit], *, seed: int = 0, name:
     if not edits:
         raise MutationError("no edit to apply")
     changes = [c for e in edits for c in e.changes]
-    new_module = program.module.visit(_Apply(program, changes))
+    try:
+        new_module = program.module.visit(_Apply(program, changes))
+    except cst.ParserSyntaxError as exc:
+        raise MutationError(f"the mutant does not parse: {exc.message}") from None
     code = new_module.code  # type: ignore[attr-defined]
     if code == program.text:
         raise MutationError(f"{'+'.join(e.operator for e in edits)} changes nothing at this site")
