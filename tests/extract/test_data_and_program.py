@@ -294,3 +294,35 @@ def test_wrapper_layers_carry_the_wrapped_layer(ex):
     assert bi.inner.cls == "LSTM" and bi.args["layer"].kwargs["return_sequences"].value is True
     assert td.inner.args["units"].value == 2 and td.args["layer"].name == "Dense"
     assert len(pm.models) == 1  # wrapped layers are not loose layers
+
+
+def test_shapes_taken_from_data_fold_into_layer_arguments(ex):
+    pm = ex(
+        """
+        import numpy as np
+        from keras.models import Sequential
+        from keras.layers import LSTM, Dense
+        X = np.random.random((100, 50, 1)).astype('float32')
+        flat = X.reshape(100, -1)
+        model = Sequential([LSTM(4, input_shape=X.shape[1:]), Dense(1, input_dim=flat.shape[1])])
+        model.fit(X, X[:, 0], batch_size=len(X))
+        """
+    )
+    lstm, dense = pm.models[0].layers
+    assert lstm.args["input_shape"].value == [50, 1]
+    assert lstm.args["input_shape"].text == "X.shape[1:]"
+    assert dense.args["input_shape"].value == [50]
+    assert pm.fits[0].args["batch_size"].value == 100
+
+
+def test_published_dataset_shapes_are_known(ex):
+    pm = ex(
+        """
+        from keras.datasets import mnist
+        from keras.layers import Dense
+        (x_train, y_train), (x_test, y_test) = mnist.load_data()
+        x_train = x_train.reshape(x_train.shape[0], -1) / 255
+        Dense(10, input_shape=x_train.shape[1:])
+        """
+    )
+    assert pm.models[0].layers[0].args["input_shape"].value == [784]

@@ -271,6 +271,52 @@ class DataChain:
         ops = self.ops if op is None else [*self.ops, op]
         return DataChain(self.source, ops, self.var, self.part)
 
+    def shape(self) -> list | None:
+        """The array's shape when the source's shape is known and the steps keep or set it."""
+        shape = list(self.source.shape) if self.source is not None and self.source.shape else None
+        if self.source is not None and self.source.kind in ("keras_dataset", "sklearn") and shape is None:
+            known = DATASET_SIZES.get((self.source.name or "").lower())
+            if known is None:
+                return None
+            train, test, sample = known
+            part = self.part or ""
+            n = test if part.endswith("_test") else train
+            shape = [n, *sample] if part.startswith(("x", "data", "X")) else [n]
+        for op in self.ops:
+            if op.op in _SHAPE_KEEPING:
+                continue
+            if op.op == "reshape":
+                target = op.args.get("shape")
+                if target is None or target.kind != "const" or not isinstance(target.value, list):
+                    return None
+                new = list(target.value)
+                if new.count(-1) == 1 and shape and all(isinstance(d, int) for d in shape):
+                    total = 1
+                    for d in shape:
+                        total *= d
+                    known = 1
+                    for d in new:
+                        if d != -1:
+                            known *= d
+                    new[new.index(-1)] = total // known if known else -1
+                shape = new
+            elif op.op == "expand_dims" and shape is not None:
+                axis = op.args.get("axis")
+                if axis is None or axis.kind != "const" or not isinstance(axis.value, int):
+                    return None
+                a = axis.value if axis.value >= 0 else len(shape) + 1 + axis.value
+                shape = [*shape[:a], 1, *shape[a:]]
+            elif op.op == "transpose" and shape is not None and not op.args:
+                shape = list(reversed(shape))
+            elif op.op in ("to_categorical", "one_hot") and shape is not None:
+                n = op.args.get("num_classes") or op.args.get("depth")
+                if n is None or n.kind != "const":
+                    return None
+                shape = [*(shape[:-1] if shape and shape[-1] == 1 else shape), n.value]
+            else:
+                return None
+        return shape
+
     def to_var(self, role: str) -> DataVar:
         source = self.source
         if source is not None:
@@ -287,6 +333,31 @@ class DataChain:
                     )
         return DataVar(role=role, var=self.var, source=source, preprocess=list(self.ops))
 
+
+#: steps that do not change an array's shape
+_SHAPE_KEEPING = frozenset(
+    {
+        "divide",
+        "multiply",
+        "subtract",
+        "add",
+        "power",
+        "astype",
+        "scale",
+        "normalize",
+        "clip",
+        "log",
+        "exp",
+        "sqrt",
+        "abs",
+        "round",
+        "fillna",
+        "setitem",
+        "shuffle",
+        "augment",
+        "mean_std",
+    }
+)
 
 _ORIGIN = {
     "keras_dataset": "real",

@@ -679,6 +679,10 @@ class Walker:
                 return base
             if attr == "T":
                 return base.derive(self._op("transpose", None, {}, node))
+            if attr == "shape":
+                shape = base.shape()
+                if shape is not None:
+                    return Value(CONST, shape, text=self.text(node), line=self.cur_line)
             if attr in data.STAT_METHODS or attr in ("shape", "dtype", "columns", "index", "size", "ndim"):
                 return Value(OPAQUE, None, text=self.text(node), line=self.cur_line)
             # df.column -> a column of the frame
@@ -760,6 +764,20 @@ class Walker:
             and len(node.slice) == 1
         ):
             idx = node.slice[0].slice
+            if isinstance(idx, cst.Slice):
+                bounds = []
+                for part in (idx.lower, idx.upper, idx.step):
+                    v = self.ev(part, env) if part is not None else Value.const(None)
+                    bounds.append(
+                        v.value if isinstance(v, Value) and v.kind == CONST else constants.NOT_CONST
+                    )
+                if all(b is None or isinstance(b, int) for b in bounds):
+                    try:
+                        return Value(
+                            CONST, base.value[slice(*bounds)], text=self.text(node), line=self.cur_line
+                        )
+                    except ValueError:
+                        pass
             if isinstance(idx, cst.Index):
                 i = self.ev(idx.value, env)
                 if isinstance(i, Value) and i.kind == CONST and isinstance(i.value, int):
@@ -932,6 +950,14 @@ class Walker:
             or qn in data.COMBINE_FUNCTIONS
         ):
             return self.array_function(qn, node, env)
+        if qn == "len" and len(node.args) == 1:
+            arg = self.ev(node.args[0].value, env)
+            shape = arg.shape() if isinstance(arg, data.DataChain) else None
+            if shape and isinstance(shape[0], int):
+                return Value(CONST, shape[0], text=self.text(node), line=self.line(node))
+            if isinstance(arg, Value) and arg.kind == CONST and isinstance(arg.value, list | str):
+                return Value(CONST, len(arg.value), text=self.text(node), line=self.line(node))
+            return Value(OPAQUE, None, text=self.text(node), line=self.line(node))
         if qn in _BUILTIN_SCALARS:
             self.call_args(node, env)
             return Value(OPAQUE, None, text=self.text(node), line=self.line(node))
