@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from hom_subjects import FUNCTIONAL, component, result_row, sequential, write, write_results
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mutreal.classify import classify_pair
 from mutreal.cli import main
@@ -21,9 +23,10 @@ from mutreal.hom import (
     _masks_lower_order,
     build_homs,
     hom_generate,
+    mutation_operator,
     parse_orders,
 )
-from mutreal.mining import Combination
+from mutreal.mining import Combination, frequent_combinations
 from mutreal.operators import Program, apply_edits, registry
 from mutreal.operators.agreement import compare_components
 
@@ -149,6 +152,7 @@ def _subjects(tmp_path: Path) -> list[str]:
     return own + shared
 
 
+@pytest.mark.slow
 def test_homs_of_orders_2_to_4_round_trip_through_classify(tmp_path: Path, results: str) -> None:
     for subject in _subjects(tmp_path):
         out = tmp_path / "homs" / Path(subject).stem
@@ -221,3 +225,40 @@ def test_cli(sequential_subject: str, results: str, tmp_path: Path) -> None:
     assert [sorted(h["combination"]["codes"]) for h in data["homs"]] == [c for c, _ in EXPECTED[:2]]
     res = runner.invoke(main, ["hom-generate", sequential_subject, "--order", "1..9"])
     assert res.exit_code == 2
+
+
+def test_mutation_operator_reads_activation_faults_in_the_mutation_direction() -> None:
+    # results rows are classified buggy -> fixed; the HOM turns the fixed value into the buggy one
+    assert mutation_operator("ACH", fixed="'relu'", buggy="'linear'", labelled="AAL") == "ARM"
+    assert mutation_operator("ACH", fixed=None, buggy="'relu'", labelled="ARM") == "AAL"
+    assert mutation_operator("ACH", fixed="'relu'", buggy="tf.nn.tanh", labelled="ACH") == "ACH"
+    assert mutation_operator("HLR", fixed="0.1", buggy="0.01", labelled="HLR") == "HLR"
+
+
+POOL = ["ACH", "LCH", "HLR", "HNE", "HBS"]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(st.sampled_from(POOL), min_size=1, max_size=4), min_size=1, max_size=8))
+def test_homs_follow_support_and_never_touch_an_element_twice(
+    sequential_subject: str, tmp_path: Path, bugs: list[list[str]]
+) -> None:
+    examples = {
+        "ACH": _ach_last,
+        "LCH": _lch,
+        "HLR": _hlr,
+        "HNE": _hne,
+        "HBS": lambda: component("HBS", "fit.batch_size", "8", "32"),
+    }
+    rows = [result_row(f"R{i}", [examples[c]() for c in bug]) for i, bug in enumerate(bugs)]
+    results = write_results(tmp_path / "r.jsonl", rows)
+    report = hom_generate(sequential_subject, results=results, orders=[2, 3, 4], top=None)
+    supports = [h.support for h in report.homs]
+    assert supports == sorted(supports, reverse=True)
+    mined = {tuple(c.codes): c.support for c in frequent_combinations(bugs, 2, 4)}
+    for hom in report.homs:
+        assert mined[tuple(sorted(hom.codes))] == hom.support
+        elements = [e for p in hom.provenance.parts for e in [c.element for c in p.components]]
+        assert len(elements) == len(set(elements))
+    built = {tuple(sorted(h.codes)) for h in report.homs} | {tuple(s.codes) for s in report.skipped}
+    assert built == set(mined)  # every mined combination is built or skipped with a reason
