@@ -72,6 +72,16 @@ KERAS_PREFIXES = (
 KERAS_ROOTS = ("keras", "tensorflow.keras", "tensorflow.python.keras", "tf_keras", "keras_core")
 
 
+#: TensorFlow 2 shortcuts to Keras modules (``tf.optimizers.Adam`` is ``tf.keras.optimizers.Adam``)
+TF_KERAS_SHORTCUTS = (
+    "tensorflow.optimizers.",
+    "tensorflow.losses.",
+    "tensorflow.metrics.",
+    "tensorflow.initializers.",
+    "tensorflow.activations.",
+)
+
+
 def keras_module_part(qualname: str) -> str | None:
     """``tensorflow.keras.layers.Dense`` -> ``layers.Dense``; None when not inside Keras."""
     if qualname in KERAS_ROOTS:
@@ -79,6 +89,9 @@ def keras_module_part(qualname: str) -> str | None:
     for prefix in KERAS_PREFIXES:
         if qualname.startswith(prefix):
             return qualname[len(prefix) :]
+    for prefix in TF_KERAS_SHORTCUTS:
+        if qualname.startswith(prefix):
+            return qualname[len("tensorflow.") :]
     return None
 
 
@@ -344,6 +357,8 @@ LEGACY_FIT_KWARGS: dict[str, str] = {
     "nb_worker": "workers",
     "pickle_safe": "use_multiprocessing",
     "show_accuracy": "show_accuracy",
+    "X": "x",
+    "Y": "y",
 }
 
 #: Keras 1 ``dim_ordering`` values -> Keras 2 ``data_format`` values

@@ -518,3 +518,15 @@ def test_initializer_object_and_string_compare_equal(ex):
         "m = tf.keras.Sequential([tf.keras.layers.Dense(3, kernel_initializer=tf.keras.initializers.HeNormal())])"
     )
     assert only_layers(a)[0].args["kernel_initializer"].same(only_layers(b)[0].args["kernel_initializer"])
+
+
+def test_tf2_shortcut_modules_are_keras(ex):
+    pm = ex(
+        """
+        import tensorflow as tf
+        model.compile(optimizer=tf.optimizers.Adam(0.01), loss=tf.losses.MeanSquaredError())
+        """
+    )
+    assert pm.compiles[0].optimizer.cls == "Adam"
+    assert pm.compiles[0].optimizer.args["learning_rate"].value == 0.01
+    assert pm.compiles[0].loss.value == "mean_squared_error"
