@@ -546,6 +546,8 @@ def _diff_layer_args_rest(
         if kind is None or key.startswith("_"):
             continue
         bv, fv = bl.arg(key, sides.era_b), fl.arg(key, sides.era_f)
+        if kind == "layer.regularizer":
+            bv, fv = _none_is_absent(bv), _none_is_absent(fv)
         if kind == "layer.input_shape" and key != "input_length":
             continue  # compared once per model, see _diff_model_input
         if _values_equal(bv, fv) or (kind == "layer.input_shape" and _shape_equal(bv, fv)):
@@ -570,6 +572,11 @@ def _diff_layer_args_rest(
                 after_number=_number(fv),
             )
         )
+
+
+def _none_is_absent(v: Value | None) -> Value | None:
+    """kernel_regularizer=None is no regulariser at all."""
+    return None if v is not None and v.is_const and v.value is None else v
 
 
 def _input_shape(layer: Layer) -> Value | None:
@@ -833,6 +840,14 @@ def _diff_compile(out: list[FaultComponent], sides: _Sides, ci: int, bc: Compile
         )
 
 
+_LENGTH_OF_DATA = re.compile(r"^(len\(.*\)|.*\.shape\[0\])$")
+
+
+def _full_batch(v: Value | None) -> bool:
+    """batch_size = len(x) / x.shape[0]: the whole training set in one batch (DeepCrime's HDB)."""
+    return v is not None and v.kind == "opaque" and bool(_LENGTH_OF_DATA.match("".join(v.text.split())))
+
+
 def _callbacks(fit: Fit) -> dict[str, Any]:
     return {cb.cls: cb for cb in fit.callbacks if cb.known and cb.cls in TRAINING_CALLBACKS}
 
@@ -845,7 +860,7 @@ def _diff_fit(out: list[FaultComponent], sides: _Sides, fi: int, bf: Fit, ff: Fi
             bv, fv = bf.args.get(key), ff.args.get(key)
             if bv is None or fv is None:
                 continue
-        if _values_equal(bv, fv):
+        if _values_equal(bv, fv, strict_opaque=key == "batch_size" and _full_batch(bv) != _full_batch(fv)):
             continue
         bn, fn = _number(bv), _number(fv)
         if key == "epochs" and bf.repeat and ff.repeat and bn is not None and fn is not None:
@@ -863,6 +878,7 @@ def _diff_fit(out: list[FaultComponent], sides: _Sides, fi: int, bf: Fit, ff: Fi
                 _loc_value(fv, *f_loc),
                 before_number=bn,
                 after_number=fn,
+                full_batch=True if key == "batch_size" and (_full_batch(bv) or _full_batch(fv)) else None,
             )
         )
     bcb, fcb = _callbacks(bf), _callbacks(ff)
@@ -909,6 +925,19 @@ _CPP_OPS = frozenset(
         "transpose",
         "flatten",
         "augment",
+        "pad_sequences",
+        "squeeze",
+        "swapaxes",
+        "sqrt",
+        "exp",
+        "power",
+        "pca",
+        "resize",
+        "vectorize",
+        "tokenize",
+        "texts_to_sequences",
+        "texts_to_matrix",
+        "sequences_to_matrix",
     }
 )
 #: data roles compared in full; for the other roles (test and prediction inputs) only steps the
@@ -1003,6 +1032,49 @@ def _diff_data(out: list[FaultComponent], sides: _Sides) -> None:
         first = found[0]
         first.detail["steps"] = len(found)
         out.append(first)
+    _diff_training_subset(out, sides)
+
+
+_ROW_SUBSET = re.compile(r"\[\s*:\s*([^\]:,]+?)\s*\]$")
+
+
+def _row_subset(var: DataVar | None) -> DataOp | None:
+    """The slice ``x[:n]`` that keeps only the first rows of a training array, if any."""
+    if var is None:
+        return None
+    for op in var.preprocess:
+        if op.op == "slice" and _ROW_SUBSET.search("".join((op.text or "").split())):
+            return op
+    return None
+
+
+def _diff_training_subset(out: list[FaultComponent], sides: _Sides) -> None:
+    """Decision TRD-subset: the buggy program trains on the first rows of the same data set only.
+
+    Counted only when both programs load the training inputs from the same source (a benchmark
+    swapping in generated data is set-up, rule ``synthetic_data_source``).
+    """
+    bv, fv = sides.buggy.data.get("x_train"), sides.fixed.data.get("x_train")
+    if bv is None or fv is None or bv.source is None or fv.source is None:
+        return
+    if (bv.source.kind, bv.source.name) != (fv.source.kind, fv.source.name) or bv.source.kind == "opaque":
+        return
+    b, f = _row_subset(bv), _row_subset(fv)
+    if b is None and f is None:
+        return
+    if b is not None and f is not None and "".join(b.text.split()) == "".join(f.text.split()):
+        return
+    out.append(
+        _component(
+            data_path("x_train", "preprocess", bv.preprocess.index(b) if b else 0),
+            "data.size",
+            "changed" if b and f else "removed" if b else "added",
+            _op_text(b) if b else None,
+            _op_text(f) if f else None,
+            (b.file, b.line) if b else (None, None),
+            (f.file, f.line) if f else (None, None),
+        )
+    )
 
 
 def _ops_equal(a: DataOp, b: DataOp) -> bool:
