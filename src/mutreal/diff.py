@@ -264,8 +264,10 @@ def _values_equal(a: Value | None, b: Value | None, strict_opaque: bool = False)
             return len(items_a) == len(items_b) and all(
                 _values_equal(x, y) for x, y in zip(items_a, items_b, strict=True)
             )
+    if (a.kind == "opaque" or b.kind == "opaque") and a.text and _anonymous(a.text) == _anonymous(b.text):
+        return True  # the same expression, resolved on one side only
     if a.kind == "opaque" and b.kind == "opaque":
-        return _anonymous(a.text) == _anonymous(b.text)
+        return False
     if not strict_opaque and (a.kind == "opaque" or b.kind == "opaque"):
         return True  # a runtime value (desc[i], y.nunique()) against a constant: undecidable
     if a.kind == b.kind == "seq":
@@ -845,7 +847,7 @@ _LENGTH_OF_DATA = re.compile(r"^(len\(.*\)|.*\.shape\[0\])$")
 
 def _full_batch(v: Value | None) -> bool:
     """batch_size = len(x) / x.shape[0]: the whole training set in one batch (DeepCrime's HDB)."""
-    return v is not None and v.kind == "opaque" and bool(_LENGTH_OF_DATA.match("".join(v.text.split())))
+    return v is not None and bool(_LENGTH_OF_DATA.match("".join((v.text or "").split())))
 
 
 def _callbacks(fit: Fit) -> dict[str, Any]:
