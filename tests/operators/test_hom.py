@@ -77,3 +77,14 @@ def test_parenthesised_layer_call_is_a_site() -> None:
     program = Program("from keras.layers import Dense\nmodel.add((Dense(1)))\n", "p.py")
     mutant = registry.get("AAL").mutant(program, 0, "sigmoid")
     assert mutant.code.endswith('model.add((Dense(1, activation="sigmoid")))\n')
+
+
+def test_overlapping_edits_are_an_error() -> None:
+    program = Program(
+        "from keras import optimizers\nmodel.compile(loss='mse', optimizer=optimizers.SGD(lr=0.1))\n", "p.py"
+    )
+    with pytest.raises(MutationError, match="overlap"):
+        apply_edits(program, [_edit(program, "OCH", 0, "adam"), _edit(program, "HLR", 0, 1.0)])
+    # OCG adds an argument to the call OCH replaces: also refused rather than silently dropped
+    with pytest.raises(MutationError, match="overlap"):
+        apply_edits(program, [_edit(program, "OCG", 0, 0.5), _edit(program, "OCH", 0, "adam")])

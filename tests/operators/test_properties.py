@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -60,6 +61,7 @@ def programs(draw) -> str:
     return "".join(lines)
 
 
+@pytest.mark.slow
 @given(programs())
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_generated_programs(tmp_path_factory, text: str) -> None:

@@ -805,6 +805,35 @@ def _add_imports(module: cst.Module, imports: list[str]) -> cst.Module:
     return module.with_changes(body=[*body[: last + 1], *new, *body[last + 1 :]])
 
 
+def _check_overlap(program: Program, edits: Sequence[Edit]) -> None:
+    """Edits of a HOM may share a call (arguments merge) but one may not replace a node another
+    edits inside (OCH replacing ``SGD(lr=0.1)`` while HLR edits its ``lr``): that is an error."""
+    if len(edits) < 2:
+        return
+    replaced: dict[int, int] = {}
+    for i, e in enumerate(edits):
+        for c in e.changes:
+            if c.kind == "replace":
+                replaced[c.target] = i
+    for i, e in enumerate(edits):
+        for c in e.changes:
+            if c.kind == "import":
+                continue
+            chain = (
+                [c.target, *program.index.ancestors(c.target)]
+                if c.kind != "replace"
+                else [*program.index.ancestors(c.target)]
+            )
+            if c.kind == "replace" and c.target in replaced and replaced[c.target] != i:
+                chain.append(c.target)
+            for node in chain:
+                j = replaced.get(node)
+                if j is not None and j != i:
+                    raise MutationError(
+                        f"edits overlap: {edits[j].operator} replaces code that {e.operator} edits"
+                    )
+
+
 def _import_line(program: Program) -> int:
     """The original line before which an added import appears (after the last top-level import)."""
     last = None
@@ -835,6 +864,7 @@ def apply_edits(program: Program, edits: Sequence[Edit], *, seed: int = 0, name:
     """
     if not edits:
         raise MutationError("no edit to apply")
+    _check_overlap(program, edits)
     changes = [c for e in edits for c in e.changes]
     try:
         new_module = program.module.visit(_Apply(program, changes))
