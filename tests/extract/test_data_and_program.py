@@ -326,3 +326,24 @@ def test_published_dataset_shapes_are_known(ex):
         """
     )
     assert pm.models[0].layers[0].args["input_shape"].value == [784]
+
+
+def test_eye_indexing_is_one_hot_of_the_labels(ex):
+    pm = ex(
+        """
+        import numpy as np
+        Y = np.random.randint(0, 3, size=(50,))
+        Y = np.eye(3)[Y]
+        model.fit(np.zeros(shape=(50, 4)), Y)
+        """
+    )
+    y = pm.data["y_train"]
+    assert y.source.kind == "random" and [o.op for o in y.preprocess] == ["one_hot"]
+    assert y.preprocess[0].args["depth"].value == 3
+    assert pm.data["x_train"].source.shape == [50, 4]
+
+
+def test_multi_input_arrays_get_numbered_roles(ex):
+    pm = ex("import numpy as np\na = np.zeros((2, 3))\nb = np.ones((2, 5))\nmodel.predict([a, b])\n")
+    assert pm.data["x_pred"].source.shape == [2, 3]
+    assert pm.data["x_pred_2"].source.shape == [2, 5]

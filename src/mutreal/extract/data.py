@@ -188,7 +188,7 @@ ARRAY_METHODS = {
     "copy": None,
     "to_numpy": None,
     "as_matrix": None,
-    "tolist": None,
+    "tolist": "tolist",
     "get_values": None,
     "numpy": None,
     "head": "slice",

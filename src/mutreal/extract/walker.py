@@ -754,6 +754,20 @@ class Walker:
                         return base[i.value]
                     except IndexError:
                         return Unknown(node, self.cur_line)
+        if (
+            isinstance(base, data.DataChain)
+            and not base.ops
+            and base.source is not None
+            and base.source.name == "numpy.eye"
+            and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)
+        ):
+            # np.eye(n)[y]: the one-hot encoding idiom, a step applied to y
+            index_node = node.slice[0].slice.value
+            labels = self.as_chain(self.ev(index_node, env), index_node)
+            if isinstance(labels, data.DataChain):
+                depth = Value.const(base.source.shape[0]) if base.source.shape else Value.opaque("?")
+                return labels.derive(self._op("one_hot", "eye", {"depth": depth}, node))
         if isinstance(base, data.DataChain):
             index_text = self.text(node)[len(self.text(node.value)) :]
             return base.derive(self._op("slice", None, {"index": Value(OPAQUE, None, text=index_text)}, node))
@@ -1675,6 +1689,11 @@ class Walker:
         if isinstance(obj, data.DataChain):
             self.program.data[role] = obj.to_var(role)
             return
+        if isinstance(obj, list | tuple) and obj and not isinstance(obj, Value):
+            # several inputs (multi-input models): x_train, x_train_2, ...
+            for i, item in enumerate(obj):
+                self._record_data(role if i == 0 else f"{role}_{i + 1}", item, None)
+            return
         # not followed to a source: keep what is written as an opaque source
         if isinstance(obj, Unknown):
             text = self.text(obj.node) if obj.node is not None else "?"
@@ -1781,8 +1800,9 @@ class Walker:
         # generated arrays
         shape = None
         how = data.GENERATORS.get(qn)
-        if how == "first" and args and isinstance(args[0], Value) and args[0].kind == CONST:
-            shape = args[0].value if isinstance(args[0].value, list) else [args[0].value]
+        first_arg = args[0] if args else kwargs.get("shape", kwargs.get("N"))
+        if how == "first" and isinstance(first_arg, Value) and first_arg.kind == CONST:
+            shape = first_arg.value if isinstance(first_arg.value, list) else [first_arg.value]
         elif how in ("range", "linspace"):
             consts = [a.value for a in args if isinstance(a, Value) and a.kind == CONST]
             if how == "linspace" and len(consts) >= 3:
