@@ -26,13 +26,14 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from mutreal.classify import ComponentResult, ManifestRow, classify_safely, expand_side, read_manifest
 from mutreal.hom import value_from_text
-from mutreal.model import canonical_path
+from mutreal.model import canonical_path, parse_path
 from mutreal.operators import MutationError, Operator, Program, apply_edits, registry
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "iter_validate_manifest",
     "validate_manifest",
     "summarise",
+    "folded_value",
 ]
 
 #: why a claimed component was not reconstructed, in report order
@@ -296,6 +298,37 @@ def _residual_dict(c: ComponentResult) -> dict[str, Any]:
     }
 
 
+def folded_value(model: Any, element: str) -> str | None:
+    """The buggy program's value at ``element`` as the program model folded it (a variable holding
+    ``'mse'``, a constant ``EPOCHS``), as source text for :func:`value_from_text`; None when the
+    model has no constant there. Used when the component's own text is not a value (a name)."""
+    try:
+        segs = parse_path(canonical_path(element))
+    except Exception:
+        return None
+    names = [name for name, _ in segs]
+    value: Any = None
+    try:
+        if names[0] == "compile" and len(segs) >= 2:
+            comp = model.compiles[segs[0][1] or 0]
+            if names[1:] == ["loss"]:
+                value = comp.loss
+            elif names[1:] == ["optimizer"] and comp.optimizer is not None and comp.optimizer.cls:
+                return repr(comp.optimizer.cls)
+            elif names[1] == "optimizer" and len(names) == 3 and comp.optimizer is not None:
+                value = comp.optimizer.arg(names[2], model.era)
+        elif names[0] == "fit" and len(segs) == 2:
+            value = model.fits[segs[0][1] or 0].arg(names[1], model.era)
+        elif names[:2] == ["model", "layer"] and len(segs) == 3:
+            folded = model.models[segs[0][1] or 0].folded_layers(model.era)[segs[1][1] or 0]
+            value = folded.activation if names[2] == "activation" else folded.layer.arg(names[2], model.era)
+    except (IndexError, KeyError, AttributeError, TypeError):
+        return None
+    if value is None or not getattr(value, "is_const", False) or value.value is None:
+        return None
+    return repr(value.value)
+
+
 @dataclass
 class _Planned:
     outcome: ComponentOutcome
@@ -310,7 +343,11 @@ def _covers(element: str, other: str) -> bool:
 
 
 def _mutate_file(
-    path: str, items: list[_Planned], comps: Sequence[ComponentResult], ops: Mapping[str, Operator]
+    path: str,
+    items: list[_Planned],
+    comps: Sequence[ComponentResult],
+    ops: Mapping[str, Operator],
+    buggy_model: Callable[[], Any] | None = None,
 ) -> str | None:
     """Apply the components' operators to one fixed file, one after the other (each on the program
     the previous edit left, so an optimizer change and a learning rate on the same call compose),
@@ -342,6 +379,13 @@ def _mutate_file(
                 continue
             site = sites[0] if sites else None
             ok, value, why = (True, prior[1], "") if site is None else value_from_text(op, site, comp.after)
+            model = buggy_model() if not ok and site is not None and buggy_model is not None else None
+            if model is not None:
+                folded = folded_value(model, comp.element)
+                if folded is not None:
+                    ok2, value2, _ = value_from_text(op, site, folded)
+                    if ok2:
+                        ok, value, why = True, value2, ""
             if not ok:
                 outcome.status, outcome.detail = "not_inferable", why
                 continue
@@ -371,6 +415,23 @@ def _mutate_file(
         except Exception as exc:  # an operator failing on this program is its own finding
             outcome.status, outcome.detail = "operator_error", f"{type(exc).__name__}: {exc}"
     return program.text if changed else None
+
+
+def _buggy_model(items: Sequence[_Planned], comps: Sequence[ComponentResult]) -> Callable[[], Any]:
+    """Lazily, the program model of the buggy file paired with these components' fixed file
+    (None when unreadable); built only when some value must be read from it."""
+    path = next((comps[it.index].fixed_file for it in items if comps[it.index].fixed_file), None)
+
+    @cache
+    def load() -> Any:
+        if path is None:
+            return None
+        try:
+            return Program.from_file(path).model  # the buggy program sits in classify's second slot here
+        except Exception:
+            return None
+
+    return load
 
 
 def _mirror_names(files: Sequence[str]) -> list[str]:
@@ -407,7 +468,7 @@ def _reconstruct(
         target = os.path.join(workdir, name)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         items = by_file.get(os.path.abspath(fixed), [])
-        code = _mutate_file(fixed, items, comps, ops) if items else None
+        code = _mutate_file(fixed, items, comps, ops, _buggy_model(items, comps)) if items else None
         if code is None:
             shutil.copyfile(fixed, target)
         else:

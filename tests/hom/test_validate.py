@@ -41,6 +41,14 @@ PAIRS: dict[str, tuple[Any, ...]] = {
     "hne-hbs": ("alpha", sequential(epochs=2, batch=256), "reconstructed"),
     "sparse-loss": ("beta", sequential(loss="sparse_categorical_crossentropy"), "failed"),
     "loop-one-layer": ("beta", LOOP_BUGGY, "failed", LOOP_FIXED),
+    # the buggy values are names of constants: read from the buggy program's model
+    "folded-constants": (
+        "alpha",
+        sequential(epochs="EPOCHS")
+        .replace('loss="categorical_crossentropy"', "loss=LOSS")
+        .replace("data = load", 'EPOCHS = 2\nLOSS = "mse"\ndata = load'),
+        "reconstructed",
+    ),
     "layer-removed": ("beta", sequential().replace("model.add(Dropout(0.2))\n", ""), "not_simulable"),
     "broken": ("beta", None, "error"),
 }
@@ -85,6 +93,11 @@ def test_reconstructed_components_carry_the_buggy_values(report: ValidationRepor
     assert bug.residual == []
     arm = next(b for b in report.bugs if b.id == "arm")
     assert [c.operator for c in arm.components] == ["ARM"]  # most specific operator, mutation direction
+    folded = next(b for b in report.bugs if b.id == "folded-constants")
+    assert sorted((c.operator, c.value) for c in folded.components) == [
+        ("HNE", 2),
+        ("LCH", "mean_squared_error"),
+    ]
 
 
 def test_failure_reasons(report: ValidationReport) -> None:
@@ -103,15 +116,18 @@ def test_per_operator_and_per_benchmark(report: ValidationReport) -> None:
     assert (ops["ACH"].claimed, ops["ACH"].reconstructed, ops["ACH"].failures["residual"]) == (2, 1, 1)
     assert (ops["ARM"].claimed, ops["ARM"].reconstructed) == (1, 1)
     assert (ops["HLR"].claimed, ops["HLR"].reconstructed) == (1, 1)
-    assert (ops["LCH"].claimed, ops["LCH"].reconstructed, ops["LCH"].failures["not_inferable"]) == (1, 0, 1)
+    assert (ops["HNE"].claimed, ops["HNE"].reconstructed) == (2, 2)
+    assert (ops["LCH"].claimed, ops["LCH"].reconstructed, ops["LCH"].failures["not_inferable"]) == (2, 1, 1)
     assert ops["TCL"].claimed == 0 and ops["TCL"].rate is None
     benches = {b.benchmark: b for b in report.benchmarks}
-    assert (benches["alpha"].bugs, benches["alpha"].simulable, benches["alpha"].reconstructed_bugs) == (
-        3,
-        3,
-        3,
+    alpha = benches["alpha"]
+    assert (alpha.bugs, alpha.simulable, alpha.reconstructed_bugs, alpha.claimed, alpha.reconstructed) == (
+        4,
+        4,
+        4,
+        7,
+        7,
     )
-    assert (benches["alpha"].claimed, benches["alpha"].reconstructed) == (5, 5)
     beta = benches["beta"]
     assert (beta.bugs, beta.errors, beta.simulable, beta.reconstructed_bugs) == (4, 1, 2, 0)
     assert beta.failures["not_inferable"] == 1 and beta.failures["residual"] == 1
