@@ -173,6 +173,21 @@ _BINARY = {
     cst.MatrixMultiply: "@",
 }
 
+#: methods that make an unknown receiver a model (built elsewhere, or never built in a snippet)
+_MODEL_METHODS = frozenset(
+    {
+        "compile",
+        "fit",
+        "fit_generator",
+        "train_on_batch",
+        "predict",
+        "predict_classes",
+        "predict_proba",
+        "evaluate",
+        "evaluate_generator",
+    }
+)
+
 #: builtins whose result is a plain value even when given arrays (``len(x)``, ``print(x)``)
 _BUILTIN_SCALARS = frozenset(
     {
@@ -1074,12 +1089,7 @@ class Walker:
                 env.set(node.func.value.value, obj)
             self.program.notes.append(f"model {receiver.value!r} used without being built in this file")
             return self.model_method(obj, method, node, env)
-        if isinstance(receiver, Unknown | Value) and method in (
-            "compile",
-            "fit",
-            "fit_generator",
-            "train_on_batch",
-        ):
+        if isinstance(receiver, Unknown | Value) and method in _MODEL_METHODS:
             return self.model_method(None, method, node, env)
         if isinstance(receiver, Value) and receiver.kind == REF:
             return self.call_qualified(f"{receiver.value}.{method}", node, env)
