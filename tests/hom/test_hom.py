@@ -27,7 +27,7 @@ from mutreal.hom import (
     parse_orders,
 )
 from mutreal.mining import Combination, frequent_combinations
-from mutreal.operators import Program, apply_edits, registry
+from mutreal.operators import MutationError, Program, apply_edits, registry
 from mutreal.operators.agreement import compare_components
 
 SUBJECTS_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "subjects_mutation"
@@ -171,17 +171,34 @@ def test_homs_of_orders_2_to_4_round_trip_through_classify(tmp_path: Path, resul
 
 
 def test_a_masked_edit_is_a_lower_order(sequential_subject: str) -> None:
-    # OCH rewrites the optimizer call the learning rate is an argument of: HLR's edit disappears
+    # OCH rewrites the optimizer call the learning rate is an argument of: HLR's edit would vanish
     program = Program.from_file(sequential_subject)
     och, hlr = registry.get("OCH"), registry.get("HLR")
     edits = [och.apply(program, 0, "sgd"), hlr.apply(program, 0, 0.1)]
-    why = _masks_lower_order(program, edits, apply_edits(program, edits))
-    assert why is not None and "HLR" in why
+    try:
+        mutant = apply_edits(program, edits)
+    except MutationError as exc:  # the operators refuse overlapping edits outright
+        assert "overlap" in str(exc)
+    else:
+        why = _masks_lower_order(program, edits, mutant)
+        assert why is not None and "HLR" in why
     # so a HOM {HLR, OCH} realises the optimizer fault with OCG (clipping) instead
     report = build_homs(
         program, [CombinationSource(Combination(("HLR", "OCH"), 4))], source="test", top=5, orders=[2]
     )
     assert sorted(p.operator for p in report.homs[0].provenance.parts) == ["HLR", "OCG"]
+
+
+def test_an_edit_undone_by_the_model_is_a_lower_order(sequential_subject: str) -> None:
+    # the batch size written as the value the program already has: the file changes, the model not
+    program = Program.from_file(sequential_subject)
+    hbs, hne = registry.get("HBS"), registry.get("HNE")
+    site = hbs.sites(program)[0]
+    edit = hbs.apply(program, site, 64)
+    edit.changes[0].code = "32 * 1"  # same value, different text: visible in the file only
+    mutant = apply_edits(program, [edit, hne.apply(program, 0, 2)])
+    why = _masks_lower_order(program, [edit, hne.apply(program, 0, 2)], mutant)
+    assert why is not None and "HBS" in why
 
 
 def test_deterministic_for_a_seed(sequential_subject: str, tmp_path: Path) -> None:
