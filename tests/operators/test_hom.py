@@ -84,7 +84,10 @@ def test_overlapping_edits_are_an_error() -> None:
         "from keras import optimizers\nmodel.compile(loss='mse', optimizer=optimizers.SGD(lr=0.1))\n", "p.py"
     )
     with pytest.raises(MutationError, match="overlap"):
-        apply_edits(program, [_edit(program, "OCH", 0, "adam"), _edit(program, "HLR", 0, 1.0)])
+        apply_edits(program, [_edit(program, "OCH", 0, "adam"), _edit(program, "HLR", 0, 1.0)], strict=True)
     # OCG adds an argument to the call OCH replaces: also refused rather than silently dropped
     with pytest.raises(MutationError, match="overlap"):
-        apply_edits(program, [_edit(program, "OCG", 0, 0.5), _edit(program, "OCH", 0, "adam")])
+        apply_edits(program, [_edit(program, "OCG", 0, 0.5), _edit(program, "OCH", 0, "adam")], strict=True)
+    # without strict the outer edit wins (the masked HLR leaves no trace)
+    masked = apply_edits(program, [_edit(program, "OCH", 0, "adam"), _edit(program, "HLR", 0, 1.0)])
+    assert "optimizer=optimizers.Adam()" in masked.code

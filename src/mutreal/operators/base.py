@@ -805,11 +805,12 @@ def _add_imports(module: cst.Module, imports: list[str]) -> cst.Module:
     return module.with_changes(body=[*body[: last + 1], *new, *body[last + 1 :]])
 
 
-def _check_overlap(program: Program, edits: Sequence[Edit]) -> None:
-    """Edits of a HOM may share a call (arguments merge) but one may not replace a node another
-    edits inside (OCH replacing ``SGD(lr=0.1)`` while HLR edits its ``lr``): that is an error."""
+def overlap(program: Program, edits: Sequence[Edit]) -> str | None:
+    """Why edits of a HOM overlap (None when they do not). Edits may share a call (their arguments
+    merge), but when one replaces a node another edits inside (OCH replacing ``SGD(lr=0.1)`` while
+    HLR edits its ``lr``) the inner edit is masked: the result equals a lower-order mutant."""
     if len(edits) < 2:
-        return
+        return None
     replaced: dict[int, int] = {}
     for i, e in enumerate(edits):
         for c in e.changes:
@@ -829,9 +830,8 @@ def _check_overlap(program: Program, edits: Sequence[Edit]) -> None:
             for node in chain:
                 j = replaced.get(node)
                 if j is not None and j != i:
-                    raise MutationError(
-                        f"edits overlap: {edits[j].operator} replaces code that {e.operator} edits"
-                    )
+                    return f"edits overlap: {edits[j].operator} replaces code that {e.operator} edits"
+    return None
 
 
 def _import_line(program: Program) -> int:
@@ -857,14 +857,21 @@ def _regions(program: Program, changes: list[Change]) -> list[tuple[int, int]]:
     return out
 
 
-def apply_edits(program: Program, edits: Sequence[Edit], *, seed: int = 0, name: str | None = None) -> Mutant:
+def apply_edits(
+    program: Program, edits: Sequence[Edit], *, seed: int = 0, name: str | None = None, strict: bool = False
+) -> Mutant:
     """Combine first-order edits into one mutant (first order with one edit, a HOM with several).
 
-    Raises :class:`MutationError` when the result changes nothing or does not parse.
+    Raises :class:`MutationError` when the result changes nothing or does not parse, and with
+    ``strict`` when edits overlap (see :func:`overlap`; otherwise the outer edit wins and the
+    masked one leaves no trace, which callers such as hom-generate detect themselves).
     """
     if not edits:
         raise MutationError("no edit to apply")
-    _check_overlap(program, edits)
+    if strict:
+        why = overlap(program, edits)
+        if why:
+            raise MutationError(why)
     changes = [c for e in edits for c in e.changes]
     try:
         new_module = program.module.visit(_Apply(program, changes))
