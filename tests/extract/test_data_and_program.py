@@ -347,3 +347,21 @@ def test_multi_input_arrays_get_numbered_roles(ex):
     pm = ex("import numpy as np\na = np.zeros((2, 3))\nb = np.ones((2, 5))\nmodel.predict([a, b])\n")
     assert pm.data["x_pred"].source.shape == [2, 3]
     assert pm.data["x_pred_2"].source.shape == [2, 5]
+
+
+def test_list_accumulation_becomes_one_array(ex):
+    pm = ex(
+        """
+        import cv2
+        import numpy as np
+        data = []
+        for path in paths:
+            image = cv2.imread(path)
+            data.append(image)
+        data = np.array(data, dtype="float") / 255.0
+        model.fit(data, labels)
+        """
+    )
+    x = pm.data["x_train"]
+    assert x.source.kind == "file" and x.source.reader == "imread"
+    assert [o.op for o in x.preprocess] == ["stack", "astype", "divide"]

@@ -561,6 +561,14 @@ class Walker:
     def _inplace_call(self, call: cst.Call, env: Env) -> None:
         """Calls that change an array in place: ``np.random.shuffle(x)``, ``df.dropna(inplace=True)``."""
         func = call.func
+        if (
+            type(func) is cst.Attribute
+            and func.attr.value in ("append", "extend")
+            and type(func.value) is cst.Name
+            and len(call.args) == 1
+        ):
+            self._accumulate(func.value.value, call, env)
+            return
         inplace = any(
             a.keyword is not None
             and a.keyword.value == "inplace"
@@ -575,6 +583,20 @@ class Walker:
         qn = self.imports.resolve(func) if type(func) in (cst.Name, cst.Attribute) else None
         if qn in ("numpy.random.shuffle", "random.shuffle") and call.args:
             self._rebind_root(call.args[0].value, env, "shuffle", call)
+
+    def _accumulate(self, name: str, call: cst.Call, env: Env) -> None:
+        """``X = []; for ...: X.append(item)``: X becomes the stacked items (one array)."""
+        current = env.get(name)
+        if isinstance(current, data.DataChain) and current.part == "list":
+            return  # already an accumulated array; more appends add nothing new
+        if not (isinstance(current, Value) and current.kind == CONST and current.value == []):
+            return
+        arg = call.args[0].value
+        item = self.as_chain(self.ev(arg, env), arg)
+        if not isinstance(item, data.DataChain):
+            item = self.as_chain(Unknown(arg, self.cur_line), arg)
+        chain = item.derive(self._op("stack", None, {}, call))
+        env.set(name, data.DataChain(chain.source, chain.ops, name, "list"))
 
     def _unpack(self, value: Any, n: int) -> list[Any]:
         if isinstance(value, tuple | list) and not isinstance(value, Value):
