@@ -581,7 +581,7 @@ def run_adaptive(
                 used_runs=used,
                 decision=bool(last.decision),
                 stopped_early=used < planned,
-                runs_saved=2 * (planned - used) if len(others) == 1 else planned - used,
+                runs_saved=planned - used,  # this program's own runs; callers add the reference's
                 rule=RULE,
                 looks=state.looks,
             )
@@ -619,6 +619,7 @@ def reproduce(
             buggy, [fixed], seed_list, target="b better", effect=0.2, lower_is_better=lower_is_better,
             metric=metric, alpha=alpha, min_runs=min_runs, step=step, campaign=options,
         )  # fmt: skip
+        sequential.runs_saved += len(seed_list) - len(buggy_records)  # the buggy program stopped too
     else:
         buggy_records, fixed_records = run_programs([buggy, fixed], seed_list, options)
     return reproduce_from_records(

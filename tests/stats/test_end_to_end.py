@@ -91,3 +91,22 @@ def test_compare_runs_end_to_end(subjects: dict[str, Path]) -> None:
     assert twin["killing_agreement"] is True and twin["metric_vs_fault"]["verdict"] == "no difference"
     assert by_name["copy_of_fixed.py"]["killed"] is False
     assert data["fault"]["killed"] is True
+
+
+def test_adaptive_kill_stops_early_and_saves_runs(subjects: dict[str, Path]) -> None:
+    data = invoke("kill", str(subjects["fixed"]), str(subjects["buggy"]), "--runs", "8", "--min-runs", "4",
+                  "--step", "4", "--adaptive", "--jobs", "2", "--store", str(subjects["store"]), "--json")  # fmt: skip
+    (buggy,) = data["mutants"]
+    assert buggy["killed"] is True
+    sequential = buggy["sequential"]
+    assert sequential["decision"] is True and sequential["stopped_early"] is True
+    assert sequential["used_runs"] == 4 and buggy["mutant"]["runs"] == 4
+    assert data["original"]["runs"] == 4
+    assert data["runs_saved"] == 8  # 4 runs of the mutant and 4 of the original never trained
+
+
+def test_adaptive_reproduce_counts_both_programs(subjects: dict[str, Path]) -> None:
+    data = invoke("reproduce", str(subjects["buggy"]), str(subjects["fixed"]), "--runs", "8", "--min-runs", "4",
+                  "--step", "4", "--adaptive", "--jobs", "2", "--store", str(subjects["store"]), "--json")  # fmt: skip
+    assert data["reproduced"] is True
+    assert data["sequential"]["used_runs"] == 4 and data["sequential"]["runs_saved"] == 8

@@ -19,8 +19,9 @@ conservative group-sequential rule:
 
 Each early stop is wrong (disagrees with what more data would show) with probability at most
 ``alpha_look``, so the whole sequence errs at most ``alpha`` beyond the fixed-N rule. Runs are
-paired by seed index: a look at ``n`` uses the first ``n`` runs of each program. The saving is
-``2 * (N - n_stop)`` trainings.
+paired by seed index: a look at ``n`` uses the first ``n`` runs of each program. Replayed over
+two groups (:func:`sequential_decision`) the saving is ``2 * (N - n_stop)`` trainings; in a live
+kill campaign each mutant saves ``N - n_stop`` and the original what the longest mutant left.
 """
 
 from __future__ import annotations
