@@ -136,7 +136,9 @@ class ValueOrigin:
 class HomRecord:
     """One HOM: the operators' provenance, the combination it realises and where each value came from.
 
-    ``codes`` pairs each part with the fault code it realises (same order as the parts).
+    ``codes`` pairs each part with the fault code it realises (same order as the parts);
+    ``first_order`` holds each part's provenance as the first-order mutant ``mutreal mutate``
+    would write for it (written under ``parts[i].first_order``).
     """
 
     rank: int
@@ -145,6 +147,7 @@ class HomRecord:
     source: str
     provenance: Provenance
     origins: list[ValueOrigin]
+    first_order: list[Provenance] = field(default_factory=list)
     file: str | None = None
     code: str = field(default="", repr=False)
 
@@ -154,9 +157,11 @@ class HomRecord:
 
     def to_dict(self) -> dict[str, Any]:
         prov = self.provenance.to_dict()
-        for part, code, origin in zip(prov["parts"], self.codes, self.origins, strict=True):
+        for i, (part, code, origin) in enumerate(zip(prov["parts"], self.codes, self.origins, strict=True)):
             part["fault_code"] = code
             part["value_origin"] = origin.to_dict()
+            if i < len(self.first_order):
+                part["first_order"] = self.first_order[i].to_dict()
         prov["combination"] = {
             "codes": sorted(self.codes),
             "support": self.support,
@@ -177,6 +182,7 @@ class HomRecord:
             source=combo["source"],
             provenance=Provenance.from_dict(d),
             origins=[ValueOrigin.from_dict(p.get("value_origin") or {"kind": "none"}) for p in d["parts"]],
+            first_order=[Provenance.from_dict(p["first_order"]) for p in d["parts"] if p.get("first_order")],
             file=d.get("file"),
         )
 
@@ -708,6 +714,7 @@ def build_homs(
                 edits = [e for e, _ in edits_sorted]
                 choice = [c for _, c in edits_sorted]
                 mutant = apply_edits(program, edits, seed=seed, name=_hom_name(program, rank, edits))
+                first_order = [apply_edits(program, [e], seed=seed).provenance for e in edits]
             except MutationError as exc:
                 reason = f"operator error: {exc}"
                 continue
@@ -723,6 +730,7 @@ def build_homs(
                 source=source,
                 provenance=mutant.provenance,
                 origins=[c.origin for c in choice],
+                first_order=first_order,
                 code=mutant.code,
             )
             break

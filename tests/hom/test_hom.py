@@ -165,6 +165,14 @@ def test_homs_of_orders_2_to_4_round_trip_through_classify(tmp_path: Path, resul
             assert again.provenance.to_dict() == hom.provenance.to_dict()
             assert prov["combination"]["codes"] == sorted(hom.codes)
             assert all(p["components"] and p["value_origin"]["kind"] for p in prov["parts"])
+            # each part carries the provenance of its own first-order mutant
+            for part in prov["parts"]:
+                fom = part["first_order"]
+                assert fom["order"] == 1 and fom["operator"] == part["operator"]
+                assert (
+                    fom["components"] == part["components"]
+                    and fom["original_sha256"] == prov["original_sha256"]
+                )
             found = classify_pair(subject, hom.file).components
             agreement = compare_components(again.provenance.components, found)
             assert agreement.ok, f"{hom.file}: {agreement.describe()}"
