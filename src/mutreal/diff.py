@@ -540,6 +540,8 @@ def _diff_layer_args_rest(
     keys = (set(bl.args) | set(fl.args)) - IGNORED_LAYER_ARGS - {"activation"}
     if sides.era_b != sides.era_f:
         keys -= _positional_only_keys(bl, fl, sides.era_b, sides.era_f)
+    if bl.inner is not None and fl.inner is not None:
+        _diff_wrapped(out, sides, mi, li, bl.inner, fl.inner)
     seen_kinds: set[str] = set()
     is_bn = bl.cls == "BatchNormalization"
     for key in sorted(keys):
@@ -574,6 +576,28 @@ def _diff_layer_args_rest(
                 after_number=_number(fv),
             )
         )
+
+
+def _diff_wrapped(out: list[FaultComponent], sides: _Sides, mi: int, li: int, bi: Layer, fi: Layer) -> None:
+    """The layer inside a wrapper (TimeDistributed(Dense(3)), Bidirectional(LSTM(20))) compared as a layer."""
+    if bi.cls != fi.cls:
+        out.append(
+            _component(
+                layer_path(mi, li, "layer"),
+                "layer.type",
+                "changed",
+                bi,
+                fi,
+                (bi.file, bi.line),
+                (fi.file, fi.line),
+                before_layer_type=bi.cls,
+                after_layer_type=fi.cls,
+            )
+        )
+        return
+    fb = FoldedLayer(bi, [li], bi.arg("activation", sides.era_b))
+    ff = FoldedLayer(fi, [li], fi.arg("activation", sides.era_f))
+    _diff_layer_args(out, sides, mi, li, fb, ff)
 
 
 def _none_is_absent(v: Value | None) -> Value | None:
@@ -822,8 +846,6 @@ def _diff_compile(out: list[FaultComponent], sides: _Sides, ci: int, bc: Compile
         bv, fv = bo.arg(key, sides.era_b), fo.arg(key, sides.era_f)
         if _values_equal(bv, fv):
             continue
-        if key == "learning_rate" and (bv is None or fv is None or bv.implicit or fv.implicit):
-            continue  # decision HLR-explicit: only a learning rate both programs write counts
         bn, fn = _number(bv), _number(fv)
         if bn is not None and fn is not None and abs(bn - fn) <= 1e-12 * max(abs(bn), abs(fn), 1):
             continue
