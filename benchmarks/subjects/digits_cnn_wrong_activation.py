@@ -1,4 +1,4 @@
-"""Subject: a small CNN on scikit-learn's 8x8 digits images (for GPU packing benchmarks).
+"""Subject (buggy copy of digits_cnn.py, relu output): a small CNN on scikit-learn's 8x8 digits images.
 
 Two 3x3 convolutions, max pooling and a softmax layer; epochs can be changed with the
 MUTREAL_SUBJECT_EPOCHS environment variable so the same program serves quick CPU checks.
@@ -26,7 +26,7 @@ model = keras.Sequential(
         keras.layers.MaxPooling2D((2, 2)),
         keras.layers.Flatten(),
         keras.layers.Dense(64, activation="relu"),
-        keras.layers.Dense(10, activation="sigmoid"),
+        keras.layers.Dense(10, activation="relu"),
     ]
 )
 model.compile(optimizer="adam", loss="categorical_crossentropy", metrics=["accuracy"])

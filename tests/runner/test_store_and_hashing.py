@@ -81,11 +81,14 @@ def test_config_yaml_round_trip_and_seed_list(tmp_path: Path):
     assert again == config
     assert again.seed_list() == [0, 1, 2]
     assert CampaignConfig(seeds=[5, 9]).seed_list() == [5, 9]
-    # limits and parallelism do not change which runs are the same
-    assert hashing.config_hash(config.result_affecting()) == hashing.config_hash(
-        CampaignConfig(
-            programs=["b.py"], jobs=8, timeout_s=99, metric="loss", args=["--fast"]
-        ).result_affecting()
+    # limits and the executor do not change which runs are the same; TensorFlow's thread count does
+    same = CampaignConfig(
+        programs=["b.py"], jobs=2, timeout_s=99, metric="loss", args=["--fast"], executor="ray"
+    )
+    assert hashing.config_hash(config.result_affecting()) == hashing.config_hash(same.result_affecting())
+    other_threads = CampaignConfig(jobs=2, threads_per_worker=3, args=["--fast"])
+    assert hashing.config_hash(config.result_affecting()) != hashing.config_hash(
+        other_threads.result_affecting()
     )
 
 
