@@ -252,18 +252,41 @@ def _literal(text: str | None) -> Any:
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         pass
     try:  # simple arithmetic such as 1/255 or 10**-3
-        tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError:
+        return _arith(ast.parse(text.strip(), mode="eval").body)
+    except (SyntaxError, ValueError, ArithmeticError, TypeError):
         return None
-    if all(
-        isinstance(n, ast.Expression | ast.BinOp | ast.UnaryOp | ast.Constant | ast.operator | ast.unaryop)
-        for n in ast.walk(tree)
+
+
+_BINOPS = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+    ast.FloorDiv: lambda a, b: a // b,
+}
+
+
+def _arith(node: ast.AST) -> float | int:
+    """A constant arithmetic expression's value (no names, no calls; small powers only)."""
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int | float)
+        and not isinstance(node.value, bool)
     ):
-        try:
-            return eval(compile(tree, "<value>", "eval"), {"__builtins__": {}}, {})  # noqa: S307 - constants only
-        except (ArithmeticError, TypeError, ValueError):
-            return None
-    return None
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        v = _arith(node.operand)
+        return -v if isinstance(node.op, ast.USub) else v
+    if isinstance(node, ast.BinOp):
+        a, b = _arith(node.left), _arith(node.right)
+        if isinstance(node.op, ast.Pow):
+            if abs(b) > 64 or abs(a) > 1e6:
+                raise ValueError("power too large")
+            return a**b
+        op = _BINOPS.get(type(node.op))
+        if op is not None:
+            return op(a, b)
+    raise ValueError("not a constant arithmetic expression")
 
 
 def _number(text: str | None) -> float | None:
