@@ -1,0 +1,89 @@
+"""labels.py: codes, taxonomy leaves, the most specific DeepCrime operator, and both simulable readings."""
+
+from __future__ import annotations
+
+import pytest
+
+from mutreal.diff import FaultComponent
+from mutreal.labels import KERAS_ONLY_REASON, KIND_RULES, label_component
+from mutreal.taxonomy import load_taxonomy
+
+
+def comp(kind: str, change: str = "changed", **detail) -> FaultComponent:
+    return FaultComponent(element="x", kind=kind, change=change, detail=detail)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "operator"),
+    [("relu", "linear", "ARM"), ("linear", "softmax", "AAL"), ("sigmoid", "softmax", "ACH")],
+)
+def test_activation_operator_by_direction(before, after, operator):
+    label = label_component(comp("layer.activation", before_activation=before, after_activation=after))
+    assert (label.code, label.deepcrime, label.simulable) == ("ACH", operator, True)
+
+
+def test_missing_softmax_activation_gets_its_leaf():
+    label = label_component(
+        comp(
+            "layer.activation",
+            "added",
+            before_activation="linear",
+            after_activation="softmax",
+            activation="softmax",
+        )
+    )
+    assert label.taxonomy == "Missing softmax activation function"
+
+
+def test_missing_layer_leaf_by_type_and_no_operator():
+    label = label_component(comp("layer.missing", "added", layer_type="Dropout"))
+    assert label.code == "LRM" and label.taxonomy == "Missing dropout layer"
+    assert label.deepcrime is None and not label.simulable and "adds or removes layers" in label.reason
+
+
+def test_redundant_softmax_layer():
+    label = label_component(comp("layer.redundant", "removed", layer_type="Activation(softmax)"))
+    assert label.code == "LAD" and label.taxonomy == "Redundant softmax layer"
+
+
+@pytest.mark.parametrize(
+    ("change", "code", "operator"),
+    [("removed", "RAW", "RAW"), ("added", "RCW", "RRW"), ("changed", "RCW", "RCW")],
+)
+def test_regularisation_code_and_operator_by_direction(change, code, operator):
+    label = label_component(comp("layer.regularizer", change))
+    assert (label.code, label.deepcrime) == (code, operator)
+
+
+@pytest.mark.parametrize(("before", "code"), [(True, "WAB"), (False, "WRB")])
+def test_bias_code_by_direction(before, code):
+    label = label_component(comp("layer.use_bias", before_value=before, after_value=not before))
+    assert (label.code, label.deepcrime) == (code, code)
+
+
+def test_full_batch_is_hdb():
+    assert label_component(comp("fit.batch_size", full_batch=True)).deepcrime == "HDB"
+    assert label_component(comp("fit.batch_size", before_number=8, after_number=32)).deepcrime == "HBS"
+
+
+@pytest.mark.parametrize(("before", "after", "strict"), [(5, 50, True), (50, 5, False)])
+def test_strict_reading_only_lowers_epochs(before, after, strict):
+    label = label_component(comp("fit.epochs", before_number=before, after_number=after))
+    assert label.simulable is True and label.deepcrime_strict is strict
+
+
+def test_raw_tensorflow_is_not_simulable():
+    label = label_component(comp("compile.loss", raw_tensorflow=True))
+    assert label.code == "LCH" and label.deepcrime is None and label.reason == KERAS_ONLY_REASON
+
+
+def test_preprocessing_missing_vs_wrong_leaf():
+    assert label_component(comp("data.preprocess", "added")).taxonomy == "Missing preprocessing"
+    assert label_component(comp("data.preprocess", "changed")).taxonomy == "Wrong preprocessing"
+
+
+def test_every_kind_maps_to_a_known_code():
+    taxonomy = load_taxonomy()
+    for kind, rule in KIND_RULES.items():
+        assert taxonomy.has_code(rule.code), kind
+        assert (rule.operator is None) == (rule.reason is not None), kind
