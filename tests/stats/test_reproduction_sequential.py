@@ -151,3 +151,17 @@ def test_early_decisions_agree_with_the_full_rule_on_simulated_campaigns() -> No
 def test_look_before_min_runs_never_stops() -> None:
     look = look_at([1.0, 1.0], [0.0, 0.0], planned_runs=20, min_runs=5)
     assert not look.stop
+
+
+def test_looks_every_step_runs_split_alpha_over_the_interim_looks() -> None:
+    from mutreal.stats.sequential import interim_look_count
+
+    assert interim_look_count(20, 5, 5) == 3  # looks at 5, 10, 15; 20 is the final analysis
+    assert interim_look_count(20, 5, 1) == 15
+    assert interim_look_count(5, 5, 1) == 0
+    look = look_at(
+        [0.9, 0.91, 0.92, 0.9, 0.91], [0.9, 0.9, 0.91, 0.92, 0.9], planned_runs=20, min_runs=5, step=5
+    )
+    assert look.alpha_look == pytest.approx(0.05 / 3)
+    decision = sequential_decision(np.full(20, 1.0), np.full(20, 0.1), step=5)
+    assert [lk.n for lk in decision.looks] == [5]

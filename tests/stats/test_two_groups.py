@@ -225,3 +225,13 @@ class TestDeepCrimeKill:
         verdict = deepcrime_kill([1.0] * 5, [0.1] * 5)
         again = KillVerdict.from_dict(json.loads(json.dumps(verdict.to_dict(), allow_nan=False)))
         assert again == verdict
+
+
+def test_wilcoxon_pairs_by_seed_index_around_failures() -> None:
+    # a failed run at index 1 must drop the pair, not shift b's runs against a's
+    a = [0.9, float("nan"), 0.8, 0.85, 0.95, 0.7, 0.75]
+    b = [0.89, 0.1, 0.78, 0.82, 0.91, 0.65, 0.69]
+    result = compare_groups(a, b, test="wilcoxon", crashed_a=[False, True, False, False, False, False, False])
+    # six remaining pairs, every difference positive and distinct: exact p = 2 / 2^6
+    assert result.p_value == pytest.approx(2 / 2**6)
+    assert any("both runs succeeded" in note for note in result.notes)

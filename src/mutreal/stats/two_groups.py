@@ -322,7 +322,12 @@ def compare_groups(
     elif test == "mannwhitney":
         p, statistic, note = mann_whitney_p_value(ok_a, ok_b)
     else:
-        p, statistic, note = wilcoxon_p_value(ok_a, ok_b)
+        # pairs are seed indexes where both runs succeeded (failures must not shift the pairing)
+        pairs = min(len(values_a), len(values_b))
+        both = ~fail_a[:pairs] & ~fail_b[:pairs]
+        p, statistic, note = wilcoxon_p_value(values_a[:pairs][both], values_b[:pairs][both])
+        if pairs and not both.all():
+            notes.append(f"paired test on the {int(both.sum())} seed indexes where both runs succeeded")
     if note:
         notes.append(note)
 
