@@ -182,3 +182,9 @@ def test_plugin_operator_appears_in_the_report(plugin, tmp_path: Path) -> None:
     assert [c.operator for c in bug.plugin_trials["XLR"]] == ["XLR"]
     res = CliRunner().invoke(main, ["validate-operators", write_manifest(tmp_path / "again")])
     assert any(line.startswith("XLR") and "yes" in line for line in res.output.splitlines())
+
+
+def test_worker_processes_give_the_same_report(report: ValidationReport, tmp_path: Path) -> None:
+    parallel = validate_manifest(write_manifest(tmp_path), jobs=2, progress=False)
+    assert [(b.id, b.status) for b in parallel.bugs] == [(b.id, b.status) for b in report.bugs]
+    assert [o.to_dict() for o in parallel.operators] == [o.to_dict() for o in report.operators]
