@@ -692,6 +692,8 @@ class ProgramModel:
     models: list[KerasModel] = field(default_factory=list)
     compiles: list[Compile] = field(default_factory=list)
     fits: list[Fit] = field(default_factory=list)
+    #: evaluate / predict calls (``Fit`` records; ``index`` counts within ``evaluate*`` or ``predict*``)
+    evaluations: list[Fit] = field(default_factory=list)
     data: dict[str, DataVar] = field(default_factory=dict)
     #: local alias -> canonical module/object name for every import (``np`` -> ``numpy``)
     imports: dict[str, str] = field(default_factory=dict)
@@ -750,6 +752,7 @@ class ProgramModel:
             "models": [m.to_dict() for m in self.models],
             "compiles": [c.to_dict() for c in self.compiles],
             "fits": [f.to_dict() for f in self.fits],
+            "evaluations": [f.to_dict() for f in self.evaluations],
             "data": {k: v.to_dict() for k, v in self.data.items()},
             "imports": dict(self.imports),
             "notes": list(self.notes),
@@ -765,6 +768,7 @@ class ProgramModel:
             models=[KerasModel.from_dict(m) for m in d.get("models", [])],
             compiles=[Compile.from_dict(c) for c in d.get("compiles", [])],
             fits=[Fit.from_dict(f) for f in d.get("fits", [])],
+            evaluations=[Fit.from_dict(f) for f in d.get("evaluations", [])],
             data={k: DataVar.from_dict(v) for k, v in d.get("data", {}).items()},
             imports=dict(d.get("imports", {})),
             notes=list(d.get("notes", [])),
@@ -800,6 +804,12 @@ def fit_path(index: int = 0, *rest: str) -> str:
     return ".".join([_indexed("fit", index), *rest])
 
 
+def evaluation_path(method: str, index: int = 0, *rest: str) -> str:
+    """``evaluate.batch_size``, ``predict[1].batch_size`` (``method``: evaluate* or predict*)."""
+    root = "evaluate" if method.startswith("evaluate") else "predict"
+    return ".".join([_indexed(root, index), *rest])
+
+
 def data_path(role: str, *rest: str | int) -> str:
     """``data.x_train.source``, ``data.x_train.preprocess[2]`` (pass ``"preprocess", 2``)."""
     out = f"data.{role}"
@@ -828,7 +838,7 @@ def parse_path(path: str) -> list[tuple[str, int | None]]:
             raise ValueError(f"bad element path segment {part!r} in {path!r}")
         name, idx = m.group(1), m.group(2)
         index = int(idx) if idx is not None else None
-        if i == 0 and name in ("compile", "fit") and index is None:
+        if i == 0 and name in ("compile", "fit", "evaluate", "predict") and index is None:
             index = 0
         segments.append((name, index))
     return segments
@@ -838,7 +848,7 @@ def format_path(segments: list[tuple[str, int | None]]) -> str:
     """Inverse of :func:`parse_path`, in canonical form (``compile[0]`` written ``compile``)."""
     parts = []
     for i, (name, index) in enumerate(segments):
-        if index is None or (i == 0 and name in ("compile", "fit") and index == 0):
+        if index is None or (i == 0 and name in ("compile", "fit", "evaluate", "predict") and index == 0):
             parts.append(name)
         else:
             parts.append(f"{name}[{index}]")

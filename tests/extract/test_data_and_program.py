@@ -365,3 +365,30 @@ def test_list_accumulation_becomes_one_array(ex):
     x = pm.data["x_train"]
     assert x.source.kind == "file" and x.source.reader == "imread"
     assert [o.op for o in x.preprocess] == ["stack", "astype", "divide"]
+
+
+def test_evaluate_and_predict_calls_are_recorded(ex):
+    pm = ex(
+        """
+        from keras.preprocessing.image import load_img, img_to_array
+        x = img_to_array(load_img('cat.jpg'))
+        x = x.reshape((1, 150, 150, 3))
+        model.evaluate(x_test, y_test, batch_size=16)
+        model.predict(x, 1)
+        """
+    )
+    ev, pr = pm.evaluations
+    assert ev.method == "evaluate" and ev.args["batch_size"].value == 16 and ev.index == 0
+    assert pr.method == "predict" and pr.args["batch_size"].value == 1 and pr.index == 0
+    assert pm.data["x_pred"].source.name == "cat.jpg" and pm.data["x_pred"].source.reader == "load_img"
+    assert pm.data["x_test"].source.kind == "opaque"
+    from mutreal.model import evaluation_path
+
+    assert evaluation_path("predict_classes", 1, "batch_size") == "predict[1].batch_size"
+
+
+def test_python_list_and_numpy_literal_sources_differ(ex):
+    a = ex("x = [[0, 1], [1, 0]]\nmodel.fit(x, x)\n").data["x_train"].source
+    b = ex("import numpy as np\nx = np.array([[0, 1], [1, 0]])\nmodel.fit(x, x)\n").data["x_train"].source
+    assert a.shape == b.shape == [2, 2]
+    assert a.key() != b.key() and a.name == "list"

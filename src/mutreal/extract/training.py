@@ -41,6 +41,7 @@ FIT_POSITIONAL = {
     ),
     "train_on_batch": ("x", "y", "sample_weight", "class_weight"),
     "evaluate": ("x", "y", "batch_size", "verbose"),
+    "predict": ("x", "batch_size", "verbose"),
 }
 TRAINING_METHODS = ("fit", "fit_generator", "train_on_batch")
 

@@ -1040,6 +1040,28 @@ class Walker:
             return self.make_callback(qn, node, env)
         if category == "datasets" or ".datasets." in qn:
             return self.keras_dataset(part, node, env)
+        if last in (
+            "load_img",
+            "get_file",
+            "image_dataset_from_directory",
+            "text_dataset_from_directory",
+            "timeseries_dataset_from_array",
+        ):
+            args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
+            first = args[0] if args else next(iter(kwargs.values()), None)
+            name = (
+                first.value
+                if isinstance(first, Value) and first.kind == CONST
+                else (self.text(arg_nodes[0]) if arg_nodes else None)
+            )
+            kind = "generator" if last.endswith("directory") else "file"
+            src = DataSource(
+                kind, name=name, reader=last, text=self.text(node), file=self.path, line=self.line(node)
+            )
+            return data.DataChain(src, [])
+        if last == "img_to_array":
+            args, _, _, _ = self.call_args(node, env)
+            return args[0] if args and isinstance(args[0], data.DataChain) else Unknown(node, self.cur_line)
         if last in data.AUGMENTERS:
             args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
             op = self._op("augment", last, self.kwvalues_of(kwargs, kw_nodes), node)
@@ -1349,20 +1371,11 @@ class Walker:
             return None
         if method in training.TRAINING_METHODS:
             return self.record_fit(model, method, node, env)
-        if method in ("predict", "predict_classes", "predict_proba", "predict_on_batch"):
-            args, kwargs, arg_nodes, _ = self.call_args(node, env)
-            x = args[0] if args else kwargs.get("x")
-            if "x_pred" not in self.program.data and x is not None:
-                self._record_data("x_pred", x, arg_nodes[0] if arg_nodes else None)
-            return Unknown(node, self.cur_line)
-        if method == "evaluate" or method == "evaluate_generator":
-            args, kwargs, _, _ = self.call_args(node, env)
-            if not self.eval_done:
-                x = args[0] if args else kwargs.get("x")
-                y = args[1] if len(args) > 1 else kwargs.get("y")
-                self._record_data("x_test", x)
-                self._record_data("y_test", y)
-                self.eval_done = isinstance(x, data.DataChain | data.Flow)
+        if method in ("predict", "predict_classes", "predict_proba", "predict_on_batch") or method in (
+            "evaluate",
+            "evaluate_generator",
+        ):
+            self.record_use(model, method, node, env)
             return Unknown(node, self.cur_line)
         if method in ("get_layer",) and model is not None:
             self.call_args(node, env)
@@ -1701,6 +1714,48 @@ class Walker:
         self.program.fits.append(fit)
         return Unknown(node, self.cur_line)
 
+    def record_use(self, model: KerasModel | None, method: str, node: cst.Call, env: Env) -> None:
+        """evaluate/predict calls: their arguments (batch size...) and the test/prediction data."""
+        family = "evaluate" if method.startswith("evaluate") else "predict"
+        args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
+        positional = training.FIT_POSITIONAL["evaluate" if family == "evaluate" else "predict"]
+        named: dict[str, Any] = {}
+        nodes: dict[str, cst.CSTNode] = {}
+        for i, (a, n) in enumerate(zip(args, arg_nodes, strict=False)):
+            key = positional[i] if i < len(positional) else f"_{i}"
+            named[key], nodes[key] = a, n
+        for k, v in kwargs.items():
+            canon = training.fit_kwarg(k)
+            named[canon], nodes[canon] = v, kw_nodes[k]
+        if method.endswith("_generator") and "x" not in named and "generator" in named:
+            named["x"], nodes["x"] = named.pop("generator"), nodes.pop("generator")
+        index = sum(1 for e in self.program.evaluations if e.method.startswith(family))
+        use = Fit(
+            index=index,
+            method=method,
+            model=model.index if model else None,
+            file=self.path,
+            line=self.line(node),
+            text=self.text(node),
+        )
+        x, y = named.pop("x", None), named.pop("y", None)
+        x_node, y_node = nodes.pop("x", None), nodes.pop("y", None)
+        if isinstance(x, data.Flow):
+            x, y = x.x, (x.y if y is None else y)
+        x_role, y_role = ("x_test", "y_test") if family == "evaluate" else ("x_pred", None)
+        first = x_role not in self.program.data
+        if x is not None:
+            use.args["x"] = self._data_ref(x_role if first else None, x, x_node)
+            if first:
+                self._record_data(x_role, x, x_node)
+        if y is not None and y_role is not None:
+            use.args["y"] = self._data_ref(y_role if first else None, y, y_node)
+            if first:
+                self._record_data(y_role, y, y_node)
+        for k, v in named.items():
+            use.args[k] = self.to_value(v, nodes.get(k))
+        self.program.evaluations.append(use)
+
     def _data_ref(self, role: str | None, obj: Any, node: cst.CSTNode | None) -> Value:
         text = (
             self.text(node)
@@ -1735,6 +1790,7 @@ class Walker:
                 shape = data.shape_of_literal(obj.value)
                 src = DataSource(
                     "literal",
+                    name="list",
                     shape=shape,
                     size=data.size_of(shape),
                     text=obj.text,
