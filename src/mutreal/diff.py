@@ -229,6 +229,8 @@ _BARE_NAME = re.compile(r"^[A-Za-z_]\w*$")
 
 def _unresolved_name(v: Value) -> bool:
     """A variable the extractor could not fold (a name, or an opaque bare name)."""
+    if v.kind == "ref" and str(v.value).startswith("data:"):
+        return True  # a value computed from the data at run time (n_classes = y.nunique())
     return v.kind == "name" or (v.kind == "opaque" and bool(_BARE_NAME.match(v.text.strip())))
 
 
