@@ -376,6 +376,9 @@ def _mutate_file(
             if not sites and prior is None:
                 outcome.status = "no_site"
                 outcome.detail = f"{op.id} has no site at {comp.element} in the fixed program"
+                others = _operators_with_site(program, comp.element, ops, exclude=op.id)
+                if others:
+                    outcome.detail += f" ({', '.join(others)} has one: is the direction of the label right?)"
                 continue
             site = sites[0] if sites else None
             ok, value, why = (True, prior[1], "") if site is None else value_from_text(op, site, comp.after)
@@ -415,6 +418,22 @@ def _mutate_file(
         except Exception as exc:  # an operator failing on this program is its own finding
             outcome.status, outcome.detail = "operator_error", f"{type(exc).__name__}: {exc}"
     return program.text if changed else None
+
+
+def _operators_with_site(
+    program: Program, element: str, ops: Mapping[str, Operator], exclude: str
+) -> list[str]:
+    """Other registered operators that do have a site at ``element`` (a hint for a no-site failure)."""
+    out = []
+    for oid, op in ops.items():
+        if oid == exclude:
+            continue
+        try:
+            if any(_element_match(e, element) for s in op.sites(program) for e in s.elements):
+                out.append(oid)
+        except Exception:  # a hint only
+            continue
+    return out
 
 
 def _buggy_model(items: Sequence[_Planned], comps: Sequence[ComponentResult]) -> Callable[[], Any]:
