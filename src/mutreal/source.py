@@ -186,6 +186,34 @@ def _fix_line_python2(line: str) -> str | None:
     return _indent_of(line) + upgraded.strip()
 
 
+_CLOSERS = {"(": ")", "[": "]", "{": "}"}
+
+
+def _repair_unclosed(lines: list[str], error: SyntaxError) -> list[str] | None:
+    """Try the two usual repairs of an unclosed bracket: drop a doubled opener, or close it at the end.
+
+    Returns the repaired lines when the program then parses, else None (the caller sets lines aside).
+    """
+    if not error.lineno or not error.offset:
+        return None
+    index, col = error.lineno - 1, error.offset - 1
+    if not (0 <= index < len(lines)) or not (0 <= col < len(lines[index])):
+        return None
+    opener = lines[index][col]
+    if opener not in _CLOSERS:
+        return None
+    dropped = list(lines)
+    dropped[index] = lines[index][:col] + lines[index][col + 1 :]
+    if _syntax_error("\n".join(dropped)) is None:
+        return dropped
+    closed = list(lines)
+    last = max((i for i, line in enumerate(closed) if line.strip()), default=index)
+    closed[last] = closed[last] + _CLOSERS[opener]
+    if _syntax_error("\n".join(closed)) is None:
+        return closed
+    return None
+
+
 def _parse_tolerant(text: str, path: str) -> ParsedSource:
     lines = text.split("\n")
     set_aside: dict[int, SetAsideLine] = {}
@@ -215,6 +243,12 @@ def _parse_tolerant(text: str, path: str) -> ParsedSource:
         lineno = error.lineno or len(lines)
         index = min(max(lineno - 1, 0), len(lines) - 1)
         msg = error.msg or "invalid syntax"
+        if "was never closed" in msg:
+            repaired = _repair_unclosed(lines, error)
+            if repaired is not None:
+                put_aside(index, f"repaired: {msg}; the stray bracket was dropped or closed", lines[index])
+                lines[:] = repaired
+                continue
         if "was never closed" in msg or "unexpected EOF" in msg or "EOF while" in msg:
             # An unclosed bracket: set aside everything from the line that opened it.
             for j in range(index, len(lines)):

@@ -43,8 +43,19 @@ def test_tolerant_sets_aside_prose():
     assert "x = 1" in parsed.module.code and "y = 2" in parsed.module.code
 
 
-def test_tolerant_sets_aside_unclosed_bracket_at_end():
-    text = "x = 1\nmodel_fit(x,\n    epochs=3,\n"
+def test_tolerant_closes_a_bracket_left_open_at_the_end():
+    parsed = parse_source("x = 1\nmodel_fit(x,\n    epochs=3,\n", tolerant=True)
+    assert [s.line for s in parsed.set_aside] == [2] and "repaired" in parsed.set_aside[0].reason
+    assert "epochs=3" in parsed.module.code
+
+
+def test_tolerant_drops_a_doubled_opening_bracket():
+    parsed = parse_source("fit((x,\n    epochs=3)\ny = 2\n", tolerant=True)
+    assert "fit(x," in parsed.module.code and "y = 2" in parsed.module.code
+
+
+def test_tolerant_sets_aside_unrepairable_unclosed_bracket():
+    text = "x = 1\nmodel_fit(x,\n    and then it crashes, why?\n"
     parsed = parse_source(text, tolerant=True)
     assert [s.line for s in parsed.set_aside] == [2, 3]
     assert parsed.module.code.startswith("x = 1")
