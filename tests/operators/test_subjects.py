@@ -16,11 +16,11 @@ from .conftest import SUBJECTS, subject_path, subject_program
 
 #: disagreements caused by classify (core-B), reported to its owner; see the operators report
 CLASSIFY_GAPS = {
-    "RAW": "classify labels an added kernel_regularizer RCW: the implicit default None makes it 'changed'",
-    "RRW": "classify labels a removed kernel_regularizer RCW: the implicit default None makes it 'changed'",
-    "WAB": "labels._code_for reads use_bias in the real-fault direction: classify(original, mutant) says WRB",
-    "WRB": "labels._code_for reads use_bias in the real-fault direction: classify(original, mutant) says WAB",
-    "HDB": "diff never sets detail full_batch, so batch_size=len(x) is labelled HBS",
+    "RAW": "labels reads regularizers in the opposite direction to ARM/AAL: an added regularizer gives RRW",
+    "RRW": "labels reads regularizers in the opposite direction to ARM/AAL: a removed regularizer gives RAW",
+    "WAB": "labels._code_for reads use_bias in the opposite direction to ARM/AAL: classify says WRB",
+    "WRB": "labels._code_for reads use_bias in the opposite direction to ARM/AAL: classify says WAB",
+    "HDB": "diff did not set detail full_batch, so batch_size=len(x) was labelled HBS (fixed upstream since)",
     "VRM": "diff emits no fit.validation component when validation_data/validation_split is removed",
     "TCL": "an inserted training-data call is labelled CPP (data.preprocess), not TCL",
     "TRD": "an inserted training-data call is labelled CPP (data.preprocess), not TRD",
