@@ -214,6 +214,28 @@ def _repair_unclosed(lines: list[str], error: SyntaxError) -> list[str] | None:
     return None
 
 
+def _insert_comma(lines: list[str], error: SyntaxError) -> str | None:
+    """``fit(x, y epochs=3)``: put the missing comma into the gap Python points at, if that parses."""
+    end_lineno = getattr(error, "end_lineno", None)
+    end_offset = getattr(error, "end_offset", None)
+    if not error.lineno or not error.offset or end_lineno != error.lineno or not end_offset:
+        return None
+    index = error.lineno - 1
+    line = lines[index]
+    span = line[error.offset - 1 : end_offset - 1]
+    gap = re.search(r"\s+", span)
+    if gap is None:
+        return None
+    start = error.offset - 1 + gap.start()
+    candidate = line[:start] + "," + line[start:]
+    trial = list(lines)
+    trial[index] = candidate
+    error_after = _syntax_error("\n".join(trial))
+    if error_after is not None and error_after.lineno == error.lineno:
+        return None
+    return candidate
+
+
 def _parse_tolerant(text: str, path: str) -> ParsedSource:
     lines = text.split("\n")
     set_aside: dict[int, SetAsideLine] = {}
@@ -264,6 +286,12 @@ def _parse_tolerant(text: str, path: str) -> ParsedSource:
                 raise SourceError("syntax", f"syntax error: {msg}", path, lineno)
             put_aside(previous, msg, "")
             continue
+        if "forgot a comma" in msg:
+            repaired_line = _insert_comma(lines, error)
+            if repaired_line is not None:
+                put_aside(index, f"repaired: {msg}", lines[index])
+                lines[index] = repaired_line
+                continue
         if "print" in msg or "Missing parentheses" in msg:
             fixed = _fix_line_python2(lines[index])
             if fixed is not None:

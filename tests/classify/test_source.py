@@ -92,3 +92,9 @@ def test_missing_file_is_an_error(tmp_path):
     with pytest.raises(SourceError) as info:
         load_program(tmp_path / "nope.py")
     assert info.value.kind == "missing"
+
+
+def test_tolerant_inserts_a_forgotten_comma():
+    parsed = parse_source("model.fit(X, Y epochs=50,\n    verbose=1)\n", tolerant=True)
+    assert "fit(X, Y, epochs=50" in parsed.module.code
+    assert parsed.set_aside[0].line == 1 and "repaired" in parsed.set_aside[0].reason
