@@ -91,3 +91,17 @@ def test_overlapping_edits_are_an_error() -> None:
     # without strict the outer edit wins (the masked HLR leaves no trace)
     masked = apply_edits(program, [_edit(program, "OCH", 0, "adam"), _edit(program, "HLR", 0, 1.0)])
     assert "optimizer=optimizers.Adam()" in masked.code
+
+
+def test_any_value_admits_values_outside_deepcrime_s_list() -> None:
+    program = Program("model.compile(loss='mse', optimizer='adam')\n", "p.py")
+    lch = registry.get("LCH")
+    with pytest.raises(MutationError, match="must be one of"):
+        lch.apply(program, 0, "sparse_categorical_crossentropy")
+    edit = lch.apply(program, 0, "sparse_categorical_crossentropy", any_value=True)
+    assert (
+        apply_edits(program, [edit]).code
+        == "model.compile(loss='sparse_categorical_crossentropy', optimizer='adam')\n"
+    )
+    with pytest.raises(MutationError, match="does not apply"):
+        lch.apply(program, 0, "mse", any_value=True)

@@ -969,11 +969,21 @@ class Operator:
             raise MutationError(f"{self.id}: no value applies at site {site.index}")
         return vals[0]
 
-    def apply(self, program: Program, site: Site | int, value: Any = None, **options: Any) -> Edit:
+    def apply(
+        self,
+        program: Program,
+        site: Site | int,
+        value: Any = None,
+        *,
+        any_value: bool = False,
+        **options: Any,
+    ) -> Edit:
         """The edit of this operator at ``site`` (a :class:`Site` or its number) with ``value``.
 
         ``value`` None means the operator's first catalogue value for the site; it is validated
-        against the catalogue's parameter spec otherwise.
+        against the catalogue's parameter spec otherwise. ``any_value`` admits string values
+        outside DeepCrime's list (a real fault's ``'leaky_relu'`` or ``'sparse_categorical_crossentropy'``,
+        for validate-operators); they are still type-checked and must change the site.
         """
         sites = self.sites(program)
         if isinstance(site, int):
@@ -990,7 +1000,10 @@ class Operator:
             value = self.default_value(program, site)
         else:
             try:
-                value = self.spec.param.validate(value)
+                if any_value and self.spec.param.kind == "categorical" and self.spec.param.type == "str":
+                    value = str(value)
+                else:
+                    value = self.spec.param.validate(value)
             except ValueError as exc:
                 raise MutationError(f"{self.id}: {exc}") from None
             if not self.accepts(site, value):
