@@ -52,11 +52,16 @@ def _ops(op_ids: Sequence[str] | None) -> list[Operator]:
 
 
 def list_sites(program: Program, op_ids: Sequence[str] | None = None) -> list[SiteRow]:
-    """The applicable sites of every operator (or the given ones), each numbered from 0."""
+    """The applicable sites of every operator (or the given ones), ordered by file, then line and
+    column of the edited node (operators in registry order on one node); each operator's sites are
+    numbered from 0 in that order."""
     rows = []
-    for op in _ops(op_ids):
+    rank = {}
+    for i, op in enumerate(_ops(op_ids)):
+        rank[op.id] = i
         for site in op.sites(program):
             rows.append(SiteRow(op.id, site, op.values(program, site)))
+    rows.sort(key=lambda r: (r.site.file, r.site.line, r.site.col, rank[r.operator], r.site.index))
     return rows
 
 

@@ -25,10 +25,10 @@ def test_list_orders_sites_by_line_and_numbers_them_per_operator() -> None:
     assert res.exit_code == 0
     rows = json.loads(res.output)
     assert {r["operator"] for r in rows} >= {"ACH", "HLR", "HNE", "RCD", "RCP", "VRM", "TRD"}
+    assert [(r["line"], r["col"]) for r in rows] == sorted((r["line"], r["col"]) for r in rows)
     for op in {r["operator"] for r in rows}:
         mine = [r for r in rows if r["operator"] == op]
         assert [r["index"] for r in mine] == list(range(len(mine)))
-        assert [(r["line"], r["col"]) for r in mine] == sorted((r["line"], r["col"]) for r in mine)
     rcd = [r for r in rows if r["operator"] == "RCD"]
     assert [r["element"] for r in rcd] == ["model[0].layer[3].rate", "model[0].layer[7].rate"]
     assert rcd[0]["values"] == [0.125, 0.75, 1.0]  # DeepCrime's list without the original 0.25

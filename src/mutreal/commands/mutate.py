@@ -80,7 +80,8 @@ def mutate(program, op_id, site, value, all_values, list_only, out_dir, seed, op
             return
         for r in rows:
             s = r.site
-            vals = ", ".join(map(str, r.values[:6])) + (" ..." if len(r.values) > 6 else "")
+            shown = [v for v in r.values if v is not None]
+            vals = ", ".join(map(str, shown[:6])) + (" ..." if len(shown) > 6 else "")
             old = s.old if s.old is not None else "-"
             click.echo(
                 f"{r.operator}\t{s.index}\t{s.file}:{s.line}:{s.col + 1}\t{s.element}\t{old}\t[{vals}]"

@@ -63,7 +63,7 @@ def _load_target(target: str) -> object:
 
 
 def load() -> dict[str, Operator]:
-    """All registered operators by id: entry points first (in their order), then missing built-ins."""
+    """All registered operators by id: built-ins in catalogue order, then plugins (entry-point order)."""
     ops: dict[str, Operator] = {}
     for ep in metadata.entry_points(group=GROUP):
         try:
@@ -75,7 +75,9 @@ def load() -> dict[str, Operator]:
     for oid, target in BUILTINS.items():
         if oid not in ops:
             ops[oid] = _instantiate(_load_target(target), oid)
-    return ops
+    # built-ins in the catalogue's order, then plugins in entry-point order
+    order = {oid: i for i, oid in enumerate(BUILTINS)}
+    return dict(sorted(ops.items(), key=lambda kv: order.get(kv[0], len(order))))
 
 
 def operators() -> dict[str, Operator]:
