@@ -115,6 +115,11 @@ NOISE_RULES: dict[str, NoiseRule] = {
         NoiseRule(
             "api_spelling", "keras vs tf.keras imports, legacy argument names, string vs object spellings"
         ),
+        NoiseRule(
+            "completed_snippet",
+            "a posted model without compile that the benchmark completed with an output head (4.2.1: "
+            "authors may complete what a post does not show)",
+        ),
     ]
 }
 
@@ -443,35 +448,34 @@ def _diff_layer_args(
     bl, fl = b.layer, f.layer
     b_loc, f_loc = (bl.file, bl.line), (fl.file, fl.line)
     # activation, on the folded view (rule activation_layer_vs_argument)
-    if True:
-        ba, fa = _act_name(b.activation), _act_name(f.activation)
-        if ba != fa and not (
-            (b.activation is not None and b.activation.is_opaque)
-            or (f.activation is not None and f.activation.is_opaque)
-        ):
-            change = "added" if ba == "linear" else "removed" if fa == "linear" else "changed"
-            # decision ACH-vs-layer: an Activation *layer* present on one side only, with no activation
-            # at all on the other, is a missing (LRM) or redundant (LAD) layer, e.g. a softmax layer
-            if change == "added" and len(f.sources) > 1 and (b.activation is None or b.activation.implicit):
-                out.append(_activation_layer_component(mi, f, "layer.missing", "added"))
-                return _diff_layer_args_rest(out, sides, mi, li, b, f)
-            if change == "removed" and len(b.sources) > 1 and (f.activation is None or f.activation.implicit):
-                out.append(_activation_layer_component(mi, b, "layer.redundant", "removed"))
-                return _diff_layer_args_rest(out, sides, mi, li, b, f)
-            out.append(
-                _component(
-                    layer_path(mi, li, "activation"),
-                    "layer.activation",
-                    change,
-                    b.activation if b.activation is not None else "linear",
-                    f.activation if f.activation is not None else "linear",
-                    _loc_value(b.activation, *b_loc),
-                    _loc_value(f.activation, *f_loc),
-                    before_activation=ba,
-                    after_activation=fa,
-                    layer_type=fl.cls,
-                )
+    ba, fa = _act_name(b.activation), _act_name(f.activation)
+    if ba != fa and not (
+        (b.activation is not None and b.activation.is_opaque)
+        or (f.activation is not None and f.activation.is_opaque)
+    ):
+        change = "added" if ba == "linear" else "removed" if fa == "linear" else "changed"
+        # decision ACH-vs-layer: an Activation *layer* present on one side only, with no activation
+        # at all on the other, is a missing (LRM) or redundant (LAD) layer, e.g. a softmax layer
+        if change == "added" and len(f.sources) > 1 and (b.activation is None or b.activation.implicit):
+            out.append(_activation_layer_component(mi, f, "layer.missing", "added"))
+            return _diff_layer_args_rest(out, sides, mi, li, b, f)
+        if change == "removed" and len(b.sources) > 1 and (f.activation is None or f.activation.implicit):
+            out.append(_activation_layer_component(mi, b, "layer.redundant", "removed"))
+            return _diff_layer_args_rest(out, sides, mi, li, b, f)
+        out.append(
+            _component(
+                layer_path(mi, li, "activation"),
+                "layer.activation",
+                change,
+                b.activation if b.activation is not None else "linear",
+                f.activation if f.activation is not None else "linear",
+                _loc_value(b.activation, *b_loc),
+                _loc_value(f.activation, *f_loc),
+                before_activation=ba,
+                after_activation=fa,
+                layer_type=fl.cls,
             )
+        )
     _diff_layer_args_rest(out, sides, mi, li, b, f)
 
 

@@ -66,19 +66,33 @@ NOISY: dict[str, str] = {
 }
 
 
+SNIPPET = """\
+from keras.models import Sequential
+from keras.layers import Dense, Activation
+model = Sequential()
+model.add(Dense(8, input_dim=4, activation='relu'))
+"""
+NOISY["completed_snippet"] = SNIPPET.replace("from keras.layers", "import numpy as np\nfrom keras.layers") + (
+    "model.add(Dense(8, activation='relu'))\nmodel.add(Dense(1, activation='sigmoid'))\n"
+    "model.compile(loss='binary_crossentropy', optimizer='adam')\n"
+    "model.fit(np.random.rand(10, 4), np.random.randint(0, 2, 10), epochs=1)\n"
+)
+BASES = {"completed_snippet": SNIPPET}
+
+
 def test_every_noise_rule_has_a_test():
     assert set(NOISY) == set(NOISE_RULES)
 
 
 @pytest.mark.parametrize("rule", sorted(NOISE_RULES))
 def test_noise_rule_yields_no_component(rule, classify_texts):
-    result = classify_texts(BASE, NOISY[rule])
+    result = classify_texts(BASES.get(rule, BASE), NOISY[rule])
     assert result.components == [], [(c.element, c.code, c.before, c.after) for c in result.components]
 
 
 @pytest.mark.parametrize("rule", sorted(NOISE_RULES))
 def test_noise_rule_keeps_a_real_fault_visible(rule, classify_texts):
     """Noise plus one real change: exactly the real change is left."""
-    fixed = NOISY[rule].replace("activation='sigmoid'", "activation='softmax'")
-    result = classify_texts(BASE, fixed)
-    assert [c.code for c in result.components] == ["ACH"]
+    fixed = NOISY[rule].replace("Dense(8,", "Dense(16,").replace("units=8", "units=16")
+    result = classify_texts(BASES.get(rule, BASE), fixed)
+    assert [c.code for c in result.components] == ["LCN"]
