@@ -392,3 +392,24 @@ def test_python_list_and_numpy_literal_sources_differ(ex):
     b = ex("import numpy as np\nx = np.array([[0, 1], [1, 0]])\nmodel.fit(x, x)\n").data["x_train"].source
     assert a.shape == b.shape == [2, 2]
     assert a.key() != b.key() and a.name == "list"
+
+
+def test_extracted_model_pickles_without_the_tree(ex):
+    import pickle
+
+    pm = ex(
+        """
+        import numpy as np
+        from keras.models import Sequential
+        from keras.layers import Dense
+        x = np.random.rand(10, 3) / 2
+        m = Sequential([Dense(4, input_shape=(3,)), Dense(1)])
+        m.compile(loss='mse', optimizer='sgd', metrics=['mae'])
+        m.fit(x, x[:, 0], epochs=2 * 3)
+        """
+    )
+    blob = pickle.dumps(pm)
+    assert b"libcst" not in blob
+    again = pickle.loads(blob)
+    assert again.to_dict() == pm.to_dict()
+    assert again.fits[0].args["epochs"].text == "2 * 3"

@@ -53,6 +53,37 @@ _MAX_STEPS = 20000  # statements executed per file (loops and inlining included)
 # ---------------------------------------------------------------------------------------------------
 
 
+class LazyValue(Value):
+    """A :class:`Value` that renders its source text on first use (see :meth:`Walker.lazy`)."""
+
+    def __init__(
+        self,
+        kind: str,
+        value: Any,
+        walker: Walker,
+        node: cst.CSTNode,
+        line: int | None,
+        args: list | None = None,
+    ) -> None:
+        super().__init__(kind, value, args if args is not None else [], {}, "", line)
+        self.__dict__["_text"] = None
+        self.__dict__["_pending"] = (walker, node)
+
+    @property  # type: ignore[override]
+    def text(self) -> str:
+        t = self.__dict__.get("_text")
+        if t is None:
+            pending = self.__dict__.get("_pending")
+            t = pending[0].text(pending[1]) if pending else ""
+            self.__dict__["_text"] = t
+            self.__dict__["_pending"] = None
+        return t
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self.__dict__["_text"] = value if value else self.__dict__.get("_text")
+
+
 class Unknown:
     """A value the walker cannot model; remembers the expression for opaque data sources."""
 
@@ -255,6 +286,7 @@ class Walker:
         self.exec_block(self.module.body, env)
         self._run_leftovers()
         self._collect_loose_layers()
+        _materialise(self.program)
         self.program.framework = names.framework_of(self.imports, self.keras_seen)
         self.program.imports = dict(self.imports.aliases)
         if self.program.framework == "tensorflow":
@@ -341,6 +373,12 @@ class Walker:
 
     def line(self, node: cst.CSTNode | None) -> int | None:
         return self.lines.line(node) or self.cur_line
+
+    def lazy(
+        self, kind: str, value: Any, node: cst.CSTNode, line: int | None, args: list | None = None
+    ) -> Value:
+        """A value whose source text is computed only if the model keeps it (most are dropped)."""
+        return LazyValue(kind, value, self, node, line, args)
 
     def next_seq(self) -> int:
         self.seq += 1
@@ -639,15 +677,15 @@ class Walker:
         if t in (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString):
             v = constants.literal(node)
             if v is constants.NOT_CONST:
-                return Value(OPAQUE, None, text=self.text(node), line=self.cur_line)
-            return Value(CONST, v, text=self.text(node), line=self.cur_line)
+                return self.lazy(OPAQUE, None, node, self.cur_line)
+            return self.lazy(CONST, v, node, self.cur_line)
         if t is cst.UnaryOperation:
             inner = self.ev(node.expression, env)  # type: ignore[attr-defined]
             if isinstance(inner, Value) and inner.kind == CONST:
                 v = constants.fold_unary(node.operator, inner.value)  # type: ignore[attr-defined]
                 if v is not constants.NOT_CONST:
-                    return Value(CONST, v, text=self.text(node), line=self.cur_line)
-            return Value(OPAQUE, None, text=self.text(node), line=self.cur_line)
+                    return self.lazy(CONST, v, node, self.cur_line)
+            return self.lazy(OPAQUE, None, node, self.cur_line)
         if t is cst.BinaryOperation:
             left = self.ev(node.left, env)  # type: ignore[attr-defined]
             right = self.ev(node.right, env)  # type: ignore[attr-defined]
@@ -664,10 +702,10 @@ class Walker:
                 return source.derive(self._op("map", None, {}, node))
             return Unknown(node, self.cur_line)
         if t is cst.Lambda:
-            return Value(OPAQUE, None, text=self.text(node), line=self.cur_line)
+            return self.lazy(OPAQUE, None, node, self.cur_line)
         if t is cst.IfExp:
             self.ev(node.body, env)  # type: ignore[attr-defined]
-            return Value(OPAQUE, None, text=self.text(node), line=self.cur_line)
+            return self.lazy(OPAQUE, None, node, self.cur_line)
         if t is cst.NamedExpr:
             value = self.ev(node.value, env)  # type: ignore[attr-defined]
             self.bind(node.target, value, env)  # type: ignore[attr-defined]
@@ -719,9 +757,9 @@ class Walker:
             if attr == "shape":
                 shape = base.shape()
                 if shape is not None:
-                    return Value(CONST, shape, text=self.text(node), line=self.cur_line)
+                    return self.lazy(CONST, shape, node, self.cur_line)
             if attr in data.STAT_METHODS or attr in ("shape", "dtype", "columns", "index", "size", "ndim"):
-                return Value(OPAQUE, None, text=self.text(node), line=self.cur_line)
+                return self.lazy(OPAQUE, None, node, self.cur_line)
             # df.column -> a column of the frame
             return base.derive(self._op("slice", None, {"index": Value.const(attr)}, node))
         if isinstance(base, data.Bunch):
@@ -733,7 +771,7 @@ class Walker:
         if isinstance(base, LayerObj) and attr in ("output", "input"):
             return Tensor(base.layer, [], self.next_seq())
         if isinstance(base, Value) and base.kind == REF:
-            return Value(REF, f"{base.value}.{attr}", text=self.text(node), line=self.cur_line)
+            return self.lazy(REF, f"{base.value}.{attr}", node, self.cur_line)
         return Unknown(node, self.cur_line)
 
     def ev_sequence(self, node: cst.Tuple | cst.List, env: Env) -> Any:
@@ -765,20 +803,20 @@ class Walker:
                 return data.DataChain(merged, [])
         if all(isinstance(i, Value) for i in items):
             if all(i.kind == CONST for i in items):
-                return Value(CONST, [i.value for i in items], text=self.text(node), line=self.cur_line)
-            return Value(SEQ, None, args=items, text=self.text(node), line=self.cur_line)
+                return self.lazy(CONST, [i.value for i in items], node, self.cur_line)
+            return self.lazy(SEQ, None, node, self.cur_line, args=items)
         return tuple(items) if isinstance(node, cst.Tuple) else list(items)
 
     def ev_dict(self, node: cst.Dict, env: Env) -> Any:
         pairs = []
         for el in node.elements:
             if not isinstance(el, cst.DictElement):
-                return Value(OPAQUE, None, text=self.text(node), line=self.cur_line)
+                return self.lazy(OPAQUE, None, node, self.cur_line)
             k, v = self.ev(el.key, env), self.ev(el.value, env)
             if not (isinstance(k, Value) and k.kind == CONST and isinstance(v, Value) and v.kind == CONST):
-                return Value(OPAQUE, None, text=self.text(node), line=self.cur_line)
+                return self.lazy(OPAQUE, None, node, self.cur_line)
             pairs.append([k.value, v.value])
-        return Value(CONST, pairs, text=self.text(node), line=self.cur_line)
+        return self.lazy(CONST, pairs, node, self.cur_line)
 
     def ev_subscript(self, node: cst.Subscript, env: Env) -> Any:
         base = self.ev(node.value, env)
@@ -833,12 +871,12 @@ class Walker:
                 i = self.ev(idx.value, env)
                 if isinstance(i, Value) and i.kind == CONST and isinstance(i.value, int):
                     try:
-                        return Value(CONST, base.value[i.value], text=self.text(node), line=self.cur_line)
+                        return self.lazy(CONST, base.value[i.value], node, self.cur_line)
                     except IndexError:
                         pass
         if isinstance(base, ModelObj):
             return Unknown(node, self.cur_line)
-        return Value(OPAQUE, None, text=self.text(node), line=self.cur_line)
+        return self.lazy(OPAQUE, None, node, self.cur_line)
 
     def binary(
         self, op_name: str, left: Any, right: Any, right_node: cst.CSTNode, node: cst.CSTNode, env: Env
@@ -849,8 +887,8 @@ class Walker:
                 if op is not None:
                     v = constants.fold_binary(op(), left.value, right.value)
                     if v is not constants.NOT_CONST:
-                        return Value(CONST, v, text=self.text(node), line=self.cur_line)
-            return Value(OPAQUE, None, text=self.text(node), line=self.cur_line)
+                        return self.lazy(CONST, v, node, self.cur_line)
+            return self.lazy(OPAQUE, None, node, self.cur_line)
         canonical = data.BINARY_OPS.get(op_name, "call")
         if isinstance(left, data.DataChain):
             operand = self.to_value(right, right_node)
@@ -1005,13 +1043,13 @@ class Walker:
             arg = self.ev(node.args[0].value, env)
             shape = arg.shape() if isinstance(arg, data.DataChain) else None
             if shape and isinstance(shape[0], int):
-                return Value(CONST, shape[0], text=self.text(node), line=self.line(node))
+                return self.lazy(CONST, shape[0], node, self.cur_line)
             if isinstance(arg, Value) and arg.kind == CONST and isinstance(arg.value, list | str):
-                return Value(CONST, len(arg.value), text=self.text(node), line=self.line(node))
-            return Value(OPAQUE, None, text=self.text(node), line=self.line(node))
+                return self.lazy(CONST, len(arg.value), node, self.cur_line)
+            return self.lazy(OPAQUE, None, node, self.cur_line)
         if qn in _BUILTIN_SCALARS:
             self.call_args(node, env)
-            return Value(OPAQUE, None, text=self.text(node), line=self.line(node))
+            return self.lazy(OPAQUE, None, node, self.cur_line)
         if qn.startswith("tensorflow.data.Dataset.from_tensor"):
             args, _, _, _ = self.call_args(node, env)
             if args:
@@ -1978,7 +2016,7 @@ class Walker:
     def chain_method(self, chain: data.DataChain, method: str, node: cst.Call, env: Env) -> Any:
         args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
         if method in data.STAT_METHODS:
-            return Value(OPAQUE, None, text=self.text(node), line=self.line(node))
+            return self.lazy(OPAQUE, None, node, self.cur_line)
         if method in data.ARRAY_METHODS:
             op = data.ARRAY_METHODS[method]
             if op is None:
@@ -2097,3 +2135,44 @@ class Walker:
                     chain.derive(self._op(op_name, None, {**op_args, "part": Value.const("test")}, node))
                 )
         return tuple(out)
+
+
+def _plain(v: Value) -> Value:
+    """A plain :class:`Value` (texts rendered, no reference to the walker or the tree)."""
+    args = [_plain(a) for a in v.args]
+    kwargs = {k: _plain(a) for k, a in v.kwargs.items()}
+    if (
+        type(v) is Value
+        and all(a is b for a, b in zip(args, v.args, strict=True))
+        and all(kwargs[k] is v.kwargs[k] for k in kwargs)
+    ):
+        return v
+    return Value(v.kind, v.value, args, kwargs, text=v.text, line=v.line, implicit=v.implicit)
+
+
+def _plain_args(args: dict[str, Value]) -> None:
+    for k, v in list(args.items()):
+        args[k] = _plain(v)
+
+
+def _materialise(program: ProgramModel) -> None:
+    """Replace lazy values in the finished model by plain ones (picklable, JSON-ready)."""
+    for m in program.models:
+        _plain_args(m.args)
+        for layer in m.layers:
+            _plain_args(layer.args)
+            if layer.inner is not None:
+                _plain_args(layer.inner.args)
+    for c in program.compiles:
+        _plain_args(c.args)
+        c.loss = _plain(c.loss) if c.loss is not None else None
+        c.metrics = _plain(c.metrics) if c.metrics is not None else None
+        if c.optimizer is not None:
+            _plain_args(c.optimizer.args)
+    for f in [*program.fits, *program.evaluations]:
+        _plain_args(f.args)
+        for cb in f.callbacks:
+            _plain_args(cb.args)
+    for var in program.data.values():
+        for op in var.preprocess:
+            _plain_args(op.args)
