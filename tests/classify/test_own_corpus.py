@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mutreal.agree import agree_files
 from mutreal.classify import classify_manifest
 
 CORPUS = Path(__file__).resolve().parents[2] / "benchmarks" / "corpus"
 
 
+@pytest.mark.slow  # classifies ~95 pairs: several seconds
 def test_own_corpus_scores(tmp_path):
     out = tmp_path / "own.jsonl"
     with open(out, "w", encoding="utf-8") as handle:
