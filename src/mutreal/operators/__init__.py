@@ -9,7 +9,14 @@ Public API (used by ``mutreal mutate``, ``hom-generate``, ``validate-operators``
 - ``Operator.sites(program) -> list[Site]``, ``Operator.values(program, site)``,
   ``Operator.apply(program, site, value, **options) -> Edit``;
 - :func:`apply_edits` ``(program, edits) -> Mutant`` (several first-order edits combine into one
-  higher-order mutant); :class:`Provenance` (``to_dict``/``from_dict``).
+  higher-order mutant; edits on one call merge, ``strict=True`` refuses edits that mask each other,
+  see :func:`~mutreal.operators.base.overlap`); :class:`Provenance` (``to_dict``/``from_dict``);
+- :mod:`.agreement`: ``compare_components(provenance.components, classify_components)``.
+
+A site is one written node: a layer constructor called in a loop (or in a helper called twice)
+builds several layers but is one site, and its edit changes all of them (``Site.elements`` lists
+them; the provenance component names the first, as classify reports one component per written
+change, and lists all in ``instances``).
 """
 
 from mutreal.operators.base import (
@@ -24,6 +31,8 @@ from mutreal.operators.base import (
     Provenance,
     Site,
     apply_edits,
+    mutant_name,
+    overlap,
 )
 
 __all__ = [
@@ -38,4 +47,6 @@ __all__ = [
     "Provenance",
     "Site",
     "apply_edits",
+    "mutant_name",
+    "overlap",
 ]
