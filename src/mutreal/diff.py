@@ -970,6 +970,8 @@ _CPP_OPS = frozenset(
         "sequences_to_matrix",
     }
 )
+#: operations that change the container type of the training arrays (lists vs arrays): IWF
+_FORMAT_OPS = frozenset({"tolist", "to_list", "list"})
 #: data roles compared in full; for the other roles (test and prediction inputs) only steps the
 #: fix adds count, since benchmarks often drop a post's evaluation code
 _TRAIN_ROLES = ("x_train", "y_train")
@@ -1023,6 +1025,7 @@ def _diff_data(out: list[FaultComponent], sides: _Sides) -> None:
     """
     bdata, fdata = sides.buggy.data, sides.fixed.data
     found: list[FaultComponent] = []
+    formats: list[tuple] = []
     roles = [r for r in DATA_ROLES if r in bdata or r in fdata]
     roles += sorted((set(bdata) | set(fdata)) - set(roles))
     for role in roles:
@@ -1040,6 +1043,9 @@ def _diff_data(out: list[FaultComponent], sides: _Sides) -> None:
             else:
                 change = "added" if b is None else "removed"
             op = _op_kind(f or b)  # type: ignore[arg-type]
+            if op in _FORMAT_OPS and role in _TRAIN_ROLES:
+                formats.append((role, bi, fj, b, f, change, op))
+                continue
             if op not in _CPP_OPS:
                 continue  # slices and splits of the data set are set-up (decision data-split-noise)
             if role not in _TRAIN_ROLES and change != "added":
@@ -1062,6 +1068,21 @@ def _diff_data(out: list[FaultComponent], sides: _Sides) -> None:
         first = found[0]
         first.detail["steps"] = len(found)
         out.append(first)
+    if formats:  # decision IWF-format: the arrays handed to fit as lists instead of arrays, once
+        role, bi, fj, b, f, change, op = formats[0]
+        out.append(
+            _component(
+                data_path(role, "preprocess", (bi if bi is not None else fj) or 0),
+                "data.input_format",
+                change,
+                _op_text(b) if b else None,
+                _op_text(f) if f else None,
+                (b.file, b.line) if b else (None, None),
+                (f.file, f.line) if f else (None, None),
+                op=op,
+                role=role,
+            )
+        )
     _diff_training_subset(out, sides)
 
 
