@@ -324,11 +324,6 @@ LEGACY_LAYER_KWARGS: dict[str, str] = {
     "beta_init": "beta_initializer",
     "gamma_init": "gamma_initializer",
     "forget_bias_init": "unit_forget_bias",
-    "p": "rate",
-    "sigma": "stddev",
-    "length": "size",
-    "negative_slope": "alpha",  # Keras 3 LeakyReLU
-    "kernel_dim1": "kernel_size",
 }
 
 #: per-layer legacy spellings that differ from the general table
@@ -342,8 +337,13 @@ _LAYER_SPECIFIC_KWARGS: dict[str, dict[str, str]] = {
     },
     "BatchNormalization": {"beta_init": "beta_initializer", "gamma_init": "gamma_initializer"},
     "Dropout": {"p": "rate"},
+    "SpatialDropout1D": {"p": "rate"},
+    "SpatialDropout2D": {"p": "rate"},
+    "SpatialDropout3D": {"p": "rate"},
+    "GaussianDropout": {"p": "rate"},
     "GaussianNoise": {"sigma": "stddev"},
-    "ELU": {"negative_slope": "alpha"},
+    "UpSampling1D": {"length": "size"},
+    "LeakyReLU": {"negative_slope": "alpha"},  # Keras 3 spelling of the Keras 2 argument
 }
 
 #: optimizer hyperparameter spellings

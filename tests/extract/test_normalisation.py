@@ -530,3 +530,13 @@ def test_tf2_shortcut_modules_are_keras(ex):
     assert pm.compiles[0].optimizer.cls == "Adam"
     assert pm.compiles[0].optimizer.args["learning_rate"].value == 0.01
     assert pm.compiles[0].loss.value == "mean_squared_error"
+
+
+def test_layer_specific_legacy_kwargs_only_apply_to_their_layer():
+    assert keras_api.canonical_kwarg("Dropout", "p") == "rate"
+    assert keras_api.canonical_kwarg("Dense", "p") == "p"
+    assert keras_api.canonical_kwarg("LeakyReLU", "negative_slope", "keras3") == "alpha"
+    assert keras_api.canonical_kwarg("ReLU", "negative_slope") == "negative_slope"
+    assert keras_api.canonical_kwarg("Embedding", "output_dim") == "output_dim"
+    assert keras_api.canonical_kwarg("LSTM", "output_dim") == "units"
+    assert keras_api.canonical_kwarg("Embedding", "init") == "embeddings_initializer"
