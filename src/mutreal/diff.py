@@ -328,8 +328,12 @@ def _layer_similarity(a: FoldedLayer, b: FoldedLayer, era_a: str, era_b: str) ->
         keys -= IGNORED_LAYER_ARGS
         if not keys:
             return 3.0
-        same = sum(_values_equal(a.layer.arg(k, era_a), b.layer.arg(k, era_b)) for k in keys)
-        return 2.0 + same / len(keys)
+        # a layer's size (units/filters) says more about which layer it is than its other arguments
+        weights = {k: 2.0 if k in ("units", "filters") else 1.0 for k in keys}
+        same = sum(
+            w for k, w in weights.items() if _values_equal(a.layer.arg(k, era_a), b.layer.arg(k, era_b))
+        )
+        return 2.0 + same / sum(weights.values())
     if _replaceable(a.layer.cls, b.layer.cls):
         return 1.5
     return -1.0
@@ -671,14 +675,19 @@ _STRUCTURAL = frozenset({"layer.missing", "layer.redundant", "layer.type"})
 
 
 def _diff_model(out: list[FaultComponent], sides: _Sides, mi: int, bm: KerasModel, fm: KerasModel) -> None:
-    """Components of one model pair; a rebuilt model (decision MWA-rebuilt) is one MWA component."""
+    """Components of one model pair; a rebuilt model (decision MWA-rebuilt) is one MWA component.
+
+    Rebuilt: at least MWA_STRUCTURAL_CHANGES layers added, removed or replaced, and at least half as
+    many as the layers left in place (a large model losing one block is not rebuilt).
+    """
     mine: list[FaultComponent] = []
     _diff_model_layers(mine, sides, mi, bm, fm)
     paddings = [c for c in mine if c.kind == "layer.padding"]
     if len(paddings) > 1:  # decision TWP-once: the study wrote one TWP for a model's padding
         mine = [c for c in mine if c.kind != "layer.padding" or c is paddings[0]]
     structural = sum(c.kind in _STRUCTURAL for c in mine)
-    if structural >= MWA_STRUCTURAL_CHANGES:
+    kept = max(len(bm.layers), len(fm.layers)) - structural  # layers the fix left in place
+    if structural >= MWA_STRUCTURAL_CHANGES and 2 * structural >= kept:
         mine = [
             _component(
                 layer_path(mi),
