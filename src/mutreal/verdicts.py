@@ -502,6 +502,28 @@ def run_programs(
     return split_by_program(records, len(programs), len(seeds))
 
 
+class _WarmWorkers:
+    """Keep local warm workers across the several campaigns of one adaptive or search run.
+
+    Each round is its own campaign (so every finished run is stored); without this each round
+    would pay interpreter and TensorFlow start-up again.
+    """
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.local = (options.get("executor") or "local") == "local"
+        if self.local:
+            options["keep_workers"] = True
+
+    def __enter__(self) -> _WarmWorkers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.local:
+            from mutreal.runner.pool import shutdown_idle_workers
+
+            shutdown_idle_workers()
+
+
 @dataclass
 class _Adaptive:
     """State of one compared program in an adaptive campaign."""
@@ -546,6 +568,7 @@ def run_adaptive(
     collected: list[list[Any]] = [[] for _ in others]
     reference_records: list[Any] = []
     n = min(min_runs, planned)
+    warm = _WarmWorkers(options)
     try:
         while True:
             active = [i for i, s in enumerate(states) if not s.decided]
@@ -567,6 +590,7 @@ def run_adaptive(
                 break
             n = min(n + step, planned)
     finally:
+        warm.__exit__()
         if temporary is not None:
             temporary.cleanup()
     decisions = []
@@ -816,6 +840,7 @@ def sensitivity(
         temporary = tempfile.TemporaryDirectory(prefix="mutreal-sensitivity-")
         options["store"] = str(Path(temporary.name) / "runs.sqlite")
     errors: list[str] = []
+    warm = _WarmWorkers(options) if search else None
     try:
         written: list[tuple[Any, str]] = []
         for value in candidates:
@@ -842,6 +867,8 @@ def sensitivity(
                 search_from, folder, seed_list, options, errors,
             )  # fmt: skip
     finally:
+        if warm is not None:
+            warm.__exit__()
         if temporary is not None:
             temporary.cleanup()
     points.sort(key=lambda p: (_numeric(p.value) is None, _numeric(p.value) or 0.0, str(p.value)))
