@@ -20,7 +20,6 @@ CLASSIFY_GAPS = {
     "RRW": "labels reads regularizers in the opposite direction to ARM/AAL: a removed regularizer gives RAW",
     "WAB": "labels._code_for reads use_bias in the opposite direction to ARM/AAL: classify says WRB",
     "WRB": "labels._code_for reads use_bias in the opposite direction to ARM/AAL: classify says WAB",
-    "HDB": "diff did not set detail full_batch, so batch_size=len(x) was labelled HBS (fixed upstream since)",
     "VRM": "diff emits no fit.validation component when validation_data/validation_split is removed",
     "TCL": "an inserted training-data call is labelled CPP (data.preprocess), not TCL",
     "TRD": "an inserted training-data call is labelled CPP (data.preprocess), not TRD",
@@ -28,9 +27,6 @@ CLASSIFY_GAPS = {
     "TAN": "an inserted training-data call is labelled CPP (data.preprocess), not TAN",
     "TCO": "an inserted training-data call is labelled CPP (data.preprocess), not TCO",
 }
-HLR_IMPLICIT = (
-    "diff reports a learning rate only when both sides write it: HLR on 'adam' or Adam() is not seen"
-)
 
 
 def _cases(classify_marks: bool = False):
@@ -43,8 +39,6 @@ def _cases(classify_marks: bool = False):
                     pass
                 elif op_id in CLASSIFY_GAPS:
                     marks.append(pytest.mark.xfail(reason=CLASSIFY_GAPS[op_id], strict=False))
-                elif op_id == "HLR" and site.implicit:
-                    marks.append(pytest.mark.xfail(reason=HLR_IMPLICIT, strict=False))
                 yield pytest.param(name, op_id, site.index, id=f"{name}-{op_id}-{site.index}", marks=marks)
 
 
