@@ -875,6 +875,7 @@ def _diff_compile(out: list[FaultComponent], sides: _Sides, ci: int, bc: Compile
                 _loc_value(fv, fo.file, fo.line or fc.line),
                 before_number=bn,
                 after_number=fn,
+                optimizer_spelling=bo.spelling,
             )
         )
 

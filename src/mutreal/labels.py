@@ -17,6 +17,10 @@ from mutreal.diff import FaultComponent
 from mutreal.taxonomy import load_taxonomy
 
 KERAS_ONLY_REASON = "raw TensorFlow code, DeepCrime is Keras-only"
+STRING_OPTIMIZER_REASON = (
+    "the buggy program names its optimizer as a string ('adam'); DeepCrime's HLR can only set the "
+    "learning rate of an optimizer object"
+)
 
 
 @dataclass(frozen=True)
@@ -128,6 +132,8 @@ def _operator_for(component: FaultComponent, rule: KindRule) -> str | None:
         return {"removed": "RAW", "added": "RRW"}.get(change, "RCW")
     if kind == "layer.use_bias":
         return _code_for(component, rule)
+    if kind == "compile.learning_rate" and component.detail.get("optimizer_spelling") == "string":
+        return None  # DeepCrime's HLR cannot set the learning rate of an optimizer given as a string
     if kind == "fit.batch_size" and component.detail.get("full_batch"):
         return "HDB"
     return op
@@ -156,6 +162,8 @@ def label_component(component: FaultComponent) -> Label:
     leaf_id, leaf = (leaf_obj.id, leaf_obj.name) if leaf_obj is not None else (None, None)
     operator = _operator_for(component, rule)
     reason = rule.reason if operator is None else None
+    if operator is None and rule.operator == "HLR":
+        reason = STRING_OPTIMIZER_REASON
     if component.detail.get("raw_tensorflow"):
         operator, reason = None, KERAS_ONLY_REASON
     return Label(

@@ -87,3 +87,9 @@ def test_every_kind_maps_to_a_known_code():
     for kind, rule in KIND_RULES.items():
         assert taxonomy.has_code(rule.code), kind
         assert (rule.operator is None) == (rule.reason is not None), kind
+
+
+def test_learning_rate_of_a_string_optimizer_is_not_simulable():
+    label = label_component(comp("compile.learning_rate", optimizer_spelling="string"))
+    assert label.code == "HLR" and label.deepcrime is None and "string" in label.reason
+    assert label_component(comp("compile.learning_rate", optimizer_spelling="object")).deepcrime == "HLR"
