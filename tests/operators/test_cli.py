@@ -86,7 +86,16 @@ def test_seed_goes_into_training_data_mutants(tmp_path: Path) -> None:
 def test_och_option_keeps_learning_rate(tmp_path: Path) -> None:
     res = run(CNN, "--op", "OCH", "--param", "sgd", "-o", "keep_learning_rate=true", "--out", str(tmp_path))
     assert res.exit_code == 0, res.output
-    assert "optimizer=optimizers.SGD(learning_rate=0.001)," in (tmp_path / "cnn__OCH_0_sgd.py").read_text()
+    assert (
+        "optimizer=optimizers.SGD(learning_rate=0.001),"
+        in (tmp_path / "cnn__OCH_0_sgd-keep-lr.py").read_text()
+    )
+    res = run(CNN, "--op", "OCG", "--param", "0.5", "-o", "mode=clipnorm", "--out", str(tmp_path))
+    assert res.exit_code == 0, res.output
+    assert (
+        "optimizers.Adam(learning_rate=0.001, clipnorm=0.5)"
+        in (tmp_path / "cnn__OCG_0_clipnorm-0.5.py").read_text()
+    )
 
 
 def test_a_value_that_changes_nothing_is_an_error_and_not_written(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ import libcst as cst
 from mutreal import keras_api
 from mutreal.model import compile_path
 from mutreal.operators.base import Change, Edit, Example, MutationError, Operator, Program, Site
-from mutreal.operators.common import code_of, make_edit, num, value_change
+from mutreal.operators.common import code_of, make_edit, num, value_change, value_label
 from mutreal.operators.hyperparameters import lr_keyword, optimizer_target
 
 
@@ -130,7 +130,9 @@ class ChangeOptimiser(Operator):
                     args = f"{kw}={code_of(program, arg[1].value)}"
             code = f"{callee}({args})"
         changes.insert(0, Change("replace", site.anchor, code=code))
-        return make_edit(self, site, value, site.old, code, changes, options=dict(options))
+        # a mutant keeping the learning rate is another mutant than DeepCrime's: another file name
+        label = f"{value}-keep-lr" if options.get("keep_learning_rate") else str(value)
+        return make_edit(self, site, value, site.old, code, changes, label=label, options=dict(options))
 
     def examples(self) -> list[Example]:
         return [
@@ -207,7 +209,8 @@ class ChangeGradientClipping(Operator):
             changes.append(Change("replace", site.anchor, code=f"{callee}({mode}={code})"))
             if imp:
                 changes.append(Change("import", 0, code=imp))
-        edit = make_edit(self, site, value, old, code, changes, options={"mode": mode})
+        label = value_label(value) if mode == "clipvalue" else f"{mode}-{value_label(value)}"
+        edit = make_edit(self, site, value, old, code, changes, label=label, options={"mode": mode})
         element = compile_path(site.detail["compile"], "optimizer", mode)
         for c in edit.components:
             c.element = element
