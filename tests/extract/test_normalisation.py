@@ -540,3 +540,24 @@ def test_layer_specific_legacy_kwargs_only_apply_to_their_layer():
     assert keras_api.canonical_kwarg("Embedding", "output_dim") == "output_dim"
     assert keras_api.canonical_kwarg("LSTM", "output_dim") == "units"
     assert keras_api.canonical_kwarg("Embedding", "init") == "embeddings_initializer"
+
+
+def test_constant_conditions_select_one_branch(ex):
+    pm = ex(
+        """
+        from keras.models import Sequential
+        from keras.layers import Dense, Dropout
+        USE_DROPOUT = False
+        DEPTH = 2
+        m = Sequential([Dense(8)])
+        if USE_DROPOUT:
+            m.add(Dropout(0.5))
+        elif DEPTH > 1:
+            m.add(Dense(4))
+        else:
+            m.add(Dense(2))
+        if unknown_flag:
+            m.add(Dense(3))
+        """
+    )
+    assert [layer.args.get("units").value for layer in pm.models[0].layers] == [8, 4, 3]

@@ -192,6 +192,19 @@ _KERAS3_TEXT = re.compile(
 #: nodes whose ``value`` is their source text
 _ATOMS = frozenset({cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary})
 
+_COMPARE = {
+    cst.Equal: lambda a, b: a == b,
+    cst.NotEqual: lambda a, b: a != b,
+    cst.LessThan: lambda a, b: a < b,
+    cst.LessThanEqual: lambda a, b: a <= b,
+    cst.GreaterThan: lambda a, b: a > b,
+    cst.GreaterThanEqual: lambda a, b: a >= b,
+    cst.Is: lambda a, b: a is b,
+    cst.IsNot: lambda a, b: a is not b,
+    cst.In: lambda a, b: a in b,
+    cst.NotIn: lambda a, b: a not in b,
+}
+
 _UNARY = {cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~", cst.Not: "not "}
 _BINARY = {
     cst.Add: "+",
@@ -409,17 +422,7 @@ class Walker:
         elif t is cst.ClassDef:
             self.define_class(stmt, env)  # type: ignore[arg-type]
         elif t is cst.If:
-            self.lines.current = stmt
-            self.cur_line = self.lines.line(stmt)
-            self.exec_block(stmt.body.body, env)  # type: ignore[attr-defined]
-            orelse = stmt.orelse  # type: ignore[attr-defined]
-            while orelse is not None:
-                if isinstance(orelse, cst.If):
-                    self.exec_block(orelse.body.body, env)
-                    orelse = orelse.orelse
-                else:
-                    self.exec_block(orelse.body.body, env)
-                    orelse = None
+            self.exec_if(stmt, env)  # type: ignore[arg-type]
         elif t is cst.For:
             self.exec_for(stmt, env)  # type: ignore[arg-type]
         elif t is cst.While:
@@ -474,6 +477,38 @@ class Walker:
                 env.vars["__return__"] = self.ev(small.value, env)  # type: ignore[attr-defined]
         elif t in (cst.Import, cst.ImportFrom):
             self.imports.add(small)  # type: ignore[arg-type]
+
+    def exec_if(self, stmt: cst.If, env: Env) -> None:
+        """Run the branch a constant condition selects; when the condition is not constant, every branch.
+
+        ``if USE_DROPOUT:`` with ``USE_DROPOUT = False`` adds no layer; ``if args.deep:`` runs both
+        branches (the program model then holds what either could build, noted).
+        """
+        branch: Any = stmt
+        while isinstance(branch, cst.If):
+            self.lines.current = branch
+            self.cur_line = self.lines.line(branch) or self.cur_line
+            test = self.ev(branch.test, env)
+            if isinstance(test, Value) and test.kind == CONST:
+                if _truthy(test.value):
+                    self.exec_block(branch.body.body, env)
+                    return
+                branch = branch.orelse
+                continue
+            # not decidable: run this branch and every following one
+            self.exec_block(branch.body.body, env)
+            rest = branch.orelse
+            while rest is not None:
+                if isinstance(rest, cst.If):
+                    self.ev(rest.test, env)
+                    self.exec_block(rest.body.body, env)
+                    rest = rest.orelse
+                else:
+                    self.exec_block(rest.body.body, env)
+                    rest = None
+            return
+        if branch is not None:  # else block reached by constant conditions
+            self.exec_block(branch.body.body, env)
 
     def exec_for(self, stmt: cst.For, env: Env) -> None:
         """Unroll loops with literal bounds that build layers; run other loop bodies once."""
@@ -696,6 +731,21 @@ class Walker:
             return self.ev_subscript(node, env)  # type: ignore[arg-type]
         if t is cst.Dict:
             return self.ev_dict(node, env)  # type: ignore[arg-type]
+        if t is cst.Comparison:
+            return self.ev_comparison(node, env)  # type: ignore[arg-type]
+        if t is cst.BooleanOperation:
+            left = self.ev(node.left, env)  # type: ignore[attr-defined]
+            right = self.ev(node.right, env)  # type: ignore[attr-defined]
+            if (
+                isinstance(left, Value)
+                and left.kind == CONST
+                and isinstance(right, Value)
+                and right.kind == CONST
+            ):
+                is_and = isinstance(node.operator, cst.And)  # type: ignore[attr-defined]
+                value = (left.value and right.value) if is_and else (left.value or right.value)
+                return self.lazy(CONST, value, node, self.cur_line)
+            return Unknown(node, self.cur_line)
         if t in (cst.ListComp, cst.GeneratorExp, cst.SetComp):
             source = self.ev(node.for_in.iter, env)  # type: ignore[attr-defined]
             if isinstance(source, data.DataChain):
@@ -713,6 +763,26 @@ class Walker:
         if t is cst.Await:
             return self.ev(node.expression, env)  # type: ignore[attr-defined]
         return Unknown(node, self.cur_line)
+
+    def ev_comparison(self, node: cst.Comparison, env: Env) -> Any:
+        left = self.ev(node.left, env)
+        result = True
+        for target in node.comparisons:
+            right = self.ev(target.comparator, env)
+            fn = _COMPARE.get(type(target.operator))
+            if (
+                fn is None
+                or not (isinstance(left, Value) and left.kind == CONST)
+                or not (isinstance(right, Value) and right.kind == CONST)
+            ):
+                return Unknown(node, self.cur_line)
+            try:
+                ok = fn(left.value, right.value)
+            except TypeError:
+                return Unknown(node, self.cur_line)
+            result = result and bool(ok)
+            left = right
+        return self.lazy(CONST, result, node, self.cur_line)
 
     def ev_name(self, node: cst.Name, env: Env) -> Any:
         name = node.value
@@ -2176,3 +2246,10 @@ def _materialise(program: ProgramModel) -> None:
     for var in program.data.values():
         for op in var.preprocess:
             _plain_args(op.args)
+
+
+def _truthy(value: Any) -> bool:
+    try:
+        return bool(value)
+    except Exception:  # noqa: BLE001 - constants are plain Python values; be safe anyway
+        return True
