@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from mutreal.operators import registry
 from mutreal.operators.base import Mutant, MutationError, Operator, Program, Site, apply_edits
 
-__all__ = ["SiteRow", "Failure", "list_sites", "generate", "write_mutant", "mutate_file"]
+__all__ = ["SiteRow", "Failure", "MutateReport", "list_sites", "generate", "write_mutant", "mutate_file"]
 
 
 @dataclass
@@ -149,8 +149,10 @@ def mutate_file(
     seed: int = 0,
     options: Mapping[str, Any] | None = None,
     program: Program | None = None,
+    on_written: Callable[[str], None] | None = None,
 ) -> MutateReport:
-    """Generate and write mutants of one file (see :func:`generate`)."""
+    """Generate and write mutants of one file (see :func:`generate`); ``on_written`` is called
+    with each mutant's path as it is written (progress output)."""
     program = program or Program.from_file(path)
     report = MutateReport()
     for item in generate(
@@ -160,14 +162,9 @@ def mutate_file(
             report.failures.append(item)
             continue
         py, js = write_mutant(item, out_dir)
-        part = item.provenance.parts[0]
-        report.written.append(
-            {
-                "mutant": py,
-                "provenance": js,
-                "operator": part.operator,
-                "site": part.site,
-                "value": part.value,
-            }
-        )
+        prov = item.provenance.to_dict()
+        fields = ("operator", "site", "element", "old", "new", "value")
+        report.written.append({"mutant": py, "provenance": js, **{k: prov[k] for k in fields}})
+        if on_written is not None:
+            on_written(py)
     return report

@@ -51,7 +51,7 @@ def mutate(program, op_id, site, value, all_values, list_only, out_dir, seed, op
     """
     from libcst import ParserSyntaxError
 
-    from mutreal.mutate import generate, list_sites, write_mutant
+    from mutreal.mutate import list_sites, mutate_file
     from mutreal.operators import Program, registry
 
     if not list_only and not op_id:
@@ -88,29 +88,21 @@ def mutate(program, op_id, site, value, all_values, list_only, out_dir, seed, op
             )
         return
 
-    written, failures = [], []
-    for item in generate(
-        prog, op_id, site=site, value=value, all_values=all_values, seed=seed, options=options
-    ):
-        if hasattr(item, "error"):
-            failures.append(item)
-            click.echo(f"error: {item.operator} site {item.site} value {item.value}: {item.error}", err=True)
-            continue
-        py, js = write_mutant(item, out_dir)
-        written.append(
-            {
-                "mutant": py,
-                "provenance": js,
-                **{k: item.provenance.to_dict()[k] for k in ("operator", "site", "element", "old", "new")},
-            }
-        )
-        if not as_json:
-            click.echo(py)
+    report = mutate_file(
+        program,
+        op_id,
+        out_dir=out_dir,
+        site=site,
+        value=value,
+        all_values=all_values,
+        seed=seed,
+        options=options,
+        program=prog,
+        on_written=None if as_json else click.echo,
+    )
+    for f in report.failures:
+        click.echo(f"error: {f.operator} site {f.site} value {f.value}: {f.error}", err=True)
     if as_json:
-        click.echo(
-            json.dumps(
-                {"written": written, "failures": [f.to_dict() for f in failures]}, indent=2, default=str
-            )
-        )
-    if failures:
+        click.echo(json.dumps(report.to_dict(), indent=2, default=str))
+    if report.failures:
         sys.exit(1)
