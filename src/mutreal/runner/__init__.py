@@ -10,7 +10,14 @@ Public API (import from here; importing this package never imports TensorFlow):
   ``predictions``/``labels``/``correct`` of the last evaluate, ``fits``, ``evaluations``, timings,
   ``error_type``/``error_message``/``traceback``;
 * :class:`RunStore`: the SQLite store (``records()``, ``get()``, ``to_dataframe()``, ``to_csv()``);
-* :class:`CampaignConfig`: the YAML configuration (``load``, ``to_yaml``); :func:`summarize`.
+* :class:`CampaignConfig`: the YAML configuration (``load``, ``to_yaml``); :func:`summarize`;
+* :data:`LAST_CAMPAIGN`: id, config/manifest paths, wall time, trained/reused counts, worker start-up
+  seconds and GPU utilisation of the last campaign of this process.
+
+Warm workers kept with ``run_campaign(..., keep_workers=True)`` are stopped by
+``mutreal.runner.pool.shutdown_idle_workers()`` or at exit. Run keys include the program text, its
+folder's data files, ``modernize``/``args``/determinism/TensorFlow threads, the seed and package
+versions; re-selecting another metric later needs no retraining (``RunRecord.metric(name)``).
 """
 
 from mutreal.runner.campaign import (

@@ -453,7 +453,7 @@ def run_campaign(
         LAST_CAMPAIGN["gpu"] = monitor.summary()
         LAST_CAMPAIGN["wall_time_s"] = time.monotonic() - started
         LAST_CAMPAIGN["trained"] = sum(1 for t in tasks if t["key"] in records)
-        LAST_CAMPAIGN["reused"] = len(ordered) - len(tasks)
+        LAST_CAMPAIGN["reused"] = sum(1 for r in records.values() if r.reused)
         if own_store:
             run_store.close()
     return [records[key] for key, _, _ in ordered if key in records]
