@@ -1185,26 +1185,28 @@ def _dedupe_same_source(components: list[FaultComponent]) -> list[FaultComponent
 def _pair_models(
     bs: list[KerasModel], fs: list[KerasModel], sides: _Sides
 ) -> list[tuple[int, KerasModel, KerasModel]]:
-    """Pair models: by index when the counts agree, else each buggy model with its most similar one."""
+    """Pair models: by index when the counts agree, else the most similar pairs first (greedy)."""
+    import difflib
+
     if len(bs) == len(fs):
         return [(i, bs[i], fs[i]) for i in range(len(bs))]
-    pairs = []
-    used: set[int] = set()
+    scored = []
     for i, bm in enumerate(bs):
-        best, best_j = -1.0, None
-        bc = [x.cls for x in bm.layers]
         for j, fm in enumerate(fs):
-            if j in used:
-                continue
-            import difflib
-
-            r = difflib.SequenceMatcher(a=bc, b=[x.cls for x in fm.layers], autojunk=False).ratio()
-            if r > best:
-                best, best_j = r, j
-        if best_j is not None:
-            used.add(best_j)
-            pairs.append((i, bm, fs[best_j]))
-    return pairs
+            ratio = difflib.SequenceMatcher(
+                a=[x.cls for x in bm.layers], b=[x.cls for x in fm.layers], autojunk=False
+            ).ratio()
+            scored.append((-ratio, i, j))
+    used_b: set[int] = set()
+    used_f: set[int] = set()
+    pairs = []
+    for _, i, j in sorted(scored):
+        if i in used_b or j in used_f:
+            continue
+        used_b.add(i)
+        used_f.add(j)
+        pairs.append((i, bs[i], fs[j]))
+    return sorted(pairs, key=lambda p: p[0])
 
 
 #: a hook for callers that post-process components (e.g. collapse to MWA); identity by default
