@@ -196,6 +196,19 @@ class Layer:
             return self.args[name]
         from mutreal import keras_api  # local import: keras_api imports nothing from here
 
+        if name == "strides" and "Pooling" in self.cls and not self.cls.startswith("Global"):
+            # pooling strides default to the pool size
+            pool = self.arg("pool_size", era)
+            if pool is not None:
+                return Value(
+                    pool.kind,
+                    pool.value,
+                    pool.args,
+                    pool.kwargs,
+                    text=pool.text,
+                    line=pool.line,
+                    implicit=True,
+                )
         default = keras_api.default_arg(self.cls, name, era or keras_api.DEFAULT_ERA)
         if default is keras_api.NO_DEFAULT:
             return None

@@ -561,3 +561,16 @@ def test_constant_conditions_select_one_branch(ex):
         """
     )
     assert [layer.args.get("units").value for layer in pm.models[0].layers] == [8, 4, 3]
+
+
+def test_pooling_strides_default_to_pool_size(ex):
+    pm = ex(
+        """
+        from keras.layers import MaxPooling2D
+        from keras.models import Sequential
+        m = Sequential([MaxPooling2D(), MaxPooling2D(pool_size=(3, 3), strides=3), MaxPooling2D(3)])
+        """
+    )
+    a, b, c = pm.models[0].layers
+    assert a.arg("strides").value == [2, 2] and a.arg("strides").implicit
+    assert b.arg("strides").same(c.arg("strides"))
