@@ -222,6 +222,7 @@ class MutantKill:
             "cohen_d": self.deepcrime.to_dict()["d_worse"],
             "effect": self.deepcrime.comparison.effect,
             "fisher_killed": None if self.fisher is None else self.fisher.killed,
+            "fisher_killed_pool": None if self.fisher is None else self.fisher.killed_pool,
             "fisher_killed_holm": self.fisher_killed_holm,
             "fisher_p_holm": self.fisher_p_holm,
             "mutant": self.series.to_dict(),
@@ -252,6 +253,9 @@ class KillReport:
             "killed": killed,
             "killed_holm": sum(1 for m in self.mutants if m.killed_holm),
             "fisher_killed": sum(1 for m in self.mutants if m.fisher is not None and m.fisher.killed),
+            "fisher_killed_pool": sum(
+                1 for m in self.mutants if m.fisher is not None and m.fisher.killed_pool
+            ),
             "mutation_score": killed / len(self.mutants) if self.mutants else None,
             "notes": list(self.notes),
         }
@@ -340,6 +344,7 @@ class MutantSimilarity:
             "mutant": self.series.to_dict(),
             "killed": self.kill.killed,
             "fisher_killed": None if self.fisher is None else self.fisher.killed,
+            "fisher_killed_pool": None if self.fisher is None else self.fisher.killed_pool,
             "killing_agreement": self.killing_agreement,
             "fisher_agreement": self.fisher_agreement,
             "fisher_input_jaccard": self.fisher_input_jaccard,
@@ -372,6 +377,7 @@ class CompareReport:
             "fault": {
                 "killed": self.fault_kill.killed,
                 "fisher_killed": None if self.fault_fisher is None else self.fault_fisher.killed,
+                "fisher_killed_pool": None if self.fault_fisher is None else self.fault_fisher.killed_pool,
                 "kill": self.fault_kill.to_dict(),
                 "fisher": None if self.fault_fisher is None else self.fault_fisher.to_dict(),
                 "kp": None if self.fault_kp is None else self.fault_kp.to_dict(),

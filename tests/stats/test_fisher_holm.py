@@ -115,3 +115,37 @@ def test_holm_agrees_with_statsmodels(p_values: list[float]) -> None:
     result = holm(p_values)
     assert result.rejected == [bool(r) for r in rejected]
     assert np.allclose(result.adjusted, adjusted)
+
+
+@settings(max_examples=150, deadline=None)
+@given(matrices)
+def test_pool_corrected_verdict_is_monotone_over_subsets_of_the_pool(
+    data: tuple[list[list[bool]], list[list[bool]], list[bool]],
+) -> None:
+    original, mutant, keep = (np.array(x, dtype=bool) for x in data)
+    pool = original.shape[1]
+    subset = np.flatnonzero(keep)
+    small = fisher_kill(original[:, subset], mutant[:, subset], pool_size=pool)
+    full = fisher_kill(original, mutant)
+    assert full.pool_size == pool
+    if small.killed_pool:
+        assert full.killed_pool
+
+
+def test_pool_correction_keeps_equivalent_mutants_alive() -> None:
+    """Noisy inputs kill equivalent mutants under the raw rule; the pool correction bounds that by alpha."""
+    rng = np.random.default_rng(0)
+    raw = pool = 0
+    for _ in range(40):
+        original = rng.random((20, 500)) < 0.9
+        equivalent = rng.random((20, 500)) < 0.9
+        verdict = fisher_kill(original, equivalent)
+        raw += verdict.killed
+        pool += verdict.killed_pool
+    assert raw >= 30  # 500 chance-level inputs: almost always some p < 0.05
+    assert pool <= 4  # family-wise error over the pool at most alpha (0.05 * 40 = 2 expected at most)
+    # a consistently flipped input still kills after the correction: p = 1 / C(40, 20) < 0.05 / 500
+    original = np.ones((20, 500), dtype=bool)
+    mutant = original.copy()
+    mutant[:, 7] = False
+    assert fisher_kill(original, mutant).killed_pool

@@ -121,7 +121,8 @@ def print_compare(data: dict[str, Any]) -> None:
     kp_text = "" if kp is None else f"; inputs with KP > 0: {kp['inputs_killing']}/{kp['n_inputs']}"
     click.echo(
         f"real fault: killed {_yes(fault['killed'])} (p = {fmt_number(fault['kill']['comparison']['p_value'], 4, True)},"
-        f" d = {fmt_number(fault['kill']['d_worse'], 2)}), Fisher {_yes(fault['fisher_killed'])}{kp_text}"
+        f" d = {fmt_number(fault['kill']['d_worse'], 2)}), Fisher {_yes(fault['fisher_killed'])}"
+        f" (pool-corrected {_yes(fault['fisher_killed_pool'])}){kp_text}"
     )
     names = [Path(m["program"]).name for m in data["mutants"]]
     width = max([len(n) for n in names] + [6])

@@ -90,7 +90,7 @@ def print_kill(data: dict[str, Any]) -> None:
     width = max([len(n) for n in names] + [6])
     header = (
         f"{'mutant':{width}}  {'mean ± std (N)':28}  {'p':>9}  {'p Holm':>9}  {'d worse':>8}  "
-        f"{'killed':>6}  {'Holm':>4}  {'Fisher':>6}  {'Fisher Holm':>11}  {'killing inputs':>14}"
+        f"{'killed':>6}  {'Holm':>4}  {'Fisher':>6}  {'Fisher Holm':>11}  {'Fisher pool':>11}  {'killing inputs':>14}"
     )
     click.echo(header)
     for name, mutant in zip(names, data["mutants"], strict=True):
@@ -101,12 +101,12 @@ def print_kill(data: dict[str, Any]) -> None:
             f"{name:{width}}  {fmt_series(mutant['mutant']):28}  {fmt_number(mutant['p_value'], 4, True):>9}  "
             f"{fmt_number(mutant['p_value_holm'], 4, True):>9}  {fmt_number(mutant['cohen_d'], 2):>8}  "
             f"{killed:>6}  {_yes(mutant['killed_holm']):>4}  {_yes(mutant['fisher_killed']):>6}  "
-            f"{_yes(mutant['fisher_killed_holm']):>11}  {inputs:>14}"
+            f"{_yes(mutant['fisher_killed_holm']):>11}  {_yes(mutant['fisher_killed_pool']):>11}  {inputs:>14}"
         )
     score = data["mutation_score"]
     click.echo(
         f"killed {data['killed']}/{len(data['mutants'])} (mutation score {fmt_number(score, 2)}), "
-        f"after Holm {data['killed_holm']}, Fisher {data['fisher_killed']}"
+        f"after Holm {data['killed_holm']}, Fisher {data['fisher_killed']} (pool-corrected {data['fisher_killed_pool']})"
     )
     if "runs_saved" in data:
         click.echo(f"adaptive: {data['runs_saved']} trainings saved")
