@@ -103,7 +103,7 @@ def fmt_number(value: Any, digits: int = 4, p_value: bool = False) -> str:
     if isinstance(value, str):
         return value
     if value == 0 and p_value:
-        return "< 1e-300"  # the normal tail underflows: an exact 0.0 means smaller than any double
+        return "0 (<1e-300)"  # the normal tail underflows: an exact 0.0 means smaller than any double
     if value != 0 and abs(value) < 1e-4:
         return f"{value:.2e}"
     return f"{value:.{digits}f}"
