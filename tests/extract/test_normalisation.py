@@ -574,3 +574,19 @@ def test_pooling_strides_default_to_pool_size(ex):
     a, b, c = pm.models[0].layers
     assert a.arg("strides").value == [2, 2] and a.arg("strides").implicit
     assert b.arg("strides").same(c.arg("strides"))
+
+
+def test_snippets_without_imports_still_resolve_keras_names(ex):
+    pm = ex(
+        """
+        opt = Adagrad(lr=0.1)
+        model = kr.Sequential()
+        model.add(kr.layers.Dense(4, activation='relu'))
+        model.compile(loss='mse', optimizer=opt)
+        model.fit(x, y, callbacks=[EarlyStopping(patience=2)])
+        """
+    )
+    assert pm.compiles[0].optimizer.cls == "Adagrad"
+    assert pm.compiles[0].optimizer.args["learning_rate"].value == 0.1
+    assert pm.models[0].layers[0].cls == "Dense"
+    assert pm.fits[0].callbacks[0].cls == "EarlyStopping"

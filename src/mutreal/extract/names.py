@@ -45,6 +45,27 @@ CONVENTIONAL_ALIASES = {
     "metrics": "keras.metrics",
 }
 
+#: Keras sub-modules (an unknown alias followed by one of these is taken as Keras)
+_KERAS_SUBMODULES = frozenset(
+    {
+        "layers",
+        "models",
+        "optimizers",
+        "losses",
+        "callbacks",
+        "regularizers",
+        "initializers",
+        "activations",
+        "utils",
+        "datasets",
+        "preprocessing",
+        "backend",
+        "metrics",
+        "applications",
+        "constraints",
+    }
+)
+
 #: short Keras names always resolvable (models)
 _MODEL_NAMES = {"Sequential": "keras.models.Sequential", "Model": "keras.models.Model"}
 
@@ -116,6 +137,24 @@ class ImportTable:
             full = self._star_or_known(head)
         if full is None and rest:
             full = CONVENTIONAL_ALIASES.get(head)
+        if full is None and rest and head not in self.aliases:
+            # an unimported alias used like Keras (``kr.layers.Dense``, ``K2.Sequential``): take it as keras
+            parts = rest.split(".")
+            leaf = parts[-1]
+            known_leaf = (
+                keras_api.is_layer(leaf)
+                or leaf in _MODEL_NAMES
+                or leaf in keras_api.CALLBACKS
+                or keras_api.canonical_optimizer(leaf) is not None
+                or keras_api.canonical_loss(leaf) is not None
+                or keras_api.canonical_activation(leaf) is not None
+                or keras_api.canonical_regularizer(leaf) is not None
+                or keras_api.canonical_initializer(leaf) is not None
+            )
+            if known_leaf and (
+                parts[0] in _KERAS_SUBMODULES and len(parts) == 2 or leaf in _MODEL_NAMES and len(parts) == 1
+            ):
+                full = "keras"
         if full is None:
             return name
         return f"{full}.{rest}" if rest else full
@@ -134,6 +173,12 @@ class ImportTable:
             return _MODEL_NAMES[head]
         if keras_api.is_layer(head) and head[:1].isupper():
             return f"keras.layers.{head}"
+        if head[:1].isupper() and keras_api.canonical_optimizer(head) == head:
+            return f"keras.optimizers.{head}"
+        if head in keras_api.CALLBACKS and head != "Callback":
+            return f"keras.callbacks.{head}"
+        if head == "to_categorical":
+            return "keras.utils.to_categorical"
         return None
 
     def is_bound(self, name: str) -> bool:

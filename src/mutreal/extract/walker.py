@@ -807,9 +807,10 @@ class Walker:
             if value is not None:
                 return value
             head = key.partition(".")[0]
-            if env.get(head) is None and (self.imports.is_bound(head) or head in names.CONVENTIONAL_ALIASES):
+            if env.get(head) is None:
                 qn = self.imports.resolve_name(key)
-                return Value(REF, qn, text=key, line=self.cur_line)
+                if qn != key or self.imports.is_bound(head):
+                    return Value(REF, qn, text=key, line=self.cur_line)
         base = self.ev(node.value, env)
         attr = node.attr.value
         if isinstance(base, Instance):
@@ -1043,13 +1044,10 @@ class Walker:
         if isinstance(func, cst.Attribute):
             key = names.dotted(func)
             head = key.partition(".")[0] if key else None
-            if (
-                key is not None
-                and env.get(head) is None
-                and env.get(key.rsplit(".", 1)[0]) is None
-                and (self.imports.is_bound(head) or head in names.CONVENTIONAL_ALIASES)
-            ):
-                return self.call_qualified(self.imports.resolve_name(key), node, env)
+            if key is not None and env.get(head) is None and env.get(key.rsplit(".", 1)[0]) is None:
+                qn = self.imports.resolve_name(key)
+                if qn != key or self.imports.is_bound(head):
+                    return self.call_qualified(qn, node, env)
             receiver = self.ev(func.value, env)
             return self.call_method(receiver, func.attr.value, node, env)
         if isinstance(func, cst.Name):
