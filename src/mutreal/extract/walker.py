@@ -809,7 +809,7 @@ class Walker:
             head = key.partition(".")[0]
             if env.get(head) is None:
                 qn = self.imports.resolve_name(key)
-                if qn != key or self.imports.is_bound(head):
+                if qn != key or self.imports.is_bound(head) or head in names.CONVENTIONAL_ALIASES:
                     return Value(REF, qn, text=key, line=self.cur_line)
         base = self.ev(node.value, env)
         attr = node.attr.value
@@ -1046,7 +1046,7 @@ class Walker:
             head = key.partition(".")[0] if key else None
             if key is not None and env.get(head) is None and env.get(key.rsplit(".", 1)[0]) is None:
                 qn = self.imports.resolve_name(key)
-                if qn != key or self.imports.is_bound(head):
+                if qn != key or self.imports.is_bound(head) or head in names.CONVENTIONAL_ALIASES:
                     return self.call_qualified(qn, node, env)
             receiver = self.ev(func.value, env)
             return self.call_method(receiver, func.attr.value, node, env)
