@@ -105,3 +105,30 @@ def test_any_value_admits_values_outside_deepcrime_s_list() -> None:
     )
     with pytest.raises(MutationError, match="does not apply"):
         lch.apply(program, 0, "mse", any_value=True)
+
+
+WRAPPED = """from keras.layers import LSTM, Bidirectional, Dense, TimeDistributed
+from keras.models import Sequential
+
+model = Sequential()
+model.add(Bidirectional(LSTM(32, activation="tanh", return_sequences=True), input_shape=(5, 3)))
+model.add(TimeDistributed(Dense(1, activation="sigmoid")))
+model.compile(loss="mse", optimizer="adam")
+"""
+
+
+@pytest.mark.parametrize("op_id", ["ACH", "ARM", "WCI"])
+def test_layers_inside_wrappers_are_sites_classify_agrees(tmp_path, op_id: str) -> None:
+    original = tmp_path / "wrapped.py"
+    original.write_text(WRAPPED)
+    program = Program(WRAPPED, str(original))
+    op = registry.get(op_id)
+    sites = op.sites(program)
+    assert [s.element.rsplit(".", 1)[0] for s in sites] == ["model[0].layer[0]", "model[0].layer[1]"]
+    for site in sites:
+        mutant = apply_edits(program, [op.apply(program, site, op.values(program, site)[0])])
+        path = tmp_path / mutant.name
+        path.write_text(mutant.code)
+        result = classify_pair(str(original), str(path))
+        agreement = compare_components(mutant.provenance.components, result.components)
+        assert agreement.ok, agreement.describe()

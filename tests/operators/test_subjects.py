@@ -28,6 +28,11 @@ CLASSIFY_GAPS = {
     "TCO": "an inserted training-data call is labelled CPP (data.preprocess), not TCO",
 }
 
+HLR_STRING = (
+    "labels (a111956) marks HLR on a string optimizer not simulable, after DeepCrime's defect; "
+    "mutreal's HLR writes Adam(learning_rate=...) there"
+)
+
 
 def _cases(classify_marks: bool = False):
     for name in SUBJECTS:
@@ -39,6 +44,8 @@ def _cases(classify_marks: bool = False):
                     pass
                 elif op_id in CLASSIFY_GAPS:
                     marks.append(pytest.mark.xfail(reason=CLASSIFY_GAPS[op_id], strict=False))
+                elif op_id == "HLR" and site.detail.get("spelling") == "string":
+                    marks.append(pytest.mark.xfail(reason=HLR_STRING, strict=False))
                 yield pytest.param(name, op_id, site.index, id=f"{name}-{op_id}-{site.index}", marks=marks)
 
 

@@ -33,7 +33,15 @@ def _activation_sites(op: Operator, program: Program, want_linear: bool) -> list
         elements = []
         current: str | None = None
         ok = True
-        for mi, li, _ in g.instances:
+        for mi, li, inst in g.instances:
+            if g.wrapped:
+                act = inst.arg("activation", program.era)
+                if act is None or act.is_opaque or not isinstance(act.value, str | None):
+                    ok = False
+                    break
+                current = LINEAR if act.value is None else act.value
+                elements.append(layer_path(mi, li, "activation"))
+                continue
             fl = folded_owner(program, mi, li)
             if fl is None:
                 ok = False
@@ -125,6 +133,14 @@ class ChangeActivation(Operator):
                 'from keras.layers import Activation, Dense\nmodel.add(Dense(3))\nmodel.add(Activation("elu"))\n',
                 value="elu",
                 style="separate Activation layer",
+            ),
+            Example(
+                "from keras.layers import Dense, TimeDistributed\n"
+                "model.add(TimeDistributed(Dense(1, activation='sigmoid')))\n",
+                "from keras.layers import Dense, TimeDistributed\n"
+                "model.add(TimeDistributed(Dense(1, activation='tanh')))\n",
+                value="tanh",
+                style="layer inside a wrapper",
             ),
         ]
 

@@ -447,6 +447,9 @@ class LayerGroup:
     call: int
     instances: list[tuple[int, int, Layer]]  # (model index, layer index, layer)
     model: KerasModel
+    #: the layer inside a wrapper (``TimeDistributed(Dense(3))``): its arguments have the wrapper's
+    #: element paths (``model[0].layer[2].activation``), as classify compares wrapped layers
+    wrapped: bool = False
 
     @property
     def layer(self) -> Layer:
@@ -514,11 +517,18 @@ class Program:
                 cid = self.find_call(layer.line, layer.text)
                 if cid is None or not isinstance(self.index.nodes[cid], cst.Call):
                     continue
-                g = groups.get(cid)
-                if g is None:
-                    groups[cid] = LayerGroup(cid, [(km.index, li, layer)], km)
-                else:
-                    g.instances.append((km.index, li, layer))
+                found = [(cid, layer, False)]
+                inner = layer.inner
+                if inner is not None and inner.known:
+                    icid = self.find_call(inner.line, inner.text)
+                    if icid is not None:
+                        found.append((icid, inner, True))
+                for call_id, lay, wrapped in found:
+                    g = groups.get(call_id)
+                    if g is None:
+                        groups[call_id] = LayerGroup(call_id, [(km.index, li, lay)], km, wrapped)
+                    else:
+                        g.instances.append((km.index, li, lay))
         return sorted(groups.values(), key=lambda g: self.index.position(g.call))
 
     @cached_property
