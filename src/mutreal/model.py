@@ -712,6 +712,8 @@ class ProgramModel:
     imports: dict[str, str] = field(default_factory=dict)
     #: things the extractor noticed but could not model (free text, one per item)
     notes: list[str] = field(default_factory=list)
+    #: the program uses raw TensorFlow to build or train (alone: framework "tensorflow"; with Keras: mixed)
+    raw_tensorflow: bool = False
 
     # -- convenience -------------------------------------------------------------------------------
     @property
@@ -769,6 +771,7 @@ class ProgramModel:
             "data": {k: v.to_dict() for k, v in self.data.items()},
             "imports": dict(self.imports),
             "notes": list(self.notes),
+            "raw_tensorflow": self.raw_tensorflow,
         }
 
     @classmethod
@@ -785,6 +788,7 @@ class ProgramModel:
             data={k: DataVar.from_dict(v) for k, v in d.get("data", {}).items()},
             imports=dict(d.get("imports", {})),
             notes=list(d.get("notes", [])),
+            raw_tensorflow=d.get("raw_tensorflow", False),
         )
 
 

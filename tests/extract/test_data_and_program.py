@@ -413,3 +413,32 @@ def test_extracted_model_pickles_without_the_tree(ex):
     again = pickle.loads(blob)
     assert again.to_dict() == pm.to_dict()
     assert again.fits[0].args["epochs"].text == "2 * 3"
+
+
+def test_raw_tensorflow_with_keras_utilities_is_tensorflow(ex):
+    pm = ex(
+        """
+        import tensorflow as tf
+        from keras.datasets import mnist
+        from keras.utils import to_categorical
+        (x_train, y_train), _ = mnist.load_data()
+        y_train = to_categorical(y_train)
+        x = tf.placeholder(tf.float32, [None, 784])
+        W = tf.Variable(tf.zeros([784, 10]))
+        step = tf.train.AdamOptimizer(0.01).minimize(loss)
+        """
+    )
+    assert pm.framework == "tensorflow" and pm.raw_tensorflow
+
+
+def test_keras_model_with_gradient_tape_is_mixed_keras(ex):
+    pm = ex(
+        """
+        import tensorflow as tf
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(model(x))
+        """
+    )
+    assert pm.framework == "keras" and pm.raw_tensorflow
+    assert any("mixes raw TensorFlow" in n for n in pm.notes)

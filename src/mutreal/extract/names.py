@@ -10,6 +10,8 @@ or ``Dense`` (``from keras.layers import Dense``) to ``tensorflow.keras.layers.D
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from mutreal import keras_api
@@ -201,8 +203,32 @@ class ImportTable:
         return out
 
 
-def framework_of(imports: ImportTable, keras_seen: bool) -> str:
-    """``keras`` / ``tensorflow`` / ``pytorch`` / ``other`` / ``none`` from imports and what was built."""
+#: raw TensorFlow model building and training (TF1 graphs, low-level ops, tf.layers functions)
+RAW_TF = re.compile(
+    r"\.(?:placeholder|Session|InteractiveSession|get_variable|global_variables_initializer)\(|"
+    r"\btf\.Variable\(|\.train\.\w+Optimizer\(|\btf\.layers\.(?:dense|conv2d|max_pooling2d|dropout)\(|"
+    r"\btf\.nn\.(?:conv2d|softmax_cross_entropy_with_logits\w*|sparse_softmax_cross_entropy_with_logits)\(|"
+    r"\bGradientTape\("
+)
+
+
+def uses_raw_tensorflow(code: str, imports: ImportTable) -> bool:
+    """Whether the program builds or trains with raw TensorFlow (not only through Keras)."""
+    return imports.uses(_TF_ROOTS) and RAW_TF.search(code) is not None
+
+
+def framework_of(
+    imports: ImportTable, keras_seen: bool, keras_built: bool = True, raw_tf: bool = False
+) -> str:
+    """``keras`` / ``tensorflow`` / ``pytorch`` / ``other`` / ``none`` from imports and what was built.
+
+    A program that builds or trains no Keras model but uses raw TensorFlow (placeholders, sessions,
+    tf.train optimizers) is ``tensorflow`` even when it imports Keras for data or utilities.
+    """
+    if keras_built:
+        return "keras"
+    if raw_tf:
+        return "tensorflow"
     if keras_seen or imports.keras_modules():
         return "keras"
     if imports.uses(_TF_ROOTS):

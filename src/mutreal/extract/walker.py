@@ -288,6 +288,7 @@ class Walker:
         self.eval_done = False
         self._text_cache: dict[int, str] = {}
         self.created_layers: list[Layer] = []
+        self.keras_defined = False
 
     # ---------------------------------------------------------------------------------------------
     # entry
@@ -300,10 +301,17 @@ class Walker:
         self._run_leftovers()
         self._collect_loose_layers()
         _materialise(self.program)
-        self.program.framework = names.framework_of(self.imports, self.keras_seen)
-        self.program.imports = dict(self.imports.aliases)
-        if self.program.framework == "tensorflow":
-            self.program.notes.append("raw TensorFlow code (no Keras API used)")
+        pm = self.program
+        keras_built = bool(pm.models or pm.compiles or pm.fits) or self.keras_defined
+        pm.raw_tensorflow = names.uses_raw_tensorflow(self.lines.code, self.imports)
+        pm.framework = names.framework_of(self.imports, self.keras_seen, keras_built, pm.raw_tensorflow)
+        pm.imports = dict(self.imports.aliases)
+        if pm.framework == "tensorflow":
+            pm.notes.append("raw TensorFlow code (no Keras model built or trained)")
+        elif pm.raw_tensorflow and pm.framework == "keras":
+            pm.notes.append(
+                "mixes raw TensorFlow (sessions, placeholders, tf.train, GradientTape) with Keras"
+            )
         return self.program
 
     def _decide_era_upfront(self, code: str) -> None:
@@ -1500,6 +1508,8 @@ class Walker:
         keras_layer = any(b.endswith("Layer") and keras_api.keras_module_part(b) is not None for b in bases)
         if keras_model or keras_layer:
             self.keras_seen = True
+        if any(keras_api.keras_module_part(b) is not None for b in bases):
+            self.keras_defined = True  # a Keras layer/model/callback subclass: a Keras program part
         cls = ClassObj(node, env, keras_model, keras_layer)
         for stmt in node.body.body:
             if isinstance(stmt, cst.FunctionDef):
