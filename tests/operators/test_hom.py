@@ -132,3 +132,14 @@ def test_layers_inside_wrappers_are_sites_classify_agrees(tmp_path, op_id: str) 
         result = classify_pair(str(original), str(path))
         agreement = compare_components(mutant.provenance.components, result.components)
         assert agreement.ok, agreement.describe()
+
+
+def test_two_training_data_edits_share_one_import() -> None:
+    program = Program("model.fit(x_train, y_train, epochs=3)\n", "p.py")
+    edits = [_edit(program, "TRD", 0, 10), _edit(program, "TAN", 0, 5)]
+    assert apply_edits(program, edits).code == (
+        "from mutreal.runtime import training_data as _mutreal_td\n"
+        "x_train, y_train = _mutreal_td.remove(x_train, y_train, pct=10.0, seed=0)\n"
+        "x_train = _mutreal_td.add_noise(x_train, pct=5.0, seed=0)\n"
+        "model.fit(x_train, y_train, epochs=3)\n"
+    )

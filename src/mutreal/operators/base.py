@@ -762,7 +762,9 @@ class _Apply(cst.CSTTransformer):
                     self.imports.append(ch.code)
                 continue
             if ch.kind == "insert_before":
-                self.inserts.setdefault(ch.target, []).append(ch.code)
+                pending = self.inserts.setdefault(ch.target, [])
+                if ch.code not in pending:  # two edits of a HOM inserting the same import: once
+                    pending.append(ch.code)
             else:
                 self.by_target.setdefault(ch.target, []).append(ch)
             keep.update(program.index.ancestors(ch.target))

@@ -85,7 +85,6 @@ class _TrainingDataOperator(Operator):
         call = self.call_code(site, value, seed)
         x, y = site.detail["x"], site.detail["y"]
         targets = {"xy": f"{x}, {y}", "x": x, "y": y}[self.arrays]
-        code = f"{IMPORT}\n{targets} = {call}\n"
         comps = [Component(e, self.id, None, call) for e in site.elements]
         return make_edit(
             self,
@@ -93,7 +92,10 @@ class _TrainingDataOperator(Operator):
             value,
             None,
             call,
-            [Change("insert_before", site.anchor, code=code)],
+            [
+                Change("insert_before", site.anchor, code=f"{IMPORT}\n"),
+                Change("insert_before", site.anchor, code=f"{targets} = {call}\n"),
+            ],
             options={"seed": seed},
             elements_components=comps,
         )
