@@ -22,6 +22,7 @@ import builtins
 import contextlib
 import gc
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -141,6 +142,14 @@ def _classify_error(error: BaseException) -> str:
     return "crash"
 
 
+_ANSI_ESCAPES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _plain(text: str) -> str:
+    """Text without terminal colour codes (Keras colours its error messages)."""
+    return _ANSI_ESCAPES.sub("", text)
+
+
 class _RedirectOutput:
     """Send file descriptors 1 and 2 to a file for one run (the program's prints, Keras progress bars)."""
 
@@ -177,7 +186,7 @@ class _RedirectOutput:
             return ""
         # progress bars redraw with \r and \b: keep what a terminal would show last
         lines = [line.split("\r")[-1] for line in text.splitlines()]
-        return "\n".join(lines)[-OUTPUT_TAIL_CHARS:]
+        return _plain("\n".join(lines))[-OUTPUT_TAIL_CHARS:]
 
 
 def execute(task: dict[str, Any]) -> dict[str, Any]:
@@ -224,13 +233,12 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
                         error_message=f"the program exited with status {stop.code!r}",
                     )
             except BaseException as error:  # noqa: BLE001 - any failure of the program is data
+                text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
                 result.update(
                     outcome=_classify_error(error),
                     error_type=type(error).__name__,
-                    error_message=str(error)[:2000],
-                    traceback="".join(traceback.format_exception(type(error), error, error.__traceback__))[
-                        -8000:
-                    ],
+                    error_message=_plain(str(error))[:2000],
+                    traceback=_plain(text)[-8000:],
                 )
                 if isinstance(error, KeyboardInterrupt):
                     raise
