@@ -184,14 +184,13 @@ def _empty_model(path: str):
 
 
 def _data_summary(model) -> dict[str, Any]:
-    """The per-side data facts (RQ2) the program model offers: the training inputs' source."""
-    out: dict[str, Any] = {}
-    for role in ("x_train", "y_train"):
-        var = model.data.get(role) if getattr(model, "data", None) else None
-        if var is not None and var.source is not None:
-            src = var.source
-            out[role] = {"kind": src.kind, "name": src.name, "size": src.size, "shape": src.shape}
-    return out
+    """The per-side training-data verdict (RQ2): ``describe_training_data(model).to_dict()``.
+
+    The report reads ``data[side]["class"]`` and ``["dataset"]``; :mod:`mutreal.datasets` owns the rules.
+    """
+    from mutreal.datasets import describe_training_data
+
+    return describe_training_data(model).to_dict()
 
 
 def _has_keras(model) -> bool:

@@ -888,6 +888,15 @@ def _full_batch(v: Value | None) -> bool:
     return v is not None and bool(_LENGTH_OF_DATA.match("".join((v.text or "").split())))
 
 
+def _default_on_one_side(bv: Value | None, fv: Value | None) -> bool:
+    """Decision HBS-default: a batch size written on one side only, the other using Keras's default.
+
+    The default (32) is a sound mini-batch size, and benchmarks write batch sizes into completed
+    programs only to make them run; the study did not count writing one down as a fix.
+    """
+    return (bv is None or bv.implicit) != (fv is None or fv.implicit)
+
+
 def _callbacks(fit: Fit) -> dict[str, Any]:
     return {cb.cls: cb for cb in fit.callbacks if cb.known and cb.cls in TRAINING_CALLBACKS}
 
@@ -901,6 +910,8 @@ def _diff_fit(out: list[FaultComponent], sides: _Sides, fi: int, bf: Fit, ff: Fi
             if bv is None or fv is None:
                 continue
         if _values_equal(bv, fv, strict_opaque=key == "batch_size" and _full_batch(bv) != _full_batch(fv)):
+            continue
+        if key == "batch_size" and _default_on_one_side(bv, fv):
             continue
         bn, fn = _number(bv), _number(fv)
         if key == "epochs" and bf.repeat and ff.repeat and bn is not None and fn is not None:
@@ -959,7 +970,6 @@ _CPP_OPS = frozenset(
         "log",
         "to_categorical",
         "one_hot",
-        "encode",
         "reshape",
         "expand_dims",
         "transpose",
@@ -980,6 +990,8 @@ _CPP_OPS = frozenset(
         "sequences_to_matrix",
     }
 )
+#: ``encode`` (LabelEncoder: class names -> integer ids) is not listed: it only re-spells the labels
+#: the loss reads, like astype (decision CPP-label-encoding)
 #: operations that change the container type of the training arrays (lists vs arrays): IWF
 _FORMAT_OPS = frozenset({"tolist", "to_list", "list"})
 #: data roles compared in full; for the other roles (test and prediction inputs) only steps the
@@ -995,19 +1007,31 @@ def _op_text(op: DataOp) -> str:
 _EYE_INDEXING = re.compile(r"\beye\s*\(")
 
 
+#: spellings of one-hot encoding (decision CPP-one-hot): ``to_categorical(y)``, ``np.eye(n)[y]``, one_hot
+_ONE_HOT_OPS = frozenset({"one_hot", "to_categorical"})
+
+
 def _op_kind(op: DataOp) -> str:
-    """Canonical operation, recognising one-hot encoding written as ``np.eye(n)[y]`` indexing."""
+    """Canonical operation: every spelling of one-hot encoding is ``one_hot`` (``np.eye(n)[y]``
+    indexing, ``to_categorical``, ``one_hot``), so a fix that re-spells it changes nothing."""
     if op.op == "slice" and _EYE_INDEXING.search(op.text or ""):
         return "one_hot"
+    if op.op in _ONE_HOT_OPS:
+        return "one_hot"
     return op.op
+
+
+def _align_key(op: DataOp) -> str:
+    kind = _op_kind(op)
+    return kind if kind == "one_hot" else repr(op.key())
 
 
 def _align_ops(b: list[DataOp], f: list[DataOp]) -> list[tuple[int | None, int | None]]:
     """Longest-common-subsequence alignment of two preprocessing chains by their keys."""
     import difflib
 
-    bk = [repr(x.key()) for x in b]
-    fk = [repr(x.key()) for x in f]
+    bk = [_align_key(x) for x in b]
+    fk = [_align_key(x) for x in f]
     pairs: list[tuple[int | None, int | None]] = []
     sm = difflib.SequenceMatcher(a=bk, b=fk, autojunk=False)
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
@@ -1018,7 +1042,7 @@ def _align_ops(b: list[DataOp], f: list[DataOp]) -> list[tuple[int | None, int |
         # same operation with other arguments: a changed step; the rest added/removed
         for i in list(bi):
             for j in fj:
-                if b[i].op == f[j].op:
+                if _op_kind(b[i]) == _op_kind(f[j]):
                     pairs.append((i, j))
                     bi.remove(i)
                     fj.remove(j)
@@ -1041,6 +1065,8 @@ def _diff_data(out: list[FaultComponent], sides: _Sides) -> None:
     for role in roles:
         bv: DataVar | None = bdata.get(role)
         fv: DataVar | None = fdata.get(role)
+        if role not in _TRAIN_ROLES and (bv is None or fv is None):
+            continue  # decision CPP-one-side-role: test/prediction data one program never has
         bops = bv.preprocess if bv else []
         fops = fv.preprocess if fv else []
         for bi, fj in _align_ops(bops, fops):
@@ -1139,6 +1165,8 @@ def _diff_training_subset(out: list[FaultComponent], sides: _Sides) -> None:
 
 
 def _ops_equal(a: DataOp, b: DataOp) -> bool:
+    if _op_kind(a) == _op_kind(b) == "one_hot":
+        return True  # the number of classes comes from the data either way (decision CPP-one-hot)
     if a.op != b.op or a.name != b.name:
         return False
     keys = set(a.args) | set(b.args)
