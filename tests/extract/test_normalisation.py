@@ -121,9 +121,15 @@ def test_convolution2d_positional_is_era_aware(ex):
     assert k1.args["filters"].value == 32
     assert k1.args["kernel_size"].value == [3, 3]
     assert "strides" not in k1.args
+    # standalone Keras 2's legacy interface still read three integers as filters, rows, cols
     k2 = only_layers(ex(code, era="keras2"))[0]
-    assert k2.args["kernel_size"].value == [3, 3]
-    assert k2.args["strides"].value == [3, 3]
+    assert k2.args["kernel_size"].value == [3, 3] and "strides" not in k2.args
+    # tf.keras and Keras 3 have no such interface: the third integer is the stride
+    for era in ("tf2", "keras3"):
+        tf = only_layers(ex(code, era=era))[0]
+        assert tf.args["kernel_size"].value == [3, 3]
+        assert tf.args["strides"].value == [3, 3]
+    assert keras_api.positional_params("Conv2D", "tf2")[:3] == ("filters", "kernel_size", "strides")
 
 
 def test_convolution2d_three_ints_alone_is_keras1_evidence(ex):
@@ -250,6 +256,8 @@ def test_era_detection_from_imports(ex):
     assert ex("import keras\nfrom keras import ops\n").era == "keras3"
     pm = ex("from keras.layers import Dense\nmodel.fit(x, y, nb_epoch=3)\n")
     assert pm.era == "keras1" and pm.era_evidence
+    mixed = ex("from keras.layers import Dense\nDense(3, init='uniform')\nmodel.fit(x, y, epochs=3)\n")
+    assert mixed.era == "keras2" and "Keras 2" in mixed.era_evidence[-1]
 
 
 # --- constant folding -----------------------------------------------------------------------------

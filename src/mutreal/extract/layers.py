@@ -121,12 +121,23 @@ def normalise_layer_args(
 ) -> tuple[dict[str, Value], list[str]]:
     """Canonical argument dict for a layer call and the legacy spellings met (era evidence).
 
-    ``Convolution2D(32, 3, 3)`` in Keras 1 gives ``filters=32, kernel_size=[3, 3]``; in Keras 2 it
-    gives ``filters=32, kernel_size=[3, 3], strides=[3, 3]`` (what Keras 2 really does with it).
+    ``Convolution2D(32, 3, 3)`` in Keras 1 gives ``filters=32, kernel_size=[3, 3]``, and so does
+    standalone Keras 2 (its legacy interface converted three integers to filters, rows, cols); in
+    tf.keras and Keras 3 it gives ``filters=32, kernel_size=[3, 3], strides=[3, 3]`` (what they
+    really do with it).
     """
     out: dict[str, Value] = {}
     legacy: list[str] = []
     params = keras_api.positional_params(cls, era)
+    if (
+        era == "keras2"
+        and cls == "Conv2D"
+        and len(args) == 3
+        and all(a.kind == CONST and isinstance(a.value, int) and not isinstance(a.value, bool) for a in args)
+    ):
+        # standalone Keras 2 kept Keras 1's Conv2D(filters, rows, cols) through its legacy interface
+        params = keras_api.positional_params(cls, "keras1")
+        legacy.append("nb_row")
     rows_cols: dict[str, Value] = {}
     for i, v in enumerate(args):
         name = params[i] if i < len(params) else f"_{i}"

@@ -185,6 +185,10 @@ _LEGACY_TEXT = re.compile(
     r"\bConvolution[123]D\(\s*[\w.]+\s*,\s*\d+\s*,\s*\d+\s*[,)]|\bMerge\(|\bdropout_[WU]\b|\bpool_length\b|"
     r"\binner_activation\b|\bnb_row\b"
 )
+_KERAS2_TEXT = re.compile(
+    r"\bepochs\s*=|\bunits\s*=|\bkernel_initializer\b|\bkernel_regularizer\b|\bpadding\s*=|\bConv[123]D\(|"
+    r"\bkernel_size\b|\bfilters\s*=|\blearning_rate\s*=|\bsteps_per_epoch\b|\brate\s*=|\brecurrent_dropout\b"
+)
 _KERAS3_TEXT = re.compile(
     r"\bkeras\.ops\b|\bkeras_core\b|\bkeras\.src\b|\bfrom keras import ops\b|\.keras['\"]\)"
 )
@@ -330,8 +334,16 @@ class Walker:
             era = "keras3"
             evidence.append("uses Keras 3 only API (keras.ops / keras_core / .keras files)")
         elif legacy and era != "tf2":
-            era = "keras1"
-            evidence.append(f"Keras 1 spelling {legacy.group(0).strip()!r}")
+            modern = _KERAS2_TEXT.search(code)
+            if modern:
+                era = era or "keras2"
+                evidence.append(
+                    f"Keras 1 spelling {legacy.group(0).strip()!r} next to Keras 2 spelling "
+                    f"{modern.group(0).strip()!r}: Keras 2 (which still accepts the old names)"
+                )
+            else:
+                era = "keras1"
+                evidence.append(f"Keras 1 spelling {legacy.group(0).strip()!r}")
         elif legacy:
             evidence.append(f"Keras 1 spelling {legacy.group(0).strip()!r} with tf.keras imports: kept tf2")
         if era is None:
