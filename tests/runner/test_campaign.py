@@ -39,10 +39,13 @@ def test_bad_programs_end_as_recorded_outcomes_and_the_campaign_goes_on(
     needs_mnist = write_program(
         "needs_mnist.py", "import keras\n(x, y), _ = keras.datasets.mnist.load_data()\nprint(x.shape)\n"
     )
+    downloads = write_program(
+        "downloads.py", "import urllib.request\nurllib.request.urlopen('https://example.org/train.csv')\n"
+    )
     good = write_program("good.py", tiny_program(epochs=1))
     store = tmp_path / "runs.sqlite"
     records = run_campaign(
-        [forever, hog, raises, exits, needs_mnist, good],
+        [forever, hog, raises, exits, needs_mnist, downloads, good],
         runs=1,
         jobs=2,
         timeout_s=25,
@@ -64,14 +67,20 @@ def test_bad_programs_end_as_recorded_outcomes_and_the_campaign_goes_on(
     assert missing.outcome == "missing-data", missing.error_message
     assert "mnist.npz" in missing.error_message
     assert str(keras_home / "datasets" / "mnist.npz") in missing.error_message
+    download = by_name["downloads.py"]
+    assert (
+        download.outcome == "missing-data"
+        and "network access to 'example.org' is blocked" in download.error_message
+    )
+    assert download.wall_time_s < 10  # fails at once, no network time-out
     assert by_name["good.py"].outcome == "ok"
     assert by_name["good.py"].metric_name == "accuracy" and 0.0 <= by_name["good.py"].metric_value <= 1.0
     assert by_name["good.py"].fit_time_s > 0 and len(by_name["good.py"].correct) == 60
     with RunStore(store) as opened:
-        assert opened.count() == 6
+        assert opened.count() == 7
     # the manifest and a re-runnable configuration were written beside the store
     config = CampaignConfig.load(LAST_CAMPAIGN["config"])
-    assert config.timeout_s == 25 and len(config.programs) == 6
+    assert config.timeout_s == 25 and len(config.programs) == 7
     assert "environment" in Path(LAST_CAMPAIGN["manifest"]).read_text()
 
 

@@ -239,10 +239,25 @@ class NetworkBlockedError(MissingDatasetError, ConnectionError):
 
 def _blocked_connect(self: socket.socket, address: Any) -> Any:
     host = address[0] if isinstance(address, tuple) and address else address
-    if isinstance(host, str) and host in {"127.0.0.1", "localhost", "::1"} or self.family == socket.AF_UNIX:
+    if isinstance(host, str) and host in _LOCAL_HOSTS or self.family == socket.AF_UNIX:
         return _ORIGINALS["connect"](self, address)
     raise NetworkBlockedError(
         f"network access to {address!r} is blocked in mutreal workers: a program that downloads data "
+        "must find it locally; place the file where the program looks for it (for Keras datasets: "
+        "~/.keras/datasets/)"
+    )
+
+
+_LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0", ""})
+
+
+def _blocked_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+    """Name lookups fail at once for remote hosts (an offline DNS lookup can hang for a minute)."""
+    name = host.decode() if isinstance(host, bytes) else host
+    if name is None or str(name) in _LOCAL_HOSTS:
+        return _ORIGINALS["getaddrinfo"](host, *args, **kwargs)
+    raise NetworkBlockedError(
+        f"network access to {name!r} is blocked in mutreal workers: a program that downloads data "
         "must find it locally; place the file where the program looks for it (for Keras datasets: "
         "~/.keras/datasets/)"
     )
@@ -269,7 +284,9 @@ def install(block_network: bool = True) -> None:
     keras.utils.get_file = _patched_get_file
     if block_network:
         _ORIGINALS["connect"] = socket.socket.connect
+        _ORIGINALS["getaddrinfo"] = socket.getaddrinfo
         socket.socket.connect = _blocked_connect  # type: ignore[method-assign]
+        socket.getaddrinfo = _blocked_getaddrinfo
     _INSTALLED = True
 
 
