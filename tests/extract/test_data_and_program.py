@@ -442,3 +442,19 @@ def test_keras_model_with_gradient_tape_is_mixed_keras(ex):
     )
     assert pm.framework == "keras" and pm.raw_tensorflow
     assert any("mixes raw TensorFlow" in n for n in pm.notes)
+
+
+def test_tf_data_pipeline_gives_arrays_and_batch_size(ex):
+    pm = ex(
+        """
+        import numpy as np
+        import tensorflow as tf
+        x = np.random.rand(64, 3)
+        y = np.random.randint(0, 2, size=(64,))
+        ds = tf.data.Dataset.from_tensor_slices((x / 2, y)).shuffle(64).batch(16)
+        model.fit(ds, epochs=2)
+        """
+    )
+    assert pm.fits[0].args["batch_size"].value == 16
+    assert [o.op for o in pm.data["x_train"].preprocess] == ["divide", "shuffle"]
+    assert pm.data["y_train"].source.kind == "random"

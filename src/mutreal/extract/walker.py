@@ -236,6 +236,23 @@ _MODEL_METHODS = frozenset(
     }
 )
 
+#: tf.data.Dataset methods (a pipeline over the training arrays)
+_DATASET_METHODS = frozenset(
+    {
+        "batch",
+        "shuffle",
+        "repeat",
+        "prefetch",
+        "cache",
+        "map",
+        "filter",
+        "take",
+        "skip",
+        "unbatch",
+        "padded_batch",
+    }
+)
+
 #: builtins whose result is a plain value even when given arrays (``len(x)``, ``print(x)``)
 _BUILTIN_SCALARS = frozenset(
     {
@@ -1237,12 +1254,25 @@ class Walker:
             return self.scaler_method(receiver, method, node, env)
         if isinstance(receiver, data.Augmenter):
             return self.augmenter_method(receiver, method, node, env)
+        if isinstance(receiver, tuple) and len(receiver) == 2 and method in _DATASET_METHODS:
+            # tf.data pipeline over (x, y): a flow of both arrays
+            x, y = receiver
+            receiver = data.Flow(
+                x if isinstance(x, data.DataChain) else None, y if isinstance(y, data.DataChain) else None, {}
+            )
         if isinstance(receiver, data.Flow):
-            if method in ("batch", "shuffle", "repeat") and receiver.x is not None:
-                op = self._op(method, None, self.kwvalues_of(*self.call_args(node, env)[1::2]), node)
-                return data.Flow(receiver.x.derive(op), receiver.y, receiver.kwargs)
-            return receiver
-        if isinstance(receiver, tuple) and method in ("batch", "shuffle", "repeat", "prefetch", "cache"):
+            if method not in _DATASET_METHODS:
+                self.call_args(node, env)
+                return receiver
+            args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
+            values = self.values_of(args, arg_nodes)
+            if method == "batch" and values:
+                return data.Flow(receiver.x, receiver.y, {**receiver.kwargs, "batch_size": values[0]})
+            if method in ("shuffle", "repeat", "map", "filter", "take", "skip") and receiver.x is not None:
+                op_name = {"take": "slice", "skip": "slice", "filter": "map"}.get(method, method)
+                op = self._op(op_name, method, {f"_{i}": v for i, v in enumerate(values)}, node)
+                y = receiver.y.derive(op) if receiver.y is not None and method != "map" else receiver.y
+                return data.Flow(receiver.x.derive(op), y, receiver.kwargs)
             return receiver
         if isinstance(receiver, LayerObj) and method in ("add",):
             return Unknown(node, self.cur_line)
