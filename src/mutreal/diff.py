@@ -888,15 +888,6 @@ def _full_batch(v: Value | None) -> bool:
     return v is not None and bool(_LENGTH_OF_DATA.match("".join((v.text or "").split())))
 
 
-def _default_on_one_side(bv: Value | None, fv: Value | None) -> bool:
-    """Decision HBS-default: a batch size written on one side only, the other using Keras's default.
-
-    The default (32) is a sound mini-batch size, and benchmarks write batch sizes into completed
-    programs only to make them run; the study did not count writing one down as a fix.
-    """
-    return (bv is None or bv.implicit) != (fv is None or fv.implicit)
-
-
 def _callbacks(fit: Fit) -> dict[str, Any]:
     return {cb.cls: cb for cb in fit.callbacks if cb.known and cb.cls in TRAINING_CALLBACKS}
 
@@ -910,8 +901,6 @@ def _diff_fit(out: list[FaultComponent], sides: _Sides, fi: int, bf: Fit, ff: Fi
             if bv is None or fv is None:
                 continue
         if _values_equal(bv, fv, strict_opaque=key == "batch_size" and _full_batch(bv) != _full_batch(fv)):
-            continue
-        if key == "batch_size" and _default_on_one_side(bv, fv):
             continue
         bn, fn = _number(bv), _number(fv)
         if key == "epochs" and bf.repeat and ff.repeat and bn is not None and fn is not None:

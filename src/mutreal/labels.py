@@ -4,7 +4,8 @@ The study (section 4.2.3-4.2.4) named each changed element with a three-letter c
 to the taxonomy of real DL faults, and decided whether DeepCrime could have injected the change.
 Here each component *kind* (what sort of element changed, from :mod:`mutreal.diff`) maps to a code;
 the direction of the change picks the most specific DeepCrime operator (ARM/AAL/ACH, RAW/RRW/RCW,
-WAB/WRB, HBS/HDB...). ``simulable`` follows the study's reading (an operator changes this kind of
+WAB/WRB, HBS/HDB...), always as the operator that turns the first program into the second (the
+buggy into the fixed one: a fix removing a regulariser is code RAW, operator RRW). ``simulable`` follows the study's reading (an operator changes this kind of
 element, whatever the direction); ``deepcrime_strict`` is DeepCrime's own, narrower reading (it only
 lowers learning rate, epochs and patience).
 """
@@ -128,10 +129,13 @@ def _operator_for(component: FaultComponent, rule: KindRule) -> str | None:
         if before == "linear" and after != "linear":
             return "AAL"
         return "ACH"
+    # the operator turns the first program into the second (like ARM/AAL above): a regulariser the
+    # second program gains is DeepCrime's RAW, one it loses RRW; a bias it gains WAB, loses WRB
     if kind == "layer.regularizer":
-        return {"removed": "RAW", "added": "RRW"}.get(change, "RCW")
+        return {"added": "RAW", "removed": "RRW"}.get(change, "RCW")
     if kind == "layer.use_bias":
-        return _code_for(component, rule)
+        before = str(component.detail.get("before_value", "true")).lower()
+        return "WRB" if before in ("true", "1", "none") else "WAB"
     if kind == "compile.learning_rate" and component.detail.get("optimizer_spelling") == "string":
         return None  # DeepCrime's HLR cannot set the learning rate of an optimizer given as a string
     if kind == "fit.batch_size" and component.detail.get("full_batch"):

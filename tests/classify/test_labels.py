@@ -48,17 +48,20 @@ def test_redundant_softmax_layer():
 
 @pytest.mark.parametrize(
     ("change", "code", "operator"),
-    [("removed", "RAW", "RAW"), ("added", "RCW", "RRW"), ("changed", "RCW", "RCW")],
+    [("removed", "RAW", "RRW"), ("added", "RCW", "RAW"), ("changed", "RCW", "RCW")],
 )
 def test_regularisation_code_and_operator_by_direction(change, code, operator):
+    """The code keeps the study's meaning (a fix removing a regulariser: RAW); the operator turns the
+    first program into the second (the second loses its regulariser: RRW)."""
     label = label_component(comp("layer.regularizer", change))
     assert (label.code, label.deepcrime) == (code, operator)
 
 
-@pytest.mark.parametrize(("before", "code"), [(True, "WAB"), (False, "WRB")])
-def test_bias_code_by_direction(before, code):
+@pytest.mark.parametrize(("before", "code", "operator"), [(True, "WAB", "WRB"), (False, "WRB", "WAB")])
+def test_bias_code_and_operator_by_direction(before, code, operator):
+    """use_bias True -> False: the second program lost its bias, DeepCrime's WRB made it."""
     label = label_component(comp("layer.use_bias", before_value=before, after_value=not before))
-    assert (label.code, label.deepcrime) == (code, code)
+    assert (label.code, label.deepcrime) == (code, operator)
 
 
 def test_full_batch_is_hdb():
