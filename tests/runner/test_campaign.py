@@ -109,6 +109,9 @@ def test_state_mutating_program_does_not_change_the_next_run(write_program, tiny
         model.compile("sgd", "mse")
         model.fit(np.ones((8, 3)), np.ones((8, 1)), epochs=1, verbose=0)
         np.random.rand(1000)
+        import builtins, io
+        builtins.print = lambda *a, **k: None
+        sys.stdout = io.StringIO()
         warnings.simplefilter("error")
         """,
     )

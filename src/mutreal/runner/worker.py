@@ -46,9 +46,15 @@ WORKER_ENVIRONMENT: dict[str, str] = {
 OUTPUT_TAIL_CHARS = 4000
 
 
+#: The options this worker was started with (determinism is re-asserted before every run).
+_OPTIONS: dict[str, Any] = {}
+
+
 def _configure_tensorflow(options: dict[str, Any]) -> dict[str, str]:
     """Import TensorFlow/Keras once, fix threads and determinism, enable GPU memory growth."""
     import tensorflow as tf
+
+    _OPTIONS.update(options)
 
     threads = options.get("threads")
     if threads:
@@ -92,6 +98,9 @@ def _reset_keras(seed: int) -> None:
     with contextlib.suppress(Exception):
         tf.config.run_functions_eagerly(False)
     np.seterr(all="warn", under="ignore")
+    if _OPTIONS.get("deterministic", True):
+        with contextlib.suppress(Exception):  # a previous program may have turned it off
+            tf.config.experimental.enable_op_determinism()
     keras.utils.set_random_seed(seed)
 
 
@@ -208,6 +217,8 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
     saved_main = sys.modules.get("__main__")
     saved_environ = dict(os.environ)
     saved_filters = list(warnings.filters)
+    saved_streams = (sys.stdout, sys.stderr)
+    saved_builtins = dict(builtins.__dict__)
     result: dict[str, Any] = {"outcome": "ok", "error_type": None, "error_message": None, "traceback": None}
     redirect = _RedirectOutput(workdir / ".mutreal-output.log")
     start = time.perf_counter()
@@ -255,6 +266,10 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
         os.environ.clear()
         os.environ.update(saved_environ)
         warnings.filters[:] = saved_filters
+        sys.stdout, sys.stderr = saved_streams
+        if builtins.__dict__ != saved_builtins:  # e.g. a program that replaced print
+            builtins.__dict__.clear()
+            builtins.__dict__.update(saved_builtins)
         _close_figures()
         output_tail = redirect.tail()
         shutil.rmtree(workdir, ignore_errors=True)
