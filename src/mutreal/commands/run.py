@@ -75,6 +75,11 @@ def _seeds(ctx: click.Context, param: click.Parameter, value: str | None) -> lis
     "--metric", default=None, help="Compared metric [first metric of the last evaluate(), accuracy first]."
 )
 @click.option("--modernize", is_flag=True, default=None, help="Rewrite Keras 1/2-era programs on the fly.")
+@click.option(
+    "--deterministic/--no-deterministic",
+    default=None,
+    help="TensorFlow op determinism [on]; some GPU ops have no deterministic kernel.",
+)
 @click.option("--gpus-per-run", type=click.FloatRange(0), default=None, help="GPUs requested per run on Ray.")
 @click.option(
     "--config",
@@ -100,6 +105,7 @@ def run(
     store: str | None,
     metric: str | None,
     modernize: bool | None,
+    deterministic: bool | None,
     gpus_per_run: float | None,
     config_path: str | None,
     csv_path: str | None,
@@ -126,6 +132,8 @@ def run(
         config = CampaignConfig()
     if gpus_per_run is not None:
         config.gpus_per_run = gpus_per_run
+    if deterministic is not None:
+        config.deterministic = deterministic
     try:
         records = run_campaign(
             list(programs) if programs else None,
