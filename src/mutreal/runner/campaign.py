@@ -250,6 +250,8 @@ def record_from_result(
     )
     if not config.modernize and record.error_message and _looks_legacy(record.error_message):
         record.error_message += " (this looks like a Keras 1/2-era program: try --modernize)"
+    if config.deterministic and record.error_message and "deterministic" in record.error_message.lower():
+        record.error_message += " (an op without a deterministic kernel: try --no-deterministic)"
     name, value, source = select_metric(record.fits, record.evaluations, config.metric)
     record.metric_name, record.metric_value, record.metric_source = name, value, source
     record.direction = metric_direction(name) if name else None
