@@ -117,8 +117,9 @@ NOISE_RULES: dict[str, NoiseRule] = {
         ),
         NoiseRule(
             "completed_snippet",
-            "a posted model without compile that the benchmark completed with an output head (4.2.1: "
-            "authors may complete what a post does not show)",
+            "a posted model without compile, or one ending in a layer no model ends with (a bare "
+            "convolution), that the benchmark completed with an output head (4.2.1: authors may "
+            "complete what a post does not show)",
         ),
     ]
 }
@@ -651,20 +652,29 @@ def _layer_name_for_leaf(layer: Layer) -> str:
 SNIPPET_COMPLETION_LAYERS = 2
 
 
+#: layers a classifier or regressor can end with; a model ending otherwise (a bare Conv1D) was cut short
+_OUTPUT_LAYERS = frozenset({"Dense", "Activation", "Softmax", "TimeDistributed", "Lambda", "Reshape"})
+
+
 def _drop_completed_snippet(
-    pairs: list[tuple[int | None, int | None]], sides: _Sides
+    pairs: list[tuple[int | None, int | None]], sides: _Sides, buggy: list[FoldedLayer] | None = None
 ) -> list[tuple[int | None, int | None]]:
     """Rule ``completed_snippet``: a posted model without compile, completed by the benchmark.
 
     The study (4.2.1) let benchmark authors complete the parts a post did not show; layers the
-    fixed program appends after the last layer of a buggy model that is never compiled (two or
-    more of them: an output head) are that completion, not a fault.
+    fixed program appends after the last layer of a buggy model that is never compiled, or whose
+    last layer is not one a model ends with (a Conv1D output: the post was cut short), are that
+    completion when there are two or more of them (an output head), not a fault.
     """
-    if sides.buggy.compiles:
-        return pairs
     last = max((k for k, (bi, _) in enumerate(pairs) if bi is not None), default=-1)
+    if last < 0:
+        return pairs
+    if sides.buggy.compiles and not (
+        buggy is not None and _layer_base(buggy[pairs[last][0]].layer.cls) not in _OUTPUT_LAYERS  # type: ignore[index]
+    ):
+        return pairs
     trailing = pairs[last + 1 :]
-    if last >= 0 and len(trailing) >= SNIPPET_COMPLETION_LAYERS and all(bi is None for bi, _ in trailing):
+    if len(trailing) >= SNIPPET_COMPLETION_LAYERS and all(bi is None for bi, _ in trailing):
         return pairs[: last + 1]
     return pairs
 
@@ -752,7 +762,7 @@ def _diff_model_layers(
     bfold = [x for x in bm.folded_layers(sides.era_b) if x.layer.cls not in _INPUT_ONLY]
     ffold = [x for x in fm.folded_layers(sides.era_f) if x.layer.cls not in _INPUT_ONLY]
     pairs = align_layers(bfold, ffold, sides.era_b, sides.era_f)
-    pairs = _drop_completed_snippet(pairs, sides)
+    pairs = _drop_completed_snippet(pairs, sides, bfold)
     for bi, fi in pairs:
         if bi is not None and fi is not None:
             b, f = bfold[bi], ffold[fi]
