@@ -198,7 +198,12 @@ def normalise_layer_args(
             out[key] = _tuple_arg(v, rank)
         elif key in ("input_shape", "target_shape", "shape", "dims"):
             out[key] = _shape(v)
-        elif key == "data_format" and v.kind == CONST and v.value in keras_api.DATA_FORMAT_VALUES:
+        elif (
+            key == "data_format"
+            and v.kind == CONST
+            and isinstance(v.value, str)
+            and v.value in keras_api.DATA_FORMAT_VALUES
+        ):
             out[key] = _renamed(v, keras_api.DATA_FORMAT_VALUES[v.value])
         elif key == "use_bias" and v.kind == CONST and isinstance(v.value, int):
             out[key] = _renamed(v, bool(v.value))

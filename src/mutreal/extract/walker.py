@@ -53,6 +53,19 @@ _MAX_STEPS = 20000  # statements executed per file (loops and inlining included)
 # ---------------------------------------------------------------------------------------------------
 
 
+class _NoLines:
+    """Line index of last resort (the module could not be regenerated): no lines, no call text."""
+
+    current: cst.CSTNode | None = None
+    code = ""
+
+    def line(self, node: cst.CSTNode | None) -> int | None:
+        return None
+
+    def text(self, node: cst.CSTNode) -> str | None:
+        return None
+
+
 class LazyValue(Value):
     """A :class:`Value` that renders its source text on first use (see :meth:`Walker.lazy`)."""
 
@@ -291,7 +304,10 @@ class Walker:
     ) -> None:
         self.module = module
         self.path = path
-        self.lines = line_index(module, source if source is not None else module.code)
+        try:
+            self.lines: Any = line_index(module, source if source is not None else module.code)
+        except RecursionError:  # a tree too deep to regenerate: no line numbers, still a model
+            self.lines = _NoLines()
         self.imports = names.ImportTable()
         self.program = ProgramModel(path=path)
         self.keras_seen = False
