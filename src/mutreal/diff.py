@@ -755,6 +755,23 @@ def _diff_model_input(out: list[FaultComponent], mi: int, bm: KerasModel, fm: Ke
     )
 
 
+#: activations f with f(f(x)) == f(x): a second one right after the first changes nothing
+_IDEMPOTENT_ACTIVATIONS = frozenset({"relu", "relu6", "linear"})
+
+
+def _repeats_idempotent_activation(fold: list[FoldedLayer], index: int) -> bool:
+    """Rule ``activation_layer_vs_argument``: ``Dense(50, activation='relu')`` then ``Activation('relu')``.
+
+    An Activation layer that repeats the idempotent activation of the layer before it computes the
+    same function; adding or deleting it is not a fault (the study did not count it).
+    """
+    layer = fold[index].layer
+    if not layer.is_activation_layer or index == 0:
+        return False
+    act = _act_name(fold[index].activation)
+    return act in _IDEMPOTENT_ACTIVATIONS and _act_name(fold[index - 1].activation) == act
+
+
 def _diff_model_layers(
     out: list[FaultComponent], sides: _Sides, mi: int, bm: KerasModel, fm: KerasModel
 ) -> None:
@@ -783,6 +800,10 @@ def _diff_model_layers(
                 )
                 continue
             _diff_layer_args(out, sides, mi, li, b, f)
+        elif (fi is not None and _repeats_idempotent_activation(ffold, fi)) or (
+            bi is not None and _repeats_idempotent_activation(bfold, bi)
+        ):
+            continue
         elif fi is not None:
             f = ffold[fi]
             out.append(
