@@ -664,7 +664,8 @@ def _drop_completed_snippet(
     The study (4.2.1) let benchmark authors complete the parts a post did not show; layers the
     fixed program appends after the last layer of a buggy model that is never compiled, or whose
     last layer is not one a model ends with (a Conv1D output: the post was cut short), are that
-    completion when there are two or more of them (an output head), not a fault.
+    completion when there are two or three of them (an output head), not a fault; four or more
+    appended layers rebuild the model (decision MWA-appended, counted as MWA below).
     """
     last = max((k for k, (bi, _) in enumerate(pairs) if bi is not None), default=-1)
     if last < 0:
@@ -674,7 +675,8 @@ def _drop_completed_snippet(
     ):
         return pairs
     trailing = pairs[last + 1 :]
-    if len(trailing) >= SNIPPET_COMPLETION_LAYERS and all(bi is None for bi, _ in trailing):
+    head = SNIPPET_COMPLETION_LAYERS <= len(trailing) < MWA_STRUCTURAL_CHANGES
+    if head and all(bi is None for bi, _ in trailing):
         return pairs[: last + 1]
     return pairs
 
