@@ -598,3 +598,25 @@ def test_snippets_without_imports_still_resolve_keras_names(ex):
     assert pm.compiles[0].optimizer.args["learning_rate"].value == 0.1
     assert pm.models[0].layers[0].cls == "Dense"
     assert pm.fits[0].callbacks[0].cls == "EarlyStopping"
+
+
+def test_layers_and_callbacks_collected_in_lists(ex):
+    pm = ex(
+        """
+        from keras.layers import Input, Dense
+        from keras.models import Model
+        from keras.callbacks import EarlyStopping
+        inp = Input(shape=(4,))
+        h = Dense(8)(inp)
+        outs = []
+        for name in names:
+            outs.append(Dense(2, activation='sigmoid')(h))
+        cbs = []
+        cbs.append(EarlyStopping(patience=4))
+        model = Model(inputs=inp, outputs=outs)
+        model.fit(x, y, callbacks=cbs)
+        """
+    )
+    assert [layer.cls for layer in pm.models[0].layers] == ["Input", "Dense", "Dense"]
+    assert pm.fits[0].callbacks[0].args["patience"].value == 4
+    assert len(pm.models) == 1

@@ -507,6 +507,9 @@ class Walker:
         t = type(small)
         if t is cst.Expr:
             value = small.value  # type: ignore[attr-defined]
+            if type(value) is cst.Call and self._is_append(value, env):
+                self._accumulate(value.func.value.value, value, env)  # type: ignore[attr-defined]
+                return
             self.ev(value, env)
             if type(value) is cst.Call:
                 self._inplace_call(value, env)
@@ -687,14 +690,6 @@ class Walker:
     def _inplace_call(self, call: cst.Call, env: Env) -> None:
         """Calls that change an array in place: ``np.random.shuffle(x)``, ``df.dropna(inplace=True)``."""
         func = call.func
-        if (
-            type(func) is cst.Attribute
-            and func.attr.value in ("append", "extend")
-            and type(func.value) is cst.Name
-            and len(call.args) == 1
-        ):
-            self._accumulate(func.value.value, call, env)
-            return
         inplace = any(
             a.keyword is not None
             and a.keyword.value == "inplace"
@@ -710,19 +705,52 @@ class Walker:
         if qn in ("numpy.random.shuffle", "random.shuffle") and call.args:
             self._rebind_root(call.args[0].value, env, "shuffle", call)
 
+    def _is_append(self, call: cst.Call, env: Env) -> bool:
+        """``name.append(x)`` / ``name.extend(x)`` on a list the walker follows."""
+        func = call.func
+        if not (
+            type(func) is cst.Attribute
+            and func.attr.value in ("append", "extend")
+            and type(func.value) is cst.Name
+            and len(call.args) == 1
+        ):
+            return False
+        current = env.get(func.value.value)
+        return (
+            (isinstance(current, Value) and current.kind == CONST and current.value == [])
+            or (isinstance(current, list) and not isinstance(current, Value))
+            or (isinstance(current, data.DataChain) and current.part == "list")
+        )
+
     def _accumulate(self, name: str, call: cst.Call, env: Env) -> None:
-        """``X = []; for ...: X.append(item)``: X becomes the stacked items (one array)."""
+        """``X = []; for ...: X.append(item)``.
+
+        Arrays appended to a list become one array with a ``stack`` step; other objects (layers,
+        tensors, callbacks) make a Python list of them, so ``Model(outputs=outs)`` and
+        ``callbacks=cbs`` see what was appended.
+        """
         current = env.get(name)
-        if isinstance(current, data.DataChain) and current.part == "list":
-            return  # already an accumulated array; more appends add nothing new
-        if not (isinstance(current, Value) and current.kind == CONST and current.value == []):
-            return
+        extend = call.func.attr.value == "extend"  # type: ignore[attr-defined]
         arg = call.args[0].value
-        item = self.as_chain(self.ev(arg, env), arg)
-        if not isinstance(item, data.DataChain):
-            item = self.as_chain(Unknown(arg, self.cur_line), arg)
-        chain = item.derive(self._op("stack", None, {}, call))
-        env.set(name, data.DataChain(chain.source, chain.ops, name, "list"))
+        item = self.ev(arg, env)
+        if isinstance(current, data.DataChain):
+            return  # already an accumulated array; more appends add nothing new
+        items = (
+            list(item)
+            if extend and isinstance(item, list | tuple) and not isinstance(item, Value)
+            else [item]
+        )
+        if isinstance(current, list):
+            env.set(name, [*current, *items])
+            return
+        if any(isinstance(i, Tensor | LayerObj | ModelObj | CallbackObj | OptimizerObj) for i in items):
+            env.set(name, items)
+            return
+        chain = self.as_chain(item, arg)
+        if not isinstance(chain, data.DataChain):
+            chain = self.as_chain(Unknown(arg, self.cur_line), arg)
+        stacked = chain.derive(self._op("stack", None, {}, call))
+        env.set(name, data.DataChain(stacked.source, stacked.ops, name, "list"))
 
     def _unpack(self, value: Any, n: int) -> list[Any]:
         if isinstance(value, tuple | list) and not isinstance(value, Value):
@@ -1369,6 +1397,7 @@ class Walker:
             )
         self.created_layers.append(layer)
         if cls == "Input":
+            layer.origin = self.origin or "functional"
             return Tensor(layer, [], self.next_seq())
         return LayerObj(layer)
 
