@@ -620,3 +620,25 @@ def test_layers_and_callbacks_collected_in_lists(ex):
     assert [layer.cls for layer in pm.models[0].layers] == ["Input", "Dense", "Dense"]
     assert pm.fits[0].callbacks[0].args["patience"].value == 4
     assert len(pm.models) == 1
+
+
+def test_frozen_layers_and_loops_over_layer_lists(ex):
+    pm = ex(
+        """
+        from keras.models import Sequential
+        from keras.layers import Dense
+        blocks = [Dense(16), Dense(8)]
+        model = Sequential()
+        for block in blocks:
+            model.add(block)
+        model.layers[0].trainable = False
+        for layer in model.layers[1:]:
+            layer.trainable = True
+        n = len(model.layers)
+        model.add(Dense(n))
+        """
+    )
+    layers = pm.models[0].layers
+    assert [layer.args["units"].value for layer in layers] == [16, 8, 2]
+    assert layers[0].args["trainable"].value is False
+    assert layers[1].args["trainable"].value is True and "trainable" not in layers[2].args

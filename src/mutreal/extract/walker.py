@@ -570,21 +570,26 @@ class Walker:
         """Unroll loops with literal bounds that build layers; run other loop bodies once."""
         self.lines.current = stmt
         self.cur_line = self.lines.line(stmt)
-        iterations = self._literal_iterations(stmt.iter, env)
+        iterations, objects = self._literal_iterations(stmt.iter, env)
         body_text = None
         if iterations is not None and 0 < len(iterations) <= _MAX_UNROLL:
             body_text = self.text(stmt.body)
-        if body_text is not None and _BUILD_HINT.search(body_text) and ".fit" not in body_text:
+        if (
+            body_text is not None
+            and (objects or _BUILD_HINT.search(body_text))
+            and ".fit" not in body_text
+            and "train_on_batch" not in body_text
+        ):
             saved = self.origin
             self.origin = self.origin or "loop"
             for item in iterations:  # type: ignore[union-attr]
-                self.bind(stmt.target, Value.const(item), env)
+                self.bind(stmt.target, item if objects else Value.const(item), env)
                 self.exec_block(stmt.body.body, env)
             self.origin = saved
         else:
-            item = self.ev(stmt.iter, env)
-            if isinstance(item, Value) and item.kind == CONST and isinstance(item.value, list) and item.value:
-                self.bind(stmt.target, Value.const(item.value[0]), env)
+            if iterations:
+                first = iterations[0]
+                self.bind(stmt.target, first if objects else Value.const(first), env)
             else:
                 self.bind(stmt.target, Unknown(stmt.iter, self.cur_line), env)
             fits_before = len(self.program.fits)
@@ -595,7 +600,14 @@ class Walker:
         if stmt.orelse is not None:
             self.exec_block(stmt.orelse.body.body, env)
 
-    def _literal_iterations(self, node: cst.BaseExpression, env: Env) -> list | None:
+    def _literal_iterations(self, node: cst.BaseExpression, env: Env) -> tuple[list | None, bool]:
+        """The items a loop runs over when known, and whether they are objects (layers, ...) not constants."""
+        iterations = self._literal_range(node, env)
+        if isinstance(iterations, list) and iterations and not isinstance(iterations[0], int | float | str):
+            return iterations, True
+        return iterations, False
+
+    def _literal_range(self, node: cst.BaseExpression, env: Env) -> list | None:
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "range":
             vals = [self.ev(a.value, env) for a in node.args]
             if (
@@ -613,6 +625,10 @@ class Walker:
         v = self.ev(node, env)
         if isinstance(v, Value) and v.kind == CONST and isinstance(v.value, list):
             return list(v.value)
+        if isinstance(v, list | tuple) and all(
+            isinstance(i, LayerObj | ModelObj | Tensor | CallbackObj | data.DataChain) for i in v
+        ):
+            return list(v)
         return None
 
     # ---------------------------------------------------------------------------------------------
@@ -653,6 +669,12 @@ class Walker:
                 base.attrs[attr] = value
                 if base.model is not None:
                     self._collect_subclass_layer(base.model, value)
+            elif isinstance(base, LayerObj | Tensor) and base.layer is not None:
+                # ``model.layers[0].trainable = False``: the layer's argument changes after the fact
+                layer = base.layer
+                layer.args[keras_api.canonical_kwarg(layer.cls, attr, self.era)] = self.to_value(
+                    value, source
+                )
             else:
                 key = names.dotted(target)
                 if key:
@@ -918,6 +940,8 @@ class Walker:
             chain = base.attr(attr)
             if chain is not None:
                 return chain
+        if isinstance(base, ModelObj) and attr == "layers":
+            return [LayerObj(layer, applied=True) for layer in base.model.layers]
         if isinstance(base, ModelObj) and attr in ("output", "outputs", "input", "inputs"):
             return Tensor(self._model_as_layer(base, node), [], self.next_seq())
         if isinstance(base, LayerObj) and attr in ("output", "input"):
@@ -974,6 +998,18 @@ class Walker:
         base = self.ev(node.value, env)
         if isinstance(base, tuple | list) and not isinstance(base, Value) and len(node.slice) == 1:
             idx = node.slice[0].slice
+            if isinstance(idx, cst.Slice):
+                bounds = []
+                for part in (idx.lower, idx.upper, idx.step):
+                    v = self.ev(part, env) if part is not None else Value.const(None)
+                    bounds.append(
+                        v.value if isinstance(v, Value) and v.kind == CONST else constants.NOT_CONST
+                    )
+                if all(b is None or isinstance(b, int) for b in bounds):
+                    try:
+                        return list(base)[slice(*bounds)]
+                    except ValueError:
+                        return Unknown(node, self.cur_line)
             if isinstance(idx, cst.Index):
                 i = self.ev(idx.value, env)
                 if isinstance(i, Value) and i.kind == CONST and isinstance(i.value, int):
@@ -1193,6 +1229,8 @@ class Walker:
             shape = arg.shape() if isinstance(arg, data.DataChain) else None
             if shape and isinstance(shape[0], int):
                 return self.lazy(CONST, shape[0], node, self.cur_line)
+            if isinstance(arg, list | tuple) and not isinstance(arg, Value):
+                return self.lazy(CONST, len(arg), node, self.cur_line)
             if isinstance(arg, Value) and arg.kind == CONST and isinstance(arg.value, list | str):
                 return self.lazy(CONST, len(arg.value), node, self.cur_line)
             return self.lazy(OPAQUE, None, node, self.cur_line)
