@@ -25,8 +25,10 @@ from __future__ import annotations
 from typing import Any
 
 #: Keras API eras mutreal distinguishes. ``keras1``: Keras 1.x (nb_epoch, init=, Convolution2D(f, r, c));
-#: ``keras2``: standalone Keras 2.x (2.0-2.3); ``tf2``: tf.keras / tensorflow.keras in TensorFlow 2.x
-#: (Keras 2 API, TF 2 defaults); ``keras3``: Keras 3 (keras>=3, ``keras.ops``).
+#: ``keras2``: standalone Keras 2.x (2.0-2.3; still accepts most Keras 1 spellings through its legacy
+#: interface, including ``Conv2D(f, r, c)`` as rows/cols); ``tf2``: tf.keras / tensorflow.keras in
+#: TensorFlow 2.x (Keras 2 API, TF 2 defaults, no legacy interface); ``keras3``: Keras 3 (``keras.ops``).
+#: The extractor picks one per file and records why (``ProgramModel.era_evidence``).
 ERAS = ("keras1", "keras2", "tf2", "keras3")
 DEFAULT_ERA = "keras2"
 
