@@ -642,3 +642,11 @@ def test_frozen_layers_and_loops_over_layer_lists(ex):
     assert [layer.args["units"].value for layer in layers] == [16, 8, 2]
     assert layers[0].args["trainable"].value is False
     assert layers[1].args["trainable"].value is True and "trainable" not in layers[2].args
+
+
+def test_optimizer_positional_arguments_follow_the_era(ex):
+    code = "import keras\nmodel.compile(loss='mse', optimizer=keras.optimizers.SGD(0.1, 0.9, 1e-6, True))\n"
+    k2 = ex(code, era="keras2").compiles[0].optimizer
+    assert k2.args["decay"].value == 1e-6 and k2.args["nesterov"].value is True
+    tf = ex("import keras\nmodel.compile(optimizer=keras.optimizers.SGD(0.1, 0.9, True))\n", era="tf2")
+    assert tf.compiles[0].optimizer.args["nesterov"].value is True

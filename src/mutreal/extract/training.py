@@ -120,14 +120,31 @@ def optimizer_from_string(v: Value, file: str) -> Optimizer:
     return Optimizer(cls=cls, spelling="string" if cls else "opaque", text=v.text, file=file, line=v.line)
 
 
+#: standalone Keras 1/2 optimizers took ``decay`` before ``nesterov`` (tf.keras dropped ``decay``)
+_OPT_POSITIONAL_LEGACY = {
+    "SGD": ("learning_rate", "momentum", "decay", "nesterov"),
+    "RMSprop": ("learning_rate", "rho", "epsilon", "decay"),
+    "Adagrad": ("learning_rate", "epsilon", "decay"),
+    "Adadelta": ("learning_rate", "rho", "epsilon", "decay"),
+}
+_OPT_POSITIONAL_TF2 = {"SGD": ("learning_rate", "momentum", "nesterov")}
+
+
 def optimizer_from_call(
-    name: str, args: list[Value], kwargs: dict[str, Value], text: str, file: str, line: int | None
+    name: str,
+    args: list[Value],
+    kwargs: dict[str, Value],
+    text: str,
+    file: str,
+    line: int | None,
+    era: str = keras_api.DEFAULT_ERA,
 ) -> tuple[Optimizer, list[str]]:
     """``Adam(lr=0.01)`` / ``optimizers.SGD(0.1, 0.9)`` / ``tf.train.AdamOptimizer(1e-3)`` -> Optimizer."""
     cls = keras_api.canonical_optimizer(last_part(name))
     legacy: list[str] = []
     out: dict[str, Value] = {}
-    params = _OPT_POSITIONAL.get(cls or "", ("learning_rate",))
+    table = _OPT_POSITIONAL_LEGACY if era in ("keras1", "keras2") else _OPT_POSITIONAL_TF2
+    params = table.get(cls or "") or _OPT_POSITIONAL.get(cls or "", ("learning_rate",))
     for i, a in enumerate(args):
         out[params[i] if i < len(params) else f"_{i}"] = a
     tf_train = last_part(name) in keras_api.TF_TRAIN_OPTIMIZERS

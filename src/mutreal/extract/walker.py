@@ -1802,6 +1802,7 @@ class Walker:
             self.text(node),
             self.path,
             self.line(node),
+            self.era,
         )
         self.legacy_seen.update(legacy)
         return OptimizerObj(opt)
