@@ -713,6 +713,7 @@ METRICS: dict[str, str] = {
     "binaryaccuracy": "binary_accuracy",
     "top_k_categorical_accuracy": "top_k_categorical_accuracy",
     "auc": "auc",
+    "topkcategoricalaccuracy": "top_k_categorical_accuracy",
     "precision": "precision",
     "recall": "recall",
 }
@@ -721,7 +722,7 @@ METRICS: dict[str, str] = {
 def canonical_metric(name: str) -> str:
     """``'acc'`` -> ``'accuracy'``; losses used as metrics get their loss name; else unchanged."""
     low = name.lower()
-    return METRICS.get(low) or canonical_loss(name) or name
+    return METRICS.get(low) or METRICS.get(low.replace("_", "")) or canonical_loss(name) or name
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -650,3 +650,14 @@ def test_optimizer_positional_arguments_follow_the_era(ex):
     assert k2.args["decay"].value == 1e-6 and k2.args["nesterov"].value is True
     tf = ex("import keras\nmodel.compile(optimizer=keras.optimizers.SGD(0.1, 0.9, True))\n", era="tf2")
     assert tf.compiles[0].optimizer.args["nesterov"].value is True
+
+
+def test_metric_spellings(ex):
+    a = ex("import keras\nmodel.compile(loss='mse', metrics=['acc'])\n").compiles[0].metrics
+    b = (
+        ex("import keras\nmodel.compile(loss='mse', metrics=[keras.metrics.Accuracy()])\n")
+        .compiles[0]
+        .metrics
+    )
+    c = ex("import keras\nmodel.compile(loss='mse', metrics=['accuracy'])\n").compiles[0].metrics
+    assert a.same(b) and a.same(c) and a.value == ["accuracy"]

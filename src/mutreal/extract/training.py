@@ -112,6 +112,23 @@ def normalise_metrics(v: Value) -> Value:
         return Value(CONST, out, text=v.text, line=v.line)
     if v.kind == CONST and isinstance(v.value, str):
         return Value(CONST, [keras_api.canonical_metric(v.value)], text=v.text, line=v.line)
+    if v.kind == SEQ:
+        # [keras.metrics.categorical_accuracy, 'acc'] -> canonical names where known
+        items = []
+        for a in v.args:
+            if a.kind == CONST and isinstance(a.value, str):
+                items.append(keras_api.canonical_metric(a.value))
+            elif (
+                a.kind in (REF, CALL)
+                and isinstance(a.value, str)
+                and not a.args
+                and not a.kwargs
+                and (keras_api.keras_module_part(a.value) is not None)
+            ):
+                items.append(keras_api.canonical_metric(last_part(a.value)))
+            else:
+                return v
+        return Value(CONST, items, text=v.text, line=v.line)
     return v
 
 
