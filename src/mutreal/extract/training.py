@@ -123,7 +123,10 @@ def normalise_metrics(v: Value) -> Value:
                 and isinstance(a.value, str)
                 and not a.args
                 and not a.kwargs
-                and (keras_api.keras_module_part(a.value) is not None)
+                and (
+                    keras_api.keras_module_part(a.value) is not None
+                    or a.value.split(".")[0] in ("metrics", "losses")
+                )
             ):
                 items.append(keras_api.canonical_metric(last_part(a.value)))
             else:
