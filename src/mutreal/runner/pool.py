@@ -22,6 +22,7 @@ import json
 import multiprocessing
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -121,7 +122,11 @@ class WorkerProcess:
             env["CUDA_VISIBLE_DEVICES"] = str(self.options["visible_gpu"])
         src_root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(p for p in (src_root, env.get("PYTHONPATH", "")) if p)
-        self.log_path = Path(tempfile.gettempdir()) / f"mutreal-{self.name}-{os.getpid()}-{self.starts}.log"
+        # every file of the worker (its log, each run's working directory, the programs' temporary
+        # files) lives under one folder that is removed with the worker, even when it is killed mid-run
+        self.tmpdir = Path(tempfile.mkdtemp(prefix=f"mutreal-{self.name}-"))
+        env["TMPDIR"] = str(self.tmpdir)
+        self.log_path = self.tmpdir / "worker.log"
         with open(self.log_path, "wb") as log:
             process = subprocess.Popen(
                 [
@@ -184,10 +189,10 @@ class WorkerProcess:
                 process.wait(timeout=5)
         if conn is not None:
             conn.close()
-        log_path = getattr(self, "log_path", None)
-        if log_path is not None:
-            with contextlib.suppress(OSError):
-                log_path.unlink()
+        tmpdir = getattr(self, "tmpdir", None)
+        if tmpdir is not None:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+            self.tmpdir = None
 
     def stop(self) -> None:
         """Ask the worker to finish, then make sure it is gone."""
