@@ -139,3 +139,70 @@ def test_odd_programs_do_not_crash():
     for code in odd:
         pm = extract_model(cst.parse_module(code), "odd.py")
         assert isinstance(pm, ProgramModel)
+
+
+_ARG_VALUES = {
+    "units": st.integers(1, 512).map(str),
+    "activation": st.sampled_from(["'relu'", "'tanh'", "'sigmoid'", "None"]),
+    "use_bias": st.sampled_from(["True", "False"]),
+    "kernel_initializer": st.sampled_from(["'he_normal'", "'glorot_uniform'", "'zeros'"]),
+}
+
+
+@st.composite
+def dense_layers(draw) -> list[dict[str, str]]:
+    out = []
+    for _ in range(draw(st.integers(1, 5))):
+        keys = draw(st.lists(st.sampled_from(sorted(_ARG_VALUES)), unique=True, min_size=1))
+        if "units" not in keys:
+            keys.insert(0, "units")
+        out.append({k: draw(_ARG_VALUES[k]) for k in keys})
+    return out
+
+
+def _render(
+    layers: list[dict[str, str]], hoist: bool, reverse: bool, model_var: str, lr: str, epochs: str
+) -> str:
+    lines = [
+        "from keras.models import Sequential",
+        "from keras.layers import Dense",
+        "from keras.optimizers import SGD",
+    ]
+    calls = []
+    for i, args in enumerate(layers):
+        items = list(args.items())
+        if reverse:
+            items.reverse()
+        rendered = []
+        for k, v in items:
+            if hoist:
+                lines.append(f"{k.upper()}_{i} = {v}")
+                v = f"{k.upper()}_{i}"
+            rendered.append(f"{k}={v}")
+        calls.append(f"Dense({', '.join(rendered)})")
+    if hoist:
+        lines += [f"LR = {lr}", f"EPOCHS = {epochs}"]
+        lr, epochs = "LR", "EPOCHS"
+    lines.append(f"{model_var} = Sequential()")
+    lines += [f"{model_var}.add({c})" for c in calls]
+    lines.append(f"{model_var}.compile(loss='mse', optimizer=SGD(lr={lr}))")
+    lines.append(f"{model_var}.fit(x, y, epochs={epochs})")
+    return "\n".join(lines) + "\n"
+
+
+def _semantic(pm: ProgramModel) -> tuple:
+    layers = tuple(
+        (layer.cls, tuple(sorted((k, v.key()) for k, v in layer.args.items())))
+        for layer in pm.models[0].layers
+    )
+    opt = pm.compiles[0].optimizer
+    return layers, opt.cls, opt.arg("learning_rate").key(), pm.fits[0].arg("epochs").key()
+
+
+@settings(max_examples=60, deadline=None)
+@given(dense_layers(), st.sampled_from(["0.1", "1e-3", "0.05"]), st.sampled_from(["1", "20", "5 * 4"]))
+def test_spelling_only_changes_give_the_same_semantic_model(layers, lr, epochs):
+    """Hoisting values into variables, reordering keywords and renaming the model change nothing."""
+    plain = extract_source(_render(layers, False, False, "model", lr, epochs))
+    noisy = extract_source(_render(layers, True, True, "net", lr, epochs))
+    assert _semantic(plain) == _semantic(noisy)
