@@ -263,7 +263,10 @@ class AstLineIndex:
         return a.lineno if a is not None else None  # type: ignore[attr-defined]
 
     def text(self, node: cst.CSTNode) -> str | None:
-        """Source text of a call node, None when it is not known."""
+        """Source text of a call or statement node, None when it is not known."""
+        a = self._stmts.get(id(node))
+        if a is not None:
+            return self._segment(a)
         if type(node) is not cst.Call:
             return None
         a = self._ast_of(node)

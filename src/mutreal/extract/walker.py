@@ -573,7 +573,7 @@ class Walker:
         iterations, objects = self._literal_iterations(stmt.iter, env)
         body_text = None
         if iterations is not None and 0 < len(iterations) <= _MAX_UNROLL:
-            body_text = self.text(stmt.body)
+            body_text = self.lines.text(stmt) or self.text(stmt.body)
         if (
             body_text is not None
             and (objects or _BUILD_HINT.search(body_text))
