@@ -8,6 +8,10 @@ Writes the figures as JSON to ``$OUT/runner_gpu.json`` when ``OUT`` is set.
 
     python benchmarks/runner_gpu.py                 # GPU machine: 2 x 20 packed, 6 serial
     python benchmarks/runner_gpu.py --quick         # CPU smoke test: 2 x 2, 2 epochs, jobs 2
+
+Needs TensorFlow with CUDA and scikit-learn on the GPU machine; from a bare checkout run it as
+``PYTHONPATH=src python benchmarks/runner_gpu.py`` (workers find ``src`` themselves). Not yet run on a
+GPU: the task that wrote it had no GPU machine.
 """
 
 from __future__ import annotations
