@@ -218,8 +218,20 @@ class Layer:
 
     @property
     def is_activation_layer(self) -> bool:
-        """An ``Activation`` layer (the noise rule 'activation layer == activation argument' uses it)."""
-        return self.cls == "Activation"
+        """An ``Activation`` layer, or ``ReLU()`` / ``Softmax()`` with default arguments.
+
+        The noise rule 'activation layer == activation argument' folds these into the layer before.
+        """
+        return self.cls == "Activation" or (self.cls in _PLAIN_ACTIVATION_LAYERS and not self.args)
+
+    @property
+    def activation_of_layer(self) -> Value | None:
+        """The activation an activation layer applies (``Activation('relu')``, ``ReLU()`` -> 'relu')."""
+        if self.cls == "Activation":
+            return self.args.get("activation")
+        if self.cls in _PLAIN_ACTIVATION_LAYERS and not self.args:
+            return Value.const(_PLAIN_ACTIVATION_LAYERS[self.cls], text=self.text, line=self.line)
+        return None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -264,6 +276,9 @@ class FoldedLayer:
     activation: Value | None
 
 
+#: activation-only layers equal to an activation argument when written without arguments
+_PLAIN_ACTIVATION_LAYERS = {"ReLU": "relu", "Softmax": "softmax"}
+
 #: layer classes that take an ``activation`` argument (an ``Activation`` layer after them can fold in)
 _TAKES_ACTIVATION = re.compile(
     r"^(Dense|Conv[123]D|Conv[123]DTranspose|SeparableConv[12]D|DepthwiseConv[12]D|LocallyConnected[12]D|"
@@ -302,7 +317,7 @@ class KerasModel:
         for i, layer in enumerate(self.layers):
             if layer.is_activation_layer and out:
                 prev = out[-1]
-                act = layer.args.get("activation")
+                act = layer.activation_of_layer
                 if _TAKES_ACTIVATION.match(prev.layer.cls) and (
                     prev.activation is None or prev.activation.value in ("linear", None)
                 ):
@@ -311,7 +326,7 @@ class KerasModel:
                     continue
             act = layer.arg("activation", era) if _TAKES_ACTIVATION.match(layer.cls) else None
             if layer.is_activation_layer:
-                act = layer.args.get("activation")
+                act = layer.activation_of_layer
             out.append(FoldedLayer(layer, [i], act))
         return out
 

@@ -661,3 +661,16 @@ def test_metric_spellings(ex):
     )
     c = ex("import keras\nmodel.compile(loss='mse', metrics=['accuracy'])\n").compiles[0].metrics
     assert a.same(b) and a.same(c) and a.value == ["accuracy"]
+
+
+def test_plain_relu_layer_folds_like_an_activation_layer(ex):
+    pm = ex(
+        """
+        import tensorflow as tf
+        m = tf.keras.Sequential([tf.keras.layers.Dense(4), tf.keras.layers.ReLU(), tf.keras.layers.Dense(2),
+                                 tf.keras.layers.ReLU(max_value=6.0)])
+        """
+    )
+    folded = pm.models[0].folded_layers()
+    assert [f.layer.cls for f in folded] == ["Dense", "Dense", "ReLU"]
+    assert folded[0].activation.value == "relu" and folded[0].sources == [0, 1]
