@@ -74,10 +74,14 @@ def test_ray_executor_matches_local_runs(write_program, tiny_program, tmp_path):
 
     program = write_program("tiny.py", tiny_program(epochs=1))
     hang = write_program("hang.py", "import time\ntime.sleep(600)\n")
+    # kills the Ray actor that owns its worker: Ray restarts the actor and retries, then gives up
+    killer = write_program("killer.py", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n")
     store = tmp_path / "ray.sqlite"
-    on_ray = run_campaign([program, hang], seeds=[0, 1], jobs=2, executor="ray", timeout_s=20, store=store,
+    on_ray = run_campaign([program, hang, killer], seeds=[0, 1], jobs=2, executor="ray", timeout_s=20, store=store,
                           progress=False)  # fmt: skip
     by_program = {(r.program.rsplit("/", 1)[-1], r.seed): r for r in on_ray}
     assert by_program[("tiny.py", 0)].outcome == "ok" and by_program[("hang.py", 1)].outcome == "timeout"
+    lost = by_program[("killer.py", 0)]
+    assert lost.outcome == "crash" and lost.error_type == "RayWorkerLost", lost.error_message
     local = run_campaign([program], seeds=[0, 1], jobs=1, progress=False)
     assert [r.metric_value for r in local] == [by_program[("tiny.py", s)].metric_value for s in (0, 1)]
