@@ -458,3 +458,16 @@ def test_tf_data_pipeline_gives_arrays_and_batch_size(ex):
     assert pm.fits[0].args["batch_size"].value == 16
     assert [o.op for o in pm.data["x_train"].preprocess] == ["divide", "shuffle"]
     assert pm.data["y_train"].source.kind == "random"
+
+
+def test_file_names_fold_through_path_joins(ex):
+    pm = ex(
+        """
+        import os
+        import pandas as pd
+        DATA = 'data'
+        df = pd.read_csv(os.path.join(DATA, 'train' + '.csv'))
+        model.fit(df.values[:, :-1], df.values[:, -1])
+        """
+    )
+    assert pm.data["x_train"].source.name == "data/train.csv"

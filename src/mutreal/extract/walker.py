@@ -1234,6 +1234,11 @@ class Walker:
             if isinstance(arg, Value) and arg.kind == CONST and isinstance(arg.value, list | str):
                 return self.lazy(CONST, len(arg.value), node, self.cur_line)
             return self.lazy(OPAQUE, None, node, self.cur_line)
+        if qn in ("os.path.join", "posixpath.join", "pathlib.Path", "str") and node.args:
+            parts = [self.ev(a.value, env) for a in node.args]
+            if all(isinstance(p, Value) and p.kind == CONST and isinstance(p.value, str) for p in parts):
+                return self.lazy(CONST, "/".join(p.value for p in parts), node, self.cur_line)
+            return Unknown(node, self.cur_line)
         if qn in _BUILTIN_SCALARS:
             self.call_args(node, env)
             return self.lazy(OPAQUE, None, node, self.cur_line)
