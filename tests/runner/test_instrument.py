@@ -1,0 +1,50 @@
+"""The in-worker capture helpers that need no TensorFlow: labels/predictions to classes, dataset paths."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from mutreal.runner import instrument
+
+
+def test_probabilities_and_one_hot_become_class_indices():
+    probabilities = np.array([[0.1, 0.7, 0.2], [0.8, 0.1, 0.1]])
+    assert instrument._to_classes(probabilities, is_label=False) == ([1, 0], "class")
+    assert instrument._to_classes(np.eye(3)[[2, 0]], is_label=True) == ([2, 0], "class")
+    assert instrument._to_classes(np.array([[0.2], [0.9]]), is_label=False) == ([0, 1], "class")
+    assert instrument._to_classes(np.array([1.0, 0.0]), is_label=True) == ([1, 0], "class")
+    values, kind = instrument._to_classes(np.array([[3.5], [-1.0]]), is_label=False)
+    assert kind == "value" and values == [3.5, -1.0]
+
+
+@given(
+    arrays(np.float32, st.tuples(st.integers(1, 20), st.integers(2, 6)), elements=st.floats(0, 1, width=32))
+)
+def test_argmax_classes_are_in_range(outputs):
+    classes, kind = instrument._to_classes(outputs, is_label=False)
+    assert kind == "class" and len(classes) == len(outputs)
+    assert all(0 <= c < outputs.shape[1] for c in classes)
+
+
+def test_absent_keras_dataset_names_the_file_and_where_to_place_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+    monkeypatch.setitem(instrument._ORIGINALS, "get_file", lambda *a, **k: "served")
+    origin = "https://storage.googleapis.com/tensorflow/tf-keras-datasets/mnist.npz"
+    with pytest.raises(instrument.MissingDatasetError) as raised:
+        instrument._patched_get_file("mnist.npz", origin=origin)
+    message = str(raised.value)
+    assert str(tmp_path / "datasets" / "mnist.npz") in message and origin in message
+    (tmp_path / "datasets").mkdir()
+    (tmp_path / "datasets" / "mnist.npz").write_bytes(b"x")
+    assert instrument._patched_get_file("mnist.npz", origin=origin) == "served"  # cached files are served
+
+
+def test_remote_lookups_are_refused_local_ones_allowed(monkeypatch):
+    monkeypatch.setitem(instrument._ORIGINALS, "getaddrinfo", lambda host, *a, **k: [("local", host)])
+    with pytest.raises(instrument.NetworkBlockedError, match="example.org"):
+        instrument._blocked_getaddrinfo("example.org", 443)
+    assert instrument._blocked_getaddrinfo("localhost", 80) == [("local", "localhost")]
