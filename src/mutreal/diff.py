@@ -116,6 +116,11 @@ NOISE_RULES: dict[str, NoiseRule] = {
             "api_spelling", "keras vs tf.keras imports, legacy argument names, string vs object spellings"
         ),
         NoiseRule(
+            "training_data_runtime_calls",
+            "a call of mutreal.runtime.training_data (a training-data mutant) is its own component, "
+            "never a preprocessing step; the arrays it returns keep the steps applied before it",
+        ),
+        NoiseRule(
             "completed_snippet",
             "a posted model without compile, or one ending in a layer no model ends with (a bare "
             "convolution), that the benchmark completed with an output head (4.2.1: authors may "
@@ -954,6 +959,7 @@ def _diff_fit(out: list[FaultComponent], sides: _Sides, fi: int, bf: Fit, ff: Fi
                 full_batch=True if key == "batch_size" and (_full_batch(bv) or _full_batch(fv)) else None,
             )
         )
+    _diff_validation(out, sides, fi, bf, ff)
     bcb, fcb = _callbacks(bf), _callbacks(ff)
     for name in sorted(set(bcb) & set(fcb)):
         if name != "EarlyStopping":
@@ -975,6 +981,70 @@ def _diff_fit(out: list[FaultComponent], sides: _Sides, fi: int, bf: Fit, ff: Fi
                     after_number=_number(fv),
                 )
             )
+
+
+#: the arguments that give fit its validation set (validation_steps/freq only tune it)
+_VALIDATION_SETS = ("validation_data", "validation_split")
+
+
+def _validation_text(fit: Fit) -> str | None:
+    parts = [f"{k}={fit.args[k].text}" for k in _VALIDATION_SETS if k in fit.args]
+    return ", ".join(parts) or None
+
+
+def _monitors_validation(fit: Fit) -> bool:
+    """A callback that changes training (EarlyStopping, ReduceLROnPlateau) watches a validation
+    quantity (``val_*``; both default to ``val_loss``)."""
+    for cb in fit.callbacks:
+        if not cb.known or cb.cls not in ("EarlyStopping", "ReduceLROnPlateau"):
+            continue
+        monitor = cb.args.get("monitor")
+        name = "val_loss" if monitor is None else str(monitor.value if monitor.is_const else monitor.text)
+        if name.strip("'\" ").startswith("val_"):
+            return True
+    return False
+
+
+def _same_training_source(sides: _Sides) -> bool:
+    """Both programs load their training inputs from the same source (rule synthetic_data_source)."""
+    bv, fv = sides.buggy.data.get("x_train"), sides.fixed.data.get("x_train")
+    if bv is None or fv is None or bv.source is None or fv.source is None:
+        return bv is None and fv is None
+    return bv.source.key() == fv.source.key()
+
+
+def _diff_validation(out: list[FaultComponent], sides: _Sides, fi: int, bf: Fit, ff: Fit) -> None:
+    """Decisions VRM-removed, VRM-added-monitored, validation-added-noise, validation-with-data-swap.
+
+    A program LOSING its validation set while it keeps the data it trains on is VRM (DeepCrime's
+    VRM edit: the argument goes, the arrays stay); a benchmark that swaps the posted data for
+    generated arrays drops the validation set with the data (set-up, rule synthetic_data_source).
+    A validation set the second program ADDS is VRM only when a callback of the first program
+    already monitored a validation quantity it never had; added only to report metrics, it is not
+    counted (the study did not count it).
+    """
+    btext, ftext = _validation_text(bf), _validation_text(ff)
+    if (btext is None) == (ftext is None):
+        return  # both have one (other values only tune monitoring) or neither
+    if ftext is None:
+        if not _same_training_source(sides):
+            return
+        change = "removed"
+    else:
+        if not _monitors_validation(bf):
+            return
+        change = "added"
+    out.append(
+        _component(
+            fit_path(fi, "validation"),
+            "fit.validation",
+            change,
+            btext,
+            ftext,
+            (bf.file, bf.line),
+            (ff.file, ff.line),
+        )
+    )
 
 
 #: preprocessing operations that count (decision CPP-steps); astype/array conversions, slices, splits,
@@ -1073,7 +1143,233 @@ def _align_ops(b: list[DataOp], f: list[DataOp]) -> list[tuple[int | None, int |
     return pairs
 
 
-def _diff_data(out: list[FaultComponent], sides: _Sides) -> None:
+#: the module whose seeded functions a training-data mutant calls (mutreal.runtime.training_data)
+RUNTIME_TRAINING_DATA = "mutreal.runtime.training_data"
+
+
+def runtime_training_function(op: DataOp) -> str | None:
+    """The function of :mod:`mutreal.runtime.training_data` a step calls (``remove``...), if any.
+
+    Recognised by the callee's canonical name, resolved like every other name (``import ... as``).
+    """
+    if op.op != "call" or not op.name:
+        return None
+    prefix = RUNTIME_TRAINING_DATA + "."
+    if op.name.startswith(prefix) and "." not in op.name[len(prefix) :]:
+        return op.name[len(prefix) :]
+    return None
+
+
+@dataclass
+class _RuntimeSplit:
+    """A preprocessing chain with its training-data runtime calls taken out."""
+
+    ops: list[DataOp]  # the chain without the runtime calls and their tuple-unpacking steps
+    calls: list[tuple[int, DataOp]]  # (index in the original chain, call)
+    prefix_len: int = 0  # steps of ``ops`` before the first call
+    prefix_known: bool = True  # False: the steps before the call were followed from another array
+
+
+def _split_runtime_calls(ops: list[DataOp]) -> _RuntimeSplit:
+    """Take the runtime calls out of a chain (rule ``training_data_runtime_calls``).
+
+    ``x, y = remove(x, y, ...)`` returns a tuple: the extractor follows the call's first argument,
+    so the chain of ``y`` (unpacked with ``[1]``) carries the steps of ``x`` before the call; those
+    steps are then not this array's and are marked unknown.
+    """
+    split = _RuntimeSplit([], [])
+    i = 0
+    while i < len(ops):
+        op = ops[i]
+        if runtime_training_function(op) is None:
+            split.ops.append(op)
+            i += 1
+            continue
+        if not split.calls:
+            split.prefix_len = len(split.ops)
+        split.calls.append((i, op))
+        i += 1
+        if i < len(ops) and ops[i].op == "slice" and "index" in ops[i].args:
+            index = ops[i].args["index"].value
+            if index != 0 and len(split.calls) == 1:
+                split.prefix_known = False
+            i += 1
+    return split
+
+
+def _without_runtime_calls(bops: list[DataOp], fops: list[DataOp]) -> tuple[list[DataOp], list[DataOp]]:
+    """Both chains without runtime calls; an unknown prefix is taken as the other side's chain."""
+    bs, fs = _split_runtime_calls(bops), _split_runtime_calls(fops)
+    bclean, fclean = bs.ops, fs.ops
+    if not bs.prefix_known and fs.prefix_known and not fs.calls:
+        bclean = fs.ops + bs.ops[bs.prefix_len :]
+    if not fs.prefix_known and bs.prefix_known and not bs.calls:
+        fclean = bs.ops + fs.ops[fs.prefix_len :]
+    return bclean, fclean
+
+
+@dataclass
+class RuntimeCall:
+    """A call of :mod:`mutreal.runtime.training_data` found in a program's source, with the
+    training roles (``x_train``/``y_train``) of the arrays it rebinds."""
+
+    function: str
+    roles: list[str]
+    text: str
+    file: str | None
+    line: int | None
+
+    def key(self) -> tuple[str, str]:
+        text = "".join(self.text.split())
+        return self.function, text[text.find("(") :] if "(" in text else text
+
+
+def _dotted(node: libcst.BaseExpression) -> str | None:
+    if isinstance(node, libcst.Name):
+        return node.value
+    if isinstance(node, libcst.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr.value}" if head else None
+    return None
+
+
+def find_runtime_calls(
+    module: libcst.Module,
+    imports: dict[str, str],
+    fits: list[Fit],
+    path: str | None = None,
+    source: str | None = None,
+) -> list[RuntimeCall]:
+    """Every ``targets = <mutreal.runtime.training_data>.fn(...)`` statement of a program.
+
+    Read from the source (rule ``training_data_runtime_calls``) so that a call is found even where
+    the data it rebinds cannot be followed (arrays defined elsewhere). The callee is resolved like
+    other names, through the program's imports; a target is a training role when a fit call takes
+    it as its ``x`` or ``y``.
+    """
+    if "training_data" not in (source if source is not None else module.code):
+        return []  # the cheap test first: most programs never mention the runtime module
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    roles: dict[str, str] = {}
+    for fit in fits:
+        for arg, role in (("x", "x_train"), ("y", "y_train")):
+            v = fit.args.get(arg)
+            if v is not None and v.text:
+                roles.setdefault("".join(v.text.split()), role)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    found: list[RuntimeCall] = []
+    prefix = RUNTIME_TRAINING_DATA + "."
+
+    class _Visitor(libcst.CSTVisitor):
+        def visit_Assign(self, node: libcst.Assign) -> None:
+            call = node.value
+            if not isinstance(call, libcst.Call):
+                return
+            name = _dotted(call.func)
+            if name is None:
+                return
+            head, _, rest = name.partition(".")
+            canonical = imports.get(head, head) + (f".{rest}" if rest else "")
+            if not canonical.startswith(prefix) or "." in canonical[len(prefix) :]:
+                return
+            targets: list[str] = []
+            for t in node.targets:
+                elems = t.target.elements if isinstance(t.target, libcst.Tuple) else [t.target]
+                for e in elems:
+                    expr = e.value if isinstance(e, libcst.Element) else e
+                    targets.append("".join(module.code_for_node(expr).split()))
+            pos = positions.get(node)
+            found.append(
+                RuntimeCall(
+                    canonical[len(prefix) :],
+                    [roles[t] for t in targets if t in roles],
+                    " ".join(module.code_for_node(call).split()),
+                    path,
+                    pos.start.line if pos else None,
+                )
+            )
+
+    wrapper.visit(_Visitor())
+    return found
+
+
+def _runtime_text(op: DataOp) -> str:
+    return " ".join((op.text or op.name or op.op).split())
+
+
+def _chain_runtime_calls(model: ProgramModel) -> list[RuntimeCall]:
+    """Runtime calls as the extractor followed them into the training arrays' chains."""
+    calls: dict[tuple, RuntimeCall] = {}
+    for role in _TRAIN_ROLES:
+        var = model.data.get(role)
+        for _, op in _split_runtime_calls(var.preprocess).calls if var else []:
+            key = (op.file, op.line, _runtime_text(op))
+            call = calls.setdefault(
+                key, RuntimeCall(runtime_training_function(op) or "", [], _runtime_text(op), op.file, op.line)
+            )
+            call.roles.append(role)
+    return list(calls.values())
+
+
+def _runtime_index(model: ProgramModel, role: str, call: RuntimeCall) -> int:
+    """Position of the call in the role's chain (the chain's length when it was not followed)."""
+    var = model.data.get(role)
+    ops = var.preprocess if var else []
+    for i, op in enumerate(ops):
+        if runtime_training_function(op) == call.function and op.line == call.line:
+            return i
+    return len(ops)
+
+
+def _diff_runtime_calls(
+    out: list[FaultComponent],
+    sides: _Sides,
+    calls: tuple[list[RuntimeCall], list[RuntimeCall]] | None = None,
+) -> None:
+    """One component per training array a runtime training-data call rebinds (TCL, TRD, TUD, TAN,
+    TCO mutants, as their provenance lists them), matched across the programs by function and
+    arguments."""
+    bcalls, fcalls = (
+        calls
+        if calls is not None
+        else (
+            _chain_runtime_calls(sides.buggy),
+            _chain_runtime_calls(sides.fixed),
+        )
+    )
+    bkeys = [c.key() for c in bcalls]
+    fkeys = [c.key() for c in fcalls]
+    for side_calls, other_keys, model, change in (
+        (bcalls, fkeys, sides.buggy, "removed"),
+        (fcalls, bkeys, sides.fixed, "added"),
+    ):
+        for call in side_calls:
+            if call.key() in other_keys:
+                continue
+            loc = (call.file, call.line)
+            for role in call.roles or ["x_train"]:
+                out.append(
+                    _component(
+                        data_path(role, "preprocess", _runtime_index(model, role, call)),
+                        "data.training_data",
+                        change,
+                        call.text if change == "removed" else None,
+                        call.text if change == "added" else None,
+                        loc if change == "removed" else (None, None),
+                        loc if change == "added" else (None, None),
+                        function=call.function,
+                        role=role,
+                    )
+                )
+
+
+def _diff_data(
+    out: list[FaultComponent],
+    sides: _Sides,
+    runtime_calls: tuple[list[RuntimeCall], list[RuntimeCall]] | None = None,
+) -> None:
     """Preprocessing differences of every data role, as at most one CPP component per file pair.
 
     The study wrote CPP once per bug however many steps the fix touched (decision CPP-once): the
@@ -1084,13 +1380,13 @@ def _diff_data(out: list[FaultComponent], sides: _Sides) -> None:
     formats: list[tuple] = []
     roles = [r for r in DATA_ROLES if r in bdata or r in fdata]
     roles += sorted((set(bdata) | set(fdata)) - set(roles))
+    _diff_runtime_calls(out, sides, runtime_calls)
     for role in roles:
         bv: DataVar | None = bdata.get(role)
         fv: DataVar | None = fdata.get(role)
         if role not in _TRAIN_ROLES and (bv is None or fv is None):
             continue  # decision CPP-one-side-role: test/prediction data one program never has
-        bops = bv.preprocess if bv else []
-        fops = fv.preprocess if fv else []
+        bops, fops = _without_runtime_calls(bv.preprocess if bv else [], fv.preprocess if fv else [])
         for bi, fj in _align_ops(bops, fops):
             b = bops[bi] if bi is not None else None
             f = fops[fj] if fj is not None else None
@@ -1199,8 +1495,16 @@ def _pair_by_index(bs: list, fs: list) -> list[tuple[int, Any, Any]]:
     return [(i, bs[i], fs[i]) for i in range(min(len(bs), len(fs)))]
 
 
-def diff_models(buggy: ProgramModel, fixed: ProgramModel) -> list[FaultComponent]:
-    """All fault components between a buggy and a fixed program model (noise rules applied)."""
+def diff_models(
+    buggy: ProgramModel,
+    fixed: ProgramModel,
+    runtime_calls: tuple[list[RuntimeCall], list[RuntimeCall]] | None = None,
+) -> list[FaultComponent]:
+    """All fault components between a buggy and a fixed program model (noise rules applied).
+
+    ``runtime_calls``: the training-data runtime calls of each program read from its source
+    (:func:`find_runtime_calls`); without them, the calls the extractor followed into the chains.
+    """
     sides = _Sides(buggy, fixed)
     out: list[FaultComponent] = []
     for mi, bm, fm in _pair_models(buggy.models, fixed.models, sides):
@@ -1209,7 +1513,7 @@ def diff_models(buggy: ProgramModel, fixed: ProgramModel) -> list[FaultComponent
         _diff_compile(out, sides, ci, bc, fc)
     for fi, bf, ff in _pair_by_index(buggy.fits, fixed.fits):
         _diff_fit(out, sides, fi, bf, ff)
-    _diff_data(out, sides)
+    _diff_data(out, sides, runtime_calls)
     out = _dedupe_same_source(out)
     raw_tf = buggy.framework == "tensorflow" or fixed.framework == "tensorflow"
     if raw_tf:
@@ -1223,7 +1527,9 @@ def _dedupe_same_source(components: list[FaultComponent]) -> list[FaultComponent
     seen: set[tuple] = set()
     out = []
     for c in components:
-        where = c.element.rsplit(".", 1)[-1] if (c.buggy_line or c.fixed_line) else c.element
+        same_text_elsewhere = (c.buggy_line or c.fixed_line) and c.kind != "data.training_data"
+        # a runtime call rebinding x and y is one edit of two arrays: one component per array
+        where = c.element.rsplit(".", 1)[-1] if same_text_elsewhere else c.element
         key = (c.kind, where, c.buggy_file, c.buggy_line, c.fixed_file, c.fixed_line, c.before, c.after)
         if key in seen:
             continue

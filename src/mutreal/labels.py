@@ -136,8 +136,6 @@ def _operator_for(component: FaultComponent, rule: KindRule) -> str | None:
     if kind == "layer.use_bias":
         before = str(component.detail.get("before_value", "true")).lower()
         return "WRB" if before in ("true", "1", "none") else "WAB"
-    if kind == "compile.learning_rate" and component.detail.get("optimizer_spelling") == "string":
-        return None  # DeepCrime's HLR cannot set the learning rate of an optimizer given as a string
     if kind == "fit.batch_size" and component.detail.get("full_batch"):
         return "HDB"
     return op
@@ -153,8 +151,62 @@ def _strict(component: FaultComponent, operator: str | None) -> bool:
     return True
 
 
+#: function of mutreal.runtime.training_data -> the DeepCrime operator it implements
+RUNTIME_FUNCTION_OPERATORS: dict[str, str] = {
+    "change_labels": "TCL",
+    "remove": "TRD",
+    "unbalance": "TUD",
+    "add_noise": "TAN",
+    "overlap": "TCO",
+}
+
+
+def _label_runtime_call(component: FaultComponent) -> Label:
+    """A call of mutreal.runtime.training_data: the operator is the function's; the code and leaf are
+    the catalogue's for that operator (TUD is code TRD, TCO code TCL; TAN has no study code and keeps
+    its operator id, with the catalogue's leaf)."""
+    from mutreal.catalogue import load_catalogue
+
+    function = str(component.detail.get("function", ""))
+    operator = RUNTIME_FUNCTION_OPERATORS.get(function)
+    taxonomy = load_taxonomy()
+    if operator is None:
+        return Label(
+            code="TRD",
+            taxonomy=None,
+            taxonomy_id=None,
+            category=taxonomy.code("TRD").category,
+            deepcrime=None,
+            simulable=False,
+            deepcrime_strict=False,
+            reason=f"mutreal.runtime.training_data.{function} is no DeepCrime operator",
+        )
+    spec = load_catalogue()[operator]
+    code = spec.fault_code or operator
+    leaf = taxonomy.leaf(spec.taxonomy_leaf_id) if spec.taxonomy_leaf_id else None
+    category = (
+        taxonomy.code(code).category
+        if taxonomy.has_code(code)
+        else " > ".join(taxonomy.category_path(leaf.id))
+        if leaf
+        else None
+    )
+    return Label(
+        code=code,
+        taxonomy=leaf.name if leaf else None,
+        taxonomy_id=leaf.id if leaf else None,
+        category=category,
+        deepcrime=operator,
+        simulable=True,
+        deepcrime_strict=True,
+        reason=None,
+    )
+
+
 def label_component(component: FaultComponent) -> Label:
     """Label one component (see the module docstring)."""
+    if component.kind == "data.training_data":
+        return _label_runtime_call(component)
     rule = KIND_RULES.get(
         component.kind, KindRule("MWA", None, f"no DeepCrime operator for {component.kind}")
     )
@@ -166,17 +218,28 @@ def label_component(component: FaultComponent) -> Label:
     leaf_id, leaf = (leaf_obj.id, leaf_obj.name) if leaf_obj is not None else (None, None)
     operator = _operator_for(component, rule)
     reason = rule.reason if operator is None else None
-    if operator is None and rule.operator == "HLR":
-        reason = STRING_OPTIMIZER_REASON
+    simulable = operator is not None
+    strict = _strict(component, operator)
+    if _string_optimizer_learning_rate(component):
+        # decision HLR-explicit: mutreal's HLR (and the agreement with its mutants) names the
+        # operator; DeepCrime's own HLR fails on a string optimizer and the study flagged it N
+        simulable, strict, reason = False, False, STRING_OPTIMIZER_REASON
     if component.detail.get("raw_tensorflow"):
-        operator, reason = None, KERAS_ONLY_REASON
+        operator, reason, simulable, strict = None, KERAS_ONLY_REASON, False, False
     return Label(
         code=code,
         taxonomy=leaf,
         taxonomy_id=leaf_id,
         category=info.category,
         deepcrime=operator,
-        simulable=operator is not None,
-        deepcrime_strict=_strict(component, operator),
+        simulable=simulable,
+        deepcrime_strict=strict,
         reason=reason,
+    )
+
+
+def _string_optimizer_learning_rate(component: FaultComponent) -> bool:
+    """A learning rate against an optimizer the first program names as a string ('adam')."""
+    return (
+        component.kind == "compile.learning_rate" and component.detail.get("optimizer_spelling") == "string"
     )

@@ -77,7 +77,16 @@ NOISY["completed_snippet"] = SNIPPET.replace("from keras.layers", "import numpy 
     "model.compile(loss='binary_crossentropy', optimizer='adam')\n"
     "model.fit(np.random.rand(10, 4), np.random.randint(0, 2, 10), epochs=1)\n"
 )
-BASES = {"completed_snippet": SNIPPET}
+RUNTIME_BASE = BASE.replace(
+    "import numpy as np", "import numpy as np\nfrom mutreal.runtime import training_data as td"
+).replace(
+    "model = Sequential()",
+    "y_train = np.eye(2)[y_train]\nx_train, y_train = td.remove(x_train, y_train, pct=10.0, seed=0)\nmodel = Sequential()",
+)
+NOISY["training_data_runtime_calls"] = RUNTIME_BASE.replace(
+    "from mutreal.runtime import training_data as td", "import mutreal.runtime.training_data as _mutreal_td"
+).replace("td.remove(", "_mutreal_td.remove(")
+BASES = {"completed_snippet": SNIPPET, "training_data_runtime_calls": RUNTIME_BASE}
 
 
 def test_every_noise_rule_has_a_test():

@@ -14,24 +14,8 @@ from mutreal.operators.agreement import compare_components
 
 from .conftest import SUBJECTS, subject_path, subject_program
 
-#: disagreements caused by classify (core-B), reported to its owner; see the operators report
-CLASSIFY_GAPS = {
-    "RAW": "labels reads regularizers in the opposite direction to ARM/AAL: an added regularizer gives RRW",
-    "RRW": "labels reads regularizers in the opposite direction to ARM/AAL: a removed regularizer gives RAW",
-    "WAB": "labels._code_for reads use_bias in the opposite direction to ARM/AAL: classify says WRB",
-    "WRB": "labels._code_for reads use_bias in the opposite direction to ARM/AAL: classify says WAB",
-    "VRM": "diff emits no fit.validation component when validation_data/validation_split is removed",
-    "TCL": "an inserted training-data call is labelled CPP (data.preprocess), not TCL",
-    "TRD": "an inserted training-data call is labelled CPP (data.preprocess), not TRD",
-    "TUD": "an inserted training-data call is labelled CPP (data.preprocess), not TUD",
-    "TAN": "an inserted training-data call is labelled CPP (data.preprocess), not TAN",
-    "TCO": "an inserted training-data call is labelled CPP (data.preprocess), not TCO",
-}
-
-HLR_STRING = (
-    "labels (a111956) marks HLR on a string optimizer not simulable, after DeepCrime's defect; "
-    "mutreal's HLR writes Adam(learning_rate=...) there"
-)
+#: disagreements caused by classify (operator id -> why), marked xfail; empty: every operator agrees
+CLASSIFY_GAPS: dict[str, str] = {}
 
 
 def _cases(classify_marks: bool = False):
@@ -43,9 +27,7 @@ def _cases(classify_marks: bool = False):
                 if not classify_marks:
                     pass
                 elif op_id in CLASSIFY_GAPS:
-                    marks.append(pytest.mark.xfail(reason=CLASSIFY_GAPS[op_id], strict=False))
-                elif op_id == "HLR" and site.detail.get("spelling") == "string":
-                    marks.append(pytest.mark.xfail(reason=HLR_STRING, strict=False))
+                    marks.append(pytest.mark.xfail(reason=CLASSIFY_GAPS[op_id], strict=True))
                 yield pytest.param(name, op_id, site.index, id=f"{name}-{op_id}-{site.index}", marks=marks)
 
 
