@@ -674,3 +674,22 @@ def test_plain_relu_layer_folds_like_an_activation_layer(ex):
     folded = pm.models[0].folded_layers()
     assert [f.layer.cls for f in folded] == ["Dense", "Dense", "ReLU"]
     assert folded[0].activation.value == "relu" and folded[0].sources == [0, 1]
+
+
+def test_list_comprehensions_of_layers(ex):
+    pm = ex(
+        """
+        import tensorflow as tf
+        UNITS = [64, 32]
+        m = tf.keras.Sequential([tf.keras.layers.Dense(u, activation='relu') for u in UNITS])
+        class Net(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.hidden = [tf.keras.layers.Dense(8) for _ in range(3)]
+                self.out = tf.keras.layers.Dense(1)
+        net = Net()
+        sizes = [2 * k for k in range(3)]
+        """
+    )
+    assert [layer.args["units"].value for layer in pm.models[0].layers] == [64, 32]
+    assert [layer.args["units"].value for layer in pm.models[1].layers] == [8, 8, 8, 1]

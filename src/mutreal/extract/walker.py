@@ -850,10 +850,7 @@ class Walker:
                 return self.lazy(CONST, value, node, self.cur_line)
             return Unknown(node, self.cur_line)
         if t in (cst.ListComp, cst.GeneratorExp, cst.SetComp):
-            source = self.ev(node.for_in.iter, env)  # type: ignore[attr-defined]
-            if isinstance(source, data.DataChain):
-                return source.derive(self._op("map", None, {}, node))
-            return Unknown(node, self.cur_line)
+            return self.ev_comprehension(node, env)
         if t is cst.Lambda:
             return self.lazy(OPAQUE, None, node, self.cur_line)
         if t is cst.IfExp:
@@ -865,6 +862,25 @@ class Walker:
             return value
         if t is cst.Await:
             return self.ev(node.expression, env)  # type: ignore[attr-defined]
+        return Unknown(node, self.cur_line)
+
+    def ev_comprehension(self, node: cst.BaseComp, env: Env) -> Any:
+        """``[Dense(u) for u in (64, 32)]`` with known items: the list of built objects; over data: a step."""
+        comp = node.for_in  # type: ignore[attr-defined]
+        if comp.inner_for_in is None and not comp.ifs and type(node) is cst.ListComp:
+            items, objects = self._literal_iterations(comp.iter, env)
+            if items is not None and len(items) <= _MAX_UNROLL:
+                local = Env(env)
+                out = []
+                for item in items:
+                    self.bind(comp.target, item if objects else Value.const(item), local)
+                    out.append(self.ev(node.elt, local))  # type: ignore[attr-defined]
+                if all(isinstance(o, Value) and o.kind == CONST for o in out):
+                    return self.lazy(CONST, [o.value for o in out], node, self.cur_line)
+                return out
+        source = self.ev(comp.iter, env)
+        if isinstance(source, data.DataChain):
+            return source.derive(self._op("map", None, {}, node))
         return Unknown(node, self.cur_line)
 
     def ev_comparison(self, node: cst.Comparison, env: Env) -> Any:
@@ -1681,7 +1697,7 @@ class Walker:
 
     def _collect_subclass_layer(self, model: KerasModel, value: Any) -> None:
         if isinstance(value, LayerObj):
-            if value.layer not in model.layers:
+            if not any(x is value.layer for x in model.layers):
                 value.layer.origin = "subclass"
                 model.layers.append(value.layer)
         elif isinstance(value, list | tuple) and not isinstance(value, Value):
