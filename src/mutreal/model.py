@@ -151,14 +151,6 @@ def _args_from_dict(d: dict[str, Any] | None) -> dict[str, Value]:
     return {k: Value.from_dict(v) for k, v in (d or {}).items()}
 
 
-@dataclass
-class Location:
-    """Where an element is written: file path (as given to the extractor) and 1-based line."""
-
-    file: str = "<string>"
-    line: int | None = None
-
-
 # ---------------------------------------------------------------------------------------------------
 # Models and layers
 # ---------------------------------------------------------------------------------------------------
