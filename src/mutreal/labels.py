@@ -7,7 +7,9 @@ the direction of the change picks the most specific DeepCrime operator (ARM/AAL/
 WAB/WRB, HBS/HDB...), always as the operator that turns the first program into the second (the
 buggy into the fixed one: a fix removing a regulariser is code RAW, operator RRW). ``simulable`` follows the study's reading (an operator changes this kind of
 element, whatever the direction); ``deepcrime_strict`` is DeepCrime's own, narrower reading (it only
-lowers learning rate, epochs and patience).
+lowers learning rate, epochs and patience). A learning rate set over a string optimizer names HLR
+but is neither simulable nor strict (DeepCrime's HLR fails there; the study flagged it N). A call of
+:mod:`mutreal.runtime.training_data` (a training-data mutant) is labelled by its function.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from mutreal.taxonomy import load_taxonomy
 
 KERAS_ONLY_REASON = "raw TensorFlow code, DeepCrime is Keras-only"
 STRING_OPTIMIZER_REASON = (
-    "the buggy program names its optimizer as a string ('adam'); DeepCrime's HLR can only set the "
-    "learning rate of an optimizer object"
+    "the first program names its optimizer as a string ('adam'); DeepCrime's own HLR can only set the "
+    "learning rate of an optimizer object (mutreal's HLR writes one)"
 )
 
 
