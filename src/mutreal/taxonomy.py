@@ -181,13 +181,17 @@ class Taxonomy:
         leaves: list[Leaf],
         codes: list[FaultCode],
         meta: Mapping[str, Any],
+        extension_codes: list[FaultCode] | None = None,
     ) -> None:
         self.categories: dict[str, Category] = {c.id: c for c in categories}
         self.leaves: dict[str, Leaf] = {leaf.id: leaf for leaf in leaves}
+        #: the study's 56 fault-code rows, in its order
         self.fault_codes: list[FaultCode] = list(codes)
+        #: codes mutreal adds for operators the study never needed a code for (``extension_codes.csv``)
+        self.extension_codes: list[FaultCode] = list(extension_codes or [])
         self.meta: dict[str, Any] = dict(meta)
         self._by_code: dict[str, list[FaultCode]] = {}
-        for fc in codes:
+        for fc in self.fault_codes + self.extension_codes:
             for key in ((fc.code,) if fc.code else ()) + fc.aliases:
                 self._by_code.setdefault(key.upper(), []).append(fc)
         self._category_by_path = {c.path_text.lower(): c for c in categories}
@@ -373,13 +377,26 @@ def load_taxonomy_from(folder: Path) -> Taxonomy:
                 LeafRule(row["code"], _parse_when(row["when"]), row["leaf_id"], row["note"] or None)
             )
     cat_ids = {c.id for c in cats}
+    codes = _read_fault_codes(folder / "fault_codes.csv", leaf_ids, cat_ids, rules)
+    extension = folder / "extension_codes.csv"
+    extension_codes = _read_fault_codes(extension, leaf_ids, cat_ids, rules) if extension.exists() else []
+    meta = {k: v for k, v in tree.items() if k != "tree"}
+    return Taxonomy(cats, leaves, codes, meta, extension_codes)
+
+
+def _read_fault_codes(
+    path: Path, leaf_ids: set[str], cat_ids: set[str], rules: dict[str, list[LeafRule]]
+) -> list[FaultCode]:
+    """Fault-code rows of ``path`` (the study's table or mutreal's extension table), checked
+    against the tree so a typo in an id fails at load time, not in a report."""
+    name = path.name
     codes: list[FaultCode] = []
-    with (folder / "fault_codes.csv").open(encoding="utf-8", newline="") as fh:
+    with path.open(encoding="utf-8", newline="") as fh:
         for row in csv.DictReader(fh):
             if row["leaf_id"] and row["leaf_id"] not in leaf_ids:
-                raise ValueError(f"fault_codes.csv {row['id']}: unknown leaf id {row['leaf_id']}")
+                raise ValueError(f"{name} {row['id']}: unknown leaf id {row['leaf_id']}")
             if row["category_id"] not in cat_ids:
-                raise ValueError(f"fault_codes.csv {row['id']}: unknown category id {row['category_id']}")
+                raise ValueError(f"{name} {row['id']}: unknown category id {row['category_id']}")
             code = row["code"] or None
             codes.append(
                 FaultCode(
@@ -398,8 +415,7 @@ def load_taxonomy_from(folder: Path) -> Taxonomy:
                     rules=tuple(rules.get(code or "", ())),
                 )
             )
-    meta = {k: v for k, v in tree.items() if k != "tree"}
-    return Taxonomy(cats, leaves, codes, meta)
+    return codes
 
 
 @lru_cache(maxsize=1)

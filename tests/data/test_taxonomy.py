@@ -339,3 +339,14 @@ def test_a_retired_leaf_keeps_its_id_but_stops_counting(tmp_path):
     assert tax.leaf_count == tax.paper_leaf_count == 92
     assert tax.leaf("L032").retired and tax.leaf("L032").name == "Tensor shape mismatch"
     assert len(tax.uncertain_leaves()) == 3
+
+
+def test_extension_codes_are_kept_apart_from_the_study_codes(tax):
+    """TAN has no study code; mutreal's extension row makes it a known code without changing the 56."""
+    assert len(tax.fault_codes) == 56
+    assert [fc.code for fc in tax.extension_codes] == ["TAN"]
+    assert tax.has_code("TAN")
+    assert tax.code("TAN").leaf == "Low quality training data"
+    assert "TAN" not in tax.code_ids()
+    study_ids = {fc.id for fc in tax.fault_codes}
+    assert all(fc.id not in study_ids for fc in tax.extension_codes)
