@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
@@ -69,6 +70,7 @@ def classify(
             raise click.UsageError("give either BUGGY FIXED or --manifest, not both")
         try:
             if out:
+                Path(out).parent.mkdir(parents=True, exist_ok=True)
                 with open(out, "w", encoding="utf-8") as handle:
                     n, failed = classify_manifest(manifest, handle, jobs=jobs, tolerant=tolerant is not False)
             else:
