@@ -205,6 +205,10 @@ BN_ARG_KINDS = {"epsilon": "layer.bn_epsilon", "momentum": "layer.bn_momentum"}
 
 _CONV = re.compile(r"^(Conv|SeparableConv|DepthwiseConv|Convolution|AtrousConv|Deconv)")
 _INPUT_ONLY = frozenset({"InputLayer", "Input"})
+#: layers whose size is a table (vocabulary x dimension): input_dim and output_dim are its size, like
+#: a Dense layer's units (decision LCN-embedding-size); one component per layer however many change
+_TABLE_LAYERS = frozenset({"Embedding"})
+_TABLE_SIZE_ARGS = frozenset({"input_dim", "output_dim"})
 
 
 def _short(v: Value | None) -> str | None:
@@ -562,7 +566,8 @@ def _diff_layer_args_rest(
     is_bn = bl.cls == "BatchNormalization"
     for key in sorted(keys):
         kind = BN_ARG_KINDS.get(key) if is_bn else None
-        kind = kind or LAYER_ARG_KINDS.get(key)
+        is_table_size = bl.cls in _TABLE_LAYERS and fl.cls in _TABLE_LAYERS and key in _TABLE_SIZE_ARGS
+        kind = "layer.units" if is_table_size else kind or LAYER_ARG_KINDS.get(key)
         if kind is None or key.startswith("_"):
             continue
         bv, fv = bl.arg(key, sides.era_b), fl.arg(key, sides.era_f)
@@ -570,6 +575,8 @@ def _diff_layer_args_rest(
             bv, fv = _none_is_absent(bv), _none_is_absent(fv)
         if kind == "layer.input_shape" and key != "input_length":
             continue  # compared once per model, see _diff_model_input
+        if is_table_size and (_values_equal(bv, fv, strict_opaque=True) or kind in seen_kinds):
+            continue
         if _values_equal(bv, fv) or (kind == "layer.input_shape" and _shape_equal(bv, fv)):
             continue
         if kind in seen_kinds and kind in ("layer.input_shape", "layer.regularizer"):
@@ -623,6 +630,8 @@ def _none_is_absent(v: Value | None) -> Value | None:
 
 def _input_shape(layer: Layer) -> Value | None:
     for key in ("input_shape", "batch_input_shape", "input_dim", "shape", "batch_shape"):
+        if key == "input_dim" and layer.cls in _TABLE_LAYERS:
+            continue  # an Embedding's input_dim is its vocabulary size (decision LCN-embedding-size)
         v = layer.args.get(key)
         if v is not None:
             return v
