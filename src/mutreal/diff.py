@@ -1374,6 +1374,50 @@ def _diff_runtime_calls(
                 )
 
 
+def _norm_text(node: libcst.CSTNode) -> str:
+    return "".join(libcst.Module(body=[]).code_for_node(node).split())
+
+
+def _shape_items(text: str | None) -> tuple[str, ...] | None:
+    """``(rows, cols, 1)`` -> ('rows', 'cols', '1'); ``(n,)`` -> ('n',); None when not a literal tuple."""
+    try:
+        expr = libcst.parse_expression(text or "")
+    except Exception:
+        return None
+    if isinstance(expr, (libcst.Tuple, libcst.List)):
+        return tuple(_norm_text(e.value) for e in expr.elements)
+    return None
+
+
+def _reshapes_to(op: DataOp, shapes: list[tuple[str, ...] | None]) -> bool:
+    """Decision LIS-reshape-once: the fix gives the model a new input shape and reshapes the input
+    data to exactly that shape (``x.reshape(n, r, c, 1)`` for ``input_shape=(r, c, 1)``, or
+    ``expand_dims(x, -1)`` for a shape ending in 1): one fix action, which the study coded once, as LIS.
+    """
+    shapes = [s for s in shapes if s]
+    if not shapes or op.op not in ("reshape", "expand_dims"):
+        return False
+    try:
+        expr = libcst.parse_expression(op.text or "")
+    except Exception:
+        return False
+    if not isinstance(expr, libcst.Call):
+        return False
+    args = [a for a in expr.args if a.keyword is None or a.keyword.value in ("axis", "newshape", "shape")]
+    is_method = isinstance(expr.func, libcst.Attribute) and not _norm_text(expr.func.value).startswith(
+        ("np", "numpy", "tf")
+    )
+    operands = args if is_method else args[1:]  # np.reshape(x, shape) / expand_dims(x, axis)
+    if op.op == "expand_dims":
+        axis = _norm_text(operands[0].value) if operands else ""
+        return axis == "-1" and any(s[-1] == "1" for s in shapes)
+    if len(operands) == 1 and isinstance(operands[0].value, (libcst.Tuple, libcst.List)):
+        target = tuple(_norm_text(e.value) for e in operands[0].value.elements)
+    else:
+        target = tuple(_norm_text(a.value) for a in operands)
+    return len(target) >= 2 and any(target[1:] == s for s in shapes)
+
+
 def _diff_data(
     out: list[FaultComponent],
     sides: _Sides,
@@ -1389,6 +1433,9 @@ def _diff_data(
     formats: list[tuple] = []
     roles = [r for r in DATA_ROLES if r in bdata or r in fdata]
     roles += sorted((set(bdata) | set(fdata)) - set(roles))
+    new_shapes = [
+        _shape_items(c.after) for c in out if c.kind == "layer.input_shape" and c.change == "changed"
+    ]
     _diff_runtime_calls(out, sides, runtime_calls)
     for role in roles:
         bv: DataVar | None = bdata.get(role)
@@ -1413,6 +1460,8 @@ def _diff_data(
                 continue  # slices and splits of the data set are set-up (decision data-split-noise)
             if role not in _TRAIN_ROLES and change != "added":
                 continue
+            if f is not None and role.startswith("x") and _reshapes_to(f, new_shapes):
+                continue  # decision LIS-reshape-once: the data reshaped to the model's new input shape
             index = bi if bi is not None else fj
             found.append(
                 _component(
