@@ -1567,6 +1567,7 @@ def diff_models(
     out: list[FaultComponent] = []
     for mi, bm, fm in _pair_models(buggy.models, fixed.models, sides):
         _diff_model(out, sides, mi, bm, fm)
+    _diff_unseen_model(out, buggy, fixed)
     for ci, bc, fc in _pair_by_index(buggy.compiles, fixed.compiles):
         _diff_compile(out, sides, ci, bc, fc)
     for fi, bf, ff in _pair_by_index(buggy.fits, fixed.fits):
@@ -1578,6 +1579,33 @@ def diff_models(
         for c in out:
             c.detail["raw_tensorflow"] = True
     return out
+
+
+def _diff_unseen_model(out: list[FaultComponent], buggy: ProgramModel, fixed: ProgramModel) -> None:
+    """Decision MWA-unseen-model: the buggy program trains or runs a model that it never builds
+    where one can see it (a helper from another module, a loaded file), and the fix builds a model
+    of its own: the architecture was replaced, one MWA component. A buggy program that uses no
+    model at all (data preparation only) was merely completed, so nothing is emitted for it.
+    """
+    if buggy.models or not fixed.models:
+        return
+    uses = [u for u in (*buggy.compiles, *buggy.fits, *buggy.evaluations) if u is not None]
+    if not uses:
+        return
+    fm = fixed.models[0]
+    used = uses[0]
+    out.append(
+        _component(
+            layer_path(0),
+            "model.architecture",
+            "changed",
+            "a model built out of view",
+            f"{len(fm.layers)} layers",
+            (used.file, used.line),
+            (fm.file, fm.line),
+            structural_changes=len(fm.layers),
+        )
+    )
 
 
 def _dedupe_same_source(components: list[FaultComponent]) -> list[FaultComponent]:
