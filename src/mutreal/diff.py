@@ -1568,6 +1568,7 @@ def diff_models(
     for mi, bm, fm in _pair_models(buggy.models, fixed.models, sides):
         _diff_model(out, sides, mi, bm, fm)
     _diff_unseen_model(out, buggy, fixed)
+    _diff_evaluation_batch(out, buggy, fixed)
     for ci, bc, fc in _pair_by_index(buggy.compiles, fixed.compiles):
         _diff_compile(out, sides, ci, bc, fc)
     for fi, bf, ff in _pair_by_index(buggy.fits, fixed.fits):
@@ -1579,6 +1580,36 @@ def diff_models(
         for c in out:
             c.detail["raw_tensorflow"] = True
     return out
+
+
+def _diff_evaluation_batch(out: list[FaultComponent], buggy: ProgramModel, fixed: ProgramModel) -> None:
+    """Decision HBS-evaluate: the batch size written in an evaluate/predict call changed (HBS).
+
+    Only the same call on both sides with a batch size written on both: a call the fix drops or
+    turns into another (evaluate -> predict) is the benchmark's set-up, not a batch-size fix.
+    """
+    from mutreal.model import evaluation_path
+
+    for be, fe in zip(buggy.evaluations, fixed.evaluations, strict=False):
+        if be.method != fe.method:
+            continue
+        bv, fv = be.args.get("batch_size"), fe.args.get("batch_size")
+        if bv is None or fv is None or _values_equal(bv, fv, strict_opaque=True):
+            continue
+        out.append(
+            _component(
+                evaluation_path(fe.method, fe.index, "batch_size"),
+                "fit.batch_size",
+                "changed",
+                bv,
+                fv,
+                _loc_value(bv, be.file, be.line),
+                _loc_value(fv, fe.file, fe.line),
+                method=fe.method,
+                before_number=_number(bv),
+                after_number=_number(fv),
+            )
+        )
 
 
 def _diff_unseen_model(out: list[FaultComponent], buggy: ProgramModel, fixed: ProgramModel) -> None:
