@@ -206,7 +206,7 @@ def classify_pair(
     tolerant: bool = False,
 ) -> BugResult:
     """Classify one bug. Raises :class:`ClassifyError` (or :class:`SourceError`) when it cannot."""
-    from mutreal.diff import diff_models, find_runtime_calls
+    from mutreal.diff import diff_models, find_hyperparameter_variables, find_runtime_calls
     from mutreal.labels import label_component
 
     bfiles, ffiles = expand_side(buggy), expand_side(fixed)
@@ -244,7 +244,11 @@ def classify_pair(
             find_runtime_calls(sides[0][0].module, bmodel.imports, bmodel.fits, bpath, sides[0][0].text),
             find_runtime_calls(sides[1][0].module, fmodel.imports, fmodel.fits, fpath, sides[1][0].text),
         )
-        for comp in diff_models(bmodel, fmodel, runtime_calls):
+        hyper_variables = (
+            find_hyperparameter_variables(sides[0][0].module, sides[0][0].text),
+            find_hyperparameter_variables(sides[1][0].module, sides[1][0].text),
+        )
+        for comp in diff_models(bmodel, fmodel, runtime_calls, hyper_variables):
             label = label_component(comp)
             result.components.append(
                 ComponentResult(

@@ -1242,6 +1242,96 @@ def _dotted(node: libcst.BaseExpression) -> str | None:
     return None
 
 
+#: names a program gives its training budget: ``epochs``, ``nb_epoch``, ``num_epochs``, ``EPOCHS``, ``batch_size``
+_HYPER_VARIABLES = re.compile(
+    r"^(?:(?P<epochs>(?:nb_|num_|n_)?epochs?)|(?P<batch>(?:nb_|num_|n_)?batch(?:_?size)?))$", re.IGNORECASE
+)
+
+
+@dataclass
+class HyperVariable:
+    """A module-level ``epochs = 5`` / ``batch_size = 32`` literal (rule ``unused_hyperparameter``)."""
+
+    name: str
+    kind: str  # fit.epochs or fit.batch_size
+    value: float
+    text: str
+    line: int
+
+
+def find_hyperparameter_variables(module: libcst.Module, source: str) -> dict[str, HyperVariable]:
+    """Module-level number literals bound to a training-budget name (the parsed tree, no second parse)."""
+    lowered = source.lower()
+    if "epoch" not in lowered and "batch" not in lowered:
+        return {}
+    found: dict[str, HyperVariable] = {}
+    for stmt in module.body:
+        if not isinstance(stmt, libcst.SimpleStatementLine) or len(stmt.body) != 1:
+            continue
+        node = stmt.body[0]
+        if not (isinstance(node, libcst.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0].target
+        if not isinstance(target, libcst.Name) or not isinstance(node.value, (libcst.Integer, libcst.Float)):
+            continue
+        match = _HYPER_VARIABLES.match(target.value)
+        if match is None:
+            continue
+        text = node.value.value
+        where = re.search(rf"^{re.escape(target.value)}\s*=\s*{re.escape(text)}", source, re.MULTILINE)
+        line = source.count("\n", 0, where.start()) + 1 if where else 0
+        kind = "fit.epochs" if match.group("epochs") else "fit.batch_size"
+        found[target.value] = HyperVariable(target.value, kind, float(node.value.evaluated_value), text, line)
+    return found
+
+
+def _fit_names(fits: list[Fit]) -> set[str]:
+    """Names the training calls pass as their epochs or batch size."""
+    names = set()
+    for fit in fits:
+        for key in ("epochs", "batch_size"):
+            v = fit.args.get(key)
+            if v is not None:
+                names.add(v.short())
+    return names
+
+
+def _diff_unused_hyperparameters(
+    out: list[FaultComponent],
+    buggy: ProgramModel,
+    fixed: ProgramModel,
+    variables: tuple[dict[str, HyperVariable], dict[str, HyperVariable]],
+) -> None:
+    """Decision HNE-unused-variable: ``nb_epoch = 0`` becomes ``nb_epoch = 3`` although no training
+    call reads it. The study read the program's stated training budget and coded the change (HNE or
+    HBS) all the same. Only a variable both programs bind to a different number, when the training
+    calls' own values did not change already and neither side passes the variable to them (that is
+    compared as the call's argument).
+    """
+    bvars, fvars = variables
+    used = _fit_names(buggy.fits) | _fit_names(fixed.fits)
+    done = {c.kind for c in out}
+    for name, bv in bvars.items():
+        fv = fvars.get(name)
+        if fv is None or fv.value == bv.value or name in used or bv.kind in done:
+            continue
+        done.add(bv.kind)
+        out.append(
+            _component(
+                f"{'fit.epochs' if bv.kind == 'fit.epochs' else 'fit.batch_size'}",
+                bv.kind,
+                "changed",
+                bv.text,
+                fv.text,
+                (buggy.path, bv.line),
+                (fixed.path, fv.line),
+                variable=name,
+                before_number=bv.value,
+                after_number=fv.value,
+            )
+        )
+
+
 def find_runtime_calls(
     module: libcst.Module,
     imports: dict[str, str],
@@ -1557,6 +1647,7 @@ def diff_models(
     buggy: ProgramModel,
     fixed: ProgramModel,
     runtime_calls: tuple[list[RuntimeCall], list[RuntimeCall]] | None = None,
+    hyper_variables: tuple[dict[str, HyperVariable], dict[str, HyperVariable]] | None = None,
 ) -> list[FaultComponent]:
     """All fault components between a buggy and a fixed program model (noise rules applied).
 
@@ -1574,6 +1665,8 @@ def diff_models(
     for fi, bf, ff in _pair_by_index(buggy.fits, fixed.fits):
         _diff_fit(out, sides, fi, bf, ff)
     _diff_data(out, sides, runtime_calls)
+    if hyper_variables is not None and buggy.fits and fixed.fits:
+        _diff_unused_hyperparameters(out, buggy, fixed, hyper_variables)
     out = _dedupe_same_source(out)
     raw_tf = buggy.framework == "tensorflow" or fixed.framework == "tensorflow"
     if raw_tf:
