@@ -1,0 +1,105 @@
+"""Rules that code one fix action once, or read a training budget the calls do not use (see
+taxonomy/decisions.csv rows LIS-reshape-once, HNE-unused-variable, HBS-evaluate, LCN-embedding-size)."""
+
+from __future__ import annotations
+
+import libcst
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mutreal.diff import _reshapes_to, find_hyperparameter_variables
+from mutreal.model import DataOp
+
+_DIM = st.sampled_from(["rows", "cols", "1", "3", "28", "img_h", "img_w", "64"])
+
+
+def _op(text: str, kind: str) -> DataOp:
+    return DataOp(op=kind, text=text)
+
+
+@settings(max_examples=60, deadline=None)
+@given(dims=st.lists(_DIM, min_size=1, max_size=4), style=st.sampled_from(["args", "tuple", "np"]))
+def test_reshape_to_the_new_input_shape_is_the_same_fix(dims, style):
+    """x reshaped to (n, *dims) matches input_shape=dims in every spelling of reshape."""
+    inner = ", ".join(dims)
+    text = {
+        "args": f"x.reshape(x.shape[0], {inner})",
+        "tuple": f"x.reshape((len(x), {inner}))",
+        "np": f"np.reshape(x, (-1, {inner}))",
+    }[style]
+    assert _reshapes_to(_op(text, "reshape"), [tuple(dims)])
+
+
+@settings(max_examples=60, deadline=None)
+@given(dims=st.lists(_DIM, min_size=1, max_size=4), other=st.lists(_DIM, min_size=1, max_size=4))
+def test_reshape_to_another_shape_is_its_own_fix(dims, other):
+    text = f"x.reshape(x.shape[0], {', '.join(other)})"
+    assert _reshapes_to(_op(text, "reshape"), [tuple(dims)]) == (tuple(other) == tuple(dims))
+
+
+def test_expand_dims_matches_a_trailing_channel_only():
+    assert _reshapes_to(_op("np.expand_dims(x, -1)", "expand_dims"), [("30", "1")])
+    assert _reshapes_to(_op("np.expand_dims(x, axis=-1)", "expand_dims"), [("30", "1")])
+    assert not _reshapes_to(_op("np.expand_dims(x, 0)", "expand_dims"), [("30", "1")])
+    assert not _reshapes_to(_op("np.expand_dims(x, -1)", "expand_dims"), [("1", "30")])
+    assert not _reshapes_to(_op("np.expand_dims(x, -1)", "expand_dims"), [])
+
+
+def test_hyperparameter_variables_by_name_and_literal():
+    source = (
+        "nb_epoch = 5\nEPOCHS = 2.0\nbatch_size = 64\nnum_batches = 3\nepochs = n\n"
+        "learning_rate = 0.1\nif True:\n    epochs_inner = 7\n"
+    )
+    found = find_hyperparameter_variables(libcst.parse_module(source), source)
+    assert {k: (v.kind, v.value, v.line) for k, v in found.items()} == {
+        "nb_epoch": ("fit.epochs", 5.0, 1),
+        "EPOCHS": ("fit.epochs", 2.0, 2),
+        "batch_size": ("fit.batch_size", 64.0, 3),
+    }
+
+
+_PROGRAM = """import numpy as np
+from tensorflow import keras
+x = np.random.rand(50, 4)
+y = np.random.randint(0, 2, 50)
+{extra}net = keras.Sequential([keras.layers.Dense(3, activation='relu', input_shape=(4,)), keras.layers.Dense(1)])
+net.compile(loss='mse', optimizer='sgd')
+net.fit(x, y, epochs={epochs}, batch_size=10)
+"""
+
+
+@settings(max_examples=15, deadline=None)
+@given(before=st.integers(0, 50), after=st.integers(0, 50))
+def test_unused_epochs_variable_yields_one_hne_when_changed(tmp_path_factory, before, after):
+    from mutreal.classify import classify_pair
+
+    folder = tmp_path_factory.mktemp("pair")
+    b, f = folder / "b.py", folder / "f.py"
+    b.write_text(_PROGRAM.format(extra=f"n_epochs = {before}\n", epochs=3))
+    f.write_text(_PROGRAM.format(extra=f"n_epochs = {after}\n", epochs=3))
+    codes = [c.code for c in classify_pair(str(b), str(f)).components]
+    assert codes == (["HNE"] if before != after else [])
+
+
+def test_changed_epochs_literal_is_not_counted_twice(classify_texts):
+    """The call's epochs changed and the unused variable too: one HNE, as the fix's one action."""
+    result = classify_texts(
+        _PROGRAM.format(extra="epochs = 1\n", epochs=3), _PROGRAM.format(extra="epochs = 9\n", epochs=30)
+    )
+    assert [c.code for c in result.components] == ["HNE"]
+    assert result.components[0].element == "fit.epochs"
+
+
+def test_embedding_resize_is_one_lcn_and_no_input_shape(classify_texts):
+    head = "from keras.models import Sequential\nfrom keras.layers import Embedding, Flatten, Dense\n"
+    body = "m = Sequential()\nm.add({emb})\nm.add(Flatten())\nm.add(Dense(1))\nm.compile(loss='mse', optimizer='adam')\n"
+    result = classify_texts(
+        head + body.format(emb="Embedding(100, 8, input_length=5)"),
+        head + body.format(emb="Embedding(300, 8, input_length=5)"),
+    )
+    assert [c.code for c in result.components] == ["LCN"]
+    same = classify_texts(
+        head + body.format(emb="Embedding(100, 8, input_length=5)"),
+        head + body.format(emb="Embedding(input_dim=100, output_dim=8, input_length=5)"),
+    )
+    assert same.components == []
