@@ -1659,11 +1659,11 @@ def diff_models(
     for mi, bm, fm in _pair_models(buggy.models, fixed.models, sides):
         _diff_model(out, sides, mi, bm, fm)
     _diff_unseen_model(out, buggy, fixed)
-    _diff_evaluation_batch(out, buggy, fixed)
     for ci, bc, fc in _pair_by_index(buggy.compiles, fixed.compiles):
         _diff_compile(out, sides, ci, bc, fc)
     for fi, bf, ff in _pair_by_index(buggy.fits, fixed.fits):
         _diff_fit(out, sides, fi, bf, ff)
+    _diff_evaluation_batch(out, buggy, fixed)
     _diff_data(out, sides, runtime_calls)
     if hyper_variables is not None and buggy.fits and fixed.fits:
         _diff_unused_hyperparameters(out, buggy, fixed, hyper_variables)
@@ -1679,10 +1679,13 @@ def _diff_evaluation_batch(out: list[FaultComponent], buggy: ProgramModel, fixed
     """Decision HBS-evaluate: the batch size written in an evaluate/predict call changed (HBS).
 
     Only the same call on both sides with a batch size written on both: a call the fix drops or
-    turns into another (evaluate -> predict) is the benchmark's set-up, not a batch-size fix.
+    turns into another (evaluate -> predict) is the benchmark's set-up, not a batch-size fix; and
+    only when the training call's batch size did not change too (decision HBS-evaluate-with-fit).
     """
     from mutreal.model import evaluation_path
 
+    if any(c.kind == "fit.batch_size" for c in out):
+        return  # one batch-size fix (often one shared variable) is coded once, on the training call
     for be, fe in zip(buggy.evaluations, fixed.evaluations, strict=False):
         if be.method != fe.method:
             continue
