@@ -13,12 +13,12 @@ import csv
 import io
 import json
 import os
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from mutreal.parallel import map_with_progress
 from mutreal.source import SourceError, load_program
 
 
@@ -362,31 +362,16 @@ def iter_classify_manifest(
 
     ``jobs`` > 1 uses a process pool; ``progress`` shows a bar on stderr (None: only on a terminal).
     """
-    from tqdm import tqdm
-
     rows = read_manifest(path)
-    work = [(row, tolerant) for row in rows]
-    bar = tqdm(
-        total=len(work),
+    yield from map_with_progress(
+        _classify_row,
+        [(row, tolerant) for row in rows],
+        jobs=jobs,
         desc="classify",
         unit="bug",
-        file=sys.stderr,
-        disable=None if progress is None else not progress,
+        progress=progress,
+        chunksize=2,
     )
-    try:
-        if jobs <= 1:
-            for item in work:
-                yield _classify_row(item)
-                bar.update(1)
-        else:
-            from concurrent.futures import ProcessPoolExecutor
-
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                for result in pool.map(_classify_row, work, chunksize=2):
-                    yield result
-                    bar.update(1)
-    finally:
-        bar.close()
 
 
 def classify_manifest(

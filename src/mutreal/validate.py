@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from mutreal.classify import ComponentResult, ManifestRow, classify_safely, expa
 from mutreal.hom import value_from_text
 from mutreal.model import canonical_path, parse_path
 from mutreal.operators import MutationError, Operator, Program, apply_edits, registry
+from mutreal.parallel import map_with_progress
 
 __all__ = [
     "FAILURE_REASONS",
@@ -608,31 +608,10 @@ def iter_validate_manifest(
     manifest: str, *, jobs: int = 1, out_dir: str | None = None, progress: bool | None = None
 ) -> Iterator[BugValidation]:
     """Validate every bug of a manifest, in manifest order (``jobs`` > 1: a process pool)."""
-    from tqdm import tqdm
-
     rows = read_manifest(manifest)
-    work = [(row, out_dir) for row in rows]
-    bar = tqdm(
-        total=len(work),
-        desc="validate",
-        unit="bug",
-        file=sys.stderr,
-        disable=None if progress is None else not progress,
+    yield from map_with_progress(
+        _work, [(row, out_dir) for row in rows], jobs=jobs, desc="validate", unit="bug", progress=progress
     )
-    try:
-        if jobs <= 1:
-            for item in work:
-                yield _work(item)
-                bar.update(1)
-        else:
-            from concurrent.futures import ProcessPoolExecutor
-
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                for result in pool.map(_work, work, chunksize=1):
-                    yield result
-                    bar.update(1)
-    finally:
-        bar.close()
 
 
 def summarise(
