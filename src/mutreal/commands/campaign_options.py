@@ -7,6 +7,8 @@ statistics options (metric and its direction, test, alpha, ``--adaptive``, ``--j
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -75,6 +77,21 @@ def apply(options: list[Callable[[Any], Any]]) -> Callable[[Any], Any]:
     return decorate
 
 
+CAMPAIGN_SETTINGS = ("jobs", "executor", "address", "timeout_s", "memory_limit_mb", "store", "modernize")
+
+
+def campaign_options(function: Any) -> Any:
+    """Decorator adding :data:`CAMPAIGN_OPTIONS`; the command receives ``runs``, ``seeds`` and
+    ``campaign`` (the :func:`campaign_settings` dict) instead of one argument per runner option."""
+
+    @functools.wraps(function)
+    def collect(*args: Any, **kwargs: Any) -> Any:
+        campaign = campaign_settings(*(kwargs.pop(name) for name in CAMPAIGN_SETTINGS))
+        return function(*args, campaign=campaign, **kwargs)
+
+    return apply(CAMPAIGN_OPTIONS)(collect)
+
+
 def campaign_settings(
     jobs: int | None,
     executor: str,
@@ -116,3 +133,25 @@ def fmt_series(series: dict[str, Any]) -> str:
     if not summary["n"]:
         return f"no successful run (N=0 of {series['runs']}{failed})"
     return f"{summary['mean']:.4f} ± {summary['std']:.4f} (N={summary['n']}{failed})"
+
+
+def verdict_data(
+    call: Callable[[], Any], errors: tuple[type[Exception], ...] = (ValueError, RuntimeError)
+) -> dict:
+    """The report of a verdict API call as a dict; on one of ``errors``: ``error: ...`` on stderr, exit 1."""
+    try:
+        report = call()
+    except errors as error:
+        click.echo(f"error: {error}", err=True)
+        raise SystemExit(1) from None
+    return report.to_dict()
+
+
+def echo_json(data: dict[str, Any], **kwargs: Any) -> None:
+    """A verdict report as indented, strict JSON on stdout."""
+    click.echo(json.dumps(data, indent=2, allow_nan=False, **kwargs))
+
+
+def yes_no(value: bool | None) -> str:
+    """``yes``/``no`` for a verdict, ``-`` where none was reached."""
+    return "-" if value is None else ("yes" if value else "no")

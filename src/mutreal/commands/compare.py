@@ -10,19 +10,20 @@ with 90% Wilson intervals, coupling strength and detectability IoU (Ahmed et al.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 
 from mutreal.commands.campaign_options import (
-    CAMPAIGN_OPTIONS,
     STATISTICS_OPTIONS,
     apply,
-    campaign_settings,
+    campaign_options,
+    echo_json,
     fmt_number,
     fmt_series,
+    verdict_data,
+    yes_no,
 )
 
 
@@ -40,10 +41,6 @@ def mutant_files(paths: tuple[Path, ...], fixed: Path, buggy: Path) -> list[str]
         if path.resolve() not in skip and str(path) not in unique:
             unique.append(str(path))
     return unique
-
-
-def _yes(value: bool | None) -> str:
-    return "-" if value is None else ("yes" if value else "no")
 
 
 @click.command("compare")
@@ -67,7 +64,7 @@ def _yes(value: bool | None) -> str:
     type=click.Path(exists=True, path_type=Path),
     help="A folder of mutant programs (searched for *.py) or a mutant file; repeatable.",
 )
-@apply(CAMPAIGN_OPTIONS)
+@campaign_options
 @apply(STATISTICS_OPTIONS)
 def compare(
     buggy: Path,
@@ -75,18 +72,12 @@ def compare(
     mutant_paths: tuple[Path, ...],
     runs: int,
     seeds: list[int] | None,
-    jobs: int | None,
-    executor: str,
-    address: str | None,
-    timeout_s: float | None,
-    memory_limit_mb: float | None,
-    store: str | None,
-    modernize: bool,
     metric: str | None,
     lower_is_better: bool | None,
     test_name: str,
     alpha: float,
     as_json: bool,
+    campaign: dict[str, Any],
 ) -> None:
     """Train BUGGY, FIXED and each mutant many times and measure how alike mutants and fault are."""
     from mutreal.verdicts import compare as compare_api
@@ -94,18 +85,15 @@ def compare(
     mutants = mutant_files(mutant_paths, fixed, buggy)
     if not mutants:
         raise click.UsageError(f"no mutant programs (*.py) under {', '.join(map(str, mutant_paths))}")
-    try:
-        report = compare_api(
+    data = verdict_data(
+        lambda: compare_api(
             str(buggy), str(fixed), mutants, runs=runs, seeds=seeds, metric=metric,
             lower_is_better=lower_is_better, test=test_name, alpha=alpha,
-            campaign=campaign_settings(jobs, executor, address, timeout_s, memory_limit_mb, store, modernize),
-        )  # fmt: skip
-    except (ValueError, RuntimeError) as error:
-        click.echo(f"error: {error}", err=True)
-        raise SystemExit(1) from None
-    data = report.to_dict()
+            campaign=campaign,
+        ),
+    )  # fmt: skip
     if as_json:
-        click.echo(json.dumps(data, indent=2, allow_nan=False))
+        echo_json(data)
         return
     print_compare(data)
 
@@ -120,9 +108,9 @@ def print_compare(data: dict[str, Any]) -> None:
     kp = fault["kp"]
     kp_text = "" if kp is None else f"; inputs with KP > 0: {kp['inputs_killing']}/{kp['n_inputs']}"
     click.echo(
-        f"real fault: killed {_yes(fault['killed'])} (p = {fmt_number(fault['kill']['comparison']['p_value'], 4, True)},"
-        f" d = {fmt_number(fault['kill']['d_worse'], 2)}), Fisher {_yes(fault['fisher_killed'])}"
-        f" (pool-corrected {_yes(fault['fisher_killed_pool'])}){kp_text}"
+        f"real fault: killed {yes_no(fault['killed'])} (p = {fmt_number(fault['kill']['comparison']['p_value'], 4, True)},"
+        f" d = {fmt_number(fault['kill']['d_worse'], 2)}), Fisher {yes_no(fault['fisher_killed'])}"
+        f" (pool-corrected {yes_no(fault['fisher_killed_pool'])}){kp_text}"
     )
     names = [Path(m["program"]).name for m in data["mutants"]]
     width = max([len(n) for n in names] + [6])
@@ -137,9 +125,9 @@ def print_compare(data: dict[str, Any]) -> None:
         ]
         click.echo(
             f"{name:{width}}  {fmt_series(mutant['mutant']):28}  {verdict:>13}  "
-            f"{fmt_number(versus['p_value'], 4, True):>9}  {_yes(mutant['killed']):>6}  "
-            f"{_yes(mutant['killing_agreement']):>5}  {_yes(mutant['fisher_killed']):>6}  "
-            f"{_yes(mutant['fisher_agreement']):>5}  {fmt_number(mutant['coupling_strength'], 3):>6}  "
+            f"{fmt_number(versus['p_value'], 4, True):>9}  {yes_no(mutant['killed']):>6}  "
+            f"{yes_no(mutant['killing_agreement']):>5}  {yes_no(mutant['fisher_killed']):>6}  "
+            f"{yes_no(mutant['fisher_agreement']):>5}  {fmt_number(mutant['coupling_strength'], 3):>6}  "
             f"{fmt_number(mutant['detectability_iou'], 3):>6}"
         )
     for note in data["notes"]:

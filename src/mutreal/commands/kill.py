@@ -8,7 +8,6 @@ mutants, and Kim et al.'s monotone per-input Fisher verdict (needs labelled ``ev
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -16,23 +15,21 @@ import click
 
 from mutreal.commands.campaign_options import (
     ADAPTIVE_OPTIONS,
-    CAMPAIGN_OPTIONS,
     STATISTICS_OPTIONS,
     apply,
-    campaign_settings,
+    campaign_options,
+    echo_json,
     fmt_number,
     fmt_series,
+    verdict_data,
+    yes_no,
 )
-
-
-def _yes(value: bool | None) -> str:
-    return "-" if value is None else ("yes" if value else "no")
 
 
 @click.command("kill")
 @click.argument("original", type=click.Path(exists=True, dir_okay=False))
 @click.argument("mutants", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
-@apply(CAMPAIGN_OPTIONS)
+@campaign_options
 @apply(STATISTICS_OPTIONS)
 @apply(ADAPTIVE_OPTIONS)
 def kill(
@@ -40,13 +37,6 @@ def kill(
     mutants: tuple[str, ...],
     runs: int,
     seeds: list[int] | None,
-    jobs: int | None,
-    executor: str,
-    address: str | None,
-    timeout_s: float | None,
-    memory_limit_mb: float | None,
-    store: str | None,
-    modernize: bool,
     metric: str | None,
     lower_is_better: bool | None,
     test_name: str,
@@ -55,27 +45,25 @@ def kill(
     adaptive: bool,
     min_runs: int,
     step: int,
+    campaign: dict[str, Any],
 ) -> None:
     """Train ORIGINAL and each MUTANT many times; is each mutant killed?"""
     from mutreal.verdicts import kill as kill_api
 
-    try:
-        report = kill_api(
+    data = verdict_data(
+        lambda: kill_api(
             original, list(mutants), runs=runs, seeds=seeds, metric=metric, lower_is_better=lower_is_better,
             test=test_name, alpha=alpha, adaptive=adaptive, min_runs=min_runs, step=step,
-            campaign=campaign_settings(jobs, executor, address, timeout_s, memory_limit_mb, store, modernize),
-        )  # fmt: skip
-    except (ValueError, RuntimeError) as error:
-        click.echo(f"error: {error}", err=True)
-        raise SystemExit(1) from None
-    data = report.to_dict()
+            campaign=campaign,
+        ),
+    )  # fmt: skip
     if adaptive:
         planned = len(seeds) if seeds else runs
         data["runs_saved"] = sum(
             m["sequential"]["runs_saved"] for m in data["mutants"] if m["sequential"]
         ) + (planned - data["original"]["runs"])
     if as_json:
-        click.echo(json.dumps(data, indent=2, allow_nan=False))
+        echo_json(data)
         return
     print_kill(data)
 
@@ -96,12 +84,12 @@ def print_kill(data: dict[str, Any]) -> None:
     for name, mutant in zip(names, data["mutants"], strict=True):
         fisher = mutant["fisher"]
         inputs = "-" if fisher is None else f"{fisher['n_killing_inputs']}/{fisher['n_inputs']}"
-        killed = _yes(mutant["killed"]) + (" (crash)" if mutant["killed_by"] == "crash" else "")
+        killed = yes_no(mutant["killed"]) + (" (crash)" if mutant["killed_by"] == "crash" else "")
         click.echo(
             f"{name:{width}}  {fmt_series(mutant['mutant']):28}  {fmt_number(mutant['p_value'], 4, True):>9}  "
             f"{fmt_number(mutant['p_value_holm'], 4, True):>9}  {fmt_number(mutant['cohen_d'], 2):>8}  "
-            f"{killed:>6}  {_yes(mutant['killed_holm']):>4}  {_yes(mutant['fisher_killed']):>6}  "
-            f"{_yes(mutant['fisher_killed_holm']):>11}  {_yes(mutant['fisher_killed_pool']):>11}  {inputs:>14}"
+            f"{killed:>6}  {yes_no(mutant['killed_holm']):>4}  {yes_no(mutant['fisher_killed']):>6}  "
+            f"{yes_no(mutant['fisher_killed_holm']):>11}  {yes_no(mutant['fisher_killed_pool']):>11}  {inputs:>14}"
         )
     score = data["mutation_score"]
     click.echo(

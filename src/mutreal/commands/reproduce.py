@@ -9,7 +9,6 @@ the fixed does not; a performance symptom when the fixed program is better with 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +16,13 @@ import click
 
 from mutreal.commands.campaign_options import (
     ADAPTIVE_OPTIONS,
-    CAMPAIGN_OPTIONS,
     STATISTICS_OPTIONS,
     apply,
-    campaign_settings,
+    campaign_options,
+    echo_json,
     fmt_number,
     fmt_series,
+    verdict_data,
 )
 from mutreal.stats.reproduction import SYMPTOMS
 
@@ -37,7 +37,7 @@ from mutreal.stats.reproduction import SYMPTOMS
     show_default=True,
     help="crash: buggy fails, fixed does not; performance: fixed significantly better.",
 )
-@apply(CAMPAIGN_OPTIONS)
+@campaign_options
 @apply(STATISTICS_OPTIONS)
 @apply(ADAPTIVE_OPTIONS)
 def reproduce(
@@ -46,13 +46,6 @@ def reproduce(
     symptom: str,
     runs: int,
     seeds: list[int] | None,
-    jobs: int | None,
-    executor: str,
-    address: str | None,
-    timeout_s: float | None,
-    memory_limit_mb: float | None,
-    store: str | None,
-    modernize: bool,
     metric: str | None,
     lower_is_better: bool | None,
     test_name: str,
@@ -61,23 +54,21 @@ def reproduce(
     adaptive: bool,
     min_runs: int,
     step: int,
+    campaign: dict[str, Any],
 ) -> None:
     """Train BUGGY and FIXED many times and say whether the fault is reproduced and stable."""
     from mutreal.verdicts import reproduce as reproduce_api
 
-    try:
-        report = reproduce_api(
+    data = verdict_data(
+        lambda: reproduce_api(
             buggy, fixed, runs=runs, seeds=seeds, symptom=symptom, metric=metric,
             lower_is_better=lower_is_better, test=test_name, alpha=alpha, adaptive=adaptive,
             min_runs=min_runs, step=step,
-            campaign=campaign_settings(jobs, executor, address, timeout_s, memory_limit_mb, store, modernize),
-        )  # fmt: skip
-    except (ValueError, RuntimeError) as error:
-        click.echo(f"error: {error}", err=True)
-        raise SystemExit(1) from None
-    data = report.to_dict()
+            campaign=campaign,
+        ),
+    )  # fmt: skip
     if as_json:
-        click.echo(json.dumps(data, indent=2, allow_nan=False))
+        echo_json(data)
         return
     print_reproduction(data)
 

@@ -9,19 +9,19 @@ still kills, between the original and the most aggressive value.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 
 from mutreal.commands.campaign_options import (
-    CAMPAIGN_OPTIONS,
     STATISTICS_OPTIONS,
     apply,
-    campaign_settings,
+    campaign_options,
+    echo_json,
     fmt_number,
     fmt_series,
+    verdict_data,
 )
 
 
@@ -73,7 +73,7 @@ def _values(ctx: click.Context, param: click.Parameter, value: str | None) -> li
     default=None,
     help="PNG plot path (default: <out>/sensitivity_<program>_<op>.png).",
 )
-@apply(CAMPAIGN_OPTIONS)
+@campaign_options
 @apply(STATISTICS_OPTIONS)
 def sensitivity(
     program: str,
@@ -87,18 +87,12 @@ def sensitivity(
     plot_path: Path | None,
     runs: int,
     seeds: list[int] | None,
-    jobs: int | None,
-    executor: str,
-    address: str | None,
-    timeout_s: float | None,
-    memory_limit_mb: float | None,
-    store: str | None,
-    modernize: bool,
     metric: str | None,
     lower_is_better: bool | None,
     test_name: str,
     alpha: float,
     as_json: bool,
+    campaign: dict[str, Any],
 ) -> None:
     """Train mutants of PROGRAM over values of one operator's parameter; plot metric vs value."""
     from mutreal.operators import MutationError, registry
@@ -108,24 +102,22 @@ def sensitivity(
         registry.get(operator)
     except (KeyError, ValueError, LookupError) as error:
         raise click.UsageError(f"unknown operator {operator!r}: {error}") from None
-    try:
-        report = sensitivity_api(
+    data = verdict_data(
+        lambda: sensitivity_api(
             program, operator, values, site=site, runs=runs, seeds=seeds, search=search,
             search_steps=search_steps, search_from=_parse_value(search_from) if search_from else None,
             out_dir=out_dir, metric=metric, lower_is_better=lower_is_better, test=test_name, alpha=alpha,
-            campaign=campaign_settings(jobs, executor, address, timeout_s, memory_limit_mb, store, modernize),
-        )  # fmt: skip
-    except (ValueError, RuntimeError, MutationError) as error:
-        click.echo(f"error: {error}", err=True)
-        raise SystemExit(1) from None
-    data = report.to_dict()
+            campaign=campaign,
+        ),
+        (ValueError, RuntimeError, MutationError),
+    )  # fmt: skip
     folder = out_dir if out_dir is not None else Path(program).resolve().parent
     plot = plot_path or folder / f"sensitivity_{Path(program).stem}_{operator}.png"
     if data["points"]:
         plot_sensitivity(data, plot)
         data["plot"] = str(plot)
     if as_json:
-        click.echo(json.dumps(data, indent=2, allow_nan=False, default=str))
+        echo_json(data, default=str)
     else:
         print_sensitivity(data)
     if data["errors"] and not data["points"]:
