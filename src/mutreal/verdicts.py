@@ -143,6 +143,32 @@ def _input_width(*groups: Sequence[Any]) -> int | None:
     return None
 
 
+def _correctness_matrices(width: int | None, *groups: Sequence[Any]) -> list[np.ndarray | None]:
+    """Each group's per-input correctness over ``width`` inputs (all None when no width is known)."""
+    return [correctness_matrix(records, width) if width is not None else None for records in groups]
+
+
+def _as_dict(value: Any) -> dict[str, Any] | None:
+    """``value.to_dict()``, or None for a verdict or measure that could not be computed."""
+    return None if value is None else value.to_dict()
+
+
+def _fisher_verdicts(fisher: FisherKill | None) -> dict[str, bool | None]:
+    """The Fisher verdict's ``fisher_killed`` and ``fisher_killed_pool`` fields (None: no verdict)."""
+    return {
+        "fisher_killed": None if fisher is None else fisher.killed,
+        "fisher_killed_pool": None if fisher is None else fisher.killed_pool,
+    }
+
+
+def _seeds_and_options(
+    runs: int, seeds: Sequence[int] | None, metric: str | None, campaign: Mapping[str, Any] | None
+) -> tuple[list[int], dict[str, Any]]:
+    """The seeds to train with (``seeds``, else 0..runs-1) and the campaign options with the metric."""
+    seed_list = list(seeds) if seeds is not None else list(range(runs))
+    return seed_list, {"metric": metric, **dict(campaign or {})}
+
+
 # -- reproduction -------------------------------------------------------------------------------
 
 
@@ -221,14 +247,13 @@ class MutantKill:
             "p_value_holm": self.deepcrime_p_holm,
             "cohen_d": self.deepcrime.to_dict()["d_worse"],
             "effect": self.deepcrime.comparison.effect,
-            "fisher_killed": None if self.fisher is None else self.fisher.killed,
-            "fisher_killed_pool": None if self.fisher is None else self.fisher.killed_pool,
+            **_fisher_verdicts(self.fisher),
             "fisher_killed_holm": self.fisher_killed_holm,
             "fisher_p_holm": self.fisher_p_holm,
             "mutant": self.series.to_dict(),
             "deepcrime": self.deepcrime.to_dict(),
-            "fisher": None if self.fisher is None else self.fisher.to_dict(),
-            "sequential": None if self.sequential is None else self.sequential.to_dict(),
+            "fisher": _as_dict(self.fisher),
+            "sequential": _as_dict(self.sequential),
         }
 
 
@@ -289,8 +314,7 @@ def kill_from_records(
         )
         width = _input_width(original, records)
         fisher = None
-        original_matrix = correctness_matrix(original, width) if width is not None else None
-        mutant_matrix = correctness_matrix(records, width) if width is not None else None
+        original_matrix, mutant_matrix = _correctness_matrices(width, original, records)
         if original_matrix is not None and mutant_matrix is not None:
             fisher = fisher_kill(original_matrix, mutant_matrix, alpha=alpha)
         else:
@@ -343,18 +367,17 @@ class MutantSimilarity:
             "program": self.program,
             "mutant": self.series.to_dict(),
             "killed": self.kill.killed,
-            "fisher_killed": None if self.fisher is None else self.fisher.killed,
-            "fisher_killed_pool": None if self.fisher is None else self.fisher.killed_pool,
+            **_fisher_verdicts(self.fisher),
             "killing_agreement": self.killing_agreement,
             "fisher_agreement": self.fisher_agreement,
             "fisher_input_jaccard": self.fisher_input_jaccard,
             "metric_vs_fault": self.versus_fault.to_dict(),
             "coupling_strength": None if self.similarity is None else self.similarity.coupling_strength,
             "detectability_iou": None if self.similarity is None else self.similarity.detectability_iou,
-            "similarity": None if self.similarity is None else self.similarity.to_dict(),
+            "similarity": _as_dict(self.similarity),
             "kill": self.kill.to_dict(),
-            "fisher": None if self.fisher is None else self.fisher.to_dict(),
-            "kp": None if self.kp is None else self.kp.to_dict(),
+            "fisher": _as_dict(self.fisher),
+            "kp": _as_dict(self.kp),
         }
 
 
@@ -376,11 +399,10 @@ class CompareReport:
             "fixed": self.fixed.to_dict(),
             "fault": {
                 "killed": self.fault_kill.killed,
-                "fisher_killed": None if self.fault_fisher is None else self.fault_fisher.killed,
-                "fisher_killed_pool": None if self.fault_fisher is None else self.fault_fisher.killed_pool,
+                **_fisher_verdicts(self.fault_fisher),
                 "kill": self.fault_kill.to_dict(),
-                "fisher": None if self.fault_fisher is None else self.fault_fisher.to_dict(),
-                "kp": None if self.fault_kp is None else self.fault_kp.to_dict(),
+                "fisher": _as_dict(self.fault_fisher),
+                "kp": _as_dict(self.fault_kp),
             },
             "mutants": [m.to_dict() for m in self.mutants],
             "notes": list(self.notes),
@@ -420,8 +442,7 @@ def compare_from_records(
         lower_is_better=direction, alpha=alpha,
     )  # fmt: skip
     width = _input_width(fixed, buggy, *mutants.values())
-    fixed_matrix = correctness_matrix(fixed, width) if width is not None else None
-    buggy_matrix = correctness_matrix(buggy, width) if width is not None else None
+    fixed_matrix, buggy_matrix = _correctness_matrices(width, fixed, buggy)
     fault_fisher = fault_kp = None
     if fixed_matrix is not None and buggy_matrix is not None:
         fault_fisher = fisher_kill(fixed_matrix, buggy_matrix, alpha)
@@ -641,8 +662,7 @@ def reproduce(
     store, ...). With ``adaptive`` the runs stop early once the verdict is settled (see
     :mod:`mutreal.stats.sequential`).
     """
-    seed_list = list(seeds) if seeds is not None else list(range(runs))
-    options = {"metric": metric, **dict(campaign or {})}
+    seed_list, options = _seeds_and_options(runs, seeds, metric, campaign)
     sequential = None
     if adaptive:
         buggy_records, (fixed_records,), (sequential,) = run_adaptive(
@@ -674,8 +694,7 @@ def kill(
     campaign: Mapping[str, Any] | None = None,
 ) -> KillReport:
     """Train the original and each mutant ``runs`` times; DeepCrime + Fisher verdicts, Holm across mutants."""
-    seed_list = list(seeds) if seeds is not None else list(range(runs))
-    options = {"metric": metric, **dict(campaign or {})}
+    seed_list, options = _seeds_and_options(runs, seeds, metric, campaign)
     decisions: dict[str, SequentialDecision] | None = None
     if adaptive:
         original_records, groups, sequential = run_adaptive(
@@ -706,8 +725,7 @@ def compare(
     campaign: Mapping[str, Any] | None = None,
 ) -> CompareReport:
     """Train the buggy, fixed and mutant programs ``runs`` times each and compare mutants with the fault."""
-    seed_list = list(seeds) if seeds is not None else list(range(runs))
-    options = {"metric": metric, **dict(campaign or {})}
+    seed_list, options = _seeds_and_options(runs, seeds, metric, campaign)
     buggy_records, fixed_records, *groups = run_programs([buggy, fixed, *mutants], seed_list, options)
     return compare_from_records(
         buggy_records, fixed_records, dict(zip(mutants, groups, strict=True)), metric=metric,
@@ -839,8 +857,7 @@ def sensitivity(
     chosen_site = sites[site]
     candidates = list(values) if values else op.values(source, chosen_site)
     folder = Path(out_dir) if out_dir is not None else Path(program).resolve().parent
-    seed_list = list(seeds) if seeds is not None else list(range(runs))
-    options = {"metric": metric, **dict(campaign or {})}
+    seed_list, options = _seeds_and_options(runs, seeds, metric, campaign)
     temporary = None
     if search and not options.get("store"):
         temporary = tempfile.TemporaryDirectory(prefix="mutreal-sensitivity-")
