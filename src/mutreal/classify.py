@@ -16,10 +16,14 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from mutreal.parallel import map_with_progress
 from mutreal.source import SourceError, load_program
+
+if TYPE_CHECKING:
+    from mutreal.diff import FaultComponent
+    from mutreal.labels import Label
 
 
 class ClassifyError(Exception):
@@ -60,6 +64,15 @@ class ComponentResult:
     def from_dict(cls, data: dict[str, Any]) -> ComponentResult:
         names = cls.__dataclass_fields__
         return cls(**{k: data.get(k) for k in names})
+
+    @classmethod
+    def from_label(cls, label: Label, component: FaultComponent) -> ComponentResult:
+        """The label's fields, then where and what the component changed (its other fields)."""
+        fields = label.to_dict()
+        fields.update(
+            {name: getattr(component, name) for name in cls.__dataclass_fields__ if name not in fields}
+        )
+        return cls(**fields)
 
 
 @dataclass
@@ -249,28 +262,7 @@ def classify_pair(
             find_hyperparameter_variables(sides[1][0].module, sides[1][0].text),
         )
         for comp in diff_models(bmodel, fmodel, runtime_calls, hyper_variables):
-            label = label_component(comp)
-            result.components.append(
-                ComponentResult(
-                    code=label.code,
-                    taxonomy=label.taxonomy,
-                    taxonomy_id=label.taxonomy_id,
-                    category=label.category,
-                    deepcrime=label.deepcrime,
-                    simulable=label.simulable,
-                    deepcrime_strict=label.deepcrime_strict,
-                    reason=label.reason,
-                    element=comp.element,
-                    kind=comp.kind,
-                    change=comp.change,
-                    before=comp.before,
-                    after=comp.after,
-                    buggy_file=comp.buggy_file,
-                    buggy_line=comp.buggy_line,
-                    fixed_file=comp.fixed_file,
-                    fixed_line=comp.fixed_line,
-                )
-            )
+            result.components.append(ComponentResult.from_label(label_component(comp), comp))
     if not any_keras:
         why = f": {', '.join(non_keras)}" if non_keras else ""
         raise ClassifyError(f"not a Keras program: no model, compile or fit call found{why}")
