@@ -46,7 +46,7 @@ def rows_small() -> list[dict]:
                 comp("TWS", False, "Tensors & Inputs > Wrong Tensor Shape"),
             ],
             "data": {
-                "buggy": {"dataset": None, "class": "fake"},
+                "buggy": {"dataset": None, "class": "fake", "size": 8},
                 "fixed": {"dataset": "iris", "class": "real"},
             },
         },
@@ -135,6 +135,7 @@ def test_training_data_summary(tmp_path):
     assert rows["A"]["bugs"] == 2
     assert (rows["A"]["buggy real"], rows["A"]["buggy fake"], rows["A"]["fixed real"]) == (1, 1, 2)
     assert rows["A"]["both real"] == 1
+    assert rows["A"]["fake sizes"] == rows["ALL"]["fake sizes"] == "8-8" and "B" not in rows
     datasets = {rec["dataset"]: rec["bugs"] for rec in report.table("datasets").records()}
     assert datasets == {"mnist": 1, "iris": 1}
 

@@ -543,15 +543,23 @@ def training_data_tables(bugs: Sequence[Bug]) -> list[Table]:
             row += [classes["real"], classes["fake"], classes["unknown"]]
         both_real = sum(1 for b in group if _data_class(b, "buggy") == _data_class(b, "fixed") == "real")
         row += [both_real, pct_half_up(both_real, len(group))]
+        fake_sizes = [
+            size
+            for b in group
+            for side in ("buggy", "fixed")
+            if _data_class(b, side) == "fake" and isinstance(size := b.data[side].get("size"), int)
+        ]
+        row.append(f"{min(fake_sizes)}-{max(fake_sizes)}" if fake_sizes else "")
         rows.append(row)
     columns = ["benchmark", "bugs", "buggy real", "buggy fake", "buggy unknown", "fixed real", "fixed fake"]
-    columns += ["fixed unknown", "both real", "both real %"]
+    columns += ["fixed unknown", "both real", "both real %", "fake sizes"]
     summary = Table(
         "training_data",
         "Training data (RQ2): class per side",
         columns,
         rows,
-        "real: a known dataset or data made by a meaningful procedure; fake: random or placeholder arrays.",
+        "real: a known dataset or data made by a meaningful procedure; fake: random or placeholder arrays. "
+        "fake sizes: smallest-largest statically known size of fake training data (either side).",
     )
     datasets: Counter[str] = Counter()
     classes: dict[str, str] = {}
