@@ -9,12 +9,12 @@ imports (``optimizers.Adam``, ``tf.keras.optimizers.Adam``) or with an added imp
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
 import libcst as cst
 
-from mutreal.model import compile_path, fit_path
+from mutreal.model import Fit, Optimizer, compile_path, fit_path
 from mutreal.operators.base import Change, Edit, Example, Operator, Program, Site
 from mutreal.operators.common import code_of, make_edit, num, value_change
 
@@ -28,18 +28,24 @@ def fit_arg_position(method: str, name: str) -> int | None:
     return None
 
 
+def fit_calls(program: Program, methods: Collection[str] = ("fit",)) -> Iterator[tuple[int, Fit, int]]:
+    """Each training call of ``methods`` run once (not in a loop) whose call node is known:
+    (fit index, fit, call node)."""
+    for fi, fit in enumerate(program.model.fits):
+        if fit.method not in methods or fit.repeat:
+            continue
+        cid = program.fit_call(fi)
+        if cid is not None:
+            yield fi, fit, cid
+
+
 def _fit_number_sites(
     op: Operator, program: Program, key: str, aliases: tuple[str, ...], methods
 ) -> list[Site]:
     sites = []
-    for fi, fit in enumerate(program.model.fits):
-        if fit.method not in methods or fit.repeat:
-            continue
+    for fi, fit, cid in fit_calls(program, methods):
         v = fit.arg(key, program.era)
         if v is None or not v.is_const or isinstance(v.value, bool) or not isinstance(v.value, int | float):
-            continue
-        cid = program.fit_call(fi)
-        if cid is None:
             continue
         arg = program.find_arg(cid, aliases, fit_arg_position(fit.method, key))
         sites.append(
@@ -138,12 +144,7 @@ class DisableBatching(Operator):
 
     def find_sites(self, program: Program) -> list[Site]:
         sites = []
-        for fi, fit in enumerate(program.model.fits):
-            if fit.method != "fit" or fit.repeat:
-                continue
-            cid = program.fit_call(fi)
-            if cid is None:
-                continue
+        for fi, fit, cid in fit_calls(program):
             x = program.find_arg(cid, ("x",), 0)
             if x is None or not isinstance(x[1].value, cst.Name | cst.Attribute | cst.Subscript):
                 continue
@@ -217,6 +218,15 @@ def optimizer_target(program: Program, ci: int) -> tuple[str, int] | None:
     return ("object", found) if found is not None else None
 
 
+def optimizer_targets(program: Program) -> Iterator[tuple[int, Optimizer, tuple[str, int]]]:
+    """Each compile whose optimizer can be edited: (compile index, optimizer, :func:`optimizer_target`)."""
+    for ci, comp in enumerate(program.model.compiles):
+        where = optimizer_target(program, ci)
+        if where is not None:
+            assert comp.optimizer is not None
+            yield ci, comp.optimizer, where
+
+
 def lr_keyword(program: Program) -> str:
     return "lr" if program.era == "keras1" else "learning_rate"
 
@@ -228,12 +238,8 @@ class ChangeLearningRate(Operator):
 
     def find_sites(self, program: Program) -> list[Site]:
         sites = []
-        for ci, comp in enumerate(program.model.compiles):
-            where = optimizer_target(program, ci)
-            if where is None:
-                continue
-            assert comp.optimizer is not None
-            v = comp.optimizer.arg("learning_rate", program.era)
+        for ci, optimizer, (kind, node) in optimizer_targets(program):
+            v = optimizer.arg("learning_rate", program.era)
             if (
                 v is None
                 or not v.is_const
@@ -241,7 +247,6 @@ class ChangeLearningRate(Operator):
                 or not isinstance(v.value, int | float)
             ):
                 continue
-            kind, node = where
             old = num(v.value)
             implicit = True
             if kind == "object":
@@ -256,7 +261,7 @@ class ChangeLearningRate(Operator):
                     old,
                     v.value,
                     implicit=implicit,
-                    detail={"compile": ci, "spelling": kind, "optimizer": comp.optimizer.cls},
+                    detail={"compile": ci, "spelling": kind, "optimizer": optimizer.cls},
                 )
             )
         return sites

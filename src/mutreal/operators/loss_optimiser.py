@@ -19,7 +19,7 @@ from mutreal import keras_api
 from mutreal.model import compile_path
 from mutreal.operators.base import Change, Edit, Example, MutationError, Operator, Program, Site
 from mutreal.operators.common import code_of, make_edit, num, value_change, value_label
-from mutreal.operators.hyperparameters import lr_keyword, optimizer_target
+from mutreal.operators.hyperparameters import lr_keyword, optimizer_targets
 
 
 class ChangeLoss(Operator):
@@ -84,20 +84,15 @@ class ChangeOptimiser(Operator):
 
     def find_sites(self, program: Program) -> list[Site]:
         sites = []
-        for ci, comp in enumerate(program.model.compiles):
-            where = optimizer_target(program, ci)
-            if where is None:
-                continue
-            assert comp.optimizer is not None
-            kind, node = where
+        for ci, optimizer, (kind, node) in optimizer_targets(program):
             sites.append(
                 program.make_site(
                     self,
                     node,
                     [compile_path(ci, "optimizer")],
                     code_of(program, program.node(node)),
-                    comp.optimizer.cls.lower() if comp.optimizer.cls else None,
-                    detail={"compile": ci, "spelling": kind, "optimizer": comp.optimizer.cls},
+                    optimizer.cls.lower() if optimizer.cls else None,
+                    detail={"compile": ci, "spelling": kind, "optimizer": optimizer.cls},
                 )
             )
         return sites
@@ -169,13 +164,8 @@ class ChangeGradientClipping(Operator):
 
     def find_sites(self, program: Program) -> list[Site]:
         sites = []
-        for ci, comp in enumerate(program.model.compiles):
-            where = optimizer_target(program, ci)
-            if where is None:
-                continue
-            assert comp.optimizer is not None
-            kind, node = where
-            current = comp.optimizer.args.get("clipvalue")
+        for ci, optimizer, (kind, node) in optimizer_targets(program):
+            current = optimizer.args.get("clipvalue")
             sites.append(
                 program.make_site(
                     self,
@@ -183,7 +173,7 @@ class ChangeGradientClipping(Operator):
                     [compile_path(ci, "optimizer", "clipvalue")],
                     current.text if current is not None else None,
                     current.value if current is not None and current.is_const else None,
-                    detail={"compile": ci, "spelling": kind, "optimizer": comp.optimizer.cls},
+                    detail={"compile": ci, "spelling": kind, "optimizer": optimizer.cls},
                 )
             )
         return sites

@@ -21,7 +21,7 @@ import libcst as cst
 from mutreal.model import data_path
 from mutreal.operators.base import Change, Component, Edit, Example, Operator, Program, Site
 from mutreal.operators.common import make_edit, num
-from mutreal.operators.hyperparameters import fit_arg_position
+from mutreal.operators.hyperparameters import fit_arg_position, fit_calls
 
 IMPORT = "from mutreal.runtime import training_data as _mutreal_td"
 
@@ -34,12 +34,7 @@ class _TrainingDataOperator(Operator):
 
     def find_sites(self, program: Program) -> list[Site]:
         sites = []
-        for fi, fit in enumerate(program.model.fits):
-            if fit.method != "fit" or fit.repeat:
-                continue
-            cid = program.fit_call(fi)
-            if cid is None:
-                continue
+        for fi, _fit, cid in fit_calls(program):
             x = program.find_arg(cid, ("x",), fit_arg_position("fit", "x"))
             y = program.find_arg(cid, ("y",), fit_arg_position("fit", "y"))
             if (
