@@ -156,6 +156,19 @@ def _args_from_dict(d: dict[str, Any] | None) -> dict[str, Value]:
 # ---------------------------------------------------------------------------------------------------
 
 
+def implicit_default(callee: str, name: str, era: str | None) -> Value | None:
+    """The era's default of argument ``name`` of ``callee`` (a class or fit method) as an implicit
+    constant, or None when it has none (an argument that is not written reads as its default)."""
+    from mutreal import keras_api  # local import: keras_api imports nothing from here
+
+    default = keras_api.default_arg(callee, name, era or keras_api.DEFAULT_ERA)
+    if default is keras_api.NO_DEFAULT:
+        return None
+    v = Value.const(default)
+    v.implicit = True
+    return v
+
+
 @dataclass
 class Layer:
     """One layer instance of a model, in model order.
@@ -186,7 +199,6 @@ class Layer:
         """The value of argument ``name``: as written, else the era's default (``implicit=True``)."""
         if name in self.args:
             return self.args[name]
-        from mutreal import keras_api  # local import: keras_api imports nothing from here
 
         if name == "strides" and "Pooling" in self.cls and not self.cls.startswith("Global"):
             # pooling strides default to the pool size
@@ -201,12 +213,7 @@ class Layer:
                     line=pool.line,
                     implicit=True,
                 )
-        default = keras_api.default_arg(self.cls, name, era or keras_api.DEFAULT_ERA)
-        if default is keras_api.NO_DEFAULT:
-            return None
-        v = Value.const(default, text=repr(default))
-        v.implicit = True
-        return v
+        return implicit_default(self.cls, name, era)
 
     @property
     def is_activation_layer(self) -> bool:
@@ -376,14 +383,7 @@ class Optimizer:
             return self.args[name]
         if self.cls is None:
             return None
-        from mutreal import keras_api
-
-        default = keras_api.default_arg(self.cls, name, era or keras_api.DEFAULT_ERA)
-        if default is keras_api.NO_DEFAULT:
-            return None
-        v = Value.const(default)
-        v.implicit = True
-        return v
+        return implicit_default(self.cls, name, era)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -512,14 +512,7 @@ class Fit:
     def arg(self, name: str, era: str | None = None) -> Value | None:
         if name in self.args:
             return self.args[name]
-        from mutreal import keras_api
-
-        default = keras_api.default_arg(self.method, name, era or keras_api.DEFAULT_ERA)
-        if default is keras_api.NO_DEFAULT:
-            return None
-        v = Value.const(default)
-        v.implicit = True
-        return v
+        return implicit_default(self.method, name, era)
 
     def to_dict(self) -> dict[str, Any]:
         return {
