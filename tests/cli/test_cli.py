@@ -34,7 +34,11 @@ def test_version_via_python_dash_m() -> None:
 
 def test_light_commands_do_not_import_tensorflow() -> None:
     """classify, mutate and report must start fast: importing their modules never loads TensorFlow."""
-    light = [t.split(":")[0] for n, t in COMMANDS.items() if n in {"classify", "mutate", "report", "agree", "manifest"}]
+    light = [
+        t.split(":")[0]
+        for n, t in COMMANDS.items()
+        if n in {"classify", "mutate", "report", "agree", "manifest"}
+    ]
     code = "import sys, importlib\n" + "".join(f"importlib.import_module({m!r})\n" for m in light)
     code += "print('tensorflow' in sys.modules or 'keras' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -12,7 +12,14 @@ import pytest
 
 ROOT = Path(__file__).parents[2]
 SHIPPED = {
-    "taxonomy": ["tree.yaml", "fault_codes.csv", "extension_codes.csv", "fault_code_leaves.csv", "datasets.csv", "README.md"],
+    "taxonomy": [
+        "tree.yaml",
+        "fault_codes.csv",
+        "extension_codes.csv",
+        "fault_code_leaves.csv",
+        "datasets.csv",
+        "README.md",
+    ],
     "operators": ["deepcrime.yaml", "combinations.csv", "README.md"],
 }
 
