@@ -1010,18 +1010,23 @@ class Walker:
             pairs.append([k.value, v.value])
         return self.lazy(CONST, pairs, node, self.cur_line)
 
+    def _slice_bounds(self, idx: cst.Slice, env: Env) -> list[int | None] | None:
+        """A slice's (lower, upper, step) when each is a literal int or absent, else None."""
+        bounds = []
+        for part in (idx.lower, idx.upper, idx.step):
+            v = self.ev(part, env) if part is not None else Value.const(None)
+            bounds.append(v.value if isinstance(v, Value) and v.kind == CONST else constants.NOT_CONST)
+        if all(b is None or isinstance(b, int) for b in bounds):
+            return bounds
+        return None
+
     def ev_subscript(self, node: cst.Subscript, env: Env) -> Any:
         base = self.ev(node.value, env)
         if isinstance(base, tuple | list) and not isinstance(base, Value) and len(node.slice) == 1:
             idx = node.slice[0].slice
             if isinstance(idx, cst.Slice):
-                bounds = []
-                for part in (idx.lower, idx.upper, idx.step):
-                    v = self.ev(part, env) if part is not None else Value.const(None)
-                    bounds.append(
-                        v.value if isinstance(v, Value) and v.kind == CONST else constants.NOT_CONST
-                    )
-                if all(b is None or isinstance(b, int) for b in bounds):
+                bounds = self._slice_bounds(idx, env)
+                if bounds is not None:
                     try:
                         return list(base)[slice(*bounds)]
                     except ValueError:
@@ -1058,13 +1063,8 @@ class Walker:
         ):
             idx = node.slice[0].slice
             if isinstance(idx, cst.Slice):
-                bounds = []
-                for part in (idx.lower, idx.upper, idx.step):
-                    v = self.ev(part, env) if part is not None else Value.const(None)
-                    bounds.append(
-                        v.value if isinstance(v, Value) and v.kind == CONST else constants.NOT_CONST
-                    )
-                if all(b is None or isinstance(b, int) for b in bounds):
+                bounds = self._slice_bounds(idx, env)
+                if bounds is not None:
                     try:
                         return Value(
                             CONST, base.value[slice(*bounds)], text=self.text(node), line=self.cur_line
