@@ -92,6 +92,23 @@ def campaign_options(function: Any) -> Any:
     return apply(CAMPAIGN_OPTIONS)(collect)
 
 
+def statistics_options(function: Any) -> Any:
+    """Decorator adding :data:`STATISTICS_OPTIONS`; the command receives ``as_json`` and ``statistics``
+    (``metric``, ``lower_is_better``, ``test``, ``alpha``: keyword arguments of the verdict APIs)."""
+
+    @functools.wraps(function)
+    def collect(*args: Any, **kwargs: Any) -> Any:
+        statistics = {
+            "metric": kwargs.pop("metric"),
+            "lower_is_better": kwargs.pop("lower_is_better"),
+            "test": kwargs.pop("test_name"),
+            "alpha": kwargs.pop("alpha"),
+        }
+        return function(*args, statistics=statistics, **kwargs)
+
+    return apply(STATISTICS_OPTIONS)(collect)
+
+
 def campaign_settings(
     jobs: int | None,
     executor: str,

@@ -16,12 +16,11 @@ from typing import Any
 import click
 
 from mutreal.commands.campaign_options import (
-    STATISTICS_OPTIONS,
-    apply,
     campaign_options,
     echo_json,
     fmt_number,
     fmt_series,
+    statistics_options,
     verdict_data,
     yes_no,
 )
@@ -65,18 +64,15 @@ def mutant_files(paths: tuple[Path, ...], fixed: Path, buggy: Path) -> list[str]
     help="A folder of mutant programs (searched for *.py) or a mutant file; repeatable.",
 )
 @campaign_options
-@apply(STATISTICS_OPTIONS)
+@statistics_options
 def compare(
     buggy: Path,
     fixed: Path,
     mutant_paths: tuple[Path, ...],
     runs: int,
     seeds: list[int] | None,
-    metric: str | None,
-    lower_is_better: bool | None,
-    test_name: str,
-    alpha: float,
     as_json: bool,
+    statistics: dict[str, Any],
     campaign: dict[str, Any],
 ) -> None:
     """Train BUGGY, FIXED and each mutant many times and measure how alike mutants and fault are."""
@@ -87,9 +83,8 @@ def compare(
         raise click.UsageError(f"no mutant programs (*.py) under {', '.join(map(str, mutant_paths))}")
     data = verdict_data(
         lambda: compare_api(
-            str(buggy), str(fixed), mutants, runs=runs, seeds=seeds, metric=metric,
-            lower_is_better=lower_is_better, test=test_name, alpha=alpha,
-            campaign=campaign,
+            str(buggy), str(fixed), mutants, runs=runs, seeds=seeds,
+            **statistics, campaign=campaign,
         ),
     )  # fmt: skip
     if as_json:

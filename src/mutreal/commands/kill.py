@@ -15,12 +15,12 @@ import click
 
 from mutreal.commands.campaign_options import (
     ADAPTIVE_OPTIONS,
-    STATISTICS_OPTIONS,
     apply,
     campaign_options,
     echo_json,
     fmt_number,
     fmt_series,
+    statistics_options,
     verdict_data,
     yes_no,
 )
@@ -30,21 +30,18 @@ from mutreal.commands.campaign_options import (
 @click.argument("original", type=click.Path(exists=True, dir_okay=False))
 @click.argument("mutants", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @campaign_options
-@apply(STATISTICS_OPTIONS)
+@statistics_options
 @apply(ADAPTIVE_OPTIONS)
 def kill(
     original: str,
     mutants: tuple[str, ...],
     runs: int,
     seeds: list[int] | None,
-    metric: str | None,
-    lower_is_better: bool | None,
-    test_name: str,
-    alpha: float,
     as_json: bool,
     adaptive: bool,
     min_runs: int,
     step: int,
+    statistics: dict[str, Any],
     campaign: dict[str, Any],
 ) -> None:
     """Train ORIGINAL and each MUTANT many times; is each mutant killed?"""
@@ -52,9 +49,8 @@ def kill(
 
     data = verdict_data(
         lambda: kill_api(
-            original, list(mutants), runs=runs, seeds=seeds, metric=metric, lower_is_better=lower_is_better,
-            test=test_name, alpha=alpha, adaptive=adaptive, min_runs=min_runs, step=step,
-            campaign=campaign,
+            original, list(mutants), runs=runs, seeds=seeds, adaptive=adaptive, min_runs=min_runs, step=step,
+            **statistics, campaign=campaign,
         ),
     )  # fmt: skip
     if adaptive:

@@ -16,12 +16,12 @@ import click
 
 from mutreal.commands.campaign_options import (
     ADAPTIVE_OPTIONS,
-    STATISTICS_OPTIONS,
     apply,
     campaign_options,
     echo_json,
     fmt_number,
     fmt_series,
+    statistics_options,
     verdict_data,
 )
 from mutreal.stats.reproduction import SYMPTOMS
@@ -38,7 +38,7 @@ from mutreal.stats.reproduction import SYMPTOMS
     help="crash: buggy fails, fixed does not; performance: fixed significantly better.",
 )
 @campaign_options
-@apply(STATISTICS_OPTIONS)
+@statistics_options
 @apply(ADAPTIVE_OPTIONS)
 def reproduce(
     buggy: str,
@@ -46,14 +46,11 @@ def reproduce(
     symptom: str,
     runs: int,
     seeds: list[int] | None,
-    metric: str | None,
-    lower_is_better: bool | None,
-    test_name: str,
-    alpha: float,
     as_json: bool,
     adaptive: bool,
     min_runs: int,
     step: int,
+    statistics: dict[str, Any],
     campaign: dict[str, Any],
 ) -> None:
     """Train BUGGY and FIXED many times and say whether the fault is reproduced and stable."""
@@ -61,10 +58,8 @@ def reproduce(
 
     data = verdict_data(
         lambda: reproduce_api(
-            buggy, fixed, runs=runs, seeds=seeds, symptom=symptom, metric=metric,
-            lower_is_better=lower_is_better, test=test_name, alpha=alpha, adaptive=adaptive,
-            min_runs=min_runs, step=step,
-            campaign=campaign,
+            buggy, fixed, runs=runs, seeds=seeds, symptom=symptom, adaptive=adaptive, min_runs=min_runs,
+            step=step, **statistics, campaign=campaign,
         ),
     )  # fmt: skip
     if as_json:

@@ -15,12 +15,11 @@ from typing import Any
 import click
 
 from mutreal.commands.campaign_options import (
-    STATISTICS_OPTIONS,
-    apply,
     campaign_options,
     echo_json,
     fmt_number,
     fmt_series,
+    statistics_options,
     verdict_data,
 )
 
@@ -74,7 +73,7 @@ def _values(ctx: click.Context, param: click.Parameter, value: str | None) -> li
     help="PNG plot path (default: <out>/sensitivity_<program>_<op>.png).",
 )
 @campaign_options
-@apply(STATISTICS_OPTIONS)
+@statistics_options
 def sensitivity(
     program: str,
     operator: str,
@@ -87,11 +86,8 @@ def sensitivity(
     plot_path: Path | None,
     runs: int,
     seeds: list[int] | None,
-    metric: str | None,
-    lower_is_better: bool | None,
-    test_name: str,
-    alpha: float,
     as_json: bool,
+    statistics: dict[str, Any],
     campaign: dict[str, Any],
 ) -> None:
     """Train mutants of PROGRAM over values of one operator's parameter; plot metric vs value."""
@@ -106,8 +102,7 @@ def sensitivity(
         lambda: sensitivity_api(
             program, operator, values, site=site, runs=runs, seeds=seeds, search=search,
             search_steps=search_steps, search_from=_parse_value(search_from) if search_from else None,
-            out_dir=out_dir, metric=metric, lower_is_better=lower_is_better, test=test_name, alpha=alpha,
-            campaign=campaign,
+            out_dir=out_dir, **statistics, campaign=campaign,
         ),
         (ValueError, RuntimeError, MutationError),
     )  # fmt: skip
