@@ -129,3 +129,12 @@ def test_not_a_keras_program_is_a_clear_error(tmp_path):
     result = CliRunner().invoke(classify, [str(b), str(f), "--json"])
     assert result.exit_code == 1
     assert "not a Keras program" in json.loads(result.output)["error"]
+
+
+def test_unusable_manifest_exits_2_and_keeps_the_out_file(tmp_path):
+    out = _write(tmp_path, "results.jsonl", '{"id": "earlier run"}\n')
+    for manifest in (tmp_path / "missing.csv", _write(tmp_path, "empty.csv", "")):
+        result = CliRunner().invoke(classify, ["--manifest", str(manifest), "--out", str(out)])
+        assert result.exit_code == 2, result.output
+        assert "manifest" in result.output
+        assert out.read_text() == '{"id": "earlier run"}\n'

@@ -52,7 +52,12 @@ def _table(result: dict) -> str:
     default=None,
     help="Set aside lines that cannot parse (default: on for manifests, off for a pair).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the result object as JSON.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the result object as JSON (a pair; a manifest always gives JSONL, one bug per line).",
+)
 def classify(
     buggy: str | None,
     fixed: str | None,
@@ -63,12 +68,13 @@ def classify(
     as_json: bool,
 ) -> None:
     """Classify the fault of BUGGY vs FIXED (files, ';'-lists or directories), or every bug of a manifest."""
-    from mutreal.classify import ClassifyError, classify_manifest, classify_safely
+    from mutreal.classify import ClassifyError, classify_manifest, classify_safely, read_manifest
 
     if manifest:
         if buggy or fixed:
             raise click.UsageError("give either BUGGY FIXED or --manifest, not both")
         try:
+            read_manifest(manifest)  # an unreadable manifest must not truncate an existing --out
             if out:
                 Path(out).parent.mkdir(parents=True, exist_ok=True)
                 with open(out, "w", encoding="utf-8") as handle:
@@ -76,8 +82,9 @@ def classify(
             else:
                 n, failed = classify_manifest(manifest, sys.stdout, jobs=jobs, tolerant=tolerant is not False)
         except ClassifyError as exc:
+            # the manifest itself is unusable: a usage error (2), as in validate-operators
             click.echo(f"error: {exc}", err=True)
-            sys.exit(1)
+            sys.exit(2)
         click.echo(f"classified {n} bug(s), {failed} failed", err=True)
         sys.exit(1 if failed else 0)
     if not buggy or not fixed:
