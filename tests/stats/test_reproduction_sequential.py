@@ -72,6 +72,16 @@ def test_crash_symptom_reproduced_and_stable() -> None:
     assert verdict.crash_p_value == pytest.approx(1 / 252)
 
 
+def test_fixed_better_share_counts_the_crashes_the_fix_removes() -> None:
+    # no test is possible (the buggy side never has a metric), so the comparison's leader is the
+    # buggy side; the share the reproduce command prints must still be the fixed side's
+    verdict = reproduction_verdict([math.nan] * 2, [0.9, 0.95], crashed_buggy=[True] * 2)
+    assert verdict.stable and verdict.fixed_better_share == 1.0
+    flaky = reproduction_verdict([math.nan] * 3 + [0.99], [0.9] * 4, crashed_buggy=[True] * 3 + [False])
+    assert flaky.fixed_better_share == 0.75
+    assert ReproductionVerdict.from_dict(json.loads(json.dumps(flaky.to_dict()))) == flaky
+
+
 def test_crash_in_every_run_of_one_run_campaign_still_reproduces() -> None:
     verdict = reproduction_verdict([math.nan], [0.9], crashed_buggy=[True])
     assert verdict.symptom == "crash" and verdict.reproduced and verdict.stable

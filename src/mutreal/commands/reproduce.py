@@ -83,7 +83,7 @@ def print_reproduction(data: dict[str, Any]) -> None:
         f"{fmt_number(stats['d_b_better'], 3)} ({stats['effect']}), power for |d| = {stats['power_effect']}: "
         f"{fmt_number(stats['power'], 2)}"
     )
-    share = stats["stable_share"]
+    share = data.get("fixed_better_share")
     click.echo(
         f"reproduced: {'yes' if data['reproduced'] else 'no'} ({data['symptom']} symptom; {data['reason']})"
     )

@@ -31,7 +31,13 @@ from typing import Any
 
 import numpy as np
 
-from mutreal.stats.two_groups import REPRODUCTION_EFFECT, GroupComparison, compare_groups, crash_p_value
+from mutreal.stats.two_groups import (
+    REPRODUCTION_EFFECT,
+    GroupComparison,
+    _stability,
+    compare_groups,
+    crash_p_value,
+)
 
 SYMPTOMS: tuple[str, ...] = ("auto", "crash", "performance")
 
@@ -46,6 +52,9 @@ class ReproductionVerdict:
     reason: str
     crash_p_value: float
     comparison: GroupComparison
+    # share of seed indexes where the fixed run is better or its crash is gone (the comparison's
+    # stable_share is the share of its *leader*, which is the buggy side when no test is possible)
+    fixed_better_share: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = {
@@ -56,6 +65,7 @@ class ReproductionVerdict:
             "crash_p_value": self.crash_p_value,
             "failed_buggy": self.comparison.failed_a,
             "failed_fixed": self.comparison.failed_b,
+            "fixed_better_share": self.fixed_better_share,
         }
         data["stats"] = self.comparison.to_dict()
         return data
@@ -69,6 +79,7 @@ class ReproductionVerdict:
             reason=data["reason"],
             crash_p_value=data["crash_p_value"],
             comparison=GroupComparison.from_dict(data["stats"]),
+            fixed_better_share=data.get("fixed_better_share"),
         )
 
 
@@ -103,6 +114,14 @@ def reproduction_verdict(
     n_b, n_f = len(failed_buggy), len(failed_fixed)
     k_b, k_f = int(failed_buggy.sum()), int(failed_fixed.sum())
     crash_p = crash_p_value(k_b, n_b, k_f, n_f)
+    fixed_share = _stability(
+        np.asarray(buggy, dtype=float).reshape(-1),
+        failed_buggy,
+        np.asarray(fixed, dtype=float).reshape(-1),
+        failed_fixed,
+        "b",
+        lower_is_better,
+    )
 
     if symptom == "auto":
         symptom = "crash" if k_b > k_f and 2 * k_b >= n_b else "performance"
@@ -142,6 +161,7 @@ def reproduction_verdict(
         reason=reason,
         crash_p_value=crash_p,
         comparison=comparison,
+        fixed_better_share=fixed_share,
     )
 
 
