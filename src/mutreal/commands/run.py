@@ -20,7 +20,10 @@ def _summary_table(summaries: list[Any]) -> str:
     for s in summaries:
         failed = ", ".join(f"{k} {v}" for k, v in sorted(s.outcomes.items()) if k != "ok") or "-"
         metric = f"{s.metric_name} ({s.direction})" if s.metric_name else "-"
-        spread = f"{_fmt(s.mean)} ± {_fmt(s.std)}" if s.mean is not None else "no successful run"
+        if s.mean is not None:
+            spread = f"{_fmt(s.mean)} ± {_fmt(s.std)}"
+        else:  # runs that finished without a metric (no fit/evaluate) are not failures
+            spread = "no metric reported" if s.n_ok else "no successful run"
         rows.append((Path(s.program).name, str(s.n), str(s.n_ok), failed, metric, spread,
                      f"{_fmt(s.minimum)} .. {_fmt(s.maximum)}"))  # fmt: skip
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
