@@ -195,3 +195,16 @@ def test_bad_labels_file_is_a_usage_error(tmp_path: Path) -> None:
     rp = write_results(tmp_path / "r.jsonl", [result("x", ["ACH"])])
     out = CliRunner().invoke(agree, [str(rp), str(bad)])
     assert out.exit_code == 2 and "codes" in out.output
+
+
+def test_disjoint_ids_warn_on_stderr(tmp_path: Path) -> None:
+    lp = write_labels(tmp_path / "l.csv", [("a", "B", "ACH", "Y")])
+    rp = write_results(tmp_path / "r.jsonl", [result("Other:1", ["ACH"])])
+    out = CliRunner().invoke(agree, [str(rp), str(lp), "--json"])
+    assert out.exit_code == 0
+    assert "no id of" in out.stderr and "'Other:1'" in out.stderr
+    json.loads(out.stdout)
+    matching = CliRunner().invoke(
+        agree, [str(write_results(tmp_path / "m.jsonl", [result("a", ["ACH"])])), str(lp)]
+    )
+    assert "warning" not in matching.stderr

@@ -28,6 +28,17 @@ def agree(compared: Path, labels: Path, as_json: bool, max_bugs: int) -> None:
         raise click.UsageError(str(exc)) from exc
     except UnicodeDecodeError as exc:
         raise click.UsageError(f"cannot read {compared} or {labels} as text: {exc}") from exc
+    if (
+        agreement.bugs
+        and agreement.unlabelled
+        and all(b.predicted_text == "[missing]" for b in agreement.bugs)
+    ):
+        # every figure below is 0: almost always ids that do not match (another manifest, a prefix)
+        click.echo(
+            f"warning: no id of {compared} is labelled in {labels} "
+            f"(e.g. {agreement.unlabelled[0]!r} vs {agreement.bugs[0].id!r}); are they the same bugs?",
+            err=True,
+        )
     if as_json:
         click.echo(json.dumps(agreement.to_dict(), indent=2))
     else:
