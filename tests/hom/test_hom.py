@@ -250,6 +250,13 @@ def test_cli(sequential_subject: str, results: str, tmp_path: Path) -> None:
     assert [sorted(h["combination"]["codes"]) for h in data["homs"]] == [c for c, _ in EXPECTED[:2]]
     res = runner.invoke(main, ["hom-generate", sequential_subject, "--order", "1..9"])
     assert res.exit_code == 2
+    labels = tmp_path / "labels.csv"
+    labels.write_text("id,codes,is_mutant\nb1,ACH,Y\n")
+    res = runner.invoke(
+        main, ["hom-generate", sequential_subject, "--from", str(labels), "--out", str(tmp_path / "l")]
+    )
+    assert res.exit_code == 2 and "not a results JSONL" in res.output
+    assert not (tmp_path / "l").exists()
 
 
 def test_mutation_operator_reads_activation_faults_in_the_mutation_direction() -> None:

@@ -39,6 +39,10 @@ def hom_generate(subject, results, order_text, top, seed, out_dir, as_json) -> N
         orders = parse_orders(order_text)
     except ValueError as exc:
         raise click.UsageError(f"--order: {exc}") from None
+    if results and not _looks_like_jsonl(results):
+        raise click.UsageError(
+            f"--from {results}: not a results JSONL of `mutreal classify --manifest` (one JSON object a line)"
+        )
     try:
         report = build(subject, results=results, orders=orders, top=top, seed=seed, out_dir=out_dir)
     except (ParserSyntaxError, UnicodeDecodeError, OSError) as exc:
@@ -66,3 +70,13 @@ def hom_generate(subject, results, order_text, top, seed, out_dir, as_json) -> N
             click.echo(f"  skipped {{{', '.join(skip.codes)}}} (support {skip.support}): {skip.reason}")
     if report.problems:
         sys.exit(1)
+
+
+def _looks_like_jsonl(path: str) -> bool:
+    """Whether the first non-blank line opens a JSON object: a labels CSV or manifest given to
+    --from would otherwise give one 'unreadable line' warning per row and no HOM."""
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if line.strip():
+                return line.lstrip().startswith("{")
+    return True
