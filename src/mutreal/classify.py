@@ -317,6 +317,10 @@ def read_manifest(path: str | Path) -> list[ManifestRow]:
         text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise ClassifyError(f"{path}: cannot read manifest ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise ClassifyError(
+            f"{path}: manifest is not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
     reader = csv.DictReader(io.StringIO(text, newline=""))
     missing = {"id", "buggy", "fixed"} - set(reader.fieldnames or [])
     if missing:

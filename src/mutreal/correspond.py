@@ -398,6 +398,10 @@ def iter_correspond_manifest(path: str | Path, tolerant: bool = True) -> Iterato
         text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise ManifestError(f"{path}: cannot read manifest ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise ManifestError(
+            f"{path}: manifest is not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
     reader = csv.DictReader(io.StringIO(text, newline=""))
     columns = set(reader.fieldnames or [])
     if not {"id", "buggy", "fixed"} <= columns:

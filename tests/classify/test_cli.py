@@ -133,7 +133,9 @@ def test_not_a_keras_program_is_a_clear_error(tmp_path):
 
 def test_unusable_manifest_exits_2_and_keeps_the_out_file(tmp_path):
     out = _write(tmp_path, "results.jsonl", '{"id": "earlier run"}\n')
-    for manifest in (tmp_path / "missing.csv", _write(tmp_path, "empty.csv", "")):
+    latin1 = tmp_path / "latin1.csv"
+    latin1.write_bytes(b"id,benchmark,buggy,fixed\nb\xe9,x,a.py,b.py\n")
+    for manifest in (tmp_path / "missing.csv", _write(tmp_path, "empty.csv", ""), latin1):
         result = CliRunner().invoke(classify, ["--manifest", str(manifest), "--out", str(out)])
         assert result.exit_code == 2, result.output
         assert "manifest" in result.output

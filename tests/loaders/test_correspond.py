@@ -175,6 +175,10 @@ def test_manifest_mode_and_cli(tmp_path: Path) -> None:
     no_source = tmp_path / "plain.csv"
     no_source.write_text("id,buggy,fixed\nx,buggy.py,fixed.py\n")
     assert CliRunner().invoke(correspond_cli, ["--manifest", str(no_source)]).exit_code == 2
+    latin1 = tmp_path / "latin1.csv"
+    latin1.write_bytes(b"id,buggy,fixed,source_buggy\nb\xe9,a.py,b.py,c.py\n")
+    out = CliRunner().invoke(correspond_cli, ["--manifest", str(latin1)])
+    assert out.exit_code == 2 and "not UTF-8" in out.output
 
 
 def test_rule_missing_data_role(tmp_path: Path) -> None:
