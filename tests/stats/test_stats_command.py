@@ -84,3 +84,7 @@ def test_bad_csv_is_a_usage_error_with_the_line(tmp_path: Path) -> None:
     assert code == 2 and "no 'metric' column" in out
     code, out = run(str(missing), str(missing), "--column", "accuracy", "--json")
     assert code == 0
+    binary = tmp_path / "binary.csv"
+    binary.write_bytes(b"\xff\xfe metric\n")
+    code, out = run(str(good), str(binary))
+    assert code == 2 and "binary.csv: cannot read" in out

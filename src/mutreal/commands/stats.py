@@ -120,11 +120,15 @@ def stats(
     """Compare the runs in A_CSV with those in B_CSV: p-value, Cohen's d, power, verdict."""
     from mutreal.stats import compare_groups, sequential_decision
 
-    try:
-        metrics_a, crashed_a = read_runs_csv(a_csv, column)
-        metrics_b, crashed_b = read_runs_csv(b_csv, column)
-    except (ValueError, UnicodeDecodeError, csv.Error) as error:
-        raise click.UsageError(str(error)) from None
+    runs = []
+    for path in (a_csv, b_csv):
+        try:
+            runs.append(read_runs_csv(path, column))
+        except (UnicodeDecodeError, csv.Error) as error:  # their messages do not name the file
+            raise click.UsageError(f"{path}: cannot read as CSV text: {error}") from None
+        except ValueError as error:
+            raise click.UsageError(str(error)) from None
+    (metrics_a, crashed_a), (metrics_b, crashed_b) = runs
     result = compare_groups(
         metrics_a,
         metrics_b,
