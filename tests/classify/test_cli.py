@@ -140,3 +140,13 @@ def test_unusable_manifest_exits_2_and_keeps_the_out_file(tmp_path):
         assert result.exit_code == 2, result.output
         assert "manifest" in result.output
         assert out.read_text() == '{"id": "earlier run"}\n'
+
+
+def test_repeated_manifest_ids_are_warned_about(tmp_path):
+    _write(tmp_path, "b.py", "x = 1\n")
+    manifest = _write(
+        tmp_path, "m.csv", "id,benchmark,buggy,fixed\ndup,B,b.py,b.py\ndup,B,b.py,b.py\nok,B,b.py,b.py\n"
+    )
+    result = CliRunner().invoke(classify, ["--manifest", str(manifest)])
+    assert "id(s) on several rows: dup" in result.stderr
+    assert len(result.stdout.splitlines()) == 3

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 import click
@@ -74,7 +75,10 @@ def classify(
         if buggy or fixed:
             raise click.UsageError("give either BUGGY FIXED or --manifest, not both")
         try:
-            read_manifest(manifest)  # an unreadable manifest must not truncate an existing --out
+            rows = read_manifest(manifest)  # an unreadable manifest must not truncate an existing --out
+            repeated = sorted(i for i, k in Counter(r.id for r in rows).items() if k > 1)
+            if repeated:  # agree matches results by id (last row wins): say so before it silently does
+                click.echo(f"warning: {manifest}: id(s) on several rows: {', '.join(repeated[:5])}", err=True)
             if out:
                 Path(out).parent.mkdir(parents=True, exist_ok=True)
                 with open(out, "w", encoding="utf-8") as handle:
