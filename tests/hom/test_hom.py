@@ -256,6 +256,8 @@ def test_cli(sequential_subject: str, results: str, tmp_path: Path) -> None:
         main, ["hom-generate", sequential_subject, "--from", str(labels), "--out", str(tmp_path / "l")]
     )
     assert res.exit_code == 2 and "not a results JSONL" in res.output
+    res = runner.invoke(main, ["hom-generate", sequential_subject, "--out", str(labels)])
+    assert res.exit_code == 2 and "is a file" in res.output
     assert not (tmp_path / "l").exists()
 
 

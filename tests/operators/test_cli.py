@@ -134,3 +134,11 @@ def test_every_operator_is_listed_for_some_subject() -> None:
 
     seen = {row.operator for name in SUBJECTS for row in list_sites(subject_program(name))}
     assert seen == set(registry.ids())
+
+
+def test_out_that_is_a_file_is_a_usage_error(tmp_path: Path) -> None:
+    taken = tmp_path / "taken"
+    taken.write_text("not a folder\n")
+    res = run(CNN, "--op", "HLR", "--param", "0.1", "--out", str(taken))
+    assert res.exit_code == 2 and "is a file" in res.output
+    assert taken.read_text() == "not a folder\n"

@@ -20,7 +20,14 @@ import click
 @click.option("--order", "order_text", default="2..4", show_default=True, help="Orders: 2..4, 3, or 2,4.")
 @click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="At most K HOMs.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of catalogue value choices.")
-@click.option("--out", "out_dir", default="homs", show_default=True, help="Folder for the HOMs.")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default="homs",
+    show_default=True,
+    help="Folder for the HOMs.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def hom_generate(subject, results, order_text, top, seed, out_dir, as_json) -> None:
     """Build higher-order mutants of SUBJECT applying the operator combinations real faults show.

@@ -33,7 +33,14 @@ def _option_value(text: str):
 @click.option("--param", "value", default=None, help="The new value itself (0.1, sigmoid, mse).")
 @click.option("--all", "all_values", is_flag=True, help="One mutant per site and catalogue value.")
 @click.option("--list", "list_only", is_flag=True, help="List the applicable sites instead of mutating.")
-@click.option("--out", "out_dir", default="mutants", show_default=True, help="Folder for mutants.")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default="mutants",
+    show_default=True,
+    help="Folder for mutants.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed written into data mutants.")
 @click.option(
     "-o",

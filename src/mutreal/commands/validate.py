@@ -16,7 +16,11 @@ def _rate(n: int, d: int) -> str:
 @click.command("validate-operators")
 @click.argument("manifest", type=click.Path(exists=True, dir_okay=False))
 @click.option(
-    "--out", "out_dir", default=None, help="Folder for validation.json and the mutants of each bug."
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder for validation.json and the mutants of each bug.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (the whole report).")
 @click.option(
