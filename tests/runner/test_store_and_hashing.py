@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import pytest
+
 from mutreal.runner import CampaignConfig, EvaluateRecord, RunRecord, RunStore, hashing
 
 
@@ -46,6 +48,14 @@ def test_store_replaces_a_run_with_the_same_key(tmp_path: Path):
         store.put(_record("k", 0, "timeout", None))
         store.put(_record("k", 0, "ok", 0.5))
         assert store.count() == 1 and store.get("k").metric_value == 0.5
+
+
+def test_a_file_that_is_not_sqlite_is_a_clear_error_and_kept(tmp_path: Path):
+    runs_csv = tmp_path / "runs.csv"
+    runs_csv.write_text("metric\n0.9\n" * 200)
+    with pytest.raises(ValueError, match="not a run store"):
+        RunStore(runs_csv)
+    assert runs_csv.read_text() == "metric\n0.9\n" * 200
 
 
 def test_data_hash_covers_data_files_but_not_programs_or_outputs(tmp_path: Path):

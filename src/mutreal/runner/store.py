@@ -83,10 +83,14 @@ class RunStore:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=60)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
-        self._db.commit()
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+            self._db.commit()
+        except sqlite3.DatabaseError as error:  # e.g. --store pointing at a CSV: say so, no traceback
+            self._db.close()
+            raise ValueError(f"{self.path}: not a run store (SQLite file): {error}") from None
 
     def close(self) -> None:
         with self._lock:
