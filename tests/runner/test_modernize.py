@@ -96,6 +96,12 @@ def test_cli_lists_changes_and_writes_json(tmp_path):
     broken.write_text("def f(:\n")
     result = runner.invoke(main, ["modernize", str(broken)])
     assert result.exit_code == 1 and "cannot parse" in result.output
+    nested = tmp_path / "new" / "dir" / "new.py"
+    result = runner.invoke(main, ["modernize", str(program), "--out", str(nested)])
+    assert result.exit_code == 0 and "nb_epoch" not in nested.read_text()
+    result = runner.invoke(main, ["modernize", str(program), "--out", str(out / "x.py")])
+    assert result.exit_code == 1 and "cannot write" in result.output
+    assert isinstance(result.exception, SystemExit)  # not an OSError traceback
 
 
 def test_parse_error_is_raised_by_the_api():

@@ -61,7 +61,13 @@ def modernize(programs: tuple[str, ...], out: str | None, in_place: bool, as_jso
                 path.write_text(result.source, encoding="utf-8")
         elif out:
             target = Path(out) / path.name if len(programs) > 1 else Path(out)
-            target.write_text(result.source, encoding="utf-8")
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(result.source, encoding="utf-8")
+            except OSError as error:  # e.g. a folder in the way: this program fails, the others go on
+                failed += 1
+                entry["error"] = f"cannot write {target}: {error.strerror}"
+                click.echo(f"{program}: {entry['error']}", err=True)
         elif not as_json:
             click.echo(result.source, nl=False)
     if as_json:
