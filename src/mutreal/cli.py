@@ -55,6 +55,18 @@ class LazyGroup(click.Group):
         module_name, attribute = target.split(":")
         return getattr(importlib.import_module(module_name), attribute)
 
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the sub-command; an output path that cannot be written (a file where a folder should
+        be, no permission, a full disk) ends it with one ``error:`` line and exit code 1, not a
+        traceback. A closed pipe (``| head``) is left to click, which exits quietly."""
+        try:
+            return super().invoke(ctx)
+        except OSError as error:
+            if isinstance(error, BrokenPipeError):
+                raise
+            click.echo(f"error: {error}", err=True)
+            ctx.exit(1)
+
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mutreal")

@@ -43,3 +43,16 @@ def test_light_commands_do_not_import_tensorflow() -> None:
     code += "print('tensorflow' in sys.modules or 'keras' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_an_unwritable_output_path_is_one_error_line_not_a_traceback(tmp_path) -> None:
+    taken = tmp_path / "taken"
+    taken.write_text("a file where a folder should be\n")
+    manifest = tmp_path / "m.csv"
+    manifest.write_text("id,benchmark,buggy,fixed\n")
+    result = CliRunner().invoke(
+        main, ["classify", "--manifest", str(manifest), "--out", str(taken / "r.jsonl")]
+    )
+    assert result.exit_code == 1
+    assert result.output.startswith("error: ") and "Traceback" not in result.output
+    assert isinstance(result.exception, SystemExit)

@@ -47,10 +47,25 @@ def test_run_json_store_reuse_and_config(write_program, tiny_program, tmp_path):
     rerun = json.loads(again.stdout)
     assert rerun["campaign"]["trained"] == 0 and rerun["campaign"]["reused"] == 2
     assert [r["metric"] for r in rerun["runs"]] == [r["metric"] for r in data["runs"]]
+    runs_csv = tmp_path / "new" / "runs.csv"  # --csv creates its folder, as every --out does
     table = runner.invoke(
-        main, ["run", str(program), "--runs", "2", "--store", str(store), "--metric", "loss", "-q"]
+        main,
+        [
+            "run",
+            str(program),
+            "--runs",
+            "2",
+            "--store",
+            str(store),
+            "--metric",
+            "loss",
+            "-q",
+            "--csv",
+            str(runs_csv),
+        ],
     )
     assert table.exit_code == 0 and "loss (lower)" in table.stdout and "±" in table.stdout
+    assert len(runs_csv.read_text().splitlines()) == 3
 
 
 def test_legacy_program_needs_modernize(write_program, tmp_path):

@@ -160,6 +160,7 @@ def run(
     if csv_path:
         import pandas as pd
 
+        Path(csv_path).parent.mkdir(parents=True, exist_ok=True)  # as every other --out does
         pd.DataFrame(records_to_rows(records)).to_csv(csv_path, index=False)
     if as_json:
         payload = {
