@@ -287,3 +287,13 @@ def test_a_repeated_id_counts_once_with_the_later_row(tmp_path):
     assert figures(report, "ALL").all.bugs == 4
     assert next(b for b in report.bugs if b.id == "a1").codes == ["HLR"]
     assert [b.id for b in report.bugs][:2] == ["a1", "a2"]
+
+
+def test_an_empty_results_file_reports_dashes_not_none(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    markdown = CliRunner().invoke(main, ["report", str(empty), "--no-plots"])
+    assert markdown.exit_code == 0, markdown.output
+    assert "mean -); RSB 0/0 (-), RSFC 0/0 (-)" in markdown.stdout and "None%" not in markdown.stdout
+    written = CliRunner().invoke(main, ["report", str(empty), "--no-plots", "--out", str(tmp_path / "r")])
+    assert written.exit_code == 0 and "RSB -, RSFC -" in written.stdout

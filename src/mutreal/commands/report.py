@@ -52,7 +52,7 @@ def report(
     report's errors table), 0 otherwise.
     """
     from mutreal.report.build import report_from_file
-    from mutreal.report.render import render_markdown, write_report
+    from mutreal.report.render import percent_text, render_markdown, write_report
 
     try:
         result = report_from_file(source, realism_from=realism_from, title=title, min_support=min_support)
@@ -72,7 +72,7 @@ def report(
         summary = result.summary()
         click.echo(
             f"{summary['bugs']} bugs ({summary['order0']} order-0, {summary['errors']} errors apart), "
-            f"RSB {summary['rsb']['pct']}%, RSFC {summary['rsfc']['pct']}%"
+            f"RSB {percent_text(summary['rsb']['pct'])}, RSFC {percent_text(summary['rsfc']['pct'])}"
         )
         for name in ("report.html", "report.md", "report.json"):
             click.echo(f"{name}: {written[name]}")

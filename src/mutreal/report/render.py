@@ -88,6 +88,16 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def _or_dash(value: object) -> str:
+    """A figure for people: ``-`` where there is none (no bug counted), never ``None``."""
+    return "-" if value is None else str(value)
+
+
+def percent_text(value: int | None) -> str:
+    """A percentage for people, ``-`` where its denominator is 0."""
+    return "-" if value is None else f"{value}%"
+
+
 def _summary_lines(report: Report) -> list[str]:
     s = report.summary()
     what = "manual labels" if report.kind == "labels" else "classify results"
@@ -95,8 +105,8 @@ def _summary_lines(report: Report) -> list[str]:
         f"Source: `{s['source']}` ({what}), {s['rows']} rows, {len(s['benchmarks'])} benchmark(s): "
         + ", ".join(s["benchmarks"]),
         f"Bugs counted: {s['bugs']} ({s['components']} fault components, {s['fault_types']} fault types, "
-        f"max order {s['max_order']}, mean {s['mean_order']}); RSB {s['rsb']['num']}/{s['rsb']['den']} "
-        f"({s['rsb']['pct']}%), RSFC {s['rsfc']['num']}/{s['rsfc']['den']} ({s['rsfc']['pct']}%).",
+        f"max order {s['max_order']}, mean {_or_dash(s['mean_order'])}); RSB {s['rsb']['num']}/{s['rsb']['den']} "
+        f"({percent_text(s['rsb']['pct'])}), RSFC {s['rsfc']['num']}/{s['rsfc']['den']} ({percent_text(s['rsfc']['pct'])}).",
         f"Listed apart: {s['order0']} order-0 bug(s), {s['errors']} error row(s)"
         + (f", {s['unreadable_lines']} unreadable line(s)" if s["unreadable_lines"] else "")
         + ".",
