@@ -150,3 +150,11 @@ def test_repeated_manifest_ids_are_warned_about(tmp_path):
     result = CliRunner().invoke(classify, ["--manifest", str(manifest)])
     assert "id(s) on several rows: dup" in result.stderr
     assert len(result.stdout.splitlines()) == 3
+
+
+def test_order_0_pair_says_so_instead_of_an_empty_table(tmp_path):
+    program = _write(tmp_path, "p.py", BUGGY)
+    result = CliRunner().invoke(classify, [str(program), str(program)])
+    assert result.exit_code == 0, result.output
+    assert "order 0" in result.output and "no fault component" in result.output
+    assert "deepcrime" not in result.output

@@ -15,6 +15,8 @@ def _table(result: dict) -> str:
     lines = [f"{result['id']}: order {result['order']}, simulable {'yes' if result['simulable'] else 'no'}"]
     if result["status"] != "ok":
         return f"{result['id']}: ERROR {result['error']}"
+    if not result["components"]:  # order 0: a header without rows reads like a failure
+        lines.append("  no fault component: the programs are the same up to the noise rules")
     header = ("code", "deepcrime", "element", "before", "after", "lines")
     rows = [header]
     for c in result["components"]:
@@ -24,7 +26,7 @@ def _table(result: dict) -> str:
             (c["code"], dc, c["element"], str(c["before"] or "-")[:40], str(c["after"] or "-")[:40], where)
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    for r in rows:
+    for r in rows if len(rows) > 1 else []:
         lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip())
     for c in result["components"]:
         if c.get("reason"):
