@@ -79,6 +79,9 @@ def compare(
     from mutreal.verdicts import compare as compare_api
 
     mutants = mutant_files(mutant_paths, fixed, buggy)
+    not_python = [m for m in mutants if not m.endswith(".py")]
+    if not_python:  # a provenance .json would "crash" and look like a mutant far from the fault
+        raise click.UsageError(f"--mutants: not Python programs: {', '.join(not_python[:3])}")
     if not mutants:
         raise click.UsageError(f"no mutant programs (*.py) under {', '.join(map(str, mutant_paths))}")
     data = verdict_data(

@@ -47,6 +47,13 @@ def kill(
     """Train ORIGINAL and each MUTANT many times; is each mutant killed?"""
     from mutreal.verdicts import kill as kill_api
 
+    not_python = [m for m in mutants if not m.endswith(".py")]
+    if not_python:  # a provenance .json would "crash" and count as a killed mutant
+        raise click.UsageError(
+            f"not Python programs: {', '.join(not_python[:3])}; mutate writes a .json record next to "
+            "each mutant, so pass mutants/*.py"
+        )
+
     data = verdict_data(
         lambda: kill_api(
             original, list(mutants), runs=runs, seeds=seeds, adaptive=adaptive, min_runs=min_runs, step=step,
