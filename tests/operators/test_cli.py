@@ -112,6 +112,7 @@ def test_out_of_range_value_and_missing_site_exit_1(tmp_path: Path) -> None:
     assert res.exit_code == 1 and "no site 9" in res.output
     res = CliRunner().invoke(mutate, [CNN, "--op", "WAB", "--out", str(tmp_path)])
     assert res.exit_code == 1 and "does not apply" in res.output
+    assert "None" not in res.output  # no "site None value None" when the operator has no site
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:

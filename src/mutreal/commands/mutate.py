@@ -108,7 +108,8 @@ def mutate(program, op_id, site, value, all_values, list_only, out_dir, seed, op
         on_written=None if as_json else click.echo,
     )
     for f in report.failures:
-        click.echo(f"error: {f.operator} site {f.site} value {f.value}: {f.error}", err=True)
+        where = "".join(f" {k} {v}" for k, v in (("site", f.site), ("value", f.value)) if v is not None)
+        click.echo(f"error: {f.operator}{where}: {f.error}", err=True)
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2, default=str))
     if report.failures:
