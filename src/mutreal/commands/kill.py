@@ -8,6 +8,7 @@ mutants, and Kim et al.'s monotone per-input Fisher verdict (needs labelled ``ev
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -67,8 +68,11 @@ def kill(
         ) + (planned - data["original"]["runs"])
     if as_json:
         echo_json(data)
-        return
-    print_kill(data)
+    else:
+        print_kill(data)
+    if not data["original"]["summary"]["n"]:  # every mutant "survives" an original that never trains
+        click.echo(f"error: {original} has no successful run: no mutant can be judged against it", err=True)
+        sys.exit(1)
 
 
 def print_kill(data: dict[str, Any]) -> None:
