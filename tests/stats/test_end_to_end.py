@@ -80,12 +80,16 @@ def test_kill_deepcrime_and_fisher(subjects: dict[str, Path]) -> None:
     assert copy["mutant"]["values"] == data["original"]["values"]
 
 
-def test_kill_with_an_original_that_never_trains_exits_1(subjects: dict[str, Path], tmp_path: Path) -> None:
+def test_kill_and_reproduce_exit_1_when_the_reference_never_trains(
+    subjects: dict[str, Path], tmp_path: Path
+) -> None:
     broken = tmp_path / "broken_original.py"
     broken.write_text("model.fit(\n")
     result = CliRunner().invoke(main, ["kill", str(broken), str(subjects["copy"]), "--runs", "1", "--json"])
     assert result.exit_code == 1 and "no successful run" in result.stderr
     assert json.loads(result.stdout)["original"]["summary"]["n"] == 0
+    result = CliRunner().invoke(main, ["reproduce", str(subjects["copy"]), str(broken), "--runs", "1"])
+    assert result.exit_code == 1 and "no successful run" in result.stderr and "reproduced:" in result.stdout
 
 
 def test_compare_runs_end_to_end(subjects: dict[str, Path]) -> None:

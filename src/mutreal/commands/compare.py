@@ -92,8 +92,11 @@ def compare(
     )  # fmt: skip
     if as_json:
         echo_json(data)
-        return
-    print_compare(data)
+    else:
+        print_compare(data)
+    if not data["fixed"]["summary"]["n"]:  # a fix that never trains is an input that failed
+        click.echo(f"error: {fixed} has no successful run: nothing to compare with", err=True)
+        raise SystemExit(1)
 
 
 def print_compare(data: dict[str, Any]) -> None:

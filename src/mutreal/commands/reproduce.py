@@ -64,8 +64,11 @@ def reproduce(
     )  # fmt: skip
     if as_json:
         echo_json(data)
-        return
-    print_reproduction(data)
+    else:
+        print_reproduction(data)
+    if not data["fixed"]["summary"]["n"]:  # a fix that never trains is an input that failed
+        click.echo(f"error: {fixed} has no successful run: nothing to compare with", err=True)
+        raise SystemExit(1)
 
 
 def print_reproduction(data: dict[str, Any]) -> None:
