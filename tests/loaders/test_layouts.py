@@ -158,6 +158,9 @@ def test_wrong_layout_is_a_clear_error(tmp_path: Path) -> None:
         scan_layout("nope", tmp_path)
     result = CliRunner().invoke(manifest, ["--layout", "deepfd", str(tmp_path)])
     assert result.exit_code == 2 and "looks like --layout defects4ml" in result.output
+    for option in (["--benchmark", "X"], ["--buggy", "context"]):  # options of another layout
+        result = CliRunner().invoke(manifest, ["--layout", "defects4ml", str(tmp_path), *option])
+        assert result.exit_code == 2 and f"{option[0]} applies to --layout" in result.output
 
 
 def test_cli_paths_relative_to_the_output_file(tmp_path: Path) -> None:

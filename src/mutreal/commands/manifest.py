@@ -51,6 +51,11 @@ def manifest(
 ) -> None:
     """Write the manifest (id,benchmark,buggy,fixed[,source,symptom,dataset,bug_type]) of the
     benchmark tree ROOT. Bugs that give no pair are listed on stderr with the reason."""
+    # options another layout would silently ignore: say so rather than write a manifest without them
+    if benchmark is not None and layout.lower() != "pairs":
+        raise click.UsageError("--benchmark applies to --layout pairs only")
+    if buggy != "original" and layout.lower() != "sfdata":
+        raise click.UsageError("--buggy applies to --layout sfdata only")
     try:
         scan = scan_layout(
             layout,
