@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "stats": "mutreal.commands.stats:stats",
     "sensitivity": "mutreal.commands.sensitivity:sensitivity",
     "modernize": "mutreal.commands.modernize:modernize",
+    "workers": "mutreal.commands.workers:workers",
 }
 
 

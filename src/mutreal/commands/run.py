@@ -49,10 +49,15 @@ def _seeds(ctx: click.Context, param: click.Parameter, value: str | None) -> lis
 )
 @click.option("--jobs", "-j", type=click.IntRange(1), default=None, help="Parallel warm workers [cores/2].")
 @click.option(
-    "--executor", type=click.Choice(["local", "ray"]), default=None, help="Where runs execute [local]."
+    "--executor",
+    type=click.Choice(["local", "ray", "pool"]),
+    default=None,
+    help="Where runs execute [local]: local warm workers, a Ray cluster, or the `mutreal workers` service.",
 )
 @click.option(
-    "--address", default=None, help="Ray cluster address (with --executor ray; default: local Ray)."
+    "--address",
+    default=None,
+    help="Ray cluster address (--executor ray; default: local Ray) or worker service socket (--executor pool).",
 )
 @click.option(
     "--timeout",

@@ -28,7 +28,7 @@ from mutreal.runner import environment, hashing
 from mutreal.runner.records import LIMIT_OUTCOMES, OK, RunRecord, metric_direction, select_metric
 from mutreal.runner.store import RunStore
 
-EXECUTORS = ("local", "ray")
+EXECUTORS = ("local", "ray", "pool")
 
 
 def _default_jobs() -> int:
@@ -465,12 +465,28 @@ def run_campaign(
 LAST_CAMPAIGN: dict[str, Any] = {}
 
 
-def _executor(cfg: CampaignConfig, memory_limit: float) -> Any:
-    options = {
+def worker_options(cfg: CampaignConfig) -> dict[str, Any]:
+    """What a worker is started with; warm workers are reused only by campaigns with equal options."""
+    return {
         "threads": cfg.resolved_threads(),
         "deterministic": cfg.deterministic,
         "block_network": cfg.block_network,
     }
+
+
+def _executor(cfg: CampaignConfig, memory_limit: float) -> Any:
+    options = worker_options(cfg)
+    if cfg.executor == "pool":
+        from mutreal.runner.service import ServiceExecutor
+
+        return ServiceExecutor(
+            address=cfg.address,
+            jobs=cfg.jobs,
+            options=options,
+            timeout_s=cfg.timeout_s,
+            memory_limit_mb=memory_limit,
+            max_runs_per_worker=cfg.max_runs_per_worker,
+        )
     if cfg.executor == "ray":
         from mutreal.runner.ray_executor import RayExecutor
 

@@ -299,12 +299,16 @@ class LocalExecutor:
         self.max_runs_per_worker = max_runs_per_worker
         self.keep_workers = keep_workers
         self.startup_s = 0.0  # worker start-up seconds summed over workers, after map()
+        self.kept: list[WorkerProcess] = []  # with keep_workers: the workers left warm by the last map()
+
+    def worker_options(self, count: int) -> list[dict[str, Any]]:
+        """The options of workers 0..count-1: on a machine with several GPUs each sees one of them."""
+        gpus = 0 if "CUDA_VISIBLE_DEVICES" in os.environ else len(gpu_devices())
+        return [{**self.options, "visible_gpu": (i % gpus) if gpus > 1 else None} for i in range(count)]
 
     def _workers(self, count: int) -> list[WorkerProcess]:
-        gpus = 0 if "CUDA_VISIBLE_DEVICES" in os.environ else len(gpu_devices())
         workers = []
-        for i in range(count):
-            options = {**self.options, "visible_gpu": (i % gpus) if gpus > 1 else None}
+        for i, options in enumerate(self.worker_options(count)):
             worker = _take_idle(options) if self.keep_workers else None
             if worker is None:
                 worker = WorkerProcess(options, name=f"w{i}", max_runs=self.max_runs_per_worker)
@@ -364,9 +368,11 @@ class LocalExecutor:
             # Every result is already in the caller's hands (and the store), so a worker that is not
             # kept has nothing left to flush: killing it is safe and, unlike a polite stop that waits
             # for TensorFlow's interpreter teardown, costs the campaign no wall time.
+            self.kept = []
             for worker in workers:
                 if self.keep_workers and finished_cleanly and worker.alive:
-                    _put_idle(worker)
+                    put_idle(worker)
+                    self.kept.append(worker)
                 else:
                     worker.kill()
 
@@ -383,17 +389,30 @@ def _take_idle(options: dict[str, Any]) -> WorkerProcess | None:
     return None
 
 
-def _put_idle(worker: WorkerProcess) -> None:
+_ATEXIT_REGISTERED = False
+
+
+def put_idle(worker: WorkerProcess) -> None:
+    """Keep a warm worker for a later campaign of this process (stopped at exit at the latest)."""
+    global _ATEXIT_REGISTERED
     with _IDLE_LOCK:
-        if not _IDLE_WORKERS:
+        if not _ATEXIT_REGISTERED:
             atexit.register(shutdown_idle_workers)
+            _ATEXIT_REGISTERED = True
         _IDLE_WORKERS.append(worker)
 
 
-def shutdown_idle_workers() -> None:
-    """Stop the warm workers kept by campaigns run with ``keep_workers=True``."""
+def idle_workers() -> list[WorkerProcess]:
+    """The warm workers kept for later campaigns (a copy of the list)."""
     with _IDLE_LOCK:
-        workers = list(_IDLE_WORKERS)
-        _IDLE_WORKERS.clear()
+        return list(_IDLE_WORKERS)
+
+
+def shutdown_idle_workers(keep: Iterable[WorkerProcess] = ()) -> None:
+    """Stop the warm workers kept by campaigns run with ``keep_workers=True``, except those in ``keep``."""
+    spared = {id(worker) for worker in keep}
+    with _IDLE_LOCK:
+        workers = [w for w in _IDLE_WORKERS if id(w) not in spared]
+        _IDLE_WORKERS[:] = [w for w in _IDLE_WORKERS if id(w) in spared]
     for worker in workers:
         worker.stop()

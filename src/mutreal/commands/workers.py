@@ -1,0 +1,116 @@
+"""``mutreal workers start|status|stop``: a background service of warm workers for ``--executor pool``.
+
+A campaign started from the shell pays each worker's TensorFlow import (seconds) before its first run;
+a loop of ``reproduce``/``kill`` calls pays it every time. The service keeps the workers warm between
+commands (see :mod:`mutreal.runner.service`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import click
+
+
+def _address_option(function):  # type: ignore[no-untyped-def]
+    return click.option(
+        "--address",
+        default=None,
+        help="Socket of the service [$MUTREAL_WORKERS or ~/.cache/mutreal/workers.sock].",
+    )(function)
+
+
+@click.group()
+def workers() -> None:
+    """Keep warm workers in the background; campaigns use them with `--executor pool`."""
+
+
+@workers.command()
+@click.option("--jobs", "-j", type=click.IntRange(1), default=None, help="Warm workers [cores/2].")
+@click.option(
+    "--threads",
+    "threads_per_worker",
+    type=click.IntRange(1),
+    default=None,
+    help="TensorFlow threads per worker [cores/jobs]; campaigns with other settings start their own.",
+)
+@click.option("--foreground", is_flag=True, help="Serve in this terminal until Ctrl-C.")
+@_address_option
+def start(jobs: int | None, threads_per_worker: int | None, foreground: bool, address: str | None) -> None:
+    """Start the service and wait until its workers have imported TensorFlow.
+
+    Use the same --jobs as the campaigns that will use it: the TensorFlow thread count follows from
+    it and is part of every run's key, so workers started with other settings are not reused.
+    """
+    from mutreal.runner.campaign import CampaignConfig, worker_options
+    from mutreal.runner.service import WorkerService, default_address, start_service
+
+    config = CampaignConfig(threads_per_worker=threads_per_worker)
+    if jobs is not None:
+        config.jobs = jobs
+    options = worker_options(config)
+    if foreground:
+        from mutreal.runner import service
+
+        service.main([str(address or default_address()), str(config.jobs), json.dumps(options)])
+        return
+    began = time.monotonic()
+    try:
+        status = start_service(config.jobs, options, address)
+    except RuntimeError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(1)
+    pids = ", ".join(str(w.pid) for w in status.workers)
+    click.echo(
+        f"mutreal worker service pid {status.pid} at {status.address}: {len(status.workers)} warm "
+        f"worker(s) (pids {pids}) after {time.monotonic() - began:.1f} s; "
+        f"run campaigns with --executor pool; stop with `mutreal workers stop`"
+    )
+
+
+@workers.command()
+@_address_option
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+def status(address: str | None, as_json: bool) -> None:
+    """Print the service's workers and what it has run (exit 1 when none runs)."""
+    from mutreal.runner.service import ServiceUnavailable, service_status
+
+    try:
+        current = service_status(address)
+    except ServiceUnavailable as error:
+        if as_json:
+            click.echo(json.dumps({"running": False, "error": str(error)}))
+        else:
+            click.echo(str(error), err=True)
+        sys.exit(1)
+    if as_json:
+        click.echo(json.dumps({"running": True, **current.to_dict()}, indent=2))
+        return
+    age = time.time() - current.started_at
+    state = "busy (a campaign is running)" if current.busy else "idle"
+    click.echo(
+        f"service pid {current.pid} at {current.address}, up {age:.0f} s, {state}; "
+        f"{current.campaigns} campaign(s), {current.runs} run(s)"
+    )
+    for worker in current.workers:
+        threads = worker.options.get("threads")
+        click.echo(
+            f"  {worker.name}: pid {worker.pid}, {'alive' if worker.alive else 'dead'}, "
+            f"{worker.runs_served} run(s) since its start, {threads} TensorFlow thread(s)"
+        )
+
+
+@workers.command()
+@_address_option
+def stop(address: str | None) -> None:
+    """Stop the service and its workers (exit 1 when none runs)."""
+    from mutreal.runner.service import ServiceUnavailable, stop_service
+
+    try:
+        pid = stop_service(address)
+    except ServiceUnavailable as error:
+        click.echo(str(error), err=True)
+        sys.exit(1)
+    click.echo(f"stopped the mutreal worker service (pid {pid})")
