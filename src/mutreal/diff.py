@@ -1508,6 +1508,15 @@ def _reshapes_to(op: DataOp, shapes: list[tuple[str, ...] | None]) -> bool:
     return len(target) >= 2 and any(target[1:] == s for s in shapes)
 
 
+def _untrained_counterpart(own: DataVar | None, other: DataVar | None, side: ProgramModel) -> DataVar | None:
+    """Decision CPP-untrained-side: a program with no training call has no training-data roles; the
+    array the other program trains on is then looked up by its variable name among the arrays this
+    program binds, so steps both programs apply to it are not counted as added (or removed)."""
+    if own is not None or other is None or side.fits or not other.var:
+        return own
+    return side.untrained_data.get(other.var)
+
+
 def _diff_data(
     out: list[FaultComponent],
     sides: _Sides,
@@ -1530,6 +1539,8 @@ def _diff_data(
     for role in roles:
         bv: DataVar | None = bdata.get(role)
         fv: DataVar | None = fdata.get(role)
+        if role in _TRAIN_ROLES:
+            bv, fv = _untrained_counterpart(bv, fv, sides.buggy), _untrained_counterpart(fv, bv, sides.fixed)
         if role not in _TRAIN_ROLES and (bv is None or fv is None):
             continue  # decision CPP-one-side-role: test/prediction data one program never has
         bops, fops = _without_runtime_calls(bv.preprocess if bv else [], fv.preprocess if fv else [])

@@ -714,6 +714,10 @@ class ProgramModel:
     notes: list[str] = field(default_factory=list)
     #: the program uses raw TensorFlow to build or train (alone: framework "tensorflow"; with Keras: mixed)
     raw_tensorflow: bool = False
+    #: only for a program that never trains (no fit call, so no ``x_train``/``y_train`` roles): the
+    #: arrays its module level binds, by variable name; the diff compares the arrays a fix starts
+    #: training on with what this program already did to the same variables
+    untrained_data: dict[str, DataVar] = field(default_factory=dict)
 
     # -- convenience -------------------------------------------------------------------------------
     @property
@@ -772,6 +776,7 @@ class ProgramModel:
             "imports": dict(self.imports),
             "notes": list(self.notes),
             "raw_tensorflow": self.raw_tensorflow,
+            "untrained_data": {k: v.to_dict() for k, v in self.untrained_data.items()},
         }
 
     @classmethod
@@ -789,6 +794,7 @@ class ProgramModel:
             imports=dict(d.get("imports", {})),
             notes=list(d.get("notes", [])),
             raw_tensorflow=d.get("raw_tensorflow", False),
+            untrained_data={k: DataVar.from_dict(v) for k, v in d.get("untrained_data", {}).items()},
         )
 
 

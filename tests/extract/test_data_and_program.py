@@ -471,3 +471,46 @@ def test_file_names_fold_through_path_joins(ex):
         """
     )
     assert pm.data["x_train"].source.name == "data/train.csv"
+
+
+@pytest.mark.parametrize("build", ["'pics/' + names[k]", "names[k] + '.png'", "'%s.jpg' % names[k]"])
+def test_text_built_from_a_table_column_is_a_path_not_a_step(ex, build):
+    """``"dir/" + df[i][0]`` builds a file name: no arithmetic step enters the image chain."""
+    pm = ex(
+        f"""
+        import cv2
+        import numpy as np
+        import pandas as pd
+        names = pd.read_csv("index.csv").values[:, 0]
+        images = []
+        for k in range(len(names)):
+            images.append(cv2.imread({build}))
+        images = np.array(images) / 255.0
+        model.fit(images, targets)
+        """
+    )
+    assert ops(pm, "x_train") == ["stack", "divide"]
+    assert pm.data["x_train"].source.reader == "imread"
+
+
+def test_program_without_fit_keeps_its_arrays_by_name(ex):
+    """A posted snippet that never trains has no x_train role; its module-level arrays are kept by name."""
+    pm = ex(
+        """
+        import numpy as np
+        raw = np.random.rand(40, 6)
+        scaled = raw / raw.max()
+        """
+    )
+    assert pm.data == {} and not pm.fits
+    assert [o.op for o in pm.untrained_data["scaled"].preprocess] == ["divide"]
+    again = ProgramModel.from_dict(json.loads(json.dumps(pm.to_dict())))
+    assert again.untrained_data["scaled"].to_dict() == pm.untrained_data["scaled"].to_dict()
+    trained = ex(
+        """
+        import numpy as np
+        raw = np.random.rand(40, 6)
+        model.fit(raw / raw.max(), np.zeros(40))
+        """
+    )
+    assert trained.untrained_data == {}

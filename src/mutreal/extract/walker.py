@@ -167,6 +167,11 @@ class BoundMethod:
     self_obj: Any
 
 
+def _is_text(obj: Any) -> bool:
+    """A string constant: an operand that makes ``+``/``%`` build text, not transform an array."""
+    return isinstance(obj, Value) and obj.kind == CONST and isinstance(obj.value, str)
+
+
 class Env:
     """A scope: local names, then the enclosing (module) scope."""
 
@@ -339,6 +344,12 @@ class Walker:
         self._collect_loose_layers()
         _materialise(self.program)
         pm = self.program
+        if not pm.fits:
+            pm.untrained_data = {
+                name: value.to_var(name)
+                for name, value in env.vars.items()
+                if isinstance(value, data.DataChain) and value.source is not None
+            }
         keras_built = bool(pm.models or pm.compiles or pm.fits) or self.keras_defined
         pm.raw_tensorflow = names.uses_raw_tensorflow(self.lines.code, self.imports)
         pm.framework = names.framework_of(self.imports, self.keras_seen, keras_built, pm.raw_tensorflow)
@@ -1094,6 +1105,8 @@ class Walker:
                         return self.lazy(CONST, v, node, self.cur_line)
             return self.lazy(OPAQUE, None, node, self.cur_line)
         canonical = data.BINARY_OPS.get(op_name, "call")
+        if _is_text(left) or _is_text(right):
+            return Unknown(node, self.cur_line)  # "dir/" + name[i]: a path or label text, not arithmetic
         if isinstance(left, data.DataChain):
             operand = self.to_value(right, right_node)
             return left.derive(self._op(canonical, None, {"operand": operand}, node))
