@@ -8,14 +8,113 @@ restarted by Ray and its run retried up to ``max_retries`` times; after that the
 crash with the reason. Results come back to the driver, which writes them to the same SQLite store
 as local runs. Programs and their data folders must be visible on the nodes at the same paths (a
 shared file system); the program text itself travels with the task.
+
+A cluster address that nothing answers is reported within :data:`CONNECT_TIMEOUT_S` seconds as a
+:class:`RayClusterUnreachable` error (``mutreal`` commands: one ``error:`` line, exit code 1), instead
+of waiting in Ray's own connection retries, which take minutes for a ``host:port`` address.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import socket
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
+
+#: Seconds a cluster address may take to accept a TCP connection before the run is given up.
+CONNECT_TIMEOUT_S = 5.0
+#: Ray's default ports: the GCS of ``ray start --head`` and the Ray Client server (``ray://``).
+DEFAULT_GCS_PORT = 6379
+DEFAULT_CLIENT_PORT = 10001
+
+_HINT = (
+    "Check that the cluster's head node is running (`ray start --head` prints its address), that host "
+    "and port are right (the GCS port, 6379 by default, or ray://HOST:10001 for Ray Client) and that no "
+    "firewall blocks the port; `--address auto` finds a cluster started on this machine, and no "
+    "--address starts a local Ray"
+)
+
+
+class RayClusterUnreachable(RuntimeError):
+    """The Ray cluster at the given address cannot be reached: nothing ran (a setup problem, not a run's)."""
+
+
+def address_endpoint(address: str) -> tuple[str, int] | None:
+    """The ``(host, port)`` a Ray address connects to first, or None when Ray resolves it itself.
+
+    ``host:port`` is a cluster's GCS, ``ray://host[:port]`` a Ray Client server; ``auto`` and
+    ``local`` (and other schemes) are left to Ray, which fails fast for them on its own.
+    """
+    text = address.strip()
+    default_port = DEFAULT_GCS_PORT
+    if text.lower() in ("", "auto", "local"):
+        return None
+    if "://" in text:
+        scheme, text = text.split("://", 1)
+        if scheme.lower() != "ray":
+            return None
+        default_port = DEFAULT_CLIENT_PORT
+    text = text.split("/", 1)[0]
+    if text.startswith("["):  # [IPv6]:port
+        host, _, rest = text[1:].partition("]")
+        port_text = rest[1:] if rest.startswith(":") else ""
+    elif text.count(":") == 1:
+        host, port_text = text.split(":")
+    else:
+        host, port_text = text, ""
+    if not host:
+        return None
+    try:
+        port = int(port_text) if port_text else default_port
+    except ValueError:
+        raise RayClusterUnreachable(
+            f"Ray address {address!r}: the port {port_text!r} is not a number. {_HINT}"
+        ) from None
+    return host, port
+
+
+def check_ray_address(address: str | None, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
+    """Raise :class:`RayClusterUnreachable` unless the address's host:port accepts a TCP connection in time.
+
+    Ray itself retries an unanswered GCS address for minutes; one TCP connect (name lookup
+    included, in a helper thread so a slow resolver cannot block either) says within ``timeout_s``
+    whether anything listens there. A port that answers but is not Ray is still left to Ray.
+    """
+    if not address:
+        return
+    endpoint = address_endpoint(address)
+    if endpoint is None:
+        return
+    host, port = endpoint
+    outcome: list[BaseException | None] = []
+
+    def connect() -> None:
+        try:
+            with socket.create_connection((host, port), timeout=timeout_s):
+                outcome.append(None)
+        except OSError as error:
+            outcome.append(error)
+
+    thread = threading.Thread(target=connect, name="mutreal-ray-address-check", daemon=True)
+    thread.start()
+    thread.join(timeout_s + 0.5)
+    if outcome and outcome[0] is None:
+        return
+    where = "" if address.strip() == f"{host}:{port}" else f" ({host}:{port})"
+    reason = _describe(outcome[0]) if outcome else f"no answer within {timeout_s:g} s"
+    raise RayClusterUnreachable(f"cannot reach the Ray cluster at {address!r}{where}: {reason}. {_HINT}")
+
+
+def _describe(error: BaseException | None) -> str:
+    if isinstance(error, socket.gaierror):
+        return f"unknown host ({error.strerror or error})"
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused (nothing listens on that port)"
+    if isinstance(error, (socket.timeout, TimeoutError)):
+        return "no answer (timed out)"
+    return str(error)
 
 
 class _RunnerActor:
@@ -70,7 +169,13 @@ class RayExecutor:
         if ray.is_initialized():
             return False
         if self.address:
-            ray.init(address=self.address, log_to_driver=False, ignore_reinit_error=True)
+            check_ray_address(self.address)
+            try:
+                ray.init(address=self.address, log_to_driver=False, ignore_reinit_error=True)
+            except ConnectionError as error:  # "auto" with no cluster, Ray Client time-outs
+                raise RayClusterUnreachable(
+                    f"cannot connect to the Ray cluster at {self.address!r}: {error}. {_HINT}"
+                ) from None
         else:
             ray.init(
                 num_cpus=max(self.jobs, os.cpu_count() or 1),
