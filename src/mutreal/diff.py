@@ -25,6 +25,7 @@ from mutreal.model import (
     DATA_ROLES,
     Compile,
     DataOp,
+    DataSource,
     DataVar,
     Fit,
     FoldedLayer,
@@ -1508,6 +1509,52 @@ def _reshapes_to(op: DataOp, shapes: list[tuple[str, ...] | None]) -> bool:
     return len(target) >= 2 and any(target[1:] == s for s in shapes)
 
 
+#: array constructors whose first positional argument is the shape; ``rand``/``randn`` take the
+#: dimensions as separate arguments; ``randint``/``uniform``/``normal`` take it third (``size``)
+_SHAPE_FIRST = frozenset({"zeros", "ones", "empty", "full", "random", "random_sample", "zeros_like"})
+_SHAPE_SPREAD = frozenset({"rand", "randn"})
+_SHAPE_THIRD = frozenset({"randint", "uniform", "normal"})
+
+
+def _constructor_shape(source: DataSource | None) -> tuple[str, ...] | None:
+    """The shape written in a generated/random array's constructor, as normalised item texts
+    (``np.zeros((1, n))`` -> ('1', 'n')), whether or not the names fold to numbers."""
+    if source is None or source.kind not in ("generated", "random"):
+        return None
+    try:
+        expr = libcst.parse_expression(source.text or "")
+    except Exception:
+        return None
+    if not isinstance(expr, libcst.Call):
+        return None
+    func = _norm_text(expr.func).rsplit(".", 1)[-1]
+    keywords = {a.keyword.value: a.value for a in expr.args if a.keyword is not None}
+    positional = [a.value for a in expr.args if a.keyword is None]
+    shape = keywords.get("shape") or keywords.get("size")
+    if shape is None:
+        if func in _SHAPE_SPREAD:
+            return tuple(_norm_text(p) for p in positional) or None
+        if func in _SHAPE_FIRST and positional:
+            shape = positional[0]
+        elif func in _SHAPE_THIRD and len(positional) >= 3:
+            shape = positional[2]
+    if shape is None:
+        return None
+    if isinstance(shape, (libcst.Tuple, libcst.List)):
+        return tuple(_norm_text(e.value) for e in shape.elements)
+    return (_norm_text(shape),)
+
+
+def _gains_batch_axis(b: DataSource | None, f: DataSource | None) -> bool:
+    """Decision CPP-batch-axis: both programs build the array with the same constructor and the fix
+    puts a leading axis of size 1 in front of the same shape (one sample given its batch axis, the
+    ``expected ndim`` error of single-sample predictions): a reshape of the data, CPP."""
+    if b is None or f is None or b.kind != f.kind or b.name != f.name:
+        return False
+    bs, fs = _constructor_shape(b), _constructor_shape(f)
+    return bool(bs) and fs == ("1", *bs)  # type: ignore[misc]
+
+
 def _untrained_counterpart(own: DataVar | None, other: DataVar | None, side: ProgramModel) -> DataVar | None:
     """Decision CPP-untrained-side: a program with no training call has no training-data roles; the
     array the other program trains on is then looked up by its variable name among the arrays this
@@ -1543,6 +1590,20 @@ def _diff_data(
             bv, fv = _untrained_counterpart(bv, fv, sides.buggy), _untrained_counterpart(fv, bv, sides.fixed)
         if role not in _TRAIN_ROLES and (bv is None or fv is None):
             continue  # decision CPP-one-side-role: test/prediction data one program never has
+        if bv is not None and fv is not None and _gains_batch_axis(bv.source, fv.source):
+            found.append(
+                _component(
+                    data_path(role, "preprocess", 0),
+                    "data.preprocess",
+                    "added",
+                    bv.source.text,  # type: ignore[union-attr]
+                    fv.source.text,  # type: ignore[union-attr]
+                    (bv.source.file, bv.source.line),  # type: ignore[union-attr]
+                    (fv.source.file, fv.source.line),  # type: ignore[union-attr]
+                    op="reshape",
+                    role=role,
+                )
+            )
         bops, fops = _without_runtime_calls(bv.preprocess if bv else [], fv.preprocess if fv else [])
         for bi, fj in _align_ops(bops, fops):
             b = bops[bi] if bi is not None else None

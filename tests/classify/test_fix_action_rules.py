@@ -103,3 +103,23 @@ def test_embedding_resize_is_one_lcn_and_no_input_shape(classify_texts):
         head + body.format(emb="Embedding(input_dim=100, output_dim=8, input_length=5)"),
     )
     assert same.components == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    dims=st.lists(_DIM, min_size=1, max_size=3),
+    ctor=st.sampled_from(["np.zeros({})", "np.ones(shape={})", "np.random.random({})", "np.empty({})"]),
+    lead=st.sampled_from(["1", "2", "n"]),
+)
+def test_batch_axis_is_a_leading_one_in_front_of_the_same_shape(dims, ctor, lead):
+    """Decision CPP-batch-axis: (d...) -> (1, d...) with the same constructor, nothing else."""
+    from mutreal.diff import _gains_batch_axis
+    from mutreal.model import DataSource
+
+    def src(shape: list[str]) -> DataSource:
+        text = ctor.format("(" + ", ".join(shape) + ("," if len(shape) == 1 else "") + ")")
+        return DataSource("generated", name="numpy.x", text=text)
+
+    assert _gains_batch_axis(src(dims), src([lead, *dims])) == (lead == "1")
+    assert not _gains_batch_axis(src([lead, *dims]), src(dims))  # dropping an axis is not this rule
+    assert not _gains_batch_axis(src(dims), src(dims))
