@@ -1658,6 +1658,52 @@ def _diff_data(
             )
         )
     _diff_training_subset(out, sides)
+    _diff_color_mode(out, sides)
+
+
+def _color_mode(source: DataSource | None) -> str | None:
+    """The ``color_mode`` an image reader is called with (``'rgb'``, its default, when unwritten); None
+    for a source that is not read by a call or whose mode is not a literal."""
+    if source is None or source.kind not in ("generator", "file"):
+        return None
+    try:
+        expr = libcst.parse_expression(source.text or "")
+    except Exception:
+        return None
+    if not isinstance(expr, libcst.Call):
+        return None
+    for arg in expr.args:
+        if arg.keyword is not None and arg.keyword.value == "color_mode":
+            return arg.value.evaluated_value if isinstance(arg.value, libcst.SimpleString) else None
+    return "rgb"
+
+
+def _diff_color_mode(out: list[FaultComponent], sides: _Sides) -> None:
+    """Decision IWS-color-mode: the fix reads the training images in another colour mode (grayscale
+    vs rgb): the number of channels of the input data changes, a wrong shape of input data (IWS).
+
+    Only when both programs read the images with the same reader (a swapped-in data source is set-up).
+    """
+    bv, fv = sides.buggy.data.get("x_train"), sides.fixed.data.get("x_train")
+    if bv is None or fv is None or bv.source is None or fv.source is None:
+        return
+    if bv.source.reader != fv.source.reader or not bv.source.reader:
+        return
+    b, f = _color_mode(bv.source), _color_mode(fv.source)
+    if b is None or f is None or b == f:
+        return
+    out.append(
+        _component(
+            data_path("x_train", "source"),
+            "data.reshape",
+            "changed",
+            repr(b),
+            repr(f),
+            (bv.source.file, bv.source.line),
+            (fv.source.file, fv.source.line),
+            setting="color_mode",
+        )
+    )
 
 
 _ROW_SUBSET = re.compile(r"\[\s*:\s*([^\]:,]+?)\s*\]$")

@@ -123,3 +123,25 @@ def test_batch_axis_is_a_leading_one_in_front_of_the_same_shape(dims, ctor, lead
     assert _gains_batch_axis(src(dims), src([lead, *dims])) == (lead == "1")
     assert not _gains_batch_axis(src([lead, *dims]), src(dims))  # dropping an axis is not this rule
     assert not _gains_batch_axis(src(dims), src(dims))
+
+
+_IMAGES = """from tensorflow.keras.preprocessing.image import ImageDataGenerator
+from tensorflow.keras.models import Sequential
+from tensorflow.keras.layers import Flatten, Dense
+flow = ImageDataGenerator().flow_from_directory("pics", target_size=(32, 32){mode})
+m = Sequential([Flatten(input_shape=(32, 32, 3)), Dense(2, activation="softmax")])
+m.compile(loss="categorical_crossentropy", optimizer="adam")
+m.fit(flow, epochs=3)
+"""
+
+
+def test_colour_mode_default_is_rgb_and_a_changed_mode_is_iws(classify_texts):
+    """Decision IWS-color-mode: 'rgb' written out equals the default; another mode is one IWS."""
+    same = classify_texts(_IMAGES.format(mode=""), _IMAGES.format(mode=", color_mode='rgb'"))
+    assert same.components == []
+    changed = classify_texts(
+        _IMAGES.format(mode=", color_mode='rgba'"), _IMAGES.format(mode=", color_mode='grayscale'")
+    )
+    assert [(c.code, c.element, c.before, c.after) for c in changed.components] == [
+        ("IWS", "data.x_train.source", "'rgba'", "'grayscale'")
+    ]
