@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -56,13 +57,19 @@ class ComponentResult:
     buggy_line: int | None
     fixed_file: str | None
     fixed_line: int | None
+    #: The values ``before``/``after`` resolve to where they are names (``LEARNING_RATE`` -> 0.01), so
+    #: that the classify table can show them; not written to the results JSONL, whose ``before`` and
+    #: ``after`` stay the short source text.
+    resolved: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        del data["resolved"]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ComponentResult:
-        names = cls.__dataclass_fields__
+        names = [name for name in cls.__dataclass_fields__ if name != "resolved"]
         return cls(**{k: data.get(k) for k in names})
 
     @classmethod
@@ -70,9 +77,35 @@ class ComponentResult:
         """The label's fields, then where and what the component changed (its other fields)."""
         fields = label.to_dict()
         fields.update(
-            {name: getattr(component, name) for name in cls.__dataclass_fields__ if name not in fields}
+            {
+                name: getattr(component, name)
+                for name in cls.__dataclass_fields__
+                if name not in fields and name != "resolved"
+            }
         )
-        return cls(**fields)
+        return cls(**fields, resolved=resolved_values(component))
+
+
+#: Keys of a fault component's ``detail`` holding what a side's expression evaluates to, best first.
+_RESOLVED_KEYS = ("number", "value", "activation")
+
+
+def resolved_values(component: FaultComponent) -> dict[str, Any]:
+    """``{"before": v, "after": v}`` for the sides whose text is a name the extractor resolved to a constant."""
+    resolved: dict[str, Any] = {}
+    for side in ("before", "after"):
+        text = getattr(component, side)
+        if not isinstance(text, str) or not _NAME.match(text.strip()):
+            continue
+        for key in _RESOLVED_KEYS:
+            value = component.detail.get(f"{side}_{key}")
+            if isinstance(value, (bool, int, float, str)) and str(value) != text.strip():
+                resolved[side] = value
+                break
+    return resolved
+
+
+_NAME = re.compile(r"^[A-Za-z_][\w.]*$")
 
 
 @dataclass

@@ -10,6 +10,14 @@ from pathlib import Path
 import click
 
 
+def _shown(text: str | None, resolved: dict, side: str) -> str:
+    """A side's source text, with the value a name resolves to: ``LEARNING_RATE=0.01``."""
+    if side not in resolved:
+        return str(text or "-")
+    value = resolved[side]
+    return f"{text}={value!r}" if isinstance(value, str) else f"{text}={value}"
+
+
 def _table(result: dict) -> str:
     """A readable table of one classified bug."""
     lines = [f"{result['id']}: order {result['order']}, simulable {'yes' if result['simulable'] else 'no'}"]
@@ -22,9 +30,8 @@ def _table(result: dict) -> str:
     for c in result["components"]:
         where = f"{c.get('buggy_line') or '-'}->{c.get('fixed_line') or '-'}"
         dc = c["deepcrime"] or "-"
-        rows.append(
-            (c["code"], dc, c["element"], str(c["before"] or "-")[:40], str(c["after"] or "-")[:40], where)
-        )
+        shown = [_shown(c[side], c.get("resolved", {}), side)[:40] for side in ("before", "after")]
+        rows.append((c["code"], dc, c["element"], *shown, where))
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     for r in rows if len(rows) > 1 else []:
         lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip())
@@ -95,9 +102,12 @@ def classify(
         sys.exit(1 if failed else 0)
     if not buggy or not fixed:
         raise click.UsageError("give BUGGY and FIXED, or --manifest M.csv")
-    result = classify_safely(buggy, fixed, bug_id=f"{buggy} -> {fixed}", tolerant=bool(tolerant)).to_dict()
+    bug = classify_safely(buggy, fixed, bug_id=f"{buggy} -> {fixed}", tolerant=bool(tolerant))
+    result = bug.to_dict()
     if as_json:
         click.echo(json.dumps(result, indent=2))
-    else:
+    else:  # the table also shows what names resolve to (not part of the JSON: before/after stay source)
+        for row, component in zip(result["components"], bug.components, strict=True):
+            row["resolved"] = component.resolved
         click.echo(_table(result))
     sys.exit(0 if result["status"] == "ok" else 1)
