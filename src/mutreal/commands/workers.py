@@ -45,7 +45,7 @@ def start(jobs: int | None, threads_per_worker: int | None, foreground: bool, ad
     it and is part of every run's key, so workers started with other settings are not reused.
     """
     from mutreal.runner.campaign import CampaignConfig, worker_options
-    from mutreal.runner.service import WorkerService, default_address, start_service
+    from mutreal.runner.service import default_address, start_service
 
     config = CampaignConfig(threads_per_worker=threads_per_worker)
     if jobs is not None:

@@ -280,6 +280,10 @@ class WorkerProcess:
                 )
 
 
+class CampaignAborted(RuntimeError):
+    """:meth:`LocalExecutor.abort` was called during :meth:`LocalExecutor.map`."""
+
+
 class LocalExecutor:
     """Runs tasks on ``jobs`` warm local workers; results reach ``on_result`` in the calling thread."""
 
@@ -300,6 +304,12 @@ class LocalExecutor:
         self.keep_workers = keep_workers
         self.startup_s = 0.0  # worker start-up seconds summed over workers, after map()
         self.kept: list[WorkerProcess] = []  # with keep_workers: the workers left warm by the last map()
+        self.aborted = threading.Event()
+
+    def abort(self) -> None:
+        """Stop a running :meth:`map` from another thread: it raises :class:`CampaignAborted` and the
+        runs in flight are killed with their workers (e.g. the worker service's caller went away)."""
+        self.aborted.set()
 
     def worker_options(self, count: int) -> list[dict[str, Any]]:
         """The options of workers 0..count-1: on a machine with several GPUs each sees one of them."""
@@ -354,11 +364,18 @@ class LocalExecutor:
         for thread in threads:
             thread.start()
         try:
-            for _ in range(len(task_list)):
-                item = done.get()
+            received = 0
+            while received < len(task_list):
+                if self.aborted.is_set():
+                    raise CampaignAborted(f"aborted after {received} of {len(task_list)} runs")
+                try:
+                    item = done.get(timeout=0.2)
+                except queue.Empty:
+                    continue
                 if isinstance(item, BaseException):
                     raise item
                 on_result(*item)
+                received += 1
             finished_cleanly = True
         finally:
             stop.set()

@@ -137,7 +137,8 @@ class WorkerService:
         """Start ``jobs`` workers now (in parallel) and keep them idle for the first campaign."""
         layout = pool.LocalExecutor(jobs=self.jobs, options=self.options)
         workers = [
-            pool.WorkerProcess(options, name=f"s{i}") for i, options in enumerate(layout.worker_options(self.jobs))
+            pool.WorkerProcess(options, name=f"s{i}")
+            for i, options in enumerate(layout.worker_options(self.jobs))
         ]
         errors: list[BaseException] = []
 
@@ -183,8 +184,11 @@ class WorkerService:
         )
 
     # -- one campaign ----------------------------------------------------------------------------
-    def run_map(self, request: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
-        """Run one campaign's tasks on the warm workers, sending each result as it finishes."""
+    def run_map(self, request: dict[str, Any], conn: Connection) -> None:
+        """Run one campaign's tasks on the warm workers, sending each result as it finishes.
+
+        A caller that goes away (killed, Ctrl-C) is noticed within half a second: its runs in flight
+        are stopped with their workers, so it does not hold the service until they end."""
         tasks = list(request.get("tasks") or [])
         executor = pool.LocalExecutor(
             jobs=int(request.get("jobs") or self.jobs),
@@ -197,16 +201,34 @@ class WorkerService:
         index_of = {id(task): i for i, task in enumerate(tasks)}
 
         def on_result(task: dict[str, Any], result: dict[str, Any]) -> None:
-            send({"type": "result", "index": index_of[id(task)], "result": result})
+            conn.send({"type": "result", "index": index_of[id(task)], "result": result})
             self.runs += 1
+
+        finished = threading.Event()
+
+        def watch_caller() -> None:  # the caller sends nothing during a campaign: readable means gone
+            while not finished.is_set():
+                try:
+                    if conn.poll(0.5):
+                        conn.recv()
+                except (EOFError, OSError):
+                    executor.abort()
+                    return
 
         with self.campaign_lock:
             self.campaigns += 1
-            executor.map(tasks, on_result)
+            watcher = threading.Thread(target=watch_caller, daemon=True)
+            watcher.start()
+            try:
+                executor.map(tasks, on_result)
+            except pool.CampaignAborted:
+                return
+            finally:
+                finished.set()
             # keep only this campaign's workers warm: a caller with other options (threads) would
             # otherwise leave a second set idle beside the first, each holding TensorFlow's memory
             pool.shutdown_idle_workers(keep=executor.kept)
-        send({"type": "done", "startup_s": executor.startup_s})
+        conn.send({"type": "done", "startup_s": executor.startup_s})
 
     # -- serving ---------------------------------------------------------------------------------
     def handle(self, conn: Connection) -> None:
@@ -222,7 +244,7 @@ class WorkerService:
                     self.stop()
                 elif kind == "map":
                     try:
-                        self.run_map(request, conn.send)
+                        self.run_map(request, conn)
                     except (OSError, EOFError):
                         return  # the caller went away: its in-flight runs are lost, nothing else
                     except Exception as error:  # noqa: BLE001 - the caller gets the message
@@ -372,7 +394,9 @@ def start_service(
     while time.monotonic() < deadline:
         if process.poll() is not None:
             tail = log_path.read_text(errors="replace")[-1500:]
-            raise RuntimeError(f"the worker service exited with code {process.returncode}; its log ends: {tail}")
+            raise RuntimeError(
+                f"the worker service exited with code {process.returncode}; its log ends: {tail}"
+            )
         with contextlib.suppress(ServiceUnavailable, OSError, EOFError):
             return service_status(path)
         time.sleep(0.2)

@@ -1,0 +1,109 @@
+"""The worker service (``mutreal workers``, ``--executor pool``): warm workers shared by commands."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mutreal.cli import main
+from mutreal.runner import LAST_CAMPAIGN, run_campaign
+from mutreal.runner.service import ServiceUnavailable, service_status, start_service, stop_service
+
+
+@pytest.fixture
+def socket_path():
+    """A short socket path (Unix sockets allow about 100 bytes; pytest's tmp_path can be longer)."""
+    folder = Path(tempfile.mkdtemp(prefix="mw-", dir="/tmp"))
+    yield folder / "w.sock"
+    for path in folder.iterdir():
+        path.unlink()
+    folder.rmdir()
+
+
+def test_no_service_is_a_clear_settings_error(socket_path: Path, write_program, tiny_program) -> None:
+    program = write_program("p.py", tiny_program(1))
+    with pytest.raises(ServiceUnavailable, match="mutreal workers start"):
+        run_campaign([program], runs=1, executor="pool", address=str(socket_path), progress=False)
+    result = CliRunner().invoke(
+        main, ["run", str(program), "--runs", "1", "--executor", "pool", "--address", str(socket_path)]
+    )
+    assert result.exit_code == 2
+    assert "no mutreal worker service" in result.output
+    status = CliRunner().invoke(main, ["workers", "status", "--address", str(socket_path), "--json"])
+    assert status.exit_code == 1 and '"running": false' in status.output
+
+
+def _from_service(records):
+    return [(r.seed, r.outcome, r.metric_value) for r in records]
+
+
+@pytest.mark.slow
+def test_service_runs_campaigns_warm_with_the_local_numbers(
+    socket_path: Path, write_program, tiny_program
+) -> None:
+    program = write_program("p.py", tiny_program(2))
+    local = run_campaign([program], runs=3, jobs=1, progress=False)
+    status = start_service(1, {"threads": os.cpu_count() or 1, "deterministic": True, "block_network": True},
+                           socket_path)  # fmt: skip
+    try:
+        assert len(status.workers) == 1 and status.workers[0].alive
+        with pytest.raises(RuntimeError, match="already runs"):
+            start_service(1, {}, socket_path)
+        first = run_campaign(
+            [program], runs=3, jobs=1, executor="pool", address=str(socket_path), progress=False
+        )
+        assert _from_service(first) == _from_service(local)  # same seeds, same numbers as fresh workers
+        assert LAST_CAMPAIGN["worker_startup_s"] == 0.0  # the worker was warm before the campaign began
+        second = run_campaign(
+            [program], runs=2, jobs=1, executor="pool", address=str(socket_path), progress=False
+        )
+        assert _from_service(second) == _from_service(local)[:2]
+        after = service_status(socket_path)
+        assert (after.campaigns, after.runs) == (2, 5)
+        assert after.workers[0].pid == status.workers[0].pid  # one worker served every run
+        assert after.workers[0].runs_served == 5
+    finally:
+        pid = stop_service(socket_path)
+    assert not socket_path.exists()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+@pytest.mark.slow
+def test_a_caller_killed_mid_campaign_leaves_a_working_service(
+    socket_path: Path, write_program, tmp_path: Path
+) -> None:
+    slow = write_program("slow.py", "import time\ntime.sleep(60)\n")
+    quick = write_program("quick.py", "import keras\nprint('ok')\n")
+    start_service(1, {"threads": 1, "deterministic": True, "block_network": True}, socket_path)
+    try:
+        caller = subprocess.Popen(
+            [sys.executable, "-c",
+             "import sys; from mutreal.runner import run_campaign;"
+             f"run_campaign([{str(slow)!r}], runs=1, jobs=1, executor='pool', address={str(socket_path)!r},"
+             " progress=False, config=__import__('mutreal.runner', fromlist=['x']).CampaignConfig("
+             "threads_per_worker=1))"],
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while not service_status(socket_path).busy:
+            assert time.monotonic() < deadline and caller.poll() is None
+            time.sleep(0.2)
+        caller.kill()
+        caller.wait()
+        # the service notices the caller is gone, drops the run in flight and serves the next caller
+        began = time.monotonic()
+        records = run_campaign(
+            [quick], runs=1, jobs=1, executor="pool", address=str(socket_path), progress=False,
+            timeout_s=120,
+        )  # fmt: skip
+        assert [r.outcome for r in records] == ["ok"]
+        assert time.monotonic() - began < 45  # not held until the killed caller's 60 s run ended
+    finally:
+        stop_service(socket_path)
