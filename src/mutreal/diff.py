@@ -191,6 +191,9 @@ LAYER_ARG_KINDS: dict[str, str] = {
     "shape": "layer.input_shape",
     "batch_shape": "layer.input_shape",
     "rate": "layer.rate",
+    # a recurrent layer's input and recurrent dropout are dropout rates too (Keras 1: dropout_W/_U)
+    "dropout": "layer.rate",
+    "recurrent_dropout": "layer.rate",
     "kernel_initializer": "layer.kernel_initializer",
     "bias_initializer": "layer.bias_initializer",
     "kernel_regularizer": "layer.regularizer",

@@ -4,6 +4,7 @@ taxonomy/decisions.csv rows LIS-reshape-once, HNE-unused-variable, HBS-evaluate,
 from __future__ import annotations
 
 import libcst
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -145,3 +146,31 @@ def test_colour_mode_default_is_rgb_and_a_changed_mode_is_iws(classify_texts):
     assert [(c.code, c.element, c.before, c.after) for c in changed.components] == [
         ("IWS", "data.x_train.source", "'rgba'", "'grayscale'")
     ]
+
+
+_RNN = """from keras.models import Sequential
+from keras.layers import GRU, Dense
+import numpy as np
+seq, target = np.random.rand(16, 4, 3), np.random.rand(16)
+m = Sequential([GRU(8, input_shape=(4, 3){args}), Dense(1)])
+m.compile(loss="mae", optimizer="rmsprop")
+m.fit(seq, target, {epochs}=2)
+"""
+
+
+@pytest.mark.parametrize(
+    "before, after, expected",
+    [
+        ("", ", dropout=0.0", []),
+        (", dropout_W=0.2, dropout_U=0.1", ", dropout=0.2, recurrent_dropout=0.1", []),
+        ("", ", dropout=0.3", [("RCD", "model[0].layer[0].dropout", "RCD")]),
+        (", recurrent_dropout=0.4", "", [("RCD", "model[0].layer[0].recurrent_dropout", "RCD")]),
+    ],
+)
+def test_recurrent_dropout_is_a_dropout_rate(classify_texts, before, after, expected):
+    """Decision RCD-recurrent-dropout, with Keras 1 spellings and written defaults as noise."""
+    epochs_b = "nb_epoch" if "_W" in before else "epochs"
+    result = classify_texts(
+        _RNN.format(args=before, epochs=epochs_b), _RNN.format(args=after, epochs="epochs")
+    )
+    assert [(c.code, c.element, c.deepcrime) for c in result.components] == expected
