@@ -95,6 +95,7 @@ def test_a_caller_killed_mid_campaign_leaves_a_working_service(
         while not service_status(socket_path).busy:
             assert time.monotonic() < deadline and caller.poll() is None
             time.sleep(0.2)
+        assert [w.alive for w in service_status(socket_path).workers] == [True]  # shown while busy too
         caller.kill()
         caller.wait()
         # the service notices the caller is gone, drops the run in flight and serves the next caller

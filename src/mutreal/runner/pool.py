@@ -305,6 +305,7 @@ class LocalExecutor:
         self.startup_s = 0.0  # worker start-up seconds summed over workers, after map()
         self.kept: list[WorkerProcess] = []  # with keep_workers: the workers left warm by the last map()
         self.aborted = threading.Event()
+        self.workers: list[WorkerProcess] = []  # the workers of the running (or last) map()
 
     def abort(self) -> None:
         """Stop a running :meth:`map` from another thread: it raises :class:`CampaignAborted` and the
@@ -343,6 +344,7 @@ class LocalExecutor:
             pending.put(task)
         done: queue.Queue[tuple[dict[str, Any], dict[str, Any]] | BaseException] = queue.Queue()
         workers = self._workers(min(self.jobs, len(task_list)))
+        self.workers = workers
         stop = threading.Event()
         finished_cleanly = False
 

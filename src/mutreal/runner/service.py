@@ -131,6 +131,7 @@ class WorkerService:
         self.runs = 0
         self.started_at = time.time()
         self.listener: Listener | None = None
+        self.current: pool.LocalExecutor | None = None  # the executor of the running campaign
 
     # -- workers ---------------------------------------------------------------------------------
     def warm_up(self) -> None:
@@ -169,7 +170,7 @@ class WorkerService:
                 starts=w.starts,
                 options={k: v for k, v in w.options.items() if v is not None},
             )
-            for w in pool.idle_workers()
+            for w in [*pool.idle_workers(), *(self.current.workers if self.current is not None else [])]
         ]
 
     def status(self) -> ServiceStatus:
@@ -219,12 +220,14 @@ class WorkerService:
             self.campaigns += 1
             watcher = threading.Thread(target=watch_caller, daemon=True)
             watcher.start()
+            self.current = executor
             try:
                 executor.map(tasks, on_result)
             except pool.CampaignAborted:
                 return
             finally:
                 finished.set()
+                self.current = None
             # keep only this campaign's workers warm: a caller with other options (threads) would
             # otherwise leave a second set idle beside the first, each holding TensorFlow's memory
             pool.shutdown_idle_workers(keep=executor.kept)
