@@ -108,3 +108,23 @@ def test_a_caller_killed_mid_campaign_leaves_a_working_service(
         assert time.monotonic() - began < 45  # not held until the killed caller's 60 s run ended
     finally:
         stop_service(socket_path)
+
+
+@pytest.mark.slow
+def test_workers_cli_start_status_stop(socket_path: Path) -> None:
+    runner = CliRunner()
+    address = ["--address", str(socket_path)]
+    started = runner.invoke(main, ["workers", "start", "--jobs", "1", *address])
+    try:
+        assert started.exit_code == 0, started.output
+        assert "1 warm worker(s)" in started.output
+        again = runner.invoke(main, ["workers", "start", "--jobs", "1", *address])
+        assert again.exit_code == 1 and "already runs" in again.output
+        status = runner.invoke(main, ["workers", "status", *address])
+        assert status.exit_code == 0 and "idle; 0 campaign(s), 0 run(s)" in status.output
+        assert "s0: pid" in status.output and "alive" in status.output
+    finally:
+        stopped = runner.invoke(main, ["workers", "stop", *address])
+    assert stopped.exit_code == 0 and "stopped the mutreal worker service" in stopped.output
+    gone = runner.invoke(main, ["workers", "stop", *address])
+    assert gone.exit_code == 1 and "no mutreal worker service" in gone.output
