@@ -12,6 +12,7 @@ Nothing here trains; :mod:`mutreal.commands` run the campaigns and call these fu
 from __future__ import annotations
 
 import math
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -793,12 +794,74 @@ def write_mutant(program: str, operator: str, site: int, value: Any, out_dir: st
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / Path(mutant.name).name
-    path.write_text(mutant.code, encoding="utf-8")
     provenance = path.with_suffix(".json")
+    for target in (path, provenance):
+        if (
+            target.is_symlink()
+        ):  # a link to the program's folder (link_program_folder): never write through it
+            target.unlink()
+    path.write_text(mutant.code, encoding="utf-8")
     import json
 
     provenance.write_text(json.dumps(mutant.provenance.to_dict(), indent=2, default=str), encoding="utf-8")
     return str(path)
+
+
+def mark_output_folder(folder: str | Path) -> bool:
+    """Create ``folder`` and mark it as mutreal's output when it is new, empty or already marked.
+
+    A program folder's data hash skips a marked subfolder (so mutants, links and plots written
+    there never change the program's run keys) and follows the links of a marked folder it
+    starts from (so a mutant's data hash covers its program's data). A folder that already holds
+    other files is not marked: it may be data. True when the folder is marked.
+    """
+    from mutreal.runner.hashing import OUTPUT_MARKER
+
+    path = Path(folder)
+    marker = path / OUTPUT_MARKER
+    if path.is_dir() and not marker.exists() and any(path.iterdir()):
+        return False
+    path.mkdir(parents=True, exist_ok=True)
+    marker.touch()
+    return True
+
+
+def link_program_folder(program: str | Path, folder: str | Path) -> list[str]:
+    """Show the entries of ``program``'s folder (its data files, local modules) in ``folder``, as symlinks.
+
+    The runner gives each program a working directory that shows the files of the program's own
+    folder; a mutant written elsewhere would not find the original's data. Entries already in
+    ``folder`` (the mutants) are kept, links are renewed; where a link cannot be made a file is
+    copied. A new folder is marked as mutreal's output (:func:`mark_output_folder`). Returns the
+    names linked.
+    """
+    source = Path(program).resolve().parent
+    target = Path(folder).resolve()
+    if target == source:
+        return []
+    mark_output_folder(target)
+    program_name = Path(program).name
+    linked: list[str] = []
+    for entry in sorted(source.iterdir()):
+        name = entry.name
+        if name == program_name or name == "__pycache__" or name.startswith("."):
+            continue
+        resolved = entry.resolve()
+        if resolved == target or resolved in target.parents:  # the output folder itself: no loop
+            continue
+        link = target / name
+        if link.is_symlink():
+            link.unlink()
+        elif link.exists():
+            continue  # a mutant or a file the user put there
+        try:
+            link.symlink_to(resolved, target_is_directory=resolved.is_dir())
+        except OSError:
+            if not entry.is_file():
+                continue
+            shutil.copy2(entry, link)
+        linked.append(name)
+    return linked
 
 
 def _numeric(value: Any) -> float | None:
@@ -839,8 +902,9 @@ def sensitivity(
     """Train mutants of ``program`` over operator values; optionally binary-search the killable threshold.
 
     ``values`` default to the operator's catalogue values at the site. Mutants are written into
-    ``out_dir`` (default: the program's folder, so its data files stay visible to the runner),
-    with their provenance JSON. ``search`` follows DeepCrime: if the most aggressive value
+    ``out_dir`` (default: the program's folder) with their provenance JSON; another folder gets
+    links to the entries of the program's folder (:func:`link_program_folder`), so that the
+    mutants find the program's data files when they run. ``search`` follows DeepCrime: if the most aggressive value
     (``search_from``, default the value farthest from the original) kills, halve the interval
     between it and the original value ``search_steps`` times, keeping the killing end; the threshold
     is the killing value closest to the original.
@@ -857,6 +921,7 @@ def sensitivity(
     chosen_site = sites[site]
     candidates = list(values) if values else op.values(source, chosen_site)
     folder = Path(out_dir) if out_dir is not None else Path(program).resolve().parent
+    link_program_folder(program, folder)
     seed_list, options = _seeds_and_options(runs, seeds, metric, campaign)
     temporary = None
     if search and not options.get("store"):

@@ -32,7 +32,8 @@ def test_midpoint_is_geometric_across_orders_of_magnitude() -> None:
     assert _midpoint(8.0, 4.0, integer=True) == 6.0
 
 
-def test_unknown_operator_and_bad_site_fail_clearly(tmp_path: Path) -> None:
+def test_unknown_operator_and_bad_site_fail_clearly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the default output folder is under the current directory
     program = tmp_path / "p.py"
     program.write_text(PROGRAM)
     result = CliRunner().invoke(main, ["sensitivity", str(program), "--op", "NOPE", "--values", "1"])
@@ -41,10 +42,12 @@ def test_unknown_operator_and_bad_site_fail_clearly(tmp_path: Path) -> None:
         main, ["sensitivity", str(program), "--op", "HNE", "--site", "5", "--values", "1"]
     )
     assert result.exit_code == 1 and "no site 5" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.py"]  # no empty output folder left behind
 
 
 @pytest.mark.slow
-def test_sweep_plot_and_search(tmp_path: Path) -> None:
+def test_sweep_plot_and_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the default output folder is under the current directory
     program = tmp_path / "p.py"
     program.write_text(PROGRAM)
     result = CliRunner().invoke(

@@ -9,6 +9,8 @@ still kills, between the original and the most aggressive value.
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +65,8 @@ def _values(ctx: click.Context, param: click.Parameter, value: str | None) -> li
     "out_dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Where mutants are written (default: the program's folder, so its data files are visible).",
+    help="Output folder: the plot, and the mutants (with links to the program's data files) in "
+    "<out>/mutants/ [./sensitivity-<program>-<op>/].",
 )
 @click.option(
     "--plot",
@@ -98,16 +101,22 @@ def sensitivity(
         registry.get(operator)
     except (KeyError, ValueError, LookupError) as error:
         raise click.UsageError(f"unknown operator {operator!r}: {error}") from None
-    data = verdict_data(
-        lambda: sensitivity_api(
-            program, operator, values, site=site, runs=runs, seeds=seeds, search=search,
-            search_steps=search_steps, search_from=_parse_value(search_from) if search_from else None,
-            out_dir=out_dir, **statistics, campaign=campaign,
-        ),
-        (ValueError, RuntimeError, MutationError),
-    )  # fmt: skip
-    folder = out_dir if out_dir is not None else Path(program).resolve().parent
-    plot = plot_path or folder / f"sensitivity_{Path(program).stem}_{operator}.png"
+    out = out_dir if out_dir is not None else Path(f"sensitivity-{Path(program).stem}-{operator}")
+    created = not out.exists()
+    _mark_output_folder(out)
+    try:
+        data = verdict_data(
+            lambda: sensitivity_api(
+                program, operator, values, site=site, runs=runs, seeds=seeds, search=search,
+                search_steps=search_steps, search_from=_parse_value(search_from) if search_from else None,
+                out_dir=out / "mutants", **statistics, campaign=campaign,
+            ),
+            (ValueError, RuntimeError, MutationError),
+        )  # fmt: skip
+    finally:  # a failure before any mutant was written leaves no empty folder behind
+        if created:
+            _remove_if_unused(out)
+    plot = plot_path or out / f"sensitivity_{Path(program).stem}_{operator}.png"
     if data["points"]:
         plot_sensitivity(data, plot)
         data["plot"] = str(plot)
@@ -117,6 +126,33 @@ def sensitivity(
         print_sensitivity(data)
     if data["errors"] and not data["points"]:
         raise SystemExit(1)
+
+
+def _mark_output_folder(out: Path) -> None:
+    """Create the output folder, marked as mutreal's when new: the program's data hash skips it.
+
+    The default folder is under the current directory, often the program's own folder: unmarked,
+    the plot and mutants written there would change the program's run keys.
+    """
+    from mutreal.verdicts import mark_output_folder
+
+    try:
+        mark_output_folder(out)
+    except OSError as error:
+        click.echo(f"error: cannot write the output folder {out}: {error}", err=True)
+        raise SystemExit(1) from None
+
+
+def _remove_if_unused(out: Path) -> None:
+    """Remove a folder this command created when it holds nothing but markers, links and folders."""
+    from mutreal.runner.hashing import OUTPUT_MARKER
+
+    for root, _, files in os.walk(out):
+        for name in files:
+            path = Path(root) / name
+            if not path.is_symlink() and name != OUTPUT_MARKER:
+                return
+    shutil.rmtree(out, ignore_errors=True)
 
 
 def print_sensitivity(data: dict[str, Any]) -> None:
