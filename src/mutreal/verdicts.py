@@ -796,9 +796,7 @@ def write_mutant(program: str, operator: str, site: int, value: Any, out_dir: st
     path = folder / Path(mutant.name).name
     provenance = path.with_suffix(".json")
     for target in (path, provenance):
-        if (
-            target.is_symlink()
-        ):  # a link to the program's folder (link_program_folder): never write through it
+        if target.is_symlink():  # a link into the program's folder (link_program_folder): never write through
             target.unlink()
     path.write_text(mutant.code, encoding="utf-8")
     import json
@@ -841,11 +839,17 @@ def link_program_folder(program: str | Path, folder: str | Path) -> list[str]:
         return []
     mark_output_folder(target)
     program_name = Path(program).name
+    mutants_of = f"{Path(program).stem}__"
     linked: list[str] = []
     for entry in sorted(source.iterdir()):
         name = entry.name
-        if name == program_name or name == "__pycache__" or name.startswith("."):
-            continue
+        if (
+            name == program_name
+            or name == "__pycache__"
+            or name.startswith(".")
+            or name.startswith(mutants_of)
+        ):
+            continue  # the program, caches, and its mutants (``<stem>__<op>...``) written there before
         resolved = entry.resolve()
         if resolved == target or resolved in target.parents:  # the output folder itself: no loop
             continue
@@ -904,10 +908,10 @@ def sensitivity(
     ``values`` default to the operator's catalogue values at the site. Mutants are written into
     ``out_dir`` (default: the program's folder) with their provenance JSON; another folder gets
     links to the entries of the program's folder (:func:`link_program_folder`), so that the
-    mutants find the program's data files when they run. ``search`` follows DeepCrime: if the most aggressive value
-    (``search_from``, default the value farthest from the original) kills, halve the interval
-    between it and the original value ``search_steps`` times, keeping the killing end; the threshold
-    is the killing value closest to the original.
+    mutants find the program's data files when they run. ``search`` follows DeepCrime: if the most
+    aggressive value (``search_from``, default the value farthest from the original) kills, halve
+    the interval between it and the original value ``search_steps`` times, keeping the killing
+    end; the threshold is the killing value closest to the original.
     """
     import tempfile
 
