@@ -65,10 +65,13 @@ def test_service_runs_campaigns_warm_with_the_local_numbers(
             [program], runs=2, jobs=1, executor="pool", address=str(socket_path), progress=False
         )
         assert _from_service(second) == _from_service(local)[:2]
+        # without jobs the campaign takes the service's workers as they are (no new worker starts)
+        third = run_campaign([program], runs=1, executor="pool", address=str(socket_path), progress=False)
+        assert LAST_CAMPAIGN["worker_startup_s"] == 0.0 and third[0].outcome == "ok"
         after = service_status(socket_path)
-        assert (after.campaigns, after.runs) == (2, 5)
+        assert (after.campaigns, after.runs) == (3, 6)
         assert after.workers[0].pid == status.workers[0].pid  # one worker served every run
-        assert after.workers[0].runs_served == 5
+        assert after.workers[0].runs_served == 6
     finally:
         pid = stop_service(socket_path)
     assert not socket_path.exists()

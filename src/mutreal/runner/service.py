@@ -332,6 +332,14 @@ def service_status(address: str | Path | None = None) -> ServiceStatus:
         return ServiceStatus.from_dict(conn.recv()["status"])
 
 
+def service_layout(address: str | Path | None = None) -> tuple[int, int | None]:
+    """(number of warm workers, their TensorFlow threads) of the running service, for a campaign that
+    did not choose ``jobs``: it then runs on those workers as they are instead of starting others."""
+    status = service_status(address)
+    threads = next((w.options.get("threads") for w in status.workers if w.options.get("threads")), None)
+    return max(1, len(status.workers)), threads
+
+
 def stop_service(address: str | Path | None = None, wait_s: float = 30.0) -> int:
     """Ask the service to stop and wait until it is gone; returns its pid."""
     path = Path(address) if address else default_address()
