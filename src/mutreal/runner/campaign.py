@@ -350,12 +350,12 @@ def run_campaign(
         cfg.seeds = None  # an explicit --runs replaces the configuration's seed list
     if cfg.executor not in EXECUTORS:
         raise ValueError(f"unknown executor {cfg.executor!r}: choose one of {', '.join(EXECUTORS)}")
-    if cfg.executor == "pool" and jobs is None and cfg.threads_per_worker is None:
-        if config is None or config.jobs == _default_jobs():
-            # no --jobs: use the service's workers as they are (their thread count enters run keys)
-            from mutreal.runner.service import service_layout
+    jobs_chosen = jobs is not None or cfg.threads_per_worker is not None
+    if cfg.executor == "pool" and not jobs_chosen and (config is None or config.jobs == _default_jobs()):
+        # no --jobs: use the service's workers as they are (their thread count enters run keys)
+        from mutreal.runner.service import service_layout
 
-            cfg.jobs, cfg.threads_per_worker = service_layout(cfg.address)
+        cfg.jobs, cfg.threads_per_worker = service_layout(cfg.address)
     if not cfg.programs:
         raise ValueError("no programs to run")
 
