@@ -1785,6 +1785,7 @@ def diff_models(
     for fi, bf, ff in _pair_by_index(buggy.fits, fixed.fits):
         _diff_fit(out, sides, fi, bf, ff)
     _diff_evaluation_batch(out, buggy, fixed)
+    _diff_loss_functions(out, buggy, fixed)
     _diff_data(out, sides, runtime_calls)
     if hyper_variables is not None and buggy.fits and fixed.fits:
         _diff_unused_hyperparameters(out, buggy, fixed, hyper_variables)
@@ -1794,6 +1795,34 @@ def diff_models(
         for c in out:
             c.detail["raw_tensorflow"] = True
     return out
+
+
+def _diff_loss_functions(out: list[FaultComponent], buggy: ProgramModel, fixed: ProgramModel) -> None:
+    """Decision LWC-custom-loss: the fix rewrites the body of the user function that computes the
+    training loss (passed to compile, or differentiated with a GradientTape): a wrong loss function
+    calculation (LWC). Bodies compare without docstrings, prints, formatting and with parameters
+    and locals renamed by position (:mod:`mutreal.extract.losses`); functions pair by name, or the
+    only one of each program with the other's."""
+    bl, fl = buggy.loss_functions, fixed.loss_functions
+    pairs = [(n, n) for n in bl if n in fl]
+    if not pairs and len(bl) == len(fl) == 1:
+        pairs = [(next(iter(bl)), next(iter(fl)))]
+    for bn, fn in pairs:
+        (b_line, b_body), (f_line, f_body) = bl[bn], fl[fn]
+        if b_body == f_body:
+            continue
+        out.append(
+            _component(
+                compile_path(0, "loss"),
+                "compile.loss_calculation",
+                "changed",
+                f"{bn}: " + " ".join(b_body.split()),
+                f"{fn}: " + " ".join(f_body.split()),
+                (buggy.path, b_line),
+                (fixed.path, f_line),
+                function=fn,
+            )
+        )
 
 
 def _diff_evaluation_batch(out: list[FaultComponent], buggy: ProgramModel, fixed: ProgramModel) -> None:

@@ -718,6 +718,9 @@ class ProgramModel:
     #: arrays its module level binds, by variable name; the diff compares the arrays a fix starts
     #: training on with what this program already did to the same variables
     untrained_data: dict[str, DataVar] = field(default_factory=dict)
+    #: user functions that compute the training loss (``compile(loss=f)``, or ``tape.gradient`` of
+    #: their result): name -> [line, body normalised by :mod:`mutreal.extract.losses`]
+    loss_functions: dict[str, list] = field(default_factory=dict)
 
     # -- convenience -------------------------------------------------------------------------------
     @property
@@ -777,6 +780,7 @@ class ProgramModel:
             "notes": list(self.notes),
             "raw_tensorflow": self.raw_tensorflow,
             "untrained_data": {k: v.to_dict() for k, v in self.untrained_data.items()},
+            "loss_functions": {k: list(v) for k, v in self.loss_functions.items()},
         }
 
     @classmethod
@@ -795,6 +799,7 @@ class ProgramModel:
             notes=list(d.get("notes", [])),
             raw_tensorflow=d.get("raw_tensorflow", False),
             untrained_data={k: DataVar.from_dict(v) for k, v in d.get("untrained_data", {}).items()},
+            loss_functions={k: list(v) for k, v in d.get("loss_functions", {}).items()},
         )
 
 
