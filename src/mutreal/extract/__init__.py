@@ -2,7 +2,8 @@
 
 ``extract_model`` runs one pass (:class:`~mutreal.extract.walker.Walker`) over an already parsed
 module: import/alias resolution (:mod:`.names`), constant folding (:mod:`.constants`), layers
-(:mod:`.layers`), compile/fit (:mod:`.training`) and data (:mod:`.data`). It never raises on odd
+(:mod:`.layers`), compile/fit (:mod:`.training`), data (:mod:`.data`) and user-written loss
+functions (:mod:`.losses`). It never raises on odd
 programs: what it cannot follow becomes opaque values or notes in the model. ``extract_source``
 parses text first (syntax errors propagate as ``libcst.ParserSyntaxError``).
 """
