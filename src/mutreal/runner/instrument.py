@@ -4,7 +4,9 @@ Runs only inside worker processes (it imports TensorFlow). :func:`install` patch
 
 * ``keras.Model.fit`` / ``evaluate`` / ``predict`` so every top-level call is timed and its history
   or results are recorded; after each top-level ``evaluate`` the model predicts the same inputs, so
-  per-input correctness is available for per-input killing (Kim et al. 2025);
+  per-input correctness is available for per-input killing (Kim et al. 2025): arrays are predicted
+  again, a tf.data dataset or PyDataset is read once more, and a generator's batches are predicted
+  as they pass on their way to ``evaluate`` (a one-pass generator cannot be read twice);
 * ``keras.utils.get_file`` (and every module that imported it, e.g. ``keras.datasets.mnist``), so a
   dataset that is not in the local cache fails at once with the path to place it at, instead of a
   network time-out;
@@ -86,7 +88,7 @@ def _to_classes(array: Any, *, is_label: bool) -> tuple[list[Any], str]:
 
 
 def _per_input(model: Any, x: Any, y: Any, batch_size: Any) -> dict[str, Any]:
-    """Predictions (and labels) of ``model`` on the inputs of an evaluate call, or nothing."""
+    """Predictions (and labels) of ``model`` on the array inputs of an evaluate call, or nothing."""
     labels = _as_numpy(y)
     inputs = _as_numpy(x) if not isinstance(x, dict) else x
     if inputs is None or (labels is None and y is not None):
@@ -102,6 +104,12 @@ def _per_input(model: Any, x: Any, y: Any, batch_size: Any) -> dict[str, Any]:
         outputs = _as_numpy(_ORIGINALS["predict"](model, x, batch_size=batch_size or 32, verbose=0))
     if outputs is None or len(outputs) != n_inputs:
         return {"n_inputs": int(n_inputs)}
+    return _per_input_result(outputs, labels)
+
+
+def _per_input_result(outputs: Any, labels: Any) -> dict[str, Any]:
+    """The per-input fields of an :class:`EvaluateRecord` from the model's outputs and the labels."""
+    n_inputs = len(outputs)
     predictions, kind = _to_classes(outputs, is_label=False)
     result: dict[str, Any] = {"n_inputs": int(n_inputs), "predictions": predictions, "prediction_kind": kind}
     if labels is not None and len(labels) == n_inputs:
@@ -128,6 +136,134 @@ def _predict_eagerly(model: Any, inputs: Any, batch_size: int | None) -> Any:
     except Exception:
         return None
     return np.concatenate(parts) if parts else None
+
+
+def _split_batch(batch: Any) -> tuple[Any, Any]:
+    """(inputs, labels) of one batch as Keras reads it: ``x``, ``(x,)``, ``(x, y)`` or ``(x, y, w)``."""
+    if isinstance(batch, (tuple, list)):
+        if len(batch) == 1:
+            return batch[0], None
+        return batch[0], batch[1]
+    return batch, None
+
+
+class BatchPredictions:
+    """Per-input outputs and labels collected batch by batch (generators, datasets, PyDatasets).
+
+    Each batch is predicted when it passes (eager calls, no ``predict`` tracing), so only the outputs
+    and labels are kept, not the inputs: a test set of large images costs no more memory than its
+    labels. Past :data:`MAX_PREDICTIONS` inputs only the count is kept. Any failure (a batch that is
+    not an array, inputs and labels of different lengths) gives up quietly: capture must never break
+    the program, and an evaluate without per-input records is still recorded.
+    """
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.outputs: list[Any] = []
+        self.labels: list[Any] = []
+        self.count = 0
+        self.failed = False
+        self.labelled = True
+        self.seconds = 0.0  # spent predicting (inside evaluate for a generator: not evaluate's time)
+
+    def add(self, batch: Any) -> None:
+        if self.failed:
+            return
+        try:
+            xb, yb = _split_batch(batch)
+            inputs = _as_numpy(xb) if not isinstance(xb, dict) else None
+            labels = _as_numpy(yb)
+            if inputs is None or (yb is not None and labels is None):
+                self.failed = True
+                return
+            self.count += len(inputs)
+            if self.count > MAX_PREDICTIONS:
+                self.outputs, self.labels = [], []
+                return
+            began = time.perf_counter()
+            outputs = _predict_eagerly(self.model, inputs, None)
+            self.seconds += time.perf_counter() - began
+            if (
+                outputs is None
+                or len(outputs) != len(inputs)
+                or (labels is not None and len(labels) != len(inputs))
+            ):
+                self.failed = True
+                return
+            self.outputs.append(outputs)
+            if labels is None:
+                self.labelled = False
+            else:
+                self.labels.append(labels)
+        except Exception:
+            self.failed = True
+
+    def result(self) -> dict[str, Any]:
+        import numpy as np
+
+        if self.failed or not self.count:
+            return {}
+        if self.count > MAX_PREDICTIONS:
+            return {"n_inputs": int(self.count)}
+        outputs = np.concatenate(self.outputs)
+        labels = np.concatenate(self.labels) if self.labelled and self.labels else None
+        return _per_input_result(outputs, labels)
+
+
+def _is_tf_dataset(x: Any) -> bool:
+    return type(x).__module__.startswith("tensorflow") and hasattr(x, "cardinality") and hasattr(x, "take")
+
+
+def _is_py_dataset(x: Any) -> bool:
+    """A ``keras.utils.PyDataset`` or ``Sequence`` (indexable batches; ``len`` is the batch count)."""
+    try:
+        from keras.utils import PyDataset
+    except ImportError:  # pragma: no cover - Keras 3 always has it
+        return False
+    return isinstance(x, PyDataset)
+
+
+def _is_python_iterator(x: Any) -> bool:
+    """A generator or other one-pass iterator of batches (``evaluate(gen, steps=...)``)."""
+    import collections.abc
+
+    return isinstance(x, collections.abc.Iterator) and not _is_tf_dataset(x) and not _is_py_dataset(x)
+
+
+def _recording(iterator: Any, collector: BatchPredictions, steps: int | None) -> Any:
+    """Yield the program's batches unchanged to ``evaluate``, predicting each as it passes.
+
+    At most ``steps`` batches are recorded: Keras may read ahead of the last evaluated step."""
+    recorded = 0
+    for batch in iterator:
+        if steps is None or recorded < steps:
+            collector.add(batch)
+            recorded += 1
+        yield batch
+
+
+def _per_input_batches(model: Any, x: Any, steps: int | None) -> dict[str, Any]:
+    """Per-input records of an evaluate on a tf.data dataset or a PyDataset, by reading it once more.
+
+    This assumes the test set yields the same inputs in every run of a program (as arrays do); a
+    test set reshuffled per iteration would pair runs' inputs wrongly, as it would for any tool."""
+    collector = BatchPredictions(model)
+    if _is_tf_dataset(x):
+        import tensorflow as tf
+
+        dataset = x.take(steps) if steps else x
+        if int(dataset.cardinality()) == int(tf.data.INFINITE_CARDINALITY):
+            return {}
+        for batch in dataset:
+            collector.add(batch)
+            if collector.failed or collector.count > MAX_PREDICTIONS:
+                break
+    else:
+        for index in range(min(len(x), steps) if steps else len(x)):
+            collector.add(x[index])
+            if collector.failed or collector.count > MAX_PREDICTIONS:
+                break
+    return collector.result()
 
 
 def _flatten_like_keras(model: Any, logs: dict[str, float]) -> Any:
@@ -168,15 +304,26 @@ def _patched_evaluate(self: Any, x: Any = None, y: Any = None, *args: Any, **kwa
     if capture.depth:
         return _ORIGINALS["evaluate"](self, x, y, *args, **kwargs)
     wants_dict = bool(kwargs.pop("return_dict", False))
+    steps = kwargs.get("steps")
+    steps = steps if isinstance(steps, int) and steps > 0 else None
+    recorder = BatchPredictions(self) if _is_python_iterator(x) else None
+    x_eval = _recording(x, recorder, steps) if recorder is not None else x
     capture.depth += 1
     start = time.perf_counter()
     try:
-        logs = _ORIGINALS["evaluate"](self, x, y, *args, return_dict=True, **kwargs)
+        logs = _ORIGINALS["evaluate"](self, x_eval, y, *args, return_dict=True, **kwargs)
         elapsed = time.perf_counter() - start
         record = EvaluateRecord(results={str(k): float(v) for k, v in dict(logs).items()}, time_s=elapsed)
+        if recorder is not None:  # the batches were predicted while evaluate read them: not timed
+            record.time_s = max(0.0, elapsed - recorder.seconds)
         try:
             batch_size = kwargs.get("batch_size", args[0] if args else None)
-            extra = _per_input(self, x, y, batch_size if isinstance(batch_size, int) else None)
+            if recorder is not None:
+                extra = recorder.result()
+            elif _is_tf_dataset(x) or _is_py_dataset(x):
+                extra = _per_input_batches(self, x, steps)
+            else:
+                extra = _per_input(self, x, y, batch_size if isinstance(batch_size, int) else None)
         except Exception as error:  # capture must never break the program
             extra = {}
             capture.warnings.append(f"per-input predictions not captured: {error!r}")
