@@ -1589,8 +1589,13 @@ def _diff_data(
     for role in roles:
         bv: DataVar | None = bdata.get(role)
         fv: DataVar | None = fdata.get(role)
+        # steps of an untrained buggy program's arrays that the fixed program lacks are that data's
+        # preparation, not a fix (a benchmark completing a posted snippet swaps in generated arrays)
+        partial = None
         if role in _TRAIN_ROLES:
+            b0 = bv
             bv, fv = _untrained_counterpart(bv, fv, sides.buggy), _untrained_counterpart(fv, bv, sides.fixed)
+            partial = "removed" if bv is not b0 else None
         if role not in _TRAIN_ROLES and (bv is None or fv is None):
             continue  # decision CPP-one-side-role: test/prediction data one program never has
         if bv is not None and fv is not None and _gains_batch_axis(bv.source, fv.source):
@@ -1625,6 +1630,8 @@ def _diff_data(
                 continue  # slices and splits of the data set are set-up (decision data-split-noise)
             if role not in _TRAIN_ROLES and change != "added":
                 continue
+            if change == partial:
+                continue  # decision CPP-untrained-side
             if f is not None and role.startswith("x") and _reshapes_to(f, new_shapes):
                 continue  # decision LIS-reshape-once: the data reshaped to the model's new input shape
             index = bi if bi is not None else fj
