@@ -517,6 +517,22 @@ def split_by_program(records: Sequence[Any], n_programs: int, n_seeds: int) -> l
     )
 
 
+def mutant_data_folders(
+    original: str | Path, mutants: Sequence[str | Path], given: Mapping[str, Any] | None = None
+) -> dict[str, str]:
+    """Mutants stored outside their original's folder read the original's data files.
+
+    ``mutate --out mutants/`` writes mutants away from the program, whose CSVs, images or saved
+    arrays sit beside it and are opened by relative paths; run from their own folder the mutants
+    would all crash with a missing file (a "kill" that says nothing about the mutation)."""
+    folders = {str(k): str(v) for k, v in (given or {}).items()}
+    home = Path(original).resolve().parent
+    for mutant in mutants:
+        if str(mutant) not in folders and Path(mutant).resolve().parent != home:
+            folders[str(mutant)] = str(home)
+    return folders
+
+
 def run_programs(
     programs: Sequence[str],
     seeds: Sequence[int],
@@ -694,8 +710,11 @@ def kill(
     step: int = 5,
     campaign: Mapping[str, Any] | None = None,
 ) -> KillReport:
-    """Train the original and each mutant ``runs`` times; DeepCrime + Fisher verdicts, Holm across mutants."""
+    """Train the original and each mutant ``runs`` times; DeepCrime + Fisher verdicts, Holm across mutants.
+
+    Mutants in another folder than the original (``mutate --out``) see the original's data files."""
     seed_list, options = _seeds_and_options(runs, seeds, metric, campaign)
+    options["data_folders"] = mutant_data_folders(original, mutants, options.get("data_folders"))
     decisions: dict[str, SequentialDecision] | None = None
     if adaptive:
         original_records, groups, sequential = run_adaptive(
@@ -725,8 +744,11 @@ def compare(
     alpha: float = 0.05,
     campaign: Mapping[str, Any] | None = None,
 ) -> CompareReport:
-    """Train the buggy, fixed and mutant programs ``runs`` times each and compare mutants with the fault."""
+    """Train the buggy, fixed and mutant programs ``runs`` times each and compare mutants with the fault.
+
+    The mutants are mutants of the fixed program: in another folder they see the fixed program's data."""
     seed_list, options = _seeds_and_options(runs, seeds, metric, campaign)
+    options["data_folders"] = mutant_data_folders(fixed, mutants, options.get("data_folders"))
     buggy_records, fixed_records, *groups = run_programs([buggy, fixed, *mutants], seed_list, options)
     return compare_from_records(
         buggy_records, fixed_records, dict(zip(mutants, groups, strict=True)), metric=metric,

@@ -17,7 +17,7 @@ import statistics
 import sys
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +64,17 @@ class CampaignConfig:
     keep_workers: bool = False
     deterministic: bool = True
     block_network: bool = True
+    #: program path -> the folder whose data files it sees (default: its own folder). ``kill`` and
+    #: ``compare`` point mutants written elsewhere (``mutate --out``) at their original's folder.
+    data_folders: dict[str, str] = field(default_factory=dict)
+
+    def data_folder(self, program: str | Path) -> Path:
+        """The folder whose data files ``program`` sees when it runs (and whose contents enter its key)."""
+        resolved = Path(program).resolve()
+        for name, folder in self.data_folders.items():
+            if Path(name).resolve() == resolved:
+                return Path(folder).resolve()
+        return resolved.parent
 
     def seed_list(self) -> list[int]:
         """The seeds to run: ``seeds`` when given, else ``0 .. runs-1``."""
@@ -133,6 +144,7 @@ class PreparedProgram:
     data_hash: str
     modernize_changes: list[str] = field(default_factory=list)
     error: str | None = None
+    data_folder: Path | None = None  # the folder whose data files it sees (default: its own)
 
 
 @dataclass
@@ -158,9 +170,10 @@ class ProgramSummary:
         return cls(**data)
 
 
-def prepare_program(path: Path, modernize: bool) -> PreparedProgram:
+def prepare_program(path: Path, modernize: bool, data_folder: Path | None = None) -> PreparedProgram:
     """Read and hash a program (after modernizing it, when asked); errors are kept, not raised."""
     path = Path(path)
+    data_folder = Path(data_folder) if data_folder is not None else path.resolve().parent
     try:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
@@ -178,8 +191,9 @@ def prepare_program(path: Path, modernize: bool) -> PreparedProgram:
         path=path,
         source=source,
         program_hash=hashing.program_hash(source),
-        data_hash=hashing.data_hash(path.parent),
+        data_hash=hashing.data_hash(data_folder),
         modernize_changes=changes,
+        data_folder=data_folder,
     )
 
 
@@ -309,6 +323,7 @@ def run_campaign(
     metric: str | None = None,
     modernize: bool | None = None,
     keep_workers: bool | None = None,
+    data_folders: Mapping[str | Path, str | Path] | None = None,
     config: CampaignConfig | None = None,
     progress: bool = True,
     on_record: Callable[[RunRecord], None] | None = None,
@@ -325,7 +340,8 @@ def run_campaign(
     missing data) gives records with that outcome; the campaign always goes on. The campaign's
     configuration and manifest are written next to the store (or into ``manifest_dir``) as
     ``<store stem>.<campaign id>.config.yaml`` / ``.manifest.yaml``; the paths are in
-    :data:`LAST_CAMPAIGN`. ``keep_workers=True`` keeps the warm local workers for the next campaign
+    :data:`LAST_CAMPAIGN`. ``data_folders`` maps a program to the folder whose data files it sees
+    when that is not its own (mutants written elsewhere read their original's data). ``keep_workers=True`` keeps the warm local workers for the next campaign
     of this process (several rounds or commands in one process pay TensorFlow's start-up once).
     """
     cfg = dataclasses.replace(config) if config is not None else CampaignConfig()
@@ -342,6 +358,7 @@ def run_campaign(
         "modernize": modernize,
         "keep_workers": keep_workers,
         "store": str(store) if isinstance(store, (str, Path)) else None,
+        "data_folders": {str(k): str(v) for k, v in data_folders.items()} if data_folders else None,
     }
     for name, value in overrides.items():
         if value is not None:
@@ -361,7 +378,7 @@ def run_campaign(
 
     campaign_id = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
     started_at = _now()
-    prepared = [prepare_program(Path(p), cfg.modernize) for p in cfg.programs]
+    prepared = [prepare_program(Path(p), cfg.modernize, cfg.data_folder(p)) for p in cfg.programs]
     env_hash = environment.environment_hash()
     cfg_hash = hashing.config_hash(cfg.result_affecting())
     memory_limit = cfg.resolved_memory_limit_mb()
@@ -418,7 +435,7 @@ def run_campaign(
             {
                 "key": key,
                 "program": str(program.path.resolve()),
-                "folder": str(program.path.resolve().parent),
+                "folder": str(program.data_folder or program.path.resolve().parent),
                 "source": program.source,
                 "seed": seed,
                 "args": list(cfg.args),
