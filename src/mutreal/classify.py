@@ -57,20 +57,18 @@ class ComponentResult:
     buggy_line: int | None
     fixed_file: str | None
     fixed_line: int | None
-    #: The values ``before``/``after`` resolve to where they are names (``LEARNING_RATE`` -> 0.01), so
-    #: that the classify table can show them; not written to the results JSONL, whose ``before`` and
-    #: ``after`` stay the short source text.
-    resolved: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: The values ``before``/``after`` resolve to where they are names (``{"before": 2, "after": 1}``
+    #: for ``epochs -> epochs``): ``before`` and ``after`` stay the short source text, so without this
+    #: a changed constant held in a variable would read as no change at all.
+    resolved: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        del data["resolved"]
-        return data
+        return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ComponentResult:
         names = [name for name in cls.__dataclass_fields__ if name != "resolved"]
-        return cls(**{k: data.get(k) for k in names})
+        return cls(**{k: data.get(k) for k in names}, resolved=dict(data.get("resolved") or {}))
 
     @classmethod
     def from_label(cls, label: Label, component: FaultComponent) -> ComponentResult:

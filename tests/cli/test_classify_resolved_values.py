@@ -53,7 +53,7 @@ def test_table_shows_the_values_of_changed_named_constants(tmp_path: Path) -> No
     ]
 
 
-def test_json_keeps_the_short_source_text_and_the_results_format(tmp_path: Path) -> None:
+def test_json_keeps_the_short_source_text_and_adds_the_resolved_values(tmp_path: Path) -> None:
     buggy, fixed = _pair(
         tmp_path, {"lr": 0.01, "act": "relu", "epochs": 5}, {"lr": 0.1, "act": "relu", "epochs": 5}
     )
@@ -61,10 +61,11 @@ def test_json_keeps_the_short_source_text_and_the_results_format(tmp_path: Path)
     assert result.exit_code == 0, result.output
     (component,) = json.loads(result.output)["components"]
     assert (component["before"], component["after"]) == ("LEARNING_RATE", "LEARNING_RATE")
-    assert "resolved" not in component
+    assert component["resolved"] == {"before": 0.01, "after": 0.1}  # the values, beside the text
     bug = classify_pair(buggy, fixed)
     assert bug.components[0].resolved == {"before": 0.01, "after": 0.1}
     assert BugResult.from_dict(bug.to_dict()).to_dict() == bug.to_dict()
+    assert BugResult.from_dict(bug.to_dict()).components[0].resolved == {"before": 0.01, "after": 0.1}
 
 
 def test_a_literal_is_shown_as_it_is(tmp_path: Path) -> None:
