@@ -106,7 +106,7 @@ def classify(
     result = bug.to_dict()
     if as_json:
         click.echo(json.dumps(result, indent=2))
-    else:  # the table also shows what names resolve to (not part of the JSON: before/after stay source)
+    else:  # the table also shows what names resolve to (the JSON has them in "resolved")
         for row, component in zip(result["components"], bug.components, strict=True):
             row["resolved"] = component.resolved
         click.echo(_table(result))
