@@ -973,6 +973,7 @@ def _diff_fit(out: list[FaultComponent], sides: _Sides, fi: int, bf: Fit, ff: Fi
             )
         )
     _diff_validation(out, sides, fi, bf, ff)
+    _diff_later_learning_rate(out, fi, bf, ff)
     bcb, fcb = _callbacks(bf), _callbacks(ff)
     for name in sorted(set(bcb) & set(fcb)):
         if name != "EarlyStopping":
@@ -994,6 +995,30 @@ def _diff_fit(out: list[FaultComponent], sides: _Sides, fi: int, bf: Fit, ff: Fi
                     after_number=_number(fv),
                 )
             )
+
+
+def _diff_later_learning_rate(out: list[FaultComponent], fi: int, bf: Fit, ff: Fit) -> None:
+    """Rule ``learning_rate_after_compile``: the learning rate a statement sets on the model's
+    optimizer after compile (``K.set_value(model.optimizer.lr, v)``) before this training call is a
+    learning rate like compile's (HLR). Compared per training call; a setting that several later calls
+    keep is one component (one source text, see :func:`_dedupe_same_source`)."""
+    bv, fv = bf.learning_rate, ff.learning_rate
+    if (bv is None and fv is None) or _values_equal(bv, fv):
+        return
+    out.append(
+        _component(
+            fit_path(fi, "learning_rate"),
+            "compile.learning_rate",
+            "added" if bv is None else "removed" if fv is None else "changed",
+            bv,
+            fv,
+            _loc_value(bv, bf.file, bf.line) if bv is not None else (None, None),
+            _loc_value(fv, ff.file, ff.line) if fv is not None else (None, None),
+            before_number=_number(bv),
+            after_number=_number(fv),
+            set_after_compile=True,
+        )
+    )
 
 
 #: the arguments that give fit its validation set (validation_steps/freq only tune it)

@@ -84,6 +84,10 @@ TF_KERAS_SHORTCUTS = (
 )
 
 
+#: attribute names of an optimizer's learning rate (``model.optimizer.lr``; Keras 2.3+ ``learning_rate``)
+LEARNING_RATE_ATTRIBUTES = frozenset({"lr", "learning_rate"})
+
+
 def keras_module_part(qualname: str) -> str | None:
     """``tensorflow.keras.layers.Dense`` -> ``layers.Dense``; None when not inside Keras."""
     if qualname in KERAS_ROOTS:

@@ -508,6 +508,9 @@ class Fit:
     text: str = ""
     #: how many times the call runs when it sits in a loop with literal bounds (train_on_batch loops)
     repeat: int | None = None
+    #: the learning rate set on the model's optimizer after compile, before this call
+    #: (``K.set_value(model.optimizer.lr, v)``); None when no statement set one
+    learning_rate: Value | None = None
 
     def arg(self, name: str, era: str | None = None) -> Value | None:
         if name in self.args:
@@ -525,6 +528,7 @@ class Fit:
             "line": self.line,
             "text": self.text,
             "repeat": self.repeat,
+            "learning_rate": self.learning_rate.to_dict() if self.learning_rate is not None else None,
         }
 
     @classmethod
@@ -539,6 +543,7 @@ class Fit:
             line=d.get("line"),
             text=d.get("text", ""),
             repeat=d.get("repeat"),
+            learning_rate=Value.from_dict(d["learning_rate"]) if d.get("learning_rate") else None,
         )
 
 

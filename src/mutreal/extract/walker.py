@@ -331,6 +331,8 @@ class Walker:
         self._text_cache: dict[int, str] = {}
         self.created_layers: list[Layer] = []
         self.keras_defined = False
+        #: model index -> the learning rate a statement after compile set on its optimizer
+        self.lr_settings: dict[int, Value] = {}
 
     # ---------------------------------------------------------------------------------------------
     # entry
@@ -525,10 +527,12 @@ class Walker:
             self.ev(value, env)
             if type(value) is cst.Call:
                 self._inplace_call(value, env)
+                self._learning_rate_call(value, env)
         elif t is cst.Assign:
             value = self.ev(small.value, env)  # type: ignore[attr-defined]
             for target in small.targets:  # type: ignore[attr-defined]
-                self.bind(target.target, value, env, small.value)  # type: ignore[attr-defined]
+                if not self._set_learning_rate(target.target, value, small.value, env):  # type: ignore[attr-defined]
+                    self.bind(target.target, value, env, small.value)  # type: ignore[attr-defined]
         elif t is cst.AugAssign:
             target = small.target  # type: ignore[attr-defined]
             op_name = type(small.operator).__name__.replace("Assign", "")  # type: ignore[attr-defined]
@@ -698,6 +702,52 @@ class Walker:
             else:
                 # ``y[y == 2] = 1`` / ``df['c'] = ...``: an in-place change of the array
                 self._rebind_root(target, env, "setitem", source or target)
+
+    def _optimizer_rate_owner(self, node: cst.BaseExpression, env: Env) -> KerasModel | None:
+        """The model whose optimizer's learning rate ``node`` names: ``model.optimizer.lr`` or
+        ``model.optimizer.learning_rate`` (a model variable known to the walker), else None."""
+        if not (
+            isinstance(node, cst.Attribute)
+            and node.attr.value in keras_api.LEARNING_RATE_ATTRIBUTES
+            and isinstance(node.value, cst.Attribute)
+            and node.value.attr.value == "optimizer"
+        ):
+            return None
+        owner = self.ev(node.value.value, env)
+        if isinstance(owner, Instance) and owner.model is not None:
+            return owner.model
+        return owner.model if isinstance(owner, ModelObj) else None
+
+    def _set_learning_rate(
+        self, target: cst.BaseExpression, value: Any, source: cst.CSTNode | None, env: Env
+    ) -> bool:
+        """Rule ``learning_rate_after_compile``: ``model.optimizer.lr = v`` (also ``K.set_value(
+        model.optimizer.lr, v)`` and ``model.optimizer.learning_rate.assign(v)``, see
+        :meth:`_learning_rate_call`) sets the learning rate the model's later training calls use; it is
+        kept for them (``Fit.learning_rate``). True when the target was such a learning rate."""
+        model = self._optimizer_rate_owner(target, env)
+        if model is None:
+            return False
+        self.lr_settings[model.index] = self.to_value(value, source)
+        return True
+
+    def _learning_rate_call(self, call: cst.Call, env: Env) -> None:
+        """``K.set_value(model.optimizer.lr, v)`` / ``model.optimizer.lr.assign(v)`` (rule
+        ``learning_rate_after_compile``)."""
+        func = call.func
+        if not isinstance(func, cst.Attribute | cst.Name):
+            return
+        key = names.dotted(func)
+        if isinstance(func, cst.Attribute) and func.attr.value == "assign" and len(call.args) == 1:
+            target, value_node = func.value, call.args[0].value
+        elif key and len(call.args) == 2 and key.rsplit(".", 1)[-1] == "set_value":
+            qn = self.imports.resolve_name(key)
+            if keras_api.keras_module_part(qn) is None and not qn.startswith("tensorflow."):
+                return
+            target, value_node = call.args[0].value, call.args[1].value
+        else:
+            return
+        self._set_learning_rate(target, self.ev(value_node, env), value_node, env)
 
     def _root_name(self, node: cst.BaseExpression) -> str | None:
         while type(node) in (cst.Subscript, cst.Attribute):
@@ -1988,6 +2038,8 @@ class Walker:
                     )
         for k, v in named.items():
             fit.args[k] = self.to_value(v, nodes.get(k))
+        if model is not None:
+            fit.learning_rate = self.lr_settings.get(model.index)
         self.program.fits.append(fit)
         return Unknown(node, self.cur_line)
 
@@ -2410,6 +2462,8 @@ def _materialise(program: ProgramModel) -> None:
             _plain_args(c.optimizer.args)
     for f in [*program.fits, *program.evaluations]:
         _plain_args(f.args)
+        if getattr(f, "learning_rate", None) is not None:
+            f.learning_rate = _plain(f.learning_rate)
         for cb in f.callbacks:
             _plain_args(cb.args)
     for var in program.data.values():
