@@ -122,6 +122,11 @@ NOISE_RULES: dict[str, NoiseRule] = {
             "never a preprocessing step; the arrays it returns keep the steps applied before it",
         ),
         NoiseRule(
+            "reshape_sample_count",
+            "a reshape of the data whose target differs in its leading (sample) axis only, (n, 784) vs "
+            "(-1, 784) or another n: every sample gets the same shape; the count is the data set's size",
+        ),
+        NoiseRule(
             "completed_snippet",
             "a posted model without compile, or one ending in a layer no model ends with (a bare "
             "convolution), that the benchmark completed with an output head (4.2.1: authors may "
@@ -1783,12 +1788,27 @@ def _diff_training_subset(out: list[FaultComponent], sides: _Sides) -> None:
     )
 
 
+def _same_sample_shape(a: Value | None, b: Value | None) -> bool:
+    """Rule ``reshape_sample_count``: two reshape targets that differ in their leading (sample) axis
+    only, ``(1746, 4096)`` against ``(6, 4096)`` or ``(-1, 4096)``: each reshapes every sample to the
+    same shape; the number of samples is the data set's size (a benchmark shrinking the data it
+    generates), not a preprocessing change."""
+    if a is None or b is None:
+        return False
+    items_a, items_b = _items(a), _items(b)
+    if items_a is None or items_b is None or len(items_a) != len(items_b) or len(items_a) < 2:
+        return False
+    return all(_values_equal(x, y, strict_opaque=True) for x, y in zip(items_a[1:], items_b[1:], strict=True))
+
+
 def _ops_equal(a: DataOp, b: DataOp) -> bool:
     if _op_kind(a) == _op_kind(b) == "one_hot":
         return True  # the number of classes comes from the data either way (decision CPP-one-hot)
     if a.op != b.op or a.name != b.name:
         return False
     keys = set(a.args) | set(b.args)
+    if a.op == "reshape" and keys == {"shape"} and _same_sample_shape(a.args["shape"], b.args["shape"]):
+        return True
     return all(_values_equal(a.args.get(k), b.args.get(k)) for k in keys)
 
 

@@ -86,7 +86,18 @@ RUNTIME_BASE = BASE.replace(
 NOISY["training_data_runtime_calls"] = RUNTIME_BASE.replace(
     "from mutreal.runtime import training_data as td", "import mutreal.runtime.training_data as _mutreal_td"
 ).replace("td.remove(", "_mutreal_td.remove(")
-BASES = {"completed_snippet": SNIPPET, "training_data_runtime_calls": RUNTIME_BASE}
+RESHAPE_BASE = BASE.replace(
+    "x_train = np.random.rand(100, 4)",
+    "N_ROWS = 100\nx_train = np.random.rand(N_ROWS, 2, 2)\nx_train = x_train.reshape(N_ROWS, 4)",
+)
+NOISY["reshape_sample_count"] = RESHAPE_BASE.replace(
+    "x_train.reshape(N_ROWS, 4)", "np.reshape(x_train, (-1, 4))"
+)
+BASES = {
+    "completed_snippet": SNIPPET,
+    "training_data_runtime_calls": RUNTIME_BASE,
+    "reshape_sample_count": RESHAPE_BASE,
+}
 
 
 def test_every_noise_rule_has_a_test():
