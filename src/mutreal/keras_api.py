@@ -295,6 +295,26 @@ def is_layer(name: str) -> bool:
     return canonical_layer(name) in KNOWN_LAYERS
 
 
+def _layers_by_casefold() -> dict[str, str]:
+    found: dict[str, str] = {}
+    for name in [*KNOWN_LAYERS, *LAYER_ALIASES]:
+        found.setdefault(name.casefold(), canonical_layer(name))
+    return found
+
+
+_LAYERS_BY_CASEFOLD: dict[str, str] | None = None
+
+
+def layer_ignoring_case(name: str) -> str | None:
+    """The canonical layer class a name spells in other letter case (``Conv1d`` -> ``Conv1D``,
+    ``Maxpooling2D`` -> ``MaxPooling2D``), or None. Keras has no two layer classes whose names differ
+    in case only, so the match is unambiguous; used for names a pasted snippet never imports."""
+    global _LAYERS_BY_CASEFOLD
+    if _LAYERS_BY_CASEFOLD is None:
+        _LAYERS_BY_CASEFOLD = _layers_by_casefold()
+    return _LAYERS_BY_CASEFOLD.get(name.casefold())
+
+
 def _layer_rank(cls: str) -> int | None:
     """1, 2 or 3 for the spatial rank of conv/pooling layers (tuple arguments), else None."""
     for rank in ("1D", "2D", "3D"):

@@ -2,6 +2,20 @@
 
 from __future__ import annotations
 
+import libcst as cst
+
+from mutreal.extract.names import ImportTable
+
+
+def _imports(code: str) -> ImportTable:
+    table = ImportTable()
+    for stmt in cst.parse_module(code).body:
+        for small in getattr(stmt, "body", []):
+            if isinstance(small, cst.Import | cst.ImportFrom):
+                table.add(small)
+    return table
+
+
 _RESHAPE = """\
 import numpy as np
 from tensorflow.keras.layers import Dense
@@ -28,3 +42,31 @@ def test_reshape_to_another_sample_shape_is_still_preprocessing(classify_texts):
     buggy = _RESHAPE.format(n=900, target="(N_SAMPLES, 4 * 4 * 8)")
     fixed = _RESHAPE.format(n=900, target="(N_SAMPLES, 16, 8)")
     assert [c.code for c in classify_texts(buggy, fixed).components] == ["CPP"]
+
+
+_POSTED = """\
+model = Sequential()
+model.add({conv}(4, kernel_size=3, activation='relu', input_shape=(40, 1)))
+model.add(Flatten())
+model.add(Dense(3, activation='softmax'))
+model.compile(loss='categorical_crossentropy', optimizer='adam')
+model.fit(X, Y, epochs=5, batch_size=10)
+"""
+
+
+def test_unimported_layer_name_in_other_letter_case_is_that_layer(classify_texts):
+    """Rule api_spelling: a posted snippet typing ``Conv1d`` for ``Conv1D`` (never imported) builds
+    the same layer; the fix's correct spelling is no layer removed and added."""
+    imported = "from tensorflow.keras.models import Sequential\n" + (
+        "from tensorflow.keras.layers import Conv1D, Dense, Flatten\n"
+    )
+    buggy = _POSTED.format(conv="Conv1d")
+    fixed = imported + _POSTED.format(conv="Conv1D").replace("(40, 1)", "(60, 1)")
+    result = classify_texts(buggy, fixed)
+    assert [(c.code, c.element) for c in result.components] == [("LIS", "model[0].layer[0].input_shape")]
+
+
+def test_bound_name_in_other_letter_case_is_not_renamed():
+    assert _imports("from torch.nn import Conv1d\n").resolve_name("Conv1d") == "torch.nn.Conv1d"
+    assert _imports("").resolve_name("Maxpooling2D") == "keras.layers.MaxPooling2D"
+    assert _imports("").resolve_name("conv1d") == "conv1d"  # lower case: a function, not a class

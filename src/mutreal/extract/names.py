@@ -175,6 +175,9 @@ class ImportTable:
             return _MODEL_NAMES[head]
         if keras_api.is_layer(head) and head[:1].isupper():
             return f"keras.layers.{head}"
+        misspelt = keras_api.layer_ignoring_case(head) if head[:1].isupper() else None
+        if misspelt is not None:  # rule api_spelling: ``Conv1d`` typed for ``Conv1D`` in a post
+            return f"keras.layers.{misspelt}"
         if head[:1].isupper() and keras_api.canonical_optimizer(head) == head:
             return f"keras.optimizers.{head}"
         if head in keras_api.CALLBACKS and head != "Callback":
