@@ -1578,6 +1578,25 @@ def _constructor_shape(source: DataSource | None) -> tuple[str, ...] | None:
     return (_norm_text(shape),)
 
 
+#: ``x[i]``: one row by an integer index (a literal, a name or arithmetic on them), which drops the
+#: sample axis; ``x[i:i + 1]`` / ``x[[i]]``: the same row with the axis kept
+_ONE_ROW = re.compile(r"^\[(?![\[\'\"])[\w+\-* ]+\]$")
+_ONE_ROW_KEPT = re.compile(r"^\[(?:[\w+\-* ]*:[\w+\-* ]+|\[[\w+\-* ]+\])\]$")
+
+
+def _keeps_sample_axis(b: DataOp, f: DataOp) -> bool:
+    """Decision CPP-single-row-batch: the buggy program passes one row ``x[0]`` (its sample axis
+    dropped) where the fix passes ``x[0:1]`` (a batch of one): the input gains its batch axis, like a
+    missing ``expand_dims`` (the study: 'CPP (expand dims for test data)')."""
+    if b.op != "slice" or f.op != "slice":
+        return False
+    bi, fi = b.args.get("index"), f.args.get("index")
+    if bi is None or fi is None:
+        return False
+    btext, ftext = "".join((bi.text or "").split()), "".join((fi.text or "").split())
+    return bool(_ONE_ROW.match(btext)) and ":" not in btext and bool(_ONE_ROW_KEPT.match(ftext))
+
+
 def _gains_batch_axis(b: DataSource | None, f: DataSource | None) -> bool:
     """Decision CPP-batch-axis: both programs build the array with the same constructor and the fix
     puts a leading axis of size 1 in front of the same shape (one sample given its batch axis, the
@@ -1653,6 +1672,8 @@ def _diff_data(
             else:
                 change = "added" if b is None else "removed"
             op = _op_kind(f or b)  # type: ignore[arg-type]
+            if b is not None and f is not None and _keeps_sample_axis(b, f):
+                op, change = "reshape", "added"  # decision CPP-single-row-batch
             if op in _FORMAT_OPS and role in _TRAIN_ROLES:
                 formats.append((role, bi, fj, b, f, change, op))
                 continue

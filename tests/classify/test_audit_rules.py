@@ -70,3 +70,31 @@ def test_bound_name_in_other_letter_case_is_not_renamed():
     assert _imports("from torch.nn import Conv1d\n").resolve_name("Conv1d") == "torch.nn.Conv1d"
     assert _imports("").resolve_name("Maxpooling2D") == "keras.layers.MaxPooling2D"
     assert _imports("").resolve_name("conv1d") == "conv1d"  # lower case: a function, not a class
+
+
+_PREDICT_ONE = """\
+import numpy as np
+from keras.layers import Dense
+from keras.models import Sequential
+
+grid = np.random.rand(50, 6)
+marks = np.random.randint(0, 2, 50)
+net = Sequential([Dense(8, activation="relu", input_dim=6), Dense(1, activation="sigmoid")])
+net.compile(loss="binary_crossentropy", optimizer="sgd")
+net.fit(grid, marks, epochs=2)
+print(net.predict(grid[{index}]))
+"""
+
+
+def test_one_row_given_its_batch_axis_is_cpp(classify_texts):
+    """Decision CPP-single-row-batch, in each spelling of a batch of one."""
+    for kept in ("0:1", ":1", "[0]"):
+        result = classify_texts(_PREDICT_ONE.format(index="0"), _PREDICT_ONE.format(index=kept))
+        assert [(c.code, c.change) for c in result.components] == [("CPP", "added")], kept
+
+
+def test_other_row_or_column_selection_is_no_component(classify_texts):
+    for before, after in (("0", "1"), ("0:1", "3:4"), ("k", "k + 1")):
+        before_text = _PREDICT_ONE.format(index=before).replace("grid = ", "k = 2\ngrid = ")
+        after_text = _PREDICT_ONE.format(index=after).replace("grid = ", "k = 2\ngrid = ")
+        assert classify_texts(before_text, after_text).components == [], (before, after)
