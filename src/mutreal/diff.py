@@ -1850,7 +1850,7 @@ def diff_models(
     """
     sides = _Sides(buggy, fixed)
     out: list[FaultComponent] = []
-    for mi, bm, fm in _pair_models(buggy.models, fixed.models, sides):
+    for mi, bm, fm in _pair_models(*_models_compared(buggy, fixed), sides):
         _diff_model(out, sides, mi, bm, fm)
     _diff_unseen_model(out, buggy, fixed)
     for ci, bc, fc in _pair_by_index(buggy.compiles, fixed.compiles):
@@ -1929,6 +1929,33 @@ def _diff_evaluation_batch(out: list[FaultComponent], buggy: ProgramModel, fixed
                 after_number=_number(fv),
             )
         )
+
+
+def _layer_signature(layer: Layer) -> tuple[str, str]:
+    return layer.cls, "".join((layer.text or "").split())
+
+
+def _models_compared(buggy: ProgramModel, fixed: ProgramModel) -> tuple[list[KerasModel], list[KerasModel]]:
+    """Rule ``wired_loose_layers``: layers built outside any model (the extractor's ``loose`` model)
+    that the other program places in one of its real models are a branch the buggy model never
+    connected (or the fixed one cut off): that change shows in the real model's layers, so the loose
+    layers are not compared a second time as a model of their own. Loose layers that stay loose on
+    both sides (snippets, layers the extractor could not trace) are still compared."""
+    placed = {
+        side: {_layer_signature(layer) for m in program.models if m.kind != "loose" for layer in m.layers}
+        for side, program in (("b", buggy), ("f", fixed))
+    }
+
+    def wired(model: KerasModel, other: str) -> bool:
+        layers = [layer for layer in model.layers if layer.cls not in _INPUT_ONLY]
+        return bool(layers) and all(_layer_signature(layer) in placed[other] for layer in layers)
+
+    bs, fs = buggy.models, fixed.models
+    bl = next((m for m in bs if m.kind == "loose"), None)
+    fl = next((m for m in fs if m.kind == "loose"), None)
+    if (bl is not None and wired(bl, "f")) or (fl is not None and wired(fl, "b")):
+        bs, fs = [m for m in bs if m.kind != "loose"], [m for m in fs if m.kind != "loose"]
+    return bs, fs
 
 
 def _diff_unseen_model(out: list[FaultComponent], buggy: ProgramModel, fixed: ProgramModel) -> None:

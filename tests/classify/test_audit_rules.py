@@ -98,3 +98,33 @@ def test_other_row_or_column_selection_is_no_component(classify_texts):
         before_text = _PREDICT_ONE.format(index=before).replace("grid = ", "k = 2\ngrid = ")
         after_text = _PREDICT_ONE.format(index=after).replace("grid = ", "k = 2\ngrid = ")
         assert classify_texts(before_text, after_text).components == [], (before, after)
+
+
+_BRANCH = """\
+from tensorflow.keras.layers import Conv2D, Dense, Flatten, Input, MaxPooling2D
+from tensorflow.keras.models import Model
+
+picture = Input(shape=(16, 16, 1))
+unused = Input(shape=(3,))
+trunk = Conv2D(8, 3, activation="relu")(picture)
+side = MaxPooling2D(2)(trunk)
+side = Conv2D(16, 3, activation="relu")(side)
+head = Flatten()({feeds})
+score = Dense(1, activation="sigmoid")(head)
+net = Model(picture, score)
+net.compile(optimizer="adam", loss="binary_crossentropy")
+"""
+
+
+def test_branch_wired_in_by_the_fix_is_counted_once(classify_texts):
+    """Rule wired_loose_layers: the buggy model leaves a computed branch unconnected; the fix wires it
+    in. The layers appear in the fixed model (two missing layers), not also as a loose model."""
+    result = classify_texts(_BRANCH.format(feeds="trunk"), _BRANCH.format(feeds="side"))
+    assert sorted(c.code for c in result.components) == ["LRM", "LRM"]
+    assert all(c.element.startswith("model[0]") for c in result.components)
+
+
+def test_layers_loose_on_both_sides_are_still_compared(classify_texts):
+    loose = "from keras.layers import Dense\nfirst = Dense({n}, activation='relu')\nsecond = Dense(1)\n"
+    result = classify_texts(loose.format(n=4), loose.format(n=8))
+    assert [c.code for c in result.components] == ["LCN"]
