@@ -1134,8 +1134,26 @@ _FORMAT_OPS = frozenset({"tolist", "to_list", "list"})
 _TRAIN_ROLES = ("x_train", "y_train")
 
 
+def _without_comments(text: str) -> str:
+    """Source text without its ``# ...`` comments (a call written over several commented lines)."""
+    if "#" not in text:
+        return text
+    import io
+    import tokenize
+
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return text
+    lines = text.splitlines(keepends=True)
+    for tok in reversed([t for t in tokens if t.type == tokenize.COMMENT]):
+        (row, col), (_, end) = tok.start, tok.end
+        lines[row - 1] = lines[row - 1][:col] + lines[row - 1][end:]
+    return "".join(lines)
+
+
 def _op_text(op: DataOp) -> str:
-    t = " ".join((op.text or op.op).split())
+    t = " ".join(_without_comments(op.text or op.op).split())
     return t if len(t) <= 80 else t[:77] + "..."
 
 

@@ -128,3 +128,12 @@ def test_layers_loose_on_both_sides_are_still_compared(classify_texts):
     loose = "from keras.layers import Dense\nfirst = Dense({n}, activation='relu')\nsecond = Dense(1)\n"
     result = classify_texts(loose.format(n=4), loose.format(n=8))
     assert [c.code for c in result.components] == ["LCN"]
+
+
+def test_preprocessing_step_text_leaves_out_comments(classify_texts):
+    base = _PREDICT_ONE.format(index="0:1")
+    fixed = base.replace(
+        "marks = ", "grid = np.clip(grid,  # lower bound\n    0.0, 1.0)  # bounded\nmarks = "
+    )
+    [component] = classify_texts(base, fixed).components
+    assert (component.code, component.after) == ("CPP", "np.clip(grid, 0.0, 1.0)")
