@@ -162,6 +162,20 @@ class Instance:
 
 
 @dataclass
+class ArgParserObj:
+    """An ``argparse.ArgumentParser``: the default of every option added to it, by destination."""
+
+    defaults: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ArgsNamespace:
+    """What ``parser.parse_args()`` returns: each option's default (the command line is unknown)."""
+
+    values: dict[str, Any]
+
+
+@dataclass
 class BoundMethod:
     func: FuncObj
     self_obj: Any
@@ -994,6 +1008,8 @@ class Walker:
                     return Value(REF, qn, text=key, line=self.cur_line)
         base = self.ev(node.value, env)
         attr = node.attr.value
+        if isinstance(base, ArgsNamespace):
+            return base.values.get(attr, Unknown(node, self.cur_line))
         if isinstance(base, Instance):
             if attr in base.attrs:
                 return base.attrs[attr]
@@ -1280,6 +1296,9 @@ class Walker:
 
     # -- qualified callables (imports, known Keras names, builtins) -----------------------------
     def call_qualified(self, qn: str, node: cst.Call, env: Env) -> Any:
+        if qn == "argparse.ArgumentParser":
+            self.call_args(node, env)
+            return ArgParserObj()
         part = keras_api.keras_module_part(qn)
         last = qn.rsplit(".", 1)[-1]
         if part is not None:
@@ -1402,10 +1421,59 @@ class Walker:
             line=self.line(node),
         )
 
+    def argparse_method(self, parser: ArgParserObj, method: str, node: cst.Call, env: Env) -> Any:
+        """Rule ``command_line_defaults``: ``parser.add_argument('--epochs', type=int, default=50)``
+        ... ``args = parser.parse_args()`` ... ``fit(epochs=args.epochs)`` trains with the default, as
+        the program runs without arguments: ``args.epochs`` folds to 50 (string defaults converted by
+        ``type=int``/``float`` like argparse does). Options without a written default and on/off
+        flags (``store_true``: a run mode chosen on the command line, ``if args.train:``) stay unknown,
+        so the code they guard is still read."""
+        args, kwargs, _, _ = self.call_args(node, env)
+        if method in ("add_argument_group", "add_mutually_exclusive_group"):
+            return parser  # groups add to the same namespace
+        if method == "set_defaults":
+            parser.defaults.update(kwargs)
+            return Unknown(node, self.cur_line)
+        if method in ("parse_args", "parse_known_args"):
+            namespace = ArgsNamespace(dict(parser.defaults))
+            return (namespace, Unknown(node, self.cur_line)) if method == "parse_known_args" else namespace
+        if method != "add_argument":
+            return Unknown(node, self.cur_line)
+        names_given = [a.value for a in args if isinstance(a, Value) and isinstance(a.value, str)]
+        dest = kwargs.get("dest")
+        if isinstance(dest, Value) and isinstance(dest.value, str):
+            name = dest.value
+        else:
+            longs = [n for n in names_given if n.startswith("--")]
+            shorts = [n for n in names_given if n.startswith("-")]
+            chosen = longs[0] if longs else shorts[0] if shorts else names_given[0] if names_given else None
+            if chosen is None:
+                return Unknown(node, self.cur_line)
+            name = chosen.lstrip("-").replace("-", "_")
+        default = kwargs.get("default")
+        convert = kwargs.get("type")
+        if (
+            isinstance(default, Value)
+            and default.kind == CONST
+            and isinstance(default.value, str)
+            and isinstance(convert, Value)
+            and convert.kind in (REF, NAME)
+            and convert.value in ("int", "float")
+        ):
+            try:
+                number = int(default.value) if convert.value == "int" else float(default.value)
+                default = Value(CONST, number, text=default.text, line=default.line)
+            except ValueError:
+                pass
+        parser.defaults[name] = default if default is not None else Unknown(node, self.cur_line)
+        return Unknown(node, self.cur_line)
+
     # -- methods on abstract values -------------------------------------------------------------
     def call_method(self, receiver: Any, method: str, node: cst.Call, env: Env) -> Any:
         if isinstance(receiver, ModelObj):
             return self.model_method(receiver, method, node, env)
+        if isinstance(receiver, ArgParserObj):
+            return self.argparse_method(receiver, method, node, env)
         if isinstance(receiver, Instance):
             if method in receiver.attrs:
                 return self.call_object(receiver.attrs[method], node, env, method)
