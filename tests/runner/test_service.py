@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from mutreal.cli import main
 from mutreal.runner import LAST_CAMPAIGN, run_campaign
-from mutreal.runner.service import ServiceUnavailable, service_status, start_service, stop_service
+from mutreal.runner.service import ServiceUnavailable, _connect, service_status, start_service, stop_service
 
 
 @pytest.fixture
@@ -68,8 +68,13 @@ def test_service_runs_campaigns_warm_with_the_local_numbers(
         # without jobs the campaign takes the service's workers as they are (no new worker starts)
         third = run_campaign([program], runs=1, executor="pool", address=str(socket_path), progress=False)
         assert LAST_CAMPAIGN["worker_startup_s"] == 0.0 and third[0].outcome == "ok"
+        # a caller from another Python environment is refused: its run keys name other versions
+        with _connect(socket_path) as conn:
+            conn.send({"type": "map", "environment": "another", "tasks": [{"key": "k"}]})
+            refusal = conn.recv()
+        assert refusal["kind"] == "environment" and "another Python environment" in refusal["message"]
         after = service_status(socket_path)
-        assert (after.campaigns, after.runs) == (3, 6)
+        assert (after.campaigns, after.runs) == (3, 6) and after.python == sys.executable
         assert after.workers[0].pid == status.workers[0].pid  # one worker served every run
         assert after.workers[0].runs_served == 6
     finally:

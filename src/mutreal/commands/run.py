@@ -161,6 +161,9 @@ def run(
     except RayClusterUnreachable as error:  # nothing ran: a setup problem, exit 1 like the verdict commands
         click.echo(f"error: {error}", err=True)
         sys.exit(1)
+    except RuntimeError as error:  # e.g. the worker service went away: the runs received are stored
+        click.echo(f"error: {error}", err=True)
+        sys.exit(1)
     summaries = summarize(records, metric)
     campaign = {k: v for k, v in LAST_CAMPAIGN.items()}
     if csv_path:

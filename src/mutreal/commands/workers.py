@@ -92,7 +92,7 @@ def status(address: str | None, as_json: bool) -> None:
     state = "busy (a campaign is running)" if current.busy else "idle"
     click.echo(
         f"service pid {current.pid} at {current.address}, up {age:.0f} s, {state}; "
-        f"{current.campaigns} campaign(s), {current.runs} run(s)"
+        f"{current.campaigns} campaign(s), {current.runs} run(s); Python {current.python}"
     )
     for worker in current.workers:
         threads = worker.options.get("threads")

@@ -38,7 +38,7 @@ from multiprocessing.connection import Client, Connection, Listener
 from pathlib import Path
 from typing import Any
 
-from mutreal.runner import pool
+from mutreal.runner import environment, pool
 
 #: Where ``mutreal workers start`` listens unless told otherwise (``MUTREAL_WORKERS`` overrides it).
 ENV_ADDRESS = "MUTREAL_WORKERS"
@@ -109,6 +109,7 @@ class ServiceStatus:
     campaigns: int
     runs: int
     workers: list[WorkerInfo] = field(default_factory=list)
+    python: str = ""  # the interpreter the workers run (campaigns from another environment are refused)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -131,6 +132,7 @@ class WorkerService:
         self.runs = 0
         self.started_at = time.time()
         self.listener: Listener | None = None
+        self.environment = environment.environment_hash()  # the workers' interpreter and packages
         self.current: pool.LocalExecutor | None = None  # the executor of the running campaign
 
     # -- workers ---------------------------------------------------------------------------------
@@ -182,6 +184,7 @@ class WorkerService:
             campaigns=self.campaigns,
             runs=self.runs,
             workers=self.worker_infos(),
+            python=sys.executable,
         )
 
     # -- one campaign ----------------------------------------------------------------------------
@@ -191,6 +194,14 @@ class WorkerService:
         A caller that goes away (killed, Ctrl-C) is noticed within half a second: its runs in flight
         are stopped with their workers, so it does not hold the service until they end."""
         tasks = list(request.get("tasks") or [])
+        if request.get("environment") not in (None, self.environment):
+            # run keys hold the caller's package versions: runs made with other versions would lie
+            conn.send({"type": "error", "kind": "environment", "message": (
+                f"the worker service at {self.address} runs another Python environment "
+                f"({sys.executable}) than this command; stop it (`mutreal workers stop`) and start "
+                "it from this environment"
+            )})  # fmt: skip
+            return
         executor = pool.LocalExecutor(
             jobs=int(request.get("jobs") or self.jobs),
             options=request.get("options") or self.options,
@@ -449,6 +460,7 @@ class ServiceExecutor:
             conn.send(
                 {
                     "type": "map",
+                    "environment": environment.environment_hash(),
                     "tasks": task_list,
                     "jobs": self.jobs,
                     "options": self.options,
@@ -470,6 +482,8 @@ class ServiceExecutor:
                     on_result(task_list[message["index"]], message["result"])
                     received += 1
                 elif message.get("type") == "error":
+                    if message.get("kind") == "environment":
+                        raise ServiceUnavailable(message.get("message"))
                     raise RuntimeError(f"the worker service failed: {message.get('message')}")
             with contextlib.suppress(EOFError, OSError):
                 done = conn.recv()
