@@ -749,6 +749,16 @@ def _model_input(model: KerasModel) -> tuple[Layer, Value] | None:
     return None
 
 
+_SAMPLE_COUNT = re.compile(r"\.shape\s*\[\s*0\s*\]")
+
+
+def _reads_sample_count(v: Value) -> bool:
+    """Decision LIS-sample-count: a declared input shape built from ``x.shape[0]``, the number of
+    samples, where the other program uses the feature axes (``x.shape[1:]``, a literal): the classic
+    wrong input shape, even when the arrays are unknown on one side and the shapes cannot be folded."""
+    return bool(_SAMPLE_COUNT.search(v.text or ""))
+
+
 def _diff_model_input(out: list[FaultComponent], mi: int, bm: KerasModel, fm: KerasModel) -> None:
     """Decision LIS-model-input: the model's declared input shape changed, was added or was removed.
 
@@ -762,6 +772,7 @@ def _diff_model_input(out: list[FaultComponent], mi: int, bm: KerasModel, fm: Ke
         b is not None
         and f is not None
         and (_values_equal(b[1], f[1], strict_opaque=True) or _shape_equal(b[1], f[1]))
+        and _reads_sample_count(b[1]) == _reads_sample_count(f[1])
     ):
         return
     layer = (b or f)[0]  # type: ignore[index]
