@@ -1141,7 +1141,7 @@ _CPP_OPS = frozenset(
 #: operations that change the container type of the training arrays (lists vs arrays): IWF
 _FORMAT_OPS = frozenset({"tolist", "to_list", "list"})
 #: data roles compared in full; for the other roles (test and prediction inputs) only steps the
-#: fix adds count, since benchmarks often drop a post's evaluation code
+#: fix adds or changes count, since benchmarks often drop a post's evaluation code
 _TRAIN_ROLES = ("x_train", "y_train")
 
 
@@ -1708,7 +1708,9 @@ def _diff_data(
                 continue
             if op not in _CPP_OPS:
                 continue  # slices and splits of the data set are set-up (decision data-split-noise)
-            if role not in _TRAIN_ROLES and change != "added":
+            if role not in _TRAIN_ROLES and change == "removed":
+                # decision CPP-test-step-changed: benchmarks drop a post's evaluation code, so a
+                # removed step of test/prediction data is not counted; an added or changed one is
                 continue
             if change == partial:
                 continue  # decision CPP-untrained-side
