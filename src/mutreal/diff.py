@@ -787,8 +787,18 @@ def _diff_model_input(out: list[FaultComponent], mi: int, bm: KerasModel, fm: Ke
             _loc_value(b[1], b[0].file, b[0].line) if b else (None, None),
             _loc_value(f[1], f[0].file, f[0].line) if f else (None, None),
             layer_type=layer.cls,
+            after_shape=_folded_shape(f[1]) if f else None,
         )
     )
+
+
+def _folded_shape(v: Value) -> list[Any] | None:
+    """A declared shape as folded numbers (``(timesteps, dim)`` -> [10, 1]); None when not constant."""
+    if v.kind != "const":
+        return None
+    if isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
+        return [v.value]
+    return list(v.value) if isinstance(v.value, (list, tuple)) else None
 
 
 #: activations f with f(f(x)) == f(x): a second one right after the first changes nothing
@@ -1564,6 +1574,11 @@ def _reshapes_to(op: DataOp, shapes: list[tuple[str, ...] | None]) -> bool:
     if op.op == "expand_dims":
         axis = _norm_text(operands[0].value) if operands else ""
         return axis == "-1" and any(s[-1] == "1" for s in shapes)
+    folded = op.args.get("shape")
+    if folded is not None and folded.kind == "const" and isinstance(folded.value, (list, tuple)):
+        items = tuple(str(x) for x in folded.value[1:])
+        if len(items) >= 1 and items in shapes:
+            return True  # the folded target, names resolved (``reshape(1, steps, 1)``, ``(steps, 1)``)
     if len(operands) == 1 and isinstance(operands[0].value, (libcst.Tuple, libcst.List)):
         target = tuple(_norm_text(e.value) for e in operands[0].value.elements)
     else:
@@ -1662,6 +1677,11 @@ def _diff_data(
     roles += sorted((set(bdata) | set(fdata)) - set(roles))
     new_shapes = [
         _shape_items(c.after) for c in out if c.kind == "layer.input_shape" and c.change == "changed"
+    ]
+    new_shapes += [
+        tuple(str(x) for x in c.detail["after_shape"])
+        for c in out
+        if c.kind == "layer.input_shape" and c.change == "changed" and c.detail.get("after_shape")
     ]
     _diff_runtime_calls(out, sides, runtime_calls)
     for role in roles:

@@ -137,3 +137,29 @@ def test_preprocessing_step_text_leaves_out_comments(classify_texts):
     )
     [component] = classify_texts(base, fixed).components
     assert (component.code, component.after) == ("CPP", "np.clip(grid, 0.0, 1.0)")
+
+
+_SEQUENCE = """\
+import numpy as np
+from keras.layers import LSTM, Dense
+from keras.models import Sequential
+
+series = np.arange(12.0)
+target = series * 3
+steps, width = {steps}, 1
+{reshape}
+rnn = Sequential()
+rnn.add(LSTM(16, input_shape=(steps, width)))
+rnn.add(Dense(1))
+rnn.compile(loss="mse", optimizer="adam")
+rnn.fit(series, target, epochs=3)
+"""
+
+
+def test_data_reshaped_to_the_new_named_input_shape_is_one_lis(classify_texts):
+    """Decision LIS-reshape-once with the new shape written through names: the folded values match."""
+    buggy = _SEQUENCE.format(steps=6, reshape="")
+    fixed = _SEQUENCE.format(steps=12, reshape="series = series.reshape(1, 12, 1)")
+    assert [c.code for c in classify_texts(buggy, fixed).components] == ["LIS"]
+    other = _SEQUENCE.format(steps=12, reshape="series = series.reshape(1, 6, 2)")
+    assert sorted(c.code for c in classify_texts(buggy, other).components) == ["CPP", "LIS"]
