@@ -977,11 +977,19 @@ def _diff_fit(out: list[FaultComponent], sides: _Sides, fi: int, bf: Fit, ff: Fi
             bv, fv = bf.args.get(key), ff.args.get(key)
             if bv is None or fv is None:
                 continue
-        if _values_equal(bv, fv, strict_opaque=key == "batch_size" and _full_batch(bv) != _full_batch(fv)):
-            continue
         bn, fn = _number(bv), _number(fv)
-        if key == "epochs" and bf.repeat and ff.repeat and bn is not None and fn is not None:
-            bn, fn = bn * bf.repeat, fn * ff.repeat
+        # decision HNE-loop-passes: fit in a loop with literal bounds trains epochs x passes
+        looped = key == "epochs" and bool(bf.repeat and ff.repeat) and bn is not None and fn is not None
+        if looped and bf.repeat != ff.repeat:
+            before, after = f"{_short(bv)} (x{bf.repeat} loop)", f"{_short(fv)} (x{ff.repeat} loop)"
+        else:
+            before, after = bv, fv  # type: ignore[assignment]
+            if _values_equal(
+                bv, fv, strict_opaque=key == "batch_size" and _full_batch(bv) != _full_batch(fv)
+            ):
+                continue
+        if looped:
+            bn, fn = bn * bf.repeat, fn * ff.repeat  # type: ignore[operator]
             if bn == fn:
                 continue
         out.append(
@@ -989,8 +997,8 @@ def _diff_fit(out: list[FaultComponent], sides: _Sides, fi: int, bf: Fit, ff: Fi
                 fit_path(fi, key),
                 kind,
                 "added" if bv is None else "removed" if fv is None else "changed",
-                bv,
-                fv,
+                before,
+                after,
                 _loc_value(bv, *b_loc),
                 _loc_value(fv, *f_loc),
                 before_number=bn,
