@@ -1907,6 +1907,8 @@ def diff_models(
     ``runtime_calls``: the training-data runtime calls of each program read from its source
     (:func:`find_runtime_calls`); without them, the calls the extractor followed into the chains.
     """
+    if _empty_program(buggy) or _empty_program(fixed):
+        return []  # rule empty_program: nothing to compare a program with
     sides = _Sides(buggy, fixed)
     out: list[FaultComponent] = []
     for mi, bm, fm in _pair_models(*_models_compared(buggy, fixed), sides):
@@ -1988,6 +1990,21 @@ def _diff_evaluation_batch(out: list[FaultComponent], buggy: ProgramModel, fixed
                 after_number=_number(fv),
             )
         )
+
+
+def _empty_program(program: ProgramModel) -> bool:
+    """Rule ``empty_program``: a side with no model, compile, training or evaluation call and no data
+    at all (an empty file in a benchmark) is compared with nothing, like a file on one side only:
+    listing every element of the other program as added or removed would name no fault."""
+    return not (
+        program.models
+        or program.compiles
+        or program.fits
+        or program.evaluations
+        or program.data
+        or program.untrained_data
+        or program.loss_functions
+    )
 
 
 def _layer_signature(layer: Layer) -> tuple[str, str]:

@@ -163,3 +163,10 @@ def test_data_reshaped_to_the_new_named_input_shape_is_one_lis(classify_texts):
     assert [c.code for c in classify_texts(buggy, fixed).components] == ["LIS"]
     other = _SEQUENCE.format(steps=12, reshape="series = series.reshape(1, 6, 2)")
     assert sorted(c.code for c in classify_texts(buggy, other).components) == ["CPP", "LIS"]
+
+
+def test_empty_program_is_compared_with_nothing(classify_texts):
+    """Rule empty_program: an empty fixed file names no removed step, layer or call."""
+    program = _PREDICT_ONE.format(index="0:1")
+    assert classify_texts(program, "").components == []
+    assert classify_texts("# nothing here\n", program).components == []
