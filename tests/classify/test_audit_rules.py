@@ -170,3 +170,24 @@ def test_empty_program_is_compared_with_nothing(classify_texts):
     program = _PREDICT_ONE.format(index="0:1").replace("marks = ", "grid = grid / 2.0\nmarks = ")
     assert classify_texts(program, "").components == []
     assert classify_texts("# nothing here\n", program).components == []
+
+
+_SEARCH = """\
+import numpy as np
+from keras.layers import Dense
+from keras.models import Sequential
+
+xs = np.random.rand(40, 2)
+ys = np.random.rand(40)
+for width in {widths}:
+    probe = Sequential([Dense(width, activation="relu", input_dim=2), Dense(1)])
+    probe.compile(loss="mse", optimizer="adam")
+    probe.fit(xs, ys, epochs=5)
+"""
+
+
+def test_search_loop_building_a_model_per_item_is_not_more_epochs(classify_texts):
+    """Decision HNE-loop-passes applies to one model trained in passes, not to a loop that builds a
+    new model per configuration (a grid search trains each once)."""
+    result = classify_texts(_SEARCH.format(widths="[4]"), _SEARCH.format(widths="[4, 8]"))
+    assert [c.code for c in result.components if c.code == "HNE"] == []

@@ -622,9 +622,12 @@ class Walker:
                 self.bind(stmt.target, first if objects else Value.const(first), env)
             else:
                 self.bind(stmt.target, Unknown(stmt.iter, self.cur_line), env)
-            fits_before = len(self.program.fits)
+            fits_before, models_before = len(self.program.fits), len(self.program.models)
             self.exec_block(stmt.body.body, env)
-            if iterations is not None:
+            # the passes train one model again and again only when the loop builds none: a loop that
+            # builds a model per item is a search over configurations, each trained once
+            built = any(m.kind not in ("unknown", "loose") for m in self.program.models[models_before:])
+            if iterations is not None and not built:
                 for f in self.program.fits[fits_before:]:
                     f.repeat = len(iterations)
         if stmt.orelse is not None:
