@@ -45,6 +45,7 @@ CAMPAIGN_OPTIONS: list[Callable[[Any], Any]] = [
     click.option("--store", type=click.Path(dir_okay=False), default=None,
                  help="SQLite run store: stored runs are reused, never trained twice."),
     click.option("--modernize", is_flag=True, help="Rewrite Keras 1/2-era programs on the fly."),
+    click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
 ]  # fmt: skip
 
 STATISTICS_OPTIONS: list[Callable[[Any], Any]] = [
@@ -79,7 +80,16 @@ def apply(options: list[Callable[[Any], Any]]) -> Callable[[Any], Any]:
     return decorate
 
 
-CAMPAIGN_SETTINGS = ("jobs", "executor", "address", "timeout_s", "memory_limit_mb", "store", "modernize")
+CAMPAIGN_SETTINGS = (
+    "jobs",
+    "executor",
+    "address",
+    "timeout_s",
+    "memory_limit_mb",
+    "store",
+    "modernize",
+    "quiet",
+)
 
 
 def campaign_options(function: Any) -> Any:
@@ -119,9 +129,11 @@ def campaign_settings(
     memory_limit_mb: float | None,
     store: str | None,
     modernize: bool,
+    quiet: bool = False,
 ) -> dict[str, Any]:
     """The :func:`mutreal.runner.run_campaign` keyword arguments of the campaign options."""
     return {
+        "progress": not quiet,
         "jobs": jobs,
         "executor": executor,
         "address": address,
