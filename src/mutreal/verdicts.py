@@ -12,7 +12,6 @@ Nothing here trains; :mod:`mutreal.commands` run the campaigns and call these fu
 from __future__ import annotations
 
 import math
-import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -817,9 +816,6 @@ def write_mutant(program: str, operator: str, site: int, value: Any, out_dir: st
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / Path(mutant.name).name
     provenance = path.with_suffix(".json")
-    for target in (path, provenance):
-        if target.is_symlink():  # a link into the program's folder (link_program_folder): never write through
-            target.unlink()
     path.write_text(mutant.code, encoding="utf-8")
     import json
 
@@ -830,10 +826,9 @@ def write_mutant(program: str, operator: str, site: int, value: Any, out_dir: st
 def mark_output_folder(folder: str | Path) -> bool:
     """Create ``folder`` and mark it as mutreal's output when it is new, empty or already marked.
 
-    A program folder's data hash skips a marked subfolder (so mutants, links and plots written
-    there never change the program's run keys) and follows the links of a marked folder it
-    starts from (so a mutant's data hash covers its program's data). A folder that already holds
-    other files is not marked: it may be data. True when the folder is marked.
+    A program folder's data hash skips a marked subfolder, so mutants and plots written there
+    never change the program's run keys. A folder that already holds other files is not marked:
+    it may be data. True when the folder is marked.
     """
     from mutreal.runner.hashing import OUTPUT_MARKER
 
@@ -844,50 +839,6 @@ def mark_output_folder(folder: str | Path) -> bool:
     path.mkdir(parents=True, exist_ok=True)
     marker.touch()
     return True
-
-
-def link_program_folder(program: str | Path, folder: str | Path) -> list[str]:
-    """Show the entries of ``program``'s folder (its data files, local modules) in ``folder``, as symlinks.
-
-    The runner gives each program a working directory that shows the files of the program's own
-    folder; a mutant written elsewhere would not find the original's data. Entries already in
-    ``folder`` (the mutants) are kept, links are renewed; where a link cannot be made a file is
-    copied. A new folder is marked as mutreal's output (:func:`mark_output_folder`). Returns the
-    names linked.
-    """
-    source = Path(program).resolve().parent
-    target = Path(folder).resolve()
-    if target == source:
-        return []
-    mark_output_folder(target)
-    program_name = Path(program).name
-    mutants_of = f"{Path(program).stem}__"
-    linked: list[str] = []
-    for entry in sorted(source.iterdir()):
-        name = entry.name
-        if (
-            name == program_name
-            or name == "__pycache__"
-            or name.startswith(".")
-            or name.startswith(mutants_of)
-        ):
-            continue  # the program, caches, and its mutants (``<stem>__<op>...``) written there before
-        resolved = entry.resolve()
-        if resolved == target or resolved in target.parents:  # the output folder itself: no loop
-            continue
-        link = target / name
-        if link.is_symlink():
-            link.unlink()
-        elif link.exists():
-            continue  # a mutant or a file the user put there
-        try:
-            link.symlink_to(resolved, target_is_directory=resolved.is_dir())
-        except OSError:
-            if not entry.is_file():
-                continue
-            shutil.copy2(entry, link)
-        linked.append(name)
-    return linked
 
 
 def _numeric(value: Any) -> float | None:
@@ -928,9 +879,9 @@ def sensitivity(
     """Train mutants of ``program`` over operator values; optionally binary-search the killable threshold.
 
     ``values`` default to the operator's catalogue values at the site. Mutants are written into
-    ``out_dir`` (default: the program's folder) with their provenance JSON; another folder gets
-    links to the entries of the program's folder (:func:`link_program_folder`), so that the
-    mutants find the program's data files when they run. ``search`` follows DeepCrime: if the most
+    ``out_dir`` (default: the program's folder) with their provenance JSON; wherever they are, they
+    run with the program's folder as their data folder (:func:`mutant_data_folders`), so they find
+    its data files. ``search`` follows DeepCrime: if the most
     aggressive value (``search_from``, default the value farthest from the original) kills, halve
     the interval between it and the original value ``search_steps`` times, keeping the killing
     end; the threshold is the killing value closest to the original.
@@ -947,7 +898,6 @@ def sensitivity(
     chosen_site = sites[site]
     candidates = list(values) if values else op.values(source, chosen_site)
     folder = Path(out_dir) if out_dir is not None else Path(program).resolve().parent
-    link_program_folder(program, folder)
     seed_list, options = _seeds_and_options(runs, seeds, metric, campaign)
     temporary = None
     if search and not options.get("store"):
@@ -962,7 +912,9 @@ def sensitivity(
                 written.append((value, write_mutant(program, operator, site, value, folder)))
             except Exception as error:  # noqa: BLE001 - one bad value never stops the sweep
                 errors.append(f"{operator}={value!r}: {error}")
-        groups = run_programs([program] + [path for _, path in written], seed_list, options)
+        paths = [path for _, path in written]
+        options["data_folders"] = mutant_data_folders(program, paths, options.get("data_folders"))
+        groups = run_programs([program, *paths], seed_list, options)
         original = metric_series(groups[0], metric, lower_is_better)
 
         def point(value: Any, path: str, records: Sequence[Any]) -> SensitivityPoint:
@@ -1045,7 +997,8 @@ def _binary_search(
         except Exception as error:  # noqa: BLE001
             errors.append(f"{operator}={typed!r}: {error}")
             return None
-        _, records = run_programs([program, path], seeds, options)
+        folders = mutant_data_folders(program, [path], options.get("data_folders"))
+        _, records = run_programs([program, path], seeds, {**options, "data_folders": folders})
         result = point(typed, path, records)
         points.append(result)
         evaluated[value] = result

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from mutreal.runner.hashing import OUTPUT_MARKER, data_files, data_hash
-from mutreal.verdicts import link_program_folder, mark_output_folder, write_mutant
+from mutreal.runner.hashing import OUTPUT_MARKER, data_hash
+from mutreal.verdicts import mark_output_folder, write_mutant
 
 #: Reads its data from a subfolder beside it: a mutant that cannot see that folder fails.
 DATA_PROGRAM = """
@@ -43,42 +43,13 @@ def project(tmp_path: Path) -> Path:
     return folder
 
 
-def test_links_show_the_program_folder_but_not_the_program_or_the_output(project: Path) -> None:
-    out = project / "sensitivity-prog-HLR" / "mutants"
-    (out).mkdir(parents=True)
-    (out / "labels.csv").write_text("mine\n", encoding="utf-8")  # a file already there is kept
-    linked = link_program_folder(project / "prog.py", out)
-    assert sorted(linked) == ["data", "helpers.py"]
-    assert (out / "data").resolve() == (project / "data").resolve() and (out / "data" / "xy.npz").is_file()
-    assert not (out / "prog.py").exists() and not (out / "sensitivity-prog-HLR").exists()
-    assert (out / "labels.csv").read_text(encoding="utf-8") == "mine\n"
-    assert link_program_folder(project / "prog.py", project) == []  # the program's own folder: nothing
-
-
-def test_a_mutant_never_writes_through_a_link_into_the_program_folder(project: Path, tmp_path: Path) -> None:
-    mutant = Path(write_mutant(str(project / "prog.py"), "HLR", 0, 0.5, project))  # the old default place
-    original_text = mutant.read_text(encoding="utf-8")
-    out = tmp_path / "elsewhere"
-    link_program_folder(project / "prog.py", out)
-    assert not (out / mutant.name).exists()  # its earlier mutants are not linked
-    (out / mutant.name).symlink_to(mutant)  # (a link left by an older version)
-    written = Path(write_mutant(str(project / "prog.py"), "HLR", 0, 0.5, out))
-    assert not written.is_symlink() and not written.with_suffix(".json").is_symlink()
-    assert mutant.read_text(encoding="utf-8") == original_text
-    assert json.loads(written.with_suffix(".json").read_text(encoding="utf-8"))
-
-
 def test_a_marked_output_folder_leaves_the_program_data_hash_alone(project: Path) -> None:
     before = data_hash(project)
     out = project / "sensitivity-prog-HLR"
     assert mark_output_folder(out)
-    link_program_folder(project / "prog.py", out / "mutants")
     Path(write_mutant(str(project / "prog.py"), "HLR", 0, 0.5, out / "mutants"))
     (out / "plot.png").write_bytes(b"\x89PNG not data")
     assert data_hash(project) == before
-    # from the mutants' folder the links are followed: the same data files are seen
-    seen = {p.relative_to(out / "mutants").as_posix() for p in data_files(out / "mutants")}
-    assert {"data/xy.npz", "labels.csv"} <= seen
 
 
 def test_a_folder_with_other_files_is_not_marked(tmp_path: Path) -> None:

@@ -65,7 +65,7 @@ def _values(ctx: click.Context, param: click.Parameter, value: str | None) -> li
     "out_dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Output folder: the plot, and the mutants (with links to the program's data files) in "
+    help="Output folder: the plot, and the mutants (which read the program's data files) in "
     "<out>/mutants/ [./sensitivity-<program>-<op>/].",
 )
 @click.option(
@@ -144,14 +144,12 @@ def _mark_output_folder(out: Path) -> None:
 
 
 def _remove_if_unused(out: Path) -> None:
-    """Remove a folder this command created when it holds nothing but markers, links and folders."""
+    """Remove a folder this command created when it holds nothing but its marker and folders."""
     from mutreal.runner.hashing import OUTPUT_MARKER
 
-    for root, _, files in os.walk(out):
-        for name in files:
-            path = Path(root) / name
-            if not path.is_symlink() and name != OUTPUT_MARKER:
-                return
+    for _, _, files in os.walk(out):
+        if any(name != OUTPUT_MARKER for name in files):
+            return
     shutil.rmtree(out, ignore_errors=True)
 
 

@@ -31,8 +31,8 @@ IGNORED_DATA_PATTERNS: tuple[str, ...] = (
     "*.txt.lock",
 )
 IGNORED_DIRS: frozenset[str] = frozenset({"__pycache__", ".git", ".hg", ".venv", "venv", "node_modules"})
-#: A file marking a folder as mutreal's output (mutants with links to a program's data, plots): a
-#: program folder's data hash skips such a subfolder, so writing results never changes run keys.
+#: A file marking a folder as mutreal's output (mutants, plots): a program folder's data hash skips
+#: such a subfolder, so writing results beside a program never changes its run keys.
 OUTPUT_MARKER = ".mutreal-output"
 #: Files larger than this are identified by size and modification time instead of their bytes.
 LARGE_FILE_BYTES = 256 * 1024 * 1024
@@ -60,9 +60,7 @@ def data_files(folder: Path, max_depth: int = 4) -> list[Path]:
     if not folder.is_dir():
         return found
     base_depth = len(folder.parts)
-    # a marked folder is mutants beside links to their program's folder: follow the links (depth-bounded)
-    follow_links = (folder / OUTPUT_MARKER).exists()
-    for root, dirs, files in os.walk(folder, followlinks=follow_links):
+    for root, dirs, files in os.walk(folder):
         depth = len(Path(root).parts) - base_depth
         dirs[:] = sorted(
             d
