@@ -1549,6 +1549,15 @@ def _norm_text(node: libcst.CSTNode) -> str:
     return "".join(libcst.Module(body=[]).code_for_node(node).split())
 
 
+def _parse_call(text: str | None) -> libcst.Call | None:
+    """The call written in ``text`` (a data step's or source's source text), or None."""
+    try:
+        expr = libcst.parse_expression(text or "")
+    except Exception:
+        return None
+    return expr if isinstance(expr, libcst.Call) else None
+
+
 def _shape_items(text: str | None) -> tuple[str, ...] | None:
     """``(rows, cols, 1)`` -> ('rows', 'cols', '1'); ``(n,)`` -> ('n',); None when not a literal tuple."""
     try:
@@ -1568,11 +1577,8 @@ def _reshapes_to(op: DataOp, shapes: list[tuple[str, ...] | None]) -> bool:
     shapes = [s for s in shapes if s]
     if not shapes or op.op not in ("reshape", "expand_dims"):
         return False
-    try:
-        expr = libcst.parse_expression(op.text or "")
-    except Exception:
-        return False
-    if not isinstance(expr, libcst.Call):
+    expr = _parse_call(op.text)
+    if expr is None:
         return False
     args = [a for a in expr.args if a.keyword is None or a.keyword.value in ("axis", "newshape", "shape")]
     is_method = isinstance(expr.func, libcst.Attribute) and not _norm_text(expr.func.value).startswith(
@@ -1606,11 +1612,8 @@ def _constructor_shape(source: DataSource | None) -> tuple[str, ...] | None:
     (``np.zeros((1, n))`` -> ('1', 'n')), whether or not the names fold to numbers."""
     if source is None or source.kind not in ("generated", "random"):
         return None
-    try:
-        expr = libcst.parse_expression(source.text or "")
-    except Exception:
-        return None
-    if not isinstance(expr, libcst.Call):
+    expr = _parse_call(source.text)
+    if expr is None:
         return None
     func = _norm_text(expr.func).rsplit(".", 1)[-1]
     keywords = {a.keyword.value: a.value for a in expr.args if a.keyword is not None}
@@ -1786,11 +1789,8 @@ def _color_mode(source: DataSource | None) -> str | None:
     for a source that is not read by a call or whose mode is not a literal."""
     if source is None or source.kind not in ("generator", "file"):
         return None
-    try:
-        expr = libcst.parse_expression(source.text or "")
-    except Exception:
-        return None
-    if not isinstance(expr, libcst.Call):
+    expr = _parse_call(source.text)
+    if expr is None:
         return None
     for arg in expr.args:
         if arg.keyword is not None and arg.keyword.value == "color_mode":

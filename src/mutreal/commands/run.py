@@ -126,7 +126,6 @@ def run(
     miss data are recorded with their message and the campaign goes on (exit code 1 if any did).
     """
     from mutreal.runner import LAST_CAMPAIGN, CampaignConfig, records_to_rows, run_campaign, summarize
-    from mutreal.runner.ray_executor import RayClusterUnreachable
 
     try:
         config = CampaignConfig.load(config_path) if config_path else None
@@ -158,10 +157,7 @@ def run(
         )
     except ValueError as error:
         raise click.UsageError(str(error)) from None
-    except RayClusterUnreachable as error:  # nothing ran: a setup problem, exit 1 like the verdict commands
-        click.echo(f"error: {error}", err=True)
-        sys.exit(1)
-    except RuntimeError as error:  # e.g. the worker service went away: the runs received are stored
+    except RuntimeError as error:  # an unreachable Ray cluster, a worker service that went away: exit 1
         click.echo(f"error: {error}", err=True)
         sys.exit(1)
     summaries = summarize(records, metric)

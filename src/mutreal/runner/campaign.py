@@ -498,41 +498,26 @@ def worker_options(cfg: CampaignConfig) -> dict[str, Any]:
 
 
 def _executor(cfg: CampaignConfig, memory_limit: float) -> Any:
-    options = worker_options(cfg)
+    common = {
+        "jobs": cfg.jobs,
+        "options": worker_options(cfg),
+        "timeout_s": cfg.timeout_s,
+        "memory_limit_mb": memory_limit,
+        "max_runs_per_worker": cfg.max_runs_per_worker,
+    }
     if cfg.executor == "pool":
         from mutreal.runner.service import ServiceExecutor
 
-        return ServiceExecutor(
-            address=cfg.address,
-            jobs=cfg.jobs,
-            options=options,
-            timeout_s=cfg.timeout_s,
-            memory_limit_mb=memory_limit,
-            max_runs_per_worker=cfg.max_runs_per_worker,
-        )
+        return ServiceExecutor(address=cfg.address, **common)
     if cfg.executor == "ray":
         from mutreal.runner.ray_executor import RayExecutor
 
         return RayExecutor(
-            address=cfg.address,
-            jobs=cfg.jobs,
-            options=options,
-            timeout_s=cfg.timeout_s,
-            memory_limit_mb=memory_limit,
-            gpus_per_run=cfg.gpus_per_run,
-            max_retries=cfg.max_retries,
-            max_runs_per_worker=cfg.max_runs_per_worker,
+            address=cfg.address, gpus_per_run=cfg.gpus_per_run, max_retries=cfg.max_retries, **common
         )
     from mutreal.runner.pool import LocalExecutor
 
-    return LocalExecutor(
-        jobs=cfg.jobs,
-        options=options,
-        timeout_s=cfg.timeout_s,
-        memory_limit_mb=memory_limit,
-        max_runs_per_worker=cfg.max_runs_per_worker,
-        keep_workers=cfg.keep_workers,
-    )
+    return LocalExecutor(keep_workers=cfg.keep_workers, **common)
 
 
 def summarize(records: Sequence[RunRecord], metric: str | None = None) -> list[ProgramSummary]:
