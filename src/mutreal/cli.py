@@ -9,6 +9,7 @@ another command needs. Data goes to stdout, progress and logs to stderr. Exit co
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 import click
 
