@@ -78,7 +78,13 @@ def classify(
     as_json: bool,
 ) -> None:
     """Classify the fault of BUGGY vs FIXED (files, ';'-lists or directories), or every bug of a manifest."""
-    from mutreal.classify import ClassifyError, classify_manifest, classify_safely, read_manifest
+    from mutreal.classify import (
+        ClassifyError,
+        ManifestError,
+        classify_manifest,
+        classify_safely,
+        read_manifest,
+    )
 
     if manifest:
         if buggy or fixed:
@@ -94,7 +100,7 @@ def classify(
                     n, failed = classify_manifest(manifest, handle, jobs=jobs, tolerant=tolerant is not False)
             else:
                 n, failed = classify_manifest(manifest, sys.stdout, jobs=jobs, tolerant=tolerant is not False)
-        except ClassifyError as exc:
+        except (ClassifyError, ManifestError) as exc:
             # the manifest itself is unusable: a usage error (2), as in validate-operators
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)

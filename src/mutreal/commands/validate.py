@@ -32,12 +32,12 @@ def validate_operators(manifest, out_dir, as_json, jobs) -> None:
     left between mutant and buggy program. Reports per operator (every registered operator,
     plugins included) and per benchmark: components claimed, reconstructed exactly, and why the
     others fail."""
-    from mutreal.classify import ClassifyError
+    from mutreal.classify import ClassifyError, ManifestError
     from mutreal.validate import FAILURE_REASONS, validate_manifest
 
     try:
         report = validate_manifest(manifest, jobs=jobs, out_dir=out_dir)
-    except ClassifyError as exc:
+    except (ClassifyError, ManifestError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     data = report.to_dict()
