@@ -17,7 +17,7 @@ from typing import Any
 from mutreal.operators import registry
 from mutreal.operators.base import Mutant, MutationError, Operator, Program, Site, apply_edits
 
-__all__ = ["SiteRow", "Failure", "MutateReport", "list_sites", "generate", "write_mutant", "mutate_file"]
+__all__ = ["SiteRow", "Failure", "MutateReport", "list_sites", "generate", "write_mutant", "write_program_files", "mutate_file"]
 
 
 @dataclass
@@ -115,14 +115,24 @@ def generate(
 
 
 def write_mutant(mutant: Mutant, out_dir: str) -> tuple[str, str]:
-    """Write ``<name>.py`` and ``<name>.json`` (provenance) into ``out_dir``; returns both paths."""
+    """Write ``<name>.py`` and ``<name>.json`` (provenance) into ``out_dir``; returns both paths.
+
+    The one writer of first-order mutant files: ``mutate`` and the sensitivity analysis both call
+    it, so their mutants are byte-identical for the same edit."""
+    return write_program_files(out_dir, mutant.name, mutant.code, mutant.provenance.to_dict())
+
+
+def write_program_files(out_dir: str, name: str, code: str, provenance: Mapping[str, Any]) -> tuple[str, str]:
+    """Write a generated program as ``<name>`` and its provenance as ``<stem>.json`` (indented,
+    newline-terminated; a value JSON lacks is written as its text) into ``out_dir``, created if
+    needed; returns both paths. Mutants and higher-order mutants are written by it alike."""
     os.makedirs(out_dir, exist_ok=True)
-    py = os.path.join(out_dir, mutant.name)
+    py = os.path.join(out_dir, name)
     js = os.path.splitext(py)[0] + ".json"
     with open(py, "w", encoding="utf-8", newline="") as fh:
-        fh.write(mutant.code)
+        fh.write(code)
     with open(js, "w", encoding="utf-8") as fh:
-        json.dump(mutant.provenance.to_dict(), fh, indent=2)
+        json.dump(provenance, fh, indent=2, default=str)
         fh.write("\n")
     return py, js
 
