@@ -403,7 +403,9 @@ def _site_order(op: Operator, sites: Sequence[Site], prefer: Any = None) -> list
 
     def key(s: Site) -> tuple[int, int]:
         match = (
-            0 if prefer is not None and same_value(s.original if s.original is not None else s.old, prefer) else 1
+            0
+            if prefer is not None and same_value(s.original if s.original is not None else s.old, prefer)
+            else 1
         )
         return (match, -s.index if layer else s.index)
 
@@ -438,7 +440,9 @@ def _candidates(
             op = by_id[ex.operator or ""]
             numeric = op.spec.param is not None and op.spec.param.type in ("int", "float")
             for site in _site_order(op, op.sites(program), ex.fixed):
-                here = numeric or same_value(site.original if site.original is not None else site.old, ex.fixed)
+                here = numeric or same_value(
+                    site.original if site.original is not None else site.old, ex.fixed
+                )
                 if here != matching:
                     continue
                 got = _value_for_subject(op, site, ex)

@@ -73,7 +73,9 @@ def load_manifest(path: str | Path) -> Manifest:
     except OSError as exc:
         raise ManifestError(f"{path}: cannot read manifest ({exc.strerror})") from None
     except UnicodeDecodeError as exc:
-        raise ManifestError(f"{path}: manifest is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise ManifestError(
+            f"{path}: manifest is not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
     reader = csv.DictReader(io.StringIO(text, newline=""))
     columns = list(reader.fieldnames or [])
     missing = set(REQUIRED_COLUMNS) - set(columns)

@@ -17,7 +17,16 @@ from typing import Any
 from mutreal.operators import registry
 from mutreal.operators.base import Mutant, MutationError, Operator, Program, Site, apply_edits
 
-__all__ = ["SiteRow", "Failure", "MutateReport", "list_sites", "generate", "write_mutant", "write_program_files", "mutate_file"]
+__all__ = [
+    "SiteRow",
+    "Failure",
+    "MutateReport",
+    "list_sites",
+    "generate",
+    "write_mutant",
+    "write_program_files",
+    "mutate_file",
+]
 
 
 @dataclass

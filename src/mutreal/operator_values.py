@@ -164,7 +164,10 @@ def same_value(a: Any, b: Any) -> bool:
     """Whether two values (or their texts) are the same: names case-blind, numbers close."""
     if a is None or b is None:
         return a is None and b is None
-    na, nb = spelled_name(str(a)) if isinstance(a, str) else a, spelled_name(str(b)) if isinstance(b, str) else b
+    na, nb = (
+        spelled_name(str(a)) if isinstance(a, str) else a,
+        spelled_name(str(b)) if isinstance(b, str) else b,
+    )
     if isinstance(na, str) and isinstance(nb, str):
         return na.lower() == nb.lower()
     try:

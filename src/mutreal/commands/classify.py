@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from mutreal.commands.options import jobs_option, json_option
+
 
 def _shown(text: str | None, resolved: dict, side: str) -> str:
     """A side's source text, with the value a name resolves to: ``LEARNING_RATE=0.01``."""
@@ -54,20 +56,13 @@ def _table(result: dict) -> str:
 @click.option(
     "--out", "out", type=click.Path(dir_okay=False), help="Write results JSONL here (default stdout)."
 )
-@click.option(
-    "--jobs", "-j", default=1, show_default=True, type=click.IntRange(1, 256), help="Worker processes."
-)
+@jobs_option()
 @click.option(
     "--tolerant/--no-tolerant",
     default=None,
     help="Set aside lines that cannot parse (default: on for manifests, off for a pair).",
 )
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print the result object as JSON (a pair; a manifest always gives JSONL, one bug per line).",
-)
+@json_option("Print the result object as JSON (a pair; a manifest always gives JSONL, one bug per line).")
 def classify(
     buggy: str | None,
     fixed: str | None,
