@@ -30,7 +30,7 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mutreal.mining import Combination, codes_per_bug, frequent_combinations
 from mutreal.operator_values import checked_value, number, same_value, spelled_name, value_from_text
@@ -45,6 +45,9 @@ from mutreal.operators import (
     apply_edits,
     registry,
 )
+
+if TYPE_CHECKING:
+    from mutreal.results import BugResult
 
 __all__ = [
     "RealExample",
@@ -622,22 +625,25 @@ def build_homs(
 def hom_generate(
     subject: str,
     *,
-    results: str | None = None,
+    results: str | os.PathLike[str] | Iterable[BugResult] | None = None,
     orders: Sequence[int] = (2, 3, 4),
     top: int | None = 10,
     seed: int = 0,
     out_dir: str | None = None,
 ) -> HomReport:
-    """Mine combinations (``results`` JSONL, or the shipped table), build HOMs of ``subject``, and
-    write each as ``<stem>__homNN__<parts>.py`` + ``.json`` provenance into ``out_dir`` (if given)."""
-    from mutreal.labelsfile import ReadProblem, read_results
+    """Mine combinations (``results``: a results JSONL, classified bugs already in memory, or None
+    for the shipped table), build HOMs of ``subject``, and write each as
+    ``<stem>__homNN__<parts>.py`` + ``.json`` provenance into ``out_dir`` (if given)."""
+    from mutreal.results import ReadProblem, read_results
 
     problems: list[ReadProblem] = []
     if results is not None:
-        rows = read_results(results, problems)
+        from_file = isinstance(results, (str, os.PathLike))
+        rows = read_results(results, problems) if from_file else list(results)
         sources = combinations_from_results(rows, orders)
         n_sim = len(codes_per_bug([r for r in rows if r.ok], simulable_only=True))
-        source = f"mined from {results} ({len(rows)} bugs, {n_sim} with simulable components)"
+        where = results if from_file else "classified bugs"
+        source = f"mined from {where} ({len(rows)} bugs, {n_sim} with simulable components)"
     else:
         sources = shipped_combinations(orders)
         source = SHIPPED_SOURCE
