@@ -13,8 +13,8 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-#: the names of :mod:`mutreal.api` re-exported here
-_API = (
+#: the names of :mod:`mutreal.api` (its ``__all__``), re-exported here
+API_NAMES = (
     "Classified",
     "Homs",
     "Mutants",
@@ -27,11 +27,11 @@ _API = (
     "report_on",
 )
 
-__all__ = ["__version__", *_API]
+__all__ = ["__version__", *API_NAMES]
 
 
 def __getattr__(name: str) -> Any:
-    if name in _API:
+    if name in API_NAMES:
         from mutreal import api
 
         return getattr(api, name)
@@ -39,4 +39,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_API])
+    return sorted([*globals(), *API_NAMES])

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mutreal import API_NAMES
 from mutreal.results import BugResult, ReadProblem
 
 if TYPE_CHECKING:
@@ -35,18 +36,7 @@ if TYPE_CHECKING:
     from mutreal.operators import Mutant
     from mutreal.report.build import Report
 
-__all__ = [
-    "Classified",
-    "Homs",
-    "Mutants",
-    "ReportTables",
-    "classify_pair",
-    "classify_manifest",
-    "hom_generate",
-    "mutate_program",
-    "read_results",
-    "report_on",
-]
+__all__ = list(API_NAMES)
 
 PathLike = str | os.PathLike[str]
 
@@ -193,20 +183,20 @@ def mutate_program(
     """Mutants of ``program`` by one operator (as ``mutreal mutate``: one site and value, or every
     site and catalogue value with ``all_values``); written with their provenance JSON into
     ``out_dir`` when given, else kept in memory only."""
-    from mutreal.mutate import Failure, generate, write_mutant
-    from mutreal.operators import Program
+    from mutreal.mutate import mutate_file
 
-    source = Program.from_file(os.fspath(program))
-    result = Mutants([])
-    for item in generate(
-        source, operator, site=site, value=value, all_values=all_values, seed=seed, options=options
-    ):
-        if isinstance(item, Failure):
-            result.failures.append(item)
-            continue
-        result.mutants.append(item)
-        result.files.append(write_mutant(item, os.fspath(out_dir))[0] if out_dir is not None else None)
-    return result
+    report = mutate_file(
+        os.fspath(program),
+        operator,
+        out_dir=os.fspath(out_dir) if out_dir is not None else None,
+        site=site,
+        value=value,
+        all_values=all_values,
+        seed=seed,
+        options=options,
+    )
+    files = [row["mutant"] for row in report.written] if out_dir is not None else [None] * len(report.mutants)
+    return Mutants(report.mutants, report.failures, files)
 
 
 # ------------------------------------------------------------------------------------ hom-generate

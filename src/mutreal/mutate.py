@@ -152,6 +152,8 @@ class MutateReport:
 
     written: list[dict[str, Any]] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
+    #: every mutant made, in order (written or not); not part of the JSON, which lists files
+    mutants: list[Mutant] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"written": self.written, "failures": [f.to_dict() for f in self.failures]}
@@ -161,7 +163,7 @@ def mutate_file(
     path: str,
     op_id: str,
     *,
-    out_dir: str,
+    out_dir: str | None,
     site: int | None = None,
     value: Any = None,
     all_values: bool = False,
@@ -171,7 +173,8 @@ def mutate_file(
     on_written: Callable[[str], None] | None = None,
 ) -> MutateReport:
     """Generate and write mutants of one file (see :func:`generate`); ``on_written`` is called
-    with each mutant's path as it is written (progress output)."""
+    with each mutant's path as it is written (progress output). ``out_dir`` None writes nothing
+    (the mutants are in the report's ``mutants``)."""
     program = program or Program.from_file(path)
     report = MutateReport()
     for item in generate(
@@ -179,6 +182,9 @@ def mutate_file(
     ):
         if isinstance(item, Failure):
             report.failures.append(item)
+            continue
+        report.mutants.append(item)
+        if out_dir is None:
             continue
         py, js = write_mutant(item, out_dir)
         prov = item.provenance.to_dict()
