@@ -71,7 +71,9 @@ def _damaged_copy(real_store: Path, folder: Path, offset: int, garbage: bytes) -
     return damaged
 
 
-def test_a_damaged_store_is_a_clear_error_and_is_left_byte_identical(real_store: Path, tmp_path: Path) -> None:
+def test_a_damaged_store_is_a_clear_error_and_is_left_byte_identical(
+    real_store: Path, tmp_path: Path
+) -> None:
     damaged = _damaged_copy(real_store, tmp_path, 4096 * 3, bytes(range(256)) * 16)  # a whole table page
     before = damaged.read_bytes()
     with pytest.raises(StoreError, match="run store is damaged"):
@@ -100,7 +102,9 @@ def test_garbage_anywhere_is_refused_untouched_or_opens(
         store.count()
 
 
-def test_an_unversioned_store_opens_and_is_versioned_at_its_first_write(real_store: Path, tmp_path: Path) -> None:
+def test_an_unversioned_store_opens_and_is_versioned_at_its_first_write(
+    real_store: Path, tmp_path: Path
+) -> None:
     old = tmp_path / "old.sqlite"
     shutil.copy(real_store, old)
     with sqlite3.connect(old) as db:  # what every store written before versions looks like

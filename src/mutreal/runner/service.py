@@ -501,6 +501,10 @@ def stop_service(address: str | Path | None = None, wait_s: float = 30.0) -> int
 
 
 def _pid_alive(pid: int) -> bool:
+    """Whether the process runs; one that has exited but is not reaped yet (a zombie of the process
+    that started it, e.g. a Python session stopped from the shell) counts as gone."""
+    import psutil
+
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -511,7 +515,9 @@ def _pid_alive(pid: int) -> bool:
         done, _ = os.waitpid(pid, os.WNOHANG)
         if done == pid:
             return False
-    return True
+    with contextlib.suppress(psutil.Error):
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    return False
 
 
 def start_service(
