@@ -158,3 +158,15 @@ def test_the_cli_reports_a_damaged_store_in_one_line(real_store: Path, tmp_path:
     assert result.stderr.strip().splitlines() == [result.stderr.strip()]
     assert result.stderr.startswith("error: ") and "damaged" in result.stderr
     assert damaged.read_bytes() == before
+
+
+def test_another_programs_database_is_refused_not_written_into(tmp_path: Path) -> None:
+    other = tmp_path / "notes.sqlite"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE notes (text TEXT)")
+        db.execute("INSERT INTO notes VALUES ('keep me')")
+    db.close()
+    before = other.read_bytes()
+    with pytest.raises(StoreError, match="not a run store .*tables notes"):
+        RunStore(other)
+    assert other.read_bytes() == before

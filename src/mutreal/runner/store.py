@@ -62,6 +62,13 @@ CREATE TABLE IF NOT EXISTS campaigns (
 );
 """
 
+#: The columns of ``runs`` (a file without them is not a run store).
+_RUN_COLUMNS = frozenset(
+    line.split()[0]
+    for line in _SCHEMA.split("CREATE TABLE IF NOT EXISTS runs (")[1].split(");")[0].splitlines()
+    if line.strip()
+)
+
 #: Columns of the flat export (CSV, DataFrame); ``crashed`` is 1 for any outcome but ``ok``.
 EXPORT_COLUMNS: tuple[str, ...] = (
     "program",
@@ -102,6 +109,7 @@ def check_existing_store(path: str | Path) -> int:
         db = sqlite3.connect(uri, uri=True, timeout=60)
     except sqlite3.Error as error:
         raise StoreError(f"{path}: cannot open the run store: {error}") from None
+    db.text_factory = lambda data: data.decode("utf-8", "replace")  # damaged text is still reported
     try:
         version = int(db.execute("PRAGMA user_version").fetchone()[0])
         if version > SCHEMA_VERSION:
@@ -115,14 +123,34 @@ def check_existing_store(path: str | Path) -> int:
                 f"{path}: the run store is damaged (SQLite quick_check: {'; '.join(problems)}); it was "
                 "not changed: restore it from a copy, or use another --store"
             )
+        _check_tables(db, path)
         return version
     except sqlite3.DatabaseError as error:  # a CSV, garbage in the header: say so, no traceback
         message = " ".join(str(error).split())
         if "not a database" in message:
             raise StoreError(f"{path}: not a run store (SQLite file): {message}") from None
         raise StoreError(f"{path}: the run store is damaged ({message}); it was not changed") from None
+    except UnicodeDecodeError:  # SQLite's own message quotes damaged schema text that is not UTF-8
+        raise StoreError(
+            f"{path}: the run store is damaged (its schema is unreadable); it was not changed"
+        ) from None
     finally:
         db.close()
+
+
+def _check_tables(db: sqlite3.Connection, path: str | Path) -> None:
+    """An existing SQLite file is a run store only with this layout's tables (or with no table yet:
+    then it is initialised); another program's database is refused rather than written into."""
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not tables:
+        return
+    columns = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+    missing = sorted(_RUN_COLUMNS - columns) if "campaigns" in tables else ["campaigns table"]
+    if missing:
+        raise StoreError(
+            f"{path}: not a run store (tables {', '.join(sorted(tables))}; missing {', '.join(missing)}); "
+            "it was not changed"
+        )
 
 
 class RunStore:
@@ -147,7 +175,7 @@ class RunStore:
                 self._db.executescript(_SCHEMA)
                 self._set_version()
             self._db.commit()
-        except sqlite3.DatabaseError as error:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as error:
             self._db.close()
             raise StoreError(f"{self.path}: cannot use the run store: {error}") from None
 
