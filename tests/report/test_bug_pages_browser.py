@@ -203,3 +203,41 @@ def test_every_component_mark_is_on_screen_in_the_example_pages(chromium_binary,
     sample["most components"] = multi
     for row in sample.values():
         check_every_mark_on_screen(chromium_binary, EXAMPLE / "bugs" / names[row["id"]], row, tmp_path)
+
+
+#: sorts the bug list by order (descending: two clicks) and filters it by an id prefix
+SORT_FILTER = """<script>
+window.addEventListener('load', function () {
+  var table = document.querySelector('table[data-table=bugs]');
+  var heads = Array.prototype.slice.call(table.tHead.rows[0].cells);
+  var order = heads.filter(function (th) { return th.textContent.trim() === 'order'; })[0];
+  order.click(); order.click();
+  var orders = Array.prototype.map.call(table.tBodies[0].rows, function (r) { return r.cells[3].textContent; });
+  var input = table.previousElementSibling.querySelector('input');
+  input.value = 'SHORT';
+  input.dispatchEvent(new Event('input'));
+  var shown = Array.prototype.filter.call(table.tBodies[0].rows, function (r) { return r.style.display !== 'none'; })
+    .map(function (r) { return r.cells[0].textContent; });
+  var pre = document.createElement('pre');
+  pre.id = 'mutreal-probe';
+  pre.textContent = JSON.stringify({orders: orders, shown: shown});
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+def test_bug_list_sorts_and_filters_in_the_browser(own_report, chromium_binary, tmp_path):
+    out, rows = own_report
+    page = out / "report.html"
+    probed = out / "probe-report.html"
+    probed.write_text(
+        page.read_text(encoding="utf-8").replace("</body>", SORT_FILTER + "</body>"), encoding="utf-8"
+    )
+    done = run_chromium(
+        chromium_binary, [f"--window-size={WIDTH},{HEIGHT}", "--dump-dom", probed.as_uri()], tmp_path / "p"
+    )
+    found = json.loads(
+        html.unescape(re.search(r'<pre id="mutreal-probe">(.*?)</pre>', done.stdout, re.S).group(1))
+    )
+    assert [int(o) for o in found["orders"]] == sorted((r["order"] for r in rows), reverse=True)
+    assert found["shown"] == ["short-hlr"]

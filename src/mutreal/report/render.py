@@ -200,7 +200,8 @@ def table_html(table: Table, max_rows: int = MAX_ROWS, links: dict[str, str] | N
                 cells.append(f"<td{attr}>{text}</td>")
             body.append("<tr>" + "".join(cells) + "</tr>")
         parts.append(
-            f'<table class="data" data-table="{html.escape(table.name)}"><thead><tr>{head}</tr></thead>'
+            f'<table class="data" data-table="{html.escape(table.name)}"{" data-filter" if links else ""}>'
+            f"<thead><tr>{head}</tr></thead>"
         )
         parts.append("<tbody>" + "\n".join(body) + "</tbody></table>")
         if len(table.rows) > max_rows:

@@ -157,6 +157,8 @@ def diff_html(
         return '<p class="note">Both files are empty.</p>'
     shown = visible_rows(rows, marks_a, marks_b, context)
     parts: list[str] = []
+    if all(r.kind == "equal" for r in rows):
+        parts.append('<p class="note">The two files are identical.</p>')
     pending: list[str] = []
     i = 0
     while i < len(rows):

@@ -58,7 +58,8 @@ td.conf-low{background:#fde2e1 !important}
 code{font-size:.85em}
 """
 
-#: sorting (click a header; numbers compare as numbers) and filtering (a search box above long tables)
+#: sorting (click a header; numbers compare as numbers) and filtering (a search box above tables of 6
+#: rows or more, and above any table with a ``data-filter`` attribute)
 TABLE_JS = """
 (function () {
   function key(cell) {
@@ -90,7 +91,7 @@ TABLE_JS = """
         rows.forEach(function (r) { body.appendChild(r); });
       });
     });
-    if (body.rows.length < 6) return;
+    if (body.rows.length < 6 && !table.hasAttribute('data-filter')) return;
     var bar = document.createElement('div');
     bar.className = 'filterbar';
     var input = document.createElement('input');
