@@ -239,17 +239,26 @@ def reproduce_task(
         return BugReproduction(id=task.id, benchmark=task.benchmark, status="error", error=str(error))
 
 
-def already_decided(out: str | Path | None) -> set[str]:
-    """Ids with a row in an existing output (a resumed benchmark keeps them and skips those bugs)."""
+def already_decided(out: str | Path | None) -> dict[str, str]:
+    """Id -> status of the rows in an existing output: a resumed benchmark keeps them and skips
+    those bugs. A last line cut short by an interruption is cut off the file (its bug is decided
+    again), so the rows appended next start on a line of their own."""
     if out is None or not Path(out).is_file():
-        return set()
-    ids = set()
-    for line in Path(out).read_text(encoding="utf-8").splitlines():
+        return {}
+    path = Path(out)
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with open(path, "r+b") as handle:
+            handle.truncate(data.rfind(b"\n") + 1)
+        data = data[: data.rfind(b"\n") + 1]
+    decided = {}
+    for line in data.decode("utf-8", errors="replace").splitlines():
         try:
-            ids.add(json.loads(line)["id"])
+            row = json.loads(line)
+            decided[row["id"]] = row["status"]
         except (ValueError, KeyError, TypeError):
-            continue  # a line cut short by an interruption: that bug is decided again
-    return ids
+            continue  # not a row of ours: kept in the file, its bug decided again
+    return decided
 
 
 def reproduce_manifest(
@@ -258,7 +267,7 @@ def reproduce_manifest(
     seeds: Sequence[int],
     campaign: Mapping[str, Any] | None = None,
     statistics: Mapping[str, Any] | None = None,
-    skip: set[str] | None = None,
+    skip: Mapping[str, str] | set[str] | None = None,
     on_start: Callable[[ReproduceTask], None] | None = None,
 ) -> Iterator[BugReproduction]:
     """Yield one decided row per bug, in manifest order, keeping the local workers warm between bugs."""

@@ -92,10 +92,10 @@ def test_a_benchmark_is_decided_bug_by_bug_and_resumes(tmp_path):
     kept = (tmp_path / "rows.jsonl").read_text().splitlines()
     (tmp_path / "rows.jsonl").write_text("\n".join(kept[:-1]) + "\n" + kept[-1][:20])
     again = _reproduce(tmp_path, *args)
-    assert again.returncode == 1
+    assert again.returncode == 1  # the kept rows of the undecided bugs still count
     lines = (tmp_path / "rows.jsonl").read_text().splitlines()
-    assert lines[: len(kept) - 1] == kept[:-1]
-    assert json.loads(lines[-1])["id"] == "same" and len(lines) == len(kept) + 1
+    assert lines[: len(kept) - 1] == kept[:-1]  # kept as they were, nothing trained again for them
+    assert json.loads(lines[-1])["id"] == "same" and len(lines) == len(kept)
 
 
 def test_manifest_errors_are_usage_errors(tmp_path):

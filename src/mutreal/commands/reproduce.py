@@ -152,10 +152,11 @@ def reproduce_benchmark(
     except ManifestError as error:
         raise click.BadParameter(str(error), param_hint="--manifest") from None
     skip = already_decided(out)
+    ids = {task.id for task in tasks}
     seed_list = list(seeds) if seeds is not None else list(range(runs))
-    bar = tqdm(total=len(tasks), initial=len(skip & {t.id for t in tasks}), unit="bug", file=sys.stderr,
+    bar = tqdm(total=len(tasks), initial=len(ids & set(skip)), unit="bug", file=sys.stderr,
                disable=None if campaign.get("progress", True) else True)  # fmt: skip
-    failed = 0
+    failed = sum(status != "ok" for bug_id, status in skip.items() if bug_id in ids)  # kept rows count too
     sink = open(out, "a", encoding="utf-8") if out else sys.stdout  # noqa: SIM115 (closed below)
     try:
         rows = reproduce_manifest(
