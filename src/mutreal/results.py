@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import InitVar, dataclass, field, fields
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -102,20 +102,17 @@ class BugResult:
     files: list[dict[str, str | None]] = field(default_factory=list)
     #: fields of the line this version does not know, written back unchanged
     extra: dict[str, Any] = field(default_factory=dict)
+    #: accepted (``dataclasses.replace(row, components=kept, order=...)``, older callers) but not
+    #: kept: the properties of the same names, set below the class, follow the components
+    order: InitVar[int | None] = None
+    simulable: InitVar[bool | None] = None
+
+    def __post_init__(self, order: int | None, simulable: bool | None) -> None:
+        del order, simulable  # derived from the components, so never out of step with them
 
     @property
     def ok(self) -> bool:
         return self.status == "ok"
-
-    @property
-    def order(self) -> int:
-        """Number of fault components (0 for an error row)."""
-        return len(self.components) if self.ok else 0
-
-    @property
-    def simulable(self) -> bool:
-        """Whether every component is simulable (and there is at least one)."""
-        return self.ok and bool(self.components) and all(c.simulable for c in self.components)
 
     @property
     def codes(self) -> list[str]:
@@ -163,6 +160,20 @@ class BugResult:
             extra={k: v for k, v in d.items() if k not in _BUG_KEYS},
         )
 
+
+def _order(self: BugResult) -> int:
+    """Number of fault components (0 for an error row)."""
+    return len(self.components) if self.ok else 0
+
+
+def _simulable(self: BugResult) -> bool:
+    """Whether every component is simulable (and there is at least one)."""
+    return self.ok and bool(self.components) and all(c.simulable for c in self.components)
+
+
+# properties set after the dataclass is made, so that the init-only arguments of the same names stay
+BugResult.order = property(_order, doc=_order.__doc__)  # type: ignore[assignment,method-assign]
+BugResult.simulable = property(_simulable, doc=_simulable.__doc__)  # type: ignore[assignment,method-assign]
 
 #: the keys a bug row is written with (``order`` and ``simulable`` are derived on reading)
 _BUG_KEYS = frozenset(BugResult(id="").to_dict())
