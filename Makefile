@@ -4,7 +4,7 @@ PYTHON ?= python3
 PIP ?= $(PYTHON) -m pip
 OUT ?= out/demo
 
-.PHONY: install install-all demo test test-fast lint
+.PHONY: install install-all demo test test-fast lint mutation
 
 install:
 	$(PIP) install -q -e ".[dev]"
@@ -26,3 +26,8 @@ test-fast: install
 
 lint:
 	$(PYTHON) -m ruff check src tests benchmarks
+
+# Mutation testing of the decisive logic (slow; not part of `make test`): scope in tools/mutation/scope.toml,
+# equivalent mutants in tools/mutation/equivalent.toml, report in out/mutation/report.md.
+mutation: install
+	$(PYTHON) tools/mutation/run.py
