@@ -95,7 +95,9 @@ def run_group(group: dict, folder: Path, jobs: int) -> float:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     start = time.monotonic()
-    mutmut = shutil.which("mutmut") or "mutmut"
+    # the mutmut script next to this interpreter (a venv's bin/ need not be on PATH)
+    beside = Path(sys.executable).parent / "mutmut"
+    mutmut = str(beside) if beside.exists() else (shutil.which("mutmut") or "mutmut")
     log = folder / "mutmut.log"
     with open(log, "w") as handle:
         proc = subprocess.run(
