@@ -36,8 +36,9 @@ for f, old, new, test in P:
     d = tempfile.mkdtemp(prefix="mutreal-probe-") + "/src"
     shutil.copytree(R + "/src", d)
     path = f"{d}/mutreal/{f}"
-    s = open(path).read(); assert s.count(old) == 1, (f, old)
-    open(path, "w").write(s.replace(old, new))
+    s = Path(path).read_text()
+    assert s.count(old) == 1, (f, old)
+    Path(path).write_text(s.replace(old, new))
     env = dict(os.environ, PYTHONPATH=d)
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", test], cwd=R, env=env, capture_output=True, text=True)
     shutil.rmtree(Path(d).parent)
