@@ -92,6 +92,10 @@ class Operator:
     def examples(self) -> list[Example]:
         return []
 
+    def no_site_reasons(self, program: Program) -> list[str]:
+        """Why places that look like this operator's sites are not (``mutate --list`` shows them)."""
+        return []
+
     # -- public API ---------------------------------------------------------------------------------
     def sites(self, program: Program) -> list[Site]:
         """Applicable sites, ordered by file, line and column of the edited node, numbered from 0."""

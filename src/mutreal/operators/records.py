@@ -43,11 +43,16 @@ class Component:
     #: every element the one written change affects when it builds several (a layer constructor in
     #: a loop or in a helper called twice); ``element`` is the first, the one classify reports
     instances: list[str] = field(default_factory=list)
+    #: the program's arrays a training-data edit rebinds when they do not reach fit directly
+    #: (``['x_train', 'y_train']`` given to a generator; ``['sepal', 'petal', 'y']`` of two inputs)
+    arrays: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         if not self.instances:
             d.pop("instances")
+        if not self.arrays:
+            d.pop("arrays")
         return d
 
     @classmethod
@@ -59,6 +64,7 @@ class Component:
             after=d.get("after"),
             implicit_before=bool(d.get("implicit_before", False)),
             instances=list(d.get("instances") or []),
+            arrays=list(d.get("arrays") or []),
         )
 
 
