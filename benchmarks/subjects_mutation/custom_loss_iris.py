@@ -47,4 +47,7 @@ model.fit(x_train, {"species": s_train, "width": w_train}, epochs=20, verbose=0)
 regressor = keras.Sequential([keras.Input(shape=(3,)), layers.Dense(8, activation="relu"), layers.Dense(1)])
 regressor.compile(optimizer="adam", loss=ScaledSquaredError())
 regressor.fit(x_train, w_train, epochs=20, verbose=0)
-print(model.evaluate(x_test, {"species": s_test, "width": w_test}, verbose=0), regressor.evaluate(x_test, w_test, verbose=0))
+print(
+    model.evaluate(x_test, {"species": s_test, "width": w_test}, verbose=0),
+    regressor.evaluate(x_test, w_test, verbose=0),
+)

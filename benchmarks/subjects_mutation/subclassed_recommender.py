@@ -10,7 +10,7 @@ from tensorflow.keras import layers
 
 
 class Recommender(keras.Model):
-    """Dot-product style recommender: two embeddings, a hidden layer and a rating output."""
+    """Two embeddings joined, a hidden layer, a linear projection without bias and a rating output."""
 
     def __init__(self, users, items, size=8):
         super().__init__()
@@ -19,13 +19,14 @@ class Recommender(keras.Model):
             items, size, embeddings_regularizer=keras.regularizers.l2(1e-4)
         )
         self.hidden = layers.Dense(16, activation="relu", kernel_initializer="glorot_uniform")
+        self.project = layers.Dense(8, use_bias=False)
         self.rating = layers.Dense(1, activation="sigmoid")
 
     def call(self, inputs):
         user = self.user_embedding(inputs[:, 0])
         item = self.item_embedding(inputs[:, 1])
         joined = keras.ops.concatenate([user, item], axis=-1)
-        return self.rating(self.hidden(joined))
+        return self.rating(self.project(self.hidden(joined)))
 
 
 images = load_digits().images[:200]

@@ -191,6 +191,14 @@ class _Definitions:
         return (got, module_name) if got is not None else None
 
 
+def definitions(program: Program) -> _Definitions:
+    """The program's definitions finder (one per program: sibling modules are parsed once)."""
+    got = program.__dict__.get("_definitions")
+    if got is None:
+        got = program.__dict__["_definitions"] = _Definitions(program)
+    return got
+
+
 def _data_names(node: cst.BaseExpression) -> set[str]:
     """The names whose *values* an expression's result is made of: ``x[rows]`` is made of ``x``
     (not of ``rows``, which only picks), ``np.asarray(x) / 255`` of ``x``, ``self.x`` of ``self.x``."""
@@ -326,7 +334,7 @@ class TrainingDataFinder:
 
     def __init__(self, program: Program) -> None:
         self.program = program
-        self.defs = _Definitions(program)
+        self.defs = definitions(program)
 
     @classmethod
     def of(cls, program: Program) -> TrainingDataFinder:
