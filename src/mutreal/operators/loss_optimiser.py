@@ -116,6 +116,32 @@ class ChangeLoss(Operator):
                 value="hinge",
                 style="tf.keras loss object",
             ),
+            Example(
+                "def my_loss(t, p):\n    return (t - p) ** 2\n\n\n"
+                "model = Sequential([Dense(1)])\nmodel.compile(loss=my_loss, optimizer='adam')\n",
+                "def my_loss(t, p):\n    return (t - p) ** 2\n\n\n"
+                "model = Sequential([Dense(1)])\nmodel.compile(loss='mean_absolute_error', optimizer='adam')\n",
+                value="mean_absolute_error",
+                style="custom def loss, regression output",
+            ),
+            Example(
+                "model = Sequential([Dense(3, activation='softmax')])\n"
+                "model.compile(loss=lambda t, p: -t * p, optimizer='adam')\n",
+                "model = Sequential([Dense(3, activation='softmax')])\n"
+                "model.compile(loss='categorical_crossentropy', optimizer='adam')\n",
+                value="categorical_crossentropy",
+                style="custom lambda loss, classification output",
+            ),
+            Example(
+                "import keras\n\n\nclass Half(keras.losses.Loss):\n    def call(self, t, p):\n        return (t - p) / 2\n\n\n"
+                "model = keras.Sequential([keras.layers.Dense(1)])\n"
+                "model.compile(loss=Half(), optimizer='adam')\n",
+                "import keras\n\n\nclass Half(keras.losses.Loss):\n    def call(self, t, p):\n        return (t - p) / 2\n\n\n"
+                "model = keras.Sequential([keras.layers.Dense(1)])\n"
+                "model.compile(loss='huber_loss', optimizer='adam')\n",
+                value="huber_loss",
+                style="custom Loss subclass",
+            ),
         ]
 
 

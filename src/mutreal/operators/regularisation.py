@@ -94,6 +94,12 @@ class AddWeightsRegularisation(Operator):
                 value="l1",
                 style="keras 1 keywords",
             ),
+            Example(
+                "from keras.layers import Embedding\nmodel.add(Embedding(50, 4))\n",
+                "from keras.layers import Embedding\nmodel.add(Embedding(50, 4, embeddings_regularizer=\"l2\"))\n",
+                value="l2",
+                style="Embedding table",
+            ),
         ]
 
 
@@ -141,6 +147,14 @@ class ChangeWeightsRegularisation(Operator):
                 "x = layers.Dense(8, kernel_regularizer=regularizers.l1(0.01))(x)\n",
                 value="l1",
                 style="tf.keras functional, regularizers module",
+            ),
+            Example(
+                "from tensorflow.keras import layers, regularizers\n"
+                "emb = layers.Embedding(9, 4, embeddings_regularizer=regularizers.l1(0.1))\n",
+                "from tensorflow.keras import layers, regularizers\n"
+                "emb = layers.Embedding(9, 4, embeddings_regularizer=regularizers.l2(0.1))\n",
+                value="l2",
+                style="Embedding table",
             ),
             Example(
                 "from keras.layers import Dense\nfrom keras.regularizers import l2\n"
@@ -194,6 +208,11 @@ class RemoveWeightsRegularisation(Operator):
                 "from keras.layers import Dense\nfrom keras.regularizers import l1\n"
                 "model.add(Dense(16, init='normal'))\n",
                 style="keras 1 keywords",
+            ),
+            Example(
+                "from keras.layers import Embedding\nmodel.add(Embedding(50, 4, embeddings_regularizer='l1'))\n",
+                "from keras.layers import Embedding\nmodel.add(Embedding(50, 4))\n",
+                style="Embedding table",
             ),
         ]
 

@@ -123,6 +123,30 @@ class _TrainingDataOperator(Operator):
                 options={"seed": 3},
                 style="inside a function, keras 1",
             ),
+            Example(
+                "import tensorflow as tf\n"
+                "ds = tf.data.Dataset.from_tensor_slices((xs, ys)).batch(32)\n"
+                "model.fit(ds, epochs=2)\n",
+                f"import tensorflow as tf\n{IMPORT}\n{self._assign('xs', 'ys', v, 0)}\n"
+                "ds = tf.data.Dataset.from_tensor_slices((xs, ys)).batch(32)\n"
+                "model.fit(ds, epochs=2)\n",
+                value=v,
+                style="tf.data dataset bound before fit",
+            ),
+            Example(
+                "def batches(images, labels):\n    while True:\n        yield images[:8], labels[:8]\n\n\n"
+                "model.fit(batches(x, y), steps_per_epoch=4)\n",
+                "def batches(images, labels):\n    while True:\n        yield images[:8], labels[:8]\n\n\n"
+                f"{IMPORT}\n{self._assign('x', 'y', v, 0)}\nmodel.fit(batches(x, y), steps_per_epoch=4)\n",
+                value=v,
+                style="generator function in the fit call",
+            ),
+            Example(
+                "model.fit([img, head], gaze, epochs=2)\n",
+                f"{IMPORT}\n{self._assign('[img, head]', 'gaze', v, 0)}\nmodel.fit([img, head], gaze, epochs=2)\n",
+                value=v,
+                style="two inputs",
+            ),
         ]
 
     def _assign(self, x: str, y: str, value: float, seed: int) -> str:

@@ -81,6 +81,12 @@ class ChangeWeightsInitialisation(Operator):
                 value="orthogonal",
                 style="keras 1 init keyword",
             ),
+            Example(
+                "from tensorflow.keras import layers\nemb = layers.Embedding(100, 8)\n",
+                'from tensorflow.keras import layers\nemb = layers.Embedding(100, 8, embeddings_initializer="ones")\n',
+                value="ones",
+                style="Embedding table, default initializer",
+            ),
         ]
 
 
