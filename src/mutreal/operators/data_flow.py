@@ -16,7 +16,7 @@ reads the operators' own parsed tree; a sibling module is parsed once per progra
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -24,7 +24,9 @@ import libcst as cst
 from mutreal.operators.program import Program
 
 #: dataset methods that keep the rows (a chain ``from_tensor_slices(...).shuffle(..).batch(..)``)
-_DATASET_CHAIN = frozenset({"shuffle", "batch", "repeat", "prefetch", "cache", "unbatch", "padded_batch"})
+_DATASET_CHAIN = frozenset(
+    {"shuffle", "batch", "repeat", "prefetch", "cache", "unbatch", "padded_batch", "map"}
+)
 #: calls that read samples from files: their data is never an array of the program
 _FILE_READERS = frozenset(
     {
@@ -111,28 +113,57 @@ def _in_loop(program: Program, stmt: int) -> bool:
 
 
 def _block_before(program: Program, stmt: int) -> list[cst.CSTNode]:
-    """The statements of the block holding ``stmt`` that come before it (nearest first)."""
+    """The statements that run before ``stmt`` in its block, nearest first, then those before the
+    compound statement holding that block (an ``if`` around a fit call), up to the module."""
     target = program.index.nodes[stmt]
-    found: list[cst.CSTNode] = []
+    path: list[list[cst.CSTNode]] = []  # for each enclosing block: its statements before the way down
+
+    def scan(body: Sequence[cst.CSTNode]) -> bool:
+        for i, s in enumerate(body):
+            if s is target:
+                path.append(list(body[:i]))
+                return True
+            if isinstance(s, cst.BaseCompoundStatement) and _contains(s, target):
+                path.append(list(body[:i]))
+                return any(scan(block) for block in _blocks(s))
+        return False
+
+    scan(program.module.body)
+    out: list[cst.CSTNode] = []
+    for before in reversed(path):
+        out.extend(reversed(before))
+    return out
+
+
+def _blocks(stmt: cst.BaseCompoundStatement) -> list[Sequence[cst.CSTNode]]:
+    """The statement blocks of a compound statement (an ``if``'s body and its ``else``)."""
+    out = []
+    cur: cst.CSTNode | None = stmt
+    while cur is not None:
+        body = getattr(cur, "body", None)
+        if isinstance(body, cst.IndentedBlock):
+            out.append(body.body)
+        nxt = getattr(cur, "orelse", None)
+        cur = nxt.body if isinstance(nxt, cst.Else) else nxt  # type: ignore[assignment]
+        if isinstance(cur, cst.IndentedBlock):
+            out.append(cur.body)
+            break
+    for handler in getattr(stmt, "handlers", ()):
+        out.append(handler.body.body)
+    return out
+
+
+def _contains(node: cst.CSTNode, target: cst.CSTNode) -> bool:
+    found = False
 
     class _V(cst.CSTVisitor):
-        def _scan(self, body) -> bool:
-            for i, s in enumerate(body):
-                if s is target:
-                    found.extend(reversed(body[:i]))
-                    return True
-            return False
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            nonlocal found
+            if n is target:
+                found = True
+            return not found
 
-        def visit_Module(self, n: cst.Module) -> bool:
-            return not self._scan(n.body)
-
-        def visit_IndentedBlock(self, n: cst.IndentedBlock) -> bool:
-            return not found and not self._scan(n.body)
-
-        def visit_SimpleStatementLine(self, n: cst.SimpleStatementLine) -> bool:
-            return False
-
-    program.module.visit(_V())
+    node.visit(_V())
     return found
 
 
@@ -167,12 +198,17 @@ class _Definitions:
     def _sibling(self, module_name: str) -> cst.Module | None:
         if module_name not in self._modules:
             folder = os.path.dirname(os.path.abspath(self.program.path))
-            path = os.path.join(folder, *module_name.split(".")) + ".py"
-            try:
-                with open(path, encoding="utf-8") as fh:
-                    self._modules[module_name] = cst.parse_module(fh.read())
-            except (OSError, UnicodeDecodeError, cst.ParserSyntaxError):
-                self._modules[module_name] = None
+            parts = module_name.split(".")
+            # ``from helpers import X`` next to the program, or ``from <its package>.helpers import X``
+            bases = [folder] + ([os.path.dirname(folder)] if parts[0] == os.path.basename(folder) else [])
+            self._modules[module_name] = None
+            for base in bases:
+                try:
+                    with open(os.path.join(base, *parts) + ".py", encoding="utf-8") as fh:
+                        self._modules[module_name] = cst.parse_module(fh.read())
+                    break
+                except (OSError, UnicodeDecodeError, cst.ParserSyntaxError):
+                    continue
         return self._modules[module_name]
 
     def find(self, name: str) -> tuple[cst.FunctionDef | cst.ClassDef, str] | None:
@@ -211,6 +247,8 @@ def _data_names(node: cst.BaseExpression) -> set[str]:
     if isinstance(node, cst.Subscript):
         return _data_names(node.value)
     if isinstance(node, cst.Call):
+        if isinstance(node.func, cst.Name) and node.func.value in ("len", "range", "enumerate"):
+            return set()  # a size or a counter, not the data
         out = _data_names(node.func.value) if isinstance(node.func, cst.Attribute) else set()
         for arg in node.args:
             out |= _data_names(arg.value)
@@ -227,6 +265,8 @@ def _assigns(body: cst.CSTNode) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
 
     def target_key(t: cst.BaseExpression) -> str | None:
+        if isinstance(t, cst.Subscript):  # ``batch[i] = value`` fills ``batch``
+            return target_key(t.value)
         if isinstance(t, cst.Name):
             return t.value
         if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
@@ -247,12 +287,29 @@ def _assigns(body: cst.CSTNode) -> dict[str, set[str]]:
                         if k:
                             out.setdefault(k, set()).update(_data_names(ve.value))
                     continue
+                names = _data_names(n.value)
+                for e in tgt.elements if isinstance(tgt, cst.Tuple | cst.List) else []:
+                    k = target_key(e.value)
+                    if k:
+                        out.setdefault(k, set()).update(names)
                 k = target_key(tgt)
                 if k:
-                    out.setdefault(k, set()).update(_data_names(n.value))
+                    out.setdefault(k, set()).update(names)
 
     body.visit(_V())
     return out
+
+
+def _indexed(defn: cst.CSTNode) -> set[str]:
+    """Names and ``self.<attr>`` that are indexed or sliced somewhere (``x[rows]``): arrays."""
+    found: set[str] = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_Subscript(self, n: cst.Subscript) -> None:
+            found.update(_data_names(n.value))
+
+    defn.visit(_V())
+    return found
 
 
 def _batch_values(fn: cst.FunctionDef) -> Iterator[cst.BaseExpression]:
@@ -273,6 +330,10 @@ def _batch_values(fn: cst.FunctionDef) -> Iterator[cst.BaseExpression]:
 
     fn.visit(_V())
     return iter(found)
+
+
+def _is_generator(fn: cst.FunctionDef) -> bool:
+    return any(True for v in _batch_values(fn) if v is not None) and "yield" in cst.Module(body=[fn]).code
 
 
 def _params(fn: cst.FunctionDef, skip_self: bool) -> list[str]:
@@ -306,12 +367,25 @@ def _generator_roles(defn: cst.FunctionDef | cst.ClassDef) -> tuple[list[str], l
         params = _params(init, skip_self=True) if init is not None else []
         fns = [methods[m] for m in _BATCH_METHODS if m in methods]
         assigns = _assigns(defn)
-    pset = set(params)
+    # an array parameter is indexed or sliced somewhere (directly or as the attribute it is kept in);
+    # ``args`` read for a folder name or ``batch_size`` are not data
+    indexed = _indexed(defn)
+    arrays = {p for p in params if p in indexed or any(k in indexed and v == {p} for k, v in assigns.items())}
     for fn in fns:
         for value in _batch_values(fn):
             if isinstance(value, cst.Tuple) and len(value.elements) >= 2:
-                x_roots = _roots(_data_names(value.elements[0].value), assigns, pset)
-                y_roots = _roots(_data_names(value.elements[1].value), assigns, pset)
+                x_roots = _roots(_data_names(value.elements[0].value), assigns, arrays)
+                y_roots = _roots(_data_names(value.elements[1].value), assigns, arrays)
+                # a label computed with the input too (augmenting both): its own array is the label
+                if x_roots & y_roots and y_roots - x_roots:
+                    y_roots = y_roots - x_roots
+                elif x_roots & y_roots and x_roots - y_roots:
+                    x_roots = x_roots - y_roots
+                elif x_roots == y_roots and len(x_roots) == 2:
+                    # both computed from both (an augmentation that changes image and label): the
+                    # constructor's order, inputs first, labels second
+                    first, second = sorted(x_roots, key=params.index)
+                    x_roots, y_roots = {first}, {second}
                 return params, sorted(x_roots, key=params.index), sorted(y_roots, key=params.index)
     return None
 
@@ -378,19 +452,123 @@ class TrainingDataFinder:
             via = "direct" if isinstance(x, cst.Name) else "several inputs"
             return Finding(fi, Arrays(stmt, gx[0], gy[0], gx[1], gy[1], via))
         # no labels argument: the input is a wrapper (or a name bound to one)
-        anchor, wrapper = stmt, x
-        if isinstance(x, cst.Name):
-            bound = _assignment(self.program, stmt, x.value)
-            if bound is None:
-                return Finding(
-                    fi, reason=f"{x.value} is not bound in the fit call's block (its arrays are not found)"
-                )
-            anchor, wrapper = id(bound[0]), bound[1]
-            if _in_loop(self.program, anchor):
-                return Finding(fi, reason=f"{x.value} is built in a loop")
-        return self._unwrap(fi, anchor, wrapper)
+        return self._resolve(fi, stmt, x, 0)
 
-    def _unwrap(self, fi: int, anchor: int, wrapper: cst.BaseExpression) -> Finding:
+    def _bound(self, stmt: int, name: str) -> tuple[int, cst.BaseExpression, int | None] | None:
+        """The last assignment of ``name`` before statement ``stmt`` in its block: (statement id,
+        value, position of the name in a tuple target or None)."""
+        for s in _block_before(self.program, stmt):
+            if not isinstance(s, cst.SimpleStatementLine):
+                continue
+            for small in s.body:
+                if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+                    continue
+                t = small.targets[0].target
+                if isinstance(t, cst.Name) and t.value == name:
+                    return id(s), small.value, None
+                if isinstance(t, cst.Tuple | cst.List):
+                    for i, e in enumerate(t.elements):
+                        if isinstance(e.value, cst.Name) and e.value.value == name:
+                            return id(s), small.value, i
+        return None
+
+    def _resolve(self, fi: int, stmt: int, expr: cst.BaseExpression, depth: int) -> Finding:
+        """The arrays behind a training input evaluated just before statement ``stmt``."""
+        if depth > 12:
+            return Finding(fi, reason="the training input is built in too many steps")
+        if not isinstance(expr, cst.Name):
+            return self._unwrap(fi, stmt, expr, depth)
+        bound = self._bound(stmt, expr.value)
+        if bound is None:
+            return Finding(
+                fi, reason=f"{expr.value} is not bound in the fit call's block (its arrays are not found)"
+            )
+        anchor, value, pos = bound
+        if _in_loop(self.program, anchor):
+            return Finding(fi, reason=f"{expr.value} is built in a loop")
+        if pos is None:
+            return self._unwrap(fi, anchor, value, depth + 1)
+        if isinstance(value, cst.Tuple | cst.List) and pos < len(value.elements):
+            return self._resolve_value(fi, anchor, value.elements[pos].value, depth + 1)
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+            found = self.defs.find(value.func.value)
+            if found is not None and found[1] == "here" and isinstance(found[0], cst.FunctionDef):
+                return self._from_function(fi, anchor, value, found[0], pos, depth + 1)
+        return Finding(fi, reason=f"{expr.value} is unpacked from a value whose parts are not found")
+
+    def _resolve_value(self, fi: int, anchor: int, expr: cst.BaseExpression, depth: int) -> Finding:
+        return (
+            self._resolve(fi, anchor, expr, depth)
+            if isinstance(expr, cst.Name)
+            else self._unwrap(fi, anchor, expr, depth)
+        )
+
+    def _from_function(
+        self, fi: int, anchor: int, call: cst.Call, fn: cst.FunctionDef, pos: int | None, depth: int
+    ) -> Finding:
+        """Arrays behind what a helper function of this module returns (part ``pos`` of a tuple):
+        rebound in the caller when they are the helper's parameters, in the helper otherwise."""
+        returns = [
+            s
+            for s in (fn.body.body if isinstance(fn.body, cst.IndentedBlock) else [])
+            if isinstance(s, cst.SimpleStatementLine)
+            and isinstance(s.body[0], cst.Return)
+            and s.body[0].value
+        ]
+        if not returns or id(returns[-1]) not in self.program.index.nodes:
+            return Finding(fi, reason=f"{fn.name.value} returns no training input that can be followed")
+        value = returns[-1].body[0].value  # type: ignore[attr-defined]
+        if pos is not None:
+            if not isinstance(value, cst.Tuple) or pos >= len(value.elements):
+                return Finding(fi, reason=f"{fn.name.value} returns no tuple to unpack")
+            value = value.elements[pos].value
+        inner = self._resolve_value(fi, id(returns[-1]), value, depth)
+        a = inner.arrays
+        if a is None:
+            return inner
+        params = _params(fn, skip_self=False)
+        if not set(a.names) & set(params):
+            return inner  # the helper's own arrays: rebound inside it
+        if not set(a.names) <= set(params) or len(a.x) != 1 or len(a.y) > 1:
+            return Finding(
+                fi, reason=f"the arrays {fn.name.value} wraps are partly its own, partly given to it"
+            )
+        got = {n: _call_arg(call, params, n) for n in a.names}
+        if not all(isinstance(v, cst.Name) for v in got.values()):
+            return Finding(fi, reason=f"the arrays given to {fn.name.value} are not plain names")
+        names = {k: v.value for k, v in got.items() if isinstance(v, cst.Name)}
+        xs, ys = [names[n] for n in a.x], [names[n] for n in a.y]
+        return Finding(
+            fi,
+            Arrays(
+                anchor, xs, ys, xs[0], ys[0] if ys else "", f"{a.via} built by {fn.name.value}", a.wrapper
+            ),
+        )
+
+    def _single_slices(
+        self, fi: int, anchor: int, expr: cst.BaseExpression, depth: int
+    ) -> tuple[str, int] | None:
+        """(array name, statement) of a one-array dataset ``from_tensor_slices(a)`` (maybe mapped)."""
+        for _ in range(12):
+            while (
+                isinstance(expr, cst.Call)
+                and isinstance(expr.func, cst.Attribute)
+                and expr.func.attr.value in _DATASET_CHAIN
+            ):
+                expr = expr.func.value
+            if isinstance(expr, cst.Name):
+                bound = self._bound(anchor, expr.value)
+                if bound is None or bound[2] is not None:
+                    return None
+                anchor, expr = bound[0], bound[1]
+                continue
+            if isinstance(expr, cst.Call) and _last(expr.func) == "from_tensor_slices" and expr.args:
+                arg = expr.args[0].value
+                return (arg.value, anchor) if isinstance(arg, cst.Name) else None
+            return None
+        return None
+
+    def _unwrap(self, fi: int, anchor: int, wrapper: cst.BaseExpression, depth: int = 0) -> Finding:
         text = self.program.module.code_for_node(wrapper).strip()
         short = text if len(text) <= 60 else text[:57] + "..."
         node = wrapper
@@ -398,8 +576,12 @@ class TrainingDataFinder:
             isinstance(node, cst.Call)
             and isinstance(node.func, cst.Attribute)
             and node.func.attr.value in _DATASET_CHAIN
-            and isinstance(node.func.value, cst.Call)
         ):
+            if isinstance(node.func.value, cst.Name):
+                # ``ds = ds.shuffle(...)``: the dataset was built by an earlier statement
+                return self._resolve(fi, anchor, node.func.value, depth + 1)
+            if not isinstance(node.func.value, cst.Call):
+                break
             node = node.func.value
         if not isinstance(node, cst.Call):
             return Finding(
@@ -408,6 +590,13 @@ class TrainingDataFinder:
         name = _last(node.func)
         if name in _FILE_READERS:
             return Finding(fi, reason=f"{name} streams its samples from files (no array to mutate)")
+        if name == "zip" and node.args and isinstance(node.args[0].value, cst.Tuple):
+            parts = [self._single_slices(fi, anchor, e.value, depth) for e in node.args[0].value.elements]
+            if len(parts) == 2 and all(parts):
+                (xn, xa), (yn, ya) = parts  # type: ignore[misc]
+                first = min((xa, ya, anchor), key=self.program.index.position)
+                return Finding(fi, Arrays(first, [xn], [yn], xn, yn, "tf.data", short))
+            return Finding(fi, reason="Dataset.zip is not given two datasets of named arrays")
         if name == "from_tensor_slices" and node.args:
             first = node.args[0].value
             if isinstance(first, cst.Tuple) and len(first.elements) >= 2:
@@ -425,6 +614,14 @@ class TrainingDataFinder:
             return Finding(fi, reason="flow is not given its inputs and labels as names")
         if not isinstance(node.func, cst.Name):
             return Finding(fi, reason=f"the training input {short} is not a known wrapper of arrays")
+        local = self.defs.find(node.func.value)
+        if (
+            local is not None
+            and local[1] == "here"
+            and isinstance(local[0], cst.FunctionDef)
+            and not _is_generator(local[0])
+        ):
+            return self._from_function(fi, anchor, node, local[0], None, depth + 1)
         found = self.defs.find(node.func.value)
         if found is None:
             return Finding(

@@ -96,7 +96,7 @@ class AddWeightsRegularisation(Operator):
             ),
             Example(
                 "from keras.layers import Embedding\nmodel.add(Embedding(50, 4))\n",
-                "from keras.layers import Embedding\nmodel.add(Embedding(50, 4, embeddings_regularizer=\"l2\"))\n",
+                'from keras.layers import Embedding\nmodel.add(Embedding(50, 4, embeddings_regularizer="l2"))\n',
                 value="l2",
                 style="Embedding table",
             ),
