@@ -292,3 +292,82 @@ def test_program_without_wrapper_keeps_direct_sites() -> None:
     program = Program("model.fit(x_train, y_train, epochs=3)\n", "direct.py")
     site = registry.get("TRD").sites(program)[0]
     assert "via" not in site.detail and site.detail["x"] == "x_train"
+
+
+_HELPER_SEQUENCE = """from keras.utils import Sequence
+
+
+class Frames(Sequence):
+    def __init__(self, paths, angles, training, opts):
+        self.paths, self.angles, self.opts = paths, angles, opts
+
+    def __len__(self):
+        return len(self.paths) // 4
+
+    def __getitem__(self, i):
+        images, steers = [], []
+        for p, a in zip(self.paths[i * 4 : i * 4 + 4], self.angles[i * 4 : i * 4 + 4]):
+            image, a = shift(self.opts.folder, p, a)
+            images.append(image)
+            steers.append(a)
+        return images, steers
+
+
+def make_generators(x_tr, x_va, y_tr, y_va):
+    return Frames(x_tr, y_tr, True, OPTS), Frames(x_va, y_va, False, OPTS)
+
+
+def train(model, x_train, x_valid, y_train, y_valid):
+    train_gen, valid_gen = make_generators(x_train, x_valid, y_train, y_valid)
+    model.fit(train_gen, validation_data=valid_gen, epochs=3)
+"""
+
+_DATASET_HELPER = """import tensorflow as tf
+
+
+def to_dataset(paths, labels):
+    path_ds = tf.data.Dataset.from_tensor_slices(paths)
+    label_ds = tf.data.Dataset.from_tensor_slices(labels)
+    return tf.data.Dataset.zip((path_ds.map(read_clip), label_ds))
+
+
+def datasets():
+    train_paths, train_labels = list_clips("train")
+    train_ds = to_dataset(train_paths, train_labels)
+    train_ds = train_ds.shuffle(64).batch(8)
+    train_ds = train_ds.prefetch(2)
+    return train_ds, None
+
+
+def main(model):
+    train_ds, test_ds = datasets()
+    if not done():
+        model.fit(train_ds, epochs=2)
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "arrays", "via", "rebound_before"),
+    [
+        (
+            _HELPER_SEQUENCE,
+            ["x_train", "y_train"],
+            "Sequence built by make_generators",
+            "train_gen, valid_gen =",
+        ),
+        (
+            _DATASET_HELPER,
+            ["train_paths", "train_labels"],
+            "tf.data built by to_dataset",
+            "train_ds = to_dataset(",
+        ),
+    ],
+    ids=["sequence-from-helper", "zipped-datasets-from-helper"],
+)
+def test_arrays_behind_helper_functions(text: str, arrays: list[str], via: str, rebound_before: str) -> None:
+    program = Program(text, "helper.py")
+    site = registry.get("TRD").sites(program)[0]
+    assert site.detail["arrays"] == arrays and site.detail["via"] == via
+    lines = registry.get("TRD").mutant(program, site, 10.0).code.splitlines()
+    rebind = next(i for i, line in enumerate(lines) if "= _mutreal_td.remove(" in line)
+    assert rebound_before in lines[rebind + 1]

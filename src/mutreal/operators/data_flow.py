@@ -296,6 +296,35 @@ def _assigns(body: cst.CSTNode) -> dict[str, set[str]]:
                 if k:
                     out.setdefault(k, set()).update(names)
 
+        def visit_For(self, n: cst.For) -> None:
+            # ``for p, a in zip(xs, ys)``: each target is made of its own sequence
+            it, tgt = n.iter, n.target
+            if (
+                isinstance(it, cst.Call)
+                and isinstance(it.func, cst.Name)
+                and it.func.value == "zip"
+                and isinstance(tgt, cst.Tuple | cst.List)
+                and len(tgt.elements) == len(it.args)
+            ):
+                for te, arg in zip(tgt.elements, it.args, strict=True):
+                    k = target_key(te.value)
+                    if k:
+                        out.setdefault(k, set()).update(_data_names(arg.value))
+                return
+            names = _data_names(it)
+            for e in tgt.elements if isinstance(tgt, cst.Tuple | cst.List) else [cst.Element(tgt)]:
+                k = target_key(e.value)
+                if k:
+                    out.setdefault(k, set()).update(names)
+
+        def visit_Call(self, n: cst.Call) -> None:
+            # ``batch.append(item)`` fills ``batch``
+            if isinstance(n.func, cst.Attribute) and n.func.attr.value in ("append", "extend", "insert"):
+                k = target_key(n.func.value)
+                if k:
+                    for arg in n.args:
+                        out.setdefault(k, set()).update(_data_names(arg.value))
+
     body.visit(_V())
     return out
 
