@@ -4,8 +4,8 @@ Usage: ``python fit_capture.py OUT_DIR PROGRAM...`` writes ``OUT_DIR/<stem>.npz`
 ``y``) per program. ``keras.Model.fit`` is replaced by a recorder that reads the training input the
 way Keras does (arrays, a list of inputs, a ``tf.data.Dataset``, a ``Sequence``/``PyDataset``, or
 ``steps_per_epoch`` batches of a generator) and stops the program, so nothing trains. With
-``--train`` the programs run unchanged (their fit trains) and ``OUT_DIR/<stem>.ok`` marks each
-that finished.
+``--train`` the programs run and their fit calls train for one epoch (``epochs`` passed as a
+keyword is set to 1) and ``OUT_DIR/<stem>.ok`` marks each that finished.
 """
 
 from __future__ import annotations
@@ -58,6 +58,9 @@ def main(argv: list[str]) -> int:
     real_fit = keras.Model.fit
     captured: dict = {}
 
+    def one_epoch_fit(self, *args, **kwargs):
+        return real_fit(self, *args, **{**kwargs, "epochs": 1})
+
     def recording_fit(self, x=None, y=None, *args, **kwargs):
         captured["x"], captured["y"] = _read(x, y, kwargs)
         raise _Stop
@@ -67,7 +70,7 @@ def main(argv: list[str]) -> int:
         path = Path(program).resolve()
         stem = path.stem
         captured.clear()
-        keras.Model.fit = real_fit if train else recording_fit
+        keras.Model.fit = one_epoch_fit if train else recording_fit
         sys.path.insert(0, str(path.parent))
         before = set(sys.modules)
         try:
