@@ -4,23 +4,17 @@ import numpy as np
 
 
 class DigitBatches:
-    """An endless iterator over shuffled (images, one-hot labels) batches."""
+    """Called, an endless generator of shuffled (images, one-hot labels) batches."""
 
     def __init__(self, images, labels, batch_size=32):
         self.images = images
         self.labels = labels
         self.batch_size = batch_size
         self.rng = np.random.default_rng(1)
-        self.order = self.rng.permutation(len(images))
-        self.position = 0
 
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        if self.position + self.batch_size > len(self.order):
-            self.order = self.rng.permutation(len(self.images))
-            self.position = 0
-        rows = self.order[self.position : self.position + self.batch_size]
-        self.position += self.batch_size
-        return self.images[rows], self.labels[rows]
+    def __call__(self):
+        while True:
+            order = self.rng.permutation(len(self.images))
+            for start in range(0, len(order) - self.batch_size + 1, self.batch_size):
+                rows = order[start : start + self.batch_size]
+                yield self.images[rows], self.labels[rows]

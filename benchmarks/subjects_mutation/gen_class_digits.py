@@ -20,5 +20,5 @@ model.add(keras.layers.Dense(10, activation="softmax"))
 model.compile(optimizer="adam", loss="categorical_crossentropy", metrics=["accuracy"])
 
 batches = DigitBatches(train_images, train_labels, batch_size=32)
-model.fit(batches, steps_per_epoch=len(train_images) // 32, epochs=5, verbose=0)
+model.fit(batches(), steps_per_epoch=len(train_images) // 32, epochs=5, verbose=0)
 print(model.evaluate(test_images, test_labels, verbose=0)[1])

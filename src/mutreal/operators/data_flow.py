@@ -643,6 +643,11 @@ class TrainingDataFinder:
             return Finding(fi, reason="flow is not given its inputs and labels as names")
         if not isinstance(node.func, cst.Name):
             return Finding(fi, reason=f"the training input {short} is not a known wrapper of arrays")
+        if self.defs.find(node.func.value) is None and not node.args:
+            # ``batches()``: an instance of a generator class, called (its ``__call__`` yields)
+            bound = self._bound(anchor, node.func.value)
+            if bound is not None and bound[2] is None and isinstance(bound[1], cst.Call):
+                return self._unwrap(fi, bound[0], bound[1], depth + 1)
         local = self.defs.find(node.func.value)
         if (
             local is not None
