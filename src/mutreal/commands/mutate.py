@@ -88,6 +88,9 @@ def mutate(program, op_id, site, value, all_values, list_only, out_dir, seed, op
             click.echo(
                 f"{r.operator}\t{s.index}\t{s.file}:{s.line}:{s.col + 1}\t{s.element}\t{old}\t[{vals}]"
             )
+        for op in [registry.get(op_id)] if op_id else registry.operators().values():
+            for why in op.no_site_reasons(prog):
+                click.echo(f"{op.id}\t-\t{program}\tno site: {why}")
         return
 
     report = mutate_file(
