@@ -2,7 +2,7 @@
 
 The study (section 4.2.3-4.2.4) named each changed element with a three-letter code, mapped the code
 to the taxonomy of real DL faults, and decided whether DeepCrime could have injected the change.
-Here each component *kind* (what sort of element changed, from :mod:`mutreal.diff`) maps to a code;
+Here each component *kind* (what sort of element changed, from :mod:`mutreal.compare`) maps to a code;
 the direction of the change picks the most specific DeepCrime operator (ARM/AAL/ACH, RAW/RRW/RCW,
 WAB/WRB, HBS/HDB...), always as the operator that turns the first program into the second (the
 buggy into the fixed one: a fix removing a regulariser is code RAW, operator RRW). ``simulable`` follows the study's reading (an operator changes this kind of
