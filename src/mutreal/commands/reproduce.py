@@ -66,8 +66,8 @@ def reproduce(
         echo_json(data)
     else:
         print_reproduction(data)
-    if not data["fixed"]["summary"]["n"]:  # a fix that never trains is an input that failed
-        click.echo(f"error: {fixed} has no successful run: nothing to compare with", err=True)
+    if not data["fixed"]["outcomes"].get("ok"):  # a fix that never completes is an input that failed
+        click.echo(f"error: {fixed} has no completed run: nothing to compare with", err=True)
         raise SystemExit(1)
 
 
