@@ -105,7 +105,12 @@ BASES = {
 }
 
 
-NOISY["empty_program"] = ""
+# a side with statements but no Keras element or data (an empty side is refused by classify)
+NOISY["empty_program"] = "import os\nprint(os.getcwd())\n"
+# a scaling step the other side lacks would otherwise be listed as removed preprocessing
+BASES["empty_program"] = BASE.replace(
+    "model = Sequential()", "x_train = x_train / 255.0\nmodel = Sequential()"
+)
 #: rules tested by their own tests below instead of the noise-only edit
 OWN_TESTS = {"wired_loose_layers"}
 #: rules after which no real fault can be left to see
@@ -159,6 +164,7 @@ from tensorflow.keras.layers import Dense, Input
 from tensorflow.keras.models import Model
 
 inputs = Input(shape=(4,))
+extra = Input(shape=(2,))  # never connected: both programs have loose layers
 trunk = Dense(8, activation="relu")(inputs)
 side = Dense({width}, activation="relu")(trunk)
 score = Dense(1, activation="sigmoid")({feeds})
