@@ -24,6 +24,9 @@ def compared_layer_args(keys: set[str]) -> set[str]:
     return keys - IGNORED_LAYER_ARGS
 
 
+#: the rule's function, called directly in the alignment's inner loop
+_compared_layer_args = compared_layer_args.apply
+
 _DIMENSION = re.compile(r"(\d)D$")
 
 
@@ -52,7 +55,7 @@ def _replaceable(a: str, b: str) -> bool:
 def _layer_similarity(a: FoldedLayer, b: FoldedLayer, era_a: str, era_b: str) -> float:
     """Score for pairing two layers: same class scores high, more so with equal arguments."""
     if a.layer.cls == b.layer.cls:
-        keys = compared_layer_args(set(a.layer.args) | set(b.layer.args))
+        keys = _compared_layer_args(set(a.layer.args) | set(b.layer.args))
         if not keys:
             return 3.0
         # a layer's size (units/filters) says more about which layer it is than its other arguments

@@ -65,6 +65,11 @@ def items(v: Value) -> list[Value] | None:
     return None
 
 
+#: the two rules' functions, called directly in the hot path below (no rule-object indirection)
+_unresolved = unresolved_name.apply
+_renamed = same_expression_renamed.apply
+
+
 def values_equal(a: Value | None, b: Value | None, strict_opaque: bool = False) -> bool:
     """Equality of two argument values under the noise rules.
 
@@ -81,7 +86,7 @@ def values_equal(a: Value | None, b: Value | None, strict_opaque: bool = False) 
         return False
     if a.same(b) or (a.implicit and b.implicit):
         return True  # both unwritten: only the era's default differs, the program did not change
-    if unresolved_name(a) or unresolved_name(b):
+    if _unresolved(a) or _unresolved(b):
         return True
     if a.kind in ("seq", "const") and b.kind in ("seq", "const") and "seq" in (a.kind, b.kind):
         items_a, items_b = items(a), items(b)
@@ -89,7 +94,7 @@ def values_equal(a: Value | None, b: Value | None, strict_opaque: bool = False) 
             return len(items_a) == len(items_b) and all(
                 values_equal(x, y) for x, y in zip(items_a, items_b, strict=True)
             )
-    if (a.kind == "opaque" or b.kind == "opaque") and a.text and same_expression_renamed(a.text, b.text):
+    if (a.kind == "opaque" or b.kind == "opaque") and a.text and _renamed(a.text, b.text):
         return True  # the same expression, resolved on one side only
     if a.kind == "opaque" and b.kind == "opaque":
         return False
