@@ -19,6 +19,9 @@ SHIPPED = {
         "fault_code_leaves.csv",
         "datasets.csv",
         "README.md",
+        "decisions.csv",
+        "decisions/CPP-once/buggy.py",
+        "decisions/CPP-once/fixed.py",
     ],
     "operators": ["deepcrime.yaml", "combinations.csv", "README.md"],
 }
@@ -31,7 +34,9 @@ from mutreal.resources import data_dir
 from mutreal.taxonomy import load_taxonomy
 from mutreal.catalogue import load_catalogue, load_combinations
 from mutreal.datasets import known_datasets
+from mutreal.taxonomy import load_decisions
 t = load_taxonomy()
+assert all(d.buggy and d.fixed for d in load_decisions())
 print(json.dumps({
     "module": mutreal.__file__,
     "taxonomy_dir": str(data_dir("taxonomy")),
