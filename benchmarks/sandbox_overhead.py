@@ -69,7 +69,9 @@ def main() -> None:
                 walls[mode].append(time.perf_counter() - began)
                 inner[mode].append(float(result.get("wall_time_s") or 0.0))
                 if result["outcome"] != "ok":
-                    raise SystemExit(f"{mode} seed {seed}: {result['outcome']}: {result.get('error_message')}")
+                    raise SystemExit(
+                        f"{mode} seed {seed}: {result['outcome']}: {result.get('error_message')}"
+                    )
         reset = workers["bwrap"]
         began = time.perf_counter()
         for _ in range(10):
@@ -79,7 +81,9 @@ def main() -> None:
         for worker in workers.values():
             worker.stop()
     sandboxed, plain = statistics.median(walls["bwrap"]), statistics.median(walls["none"])
-    print(f"[per run] load average {os.getloadavg()[0]:.2f}; {args.seeds} runs each, {args.threads} thread(s)")
+    print(
+        f"[per run] load average {os.getloadavg()[0]:.2f}; {args.seeds} runs each, {args.threads} thread(s)"
+    )
     for mode in workers:
         print(f"[per run] {mode:5s}: median wall {statistics.median(walls[mode]):.3f} s "
               f"(in the worker {statistics.median(inner[mode]):.3f} s); all: "

@@ -168,7 +168,9 @@ subprocess.run([sys.executable, "-c", spawn])
             sandbox_mode="bwrap", env=["MUTREAL_ASKED_FOR"], keep_workers=True,
         )  # fmt: skip
         # the double-forked process is gone already while the worker stays warm for the next campaign
-        leftovers = [p for p in psutil.process_iter(["cmdline"]) if marker in " ".join(p.info["cmdline"] or [])]
+        leftovers = [
+            p for p in psutil.process_iter(["cmdline"]) if marker in " ".join(p.info["cmdline"] or [])
+        ]
         assert leftovers == [], "a process the program started outlived its run"
     finally:
         shutdown_idle_workers()

@@ -154,6 +154,7 @@ def test_reset_private_tmp_empties_everything_but_the_dataset_mount_point(tmp_pa
     (root / "link").symlink_to("/etc")
     sandbox.reset_private_tmp(root)
     assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == [
+        ".host",
         "home",
         "home/.keras",
         "home/.keras/datasets",
@@ -196,10 +197,35 @@ def test_channel_sends_numpy_values_as_numbers():
 def test_sandbox_bwrap_without_bubblewrap_is_a_clear_error(tmp_path):
     program = tmp_path / "p.py"
     program.write_text("print(1)\n")
-    env = {**os.environ, "PATH": str(tmp_path), "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    env = {
+        **os.environ,
+        "PATH": str(tmp_path),
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src"),
+    }
     done = subprocess.run(
         [sys.executable, "-m", "mutreal", "run", str(program), "--runs", "1", "--sandbox", "bwrap", "-q"],
         capture_output=True, text=True, timeout=120, env=env,
     )  # fmt: skip
     assert done.returncode != 0
     assert "--sandbox bwrap: bwrap is not installed" in done.stderr
+
+
+def test_stage_run_copies_the_folder_and_shows_its_siblings_read_only(tmp_path):
+    project = tmp_path / "project"
+    (project / "src" / "sub").mkdir(parents=True)
+    (project / "data").mkdir()
+    (project / "src" / "table.csv").write_text("1,2\n")
+    (project / "src" / "sub" / "more.txt").write_text("x")
+    (project / "src" / "__pycache__").mkdir()
+    private = tmp_path / "private"
+    private.mkdir()
+    inside = sandbox.stage_run(private, project / "src")
+    assert inside == "/tmp/run/src"
+    copy = private / "run" / "src"
+    assert (copy / "table.csv").read_text() == "1,2\n" and (copy / "sub" / "more.txt").read_text() == "x"
+    assert not (copy / "__pycache__").exists() and not (copy / "table.csv").is_symlink()
+    link = private / "run" / "data"
+    assert link.is_symlink()
+    target = str((project / "data").resolve())
+    expected = sandbox.HOST_TMP + target[4:] if target.startswith("/tmp/") else target
+    assert str(link.readlink()) == expected

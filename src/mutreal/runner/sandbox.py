@@ -47,6 +47,11 @@ RUN_ROOT = "/tmp/run"
 SANDBOX_HOME = "/tmp/home"
 #: The keras dataset cache inside the private HOME (a read-only view of the caller's).
 KERAS_DATASETS = f"{SANDBOX_HOME}/.keras/datasets"
+#: The host's own ``/tmp``, read-only, inside the sandbox (the private ``/tmp`` hides it; folders
+#: beside a program that lives under the host's ``/tmp`` are shown through it).
+HOST_TMP = "/tmp/.host"
+#: Sibling folders shown beside a run's folder copy at most (a program in a crowded folder).
+MAX_SIBLINGS = 2000
 #: Environment variables passed into the sandbox by prefix (TensorFlow, CUDA, XLA, Keras).
 PASSED_PREFIXES = ("TF_", "CUDA_", "NVIDIA_", "XLA_", "KERAS_", "CUDNN_", "NCCL_")
 #: ...and by name.
@@ -200,6 +205,7 @@ def bwrap_command(
         "--dev", "/dev",
         "--proc", "/proc",
         "--bind", str(private_tmp), "/tmp",
+        "--ro-bind", "/tmp", HOST_TMP,
     ]  # fmt: skip
     for device in sorted(Path("/dev").glob("nvidia*")):  # GPUs stay usable
         command += ["--dev-bind", str(device), str(device)]
@@ -219,7 +225,10 @@ def bwrap_command(
     return command
 
 
-_KEPT_PATHS = ("home", "home/.keras", "home/.keras/datasets")
+_KEPT_PATHS = ("home", "home/.keras", "home/.keras/datasets", HOST_TMP[len("/tmp/") :])
+
+
+_MOUNT_POINTS = ("home/.keras/datasets", HOST_TMP[len("/tmp/") :])
 
 
 def reset_private_tmp(private_tmp: Path) -> None:
@@ -252,14 +261,48 @@ def reset_private_tmp(private_tmp: Path) -> None:
         for entry in entries:
             name = f"{relative}{entry.name}"
             if name in _KEPT_PATHS and entry.is_dir() and not entry.is_symlink():
-                if name != _KEPT_PATHS[-1]:
+                if name not in _MOUNT_POINTS:
                     walk(entry, name + "/")
                 continue
             remove(entry)
 
     walk(private_tmp, "")
-    for name in _KEPT_PATHS[:-1]:  # HOME must exist for the next run
+    for name in _KEPT_PATHS:  # HOME must exist for the next run
         (private_tmp / name).mkdir(parents=True, exist_ok=True)
+
+
+def _inside_path(path: Path) -> str:
+    """Where a host path is seen inside the sandbox (the host's ``/tmp`` is under :data:`HOST_TMP`)."""
+    text = str(path)
+    if text == "/tmp" or text.startswith("/tmp/"):
+        return HOST_TMP + text[len("/tmp") :]
+    return text
+
+
+def stage_run(private_tmp: Path, folder: Path) -> str:
+    """Copy ``folder`` (the program's data folder) into the worker's private ``/tmp`` from outside;
+    returns the copy's path inside the sandbox (``/tmp/run/<folder name>``).
+
+    Done on the host, where every original is visible (inside, the private ``/tmp`` hides the host's).
+    The folder's siblings are symlinked beside the copy to their read-only originals, so ``../data``
+    resolves as in the program's own layout."""
+    root = private_tmp / RUN_ROOT[len("/tmp/") :]
+    if root.exists():
+        shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    name = folder.name or "program"
+    copy = root / name
+    if folder.is_dir():
+        shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+        with contextlib.suppress(OSError):
+            for count, sibling in enumerate(sorted(folder.parent.iterdir())):
+                if count >= MAX_SIBLINGS:
+                    break
+                if sibling.name != name and not sibling.name.startswith("."):
+                    with contextlib.suppress(OSError):
+                        (root / sibling.name).symlink_to(_inside_path(sibling.resolve()))
+    copy.mkdir(parents=True, exist_ok=True)
+    return f"{RUN_ROOT}/{name}"
 
 
 def kill_namespace_others(outer_pid: int, keep: set[int], rounds: int = 20) -> int:

@@ -14,8 +14,9 @@ here needs to be trusted to stop.
 
 Per run, the program executes as ``__main__`` in a fresh module namespace, with ``sys.argv`` set to
 it, in a working directory showing the files of its folder: in the sandbox a private writable copy
-of that folder at ``/tmp/run/<folder name>/`` (its sibling folders shown read-only beside it, so
-``../data`` works), without a sandbox a temporary directory of symlinks to them. Before
+of that folder at ``/tmp/run/<folder name>/`` staged by the pool from outside (its sibling folders
+shown read-only beside it, so ``../data`` works), without a sandbox a temporary directory of
+symlinks to them. Before
 each run every seed is set (``keras.utils.set_random_seed``: Python, NumPy, TensorFlow/Keras) and
 Keras' global state is reset; after it the working directory, ``sys.argv``, ``sys.path``,
 ``os.environ``, warning filters, NumPy error settings, and the program's own modules imported from its
@@ -120,46 +121,21 @@ def _close_figures() -> None:
             plt.close("all")
 
 
-#: Sibling folders shown beside a sandboxed run's folder copy at most (a folder in a crowded parent).
-MAX_SIBLINGS = 2000
-
-
 def _prepare_sandboxed_workdir(task: dict[str, Any]) -> tuple[Path, Path, Path]:
-    """A private writable copy of the program's folder under :data:`sandbox.RUN_ROOT`.
-
-    The originals are on the sandbox's read-only file system: the copy is what the program may change.
-    Siblings of the folder are symlinked beside the copy (read-only targets), so ``../data`` and
-    paths built from ``__file__`` resolve as in the program's own layout."""
-    from mutreal.runner.sandbox import RUN_ROOT
-
-    root = Path(RUN_ROOT)
-    shutil.rmtree(root, ignore_errors=True)
-    root.mkdir(parents=True)
-    program_name = Path(task["program"]).name
-    folder = Path(task.get("folder") or Path(task["program"]).parent)
-    workdir = root / (folder.name or "program")
-    if folder.is_dir():
-        shutil.copytree(
-            folder, workdir, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True
-        )
-        with contextlib.suppress(OSError):
-            for count, sibling in enumerate(folder.parent.iterdir()):
-                if count >= MAX_SIBLINGS:
-                    break
-                if sibling.name != workdir.name and not (root / sibling.name).exists():
-                    with contextlib.suppress(OSError):
-                        (root / sibling.name).symlink_to(sibling)
+    """The run's private copy of its folder, staged by the pool (:func:`sandbox.stage_run`), with the
+    program text written into it."""
+    workdir = Path(task["sandbox_workdir"])
     workdir.mkdir(parents=True, exist_ok=True)
-    script = workdir / program_name
+    script = workdir / Path(task["program"]).name
     with contextlib.suppress(FileNotFoundError):
         script.unlink()
     script.write_text(task["source"], encoding="utf-8")
-    return workdir, script, root
+    return workdir, script, workdir.parent
 
 
 def _prepare_workdir(task: dict[str, Any]) -> tuple[Path, Path, Path]:
     """(working directory, program path, folder to remove after the run) of one run."""
-    if _OPTIONS.get("sandboxed"):
+    if _OPTIONS.get("sandboxed") and task.get("sandbox_workdir"):
         return _prepare_sandboxed_workdir(task)
     workdir = Path(tempfile.mkdtemp(prefix="mutreal-run-"))
     program_name = Path(task["program"]).name

@@ -150,6 +150,7 @@ class WorkerProcess:
         env = {**sandbox.minimal_environment(dict(self.options.get("env") or {})), **WORKER_ENVIRONMENT}
         private_tmp = self.tmpdir / "tmp"
         (private_tmp / "home" / ".keras" / "datasets").mkdir(parents=True, exist_ok=True)
+        (private_tmp / sandbox.HOST_TMP[len("/tmp/") :]).mkdir(exist_ok=True)
         datasets = Path(env["KERAS_HOME"]) / "datasets"
         command = sandbox.bwrap_command(inner, private_tmp, self.choice.user_namespace, datasets)
         self.cgroup = sandbox.MemoryCgroup.create(self.name)
@@ -342,6 +343,14 @@ class WorkerProcess:
             "worker_run_index": run_index,
             "sandbox": self.choice.mode if self.choice else "",
         }
+        if self.sandboxed and self.tmpdir is not None:
+            folder = Path(task.get("folder") or Path(task["program"]).parent)
+            try:
+                task = {**task, "sandbox_workdir": sandbox.stage_run(self.tmpdir / "tmp", folder)}
+            except OSError as error:
+                return _failure("missing-data", type(error).__name__,
+                                f"cannot copy the program's folder {folder} for the run: {error}",
+                                wall_time_s=0.0, **common)  # fmt: skip
         channel.send(self.conn, {"type": "run", "task": task})
         while True:
             message = None
