@@ -22,6 +22,7 @@ PID namespace is killed and its private ``/tmp`` emptied, while the worker itsel
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import json
 import multiprocessing
@@ -31,6 +32,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -56,6 +58,25 @@ FAULT_SIGNALS = frozenset(
         signal.SIGTRAP,
     }
 )
+
+
+_SPAWNER: concurrent.futures.ThreadPoolExecutor | None = None
+_SPAWNER_LOCK = threading.Lock()
+
+
+def _spawn(command: list[str], **kwargs: Any) -> subprocess.Popen:
+    """``Popen`` from one thread that lives as long as this process.
+
+    bubblewrap's ``--die-with-parent`` (``PR_SET_PDEATHSIG``) fires when the *thread* that started it
+    ends, not the process: a warm worker started by a campaign's driver thread would die with that
+    thread, and kept workers (``keep_workers``, the worker service) would never be warm."""
+    global _SPAWNER
+    with _SPAWNER_LOCK:
+        if _SPAWNER is None:
+            _SPAWNER = concurrent.futures.ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="mutreal-spawner"
+            )
+    return _SPAWNER.submit(subprocess.Popen, command, **kwargs).result()
 
 
 def _rss_mb(process: psutil.Process) -> float:
@@ -182,7 +203,7 @@ class WorkerProcess:
         if self.options.get("visible_gpu") is not None:  # several GPUs: spread workers over them
             env["CUDA_VISIBLE_DEVICES"] = str(self.options["visible_gpu"])
         with open(self.log_path, "wb") as log:
-            process = subprocess.Popen(
+            process = _spawn(
                 command,
                 pass_fds=(child_conn.fileno(),),
                 stdin=subprocess.DEVNULL,
@@ -279,7 +300,8 @@ class WorkerProcess:
         for pid in self.keep_pids:
             with contextlib.suppress(psutil.Error, OSError, ValueError):
                 proc = psutil.Process(pid)
-                limit = int(proc.memory_info().vms + memory_limit_mb * 1024 * 1024)
+                # coarse: TensorFlow's threads and malloc arenas reserve address space they never use
+                limit = int(proc.memory_info().vms + (2 * memory_limit_mb + 2048) * 1024 * 1024)
                 proc.rlimit(resource.RLIMIT_AS, (limit, limit))
 
     # -- one run -------------------------------------------------------------------------------
