@@ -173,13 +173,46 @@ def expand_side(spec: str | Path | list[str]) -> list[str]:
     for item in items:
         p = Path(str(item).strip())
         if p.is_dir():
-            found = sorted(str(x) for x in p.rglob("*.py"))
-            if not found:
-                raise ClassifyError(f"{p}: directory holds no .py files")
-            files += found
+            files += python_files_under(p)
         else:
             files.append(str(p))
     return files
+
+
+#: most ``.py`` files one side of a bug may hold: a bug's program is a handful of files; a folder
+#: with thousands (a virtual environment, a home folder) is a wrong path, refused before it is read.
+MAX_SIDE_FILES = 2000
+
+
+def python_files_under(folder: Path, limit: int = MAX_SIDE_FILES) -> list[str]:
+    """The ``.py`` files of a folder, sorted; links are followed only when they stay inside it.
+
+    A link that points out of the folder would let a benchmark's side pull in files from anywhere
+    (``/etc``, the user's home), and a link loop would never end, so neither is followed. Past
+    ``limit`` files the walk stops with a :class:`ClassifyError` instead of reading them all.
+    """
+    root = os.path.realpath(folder)
+    found: list[str] = []
+    for current, dirs, names in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(current, d)))
+        for name in names:
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(current, name)
+            real = os.path.realpath(path)
+            if os.path.islink(path) and os.path.commonpath([root, real]) != root:
+                continue
+            if not os.path.isfile(real):
+                continue
+            found.append(path)
+            if len(found) > limit:
+                raise ClassifyError(
+                    f"{folder}: more than {limit} .py files; a bug's side is a program, not a tree of "
+                    "projects (give its own folder or a ';'-list of files)"
+                )
+    if not found:
+        raise ClassifyError(f"{folder}: directory holds no .py files")
+    return sorted(found)
 
 
 def _relative_names(files: list[str]) -> list[str]:
@@ -258,6 +291,8 @@ def classify_pair(
     opaque = total = 0
     any_keras = False
     non_keras: list[str] = []
+    statements = {"buggy": 0, "fixed": 0}
+    keras_side = {"buggy": False, "fixed": False}
     for bpath, fpath in pair_files(bfiles, ffiles):
         result.files.append({"buggy": bpath, "fixed": fpath})
         sides = []
@@ -270,6 +305,8 @@ def classify_pair(
                 result.set_aside.append({"side": side, "file": path, **line.to_dict()})
             o, t = model.opaque_counts()
             opaque, total = opaque + o, total + t
+            statements[side] += len(parsed.module.body)
+            keras_side[side] = keras_side[side] or _has_keras(model)
             sides.append((parsed, model))
         (_, bmodel), (_, fmodel) = sides
         any_keras = any_keras or _has_keras(bmodel) or _has_keras(fmodel)
@@ -294,6 +331,13 @@ def classify_pair(
         )
         for comp in diff_models(bmodel, fmodel, runtime_calls, hyper_variables):
             result.components.append(ComponentResult.from_label(label_component(comp), comp))
+    for side, other in (("buggy", "fixed"), ("fixed", "buggy")):
+        if statements[side] == 0 and keras_side[other]:
+            files = bfiles if side == "buggy" else ffiles
+            raise ClassifyError(
+                f"the {side} side is empty: no statement in {', '.join(files)}; "
+                f"nothing to compare with the {other} Keras program"
+            )
     if not any_keras:
         why = f": {', '.join(non_keras)}" if non_keras else ""
         raise ClassifyError(f"not a Keras program: no model, compile or fit call found{why}")

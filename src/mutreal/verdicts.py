@@ -53,6 +53,11 @@ class MetricSeries:
     outcomes: list[str]
 
     @property
+    def aborted(self) -> np.ndarray:
+        """Runs that did not complete (any outcome but ``ok``); a completed run may lack a metric."""
+        return np.asarray([outcome != "ok" for outcome in self.outcomes], dtype=bool)
+
+    @property
     def summary(self) -> Summary:
         return summarise(self.values[~self.failed])
 
@@ -210,8 +215,8 @@ def reproduce_from_records(
     verdict = reproduction_verdict(
         b.values,
         f.values,
-        crashed_buggy=b.failed,
-        crashed_fixed=f.failed,
+        crashed_buggy=b.aborted,
+        crashed_fixed=f.aborted,
         symptom=symptom,
         lower_is_better=b.lower_is_better,
         test=test,
