@@ -229,3 +229,22 @@ def test_stage_run_copies_the_folder_and_shows_its_siblings_read_only(tmp_path):
     target = str((project / "data").resolve())
     expected = sandbox.HOST_TMP + target[4:] if target.startswith("/tmp/") else target
     assert str(link.readlink()) == expected
+
+
+def test_auto_falls_back_without_bubblewrap_and_says_so_once(tmp_path, monkeypatch, capsys):
+    from mutreal.runner.campaign import CampaignConfig, _isolation
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # a machine without bwrap
+    sandbox.probe.cache_clear()
+    monkeypatch.setattr(sandbox, "_WARNED", set())
+    try:
+        first = _isolation(CampaignConfig(sandbox="auto"))
+        second = _isolation(CampaignConfig(sandbox="auto"))
+        with pytest.raises(sandbox.SandboxUnavailable, match="bwrap is not installed"):
+            _isolation(CampaignConfig(sandbox="bwrap"))
+    finally:
+        sandbox.probe.cache_clear()
+    assert first == second and first["mode"] == "none" and "bwrap is not installed" in first["reason"]
+    warning = capsys.readouterr().err
+    assert warning.count("runs are NOT sandboxed") == 1 and "bwrap is not installed" in warning
+    assert _isolation(CampaignConfig(sandbox="none"))["mode"] == "none"
