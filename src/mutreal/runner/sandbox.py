@@ -352,6 +352,7 @@ class MemoryCgroup:
         if v2 is not None:
             candidates.append((v2 / f"mutreal-{unique}", 2))
         for path, version in candidates:
+            _remove_orphaned_groups(path.parent)
             try:
                 path.mkdir(parents=True)
                 group = cls(path, version)
@@ -401,6 +402,22 @@ class MemoryCgroup:
                 import time
 
                 time.sleep(0.05)
+
+
+def _remove_orphaned_groups(folder: Path) -> None:
+    """Remove the empty groups of runners that died without cleaning up (SIGKILL): their names end
+    in ``-<pid>-<hex>``, and a group whose runner pid is gone holds no process any more."""
+    with contextlib.suppress(OSError):
+        for group in folder.iterdir():
+            parts = group.name.rsplit("-", 2)
+            if (
+                len(parts) == 3
+                and parts[1].isdigit()
+                and group.is_dir()
+                and not psutil.pid_exists(int(parts[1]))
+            ):
+                with contextlib.suppress(OSError):
+                    group.rmdir()  # refused while a process is still in it
 
 
 def _own_v2_cgroup() -> Path | None:
