@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mutreal.stats.reproduction import SYMPTOMS
+from mutreal.verdicts import LostRuns
 
 #: error types of a removed API (with the runner's Keras 1/2 hints, see runner.campaign)
 _REMOVED_API_ERRORS = ("ModuleNotFoundError", "ImportError", "AttributeError")
@@ -69,7 +70,7 @@ class BugReproduction:
 
     id: str
     benchmark: str | None
-    status: str  # ok | missing-data | error
+    status: str  # ok | missing-data | error | lost (runs lost to the executor: decided again on resume)
     error: str | None = None
     symptom: str | None = None
     reproduced: bool | None = None
@@ -235,29 +236,39 @@ def reproduce_task(
                 "modernized": True, "resolved": not still,
             }  # fmt: skip
         return row
+    except LostRuns as error:  # not the programs' doing: a resumed benchmark trains them again
+        return BugReproduction(id=task.id, benchmark=task.benchmark, status="lost", error=str(error))
     except (RuntimeError, ValueError, OSError) as error:
         return BugReproduction(id=task.id, benchmark=task.benchmark, status="error", error=str(error))
 
 
 def already_decided(out: str | Path | None) -> dict[str, str]:
     """Id -> status of the rows in an existing output: a resumed benchmark keeps them and skips
-    those bugs. A last line cut short by an interruption is cut off the file (its bug is decided
-    again), so the rows appended next start on a line of their own."""
+    those bugs. A last line cut short by an interruption is cut off the file, and rows of bugs
+    whose runs were lost are taken out of it: those bugs are decided again, and the rows appended
+    next start on a line of their own."""
     if out is None or not Path(out).is_file():
         return {}
     path = Path(out)
     data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        with open(path, "r+b") as handle:
-            handle.truncate(data.rfind(b"\n") + 1)
-        data = data[: data.rfind(b"\n") + 1]
-    decided = {}
-    for line in data.decode("utf-8", errors="replace").splitlines():
+    complete = data[: data.rfind(b"\n") + 1]
+    decided, kept, dropped = {}, [], False
+    for line in complete.decode("utf-8", errors="replace").splitlines(keepends=True):
         try:
             row = json.loads(line)
-            decided[row["id"]] = row["status"]
+            bug_id, status = row["id"], row["status"]
         except (ValueError, KeyError, TypeError):
-            continue  # not a row of ours: kept in the file, its bug decided again
+            kept.append(line)  # not a row of ours: left in the file, its bug decided again
+            continue
+        if status == "lost":
+            dropped = True
+            continue
+        decided[bug_id] = status
+        kept.append(line)
+    if dropped or complete != data:
+        temporary = path.with_name(path.name + ".resume")
+        temporary.write_text("".join(kept), encoding="utf-8")
+        temporary.replace(path)
     return decided
 
 

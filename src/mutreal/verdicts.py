@@ -82,15 +82,29 @@ def _sorted(records: Sequence[Any]) -> list[Any]:
     return sorted(records, key=lambda r: r.seed)
 
 
+class LostRuns(RuntimeError):
+    """Runs whose worker was lost (not the program's doing): no verdict is drawn from a campaign
+    with such runs, because a rerun trains them again and may decide otherwise."""
+
+
 def metric_series(
     records: Sequence[Any], metric: str | None = None, lower_is_better: bool | None = None
 ) -> MetricSeries:
     """The compared metric of each run of one program, in seed order.
 
+    Raises :class:`LostRuns` when some run was lost: a lost run is no outcome of the program.
+
     ``metric`` picks a metric by name (default: the campaign's, i.e. the first of the last
     ``evaluate()``); ``lower_is_better`` defaults to the metric's direction (loss-like names).
     """
     ordered = _sorted(records)
+    lost = [r for r in ordered if r.outcome == "lost"]
+    if lost:
+        cause = lost[0].error_message or "its worker went away"
+        raise LostRuns(
+            f"{len(lost)} run(s) of {Path(lost[0].program).name} were lost ({cause}); "
+            "run the same command again to train them"
+        )
     values, failed, outcomes, names, directions = [], [], [], [], []
     for record in ordered:
         name, value, direction = record.metric(metric)

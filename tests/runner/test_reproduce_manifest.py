@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from mutreal.benchmark_reproduce import ManifestError, entry_program, read_reproduce_manifest
+from mutreal.benchmark_reproduce import ManifestError, already_decided, entry_program, read_reproduce_manifest
 
 ROOT = Path(__file__).parents[2]
 
@@ -118,3 +118,24 @@ def test_entry_program_of_a_side_with_several_files(tmp_path):
     with pytest.raises(ValueError, match="entry"):
         entry_program(files + [str(tmp_path / "other.py")])
     assert entry_program(files + [str(tmp_path / "other.py")], "other.py") == str(tmp_path / "other.py")
+
+
+def test_resume_decides_again_the_bugs_whose_runs_were_lost(tmp_path):
+    out = tmp_path / "rows.jsonl"
+    rows = [{"id": "a", "status": "ok"}, {"id": "b", "status": "lost"}, {"id": "c", "status": "error"}]
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"id": "d", "sta')
+    assert already_decided(out) == {"a": "ok", "c": "error"}
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["a", "c"]
+
+
+def test_no_verdict_is_drawn_from_lost_runs():
+    from mutreal.runner.records import RunRecord
+    from mutreal.verdicts import LostRuns, reproduce_from_records
+
+    def runs(program: str, outcomes: list[str]) -> list[RunRecord]:
+        return [RunRecord(key=f"{program}{i}", program=program, seed=i, outcome=o, metric_value=0.9 if o == "ok" else None,
+                          error_message="the worker service went away" if o == "lost" else None)
+                for i, o in enumerate(outcomes)]  # fmt: skip
+
+    with pytest.raises(LostRuns, match="1 run.*lost.*service went away.*again"):
+        reproduce_from_records(runs("b.py", ["crash", "lost"]), runs("f.py", ["ok", "ok"]), symptom="crash")
