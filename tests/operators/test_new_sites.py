@@ -41,8 +41,6 @@ _ROLE_GAP = (
     "behind a generator/Sequence every call is reported as data.x_train"
 )
 _TFDATA_GAP = "classify follows the tf.data chain to the labels only: no data.x_train component"
-_EMBEDDING_GAP = "diff.LAYER_ARG_KINDS has no embeddings_initializer/embeddings_regularizer: no component"
-_OPAQUE_GAP = "diff._values_equal: an opaque loss (a Loss object) against a constant is undecidable"
 
 
 def _gap(subject: str, op_id: str, site) -> str | None:
@@ -56,10 +54,6 @@ def _gap(subject: str, op_id: str, site) -> str | None:
         return _ROLE_GAP
     if subject == "tfdata_digits" and op_id in ("TRD", "TUD", "TCO"):
         return _TFDATA_GAP
-    if site.element.endswith(("embeddings_initializer", "embeddings_regularizer")):
-        return _EMBEDDING_GAP
-    if site.detail.get("custom") in ("Loss subclass", "lambda") and "output" not in site.detail:
-        return _OPAQUE_GAP
     return None
 
 
@@ -70,8 +64,6 @@ def _new_cases(names_only: bool = False):
             for site in registry.get(op_id).sites(program):
                 gap = _gap(name, op_id, site)
                 marks = [] if names_only or gap is None else [pytest.mark.xfail(reason=gap, strict=True)]
-                if names_only and gap in (_EMBEDDING_GAP, _OPAQUE_GAP):
-                    marks = [pytest.mark.xfail(reason=gap, strict=True)]
                 yield pytest.param(name, op_id, site.index, id=f"{name}-{op_id}-{site.index}", marks=marks)
 
 

@@ -5,6 +5,8 @@ Metrics are not compared (rule ``metrics``): training does not read them.
 
 from __future__ import annotations
 
+import re
+
 from mutreal.compare.alignment import pair_by_index
 from mutreal.compare.components import FaultComponent, change_of, make_component, value_location
 from mutreal.compare.context import CompareContext
@@ -12,7 +14,10 @@ from mutreal.compare.decisions import DecisionId as D
 from mutreal.compare.decisions import applies
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.values import number, values_equal
-from mutreal.model import Compile, compile_path
+from mutreal.model import Compile, Value, compile_path
+
+#: a call written out, ``Name(...)`` or ``module.Name(...)``, as the whole expression
+_CALL_TEXT = re.compile(r"^[A-Za-z_][\w.]*\(.*\)$", re.DOTALL)
 
 #: optimizer hyperparameters -> kind
 OPTIMIZER_ARG_KINDS = {
@@ -34,9 +39,22 @@ def compare_compiles(ctx: CompareContext) -> list[FaultComponent]:
     return out
 
 
-@applies(D.LCH_CHANGED)
+def _written_loss_object(value: Value | None) -> bool:
+    """A loss the program writes out as a lambda or builds by a call (``WidthLoss()``,
+    ``focal_loss(2)``) that extraction could not resolve: unlike a bare name from a configuration,
+    it is no unknown runtime value, so replacing it by a built-in loss is a changed loss."""
+    if value is None or value.kind != "opaque" or not value.text:
+        return False
+    text = value.text.strip()
+    return text.startswith("lambda") or bool(_CALL_TEXT.match(text))
+
+
+@applies(D.LCH_CHANGED, D.LCH_USER_LOSS_OBJECT)
 def _diff_loss(ci: int, bc: Compile, fc: Compile) -> list[FaultComponent]:
-    if (bc.loss is None and fc.loss is None) or values_equal(bc.loss, fc.loss):
+    if bc.loss is None and fc.loss is None:
+        return []
+    strict = _written_loss_object(bc.loss) or _written_loss_object(fc.loss)
+    if values_equal(bc.loss, fc.loss, strict_opaque=strict):
         return []
     return [
         make_component(

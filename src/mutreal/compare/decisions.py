@@ -34,6 +34,7 @@ class DecisionId(str, Enum):
     OCH_CLASS = "OCH-class"
     HLR_CHANGED = "HLR-changed"
     LCH_CHANGED = "LCH-changed"
+    LCH_USER_LOSS_OBJECT = "LCH-user-loss-object"
     HNE_CHANGED = "HNE-changed"
     HBS_CHANGED = "HBS-changed"
     LCN_UNITS = "LCN-units"

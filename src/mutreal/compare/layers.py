@@ -48,6 +48,9 @@ LAYER_ARG_KINDS: dict[str, K] = {
     "dropout": K.LAYER_RATE,
     "recurrent_dropout": K.LAYER_RATE,
     "kernel_initializer": K.LAYER_KERNEL_INITIALIZER,
+    # an Embedding's table is its weights: its initialiser and regulariser are the kernel's (WCI, RCW)
+    "embeddings_initializer": K.LAYER_KERNEL_INITIALIZER,
+    "embeddings_regularizer": K.LAYER_REGULARIZER,
     "bias_initializer": K.LAYER_BIAS_INITIALIZER,
     "kernel_regularizer": K.LAYER_REGULARIZER,
     "bias_regularizer": K.LAYER_REGULARIZER,
