@@ -49,7 +49,12 @@ PLOTS = (
         "Co-occurrence of fault codes within bugs (diagonal: a code repeated in a bug)",
         "combinations",
     ),
+    Plot("coupling_heatmap", "Coupling strength per bug and operator (best mutant of each operator)", "coupling"),
+    Plot("kp_scatter", "KP(best mutant) against KP(real fault), one point per input", "coupling"),
 )
+
+#: plots drawn only when the report has compare rows (--compare)
+CAMPAIGN_PLOTS = {"coupling_heatmap", "kp_scatter"}
 
 #: report sections: heading, tables (by name) and plots, in order
 SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -63,6 +68,8 @@ SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         "Fault-code co-occurrence and frequent combinations",
         ("combinations", "combinations_simulable", "cooccurrence"),
     ),
+    ("reproduction", "Reproduction of the real faults (RQ5)", ("table5_reproduction", "reproduction_bugs")),
+    ("coupling", "Mutants against the real faults: coupling", ("coupling_operators", "coupling_best")),
     ("apart", "Listed apart: order-0 bugs and errors", ("order0", "errors")),
     ("bugs", "Every bug, with a link to its page", ("bugs",)),
 )
@@ -82,7 +89,13 @@ def render_plots(report: Report) -> dict[str, bytes]:
         "categories": lambda: plots.category_png(report.bugs),
         "cooccurrence_heatmap": lambda: plots.cooccurrence_heatmap_png(report.graph),
     }
-    return {plot.name: makers[plot.name]() for plot in PLOTS}
+    compared = report.campaigns.compare if report.campaigns is not None else None
+    if compared is not None:
+        from mutreal.report import campaign_plots
+
+        makers["coupling_heatmap"] = lambda: campaign_plots.coupling_heatmap_png(compared)
+        makers["kp_scatter"] = lambda: campaign_plots.kp_scatter_png(compared)
+    return {plot.name: makers[plot.name]() for plot in PLOTS if plot.name in makers}
 
 
 def _cell(value: Any) -> str:
