@@ -1,5 +1,7 @@
 """``mutreal compare --buggy B --fixed F --mutants DIR``: how close is each mutant to the real fault?
 
+``compare --manifest M.csv`` does it for every bug of a benchmark (:mod:`mutreal.benchmark_compare`).
+
 The real fault is the buggy program seen as a mutant of the fixed one; each mutant (e.g. the
 reconstruction of the fault by operators, or a higher-order mutant) is a mutant of the same fixed
 program. All are trained ``--runs`` times with the same seeds, then per mutant: its metric
@@ -45,45 +47,85 @@ def mutant_files(paths: tuple[Path, ...], fixed: Path, buggy: Path) -> list[str]
 @click.command("compare")
 @click.option(
     "--buggy",
-    required=True,
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="The buggy program (the real fault).",
 )
 @click.option(
     "--fixed",
-    required=True,
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="The fixed program (the original the mutants were made from).",
 )
 @click.option(
     "--mutants",
     "mutant_paths",
-    required=True,
     multiple=True,
-    type=click.Path(exists=True, path_type=Path),
-    help="A folder of mutant programs (searched for *.py) or a mutant file; repeatable.",
+    help="With --buggy/--fixed: a folder of mutant programs (searched for *.py) or a mutant file; repeatable. "
+    "With --manifest: reconstruct (default: the operators classify matched, with the fault's values), "
+    "all (every first-order mutant at the catalogue's values) or DIR (DIR/<bug id>/*.py).",
 )
+@click.option(
+    "--manifest", type=click.Path(dir_okay=False), default=None,
+    help="A benchmark: CSV id,benchmark,buggy,fixed[,metric,lower_is_better,entry]; one JSON line per bug.",
+)  # fmt: skip
+@click.option(
+    "--results", type=click.Path(exists=True, dir_okay=False), default=None,
+    help="With --manifest: classify results JSONL of the manifest (default: the bugs are classified first).",
+)  # fmt: skip
+@click.option(
+    "--out", type=click.Path(dir_okay=False), default=None,
+    help="With --manifest: append rows here (bugs already in it are skipped: resume); mutants and the run "
+    "store go to <out>.work/. Default: stdout, with a temporary folder.",
+)  # fmt: skip
+@click.option(
+    "--tolerance", type=click.FloatRange(0), default=None,
+    help="With --manifest, regression outputs: an input is correct when |prediction - target| <= this "
+    "(default: a tenth of the evaluated targets' range). Each row names the rule used.",
+)  # fmt: skip
 @campaign_options
 @statistics_options
 def compare(
-    buggy: Path,
-    fixed: Path,
-    mutant_paths: tuple[Path, ...],
+    buggy: Path | None,
+    fixed: Path | None,
+    mutant_paths: tuple[str, ...],
+    manifest: str | None,
+    results: str | None,
+    out: str | None,
+    tolerance: float | None,
     runs: int,
     seeds: list[int] | None,
     as_json: bool,
     statistics: dict[str, Any],
     campaign: dict[str, Any],
 ) -> None:
-    """Train BUGGY, FIXED and each mutant many times and measure how alike mutants and fault are."""
+    """Train BUGGY, FIXED and each mutant many times and measure how alike mutants and fault are.
+
+    With --manifest, every bug of a benchmark against its mutants, one JSON line each as soon as
+    it is decided."""
     from mutreal.verdicts import compare as compare_api
 
-    mutants = mutant_files(mutant_paths, fixed, buggy)
+    if manifest is not None:
+        if buggy or fixed:
+            raise click.UsageError("give either --buggy/--fixed or --manifest, not both")
+        if len(mutant_paths) > 1:
+            raise click.UsageError("with --manifest, --mutants is one of reconstruct, all or a folder")
+        compare_benchmark(manifest, results, mutant_paths[0] if mutant_paths else "reconstruct", out, tolerance,
+                          runs, seeds, statistics, campaign)  # fmt: skip
+        return
+    if not (buggy and fixed and mutant_paths):
+        raise click.UsageError("give --buggy, --fixed and --mutants, or --manifest")
+    for name, value in (("--results", results), ("--out", out), ("--tolerance", tolerance)):
+        if value is not None:
+            raise click.UsageError(f"{name} goes with --manifest")
+    paths = tuple(Path(p) for p in mutant_paths)
+    absent = [str(p) for p in paths if not p.exists()]
+    if absent:
+        raise click.BadParameter(f"{absent[0]} does not exist", param_hint="--mutants")
+    mutants = mutant_files(paths, fixed, buggy)
     not_python = [m for m in mutants if not m.endswith(".py")]
     if not_python:  # a provenance .json would "crash" and look like a mutant far from the fault
         raise click.UsageError(f"--mutants: not Python programs: {', '.join(not_python[:3])}")
     if not mutants:
-        raise click.UsageError(f"no mutant programs (*.py) under {', '.join(map(str, mutant_paths))}")
+        raise click.UsageError(f"no mutant programs (*.py) under {', '.join(map(str, paths))}")
     data = verdict_data(
         lambda: compare_api(
             str(buggy), str(fixed), mutants, runs=runs, seeds=seeds,
@@ -96,6 +138,65 @@ def compare(
         print_compare(data)
     if not data["fixed"]["summary"]["n"]:  # a fix that never trains is an input that failed
         click.echo(f"error: {fixed} has no successful run: nothing to compare with", err=True)
+        raise SystemExit(1)
+
+
+def compare_benchmark(
+    manifest: str,
+    results: str | None,
+    mode: str,
+    out: str | None,
+    tolerance: float | None,
+    runs: int,
+    seeds: list[int] | None,
+    statistics: dict[str, Any],
+    campaign: dict[str, Any],
+) -> None:
+    """``compare --manifest``: exit 0 when every bug was decided (with or without mutants), 1 otherwise."""
+    import json
+    import sys
+
+    from tqdm import tqdm
+
+    from mutreal.benchmark_compare import compare_manifest, read_classified
+    from mutreal.benchmark_mutants import MODES
+    from mutreal.benchmark_reproduce import ManifestError, already_decided, read_reproduce_manifest
+
+    if not Path(manifest).is_file():
+        raise click.BadParameter(f"{manifest} does not exist", param_hint="--manifest")
+    if mode not in MODES and not Path(mode).is_dir():
+        raise click.BadParameter(
+            f"{mode!r} is neither {' nor '.join(MODES)} nor a folder", param_hint="--mutants"
+        )
+    try:
+        tasks = read_reproduce_manifest(manifest)
+    except ManifestError as error:
+        raise click.BadParameter(str(error), param_hint="--manifest") from None
+    classified = read_classified(results) if results else None
+    skip = already_decided(out)
+    ids = {task.id for task in tasks}
+    seed_list = list(seeds) if seeds is not None else list(range(runs))
+    work = f"{Path(out).resolve()}.work" if out else None
+    bar = tqdm(total=len(tasks), initial=len(ids & set(skip)), unit="bug", file=sys.stderr,
+               disable=None if campaign.get("progress", True) else True)  # fmt: skip
+    failed = sum(status in ("error", "missing-data") for bug_id, status in skip.items() if bug_id in ids)
+    sink = open(out, "a", encoding="utf-8") if out else sys.stdout  # noqa: SIM115 (closed below)
+    try:
+        rows = compare_manifest(
+            tasks, seeds=seed_list, mode=mode, work=work, campaign=campaign, statistics=statistics,
+            classified=classified, tolerance=tolerance, skip=skip, on_start=lambda task: bar.set_description(task.id),
+        )  # fmt: skip
+        for row in rows:
+            sink.write(json.dumps(row.to_dict(), allow_nan=False, default=str) + "\n")
+            sink.flush()
+            failed += row.status in ("error", "missing-data")
+            bar.update(1)
+    finally:
+        bar.close()
+        if out:
+            sink.close()
+    if failed:
+        click.echo(f"{failed} bug(s) not decided (error or missing data): see their rows", err=True)
         raise SystemExit(1)
 
 

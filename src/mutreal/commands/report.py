@@ -53,6 +53,20 @@ from mutreal.labelsfile import LabelsFormatError
     help="Keep only components of this confidence or above; components with no confidence are "
     "dropped too, and counted in the output.",
 )
+@click.option(
+    "--reproduce",
+    "reproduce_rows",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="JSONL of `mutreal reproduce --manifest`: Table 5 per benchmark beside the study's, and each "
+    "bug's reproduction runs on its page.",
+)
+@click.option(
+    "--compare",
+    "compare_rows",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="JSONL of `mutreal compare --manifest`: per-operator reconstruction and coupling, the best "
+    "mutant per bug, a coupling heatmap and a KP scatter, and each bug's mutants on its page.",
+)
 def report(
     source: Path,
     out_dir: Path | None,
@@ -64,6 +78,8 @@ def report(
     labels: tuple[Path, ...],
     sources: tuple[Path, ...],
     min_confidence: str | None,
+    reproduce_rows: Path | None,
+    compare_rows: Path | None,
 ) -> None:
     """Report on SOURCE: a results JSONL of `mutreal classify --manifest`, or a labels CSV
     (id,codes,is_mutant[,benchmark][,realistic]) whose manual codes give the study's Tables 3 and 4.
@@ -83,6 +99,8 @@ def report(
             labels=labels,
             sources=sources,
             min_confidence=min_confidence,
+            reproduce=reproduce_rows,
+            compare=compare_rows,
             title=title,
             min_support=min_support,
         )

@@ -25,6 +25,7 @@ from mutreal.labelsfile import (
 )
 from mutreal.mining import Combination
 from mutreal.report import paper
+from mutreal.report.campaigns import CampaignRows, Campaigns
 from mutreal.report.confidence import ConfidenceFilter, filter_rows
 from mutreal.report.pages import BugPages, SourceFinder, read_label_sets
 from mutreal.report.tables import (
@@ -87,6 +88,8 @@ class Report:
     confidence_filter: ConfidenceFilter | None = None
     #: the per-bug pages (results only; not part of the JSON)
     pages: BugPages | None = None
+    #: reproduce/compare campaign rows (``--reproduce``/``--compare``), for plots and bug pages
+    campaigns: Campaigns | None = None
 
     def table(self, name: str) -> Table | None:
         return next((t for t in self.tables if t.name == name), None)
@@ -222,9 +225,11 @@ def build_report(
     combinations_limit: int = 50,
     pages: BugPages | None = None,
     confidence_filter: ConfidenceFilter | None = None,
+    campaigns: Campaigns | None = None,
 ) -> Report:
     """Compute every table of the report from ``bugs`` (order-0 and error rows listed apart);
-    with ``pages``, the report lists every bug with a link to its page."""
+    with ``pages``, the report lists every bug with a link to its page; ``campaigns`` adds the
+    reproduction and coupling tables (and their sections on the bug pages)."""
     bugs = list(bugs)
     figures = benchmark_figures(bugs)
     support = min_support or default_min_support(bugs)
@@ -239,6 +244,10 @@ def build_report(
     simulable_table, _ = combinations_table(bugs, support, combinations_limit, simulable_only=True)
     tables += [combos_table, simulable_table, cooccurrence_table(graph), order_distribution_table(figures)]
     tables += [order0_table(bugs), errors_table(bugs, problems)]
+    if campaigns is not None:
+        tables += campaigns.tables()
+        if pages is not None:
+            pages.extra = campaigns.page_sections()
     if pages is not None:
         tables.append(pages.index_table())
     return Report(
@@ -253,6 +262,7 @@ def build_report(
         graph=graph,
         confidence_filter=confidence_filter,
         pages=pages,
+        campaigns=campaigns,
     )
 
 
@@ -263,6 +273,8 @@ def report_from_file(
     labels: Sequence[str | Path] = (),
     sources: Sequence[str | Path] = (),
     min_confidence: str | None = None,
+    reproduce: str | Path | None = None,
+    compare: str | Path | None = None,
     **options: Any,
 ) -> Report:
     """Read ``path`` (results JSONL or labels CSV) and build its report (options as for
@@ -272,6 +284,7 @@ def report_from_file(
     For results: ``labels`` are labels CSVs shown beside the predicted codes on the bug pages,
     ``sources`` folders where the programs the rows name are looked for first, and
     ``min_confidence`` drops components below that level (and those without a confidence).
+    ``reproduce``/``compare``: the JSONL of ``reproduce --manifest`` / ``compare --manifest``.
     """
     path = Path(path)
     if path.suffix.lower() in {".csv", ".tsv"} or is_labels_file(path):
@@ -291,6 +304,12 @@ def report_from_file(
     pages = None
     if rows is not None:
         pages = BugPages(rows, SourceFinder.for_results(path, sources), read_label_sets(labels))
+    campaigns = None
+    if reproduce is not None or compare is not None:
+        campaigns = Campaigns(
+            CampaignRows.read(reproduce) if reproduce is not None else None,
+            CampaignRows.read(compare) if compare is not None else None,
+        )
     return build_report(
         bugs,
         source=str(path),
@@ -298,5 +317,6 @@ def report_from_file(
         problems=problems,
         pages=pages,
         confidence_filter=confidence_filter,
+        campaigns=campaigns,
         **options,
     )

@@ -314,8 +314,10 @@ def render_bug_page(
     finder: SourceFinder,
     label_sets: Sequence[LabelSet] = (),
     report_href: str = "../report.html",
+    extra: str = "",
 ) -> str:
-    """The page of one bug (self-contained HTML, inline styles and script)."""
+    """The page of one bug (self-contained HTML, inline styles and script); ``extra`` is HTML shown
+    before the programs (the bug's reproduction runs and mutants, see :mod:`mutreal.report.campaigns`)."""
     placed: set[str] = set()
     pairs = file_pairs(row)
     programs = [_pair_section(row, b, f, finder, placed) for b, f in pairs]
@@ -350,6 +352,7 @@ def render_bug_page(
         + _list_table(row.set_aside, "No line was set aside: every line of both programs parsed.")
         + "\n<h2>Noise-rule hits</h2>\n"
         + _list_table(_noise_hits(row), "The results row records no noise-rule hit.")
+        + (f"\n{extra}" if extra else "")
         + "\n<h2>Programs (buggy left, fixed right)</h2>\n"
         + "\n".join(programs)
         + f"\n{script_tag()}</body></html>\n"
@@ -361,15 +364,18 @@ def write_bug_pages(
     out_dir: str | Path,
     finder: SourceFinder,
     label_sets: Sequence[LabelSet] = (),
+    extra: dict[str, str] | None = None,
 ) -> dict[str, Path]:
-    """Write ``bugs/<page>.html`` for every row under ``out_dir``; returns bug id -> path."""
+    """Write ``bugs/<page>.html`` for every row under ``out_dir``; returns bug id -> path.
+    ``extra``: bug id -> HTML sections added to its page."""
     folder = Path(out_dir) / PAGES_DIR
     folder.mkdir(parents=True, exist_ok=True)
     names = page_names(r.id for r in rows)
     written: dict[str, Path] = {}
     for row in rows:
         path = folder / names[row.id]
-        path.write_text(render_bug_page(row, finder, label_sets), encoding="utf-8")
+        html_text = render_bug_page(row, finder, label_sets, extra=(extra or {}).get(row.id, ""))
+        path.write_text(html_text, encoding="utf-8")
         written[row.id] = path
     return written
 
@@ -381,6 +387,8 @@ class BugPages:
     rows: list[ResultRow]
     finder: SourceFinder
     label_sets: list[LabelSet] = field(default_factory=list)
+    #: bug id -> HTML sections added to its page (campaign results)
+    extra: dict[str, str] = field(default_factory=dict)
 
     def names(self) -> dict[str, str]:
         return page_names(r.id for r in self.rows)
@@ -419,4 +427,4 @@ class BugPages:
         return Table("bugs", "Every bug", columns, rows, note)
 
     def write(self, out_dir: str | Path) -> dict[str, Path]:
-        return write_bug_pages(self.rows, out_dir, self.finder, self.label_sets)
+        return write_bug_pages(self.rows, out_dir, self.finder, self.label_sets, self.extra)

@@ -51,6 +51,16 @@ PLOTS = (
     ),
 )
 
+#: plots drawn only when the report has compare rows (``--compare``)
+CAMPAIGN_PLOTS = (
+    Plot(
+        "coupling_heatmap",
+        "Coupling strength per bug and operator (best mutant of each operator)",
+        "coupling",
+    ),
+    Plot("kp_scatter", "KP(best mutant) against KP(real fault), one point per input", "coupling"),
+)
+
 #: report sections: heading, tables (by name) and plots, in order
 SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("order", "Order of the bugs and fault types (RQ3)", ("table3_order", "order_distribution")),
@@ -63,6 +73,8 @@ SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         "Fault-code co-occurrence and frequent combinations",
         ("combinations", "combinations_simulable", "cooccurrence"),
     ),
+    ("reproduction", "Reproduction of the real faults (RQ5)", ("table5_reproduction", "reproduction_bugs")),
+    ("coupling", "Mutants against the real faults: coupling", ("coupling_operators", "coupling_best")),
     ("apart", "Listed apart: order-0 bugs and errors", ("order0", "errors")),
     ("bugs", "Every bug, with a link to its page", ("bugs",)),
 )
@@ -82,7 +94,13 @@ def render_plots(report: Report) -> dict[str, bytes]:
         "categories": lambda: plots.category_png(report.bugs),
         "cooccurrence_heatmap": lambda: plots.cooccurrence_heatmap_png(report.graph),
     }
-    return {plot.name: makers[plot.name]() for plot in PLOTS}
+    compared = report.campaigns.compare if report.campaigns is not None else None
+    if compared is not None:
+        from mutreal.report import campaign_plots
+
+        makers["coupling_heatmap"] = lambda: campaign_plots.coupling_heatmap_png(compared)
+        makers["kp_scatter"] = lambda: campaign_plots.kp_scatter_png(compared)
+    return {plot.name: makers[plot.name]() for plot in (*PLOTS, *CAMPAIGN_PLOTS) if plot.name in makers}
 
 
 def _cell(value: Any) -> str:
@@ -154,7 +172,9 @@ def render_markdown(report: Report, image_paths: dict[str, str] | None = None) -
     out = [f"# {report.title}", "", *(f"{line}  " for line in _summary_lines(report)), ""]
     for key, heading, names in SECTIONS:
         tables = [t for t in (report.table(n) for n in names) if t is not None]
-        plots = [p for p in PLOTS if p.section == key and image_paths and p.name in image_paths]
+        plots = [
+            p for p in (*PLOTS, *CAMPAIGN_PLOTS) if p.section == key and image_paths and p.name in image_paths
+        ]
         if not tables and not plots:
             continue
         out += [f"## {heading}", ""]
@@ -220,7 +240,7 @@ def render_html(report: Report, images: dict[str, bytes]) -> str:
     nav = []
     for key, heading, names in SECTIONS:
         tables = [t for t in (report.table(n) for n in names) if t is not None]
-        plots = [p for p in PLOTS if p.section == key and p.name in images]
+        plots = [p for p in (*PLOTS, *CAMPAIGN_PLOTS) if p.section == key and p.name in images]
         if not tables and not plots:
             continue
         nav.append(f'<a href="#section-{key}">{html.escape(heading)}</a>')

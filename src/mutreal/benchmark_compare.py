@@ -1,0 +1,364 @@
+"""Real faults against mutants over a benchmark: ``mutreal compare --manifest`` (coupling).
+
+For every bug of a manifest the buggy program is the real fault, seen as a mutant of the fixed
+program; the mutants of :mod:`mutreal.benchmark_mutants` are set beside it. Buggy, fixed and every
+mutant are trained with the same seeds in one campaign on one store (a run is never trained
+twice, and an interrupted benchmark resumes), then :func:`mutreal.verdicts.compare_from_records`
+decides per mutant: DeepCrime's kill (GLM + Cohen's d), the Fisher kill, the killing probability
+of each input with its Wilson interval, and the coupling strength and detectability IoU with the
+fault (Ahmed et al.). One JSON line per bug is written the moment it is decided; a bad bug is an
+error row and the batch goes on.
+
+Per-input correctness is what KP, coupling and IoU are made of. A classifier's input is correct
+when the predicted class is the label; a regression output has no class, so it counts as correct
+when ``|prediction - target| <= tolerance`` (``--tolerance``; by default a tenth of the evaluated
+targets' range). Each row names the rule it used.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mutreal.benchmark_mutants import (
+    MODES,
+    MutantSet,
+    all_mutants,
+    given_mutants,
+    reconstruct_mutants,
+    safe_name,
+)
+from mutreal.benchmark_reproduce import ReproduceTask, entry_program
+
+#: a coupling is called reliable from this many paired runs on (fewer: the KP intervals are too wide)
+MIN_RELIABLE_RUNS = 5
+#: the default regression tolerance, as a share of the range of the evaluated targets
+DEFAULT_RANGE_SHARE = 0.1
+RELIABLE_RULE = (
+    f"reliable: per-input correctness on every side, at least {MIN_RELIABLE_RUNS} paired runs, and both the "
+    "fault and the mutant kill at least one input"
+)
+
+
+@dataclass
+class Correctness:
+    """How an input is judged correct: the class rule, or the regression tolerance."""
+
+    tolerance: float | None = None
+
+    def rule(self, used_regression: bool, resolved: float | None) -> str:
+        if not used_regression:
+            return "class: predicted class == label"
+        if self.tolerance is not None:
+            return f"regression: |prediction - target| <= {self.tolerance:g} (--tolerance)"
+        shown = "?" if resolved is None else f"{resolved:g}"
+        return (f"regression: |prediction - target| <= {shown} ({DEFAULT_RANGE_SHARE:g} x the range of the "
+                "evaluated targets; set --tolerance)")  # fmt: skip
+
+
+class JudgedRecord:
+    """A run record whose per-input ``correct`` follows a :class:`Correctness` rule.
+
+    Classification records are unchanged; a regression record (``prediction_kind == "value"``)
+    gets ``|prediction - target| <= tolerance`` in place of "no per-input correctness". Every
+    other attribute is the record's own."""
+
+    def __init__(self, record: Any, tolerance: float | None) -> None:
+        self._record = record
+        self._tolerance = tolerance
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._record, name)
+
+    @property
+    def correct(self) -> list[bool] | None:
+        own = self._record.correct
+        if own is not None or self._tolerance is None:
+            return own
+        pairs = regression_pairs(self._record)
+        if pairs is None:
+            return None
+        return [abs(p - y) <= self._tolerance for p, y in pairs]
+
+
+def regression_pairs(record: Any) -> list[tuple[float, float]] | None:
+    """(prediction, target) per input of the last evaluate of a regression run, or None."""
+    last = record.last_evaluation if record.outcome == "ok" else None
+    if last is None or last.prediction_kind != "value" or not last.predictions or not last.labels:
+        return None
+    if len(last.predictions) != len(last.labels):
+        return None
+    try:
+        return [(float(p), float(y)) for p, y in zip(last.predictions, last.labels, strict=True)]
+    except (TypeError, ValueError):
+        return None
+
+
+def resolve_tolerance(groups: Sequence[Sequence[Any]], tolerance: float | None) -> tuple[bool, float | None]:
+    """(any regression run, the tolerance to use): ``tolerance``, else a tenth of the targets' range."""
+    targets = [y for records in groups for r in records for _, y in (regression_pairs(r) or [])]
+    if not targets:
+        return False, tolerance
+    if tolerance is not None:
+        return True, tolerance
+    finite = [y for y in targets if math.isfinite(y)]
+    spread = (max(finite) - min(finite)) if finite else 0.0
+    return True, DEFAULT_RANGE_SHARE * spread if spread > 0 else 1e-9
+
+
+@dataclass
+class BugComparison:
+    """The decided row of one bug (``compare --manifest`` writes it as one JSON line)."""
+
+    id: str
+    benchmark: str | None
+    status: str  # ok | no-mutants | missing-data | error
+    mode: str
+    error: str | None = None
+    reason: str | None = None
+    correctness: str | None = None
+    reliable_rule: str = RELIABLE_RULE
+    programs: dict[str, str] = field(default_factory=dict)
+    runs: int = 0
+    trainings: int = 0
+    metric: str | None = None
+    lower_is_better: bool | None = None
+    buggy: dict[str, Any] | None = None
+    fixed: dict[str, Any] | None = None
+    fault: dict[str, Any] | None = None
+    mutants: list[dict[str, Any]] = field(default_factory=list)
+    best: dict[str, Any] | None = None
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> BugComparison:
+        names = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def _rounded(values: Sequence[float] | None, digits: int = 4) -> list[float] | None:
+    return None if values is None else [round(float(v), digits) for v in values]
+
+
+def _kp(data: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A KP dict for the row: per input KP with its Wilson interval, and the counts."""
+    if not data:
+        return None
+    return {
+        "n_instances": data["n_instances"], "confidence": data["confidence"], "n_inputs": data["n_inputs"],
+        "inputs_killing": data["inputs_killing"], "mean_kp": round(data["mean_kp"], 6),
+        "kp": _rounded(data["kp"]), "low": _rounded(data["low"]), "high": _rounded(data["high"]),
+    }  # fmt: skip
+
+
+def _series(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A program's runs for the row: summary, outcomes and per-run values (never a single run alone)."""
+    return {k: data[k] for k in ("program", "runs", "failed", "outcomes", "summary", "values")}
+
+
+def _reliable(mutant: Mapping[str, Any], fault_kp: Mapping[str, Any] | None) -> bool:
+    kp = mutant.get("kp")
+    if mutant.get("coupling_strength") is None or kp is None or fault_kp is None:
+        return False
+    return (kp["n_instances"] >= MIN_RELIABLE_RUNS and kp["inputs_killing"] > 0
+            and fault_kp["inputs_killing"] > 0)  # fmt: skip
+
+
+def best_mutant(mutants: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The mutant closest to the fault: reliable first, then highest coupling, IoU, killing agreement."""
+    scored = [m for m in mutants if m.get("coupling") is not None]
+    if not scored:
+        return None
+
+    def key(m: Mapping[str, Any]) -> tuple[Any, ...]:
+        return (bool(m["reliable"]), m["coupling"], m.get("iou") or 0.0, bool(m.get("killing_agreement")))
+
+    chosen = max(scored, key=key)
+    return {
+        k: chosen.get(k)
+        for k in ("operator", "site", "value", "file", "coupling", "iou", "reliable", "killed")
+    }
+
+
+def decide(
+    task: ReproduceTask,
+    buggy: str,
+    fixed: str,
+    made: MutantSet,
+    groups: Sequence[Sequence[Any]],
+    *,
+    mode: str,
+    tolerance: float | None = None,
+    statistics: Mapping[str, Any] | None = None,
+) -> BugComparison:
+    """The row of one bug from its runs: ``groups`` are buggy, fixed, then one list per mutant."""
+    from mutreal.verdicts import compare_from_records
+
+    statistics = dict(statistics or {})
+    row = BugComparison(id=task.id, benchmark=task.benchmark, status="ok", mode=mode,
+                        programs={"buggy": buggy, "fixed": fixed}, failures=list(made.failures))  # fmt: skip
+    regression, resolved = resolve_tolerance(groups, tolerance)
+    row.correctness = Correctness(tolerance).rule(regression, resolved)
+    judged = [[JudgedRecord(r, resolved if regression else None) for r in records] for records in groups]
+    row.runs = len(groups[0])
+    row.trainings = sum(sum(1 for r in records if not getattr(r, "reused", False)) for records in groups)
+    for side, records in (("buggy", groups[0]), ("fixed", groups[1])):
+        missing = next((r for r in records if r.outcome == "missing-data"), None)
+        if missing is not None:
+            row.status = "missing-data"
+            row.error = (
+                f"the {side} program could not find its data: {missing.error_message or 'a data file'}"
+            )
+            return row
+    names = [m.file for m in made.mutants]
+    report = compare_from_records(
+        judged[0], judged[1], dict(zip(names, judged[2:], strict=True)),
+        metric=task.metric or statistics.get("metric"),
+        lower_is_better=task.lower_is_better if task.lower_is_better is not None else statistics.get("lower_is_better"),
+        test=statistics.get("test", "glm"), alpha=statistics.get("alpha", 0.05),
+    ).to_dict()  # fmt: skip
+    row.metric, row.lower_is_better = report["fixed"]["metric"], report["fixed"]["lower_is_better"]
+    row.buggy, row.fixed = _series(report["buggy"]), _series(report["fixed"])
+    row.notes = list(report["notes"])
+    if not report["fixed"]["summary"]["n"]:
+        row.status, row.error = "error", "the fixed program has no successful run: nothing to compare with"
+        return row
+    fault = report["fault"]
+    row.fault = {
+        "killed": fault["killed"], "p_value": fault["kill"]["comparison"]["p_value"],
+        "cohen_d": fault["kill"]["d_worse"], "fisher_killed": fault["fisher_killed"], "kp": _kp(fault["kp"]),
+    }  # fmt: skip
+    for spec, result in zip(made.mutants, report["mutants"], strict=True):
+        entry = {
+            "operator": spec.operator, "site": spec.site, "value": spec.value, "provenance": spec.provenance,
+            "file": spec.file, "killed": result["killed"], "p_value": result["kill"]["comparison"]["p_value"],
+            "cohen_d": result["kill"]["d_worse"], "fisher_killed": result["fisher_killed"],
+            "killing_agreement": result["killing_agreement"], "vs_fault": result["metric_vs_fault"]["verdict"],
+            "summary": result["mutant"]["summary"], "outcomes": result["mutant"]["outcomes"],
+            "kp": _kp(result["kp"]), "coupling": result["coupling_strength"], "iou": result["detectability_iou"],
+        }  # fmt: skip
+        entry["reliable"] = _reliable({**result, "kp": entry["kp"]}, row.fault["kp"])
+        row.mutants.append(entry)
+    row.best = best_mutant(row.mutants)
+    return row
+
+
+def make_mutants(
+    task: ReproduceTask, buggy: str, fixed: str, mode: str, folder: Path, classified: Any = None
+) -> MutantSet:
+    """The mutant set ``mode`` (``reconstruct``, ``all`` or a folder) of one bug, written under ``folder``."""
+    if mode == "reconstruct":
+        return reconstruct_mutants(task.id, task.benchmark, task.buggy, task.fixed, fixed, folder / "reconstruct",
+                                   classified)  # fmt: skip
+    if mode == "all":
+        return all_mutants(fixed, folder / "all")
+    return given_mutants(mode, task.id)
+
+
+def compare_task(
+    task: ReproduceTask,
+    *,
+    seeds: Sequence[int],
+    mode: str,
+    work: str | Path,
+    campaign: Mapping[str, Any],
+    statistics: Mapping[str, Any] | None = None,
+    classified: Any = None,
+    tolerance: float | None = None,
+) -> BugComparison:
+    """Make one bug's mutants, train everything, decide; never raises for a bad bug (an error row)."""
+    from mutreal.verdicts import mutant_data_folders, run_programs
+
+    try:
+        buggy = entry_program(task.buggy, task.entry)
+        fixed = entry_program(task.fixed, task.entry)
+    except (ValueError, OSError) as error:
+        return BugComparison(
+            id=task.id, benchmark=task.benchmark, status="error", mode=mode, error=str(error)
+        )
+    try:
+        made = make_mutants(task, buggy, fixed, mode, Path(work) / safe_name(task.id), classified)
+        if not made.mutants:
+            return BugComparison(id=task.id, benchmark=task.benchmark, status="no-mutants", mode=mode,
+                                 reason=made.reason, programs={"buggy": buggy, "fixed": fixed},
+                                 failures=made.failures)  # fmt: skip
+        files = [m.file for m in made.mutants]
+        options = dict(campaign)
+        options["data_folders"] = mutant_data_folders(fixed, files, options.get("data_folders"))
+        groups = run_programs([buggy, fixed, *files], seeds, options)
+        return decide(task, buggy, fixed, made, groups, mode=mode, tolerance=tolerance, statistics=statistics)
+    except Exception as error:  # noqa: BLE001 - one bad bug never stops the benchmark
+        return BugComparison(id=task.id, benchmark=task.benchmark, status="error", mode=mode,
+                             error=f"{type(error).__name__}: {error}")  # fmt: skip
+
+
+def read_classified(path: str | Path) -> dict[str, dict[str, Any]]:
+    """Bug id -> classify row of a results JSONL (the last row of an id wins; unreadable lines skipped)."""
+    import json
+
+    rows: dict[str, dict[str, Any]] = {}
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            try:
+                data = json.loads(line)
+                rows[str(data["id"])] = data
+            except (ValueError, KeyError, TypeError):
+                continue
+    return rows
+
+
+def compare_manifest(
+    tasks: Sequence[ReproduceTask],
+    *,
+    seeds: Sequence[int],
+    mode: str = "reconstruct",
+    work: str | Path | None = None,
+    campaign: Mapping[str, Any] | None = None,
+    statistics: Mapping[str, Any] | None = None,
+    classified: Mapping[str, Any] | None = None,
+    tolerance: float | None = None,
+    skip: Mapping[str, str] | set[str] | None = None,
+    on_start: Callable[[ReproduceTask], None] | None = None,
+) -> Iterator[BugComparison]:
+    """Yield one decided row per bug in manifest order (warm local workers kept between bugs).
+
+    ``work`` holds the mutants (and the run store when ``campaign`` names none); without it a
+    temporary folder is used and removed at the end. ``classified`` maps bug ids to classify rows
+    (``--results``); bugs it lacks are classified here."""
+    from mutreal.runner.pool import shutdown_idle_workers
+    from mutreal.verdicts import mark_output_folder
+
+    if mode not in MODES and not Path(mode).is_dir():
+        raise ValueError(f"--mutants: {mode!r} is neither {' nor '.join(MODES)} nor a folder")
+    temporary = tempfile.TemporaryDirectory(prefix="mutreal-compare-") if work is None else None
+    folder = Path(temporary.name if temporary else work)  # type: ignore[arg-type]
+    mark_output_folder(folder)
+    options = dict(campaign or {})
+    if not options.get("store"):
+        options["store"] = str(folder / "runs.sqlite")
+    local = (options.get("executor") or "local") == "local"
+    if local:
+        options["keep_workers"] = True
+    try:
+        for task in tasks:
+            if skip and task.id in skip:
+                continue
+            if on_start is not None:
+                on_start(task)
+            yield compare_task(
+                task, seeds=seeds, mode=mode, work=folder, campaign=options, statistics=statistics,
+                classified=(classified or {}).get(task.id), tolerance=tolerance,
+            )  # fmt: skip
+    finally:
+        if local:
+            shutdown_idle_workers()
+        if temporary is not None:
+            temporary.cleanup()

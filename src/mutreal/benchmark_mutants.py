@@ -1,0 +1,262 @@
+"""The mutants ``compare --manifest`` sets against each real fault: reconstructed, all, or given.
+
+The question behind ``compare --manifest`` is whether a mutation tool's operators make faults that
+behave like the real ones. Three sets of mutants of a bug's fixed program answer it at three costs:
+
+- ``reconstruct``: the operators classify matched to the fault's components, applied to the fixed
+  program with the values the buggy program has (what ``validate-operators`` does statically,
+  :func:`mutreal.validate.validate_bug`): one mutant per component, plus the higher-order mutant
+  of all of them when there are several. If the real fault is reconstructed exactly this mutant
+  *is* the fault, and it must couple with it; a bug none of whose components an operator
+  simulates gets no mutant and a reason.
+- ``all``: every first-order mutant of every registered operator at the catalogue's (DeepCrime's)
+  parameter values, the exhaustive search for the mutant closest to the fault.
+- a folder: mutants written beforehand, ``DIR/<bug id>/*.py`` (with ``mutate``'s provenance
+  ``.json`` beside each when there is one).
+
+Mutants are written into a folder of the output, never beside the user's programs; they read
+their original's data files through the campaign's data folders (see
+:func:`mutreal.verdicts.mutant_data_folders`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: the mutant sets ``--mutants`` names (anything else is a folder of given mutants)
+MODES = ("reconstruct", "all")
+
+
+@dataclass
+class MutantSpec:
+    """One mutant program of a bug's fixed program, and where it came from."""
+
+    file: str
+    operator: str | None
+    site: Any = None
+    value: Any = None
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class MutantSet:
+    """The mutants of one bug, the ones that could not be made, and why there are none."""
+
+    mutants: list[MutantSpec] = field(default_factory=list)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    reason: str | None = None
+
+
+def safe_name(text: str) -> str:
+    """A file-system name for a bug id (unsafe characters replaced, bounded length)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._")[:120] or "bug"
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-safe copy of an operator value (tuples become lists, odd objects their repr)."""
+    try:
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def not_simulable_reason(classified: Any) -> str | None:
+    """Why no operator can simulate this bug (from its classify row), or None when every component can.
+
+    ``classified`` is a :class:`mutreal.classify.BugResult` or its JSON dict."""
+    data = classified.to_dict() if hasattr(classified, "to_dict") else dict(classified)
+    if data.get("status") != "ok":
+        return f"the pair cannot be classified: {data.get('error') or data.get('status')}"
+    components = data.get("components") or []
+    if not components:
+        return "classify found no fault component (order 0): nothing to reconstruct"
+    missing = [c for c in components if not c.get("simulable")]
+    if not missing:
+        return None
+    parts = [f"{c.get('code')} at {c.get('element')}: {c.get('reason') or 'no operator'}" for c in missing]
+    share = f"{len(missing)} of {len(components)} component(s)"
+    return f"no operator simulates {share} ({'; '.join(parts)})"
+
+
+def reconstruct_mutants(
+    bug_id: str,
+    benchmark: str | None,
+    buggy: Sequence[str],
+    fixed: Sequence[str],
+    fixed_entry: str,
+    folder: str | Path,
+    classified: Any = None,
+) -> MutantSet:
+    """The operators classify matched, applied to the fixed program with the buggy values.
+
+    ``classified`` is the bug's classify row (``--results``); without it the pair is classified
+    here. The mutant sits in ``folder`` (the fixed side mirrored there, so a program of several
+    files still imports its siblings)."""
+    from mutreal.classify import ManifestRow, classify_safely
+    from mutreal.validate import validate_bug
+
+    if classified is None:
+        classified = classify_safely(list(buggy), list(fixed), bug_id=bug_id, benchmark=benchmark)
+    reason = not_simulable_reason(classified)
+    if reason is not None:
+        return MutantSet(reason=reason)
+    folder = Path(folder)
+    if folder.exists():
+        shutil.rmtree(folder)  # a resumed bug starts from a clean folder: no stale mutant trained
+    validation = validate_bug(ManifestRow(bug_id, benchmark, list(buggy), list(fixed)), workdir=str(folder))
+    if validation.status in ("error", "not_simulable", "no_components"):
+        return MutantSet(
+            reason=f"validate-operators: {validation.status}: {validation.error or ''}".rstrip(": ")
+        )
+    applied = [c for c in validation.components if c.site is not None and c.operator]
+    failures = [
+        {"operator": c.operator, "element": c.element, "status": c.status, "error": c.detail}
+        for c in validation.components
+        if c not in applied
+    ]
+    if not applied:
+        return MutantSet(failures=failures, reason="no component's operator could be applied: " + "; ".join(
+            f"{f['operator'] or '-'} at {f['element']}: {f['status']} {f['error']}".strip() for f in failures))  # fmt: skip
+    mirror = folder / "builtin"
+    combined = _mirrored_entry(mirror, fixed, fixed_entry)
+    exact = validation.status == "reconstructed"
+    mutants: list[MutantSpec] = []
+    if len(applied) == 1 or len(fixed) > 1:
+        # one edit: the validated mutant is the first-order one; several files: only the mirror imports
+        only = applied[0] if len(applied) == 1 else None
+        mutants.append(_reconstructed(combined, applied, exact, validation.residual, only))
+    else:
+        for component in applied:
+            spec = _first_order(fixed_entry, component, folder / "components", exact)
+            if spec is not None:
+                mutants.append(spec)
+            else:
+                failures.append({"operator": component.operator, "element": component.element,
+                                 "status": "operator_error", "error": "the single edit could not be written"})  # fmt: skip
+        mutants.append(_reconstructed(combined, applied, exact, validation.residual, None))
+    return MutantSet(mutants=mutants, failures=failures)
+
+
+def _mirrored_entry(mirror: Path, fixed: Sequence[str], entry: str) -> str:
+    """The path of the fixed entry program inside validate's mirror of the fixed side."""
+    if len(fixed) == 1:
+        return str(mirror / os.path.basename(fixed[0]))
+    common = os.path.commonpath([os.path.abspath(f) for f in fixed])
+    return str(mirror / os.path.relpath(os.path.abspath(entry), common))
+
+
+def _reconstructed(
+    path: str, applied: Sequence[Any], exact: bool, residual: Sequence[Any], only: Any
+) -> MutantSpec:
+    provenance = {
+        "mode": "reconstruct",
+        "order": len(applied),
+        "exact": exact,
+        "components": [
+            {
+                "operator": c.operator,
+                "element": c.element,
+                "fixed": c.fixed,
+                "buggy": c.buggy,
+                "status": c.status,
+            }
+            for c in applied
+        ],
+        "residual": list(residual),
+    }
+    if only is not None:
+        return MutantSpec(path, only.operator, only.site, _plain(only.value), provenance)
+    return MutantSpec(
+        path, "+".join(c.operator for c in applied), [c.site for c in applied], [_plain(c.value) for c in applied],
+        provenance,
+    )  # fmt: skip
+
+
+def _first_order(fixed_entry: str, component: Any, folder: Path, exact: bool) -> MutantSpec | None:
+    """One component's edit alone, written with mutate's provenance (a part of a higher-order fault)."""
+    from mutreal.mutate import Failure, generate, write_mutant
+    from mutreal.operators import Program
+
+    program = Program.from_file(fixed_entry)
+    made = next(generate(program, component.operator, site=component.site, value=component.value), None)
+    if made is None or isinstance(made, Failure):
+        return None
+    path, _ = write_mutant(made, str(folder))
+    provenance = {
+        "mode": "reconstruct", "order": 1, "exact": False, "part_of_exact": exact,
+        "components": [{"operator": component.operator, "element": component.element, "fixed": component.fixed,
+                        "buggy": component.buggy, "status": component.status}],
+    }  # fmt: skip
+    return MutantSpec(path, component.operator, component.site, _plain(component.value), provenance)
+
+
+def all_mutants(fixed_entry: str, folder: str | Path, operators: Sequence[str] | None = None) -> MutantSet:
+    """Every first-order mutant of every registered operator (or ``operators``) at the catalogue's values."""
+    from mutreal.mutate import Failure, generate, write_mutant
+    from mutreal.operators import Program, registry
+
+    folder = Path(folder)
+    if folder.exists():
+        shutil.rmtree(folder)
+    try:
+        program = Program.from_file(fixed_entry)
+    except Exception as error:  # noqa: BLE001 - an unreadable program is this bug's error, not the batch's
+        return MutantSet(reason=f"the fixed program cannot be mutated: {type(error).__name__}: {error}")
+    out = MutantSet()
+    for op_id in operators or list(registry.operators()):
+        try:
+            items = list(generate(program, op_id, all_values=True))
+        except Exception as error:  # noqa: BLE001 - one failing operator is a finding, not a stop
+            out.failures.append({"operator": op_id, "error": f"{type(error).__name__}: {error}"})
+            continue
+        for item in items:
+            if isinstance(item, Failure):
+                if "no site" not in item.error:
+                    out.failures.append(item.to_dict())
+                continue
+            path, _ = write_mutant(item, str(folder))
+            prov = item.provenance.to_dict()
+            out.mutants.append(MutantSpec(
+                path, prov["operator"], prov["site"], _plain(prov["value"]),
+                {"mode": "all", "element": prov["element"], "old": prov["old"], "new": prov["new"]},
+            ))  # fmt: skip
+    if not out.mutants:
+        out.reason = "no operator has a site in the fixed program"
+    return out
+
+
+def given_mutants(root: str | Path, bug_id: str) -> MutantSet:
+    """The mutants written beforehand for this bug: ``root/<bug id>/*.py`` (provenance JSON read when beside)."""
+    root = Path(root)
+    folder = next((f for f in (root / bug_id, root / safe_name(bug_id)) if f.is_dir()), None)
+    if folder is None:
+        return MutantSet(reason=f"no folder {root / bug_id} of mutants for this bug")
+    out = MutantSet()
+    for path in sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts):
+        provenance: dict[str, Any] = {"mode": "given"}
+        beside = path.with_suffix(".json")
+        if beside.is_file():
+            try:
+                data = json.loads(beside.read_text(encoding="utf-8"))
+                provenance.update({k: data.get(k) for k in ("element", "old", "new", "original", "order")})
+            except (OSError, ValueError, AttributeError):
+                data = {}
+                provenance["note"] = f"{beside.name} is not a provenance JSON"
+        else:
+            data = {}
+        out.mutants.append(
+            MutantSpec(str(path), data.get("operator"), data.get("site"), data.get("value"), provenance)
+        )
+    if not out.mutants:
+        out.reason = f"no mutant program (*.py) under {folder}"
+    return out
