@@ -568,6 +568,66 @@ class DataVar:
 
 
 # ---------------------------------------------------------------------------------------------------
+# Source facts: what the comparison reads as written, not as the walk followed it
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class HyperparameterLiteral:
+    """A module-level ``epochs = 5`` / ``batch_size = 32`` number literal (rule ``unused_hyperparameter``).
+
+    The program's stated training budget, kept whether or not a training call reads the variable:
+    a fix that changes only the literal still changes what the author meant to train with.
+    """
+
+    name: str
+    kind: str  # fit.epochs or fit.batch_size
+    value: float
+    text: str  # the literal as written
+    line: int  # 0 when the assignment could not be found in the text again
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "value": self.value,
+            "text": self.text,
+            "line": self.line,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> HyperparameterLiteral:
+        return cls(d["name"], d["kind"], float(d["value"]), d.get("text", ""), d.get("line", 0))
+
+
+@dataclass
+class RuntimeDataCall:
+    """A ``targets = <mutreal.runtime.training_data>.fn(...)`` statement (rule
+    ``training_data_runtime_calls``): a training-data mutant's seeded change, found in the source even
+    where the arrays it rebinds were not followed. ``roles`` are the training roles
+    (``x_train``/``y_train``) of its targets; ``text`` is the call with whitespace runs collapsed."""
+
+    function: str
+    roles: list[str]
+    text: str
+    file: str | None
+    line: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "function": self.function,
+            "roles": list(self.roles),
+            "text": self.text,
+            "file": self.file,
+            "line": self.line,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RuntimeDataCall:
+        return cls(d["function"], list(d.get("roles", [])), d.get("text", ""), d.get("file"), d.get("line"))
+
+
+# ---------------------------------------------------------------------------------------------------
 # The program
 # ---------------------------------------------------------------------------------------------------
 
@@ -608,6 +668,12 @@ class ProgramModel:
     #: user functions that compute the training loss (``compile(loss=f)``, or ``tape.gradient`` of
     #: their result): name -> [line, body normalised by :mod:`mutreal.extract.losses`]
     loss_functions: dict[str, list] = field(default_factory=dict)
+    #: module-level ``epochs = 5`` / ``batch_size = 32`` number literals, by variable name, read as
+    #: written (rule ``unused_hyperparameter``; :func:`mutreal.extract.source_facts.find_hyperparameter_literals`)
+    hyperparameter_literals: dict[str, HyperparameterLiteral] = field(default_factory=dict)
+    #: every ``targets = <mutreal.runtime.training_data>.fn(...)`` statement, in source order (rule
+    #: ``training_data_runtime_calls``; :func:`mutreal.extract.source_facts.find_runtime_data_calls`)
+    runtime_data_calls: list[RuntimeDataCall] = field(default_factory=list)
 
     # -- convenience -------------------------------------------------------------------------------
     @property
@@ -668,6 +734,8 @@ class ProgramModel:
             "raw_tensorflow": self.raw_tensorflow,
             "untrained_data": {k: v.to_dict() for k, v in self.untrained_data.items()},
             "loss_functions": {k: list(v) for k, v in self.loss_functions.items()},
+            "hyperparameter_literals": {k: v.to_dict() for k, v in self.hyperparameter_literals.items()},
+            "runtime_data_calls": [c.to_dict() for c in self.runtime_data_calls],
         }
 
     @classmethod
@@ -687,4 +755,8 @@ class ProgramModel:
             raw_tensorflow=d.get("raw_tensorflow", False),
             untrained_data={k: DataVar.from_dict(v) for k, v in d.get("untrained_data", {}).items()},
             loss_functions={k: list(v) for k, v in d.get("loss_functions", {}).items()},
+            hyperparameter_literals={
+                k: HyperparameterLiteral.from_dict(v) for k, v in d.get("hyperparameter_literals", {}).items()
+            },
+            runtime_data_calls=[RuntimeDataCall.from_dict(c) for c in d.get("runtime_data_calls", [])],
         )

@@ -27,7 +27,7 @@ from typing import Any
 import libcst as cst
 
 from mutreal import keras_api
-from mutreal.extract import data, losses, names
+from mutreal.extract import data, losses, names, source_facts
 from mutreal.extract.interpreter.values import (
     ArgParserObj,
     Env,
@@ -121,6 +121,7 @@ class Walker(KerasLayers):
         pm.raw_tensorflow = names.uses_raw_tensorflow(self.lines.code, self.imports)
         pm.framework = names.framework_of(self.imports, self.keras_seen, keras_built, pm.raw_tensorflow)
         pm.imports = dict(self.imports.aliases)
+        self._read_source_facts(pm)
         if pm.framework == "tensorflow":
             pm.notes.append("raw TensorFlow code (no Keras model built or trained)")
         elif pm.raw_tensorflow and pm.framework == "keras":
@@ -128,6 +129,21 @@ class Walker(KerasLayers):
                 "mixes raw TensorFlow (sessions, placeholders, tf.train, GradientTape) with Keras"
             )
         return self.program
+
+    def _read_source_facts(self, pm: ProgramModel) -> None:
+        """What the comparison reads as written (:mod:`~mutreal.extract.source_facts`): the
+        training-budget literals and the runtime training-data calls (after the walk: their
+        training roles come from the fit calls, their callees from the imports)."""
+        source = self.source
+        if source is None:
+            try:
+                source = self.module.code
+            except RecursionError:  # a tree too deep to regenerate: no facts read from its text
+                return
+        pm.hyperparameter_literals = source_facts.find_hyperparameter_literals(self.module, source)
+        pm.runtime_data_calls = source_facts.find_runtime_data_calls(
+            self.module, source, pm.imports, pm.fits, self.path, self.lines.line
+        )
 
     def _decide_era_upfront(self, code: str) -> None:
         """Pick the era before the walk: positional arguments and defaults depend on it."""

@@ -249,8 +249,8 @@ class CallInterpreter(StatementRunner):
             body = func.node.body
             if isinstance(body, cst.IndentedBlock):
                 self.exec_block(body.body, local)
-            else:
-                for small in body.body:  # type: ignore[attr-defined]
+            elif isinstance(body, cst.SimpleStatementSuite):
+                for small in body.body:
                     self.exec_small(small, local)
         finally:
             self.depth -= 1

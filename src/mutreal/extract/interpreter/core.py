@@ -48,7 +48,7 @@ _MAX_INLINE_DEPTH = 4
 _MAX_STEPS = 20000  # statements executed per file (loops and inlining included)
 
 #: nodes whose ``value`` is their source text
-_ATOMS = frozenset({cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary})
+_ATOMS = (cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)
 
 _UNARY = {cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~", cst.Not: "not "}
 
@@ -72,6 +72,8 @@ class InterpreterCore:
     ) -> None:
         self.module = module
         self.path = path
+        #: the text that was parsed into ``module`` (None: regenerated from the module when needed)
+        self.source = source
         try:
             self.lines: Any = line_index(module, source if source is not None else module.code)
         except RecursionError:  # a tree too deep to regenerate: no line numbers, still a model
@@ -98,13 +100,13 @@ class InterpreterCore:
         self.lr_settings: dict[int, Value] = {}
 
     def text(self, node: cst.CSTNode) -> str:
+        """Source text of ``node``, stripped and cut at 400 characters (cached per node)."""
         key = id(node)
         t = self._text_cache.get(key)
         if t is None:
             try:
-                nt = type(node)
-                if nt in _ATOMS and not node.lpar:  # type: ignore[attr-defined]
-                    return node.value  # type: ignore[attr-defined]
+                if isinstance(node, _ATOMS) and not node.lpar:
+                    return node.value
                 t = self._fast_text(node)
             except Exception:  # noqa: BLE001 - text is best effort
                 t = "<?>"
@@ -117,25 +119,24 @@ class InterpreterCore:
     def _fast_text(self, node: cst.CSTNode) -> str:
         """Source text of an expression, rebuilt from its parts for common shapes (code generation
         of LibCST is slow); calls come from the line index, anything unusual from LibCST."""
-        nt = type(node)
-        if nt in _ATOMS:
-            out = node.value  # type: ignore[attr-defined]
-        elif nt is cst.Attribute:
-            out = f"{self._fast_text(node.value)}.{node.attr.value}"  # type: ignore[attr-defined]
-        elif nt is cst.Call:
+        if isinstance(node, _ATOMS):
+            out = node.value
+        elif isinstance(node, cst.Attribute):
+            out = f"{self._fast_text(node.value)}.{node.attr.value}"
+        elif isinstance(node, cst.Call):
             t = self.lines.text(node)
             return t if t is not None else self.module.code_for_node(node)
-        elif nt in (cst.Tuple, cst.List) and all(type(e) is cst.Element for e in node.elements):  # type: ignore[attr-defined]
-            items = [self._fast_text(e.value) for e in node.elements]  # type: ignore[attr-defined]
-            if nt is cst.List:
+        elif isinstance(node, cst.Tuple | cst.List) and all(type(e) is cst.Element for e in node.elements):
+            items = [self._fast_text(e.value) for e in node.elements if isinstance(e, cst.Element)]
+            if isinstance(node, cst.List):
                 return "[" + ", ".join(items) + "]"
             body = ", ".join(items) + ("," if len(items) == 1 else "")
-            return f"({body})" if node.lpar else body  # type: ignore[attr-defined]
-        elif nt is cst.UnaryOperation and type(node.operator) in _UNARY:  # type: ignore[attr-defined]
-            out = _UNARY[type(node.operator)] + self._fast_text(node.expression)  # type: ignore[attr-defined]
-        elif nt is cst.BinaryOperation and type(node.operator) in _BINARY:  # type: ignore[attr-defined]
-            op = _BINARY[type(node.operator)]  # type: ignore[attr-defined]
-            out = f"{self._fast_text(node.left)} {op} {self._fast_text(node.right)}"  # type: ignore[attr-defined]
+            return f"({body})" if node.lpar else body
+        elif isinstance(node, cst.UnaryOperation) and type(node.operator) in _UNARY:
+            out = _UNARY[type(node.operator)] + self._fast_text(node.expression)
+        elif isinstance(node, cst.BinaryOperation) and type(node.operator) in _BINARY:
+            op = _BINARY[type(node.operator)]
+            out = f"{self._fast_text(node.left)} {op} {self._fast_text(node.right)}"
         else:
             return self.module.code_for_node(node)
         lpar = getattr(node, "lpar", ())
@@ -145,7 +146,12 @@ class InterpreterCore:
         return self.lines.line(node) or self.cur_line
 
     def lazy(
-        self, kind: str, value: Any, node: cst.CSTNode, line: int | None, args: list | None = None
+        self,
+        kind: str,
+        value: Any,
+        node: cst.CSTNode,
+        line: int | None,
+        args: list | None = None,
     ) -> Value:
         """A value whose source text is computed only if the model keeps it (most are dropped)."""
         return LazyValue(kind, value, self, node, line, args)
@@ -166,10 +172,20 @@ class InterpreterCore:
             return Value(CALL, obj.layer.cls, kwargs=dict(obj.layer.args), text=text, line=line)
         if isinstance(obj, OptimizerObj):
             return Value(
-                CALL, obj.optimizer.cls or "?", kwargs=dict(obj.optimizer.args), text=text, line=line
+                CALL,
+                obj.optimizer.cls or "?",
+                kwargs=dict(obj.optimizer.args),
+                text=text,
+                line=line,
             )
         if isinstance(obj, CallbackObj):
-            return Value(CALL, obj.callback.cls, kwargs=dict(obj.callback.args), text=text, line=line)
+            return Value(
+                CALL,
+                obj.callback.cls,
+                kwargs=dict(obj.callback.args),
+                text=text,
+                line=line,
+            )
         if isinstance(obj, data.DataChain):
             return Value(REF, f"data:{obj.var or obj.part or '?'}", text=text, line=line)
         if isinstance(obj, FuncObj):
@@ -216,6 +232,35 @@ class InterpreterCore:
         return {k: self.to_value(o, nodes.get(k)) for k, o in objs.items()}
 
     # ---------------------------------------------------------------------------------------------
+    # the interpreter's later layers (expressions, statements, calls), declared for the earlier ones
+    # ---------------------------------------------------------------------------------------------
+    def ev(self, node: cst.BaseExpression, env: Env) -> Any:
+        """The abstract value of an expression (:mod:`.expressions`)."""
+        raise NotImplementedError
+
+    def bind(
+        self,
+        target: cst.BaseExpression,
+        value: Any,
+        env: Env,
+        source: cst.CSTNode | None = None,
+    ) -> None:
+        """Bind ``value`` to an assignment target (:mod:`.statements`)."""
+        raise NotImplementedError
+
+    def ev_call(self, node: cst.Call, env: Env) -> Any:
+        """The abstract value of a call (:mod:`.calls`)."""
+        raise NotImplementedError
+
+    def define_class(self, node: cst.ClassDef, env: Env) -> None:
+        """Bind a class statement (:mod:`.calls`)."""
+        raise NotImplementedError
+
+    def _collect_subclass_layer(self, model: KerasModel, value: Any) -> None:
+        """Layers assigned to attributes of a subclassed model join it (:mod:`.calls`)."""
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------------------------------------
     # hooks: what the interpreter asks of the Keras semantics (implemented by the Walker's mixins)
     # ---------------------------------------------------------------------------------------------
     def call_qualified(self, qn: str, node: cst.Call, env: Env) -> Any:
@@ -235,7 +280,12 @@ class InterpreterCore:
         raise NotImplementedError
 
     def make_layer(
-        self, written: str, node: cst.Call, env: Env, qn: str | None = None, known: bool | None = None
+        self,
+        written: str,
+        node: cst.Call,
+        env: Env,
+        qn: str | None = None,
+        known: bool | None = None,
     ) -> LayerObj | Tensor:
         """A layer built by a call (``Input`` gives its tensor)."""
         raise NotImplementedError
@@ -253,7 +303,11 @@ class InterpreterCore:
         raise NotImplementedError
 
     def _set_learning_rate(
-        self, target: cst.BaseExpression, value: Any, source: cst.CSTNode | None, env: Env
+        self,
+        target: cst.BaseExpression,
+        value: Any,
+        source: cst.CSTNode | None,
+        env: Env,
     ) -> bool:
         """``model.optimizer.lr = v``: True when ``target`` was an optimizer's learning rate."""
         raise NotImplementedError

@@ -48,80 +48,94 @@ _COMPARE = {
 }
 
 
+#: literal node types :func:`~mutreal.extract.constants.literal` folds
+_LITERALS = (
+    cst.Integer,
+    cst.Float,
+    cst.SimpleString,
+    cst.ConcatenatedString,
+    cst.FormattedString,
+)
+
+
 class ExpressionEvaluator(InterpreterCore):
     """Evaluates LibCST expressions to abstract values."""
 
     def ev(self, node: cst.BaseExpression, env: Env) -> Any:
-        t = type(node)
-        if t is cst.Name:
-            return self.ev_name(node, env)  # type: ignore[arg-type]
-        if t is cst.Call:
-            return self.ev_call(node, env)  # type: ignore[arg-type]
-        if t is cst.Attribute:
-            return self.ev_attribute(node, env)  # type: ignore[arg-type]
-        if t in (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString):
+        """The abstract value of an expression (most frequent node types first)."""
+        if isinstance(node, cst.Name):
+            return self.ev_name(node, env)
+        if isinstance(node, cst.Call):
+            return self.ev_call(node, env)
+        if isinstance(node, cst.Attribute):
+            return self.ev_attribute(node, env)
+        if isinstance(node, _LITERALS):
             v = constants.literal(node)
             if v is constants.NOT_CONST:
                 return self.lazy(OPAQUE, None, node, self.cur_line)
             return self.lazy(CONST, v, node, self.cur_line)
-        if t is cst.UnaryOperation:
-            inner = self.ev(node.expression, env)  # type: ignore[attr-defined]
+        if isinstance(node, cst.UnaryOperation):
+            inner = self.ev(node.expression, env)
             if isinstance(inner, Value) and inner.kind == CONST:
-                v = constants.fold_unary(node.operator, inner.value)  # type: ignore[attr-defined]
+                v = constants.fold_unary(node.operator, inner.value)
                 if v is not constants.NOT_CONST:
                     return self.lazy(CONST, v, node, self.cur_line)
             return self.lazy(OPAQUE, None, node, self.cur_line)
-        if t is cst.BinaryOperation:
-            left = self.ev(node.left, env)  # type: ignore[attr-defined]
-            right = self.ev(node.right, env)  # type: ignore[attr-defined]
-            return self.binary(type(node.operator).__name__, left, right, node.right, node, env)  # type: ignore[attr-defined]
-        if t in (cst.Tuple, cst.List):
-            return self.ev_sequence(node, env)  # type: ignore[arg-type]
-        if t is cst.Subscript:
-            return self.ev_subscript(node, env)  # type: ignore[arg-type]
-        if t is cst.Dict:
-            return self.ev_dict(node, env)  # type: ignore[arg-type]
-        if t is cst.Comparison:
-            return self.ev_comparison(node, env)  # type: ignore[arg-type]
-        if t is cst.BooleanOperation:
-            left = self.ev(node.left, env)  # type: ignore[attr-defined]
-            right = self.ev(node.right, env)  # type: ignore[attr-defined]
-            if (
-                isinstance(left, Value)
-                and left.kind == CONST
-                and isinstance(right, Value)
-                and right.kind == CONST
-            ):
-                is_and = isinstance(node.operator, cst.And)  # type: ignore[attr-defined]
-                value = (left.value and right.value) if is_and else (left.value or right.value)
-                return self.lazy(CONST, value, node, self.cur_line)
-            return Unknown(node, self.cur_line)
-        if t in (cst.ListComp, cst.GeneratorExp, cst.SetComp):
+        if isinstance(node, cst.BinaryOperation):
+            left = self.ev(node.left, env)
+            right = self.ev(node.right, env)
+            return self.binary(type(node.operator).__name__, left, right, node.right, node, env)
+        if isinstance(node, cst.Tuple | cst.List):
+            return self.ev_sequence(node, env)
+        if isinstance(node, cst.Subscript):
+            return self.ev_subscript(node, env)
+        if isinstance(node, cst.Dict):
+            return self.ev_dict(node, env)
+        if isinstance(node, cst.Comparison):
+            return self.ev_comparison(node, env)
+        if isinstance(node, cst.BooleanOperation):
+            return self.ev_boolean(node, env)
+        if isinstance(node, cst.ListComp | cst.GeneratorExp | cst.SetComp):
             return self.ev_comprehension(node, env)
-        if t is cst.Lambda:
+        if isinstance(node, cst.Lambda):
             return self.lazy(OPAQUE, None, node, self.cur_line)
-        if t is cst.IfExp:
-            self.ev(node.body, env)  # type: ignore[attr-defined]
+        if isinstance(node, cst.IfExp):
+            self.ev(node.body, env)
             return self.lazy(OPAQUE, None, node, self.cur_line)
-        if t is cst.NamedExpr:
-            value = self.ev(node.value, env)  # type: ignore[attr-defined]
-            self.bind(node.target, value, env)  # type: ignore[attr-defined]
+        if isinstance(node, cst.NamedExpr):
+            value = self.ev(node.value, env)
+            self.bind(node.target, value, env)
             return value
-        if t is cst.Await:
-            return self.ev(node.expression, env)  # type: ignore[attr-defined]
+        if isinstance(node, cst.Await):
+            return self.ev(node.expression, env)
         return Unknown(node, self.cur_line)
 
-    def ev_comprehension(self, node: cst.BaseComp, env: Env) -> Any:
+    def ev_boolean(self, node: cst.BooleanOperation, env: Env) -> Any:
+        """``a and b`` / ``a or b`` of two constants folds (both sides are evaluated, as written)."""
+        left = self.ev(node.left, env)
+        right = self.ev(node.right, env)
+        if (
+            isinstance(left, Value)
+            and left.kind == CONST
+            and isinstance(right, Value)
+            and right.kind == CONST
+        ):
+            is_and = isinstance(node.operator, cst.And)
+            value = (left.value and right.value) if is_and else (left.value or right.value)
+            return self.lazy(CONST, value, node, self.cur_line)
+        return Unknown(node, self.cur_line)
+
+    def ev_comprehension(self, node: cst.ListComp | cst.GeneratorExp | cst.SetComp, env: Env) -> Any:
         """``[Dense(u) for u in (64, 32)]`` with known items: the list of built objects; over data: a step."""
-        comp = node.for_in  # type: ignore[attr-defined]
-        if comp.inner_for_in is None and not comp.ifs and type(node) is cst.ListComp:
+        comp = node.for_in
+        if comp.inner_for_in is None and not comp.ifs and isinstance(node, cst.ListComp):
             items, objects = self._literal_iterations(comp.iter, env)
             if items is not None and len(items) <= _MAX_UNROLL:
                 local = Env(env)
                 out = []
                 for item in items:
                     self.bind(comp.target, item if objects else Value.const(item), local)
-                    out.append(self.ev(node.elt, local))  # type: ignore[attr-defined]
+                    out.append(self.ev(node.elt, local))
                 if all(isinstance(o, Value) and o.kind == CONST for o in out):
                     return self.lazy(CONST, [o.value for o in out], node, self.cur_line)
                 return out
@@ -155,11 +169,21 @@ class ExpressionEvaluator(InterpreterCore):
         value = env.get(name)
         if value is not None:
             if isinstance(value, Value):
-                return Value(value.kind, value.value, value.args, value.kwargs, text=name, line=self.cur_line)
+                return Value(
+                    value.kind,
+                    value.value,
+                    value.args,
+                    value.kwargs,
+                    text=name,
+                    line=self.cur_line,
+                )
             return value
         if name in ("True", "False", "None"):
             return Value(
-                CONST, {"True": True, "False": False, "None": None}[name], text=name, line=self.cur_line
+                CONST,
+                {"True": True, "False": False, "None": None}[name],
+                text=name,
+                line=self.cur_line,
             )
         qn = self.imports.resolve_name(name)
         if qn != name or self.imports.is_bound(name):
@@ -197,7 +221,14 @@ class ExpressionEvaluator(InterpreterCore):
                 shape = base.shape()
                 if shape is not None:
                     return self.lazy(CONST, shape, node, self.cur_line)
-            if attr in data.STAT_METHODS or attr in ("shape", "dtype", "columns", "index", "size", "ndim"):
+            if attr in data.STAT_METHODS or attr in (
+                "shape",
+                "dtype",
+                "columns",
+                "index",
+                "size",
+                "ndim",
+            ):
                 return self.lazy(OPAQUE, None, node, self.cur_line)
             # df.column -> a column of the frame
             return base.derive(self._op("slice", None, {"index": Value.const(attr)}, node))
@@ -207,7 +238,12 @@ class ExpressionEvaluator(InterpreterCore):
                 return chain
         if isinstance(base, ModelObj) and attr == "layers":
             return [LayerObj(layer, applied=True) for layer in base.model.layers]
-        if isinstance(base, ModelObj) and attr in ("output", "outputs", "input", "inputs"):
+        if isinstance(base, ModelObj) and attr in (
+            "output",
+            "outputs",
+            "input",
+            "inputs",
+        ):
             return Tensor(self._model_as_layer(base, node), [], self.next_seq())
         if isinstance(base, LayerObj) and attr in ("output", "input"):
             return Tensor(base.layer, [], self.next_seq())
@@ -316,7 +352,10 @@ class ExpressionEvaluator(InterpreterCore):
                 if bounds is not None:
                     try:
                         return Value(
-                            CONST, base.value[slice(*bounds)], text=self.text(node), line=self.cur_line
+                            CONST,
+                            base.value[slice(*bounds)],
+                            text=self.text(node),
+                            line=self.cur_line,
                         )
                     except ValueError:
                         pass
@@ -332,7 +371,13 @@ class ExpressionEvaluator(InterpreterCore):
         return self.lazy(OPAQUE, None, node, self.cur_line)
 
     def binary(
-        self, op_name: str, left: Any, right: Any, right_node: cst.CSTNode, node: cst.CSTNode, env: Env
+        self,
+        op_name: str,
+        left: Any,
+        right: Any,
+        right_node: cst.CSTNode,
+        node: cst.CSTNode,
+        env: Env,
     ) -> Any:
         if isinstance(left, Value) and isinstance(right, Value):
             if left.kind == CONST and right.kind == CONST:
@@ -352,7 +397,12 @@ class ExpressionEvaluator(InterpreterCore):
             left_node = getattr(node, "left", None) or getattr(node, "target", None)
             operand = self.to_value(left, left_node) if left_node is not None else Value.opaque("?")
             return right.derive(
-                self._op(canonical, None, {"operand": operand, "reflected": Value.const(True)}, node)
+                self._op(
+                    canonical,
+                    None,
+                    {"operand": operand, "reflected": Value.const(True)},
+                    node,
+                )
             )
         return Unknown(node, self.cur_line)
 

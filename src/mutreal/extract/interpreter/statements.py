@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 import libcst as cst
+import libcst.matchers as m
 
 from mutreal import keras_api
 from mutreal.extract import data, names
@@ -40,6 +41,10 @@ from mutreal.model import (
 _BUILD_HINT = re.compile(r"\.add\(|\bDense\(|Conv|LSTM|GRU|Dropout|Pool|Activation|Flatten|layers\.")
 
 
+#: ``name.append`` / ``name.extend``
+_APPEND_OR_EXTEND = m.Attribute(value=m.Name(), attr=m.Name("append") | m.Name("extend"))
+
+
 class StatementRunner(ExpressionEvaluator):
     """Runs LibCST statements in source order over an environment."""
 
@@ -54,77 +59,77 @@ class StatementRunner(ExpressionEvaluator):
 
     def exec_stmt(self, stmt: cst.CSTNode, env: Env) -> None:
         self.steps += 1
-        t = type(stmt)
-        if t is cst.SimpleStatementLine:
-            for small in stmt.body:  # type: ignore[attr-defined]
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
                 self.exec_small(small, env)
-        elif t is cst.FunctionDef:
-            func = FuncObj(stmt, env)  # type: ignore[arg-type]
-            env.set(stmt.name.value, func)  # type: ignore[attr-defined]
+        elif isinstance(stmt, cst.FunctionDef):
+            func = FuncObj(stmt, env)
+            env.set(stmt.name.value, func)
             self.functions.append(func)
-        elif t is cst.ClassDef:
-            self.define_class(stmt, env)  # type: ignore[arg-type]
-        elif t is cst.If:
-            self.exec_if(stmt, env)  # type: ignore[arg-type]
-        elif t is cst.For:
-            self.exec_for(stmt, env)  # type: ignore[arg-type]
-        elif t is cst.While:
-            self.exec_block(stmt.body.body, env)  # type: ignore[attr-defined]
-            if stmt.orelse is not None:  # type: ignore[attr-defined]
-                self.exec_block(stmt.orelse.body.body, env)  # type: ignore[attr-defined]
-        elif t is cst.With:
+        elif isinstance(stmt, cst.ClassDef):
+            self.define_class(stmt, env)
+        elif isinstance(stmt, cst.If):
+            self.exec_if(stmt, env)
+        elif isinstance(stmt, cst.For):
+            self.exec_for(stmt, env)
+        elif isinstance(stmt, cst.While):
+            self.exec_block(stmt.body.body, env)
+            if stmt.orelse is not None:
+                self.exec_block(stmt.orelse.body.body, env)
+        elif isinstance(stmt, cst.With):
             self.lines.current = stmt
             self.cur_line = self.lines.line(stmt)
-            for item in stmt.items:  # type: ignore[attr-defined]
+            for item in stmt.items:
                 value = self.ev(item.item, env)
                 if item.asname is not None:
                     self.bind(item.asname.name, value, env)
-            self.exec_block(stmt.body.body, env)  # type: ignore[attr-defined]
-        elif t in (cst.Try, cst.TryStar):
-            self.exec_block(stmt.body.body, env)  # type: ignore[attr-defined]
-            for handler in stmt.handlers:  # type: ignore[attr-defined]
+            self.exec_block(stmt.body.body, env)
+        elif isinstance(stmt, cst.Try | cst.TryStar):
+            self.exec_block(stmt.body.body, env)
+            for handler in stmt.handlers:
                 self.exec_block(handler.body.body, env)
-            if stmt.orelse is not None:  # type: ignore[attr-defined]
-                self.exec_block(stmt.orelse.body.body, env)  # type: ignore[attr-defined]
-            if stmt.finalbody is not None:  # type: ignore[attr-defined]
-                self.exec_block(stmt.finalbody.body.body, env)  # type: ignore[attr-defined]
-        elif hasattr(stmt, "body") and hasattr(stmt.body, "body"):  # match and future compound forms
-            self.exec_block(stmt.body.body, env)  # type: ignore[attr-defined]
+            if stmt.orelse is not None:
+                self.exec_block(stmt.orelse.body.body, env)
+            if stmt.finalbody is not None:
+                self.exec_block(stmt.finalbody.body.body, env)
+        else:  # match and future compound forms: their body, when they have one
+            body = getattr(stmt, "body", None)
+            if hasattr(body, "body"):
+                self.exec_block(body.body, env)
 
     def exec_small(self, small: cst.BaseSmallStatement, env: Env) -> None:
         self.lines.current = small
         self.cur_line = self.lines.line(small) or self.cur_line
-        t = type(small)
-        if t is cst.Expr:
-            value = small.value  # type: ignore[attr-defined]
-            if type(value) is cst.Call and self._is_append(value, env):
-                self._accumulate(value.func.value.value, value, env)  # type: ignore[attr-defined]
-                return
+        if isinstance(small, cst.Expr):
+            value = small.value
+            if isinstance(value, cst.Call):
+                receiver = self._append_receiver(value, env)
+                if receiver is not None:
+                    self._accumulate(receiver, value, env)
+                    return
             self.ev(value, env)
-            if type(value) is cst.Call:
+            if isinstance(value, cst.Call):
                 self._inplace_call(value, env)
                 self._learning_rate_call(value, env)
-        elif t is cst.Assign:
-            value = self.ev(small.value, env)  # type: ignore[attr-defined]
-            for target in small.targets:  # type: ignore[attr-defined]
-                if not self._set_learning_rate(target.target, value, small.value, env):  # type: ignore[attr-defined]
-                    self.bind(target.target, value, env, small.value)  # type: ignore[attr-defined]
-        elif t is cst.AugAssign:
-            target = small.target  # type: ignore[attr-defined]
-            op_name = type(small.operator).__name__.replace("Assign", "")  # type: ignore[attr-defined]
-            current = self.ev(target, env)
-            right = self.ev(small.value, env)  # type: ignore[attr-defined]
-            value = self.binary(op_name, current, right, small.value, small, env)  # type: ignore[attr-defined]
-            self.bind(target, value, env, small)
-        elif t is cst.AnnAssign:
-            if small.value is not None:  # type: ignore[attr-defined]
-                value = self.ev(small.value, env)  # type: ignore[attr-defined]
-                self.bind(small.target, value, env, small.value)  # type: ignore[attr-defined]
-        elif t is cst.Return:
-            if small.value is not None and "__return__" not in env.vars:  # type: ignore[attr-defined]
-                env.vars["__return__"] = self.ev(small.value, env)  # type: ignore[attr-defined]
-        elif t in (cst.Import, cst.ImportFrom):
-            self.imports.add(small)  # type: ignore[arg-type]
+        elif isinstance(small, cst.Assign):
+            assigned = self.ev(small.value, env)
+            for target in small.targets:
+                if not self._set_learning_rate(target.target, assigned, small.value, env):
+                    self.bind(target.target, assigned, env, small.value)
+        elif isinstance(small, cst.AugAssign):
+            op_name = type(small.operator).__name__.replace("Assign", "")
+            current = self.ev(small.target, env)
+            right = self.ev(small.value, env)
+            result = self.binary(op_name, current, right, small.value, small, env)
+            self.bind(small.target, result, env, small)
+        elif isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                self.bind(small.target, self.ev(small.value, env), env, small.value)
+        elif isinstance(small, cst.Return):
+            if small.value is not None and "__return__" not in env.vars:
+                env.vars["__return__"] = self.ev(small.value, env)
+        elif isinstance(small, cst.Import | cst.ImportFrom):
+            self.imports.add(small)
 
     def exec_if(self, stmt: cst.If, env: Env) -> None:
         """Run the branch a constant condition selects; when the condition is not constant, every branch.
@@ -167,14 +172,15 @@ class StatementRunner(ExpressionEvaluator):
         if iterations is not None and 0 < len(iterations) <= _MAX_UNROLL:
             body_text = self.lines.text(stmt) or self.text(stmt.body)
         if (
-            body_text is not None
+            iterations is not None
+            and body_text is not None
             and (objects or _BUILD_HINT.search(body_text))
             and ".fit" not in body_text
             and "train_on_batch" not in body_text
         ):
             saved = self.origin
             self.origin = self.origin or "loop"
-            for item in iterations:  # type: ignore[union-attr]
+            for item in iterations:
                 self.bind(stmt.target, item if objects else Value.const(item), env)
                 self.exec_block(stmt.body.body, env)
             self.origin = saved
@@ -184,7 +190,10 @@ class StatementRunner(ExpressionEvaluator):
                 self.bind(stmt.target, first if objects else Value.const(first), env)
             else:
                 self.bind(stmt.target, Unknown(stmt.iter, self.cur_line), env)
-            fits_before, models_before = len(self.program.fits), len(self.program.models)
+            fits_before, models_before = (
+                len(self.program.fits),
+                len(self.program.models),
+            )
             self.exec_block(stmt.body.body, env)
             # the passes train one model again and again only when the loop builds none: a loop that
             # builds a model per item is a search over configurations, each trained once
@@ -196,36 +205,33 @@ class StatementRunner(ExpressionEvaluator):
             self.exec_block(stmt.orelse.body.body, env)
 
     def bind(
-        self, target: cst.BaseExpression, value: Any, env: Env, source: cst.CSTNode | None = None
+        self,
+        target: cst.BaseExpression,
+        value: Any,
+        env: Env,
+        source: cst.CSTNode | None = None,
     ) -> None:
-        t = type(target)
-        if t is cst.Name:
-            name = target.value  # type: ignore[attr-defined]
+        if isinstance(target, cst.Name):
+            name = target.value
             if isinstance(value, data.DataChain):
                 value = data.DataChain(value.source, value.ops, name, value.part)
             elif isinstance(value, Unknown) and value.node is None:
                 value = Unknown(source, self.cur_line)
-            elif (
-                isinstance(value, LayerObj)
-                and value.layer.var is None
-                or isinstance(value, Tensor)
-                and value.layer is not None
-                and value.layer.var is None
-            ):
+            elif isinstance(value, LayerObj | Tensor) and value.layer is not None and value.layer.var is None:
                 value.layer.var = name
             elif isinstance(value, ModelObj) and value.model.var is None:
                 value.model.var = name
             env.set(name, value)
-        elif t in (cst.Tuple, cst.List):
-            elements = [e.value for e in target.elements]  # type: ignore[attr-defined]
+        elif isinstance(target, cst.Tuple | cst.List):
+            elements = [e.value for e in target.elements]
             items = self._unpack(value, len(elements))
             for el, item in zip(elements, items, strict=False):
                 if isinstance(el, cst.StarredElement):
                     el = el.value
                 self.bind(el, item, env, source)
-        elif t is cst.Attribute:
-            base = self.ev(target.value, env)  # type: ignore[attr-defined]
-            attr = target.attr.value  # type: ignore[attr-defined]
+        elif isinstance(target, cst.Attribute):
+            base = self.ev(target.value, env)
+            attr = target.attr.value
             if isinstance(base, Instance):
                 base.attrs[attr] = value
                 if base.model is not None:
@@ -240,8 +246,8 @@ class StatementRunner(ExpressionEvaluator):
                 key = names.dotted(target)
                 if key:
                     env.set(key, value)
-        elif t is cst.Subscript:
-            base = self.ev(target.value, env)  # type: ignore[attr-defined]
+        elif isinstance(target, cst.Subscript):
+            base = self.ev(target.value, env)
             if isinstance(base, Instance) and base.model is not None:
                 self._collect_subclass_layer(base.model, value)
             else:
@@ -276,9 +282,9 @@ class StatementRunner(ExpressionEvaluator):
         return items
 
     def _root_name(self, node: cst.BaseExpression) -> str | None:
-        while type(node) in (cst.Subscript, cst.Attribute):
-            node = node.value  # type: ignore[attr-defined]
-        return node.value if type(node) is cst.Name else None  # type: ignore[attr-defined]
+        while isinstance(node, cst.Subscript | cst.Attribute):
+            node = node.value
+        return node.value if isinstance(node, cst.Name) else None
 
     def _rebind_root(self, target: cst.BaseExpression, env: Env, op: str, node: cst.CSTNode) -> None:
         name = self._root_name(target)
@@ -315,22 +321,19 @@ class StatementRunner(ExpressionEvaluator):
         if qn in ("numpy.random.shuffle", "random.shuffle") and call.args:
             self._rebind_root(call.args[0].value, env, "shuffle", call)
 
-    def _is_append(self, call: cst.Call, env: Env) -> bool:
-        """``name.append(x)`` / ``name.extend(x)`` on a list the walker follows."""
-        func = call.func
-        if not (
-            type(func) is cst.Attribute
-            and func.attr.value in ("append", "extend")
-            and type(func.value) is cst.Name
-            and len(call.args) == 1
-        ):
-            return False
-        current = env.get(func.value.value)
-        return (
+    def _append_receiver(self, call: cst.Call, env: Env) -> str | None:
+        """The list's name in ``name.append(x)`` / ``name.extend(x)`` when the walker follows that
+        list (empty list literal, list of objects, or accumulated array), else None."""
+        if len(call.args) != 1 or not m.matches(call.func, _APPEND_OR_EXTEND):
+            return None
+        name = cst.ensure_type(cst.ensure_type(call.func, cst.Attribute).value, cst.Name).value
+        current = env.get(name)
+        followed = (
             (isinstance(current, Value) and current.kind == CONST and current.value == [])
             or (isinstance(current, list) and not isinstance(current, Value))
             or (isinstance(current, data.DataChain) and current.part == "list")
         )
+        return name if followed else None
 
     def _accumulate(self, name: str, call: cst.Call, env: Env) -> None:
         """``X = []; for ...: X.append(item)``.
@@ -340,7 +343,7 @@ class StatementRunner(ExpressionEvaluator):
         ``callbacks=cbs`` see what was appended.
         """
         current = env.get(name)
-        extend = call.func.attr.value == "extend"  # type: ignore[attr-defined]
+        extend = m.matches(call.func, m.Attribute(attr=m.Name("extend")))
         arg = call.args[0].value
         item = self.ev(arg, env)
         if isinstance(current, data.DataChain):

@@ -61,7 +61,7 @@ class LazyValue(Value):
         self.__dict__["_text"] = None
         self.__dict__["_pending"] = (walker, node)
 
-    @property  # type: ignore[override]
+    @property
     def text(self) -> str:
         t = self.__dict__.get("_text")
         if t is None:
@@ -79,7 +79,7 @@ class LazyValue(Value):
 class Unknown:
     """A value the walker cannot model; remembers the expression for opaque data sources."""
 
-    __slots__ = ("node", "line")
+    __slots__ = ("line", "node")
 
     def __init__(self, node: cst.CSTNode | None = None, line: int | None = None) -> None:
         self.node = node
@@ -168,7 +168,7 @@ def is_text(obj: Any) -> bool:
 class Env:
     """A scope: local names, then the enclosing (module) scope."""
 
-    __slots__ = ("vars", "parent")
+    __slots__ = ("parent", "vars")
 
     def __init__(self, parent: Env | None = None) -> None:
         self.vars: dict[str, Any] = {}
