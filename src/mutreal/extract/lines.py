@@ -1,21 +1,20 @@
-"""Line numbers of statements and calls without LibCST's metadata machinery.
+"""Line numbers and source text of statements and calls, cheaply.
 
 ``PositionProvider`` costs about three times a parse on real programs (it records a range for
 every node through the metadata framework). mutreal only needs the first line of statements and
-calls, so one code-generation pass with a small state that counts newlines and records the line
-of those node types is enough: it costs a fraction of the parse.
+calls, so :class:`AstLineIndex` pairs the CST with Python's ``ast`` of the same text (a few percent
+of a parse). :class:`LineIndex`, LibCST's position metadata, is the fallback where they do not line
+up or no text is given.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from bisect import bisect_right
-from itertools import accumulate
 from typing import Any
 
 import libcst as cst
-from libcst._nodes.internal import CodegenState
+from libcst.metadata import MetadataWrapper, PositionProvider, WhitespaceInclusivePositionProvider
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
@@ -53,88 +52,67 @@ _COMPOUND = frozenset(
 )
 
 
-class _LineState(CodegenState):
-    """Codegen state that records, for selected nodes, the index of the first token they emit."""
-
-    __slots__ = ("starts", "ends", "watch")
-
-    def __init__(self, default_indent: str, default_newline: str) -> None:
-        super().__init__(default_indent=default_indent, default_newline=default_newline)
-        self.starts: dict[int, int] = {}
-        self.ends: dict[int, int] = {}
-        self.watch: dict[int, int] = {}
-
-    def after_codegen(self, node: cst.CSTNode) -> None:
-        if type(node) is cst.Call:
-            self.ends[id(node)] = len(self.tokens)
-
-    def before_codegen(self, node: cst.CSTNode) -> None:
-        t = type(node)
-        if t in _RECORDED:
-            self.starts[id(node)] = len(self.tokens)
-        elif t in _COMPOUND:
-            if t is cst.FunctionDef or t is cst.ClassDef:
-                # decorators may span lines: the def/class line is the line of its name
-                self.watch[id(node.name)] = id(node)  # type: ignore[attr-defined]
-            else:
-                # leading blank/comment lines come first: point at the keyword line
-                self.starts[id(node)] = -len(self.tokens) - 1
-        elif t is cst.Name and id(node) in self.watch:
-            self.starts[self.watch.pop(id(node))] = len(self.tokens)
-
-
 class LineIndex:
     """First line (1-based) of every small statement, call and compound statement of a module.
 
-    Lines are computed lazily from token offsets (bisect over newline offsets), so building the
-    index costs one code generation and a few C-level passes over the text.
+    The fallback when the source is not at hand or Python's ``ast`` does not line up with the CST
+    (:class:`AstLineIndex` is used otherwise): LibCST's position metadata, resolved once for the
+    module. A small statement or call starts at its first token (a call's parentheses included); a
+    compound statement at its keyword (decorators and leading comments skipped), a function or class
+    at its name.
     """
 
     #: unused here (every recorded node has its line); same interface as AstLineIndex
     current: cst.CSTNode | None = None
 
     def __init__(self, module: cst.Module) -> None:
-        state = _LineState(module.default_indent, module.default_newline)
-        module._codegen(state)
-        self._starts = state.starts
-        self._ends = state.ends
-        self._tokens = state.tokens
-        self._offsets: list[int] | None = None
-        self._newlines: list[int] = []
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        self._module = module
+        self._inclusive = wrapper.resolve(WhitespaceInclusivePositionProvider)
+        self._syntactic = wrapper.resolve(PositionProvider)
         self._code: str | None = None
-
-    def _prepare(self) -> None:
-        self._offsets = [0, *accumulate(map(len, self._tokens))]
-        self._newlines = [m.start() for m in _NEWLINE.finditer(self.code)]
+        self._lines: list[str] | None = None
 
     def line(self, node: cst.CSTNode | None) -> int | None:
         """Line of ``node`` when it is a recorded node type, else None."""
         if node is None:
             return None
-        start = self._starts.get(id(node))
-        if start is None:
+        t = type(node)
+        if t in _RECORDED:
+            where = self._inclusive.get(node)
+        elif isinstance(node, cst.FunctionDef | cst.ClassDef):
+            where = self._syntactic.get(node.name)
+        elif t in _COMPOUND:
+            where = self._syntactic.get(node)
+        else:
             return None
-        if self._offsets is None:
-            self._prepare()
-        assert self._offsets is not None
-        extra = 0
-        if start < 0:
-            start = -start - 1
-            extra = len(getattr(node, "leading_lines", ()))
-        return bisect_right(self._newlines, self._offsets[start] - 1) + 1 + extra
+        return where.start.line if where is not None else None
 
     def text(self, node: cst.CSTNode) -> str | None:
-        """Source text of a call node (from the tokens of the same pass), None for other nodes."""
-        end = self._ends.get(id(node))
-        if end is None:
+        """Source text of a call node as the module writes it (continuation lines keep the
+        enclosing block's indentation), None for other nodes."""
+        if type(node) is not cst.Call:
             return None
-        return "".join(self._tokens[self._starts[id(node)] : end])
+        where = self._inclusive.get(node)
+        if where is None:
+            return None
+        if self._lines is None:  # split where LibCST counts lines (not at form feeds and the like)
+            code, starts = self.code, [0, *(mt.end() for mt in _NEWLINE.finditer(self.code))]
+            self._lines = [code[a:b] for a, b in zip(starts, [*starts[1:], len(code)], strict=True)]
+        lines = self._lines
+        (l0, c0), (l1, c1) = (
+            (where.start.line - 1, where.start.column),
+            (where.end.line - 1, where.end.column),
+        )
+        if l0 == l1:
+            return lines[l0][c0:c1]
+        return lines[l0][c0:] + "".join(lines[l0 + 1 : l1]) + lines[l1][:c1]
 
     @property
     def code(self) -> str:
-        """The module's source text (generated in the same pass)."""
+        """The module's source text (regenerated from the module)."""
         if self._code is None:
-            self._code = "".join(self._tokens)
+            self._code = self._module.code
         return self._code
 
 
