@@ -65,8 +65,7 @@ class KerasLayers(KerasTraining):
             for i, v in enumerate(values):
                 kwvalues[params[i] if i < len(params) else f"_{i}"] = v
             values = []
-        norm, legacy = layers.normalise_layer_args(cls, values, kwvalues, self.era)
-        self.legacy_seen.update(legacy)
+        norm, _legacy_names = layers.normalise_layer_args(cls, values, kwvalues, self.era)
         layer = Layer(
             cls=cls,
             args=norm,

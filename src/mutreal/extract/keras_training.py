@@ -43,7 +43,7 @@ class KerasTraining(KerasData):
 
     def make_optimizer(self, qn: str, node: cst.Call, env: Env) -> OptimizerObj:
         args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
-        opt, legacy = training.optimizer_from_call(
+        opt, _legacy_names = training.optimizer_from_call(
             qn,
             self.values_of(args, arg_nodes),
             self.kwvalues_of(kwargs, kw_nodes),
@@ -52,7 +52,6 @@ class KerasTraining(KerasData):
             self.line(node),
             self.era,
         )
-        self.legacy_seen.update(legacy)
         return OptimizerObj(opt)
 
     def make_callback(self, qn: str, node: cst.Call, env: Env) -> CallbackObj:
@@ -125,8 +124,6 @@ class KerasTraining(KerasData):
             named[key], nodes[key] = a, n
         for k, v in kwargs.items():
             canon = training.fit_kwarg(k)
-            if canon != k:
-                self.legacy_seen.add(k)
             named[canon], nodes[canon] = v, kw_nodes[k]
         fit = Fit(
             index=len(self.program.fits),

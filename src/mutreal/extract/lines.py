@@ -141,8 +141,8 @@ class AstLineIndex:
         self._source = source
         self._lines = source.splitlines(keepends=True)
         self._starts: list[int] | None = None
-        self._stmts: dict[int, ast.AST] = {}
-        self._calls: dict[int, ast.AST] = {}
+        self._stmts: dict[int, ast.stmt] = {}
+        self._calls: dict[int, ast.Call] = {}
         self._mapped: set[int] = set()
         #: the statement the walker is executing (calls are looked up inside it)
         self.current: cst.CSTNode | None = None
@@ -169,29 +169,28 @@ class AstLineIndex:
             raise _Mismatch
 
     def _map_compound(self, s: cst.CSTNode, a: ast.AST) -> None:
-        t = type(s)
-        if t in (cst.FunctionDef, cst.ClassDef, cst.For, cst.While, cst.With):
-            self._map_block(s.body.body, a.body)  # type: ignore[attr-defined]
+        if isinstance(s, cst.FunctionDef | cst.ClassDef | cst.For | cst.While | cst.With):
+            self._map_block(s.body.body, _field(a, "body"))
             orelse = getattr(s, "orelse", None)
             if orelse is not None:
-                self._map_block(orelse.body.body, a.orelse)  # type: ignore[attr-defined]
-        elif t is cst.If:
-            self._map_block(s.body.body, a.body)  # type: ignore[attr-defined]
-            orelse = s.orelse  # type: ignore[attr-defined]
-            if isinstance(orelse, cst.If):
-                self._map_block([orelse], a.orelse)  # type: ignore[attr-defined]
-            elif orelse is not None:
-                self._map_block(orelse.body.body, a.orelse)  # type: ignore[attr-defined]
-        elif t in (cst.Try, cst.TryStar):
-            self._map_block(s.body.body, a.body)  # type: ignore[attr-defined]
-            if len(s.handlers) != len(a.handlers):  # type: ignore[attr-defined]
+                self._map_block(orelse.body.body, _field(a, "orelse"))
+        elif isinstance(s, cst.If):
+            self._map_block(s.body.body, _field(a, "body"))
+            if isinstance(s.orelse, cst.If):
+                self._map_block([s.orelse], _field(a, "orelse"))
+            elif s.orelse is not None:
+                self._map_block(s.orelse.body.body, _field(a, "orelse"))
+        elif isinstance(s, cst.Try | cst.TryStar):
+            self._map_block(s.body.body, _field(a, "body"))
+            handlers: list[ast.ExceptHandler] = _field(a, "handlers")
+            if len(s.handlers) != len(handlers):
                 raise _Mismatch
-            for h, ah in zip(s.handlers, a.handlers, strict=True):  # type: ignore[attr-defined]
+            for h, ah in zip(s.handlers, handlers, strict=True):
                 self._map_block(h.body.body, ah.body)
-            if s.orelse is not None:  # type: ignore[attr-defined]
-                self._map_block(s.orelse.body.body, a.orelse)  # type: ignore[attr-defined]
-            if s.finalbody is not None:  # type: ignore[attr-defined]
-                self._map_block(s.finalbody.body.body, a.finalbody)  # type: ignore[attr-defined]
+            if s.orelse is not None:
+                self._map_block(s.orelse.body.body, _field(a, "orelse"))
+            if s.finalbody is not None:
+                self._map_block(s.finalbody.body.body, _field(a, "finalbody"))
         # match statements and others: inner statements stay unmapped (their lines fall back)
 
     # -- calls --------------------------------------------------------------------------------------
@@ -201,12 +200,13 @@ class AstLineIndex:
         if a is None:
             return
         t = type(stmt)
+        pairs: list[tuple[cst.CSTNode, ast.AST]]
         if t in _HEADERS:
             pairs = [(getattr(stmt, c), getattr(a, p)) for c, p in _HEADERS[t]]
-        elif t is cst.With:
+        elif isinstance(stmt, cst.With) and isinstance(a, ast.With | ast.AsyncWith):
             pairs = [
                 (item.item, aitem.context_expr) for item, aitem in zip(stmt.items, a.items, strict=False)
-            ]  # type: ignore[attr-defined]
+            ]
         elif isinstance(stmt, cst.BaseSmallStatement):
             pairs = [(stmt, a)]
         else:
@@ -214,37 +214,39 @@ class AstLineIndex:
         for cnode, anode in pairs:
             ccalls: list[cst.CSTNode] = []
             _cst_calls(cnode, ccalls)
-            acalls: list[ast.AST] = []
+            acalls: list[ast.Call] = []
             _ast_calls(anode, acalls)
             if len(ccalls) != len(acalls):
                 continue
-            acalls.sort(key=lambda n: (n.lineno, n.col_offset, -n.end_lineno, -n.end_col_offset))  # type: ignore[operator]
+            acalls.sort(
+                key=lambda n: (n.lineno, n.col_offset, -(n.end_lineno or 0), -(n.end_col_offset or 0))
+            )
             for c, n in zip(ccalls, acalls, strict=True):
                 self._calls[id(c)] = n
 
-    def _ast_of(self, node: cst.CSTNode) -> ast.AST | None:
-        a = self._stmts.get(id(node))
-        if a is not None:
-            return a
+    def _ast_of(self, node: cst.CSTNode) -> ast.stmt | ast.Call | None:
+        stmt = self._stmts.get(id(node))
+        if stmt is not None:
+            return stmt
         if type(node) is not cst.Call:
             return None
-        a = self._calls.get(id(node))
-        if a is None and self.current is not None and id(self.current) not in self._mapped:
+        call = self._calls.get(id(node))
+        if call is None and self.current is not None and id(self.current) not in self._mapped:
             self._map_calls(self.current)
-            a = self._calls.get(id(node))
-        return a
+            call = self._calls.get(id(node))
+        return call
 
     def line(self, node: cst.CSTNode | None) -> int | None:
         if node is None:
             return None
         a = self._ast_of(node)
-        return a.lineno if a is not None else None  # type: ignore[attr-defined]
+        return a.lineno if a is not None else None
 
     def text(self, node: cst.CSTNode) -> str | None:
         """Source text of a call or statement node, None when it is not known."""
-        a = self._stmts.get(id(node))
-        if a is not None:
-            return self._segment(a)
+        stmt = self._stmts.get(id(node))
+        if stmt is not None:
+            return self._segment(stmt)
         if type(node) is not cst.Call:
             return None
         a = self._ast_of(node)
@@ -252,12 +254,14 @@ class AstLineIndex:
             return None
         return self._segment(a)
 
-    def _segment(self, a: ast.AST) -> str | None:
+    def _segment(self, a: ast.stmt | ast.Call) -> str | None:
         lines = self._lines
+        if a.end_lineno is None or a.end_col_offset is None:
+            return None
         try:
-            l0, c0, l1, c1 = a.lineno - 1, a.col_offset, a.end_lineno - 1, a.end_col_offset  # type: ignore[attr-defined,operator]
+            l0, c0, l1, c1 = a.lineno - 1, a.col_offset, a.end_lineno - 1, a.end_col_offset
             first, last = lines[l0], lines[l1]
-        except (IndexError, TypeError):
+        except IndexError:
             return None
         if not first.isascii():
             c0 = len(first.encode()[:c0].decode(errors="replace"))
@@ -323,6 +327,11 @@ _FIELDS: dict[type, tuple[str, ...]] = {
 }
 
 
+def _field(node: ast.AST, name: str) -> Any:
+    """A field of an AST node paired with a CST node of the same kind (AttributeError if not)."""
+    return getattr(node, name)
+
+
 def _cst_calls(node: cst.CSTNode, out: list[cst.CSTNode]) -> None:
     """Calls under ``node`` in pre-order (source order, outer before inner)."""
     t = type(node)
@@ -344,8 +353,8 @@ def _cst_calls(node: cst.CSTNode, out: list[cst.CSTNode]) -> None:
                 _cst_calls(item, out)
 
 
-def _ast_calls(node: ast.AST, out: list[ast.AST]) -> None:
-    if type(node) is ast.Call:
+def _ast_calls(node: ast.AST, out: list[ast.Call]) -> None:
+    if isinstance(node, ast.Call):
         out.append(node)
     for name in node._fields:
         value = getattr(node, name, None)

@@ -255,7 +255,6 @@ class CallInterpreter(StatementRunner):
         finally:
             self.depth -= 1
             self.origin, self.cur_line = saved_origin, saved_line
-        # names assigned with ``global`` in the function stay visible: copy module-level models back
         result = local.vars.get("__return__")
         return result if result is not None else Unknown(node, self.cur_line)
 

@@ -90,9 +90,7 @@ class InterpreterCore:
         self.cur_line: int | None = None
         self.functions: list[FuncObj] = []
         self.classes: list[ClassObj] = []
-        self.legacy_seen: set[str] = set()
         self.data_fit_done = False
-        self.eval_done = False
         self._text_cache: dict[int, str] = {}
         self.created_layers: list[Layer] = []
         self.keras_defined = False
