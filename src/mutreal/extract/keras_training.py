@@ -300,9 +300,9 @@ class KerasTraining(KerasData):
         """The model whose optimizer's learning rate ``node`` names: ``model.optimizer.lr`` or
         ``model.optimizer.learning_rate`` (a model variable known to the walker), else None."""
         if not (
-            isinstance(node, cst.Attribute)
+            type(node) is cst.Attribute
             and node.attr.value in keras_api.LEARNING_RATE_ATTRIBUTES
-            and isinstance(node.value, cst.Attribute)
+            and type(node.value) is cst.Attribute
             and node.value.attr.value == "optimizer"
         ):
             return None
@@ -328,10 +328,10 @@ class KerasTraining(KerasData):
         """``K.set_value(model.optimizer.lr, v)`` / ``model.optimizer.lr.assign(v)`` (rule
         ``learning_rate_after_compile``)."""
         func = call.func
-        if not isinstance(func, cst.Attribute | cst.Name):
+        if not (type(func) is cst.Attribute or type(func) is cst.Name):
             return
         key = names.dotted(func)
-        if isinstance(func, cst.Attribute) and func.attr.value == "assign" and len(call.args) == 1:
+        if type(func) is cst.Attribute and func.attr.value == "assign" and len(call.args) == 1:
             target, value_node = func.value, call.args[0].value
         elif key and len(call.args) == 2 and key.rsplit(".", 1)[-1] == "set_value":
             qn = self.imports.resolve_name(key)

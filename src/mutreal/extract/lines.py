@@ -80,7 +80,7 @@ class LineIndex:
         t = type(node)
         if t in _RECORDED:
             where = self._inclusive.get(node)
-        elif isinstance(node, cst.FunctionDef | cst.ClassDef):
+        elif type(node) is cst.FunctionDef or type(node) is cst.ClassDef:
             where = self._syntactic.get(node.name)
         elif t in _COMPOUND:
             where = self._syntactic.get(node)
@@ -169,18 +169,24 @@ class AstLineIndex:
             raise _Mismatch
 
     def _map_compound(self, s: cst.CSTNode, a: ast.AST) -> None:
-        if isinstance(s, cst.FunctionDef | cst.ClassDef | cst.For | cst.While | cst.With):
+        if (
+            type(s) is cst.FunctionDef
+            or type(s) is cst.ClassDef
+            or type(s) is cst.For
+            or type(s) is cst.While
+            or type(s) is cst.With
+        ):
             self._map_block(s.body.body, _field(a, "body"))
             orelse = getattr(s, "orelse", None)
             if orelse is not None:
                 self._map_block(orelse.body.body, _field(a, "orelse"))
-        elif isinstance(s, cst.If):
+        elif type(s) is cst.If:
             self._map_block(s.body.body, _field(a, "body"))
-            if isinstance(s.orelse, cst.If):
+            if type(s.orelse) is cst.If:
                 self._map_block([s.orelse], _field(a, "orelse"))
             elif s.orelse is not None:
                 self._map_block(s.orelse.body.body, _field(a, "orelse"))
-        elif isinstance(s, cst.Try | cst.TryStar):
+        elif type(s) is cst.Try or type(s) is cst.TryStar:
             self._map_block(s.body.body, _field(a, "body"))
             handlers: list[ast.ExceptHandler] = _field(a, "handlers")
             if len(s.handlers) != len(handlers):
@@ -203,7 +209,7 @@ class AstLineIndex:
         pairs: list[tuple[cst.CSTNode, ast.AST]]
         if t in _HEADERS:
             pairs = [(getattr(stmt, c), getattr(a, p)) for c, p in _HEADERS[t]]
-        elif isinstance(stmt, cst.With) and isinstance(a, ast.With | ast.AsyncWith):
+        elif type(stmt) is cst.With and isinstance(a, ast.With | ast.AsyncWith):
             pairs = [
                 (item.item, aitem.context_expr) for item, aitem in zip(stmt.items, a.items, strict=False)
             ]

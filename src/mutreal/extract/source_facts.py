@@ -17,7 +17,6 @@ import re
 from collections.abc import Callable, Mapping
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from mutreal.model import Fit, HyperparameterLiteral, RuntimeDataCall
@@ -30,25 +29,25 @@ _HYPERPARAMETER_NAME = re.compile(
     r"^(?:(?P<epochs>(?:nb_|num_|n_)?epochs?)|(?P<batch>(?:nb_|num_|n_)?batch(?:_?size)?))$", re.IGNORECASE
 )
 
-#: ``name = <number>`` alone on its line
-_NUMBER_ASSIGNMENT = m.SimpleStatementLine(
-    body=[m.Assign(targets=[m.AssignTarget(target=m.Name())], value=m.Integer() | m.Float())]
-)
-
 
 def find_hyperparameter_literals(module: cst.Module, source: str) -> dict[str, HyperparameterLiteral]:
-    """Module-level number literals bound to a training-budget name, by variable name (later wins)."""
+    """Module-level number literals bound to a training-budget name, by variable name (later wins).
+
+    Plain type tests, not matchers: this runs on every top-level statement of almost every program.
+    """
     lowered = source.lower()
     if "epoch" not in lowered and "batch" not in lowered:
         return {}
     found: dict[str, HyperparameterLiteral] = {}
     for stmt in module.body:
-        if not m.matches(stmt, _NUMBER_ASSIGNMENT):
+        if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1:
             continue
-        assign = cst.ensure_type(cst.ensure_type(stmt, cst.SimpleStatementLine).body[0], cst.Assign)
-        target = cst.ensure_type(assign.targets[0].target, cst.Name)
-        number = assign.value
-        assert isinstance(number, cst.Integer | cst.Float)
+        assign = stmt.body[0]
+        if not (type(assign) is cst.Assign and len(assign.targets) == 1):
+            continue
+        target, number = assign.targets[0].target, assign.value
+        if type(target) is not cst.Name or not (type(number) is cst.Integer or type(number) is cst.Float):
+            continue
         match = _HYPERPARAMETER_NAME.match(target.value)
         if match is None:
             continue
@@ -63,9 +62,9 @@ def find_hyperparameter_literals(module: cst.Module, source: str) -> dict[str, H
 
 
 def _dotted(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return node.value
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         head = _dotted(node.value)
         return f"{head}.{node.attr.value}" if head else None
     return None
@@ -98,6 +97,9 @@ def find_runtime_data_calls(
     """
     if "training_data" not in source:
         return []  # the cheap test first: most programs never mention the runtime module
+    import libcst.matchers as m  # here, not at the top: importing the matchers costs a fifth of a
+    # second, and only programs that mention the runtime module get this far
+
     roles = _training_roles(fits)
     prefix = RUNTIME_TRAINING_DATA + "."
     found: list[RuntimeDataCall] = []
@@ -114,9 +116,9 @@ def find_runtime_data_calls(
             continue
         targets: list[str] = []
         for t in assign.targets:
-            elems = t.target.elements if isinstance(t.target, cst.Tuple) else [t.target]
+            elems = t.target.elements if type(t.target) is cst.Tuple else [t.target]
             for e in elems:
-                expr = e.value if isinstance(e, cst.Element) else e
+                expr = e.value if type(e) is cst.Element else e
                 targets.append("".join(module.code_for_node(expr).split()))
         line = line_of(assign)
         if line is None:

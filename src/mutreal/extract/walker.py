@@ -150,9 +150,9 @@ class Walker(KerasLayers):
         evidence = self.program.era_evidence
         # imports are mostly at the top; a cheap scan of import lines decides the packaging
         for stmt in self.module.body:
-            if isinstance(stmt, cst.SimpleStatementLine):
+            if type(stmt) is cst.SimpleStatementLine:
                 for small in stmt.body:
-                    if isinstance(small, cst.Import | cst.ImportFrom):
+                    if type(small) is cst.Import or type(small) is cst.ImportFrom:
                         self.imports.add(small)
         era, ev = names.era_from_imports(self.imports)
         evidence.extend(ev)
@@ -336,7 +336,7 @@ class Walker(KerasLayers):
             model = self.new_model("sequential" if method == "add" else "unknown", "Sequential", node)
             model.var = receiver.value
             obj = ModelObj(model)
-            if isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
+            if type(node.func) is cst.Attribute and type(node.func.value) is cst.Name:
                 env.set(node.func.value.value, obj)
             self.program.notes.append(f"model {receiver.value!r} used without being built in this file")
             return self.model_method(obj, method, node, env)

@@ -42,7 +42,7 @@ class CallInterpreter(StatementRunner):
 
     def ev_call(self, node: cst.Call, env: Env) -> Any:
         func = node.func
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             key = names.dotted(func)
             head = key.partition(".")[0] if key else None
             if key is not None and env.get(head) is None and env.get(key.rsplit(".", 1)[0]) is None:
@@ -51,7 +51,7 @@ class CallInterpreter(StatementRunner):
                     return self.call_qualified(qn, node, env)
             receiver = self.ev(func.value, env)
             return self.call_method(receiver, func.attr.value, node, env)
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             target = env.get(func.value)
             if target is None:
                 return self.call_qualified(self.imports.resolve_name(func.value), node, env)
@@ -159,12 +159,12 @@ class CallInterpreter(StatementRunner):
             self.keras_defined = True  # a Keras layer/model/callback subclass: a Keras program part
         cls = ClassObj(node, env, keras_model, keras_layer)
         for stmt in node.body.body:
-            if isinstance(stmt, cst.FunctionDef):
+            if type(stmt) is cst.FunctionDef:
                 f = FuncObj(stmt, env, owner=cls)
                 cls.methods[stmt.name.value] = f
         # a subclass of a user class inherits its methods
         for b in node.bases:
-            parent = env.get(b.value.value) if isinstance(b.value, cst.Name) else None
+            parent = env.get(b.value.value) if type(b.value) is cst.Name else None
             if isinstance(parent, ClassObj):
                 for k, v in parent.methods.items():
                     cls.methods.setdefault(k, v)
@@ -247,9 +247,9 @@ class CallInterpreter(StatementRunner):
             self.origin = "helper"
         try:
             body = func.node.body
-            if isinstance(body, cst.IndentedBlock):
+            if type(body) is cst.IndentedBlock:
                 self.exec_block(body.body, local)
-            elif isinstance(body, cst.SimpleStatementSuite):
+            elif type(body) is cst.SimpleStatementSuite:
                 for small in body.body:
                     self.exec_small(small, local)
         finally:

@@ -10,7 +10,7 @@ interpreter asks of the Keras semantics (:mod:`mutreal.extract.keras_layers`,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import libcst as cst
 
@@ -48,7 +48,10 @@ _MAX_INLINE_DEPTH = 4
 _MAX_STEPS = 20000  # statements executed per file (loops and inlining included)
 
 #: nodes whose ``value`` is their source text
-_ATOMS = (cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)
+_Atom = cst.Name | cst.Integer | cst.Float | cst.SimpleString | cst.Imaginary
+#: node types whose ``value`` is their source text (a set of exact types: ``isinstance`` on LibCST's
+#: ABC-based classes costs several times a set lookup, and this runs for every rendered node)
+_ATOMS = frozenset({cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary})
 
 _UNARY = {cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~", cst.Not: "not "}
 
@@ -103,8 +106,8 @@ class InterpreterCore:
         t = self._text_cache.get(key)
         if t is None:
             try:
-                if isinstance(node, _ATOMS) and not node.lpar:
-                    return node.value
+                if type(node) in _ATOMS and not cast(_Atom, node).lpar:
+                    return cast(_Atom, node).value
                 t = self._fast_text(node)
             except Exception:  # noqa: BLE001 - text is best effort
                 t = "<?>"
@@ -117,22 +120,24 @@ class InterpreterCore:
     def _fast_text(self, node: cst.CSTNode) -> str:
         """Source text of an expression, rebuilt from its parts for common shapes (code generation
         of LibCST is slow); calls come from the line index, anything unusual from LibCST."""
-        if isinstance(node, _ATOMS):
-            out = node.value
-        elif isinstance(node, cst.Attribute):
+        if type(node) in _ATOMS:
+            out = cast(_Atom, node).value
+        elif type(node) is cst.Attribute:
             out = f"{self._fast_text(node.value)}.{node.attr.value}"
-        elif isinstance(node, cst.Call):
+        elif type(node) is cst.Call:
             t = self.lines.text(node)
             return t if t is not None else self.module.code_for_node(node)
-        elif isinstance(node, cst.Tuple | cst.List) and all(type(e) is cst.Element for e in node.elements):
-            items = [self._fast_text(e.value) for e in node.elements if isinstance(e, cst.Element)]
-            if isinstance(node, cst.List):
+        elif (type(node) is cst.Tuple or type(node) is cst.List) and all(
+            type(e) is cst.Element for e in node.elements
+        ):
+            items = [self._fast_text(e.value) for e in node.elements if type(e) is cst.Element]
+            if type(node) is cst.List:
                 return "[" + ", ".join(items) + "]"
             body = ", ".join(items) + ("," if len(items) == 1 else "")
             return f"({body})" if node.lpar else body
-        elif isinstance(node, cst.UnaryOperation) and type(node.operator) in _UNARY:
+        elif type(node) is cst.UnaryOperation and type(node.operator) in _UNARY:
             out = _UNARY[type(node.operator)] + self._fast_text(node.expression)
-        elif isinstance(node, cst.BinaryOperation) and type(node.operator) in _BINARY:
+        elif type(node) is cst.BinaryOperation and type(node.operator) in _BINARY:
             op = _BINARY[type(node.operator)]
             out = f"{self._fast_text(node.left)} {op} {self._fast_text(node.right)}"
         else:

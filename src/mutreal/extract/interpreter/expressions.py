@@ -49,13 +49,7 @@ _COMPARE = {
 
 
 #: literal node types :func:`~mutreal.extract.constants.literal` folds
-_LITERALS = (
-    cst.Integer,
-    cst.Float,
-    cst.SimpleString,
-    cst.ConcatenatedString,
-    cst.FormattedString,
-)
+_LITERALS = frozenset({cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString})
 
 
 class ExpressionEvaluator(InterpreterCore):
@@ -63,50 +57,50 @@ class ExpressionEvaluator(InterpreterCore):
 
     def ev(self, node: cst.BaseExpression, env: Env) -> Any:
         """The abstract value of an expression (most frequent node types first)."""
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             return self.ev_name(node, env)
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             return self.ev_call(node, env)
-        if isinstance(node, cst.Attribute):
+        if type(node) is cst.Attribute:
             return self.ev_attribute(node, env)
-        if isinstance(node, _LITERALS):
+        if type(node) in _LITERALS:
             v = constants.literal(node)
             if v is constants.NOT_CONST:
                 return self.lazy(OPAQUE, None, node, self.cur_line)
             return self.lazy(CONST, v, node, self.cur_line)
-        if isinstance(node, cst.UnaryOperation):
+        if type(node) is cst.UnaryOperation:
             inner = self.ev(node.expression, env)
             if isinstance(inner, Value) and inner.kind == CONST:
                 v = constants.fold_unary(node.operator, inner.value)
                 if v is not constants.NOT_CONST:
                     return self.lazy(CONST, v, node, self.cur_line)
             return self.lazy(OPAQUE, None, node, self.cur_line)
-        if isinstance(node, cst.BinaryOperation):
+        if type(node) is cst.BinaryOperation:
             left = self.ev(node.left, env)
             right = self.ev(node.right, env)
             return self.binary(type(node.operator).__name__, left, right, node.right, node, env)
-        if isinstance(node, cst.Tuple | cst.List):
+        if type(node) is cst.Tuple or type(node) is cst.List:
             return self.ev_sequence(node, env)
-        if isinstance(node, cst.Subscript):
+        if type(node) is cst.Subscript:
             return self.ev_subscript(node, env)
-        if isinstance(node, cst.Dict):
+        if type(node) is cst.Dict:
             return self.ev_dict(node, env)
-        if isinstance(node, cst.Comparison):
+        if type(node) is cst.Comparison:
             return self.ev_comparison(node, env)
-        if isinstance(node, cst.BooleanOperation):
+        if type(node) is cst.BooleanOperation:
             return self.ev_boolean(node, env)
-        if isinstance(node, cst.ListComp | cst.GeneratorExp | cst.SetComp):
+        if type(node) is cst.ListComp or type(node) is cst.GeneratorExp or type(node) is cst.SetComp:
             return self.ev_comprehension(node, env)
-        if isinstance(node, cst.Lambda):
+        if type(node) is cst.Lambda:
             return self.lazy(OPAQUE, None, node, self.cur_line)
-        if isinstance(node, cst.IfExp):
+        if type(node) is cst.IfExp:
             self.ev(node.body, env)
             return self.lazy(OPAQUE, None, node, self.cur_line)
-        if isinstance(node, cst.NamedExpr):
+        if type(node) is cst.NamedExpr:
             value = self.ev(node.value, env)
             self.bind(node.target, value, env)
             return value
-        if isinstance(node, cst.Await):
+        if type(node) is cst.Await:
             return self.ev(node.expression, env)
         return Unknown(node, self.cur_line)
 
@@ -120,7 +114,7 @@ class ExpressionEvaluator(InterpreterCore):
             and isinstance(right, Value)
             and right.kind == CONST
         ):
-            is_and = isinstance(node.operator, cst.And)
+            is_and = type(node.operator) is cst.And
             value = (left.value and right.value) if is_and else (left.value or right.value)
             return self.lazy(CONST, value, node, self.cur_line)
         return Unknown(node, self.cur_line)
@@ -128,7 +122,7 @@ class ExpressionEvaluator(InterpreterCore):
     def ev_comprehension(self, node: cst.ListComp | cst.GeneratorExp | cst.SetComp, env: Env) -> Any:
         """``[Dense(u) for u in (64, 32)]`` with known items: the list of built objects; over data: a step."""
         comp = node.for_in
-        if comp.inner_for_in is None and not comp.ifs and isinstance(node, cst.ListComp):
+        if comp.inner_for_in is None and not comp.ifs and type(node) is cst.ListComp:
             items, objects = self._literal_iterations(comp.iter, env)
             if items is not None and len(items) <= _MAX_UNROLL:
                 local = Env(env)
@@ -254,7 +248,7 @@ class ExpressionEvaluator(InterpreterCore):
     def ev_sequence(self, node: cst.Tuple | cst.List, env: Env) -> Any:
         items = []
         for el in node.elements:
-            if isinstance(el, cst.StarredElement):
+            if type(el) is cst.StarredElement:
                 items.append(Unknown(el, self.cur_line))
             else:
                 items.append(self.ev(el.value, env))
@@ -282,12 +276,12 @@ class ExpressionEvaluator(InterpreterCore):
             if all(i.kind == CONST for i in items):
                 return self.lazy(CONST, [i.value for i in items], node, self.cur_line)
             return self.lazy(SEQ, None, node, self.cur_line, args=items)
-        return tuple(items) if isinstance(node, cst.Tuple) else list(items)
+        return tuple(items) if type(node) is cst.Tuple else list(items)
 
     def ev_dict(self, node: cst.Dict, env: Env) -> Any:
         pairs = []
         for el in node.elements:
-            if not isinstance(el, cst.DictElement):
+            if type(el) is not cst.DictElement:
                 return self.lazy(OPAQUE, None, node, self.cur_line)
             k, v = self.ev(el.key, env), self.ev(el.value, env)
             if not (isinstance(k, Value) and k.kind == CONST and isinstance(v, Value) and v.kind == CONST):
@@ -309,14 +303,14 @@ class ExpressionEvaluator(InterpreterCore):
         base = self.ev(node.value, env)
         if isinstance(base, tuple | list) and not isinstance(base, Value) and len(node.slice) == 1:
             idx = node.slice[0].slice
-            if isinstance(idx, cst.Slice):
+            if type(idx) is cst.Slice:
                 bounds = self._slice_bounds(idx, env)
                 if bounds is not None:
                     try:
                         return list(base)[slice(*bounds)]
                     except ValueError:
                         return Unknown(node, self.cur_line)
-            if isinstance(idx, cst.Index):
+            if type(idx) is cst.Index:
                 i = self.ev(idx.value, env)
                 if isinstance(i, Value) and i.kind == CONST and isinstance(i.value, int):
                     try:
@@ -329,7 +323,7 @@ class ExpressionEvaluator(InterpreterCore):
             and base.source is not None
             and base.source.name == "numpy.eye"
             and len(node.slice) == 1
-            and isinstance(node.slice[0].slice, cst.Index)
+            and type(node.slice[0].slice) is cst.Index
         ):
             # np.eye(n)[y]: the one-hot encoding idiom, a step applied to y
             index_node = node.slice[0].slice.value
@@ -347,7 +341,7 @@ class ExpressionEvaluator(InterpreterCore):
             and len(node.slice) == 1
         ):
             idx = node.slice[0].slice
-            if isinstance(idx, cst.Slice):
+            if type(idx) is cst.Slice:
                 bounds = self._slice_bounds(idx, env)
                 if bounds is not None:
                     try:
@@ -359,7 +353,7 @@ class ExpressionEvaluator(InterpreterCore):
                         )
                     except ValueError:
                         pass
-            if isinstance(idx, cst.Index):
+            if type(idx) is cst.Index:
                 i = self.ev(idx.value, env)
                 if isinstance(i, Value) and i.kind == CONST and isinstance(i.value, int):
                     try:
@@ -414,7 +408,7 @@ class ExpressionEvaluator(InterpreterCore):
         return iterations, False
 
     def _literal_range(self, node: cst.BaseExpression, env: Env) -> list | None:
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "range":
+        if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "range":
             vals = [self.ev(a.value, env) for a in node.args]
             if (
                 all(isinstance(v, Value) and v.kind == CONST and isinstance(v.value, int) for v in vals)

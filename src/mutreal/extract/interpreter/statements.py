@@ -12,7 +12,6 @@ import re
 from typing import Any
 
 import libcst as cst
-import libcst.matchers as m
 
 from mutreal import keras_api
 from mutreal.extract import data, names
@@ -41,10 +40,6 @@ from mutreal.model import (
 _BUILD_HINT = re.compile(r"\.add\(|\bDense\(|Conv|LSTM|GRU|Dropout|Pool|Activation|Flatten|layers\.")
 
 
-#: ``name.append`` / ``name.extend``
-_APPEND_OR_EXTEND = m.Attribute(value=m.Name(), attr=m.Name("append") | m.Name("extend"))
-
-
 class StatementRunner(ExpressionEvaluator):
     """Runs LibCST statements in source order over an environment."""
 
@@ -59,24 +54,24 @@ class StatementRunner(ExpressionEvaluator):
 
     def exec_stmt(self, stmt: cst.CSTNode, env: Env) -> None:
         self.steps += 1
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is cst.SimpleStatementLine:
             for small in stmt.body:
                 self.exec_small(small, env)
-        elif isinstance(stmt, cst.FunctionDef):
+        elif type(stmt) is cst.FunctionDef:
             func = FuncObj(stmt, env)
             env.set(stmt.name.value, func)
             self.functions.append(func)
-        elif isinstance(stmt, cst.ClassDef):
+        elif type(stmt) is cst.ClassDef:
             self.define_class(stmt, env)
-        elif isinstance(stmt, cst.If):
+        elif type(stmt) is cst.If:
             self.exec_if(stmt, env)
-        elif isinstance(stmt, cst.For):
+        elif type(stmt) is cst.For:
             self.exec_for(stmt, env)
-        elif isinstance(stmt, cst.While):
+        elif type(stmt) is cst.While:
             self.exec_block(stmt.body.body, env)
             if stmt.orelse is not None:
                 self.exec_block(stmt.orelse.body.body, env)
-        elif isinstance(stmt, cst.With):
+        elif type(stmt) is cst.With:
             self.lines.current = stmt
             self.cur_line = self.lines.line(stmt)
             for item in stmt.items:
@@ -84,7 +79,7 @@ class StatementRunner(ExpressionEvaluator):
                 if item.asname is not None:
                     self.bind(item.asname.name, value, env)
             self.exec_block(stmt.body.body, env)
-        elif isinstance(stmt, cst.Try | cst.TryStar):
+        elif type(stmt) is cst.Try or type(stmt) is cst.TryStar:
             self.exec_block(stmt.body.body, env)
             for handler in stmt.handlers:
                 self.exec_block(handler.body.body, env)
@@ -100,35 +95,35 @@ class StatementRunner(ExpressionEvaluator):
     def exec_small(self, small: cst.BaseSmallStatement, env: Env) -> None:
         self.lines.current = small
         self.cur_line = self.lines.line(small) or self.cur_line
-        if isinstance(small, cst.Expr):
+        if type(small) is cst.Expr:
             value = small.value
-            if isinstance(value, cst.Call):
+            if type(value) is cst.Call:
                 receiver = self._append_receiver(value, env)
                 if receiver is not None:
                     self._accumulate(receiver, value, env)
                     return
             self.ev(value, env)
-            if isinstance(value, cst.Call):
+            if type(value) is cst.Call:
                 self._inplace_call(value, env)
                 self._learning_rate_call(value, env)
-        elif isinstance(small, cst.Assign):
+        elif type(small) is cst.Assign:
             assigned = self.ev(small.value, env)
             for target in small.targets:
                 if not self._set_learning_rate(target.target, assigned, small.value, env):
                     self.bind(target.target, assigned, env, small.value)
-        elif isinstance(small, cst.AugAssign):
+        elif type(small) is cst.AugAssign:
             op_name = type(small.operator).__name__.replace("Assign", "")
             current = self.ev(small.target, env)
             right = self.ev(small.value, env)
             result = self.binary(op_name, current, right, small.value, small, env)
             self.bind(small.target, result, env, small)
-        elif isinstance(small, cst.AnnAssign):
+        elif type(small) is cst.AnnAssign:
             if small.value is not None:
                 self.bind(small.target, self.ev(small.value, env), env, small.value)
-        elif isinstance(small, cst.Return):
+        elif type(small) is cst.Return:
             if small.value is not None and "__return__" not in env.vars:
                 env.vars["__return__"] = self.ev(small.value, env)
-        elif isinstance(small, cst.Import | cst.ImportFrom):
+        elif type(small) is cst.Import or type(small) is cst.ImportFrom:
             self.imports.add(small)
 
     def exec_if(self, stmt: cst.If, env: Env) -> None:
@@ -138,7 +133,7 @@ class StatementRunner(ExpressionEvaluator):
         branches (the program model then holds what either could build, noted).
         """
         branch: Any = stmt
-        while isinstance(branch, cst.If):
+        while type(branch) is cst.If:
             self.lines.current = branch
             self.cur_line = self.lines.line(branch) or self.cur_line
             test = self.ev(branch.test, env)
@@ -152,7 +147,7 @@ class StatementRunner(ExpressionEvaluator):
             self.exec_block(branch.body.body, env)
             rest = branch.orelse
             while rest is not None:
-                if isinstance(rest, cst.If):
+                if type(rest) is cst.If:
                     self.ev(rest.test, env)
                     self.exec_block(rest.body.body, env)
                     rest = rest.orelse
@@ -211,7 +206,7 @@ class StatementRunner(ExpressionEvaluator):
         env: Env,
         source: cst.CSTNode | None = None,
     ) -> None:
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             name = target.value
             if isinstance(value, data.DataChain):
                 value = data.DataChain(value.source, value.ops, name, value.part)
@@ -222,14 +217,14 @@ class StatementRunner(ExpressionEvaluator):
             elif isinstance(value, ModelObj) and value.model.var is None:
                 value.model.var = name
             env.set(name, value)
-        elif isinstance(target, cst.Tuple | cst.List):
+        elif type(target) is cst.Tuple or type(target) is cst.List:
             elements = [e.value for e in target.elements]
             items = self._unpack(value, len(elements))
             for el, item in zip(elements, items, strict=False):
-                if isinstance(el, cst.StarredElement):
+                if type(el) is cst.StarredElement:
                     el = el.value
                 self.bind(el, item, env, source)
-        elif isinstance(target, cst.Attribute):
+        elif type(target) is cst.Attribute:
             base = self.ev(target.value, env)
             attr = target.attr.value
             if isinstance(base, Instance):
@@ -246,7 +241,7 @@ class StatementRunner(ExpressionEvaluator):
                 key = names.dotted(target)
                 if key:
                     env.set(key, value)
-        elif isinstance(target, cst.Subscript):
+        elif type(target) is cst.Subscript:
             base = self.ev(target.value, env)
             if isinstance(base, Instance) and base.model is not None:
                 self._collect_subclass_layer(base.model, value)
@@ -282,9 +277,9 @@ class StatementRunner(ExpressionEvaluator):
         return items
 
     def _root_name(self, node: cst.BaseExpression) -> str | None:
-        while isinstance(node, cst.Subscript | cst.Attribute):
+        while type(node) is cst.Subscript or type(node) is cst.Attribute:
             node = node.value
-        return node.value if isinstance(node, cst.Name) else None
+        return node.value if type(node) is cst.Name else None
 
     def _rebind_root(self, target: cst.BaseExpression, env: Env, op: str, node: cst.CSTNode) -> None:
         name = self._root_name(target)
@@ -323,10 +318,17 @@ class StatementRunner(ExpressionEvaluator):
 
     def _append_receiver(self, call: cst.Call, env: Env) -> str | None:
         """The list's name in ``name.append(x)`` / ``name.extend(x)`` when the walker follows that
-        list (empty list literal, list of objects, or accumulated array), else None."""
-        if len(call.args) != 1 or not m.matches(call.func, _APPEND_OR_EXTEND):
+        list (empty list literal, list of objects, or accumulated array), else None. Plain type tests,
+        not matchers: this runs for every call statement."""
+        func = call.func
+        if not (
+            type(func) is cst.Attribute
+            and func.attr.value in ("append", "extend")
+            and type(func.value) is cst.Name
+            and len(call.args) == 1
+        ):
             return None
-        name = cst.ensure_type(cst.ensure_type(call.func, cst.Attribute).value, cst.Name).value
+        name = func.value.value
         current = env.get(name)
         followed = (
             (isinstance(current, Value) and current.kind == CONST and current.value == [])
@@ -343,7 +345,7 @@ class StatementRunner(ExpressionEvaluator):
         ``callbacks=cbs`` see what was appended.
         """
         current = env.get(name)
-        extend = m.matches(call.func, m.Attribute(attr=m.Name("extend")))
+        extend = type(call.func) is cst.Attribute and call.func.attr.value == "extend"
         arg = call.args[0].value
         item = self.ev(arg, env)
         if isinstance(current, data.DataChain):
