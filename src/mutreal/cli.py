@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 
 import click
 
@@ -60,7 +61,8 @@ class LazyGroup(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         """Run the sub-command; an output path that cannot be written (a file where a folder should
         be, no permission, a full disk) ends it with one ``error:`` line and exit code 1, not a
-        traceback. A closed pipe (``| head``) is left to click, which exits quietly."""
+        traceback; so does a run store that cannot be used (exit 2). A closed pipe (``| head``) is left to
+        click, which exits quietly."""
         try:
             return super().invoke(ctx)
         except OSError as error:
@@ -68,6 +70,12 @@ class LazyGroup(click.Group):
                 raise
             click.echo(f"error: {error}", err=True)
             ctx.exit(1)
+        except Exception as error:  # a run store that is damaged or newer: one line, exit 2, file kept
+            store = sys.modules.get("mutreal.runner.store")
+            if store is None or not isinstance(error, store.StoreError):
+                raise
+            click.echo(f"error: {error}", err=True)
+            ctx.exit(2)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -2,7 +2,7 @@
 
 The study (section 4.2.3-4.2.4) named each changed element with a three-letter code, mapped the code
 to the taxonomy of real DL faults, and decided whether DeepCrime could have injected the change.
-Here each component *kind* (what sort of element changed, from :mod:`mutreal.diff`) maps to a code;
+Here each component *kind* (what sort of element changed, from :mod:`mutreal.compare`) maps to a code;
 the direction of the change picks the most specific DeepCrime operator (ARM/AAL/ACH, RAW/RRW/RCW,
 WAB/WRB, HBS/HDB...), always as the operator that turns the first program into the second (the
 buggy into the fixed one: a fix removing a regulariser is code RAW, operator RRW). ``simulable`` follows the study's reading (an operator changes this kind of
@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from mutreal.diff import FaultComponent
+from mutreal.compare.components import FaultComponent
+from mutreal.compare.decisions import DecisionId, applies
+from mutreal.compare.kinds import ComponentKind as K
 from mutreal.taxonomy import load_taxonomy
 
 KERAS_ONLY_REASON = "raw TensorFlow code, DeepCrime is Keras-only"
@@ -35,54 +37,43 @@ class KindRule:
     reason: str | None = None  # why no operator applies, when operator is None
 
 
-#: component kind -> code and operator. Kinds are emitted by mutreal.diff.
-KIND_RULES: dict[str, KindRule] = {
-    "layer.activation": KindRule("ACH", "ACH"),
-    "layer.missing": KindRule("LRM", None, "no DeepCrime operator adds or removes layers"),
-    "layer.redundant": KindRule("LAD", None, "no DeepCrime operator adds or removes layers"),
-    "layer.type": KindRule("LWS", None, "no DeepCrime operator changes a layer's type"),
-    "layer.units": KindRule("LCN", None, "no DeepCrime operator changes the number of neurons"),
-    "layer.kernel_size": KindRule("LCF", None, "no DeepCrime operator changes filter sizes"),
-    "layer.strides": KindRule("LCF", None, "no DeepCrime operator changes convolution strides"),
-    "layer.input_shape": KindRule("LIS", None, "no DeepCrime operator changes input shapes"),
-    "layer.output_shape": KindRule("LOS", None, "no DeepCrime operator changes output shapes"),
-    "layer.padding": KindRule("TWP", None, "no DeepCrime operator changes padding"),
-    "layer.pool_size": KindRule("LCP", None, "no DeepCrime operator changes pooling"),
-    "layer.rate": KindRule("RCD", "RCD"),
-    "layer.kernel_initializer": KindRule("WCI", "WCI"),
-    "layer.bias_initializer": KindRule("BCI", None, "no DeepCrime operator changes bias initialisation"),
-    "layer.regularizer": KindRule("RCW", "RCW"),
-    "layer.use_bias": KindRule("WAB", "WAB"),
-    "layer.return_sequences": KindRule("LGR", None, "no DeepCrime operator changes return_sequences"),
-    "layer.bn_epsilon": KindRule("BNE", None, "no DeepCrime operator changes BatchNormalization epsilon"),
-    "layer.bn_momentum": KindRule("BNE", None, "no DeepCrime operator changes BatchNormalization momentum"),
-    "layer.other": KindRule("MWA", None, "no DeepCrime operator changes this layer property"),
-    "model.architecture": KindRule("MWA", None, "no DeepCrime operator changes a model's architecture"),
-    "compile.loss": KindRule("LCH", "LCH"),
-    "compile.loss_calculation": KindRule("LWC", None, "no DeepCrime operator changes a custom loss"),
-    "compile.optimizer": KindRule("OCH", "OCH"),
-    "compile.learning_rate": KindRule("HLR", "HLR"),
-    "compile.clipping": KindRule("OCH", "OCG"),
-    "compile.epsilon": KindRule("HAE", None, "no DeepCrime operator changes the optimiser's epsilon"),
-    "compile.optimizer_param": KindRule(
-        "OCH", None, "DeepCrime changes optimisers, not their momentum or decay"
-    ),
-    "compile.metrics": KindRule("PMC", None, "no DeepCrime operator changes metrics"),
-    "fit.epochs": KindRule("HNE", "HNE"),
-    "fit.batch_size": KindRule("HBS", "HBS"),
-    "fit.validation": KindRule("VRM", "VRM"),
-    "fit.patience": KindRule("RCP", "RCP"),
-    "fit.steps": KindRule("HBI", None, "no DeepCrime operator changes steps per epoch"),
-    "data.preprocess": KindRule("CPP", None, "no DeepCrime operator changes preprocessing"),
-    "data.input_format": KindRule("IWF", None, "no DeepCrime operator changes the input format"),
-    "data.reshape": KindRule("IWS", None, "no DeepCrime operator changes the shape of input data"),
-    "data.layer_input_shape": KindRule("ISL", None, "no DeepCrime operator changes input data shapes"),
-    "data.tensor_shape": KindRule("TWS", None, "no DeepCrime operator changes tensor shapes"),
-    "data.labels": KindRule("TCL", "TCL"),
-    "data.size": KindRule("TRD", "TRD"),
-    "data.split": KindRule("IDS", None, "no DeepCrime operator changes the train/test split"),
-    "data.augmentation": KindRule("TAC", None, "no DeepCrime operator adds or removes augmentation"),
-    "api.usage": KindRule("APW", None, "API misuse is not a DeepCrime fault"),
+#: component kind -> code and operator: a row for every kind :mod:`mutreal.compare` emits except
+#: ``data.training_data`` (labelled by its runtime function), and for no other
+KIND_RULES: dict[K, KindRule] = {
+    K.LAYER_ACTIVATION: KindRule("ACH", "ACH"),
+    K.LAYER_MISSING: KindRule("LRM", None, "no DeepCrime operator adds or removes layers"),
+    K.LAYER_REDUNDANT: KindRule("LAD", None, "no DeepCrime operator adds or removes layers"),
+    K.LAYER_TYPE: KindRule("LWS", None, "no DeepCrime operator changes a layer's type"),
+    K.LAYER_UNITS: KindRule("LCN", None, "no DeepCrime operator changes the number of neurons"),
+    K.LAYER_KERNEL_SIZE: KindRule("LCF", None, "no DeepCrime operator changes filter sizes"),
+    K.LAYER_STRIDES: KindRule("LCF", None, "no DeepCrime operator changes convolution strides"),
+    K.LAYER_INPUT_SHAPE: KindRule("LIS", None, "no DeepCrime operator changes input shapes"),
+    K.LAYER_OUTPUT_SHAPE: KindRule("LOS", None, "no DeepCrime operator changes output shapes"),
+    K.LAYER_PADDING: KindRule("TWP", None, "no DeepCrime operator changes padding"),
+    K.LAYER_POOL_SIZE: KindRule("LCP", None, "no DeepCrime operator changes pooling"),
+    K.LAYER_RATE: KindRule("RCD", "RCD"),
+    K.LAYER_KERNEL_INITIALIZER: KindRule("WCI", "WCI"),
+    K.LAYER_BIAS_INITIALIZER: KindRule("BCI", None, "no DeepCrime operator changes bias initialisation"),
+    K.LAYER_REGULARIZER: KindRule("RCW", "RCW"),
+    K.LAYER_USE_BIAS: KindRule("WAB", "WAB"),
+    K.LAYER_RETURN_SEQUENCES: KindRule("LGR", None, "no DeepCrime operator changes return_sequences"),
+    K.LAYER_BN_EPSILON: KindRule("BNE", None, "no DeepCrime operator changes BatchNormalization epsilon"),
+    K.LAYER_BN_MOMENTUM: KindRule("BNE", None, "no DeepCrime operator changes BatchNormalization momentum"),
+    K.MODEL_ARCHITECTURE: KindRule("MWA", None, "no DeepCrime operator changes a model's architecture"),
+    K.COMPILE_LOSS: KindRule("LCH", "LCH"),
+    K.COMPILE_LOSS_CALCULATION: KindRule("LWC", None, "no DeepCrime operator changes a custom loss"),
+    K.COMPILE_OPTIMIZER: KindRule("OCH", "OCH"),
+    K.COMPILE_LEARNING_RATE: KindRule("HLR", "HLR"),
+    K.COMPILE_CLIPPING: KindRule("OCH", "OCG"),
+    K.COMPILE_EPSILON: KindRule("HAE", None, "no DeepCrime operator changes the optimiser's epsilon"),
+    K.FIT_EPOCHS: KindRule("HNE", "HNE"),
+    K.FIT_BATCH_SIZE: KindRule("HBS", "HBS"),
+    K.FIT_VALIDATION: KindRule("VRM", "VRM"),
+    K.FIT_PATIENCE: KindRule("RCP", "RCP"),
+    K.DATA_PREPROCESS: KindRule("CPP", None, "no DeepCrime operator changes preprocessing"),
+    K.DATA_INPUT_FORMAT: KindRule("IWF", None, "no DeepCrime operator changes the input format"),
+    K.DATA_RESHAPE: KindRule("IWS", None, "no DeepCrime operator changes the shape of input data"),
+    K.DATA_SIZE: KindRule("TRD", "TRD"),
 }
 
 
@@ -109,21 +100,24 @@ class Label:
 
 def _code_for(component: FaultComponent, rule: KindRule) -> str:
     """The code, where the direction of the change picks between two (regularisation, bias)."""
-    if component.kind == "layer.regularizer":
+    if component.kind is K.LAYER_REGULARIZER:
         return "RAW" if component.change == "removed" else "RCW"
-    if component.kind == "layer.use_bias":
+    if component.kind is K.LAYER_USE_BIAS:
         before = str(component.detail.get("before_value", "true")).lower()
         return "WAB" if before in ("true", "1", "none") else "WRB"
     return rule.code
 
 
+@applies(DecisionId.RAW_OPERATOR_DIRECTION, DecisionId.WRB_OPERATOR_DIRECTION)
 def _operator_for(component: FaultComponent, rule: KindRule) -> str | None:
-    """The most specific DeepCrime operator for this change, by its direction."""
+    """The most specific DeepCrime operator for this change, by its direction (decisions
+    RAW-operator-direction, WRB-operator-direction: the operator turns the first program into the
+    second, the code keeps the study's meaning)."""
     op = rule.operator
     if op is None:
         return None
     kind, change = component.kind, component.change
-    if kind == "layer.activation":
+    if kind is K.LAYER_ACTIVATION:
         before = (component.detail.get("before_activation") or "linear").lower()
         after = (component.detail.get("after_activation") or "linear").lower()
         if before != "linear" and after == "linear":
@@ -133,12 +127,12 @@ def _operator_for(component: FaultComponent, rule: KindRule) -> str | None:
         return "ACH"
     # the operator turns the first program into the second (like ARM/AAL above): a regulariser the
     # second program gains is DeepCrime's RAW, one it loses RRW; a bias it gains WAB, loses WRB
-    if kind == "layer.regularizer":
+    if kind is K.LAYER_REGULARIZER:
         return {"added": "RAW", "removed": "RRW"}.get(change, "RCW")
-    if kind == "layer.use_bias":
+    if kind is K.LAYER_USE_BIAS:
         before = str(component.detail.get("before_value", "true")).lower()
         return "WRB" if before in ("true", "1", "none") else "WAB"
-    if kind == "fit.batch_size" and component.detail.get("full_batch"):
+    if kind is K.FIT_BATCH_SIZE and component.detail.get("full_batch"):
         return "HDB"
     return op
 
@@ -205,13 +199,15 @@ def _label_runtime_call(component: FaultComponent) -> Label:
     )
 
 
+@applies(DecisionId.HLR_EXPLICIT)
 def label_component(component: FaultComponent) -> Label:
-    """Label one component (see the module docstring)."""
-    if component.kind == "data.training_data":
+    """Label one component (see the module docstring); a kind without a rule is an error (a kind
+    added to :class:`~mutreal.compare.kinds.ComponentKind` needs its row in :data:`KIND_RULES`)."""
+    if component.kind is K.DATA_TRAINING_DATA:
         return _label_runtime_call(component)
-    rule = KIND_RULES.get(
-        component.kind, KindRule("MWA", None, f"no DeepCrime operator for {component.kind}")
-    )
+    rule = KIND_RULES.get(component.kind)
+    if rule is None:
+        raise KeyError(f"no labelling rule for component kind {component.kind!r}")
     taxonomy = load_taxonomy()
     code = _code_for(component, rule)
     info = taxonomy.code(code)
@@ -243,5 +239,5 @@ def label_component(component: FaultComponent) -> Label:
 def _string_optimizer_learning_rate(component: FaultComponent) -> bool:
     """A learning rate against an optimizer the first program names as a string ('adam')."""
     return (
-        component.kind == "compile.learning_rate" and component.detail.get("optimizer_spelling") == "string"
+        component.kind is K.COMPILE_LEARNING_RATE and component.detail.get("optimizer_spelling") == "string"
     )

@@ -11,6 +11,7 @@ can check that the meaning was kept. What it cannot rewrite safely is reported a
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +48,32 @@ GENERATOR_METHODS: dict[str, str] = {
     "evaluate_generator": "evaluate",
     "predict_generator": "predict",
 }
+#: numpy aliases removed in numpy 1.24 / 2.0 that benchmark programs still use, and what replaces
+#: them (the builtin type, or the numpy name that stayed): real programs crash on ``np.float``.
+NUMPY_REMOVED: dict[str, str] = {
+    "float": "float", "int": "int", "bool": "bool", "object": "object", "str": "str",
+    "complex": "complex", "long": "int", "unicode": "str",
+    "float_": "np.float64", "complex_": "np.complex128", "string_": "np.bytes_", "unicode_": "np.str_",
+    "NaN": "np.nan", "NAN": "np.nan", "Inf": "np.inf", "Infinity": "np.inf", "PINF": "np.inf",
+    "NINF": "-np.inf", "product": "np.prod", "cumproduct": "np.cumprod", "alltrue": "np.all",
+    "sometrue": "np.any", "round_": "np.round",
+}  # fmt: skip
+
+
+def numpy_aliases_to_rewrite() -> dict[str, str]:
+    """The entries of :data:`NUMPY_REMOVED` that the installed numpy lacks (numpy 2 brought
+    ``np.bool`` and ``np.long`` back): a name that still works is left as the author wrote it."""
+    import warnings
+
+    try:
+        import numpy
+    except ImportError:
+        return dict(NUMPY_REMOVED)
+    with warnings.catch_warnings():  # numpy warns on looking up a removed alias: that is the question
+        warnings.simplefilter("ignore")
+        return {name: new for name, new in NUMPY_REMOVED.items() if not hasattr(numpy, name)}
+
+
 #: Optimizer arguments current Keras no longer accepts (dropped, with a note in the change).
 REMOVED_OPTIMIZER_KWARGS: frozenset[str] = frozenset({"decay", "schedule_decay"})
 #: fit() arguments of Keras 1 that no longer exist.
@@ -165,6 +192,8 @@ class _Modernizer(cst.CSTTransformer):
         self.warnings: list[str] = []
         self.renamed_names: dict[str, str] = {}  # imported legacy layer names -> canonical
         self.optimizer_names: set[str] = set(keras_api.OPTIMIZERS.values())
+        self.numpy_names: set[str] = set()  # names bound to the numpy module (`import numpy as np`)
+        self.numpy_removed = numpy_aliases_to_rewrite()
 
     def _line(self, node: cst.CSTNode) -> int:
         try:
@@ -234,6 +263,8 @@ class _Modernizer(cst.CSTTransformer):
         aliases = []
         for alias in updated.names:
             name = _dotted(alias.name) or ""
+            if name == "numpy":
+                self.numpy_names.add(alias.asname.name.value if alias.asname else "numpy")  # type: ignore[union-attr]
             new_module = _replace_module(name)
             if new_module is not None and alias.asname is not None:
                 self._note(original, "import", f"import {name}", f"import {new_module}")
@@ -252,6 +283,10 @@ class _Modernizer(cst.CSTTransformer):
                 return _dotted_expr(new)
         attr = updated.attr.value
         parent = _dotted(updated.value) or ""
+        if parent in self.numpy_names and attr in self.numpy_removed:
+            new = self.numpy_removed[attr].replace("np.", f"{parent}.", 1)
+            self._note(original, "numpy alias", f"{parent}.{attr}", new)
+            return cst.parse_expression(new)
         if parent.endswith("layers") and attr in keras_api.LAYER_ALIASES:
             canonical = keras_api.LAYER_ALIASES[attr]
             self._note(original, "layer name", f"{parent}.{attr}", f"{parent}.{canonical}")
@@ -370,9 +405,22 @@ class _Modernizer(cst.CSTTransformer):
             original, list(updated.args), keras_api.LEGACY_OPTIMIZER_KWARGS, "argument"
         )
         kept = []
+        for arg in self._without_removed(original, args, REMOVED_OPTIMIZER_KWARGS):
+            keyword = arg.keyword.value if arg.keyword else None
+            if keyword == "epsilon" and isinstance(arg.value, cst.Name) and arg.value.value == "None":
+                self._note(original, "removed argument", "epsilon=None", "(default)")
+                continue
+            kept.append(arg)
+        return self._with_args(updated, args, kept)
+
+    def _without_removed(
+        self, original: cst.Call, args: list[cst.Arg], removed: Iterable[str]
+    ) -> Iterator[cst.Arg]:
+        """The arguments whose keyword current Keras still takes; each dropped one is noted."""
+        dropped = set(removed)
         for arg in args:
             keyword = arg.keyword.value if arg.keyword else None
-            if keyword in REMOVED_OPTIMIZER_KWARGS:
+            if keyword in dropped:
                 self._note(
                     original,
                     "removed argument",
@@ -380,10 +428,11 @@ class _Modernizer(cst.CSTTransformer):
                     "(removed: no longer supported)",
                 )
                 continue
-            if keyword == "epsilon" and isinstance(arg.value, cst.Name) and arg.value.value == "None":
-                self._note(original, "removed argument", "epsilon=None", "(default)")
-                continue
-            kept.append(arg)
+            yield arg
+
+    @staticmethod
+    def _with_args(updated: cst.Call, args: list[cst.Arg], kept: list[cst.Arg]) -> cst.Call:
+        """``updated`` with only ``kept`` of its ``args`` (no trailing comma left after a drop)."""
         if kept and len(kept) != len(args):
             kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return updated.with_changes(args=kept)
@@ -392,20 +441,9 @@ class _Modernizer(cst.CSTTransformer):
         table = {k: v for k, v in keras_api.LEGACY_FIT_KWARGS.items() if k not in REMOVED_FIT_KWARGS}
         args = self._rename_kwargs(original, list(updated.args), table, "argument")
         kept = []
-        for arg in args:
+        removed = {*REMOVED_FIT_KWARGS, "workers", "use_multiprocessing", "max_queue_size"}
+        for arg in self._without_removed(original, args, removed):
             keyword = arg.keyword.value if arg.keyword else None
-            if keyword in REMOVED_FIT_KWARGS or keyword in (
-                "workers",
-                "use_multiprocessing",
-                "max_queue_size",
-            ):
-                self._note(
-                    original,
-                    "removed argument",
-                    f"{keyword}={_code(arg.value)}",
-                    "(removed: no longer supported)",
-                )
-                continue
             if keyword == "steps_per_epoch" and any(
                 a.keyword and a.keyword.value == "samples_per_epoch" for a in original.args
             ):
@@ -413,9 +451,7 @@ class _Modernizer(cst.CSTTransformer):
                     f"line {self._line(original)}: samples_per_epoch counted samples, steps_per_epoch counts batches"
                 )
             kept.append(arg)
-        if kept and len(kept) != len(args):
-            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return updated.with_changes(args=kept)
+        return self._with_args(updated, args, kept)
 
 
 def modernize_source(source: str) -> ModernizeResult:

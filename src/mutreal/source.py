@@ -11,7 +11,9 @@ or an empty line, never disappears.
 from __future__ import annotations
 
 import io
+import os
 import re
+import stat
 import tokenize
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -81,6 +83,7 @@ def read_text(path: str | Path) -> str:
     Undecodable bytes raise a :class:`SourceError` that says where the first bad byte is.
     """
     p = Path(path)
+    _check_readable_program(p, str(path))
     try:
         data = p.read_bytes()
     except FileNotFoundError:
@@ -90,6 +93,37 @@ def read_text(path: str | Path) -> str:
     except OSError as exc:
         raise SourceError("missing", f"cannot read file ({exc.strerror})", str(path)) from None
     return decode_bytes(data, str(path))
+
+
+#: largest program file read (bytes): benchmark programs are a few hundred lines; anything far
+#: larger is a data file or a mistake, and reading it whole would only cost memory.
+MAX_PROGRAM_BYTES = 5 * 1024 * 1024
+
+#: pseudo file systems whose "files" are not programs: reading one can block, or return the
+#: machine's state; such a path is refused by its name, before it is opened.
+_PSEUDO_ROOTS = ("/proc", "/sys", "/dev")
+
+
+def _check_readable_program(p: Path, shown: str) -> None:
+    """Refuse, without opening it, a path that cannot be a program: a device, a FIFO, a socket,
+    a file of /proc, /sys or /dev, or one larger than :data:`MAX_PROGRAM_BYTES`."""
+    try:
+        info = p.stat()
+    except FileNotFoundError:
+        raise SourceError("missing", "file not found", shown) from None
+    except OSError as exc:
+        raise SourceError("missing", f"cannot read file ({exc.strerror})", shown) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise SourceError("missing", "is a directory, not a file", shown)
+    if not stat.S_ISREG(info.st_mode):
+        raise SourceError("not_a_file", "not a regular file (a device, FIFO or socket): not read", shown)
+    resolved = os.path.realpath(p)
+    if any(resolved == root or resolved.startswith(root + os.sep) for root in _PSEUDO_ROOTS):
+        raise SourceError("not_a_file", f"a file of the system's {resolved.split(os.sep)[1]} tree, not a program: not read", shown)
+    if info.st_size > MAX_PROGRAM_BYTES:
+        raise SourceError(
+            "too_large", f"{info.st_size} bytes, more than {MAX_PROGRAM_BYTES} for a program: not read", shown
+        )
 
 
 def decode_bytes(data: bytes, path: str = "") -> str:
@@ -305,6 +339,7 @@ def _parse_tolerant(text: str, path: str) -> ParsedSource:
             put_aside(index, msg, _indent_of(lines[index]) + "pass")
     else:
         raise SourceError("not_python", "not a Python program: no readable part found", path)
+    _require_some_python(text.split("\n"), set_aside, path)
     candidate = "\n".join(lines)
     module = _libcst_parse(candidate, path)
     return ParsedSource(
@@ -313,6 +348,26 @@ def _parse_tolerant(text: str, path: str) -> ParsedSource:
         module,
         upgraded_python2=upgraded_any,
         set_aside=[set_aside[k] for k in sorted(set_aside)],
+    )
+
+
+def _require_some_python(original: list[str], set_aside: dict[int, SetAsideLine], path: str) -> None:
+    """A file of which every line that is not blank or a comment was set aside has nothing of Python
+    left (``/etc/passwd``, a CSV, prose): it is refused, and its lines are not copied into the error,
+    so classifying a wrong path never spills a file's content into the results."""
+    if not set_aside:
+        return
+    for index, line in enumerate(original):
+        body = line.strip()
+        if not body or body.startswith("#"):
+            continue
+        aside = set_aside.get(index)
+        if aside is None or aside.reason.startswith("repaired"):
+            return
+    raise SourceError(
+        "not_python",
+        f"not a Python program: none of its {len(set_aside)} non-blank lines parses as Python",
+        path,
     )
 
 

@@ -427,7 +427,8 @@ def load_taxonomy() -> Taxonomy:
 @dataclass(frozen=True)
 class Decision:
     """A row of ``taxonomy/decisions.csv`` (owned by classify): where a line between neighbouring
-    codes is drawn, with the buggy/fixed example programs that pin it."""
+    codes is drawn, with the buggy/fixed example programs that pin it
+    (``taxonomy/decisions/<id>/buggy.py`` and ``fixed.py``, plain files that read and diff as code)."""
 
     id: str
     boundary: str
@@ -454,10 +455,20 @@ def _comma_list(text: str | None) -> tuple[str, ...]:
     return tuple(p.strip() for p in (text or "").split(",") if p.strip())
 
 
+def decision_example(folder: Path, decision_id: str, side: str) -> str:
+    """The ``buggy`` or ``fixed`` example program of a decision; a missing file is a clear error."""
+    path = folder / "decisions" / decision_id / f"{side}.py"
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"decisions.csv {decision_id}: its {side} example {path} is missing") from None
+
+
 def load_decisions(folder: Path | None = None) -> list[Decision]:
-    """The code-boundary decision table, typed (example programs unescaped: ``\\n`` -> newline)."""
-    path = (folder or data_dir("taxonomy")) / "decisions.csv"
-    with path.open(encoding="utf-8", newline="") as fh:
+    """The code-boundary decision table, typed, with each row's example programs read from
+    ``decisions/<id>/``."""
+    folder = folder or data_dir("taxonomy")
+    with (folder / "decisions.csv").open(encoding="utf-8", newline="") as fh:
         return [
             Decision(
                 id=row["id"],
@@ -467,8 +478,8 @@ def load_decisions(folder: Path | None = None) -> list[Decision]:
                 deepcrime=_comma_list(row["deepcrime"]),
                 simulable=tuple(f.upper() == "Y" for f in _comma_list(row["simulable"])),
                 rationale=row["rationale"],
-                buggy=row["buggy"].replace("\\n", "\n"),
-                fixed=row["fixed"].replace("\\n", "\n"),
+                buggy=decision_example(folder, row["id"], "buggy"),
+                fixed=decision_example(folder, row["id"], "fixed"),
             )
             for row in csv.DictReader(fh)
         ]

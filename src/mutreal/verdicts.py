@@ -53,6 +53,11 @@ class MetricSeries:
     outcomes: list[str]
 
     @property
+    def aborted(self) -> np.ndarray:
+        """Runs that did not complete (any outcome but ``ok``); a completed run may lack a metric."""
+        return np.asarray([outcome != "ok" for outcome in self.outcomes], dtype=bool)
+
+    @property
     def summary(self) -> Summary:
         return summarise(self.values[~self.failed])
 
@@ -77,15 +82,29 @@ def _sorted(records: Sequence[Any]) -> list[Any]:
     return sorted(records, key=lambda r: r.seed)
 
 
+class LostRuns(RuntimeError):
+    """Runs whose worker was lost (not the program's doing): no verdict is drawn from a campaign
+    with such runs, because a rerun trains them again and may decide otherwise."""
+
+
 def metric_series(
     records: Sequence[Any], metric: str | None = None, lower_is_better: bool | None = None
 ) -> MetricSeries:
     """The compared metric of each run of one program, in seed order.
 
+    Raises :class:`LostRuns` when some run was lost: a lost run is no outcome of the program.
+
     ``metric`` picks a metric by name (default: the campaign's, i.e. the first of the last
     ``evaluate()``); ``lower_is_better`` defaults to the metric's direction (loss-like names).
     """
     ordered = _sorted(records)
+    lost = [r for r in ordered if r.outcome == "lost"]
+    if lost:
+        cause = lost[0].error_message or "its worker went away"
+        raise LostRuns(
+            f"{len(lost)} run(s) of {Path(lost[0].program).name} were lost ({cause}); "
+            "run the same command again to train them"
+        )
     values, failed, outcomes, names, directions = [], [], [], [], []
     for record in ordered:
         name, value, direction = record.metric(metric)
@@ -210,8 +229,8 @@ def reproduce_from_records(
     verdict = reproduction_verdict(
         b.values,
         f.values,
-        crashed_buggy=b.failed,
-        crashed_fixed=f.failed,
+        crashed_buggy=b.aborted,
+        crashed_fixed=f.aborted,
         symptom=symptom,
         lower_is_better=b.lower_is_better,
         test=test,
@@ -807,20 +826,15 @@ class SensitivityReport:
 
 
 def write_mutant(program: str, operator: str, site: int, value: Any, out_dir: str | Path) -> str:
-    """Write the first-order mutant of ``program`` (operator, site, value) into ``out_dir``; its path."""
+    """Write the first-order mutant of ``program`` (operator, site, value) into ``out_dir``; its path.
+
+    The files are written by :func:`mutreal.mutate.write_mutant`, so a sensitivity mutant and a
+    ``mutreal mutate`` mutant are the same bytes."""
+    from mutreal.mutate import write_mutant as write_mutant_files
     from mutreal.operators import Program, registry
 
-    source = Program.from_file(program)
-    mutant = registry.get(operator).mutant(source, site, value)
-    folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / Path(mutant.name).name
-    provenance = path.with_suffix(".json")
-    path.write_text(mutant.code, encoding="utf-8")
-    import json
-
-    provenance.write_text(json.dumps(mutant.provenance.to_dict(), indent=2, default=str), encoding="utf-8")
-    return str(path)
+    mutant = registry.get(operator).mutant(Program.from_file(program), site, value)
+    return write_mutant_files(mutant, str(out_dir))[0]
 
 
 def mark_output_folder(folder: str | Path) -> bool:

@@ -166,10 +166,12 @@ def test_data_reshaped_to_the_new_named_input_shape_is_one_lis(classify_texts):
 
 
 def test_empty_program_is_compared_with_nothing(classify_texts):
-    """Rule empty_program: an empty fixed file names no removed step, layer or call."""
+    """Rule empty_program: a fixed file with no Keras element and no data names no removed step,
+    layer or call (a side with no statement at all is refused by classify, see test_bad_input)."""
     program = _PREDICT_ONE.format(index="0:1").replace("marks = ", "grid = grid / 2.0\nmarks = ")
-    assert classify_texts(program, "").components == []
-    assert classify_texts("# nothing here\n", program).components == []
+    placeholder = "import os\nprint(os.getcwd())\n"
+    assert classify_texts(program, placeholder).components == []
+    assert classify_texts(placeholder, program).components == []
 
 
 _SEARCH = """\

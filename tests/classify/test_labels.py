@@ -121,3 +121,46 @@ def test_runtime_training_data_call_is_labelled_by_its_function(function, code, 
 def test_unknown_runtime_function_is_not_an_operator():
     label = label_component(comp("data.training_data", "added", function="shuffle_rows"))
     assert label.deepcrime is None and label.simulable is False and label.reason
+
+
+def test_kind_rules_cover_exactly_the_kinds_the_comparison_emits():
+    """A row per kind but the runtime call (labelled by its function), and no row for a kind never emitted."""
+    from mutreal.compare.kinds import ComponentKind
+
+    assert set(KIND_RULES) == set(ComponentKind) - {ComponentKind.DATA_TRAINING_DATA}
+
+
+def test_every_kind_is_emitted_by_a_comparison_pass():
+    """Each kind is named by the code of some pass (so no label row waits for a kind nobody makes)."""
+    import ast
+    from pathlib import Path
+
+    import mutreal.compare
+    from mutreal.compare.kinds import ComponentKind
+
+    named: set[str] = set()
+    for path in Path(mutreal.compare.__file__).parent.glob("*.py"):
+        if path.name == "kinds.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "K":
+                named.add(node.attr)
+    # the unused-variable pass emits the kind its source fact names ("fit.epochs" / "fit.batch_size")
+    assert set(ComponentKind.__members__) - named == set()
+
+
+def test_an_unknown_kind_is_an_error_not_a_guess():
+    with pytest.raises(ValueError, match="unknown fault component kind 'layer.other'"):
+        comp("layer.other")
+    with pytest.raises(ValueError, match="unknown fault component kind"):
+        FaultComponent.from_dict({"element": "x", "kind": "api.usage", "change": "changed"})
+
+
+def test_kind_serialises_as_its_string():
+    import json
+
+    component = comp("layer.units", before_number=4)
+    assert component.kind == "layer.units" and f"{component.kind}" == "layer.units"
+    assert json.loads(json.dumps(component.to_dict()))["kind"] == "layer.units"
+    assert json.dumps({"kind": component.kind}) == '{"kind": "layer.units"}'
+    assert FaultComponent.from_dict(component.to_dict()) == component

@@ -1,10 +1,15 @@
-"""One test per named noise rule of mutreal.diff: a noise-only edit yields no fault component."""
+"""One test per named noise rule of mutreal.compare: a noise-only edit yields no fault component.
+
+Two rules are not of that shape and have tests of their own below: ``empty_program`` (nothing is
+left to keep a real fault in) and ``wired_loose_layers`` (the wiring is a real change, counted once).
+"""
 
 from __future__ import annotations
 
 import pytest
 
 from mutreal.diff import NOISE_RULES
+from mutreal.extract import extract_source
 
 BASE = """\
 from keras.models import Sequential
@@ -100,19 +105,78 @@ BASES = {
 }
 
 
+# a side with statements but no Keras element or data (an empty side is refused by classify)
+NOISY["empty_program"] = "import os\nprint(os.getcwd())\n"
+# a scaling step the other side lacks would otherwise be listed as removed preprocessing
+BASES["empty_program"] = BASE.replace(
+    "model = Sequential()", "x_train = x_train / 255.0\nmodel = Sequential()"
+)
+#: rules tested by their own tests below instead of the noise-only edit
+OWN_TESTS = {"wired_loose_layers"}
+#: rules after which no real fault can be left to see
+NOTHING_LEFT = {"empty_program"}
+
+
 def test_every_noise_rule_has_a_test():
-    assert set(NOISY) == set(NOISE_RULES)
+    assert set(NOISY) | OWN_TESTS == set(NOISE_RULES)
 
 
-@pytest.mark.parametrize("rule", sorted(NOISE_RULES))
+def test_every_noise_rule_is_applied_by_code_or_says_what_holds_it():
+    """The registry is the implementation: a rule wraps the function that applies it, or names the
+    place that leaves the element out of the program model."""
+    for rule in NOISE_RULES.values():
+        assert (rule.apply is None) != (rule.held_by is None), rule.name
+        assert rule.description, rule.name
+        if rule.apply is not None:
+            assert rule.apply.__module__.startswith("mutreal.compare."), rule.name
+
+
+def test_a_rule_held_by_construction_cannot_be_called():
+    with pytest.raises(TypeError, match="by construction"):
+        NOISE_RULES["prints"]()
+
+
+@pytest.mark.parametrize("rule", sorted(set(NOISE_RULES) - OWN_TESTS))
 def test_noise_rule_yields_no_component(rule, classify_texts):
     result = classify_texts(BASES.get(rule, BASE), NOISY[rule])
     assert result.components == [], [(c.element, c.code, c.before, c.after) for c in result.components]
 
 
-@pytest.mark.parametrize("rule", sorted(NOISE_RULES))
+@pytest.mark.parametrize("rule", sorted(set(NOISE_RULES) - OWN_TESTS - NOTHING_LEFT))
 def test_noise_rule_keeps_a_real_fault_visible(rule, classify_texts):
     """Noise plus one real change: exactly the real change is left."""
     fixed = NOISY[rule].replace("Dense(8,", "Dense(16,").replace("units=8", "units=16")
     result = classify_texts(BASES.get(rule, BASE), fixed)
     assert [c.code for c in result.components] == ["LCN"]
+
+
+def test_empty_program_rule_applies_to_an_empty_side_only():
+    rule = NOISE_RULES["empty_program"]
+    assert rule(extract_source("")) and rule(extract_source("# a comment\nimport numpy as np\n"))
+    assert not rule(extract_source(BASE))
+    assert not rule(
+        extract_source("import numpy as np\nx_train = np.random.rand(3, 4)\nx_train = x_train / 2\n")
+    )
+
+
+_BRANCH = """\
+from tensorflow.keras.layers import Dense, Input
+from tensorflow.keras.models import Model
+
+inputs = Input(shape=(4,))
+extra = Input(shape=(2,))  # never connected: both programs have loose layers
+trunk = Dense(8, activation="relu")(inputs)
+side = Dense({width}, activation="relu")(trunk)
+score = Dense(1, activation="sigmoid")({feeds})
+net = Model(inputs, score)
+net.compile(optimizer="adam", loss="binary_crossentropy")
+"""
+
+
+def test_wired_loose_layers_are_counted_in_the_model_only(classify_texts):
+    """The fix wires a branch the buggy model left unconnected: one missing layer in the model,
+    not also a loose model of its own; a real change inside that branch stays visible as well."""
+    result = classify_texts(_BRANCH.format(width=8, feeds="trunk"), _BRANCH.format(width=8, feeds="side"))
+    assert [(c.code, c.element.split(".")[0]) for c in result.components] == [("LRM", "model[0]")]
+    loose = "from keras.layers import Dense\nfirst = Dense({n}, activation='relu')\nsecond = Dense(1)\n"
+    assert [c.code for c in classify_texts(loose.format(n=4), loose.format(n=8)).components] == ["LCN"]

@@ -19,6 +19,9 @@ SHIPPED = {
         "fault_code_leaves.csv",
         "datasets.csv",
         "README.md",
+        "decisions.csv",
+        "decisions/CPP-once/buggy.py",
+        "decisions/CPP-once/fixed.py",
     ],
     "operators": ["deepcrime.yaml", "combinations.csv", "README.md"],
 }
@@ -31,7 +34,9 @@ from mutreal.resources import data_dir
 from mutreal.taxonomy import load_taxonomy
 from mutreal.catalogue import load_catalogue, load_combinations
 from mutreal.datasets import known_datasets
+from mutreal.taxonomy import load_decisions
 t = load_taxonomy()
+assert all(d.buggy and d.fixed for d in load_decisions())
 print(json.dumps({
     "module": mutreal.__file__,
     "taxonomy_dir": str(data_dir("taxonomy")),
@@ -50,8 +55,8 @@ def test_wheel_ships_the_data_and_an_install_finds_it(tmp_path):
         capture_output=True,
         text=True,
     )
-    if build.returncode != 0:
-        pytest.skip(f"cannot build a wheel here (no build backend?): {build.stderr[-300:]}")
+    # a failed build is a failure (a broken pyproject.toml must not read as a skip)
+    assert build.returncode == 0, f"pip wheel failed:\n{build.stdout[-2000:]}\n{build.stderr[-2000:]}"
     (wheel,) = wheels.glob("mutreal-*.whl")
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())

@@ -118,3 +118,104 @@ def synthetic_results(tmp_path: Path) -> Path:
 def make_rows():
     """The synthetic row builder (tests import no conftest module under importlib mode)."""
     return synthetic_rows
+
+
+# ------------------------------------------------------------------------- own programs, classified
+
+#: a small Keras program written for these tests; ``{pad}`` holds helper functions so that the
+#: model sits far down the file (off the first screen of a bug page)
+PROGRAM = '''"""Iris classifier written for mutreal's report tests."""
+import numpy as np
+from sklearn.datasets import load_iris
+from tensorflow import keras
+{pad}
+data = load_iris()
+x, y = data.data.astype("float32"), data.target
+model = keras.Sequential()
+model.add(keras.layers.Dense({units}, activation="{activation}", input_shape=(4,)))
+model.add(keras.layers.Dense(3, activation="softmax"))
+model.compile(loss="sparse_categorical_crossentropy", optimizer=keras.optimizers.Adam(learning_rate={lr}))
+{between}
+model.fit(x, y, epochs={epochs}, batch_size=16, verbose=0)
+print(model.evaluate(x, y, verbose=0))
+'''
+
+
+def program(pad: int = 0, between: int = 0, **values) -> str:
+    """The program with ``pad`` helper functions before the model and ``between`` after compile."""
+    settings = {"units": 8, "activation": "relu", "lr": 0.01, "epochs": 50, **values}
+    helpers = "".join(f"\n\ndef helper_{i}(v):\n    return v * {i} + 1\n" for i in range(pad))
+    filler = "\n".join(
+        f"print('step {i}', helper_0(np.float32({i})) if False else {i})" for i in range(between)
+    )
+    return PROGRAM.format(pad=helpers, between=filler, **settings)
+
+
+#: bug id -> (buggy settings, fixed settings, layout); layout pads the file so components sit apart
+CORPUS = {
+    "tall-ach-hne": ({"activation": "sigmoid", "epochs": 2}, {}, {"pad": 30, "between": 70}),
+    "short-hlr": ({"lr": 5.0}, {}, {}),
+    "noise-only": ({}, {}, {"pad": 2}),
+}
+
+
+def write_corpus(root: Path) -> Path:
+    """Own buggy/fixed pairs under ``root/corpus`` and their manifest; returns the manifest."""
+    corpus = root / "corpus"
+    lines = ["id,benchmark,buggy,fixed"]
+    for bug_id, (buggy, fixed, layout) in CORPUS.items():
+        for side, values in (("buggy", buggy), ("fixed", fixed)):
+            path = corpus / bug_id / side / "train.py"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            text = program(**layout, **values)
+            if bug_id == "noise-only" and side == "fixed":
+                text = text.replace("verbose=0))", "verbose=0))  # prints the score")
+            path.write_text(text, encoding="utf-8")
+        lines.append(f"{bug_id},own,{bug_id}/buggy/train.py,{bug_id}/fixed/train.py")
+    manifest = corpus / "manifest.csv"
+    manifest.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return manifest
+
+
+@pytest.fixture(scope="session")
+def classified_corpus(tmp_path_factory) -> tuple[Path, Path]:
+    """(root, results JSONL): the own programs above classified by `python -m mutreal classify`,
+    run in ``root`` so the rows name files relative to it, as in reports/example."""
+    import subprocess
+    import sys
+
+    root = tmp_path_factory.mktemp("own")
+    manifest = write_corpus(root)
+    results = root / "results.jsonl"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mutreal",
+            "classify",
+            "--manifest",
+            str(manifest.relative_to(root)),
+            "--out",
+            str(results),
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return root, results
+
+
+@pytest.fixture(scope="session")
+def chromium_binary() -> str:
+    """Debian's chromium; skipped where it is missing, except in CI (CI=true), where that fails."""
+    import os
+    import shutil
+
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail("CI=true but no chromium binary on PATH: the browser tests must run in CI")
+        pytest.skip("no chromium binary on PATH (install Debian's `chromium`; .ci/run does)")
+    return found

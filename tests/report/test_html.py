@@ -2,7 +2,7 @@
 > 0), and each plot's region of a screenshot is not one uniform colour.
 
 Chromium is Debian's ``chromium`` (``.ci/run`` installs it where missing); the test is skipped only
-where no chromium binary exists.
+where no chromium binary exists, and fails instead in CI (``CI=true``).
 """
 
 from __future__ import annotations
@@ -24,9 +24,8 @@ from mutreal.report.tables import bugs_from_results
 pytestmark = [pytest.mark.chromium, pytest.mark.slow]
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium binary on PATH (install Debian's `chromium`; .ci/run does)"
-)
+#: the conftest fixture skips where chromium is missing, or fails when CI=true
+needs_chromium = pytest.mark.usefixtures("chromium_binary")
 
 WIDTH = 1280
 FLAGS = [
@@ -98,7 +97,10 @@ def test_html_is_self_contained(report_dir):
     sources = re.findall(r'<img[^>]*\ssrc="([^"]*)"', page)
     assert len(sources) == len(PLOTS)
     assert all(src.startswith("data:image/png;base64,") for src in sources)
-    assert not re.search(r"<(link|script)\b", page), "the report loads nothing from elsewhere"
+    assert not re.search(r"<link\b|<script[^>]*\ssrc=|https?://", page), (
+        "the report loads nothing from elsewhere"
+    )
+    assert "<script>" in page, "the tables' sort/filter script is inline"
 
 
 def screenshot_regions(page: Path, images: list[dict], doc_height: int, tmp_path: Path):

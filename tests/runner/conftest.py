@@ -50,3 +50,19 @@ def write_program(tmp_path: Path):
 def tiny_program():
     """``tiny_program(epochs, comment)`` -> the text of a small seeded classifier (see TINY_PROGRAM)."""
     return _tiny_program
+
+
+@pytest.fixture
+def bwrap():
+    """The bwrap sandbox choice on this machine; in CI (``CI=true``) a missing bubblewrap fails the
+    test instead of skipping it."""
+    import os
+
+    from mutreal.runner import sandbox
+
+    works, _user_namespace, why = sandbox.probe()
+    if not works:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"bubblewrap is required in CI: {why}")
+        pytest.skip(f"bubblewrap does not work here: {why}")
+    return sandbox.resolve("bwrap")

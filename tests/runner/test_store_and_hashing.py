@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from mutreal.runner import CampaignConfig, EvaluateRecord, RunRecord, RunStore, hashing
+from mutreal.runner.store import StoreError
 
 
 def _record(key: str, seed: int, outcome: str = "ok", value: float | None = 0.9) -> RunRecord:
@@ -53,7 +54,7 @@ def test_store_replaces_a_run_with_the_same_key(tmp_path: Path):
 def test_a_file_that_is_not_sqlite_is_a_clear_error_and_kept(tmp_path: Path):
     runs_csv = tmp_path / "runs.csv"
     runs_csv.write_text("metric\n0.9\n" * 200)
-    with pytest.raises(ValueError, match="not a run store"):
+    with pytest.raises(StoreError, match="not a run store"):
         RunStore(runs_csv)
     assert runs_csv.read_text() == "metric\n0.9\n" * 200
 

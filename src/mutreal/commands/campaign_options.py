@@ -29,6 +29,16 @@ def _seed_list(ctx: click.Context, param: click.Parameter, value: str | None) ->
     return seeds
 
 
+#: How runs are isolated (also taken by ``mutreal run``).
+ISOLATION_OPTIONS: list[Callable[[Any], Any]] = [
+    click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "bwrap", "none"]), default="auto",
+                 show_default=True,
+                 help="Isolation of each run: bwrap (bubblewrap namespaces: read-only files, no network, "
+                      "own processes), none (worker processes only), auto (bwrap where it works)."),
+    click.option("--env", "env", multiple=True, metavar="NAME[=VALUE]",
+                 help="Pass this variable into the sandbox (repeatable); nothing else of your environment is."),
+]  # fmt: skip
+
 CAMPAIGN_OPTIONS: list[Callable[[Any], Any]] = [
     click.option("--runs", type=click.IntRange(1), default=20, show_default=True,
                  help="Trainings per program (seeds 0..runs-1)."),
@@ -45,6 +55,7 @@ CAMPAIGN_OPTIONS: list[Callable[[Any], Any]] = [
     click.option("--store", type=click.Path(dir_okay=False), default=None,
                  help="SQLite run store: stored runs are reused, never trained twice."),
     click.option("--modernize", is_flag=True, help="Rewrite Keras 1/2-era programs on the fly."),
+    *ISOLATION_OPTIONS,
     click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
 ]  # fmt: skip
 
@@ -89,6 +100,8 @@ CAMPAIGN_SETTINGS = (
     "store",
     "modernize",
     "quiet",
+    "sandbox_mode",
+    "env",
 )
 
 
@@ -130,6 +143,8 @@ def campaign_settings(
     store: str | None,
     modernize: bool,
     quiet: bool = False,
+    sandbox_mode: str = "auto",
+    env: tuple[str, ...] | list[str] = (),
 ) -> dict[str, Any]:
     """The :func:`mutreal.runner.run_campaign` keyword arguments of the campaign options."""
     return {
@@ -141,6 +156,8 @@ def campaign_settings(
         "memory_limit_mb": memory_limit_mb,
         "store": store,
         "modernize": modernize or None,
+        "sandbox_mode": sandbox_mode,
+        "env": list(env) or None,
     }
 
 

@@ -7,20 +7,16 @@ from pathlib import Path
 
 import click
 
+from mutreal.commands.options import json_option, out_folder_option
 from mutreal.labelsfile import LabelsFormatError
 
 
 @click.command()
 @click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder for report.md, report.html, report.json, plots/*.png and tables/*.csv.",
+@out_folder_option(
+    "Folder for report.md, report.html, report.json, plots/*.png and tables/*.csv.", path_type=Path
 )
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print the report (tables and figures) as one JSON object."
-)
+@json_option("Print the report (tables and figures) as one JSON object.")
 @click.option("--no-plots", is_flag=True, help="Skip the plots (no matplotlib): tables only.")
 @click.option("--title", default=None, help="Title of the report.")
 @click.option(
@@ -35,6 +31,28 @@ from mutreal.labelsfile import LabelsFormatError
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Labels CSV whose `realistic` Y/N column marks the study's realistic subset (R columns).",
 )
+@click.option(
+    "--labels",
+    "labels",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Labels CSV whose codes the bug pages show beside the predicted ones (repeat for a second reader).",
+)
+@click.option(
+    "--sources",
+    "sources",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Folder the programs named in SOURCE are relative to (default: tried after the working "
+    "folder and the folders above SOURCE). Repeatable.",
+)
+@click.option(
+    "--min-confidence",
+    type=click.Choice(["low", "medium", "high"]),
+    default=None,
+    help="Keep only components of this confidence or above; components with no confidence are "
+    "dropped too, and counted in the output.",
+)
 def report(
     source: Path,
     out_dir: Path | None,
@@ -43,19 +61,31 @@ def report(
     title: str | None,
     min_support: int | None,
     realism_from: Path | None,
+    labels: tuple[Path, ...],
+    sources: tuple[Path, ...],
+    min_confidence: str | None,
 ) -> None:
     """Report on SOURCE: a results JSONL of `mutreal classify --manifest`, or a labels CSV
     (id,codes,is_mutant[,benchmark][,realistic]) whose manual codes give the study's Tables 3 and 4.
 
     Without --out the tables are printed as Markdown; with --out every file is written and the
-    paths printed. Exit code 1 when some lines of SOURCE could not be read (they are listed in the
+    paths printed, and for results one page per bug (bugs/*.html: its components at their lines
+    in the buggy and fixed programs side by side, and the --labels codes beside them). Exit code 1 when some lines of SOURCE could not be read (they are listed in the
     report's errors table), 0 otherwise.
     """
     from mutreal.report.build import report_from_file
     from mutreal.report.render import percent_text, render_markdown, write_report
 
     try:
-        result = report_from_file(source, realism_from=realism_from, title=title, min_support=min_support)
+        result = report_from_file(
+            source,
+            realism_from=realism_from,
+            labels=labels,
+            sources=sources,
+            min_confidence=min_confidence,
+            title=title,
+            min_support=min_support,
+        )
     except LabelsFormatError as exc:
         raise click.UsageError(str(exc)) from exc
     except UnicodeDecodeError as exc:
@@ -74,8 +104,13 @@ def report(
             f"{summary['bugs']} bugs ({summary['order0']} order-0, {summary['errors']} errors apart), "
             f"RSB {percent_text(summary['rsb']['pct'])}, RSFC {percent_text(summary['rsfc']['pct'])}"
         )
+        if result.confidence_filter is not None:
+            click.echo(result.confidence_filter.sentence())
         for name in ("report.html", "report.md", "report.json"):
             click.echo(f"{name}: {written[name]}")
         click.echo(f"tables: {out_dir / 'tables'} ({sum(1 for n in written if n.startswith('tables/'))} CSV)")
+        pages = sum(1 for n in written if n.startswith("bugs/"))
+        if pages:
+            click.echo(f"bug pages: {out_dir / 'bugs'} ({pages} HTML)")
     if result.problems:
         raise SystemExit(1)

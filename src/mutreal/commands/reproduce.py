@@ -28,8 +28,16 @@ from mutreal.stats.reproduction import SYMPTOMS
 
 
 @click.command("reproduce")
-@click.argument("buggy", type=click.Path(exists=True, dir_okay=False))
-@click.argument("fixed", type=click.Path(exists=True, dir_okay=False))
+@click.argument("buggy", type=click.Path(exists=True, dir_okay=False), required=False)
+@click.argument("fixed", type=click.Path(exists=True, dir_okay=False), required=False)
+@click.option(
+    "--manifest", type=click.Path(dir_okay=False), default=None,
+    help="A benchmark: CSV id,benchmark,buggy,fixed[,symptom,metric,lower_is_better,entry]; one JSON line per bug.",
+)  # fmt: skip
+@click.option(
+    "--out", type=click.Path(dir_okay=False), default=None,
+    help="With --manifest: append rows here (bugs already in it are skipped: resume); default stdout.",
+)  # fmt: skip
 @click.option(
     "--symptom",
     type=click.Choice(SYMPTOMS),
@@ -41,8 +49,10 @@ from mutreal.stats.reproduction import SYMPTOMS
 @statistics_options
 @apply(ADAPTIVE_OPTIONS)
 def reproduce(
-    buggy: str,
-    fixed: str,
+    buggy: str | None,
+    fixed: str | None,
+    manifest: str | None,
+    out: str | None,
     symptom: str,
     runs: int,
     seeds: list[int] | None,
@@ -53,8 +63,20 @@ def reproduce(
     statistics: dict[str, Any],
     campaign: dict[str, Any],
 ) -> None:
-    """Train BUGGY and FIXED many times and say whether the fault is reproduced and stable."""
+    """Train BUGGY and FIXED many times and say whether the fault is reproduced and stable.
+
+    With --manifest, every bug of a benchmark, one JSON line each as soon as it is decided."""
     from mutreal.verdicts import reproduce as reproduce_api
+
+    if manifest is not None:
+        if buggy or fixed:
+            raise click.UsageError("give either BUGGY FIXED or --manifest, not both")
+        reproduce_benchmark(manifest, out, runs, seeds, statistics, campaign)
+        return
+    if not (buggy and fixed):
+        raise click.UsageError("give BUGGY and FIXED, or --manifest")
+    if out is not None:
+        raise click.UsageError("--out goes with --manifest")
 
     data = verdict_data(
         lambda: reproduce_api(
@@ -66,8 +88,8 @@ def reproduce(
         echo_json(data)
     else:
         print_reproduction(data)
-    if not data["fixed"]["summary"]["n"]:  # a fix that never trains is an input that failed
-        click.echo(f"error: {fixed} has no successful run: nothing to compare with", err=True)
+    if not data["fixed"]["outcomes"].get("ok"):  # a fix that never completes is an input that failed
+        click.echo(f"error: {fixed} has no completed run: nothing to compare with", err=True)
         raise SystemExit(1)
 
 
@@ -100,3 +122,56 @@ def print_reproduction(data: dict[str, Any]) -> None:
             f"adaptive: stopped after {sequential['used_runs']} of {sequential['planned_runs']} runs per program, "
             f"{sequential['runs_saved']} trainings saved"
         )
+
+
+def reproduce_benchmark(
+    manifest: str,
+    out: str | None,
+    runs: int,
+    seeds: list[int] | None,
+    statistics: dict[str, Any],
+    campaign: dict[str, Any],
+) -> None:
+    """``reproduce --manifest``: exit 0 when every bug was decided, 1 when some are errors or lack data."""
+    import json
+    import sys
+
+    from tqdm import tqdm
+
+    from mutreal.benchmark_reproduce import (
+        ManifestError,
+        already_decided,
+        read_reproduce_manifest,
+        reproduce_manifest,
+    )
+
+    if not Path(manifest).is_file():
+        raise click.BadParameter(f"{manifest} does not exist", param_hint="--manifest")
+    try:
+        tasks = read_reproduce_manifest(manifest)
+    except ManifestError as error:
+        raise click.BadParameter(str(error), param_hint="--manifest") from None
+    skip = already_decided(out)
+    ids = {task.id for task in tasks}
+    seed_list = list(seeds) if seeds is not None else list(range(runs))
+    bar = tqdm(total=len(tasks), initial=len(ids & set(skip)), unit="bug", file=sys.stderr,
+               disable=None if campaign.get("progress", True) else True)  # fmt: skip
+    failed = sum(status != "ok" for bug_id, status in skip.items() if bug_id in ids)  # kept rows count too
+    sink = open(out, "a", encoding="utf-8") if out else sys.stdout  # noqa: SIM115 (closed below)
+    try:
+        rows = reproduce_manifest(
+            tasks, seeds=seed_list, campaign=campaign, statistics=statistics, skip=skip,
+            on_start=lambda task: bar.set_description(task.id),
+        )  # fmt: skip
+        for row in rows:
+            sink.write(json.dumps(row.to_dict(), allow_nan=False) + "\n")
+            sink.flush()
+            failed += row.status != "ok"
+            bar.update(1)
+    finally:
+        bar.close()
+        if out:
+            sink.close()
+    if failed:
+        click.echo(f"{failed} bug(s) not decided (error or missing data): see their rows", err=True)
+        raise SystemExit(1)

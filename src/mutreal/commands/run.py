@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from mutreal.commands.campaign_options import ISOLATION_OPTIONS, apply
+
 
 def _fmt(value: float | None, digits: int = 4) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
@@ -101,6 +103,7 @@ def _seeds(ctx: click.Context, param: click.Parameter, value: str | None) -> lis
 )
 @click.option("--json", "as_json", is_flag=True, help="Print summaries and runs as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@apply(ISOLATION_OPTIONS)
 def run(
     programs: tuple[str, ...],
     runs: int | None,
@@ -119,6 +122,8 @@ def run(
     csv_path: str | None,
     as_json: bool,
     quiet: bool,
+    sandbox_mode: str,
+    env: tuple[str, ...],
 ) -> None:
     """Train each PROGRAM once per seed (unmodified; captured from outside) and summarise the metric.
 
@@ -154,6 +159,8 @@ def run(
             modernize=modernize,
             config=config,
             progress=not quiet,
+            sandbox_mode=sandbox_mode if sandbox_mode != "auto" else None,
+            env=list(env) or None,
         )
     except ValueError as error:
         raise click.UsageError(str(error)) from None

@@ -2,7 +2,8 @@
 
 A campaign started from the shell pays each worker's TensorFlow import (seconds) before its first run;
 a loop of ``reproduce``/``kill`` calls pays it every time. The service keeps the workers warm between
-commands (see :mod:`mutreal.runner.service`).
+commands (see :mod:`mutreal.runner.service`). Its socket, key and log live in a folder only the user
+can enter; a folder or file there that another user could have made is refused (exit 2), never used.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ def _address_option(function):  # type: ignore[no-untyped-def]
     return click.option(
         "--address",
         default=None,
-        help="Socket of the service [$MUTREAL_WORKERS or ~/.cache/mutreal/workers.sock].",
+        help="Socket of the service; its folder must be yours and writable only by you "
+        "[$MUTREAL_WORKERS, else workers.sock in $XDG_RUNTIME_DIR/mutreal or ~/.cache/mutreal].",
     )(function)
 
 
@@ -28,7 +30,13 @@ def workers() -> None:
 
 
 @workers.command()
-@click.option("--jobs", "-j", type=click.IntRange(1), default=None, help="Warm workers [cores/2].")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(0),
+    default=None,
+    help="Warm workers (0: none until a campaign) [cores/2].",
+)
 @click.option(
     "--threads",
     "threads_per_worker",
@@ -45,7 +53,7 @@ def start(jobs: int | None, threads_per_worker: int | None, foreground: bool, ad
     it and is part of every run's key, so workers started with other settings are not reused.
     """
     from mutreal.runner.campaign import CampaignConfig, worker_options
-    from mutreal.runner.service import default_address, start_service
+    from mutreal.runner.service import UnsafeServicePath, start_service
 
     config = CampaignConfig(threads_per_worker=threads_per_worker)
     if jobs is not None:
@@ -54,11 +62,14 @@ def start(jobs: int | None, threads_per_worker: int | None, foreground: bool, ad
     if foreground:
         from mutreal.runner import service
 
-        service.main([str(address or default_address()), str(config.jobs), json.dumps(options)])
+        service.main([address or "", str(config.jobs), json.dumps(options)])
         return
     began = time.monotonic()
     try:
         status = start_service(config.jobs, options, address)
+    except UnsafeServicePath as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(2)
     except RuntimeError as error:
         click.echo(f"error: {error}", err=True)
         sys.exit(1)
@@ -75,10 +86,13 @@ def start(jobs: int | None, threads_per_worker: int | None, foreground: bool, ad
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
 def status(address: str | None, as_json: bool) -> None:
     """Print the service's workers and what it has run (exit 1 when none runs)."""
-    from mutreal.runner.service import ServiceUnavailable, service_status
+    from mutreal.runner.service import ServiceUnavailable, UnsafeServicePath, service_status
 
     try:
         current = service_status(address)
+    except UnsafeServicePath as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(2)
     except ServiceUnavailable as error:
         if as_json:
             click.echo(json.dumps({"running": False, "error": str(error)}))
@@ -94,6 +108,11 @@ def status(address: str | None, as_json: bool) -> None:
         f"service pid {current.pid} at {current.address}, up {age:.0f} s, {state}; "
         f"{current.campaigns} campaign(s), {current.runs} run(s); Python {current.python}"
     )
+    if current.refused_peers or current.failed_handshakes or current.rejected_messages:
+        click.echo(
+            f"  refused: {current.refused_peers} connection(s) of other users, "
+            f"{current.failed_handshakes} without the key, {current.rejected_messages} malformed request(s)"
+        )
     for worker in current.workers:
         threads = worker.options.get("threads")
         click.echo(
@@ -106,10 +125,13 @@ def status(address: str | None, as_json: bool) -> None:
 @_address_option
 def stop(address: str | None) -> None:
     """Stop the service and its workers (exit 1 when none runs)."""
-    from mutreal.runner.service import ServiceUnavailable, stop_service
+    from mutreal.runner.service import ServiceUnavailable, UnsafeServicePath, stop_service
 
     try:
         pid = stop_service(address)
+    except UnsafeServicePath as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(2)
     except ServiceUnavailable as error:
         click.echo(str(error), err=True)
         sys.exit(1)

@@ -23,6 +23,17 @@ def accepts_arg(layer: Layer, arg: str, era: str) -> bool:
     return arg in layer.args or keras_api.default_arg(layer.cls, arg, era) is not keras_api.NO_DEFAULT
 
 
+#: layers whose weights are a table, not a kernel: their initializer/regularizer arguments
+_TABLE_WEIGHTS = {"Embedding": "embeddings"}
+
+
+def weights_arg(layer: Layer, what: str) -> str:
+    """The argument carrying a layer's weights' ``initializer`` or ``regularizer``: ``kernel_...``,
+    or ``embeddings_...`` for an ``Embedding`` (its table is its weights, so WCI, RAW, RCW and RRW
+    edit it there, as DeepCrime does)."""
+    return f"{_TABLE_WEIGHTS.get(layer.cls, 'kernel')}_{what}"
+
+
 def code_of(program: Program, node: cst.CSTNode) -> str:
     return program.module.code_for_node(node)
 

@@ -19,11 +19,20 @@ from mutreal import keras_api
 from mutreal.model import compile_path
 from mutreal.operators.base import Change, Edit, Example, MutationError, Operator, Program, Site
 from mutreal.operators.common import code_of, make_edit, num, value_change, value_label
+from mutreal.operators.custom_loss import (
+    CLASSIFICATION_LOSSES,
+    REGRESSION_LOSSES,
+    custom_loss_at,
+    custom_losses,
+    whole_loss_texts,
+)
 from mutreal.operators.hyperparameters import lr_keyword, optimizer_targets
 
 
 class ChangeLoss(Operator):
-    """LCH: compile's loss (string, function or object) becomes another of DeepCrime's losses."""
+    """LCH: compile's loss (string, function or object) becomes another of DeepCrime's losses; a
+    user-defined loss (def, lambda, Loss subclass; also one entry of a per-output dict or list)
+    becomes a Keras loss of its output's task (see :mod:`.custom_loss`)."""
 
     id = "LCH"
 
@@ -48,14 +57,48 @@ class ChangeLoss(Operator):
                     loss.value,
                 )
             )
+        for custom in custom_losses(program):
+            if custom.task is None:
+                continue
+            detail = {"custom": custom.kind, "name": custom.name, "task": custom.task}
+            if custom.output is not None:
+                detail["output"] = custom.output
+            sites.append(
+                program.make_site(
+                    self,
+                    id(custom.node),
+                    [compile_path(custom.compile, "loss")],
+                    code_of(program, custom.node),
+                    None,
+                    detail=detail,
+                )
+            )
         return sites
 
+    def no_site_reasons(self, program: Program) -> list[str]:
+        return [
+            f"compile call {c.compile}: the output that custom loss {c.name} applies to is not found "
+            "(its task, regression or classification, is unknown)"
+            for c in custom_losses(program)
+            if c.task is None
+        ]
+
     def accepts(self, site: Site, value: Any) -> bool:
+        task = site.detail.get("task")
+        if task is not None:
+            return value in (REGRESSION_LOSSES if task == "regression" else CLASSIFICATION_LOSSES)
         return keras_api.canonical_loss(value) != site.original
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         assert site.anchor is not None
-        code = program.string(value, program.node(site.anchor))
+        code = program.string(value, program.index.nodes.get(site.anchor))
+        custom = custom_loss_at(program, site.anchor) if "custom" in site.detail else None
+        if custom is not None and custom.container is not None:
+            # one entry of a per-output dict/list: the component is the whole loss value, as classify reads it
+            before, after = whole_loss_texts(program, custom, code)
+            edit = make_edit(self, site, value, before, after, [Change("replace", site.anchor, code=code)])
+            edit.old, edit.new = site.old, code
+            return edit
         return make_edit(self, site, value, site.old, code, [Change("replace", site.anchor, code=code)])
 
     def examples(self) -> list[Example]:
@@ -72,6 +115,32 @@ class ChangeLoss(Operator):
                 "import tensorflow as tf\nmodel.compile(optimizer='sgd', loss='hinge')\n",
                 value="hinge",
                 style="tf.keras loss object",
+            ),
+            Example(
+                "def my_loss(t, p):\n    return (t - p) ** 2\n\n\n"
+                "model = Sequential([Dense(1)])\nmodel.compile(loss=my_loss, optimizer='adam')\n",
+                "def my_loss(t, p):\n    return (t - p) ** 2\n\n\n"
+                "model = Sequential([Dense(1)])\nmodel.compile(loss='mean_absolute_error', optimizer='adam')\n",
+                value="mean_absolute_error",
+                style="custom def loss, regression output",
+            ),
+            Example(
+                "model = Sequential([Dense(3, activation='softmax')])\n"
+                "model.compile(loss=lambda t, p: -t * p, optimizer='adam')\n",
+                "model = Sequential([Dense(3, activation='softmax')])\n"
+                "model.compile(loss='categorical_crossentropy', optimizer='adam')\n",
+                value="categorical_crossentropy",
+                style="custom lambda loss, classification output",
+            ),
+            Example(
+                "import keras\n\n\nclass Half(keras.losses.Loss):\n    def call(self, t, p):\n        return (t - p) / 2\n\n\n"
+                "model = keras.Sequential([keras.layers.Dense(1)])\n"
+                "model.compile(loss=Half(), optimizer='adam')\n",
+                "import keras\n\n\nclass Half(keras.losses.Loss):\n    def call(self, t, p):\n        return (t - p) / 2\n\n\n"
+                "model = keras.Sequential([keras.layers.Dense(1)])\n"
+                "model.compile(loss='huber_loss', optimizer='adam')\n",
+                value="huber_loss",
+                style="custom Loss subclass",
             ),
         ]
 

@@ -19,7 +19,7 @@ import libcst as cst
 from mutreal import keras_api
 from mutreal.model import fit_path, layer_path
 from mutreal.operators.base import Change, Edit, Example, MutationError, Operator, Program, Site
-from mutreal.operators.common import accepts_arg, code_of, make_edit, num, value_change
+from mutreal.operators.common import accepts_arg, code_of, make_edit, num, value_change, weights_arg
 
 _DROPOUT = re.compile(r"(Spatial|Alpha|Gaussian)?Dropout(1D|2D|3D)?")
 
@@ -28,9 +28,10 @@ def _reg_sites(op: Operator, program: Program, present: bool) -> list[Site]:
     sites = []
     for g in program.layer_groups:
         layer = g.layer
-        if layer.cls == "Embedding" or not accepts_arg(layer, "kernel_regularizer", program.era):
+        canonical = weights_arg(layer, "regularizer")
+        if not accepts_arg(layer, canonical, program.era):
             continue
-        v = layer.args.get("kernel_regularizer")
+        v = layer.args.get(canonical)
         has = v is not None and not (v.is_const and v.value is None)
         if has != present:
             continue
@@ -40,8 +41,8 @@ def _reg_sites(op: Operator, program: Program, present: bool) -> list[Site]:
             kind = v.value if v.kind == "call" else None
             if kind not in ("l1", "l2", "l1_l2"):
                 continue
-        arg = program.layer_arg(g.call, layer, "kernel_regularizer")
-        elements = [layer_path(m, li, "kernel_regularizer") for m, li, _ in g.instances]
+        arg = program.layer_arg(g.call, layer, canonical)
+        elements = [layer_path(m, li, canonical) for m, li, _ in g.instances]
         sites.append(
             program.make_site(
                 op,
@@ -60,7 +61,7 @@ def _reg_keyword(program: Program, site: Site) -> str:
     return (
         "W_regularizer"
         if program.uses_legacy_kwargs(site.anchor, site.detail["layer"])
-        else "kernel_regularizer"
+        else f"{'embeddings' if site.detail['layer'] == 'Embedding' else 'kernel'}_regularizer"
     )
 
 
@@ -93,6 +94,12 @@ class AddWeightsRegularisation(Operator):
                 value="l1",
                 style="keras 1 keywords",
             ),
+            Example(
+                "from keras.layers import Embedding\nmodel.add(Embedding(50, 4))\n",
+                'from keras.layers import Embedding\nmodel.add(Embedding(50, 4, embeddings_regularizer="l2"))\n',
+                value="l2",
+                style="Embedding table",
+            ),
         ]
 
 
@@ -110,14 +117,14 @@ class ChangeWeightsRegularisation(Operator):
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         assert site.anchor is not None
         layer = program.layer_groups_by_call[site.anchor].layer
-        arg = program.layer_arg(site.anchor, layer, "kernel_regularizer")
+        arg = program.layer_arg(site.anchor, layer, weights_arg(layer, "regularizer"))
         assert arg is not None
         old = arg[1].value
         changes: list[Change] = []
         if isinstance(old, cst.SimpleString):
             code = program.string(value, old)
         elif isinstance(old, cst.Call):
-            reg = layer.args["kernel_regularizer"]
+            reg = layer.args[weights_arg(layer, "regularizer")]
             factor = _factor(reg)
             if isinstance(old.func, cst.Attribute):
                 callee = f"{code_of(program, old.func.value)}.{value}"
@@ -140,6 +147,14 @@ class ChangeWeightsRegularisation(Operator):
                 "x = layers.Dense(8, kernel_regularizer=regularizers.l1(0.01))(x)\n",
                 value="l1",
                 style="tf.keras functional, regularizers module",
+            ),
+            Example(
+                "from tensorflow.keras import layers, regularizers\n"
+                "emb = layers.Embedding(9, 4, embeddings_regularizer=regularizers.l1(0.1))\n",
+                "from tensorflow.keras import layers, regularizers\n"
+                "emb = layers.Embedding(9, 4, embeddings_regularizer=regularizers.l2(0.1))\n",
+                value="l2",
+                style="Embedding table",
             ),
             Example(
                 "from keras.layers import Dense\nfrom keras.regularizers import l2\n"
@@ -172,7 +187,7 @@ class RemoveWeightsRegularisation(Operator):
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         assert site.anchor is not None
         layer = program.layer_groups_by_call[site.anchor].layer
-        arg = program.layer_arg(site.anchor, layer, "kernel_regularizer")
+        arg = program.layer_arg(site.anchor, layer, weights_arg(layer, "regularizer"))
         assert arg is not None
         change = Change("remove_arg", site.anchor, aliases=(arg[1].keyword.value,) if arg[1].keyword else ())
         if arg[1].keyword is None:
@@ -193,6 +208,11 @@ class RemoveWeightsRegularisation(Operator):
                 "from keras.layers import Dense\nfrom keras.regularizers import l1\n"
                 "model.add(Dense(16, init='normal'))\n",
                 style="keras 1 keywords",
+            ),
+            Example(
+                "from keras.layers import Embedding\nmodel.add(Embedding(50, 4, embeddings_regularizer='l1'))\n",
+                "from keras.layers import Embedding\nmodel.add(Embedding(50, 4))\n",
+                style="Embedding table",
             ),
         ]
 

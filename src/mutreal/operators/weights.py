@@ -12,11 +12,12 @@ from typing import Any
 from mutreal import keras_api
 from mutreal.model import layer_path
 from mutreal.operators.base import Edit, Example, Operator, Program, Site
-from mutreal.operators.common import accepts_arg, code_of, make_edit, value_change
+from mutreal.operators.common import accepts_arg, code_of, make_edit, value_change, weights_arg
 
 
 class ChangeWeightsInitialisation(Operator):
-    """WCI: the kernel initializer of a layer (explicit or the default glorot_uniform)."""
+    """WCI: the kernel initializer of a layer (explicit or the default glorot_uniform); an
+    Embedding's ``embeddings_initializer``."""
 
     id = "WCI"
 
@@ -24,14 +25,15 @@ class ChangeWeightsInitialisation(Operator):
         sites = []
         for g in program.layer_groups:
             layer = g.layer
-            if layer.cls == "Embedding" or not accepts_arg(layer, "kernel_initializer", program.era):
+            canonical = weights_arg(layer, "initializer")
+            if not accepts_arg(layer, canonical, program.era):
                 continue
-            v = layer.arg("kernel_initializer", program.era)
+            v = layer.arg(canonical, program.era)
             if v is None or v.is_opaque:
                 continue
             name = v.value if isinstance(v.value, str) else None
-            arg = program.layer_arg(g.call, layer, "kernel_initializer")
-            elements = [layer_path(m, li, "kernel_initializer") for m, li, _ in g.instances]
+            arg = program.layer_arg(g.call, layer, canonical)
+            elements = [layer_path(m, li, canonical) for m, li, _ in g.instances]
             sites.append(
                 program.make_site(
                     self,
@@ -51,9 +53,10 @@ class ChangeWeightsInitialisation(Operator):
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         assert site.anchor is not None
         layer = program.layer_groups_by_call[site.anchor].layer
-        arg = program.layer_arg(site.anchor, layer, "kernel_initializer")
+        canonical = weights_arg(layer, "initializer")
+        arg = program.layer_arg(site.anchor, layer, canonical)
         code = program.string(value, arg[1].value if arg else None)
-        kw = "init" if program.uses_legacy_kwargs(site.anchor, layer.cls) else "kernel_initializer"
+        kw = "init" if program.uses_legacy_kwargs(site.anchor, layer.cls) else canonical
         return make_edit(
             self, site, value, site.old, code, [value_change(program, site.anchor, arg, code, kw)]
         )
@@ -77,6 +80,12 @@ class ChangeWeightsInitialisation(Operator):
                 'from keras.layers import Dense\nmodel.add(Dense(10, init="orthogonal"))\n',
                 value="orthogonal",
                 style="keras 1 init keyword",
+            ),
+            Example(
+                "from tensorflow.keras import layers\nemb = layers.Embedding(100, 8)\n",
+                'from tensorflow.keras import layers\nemb = layers.Embedding(100, 8, embeddings_initializer="ones")\n',
+                value="ones",
+                style="Embedding table, default initializer",
             ),
         ]
 

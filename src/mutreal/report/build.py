@@ -15,9 +15,18 @@ from typing import Any
 
 import networkx as nx
 
-from mutreal.labelsfile import LabelsFormatError, ReadProblem, is_labels_file, read_labels, read_results
+from mutreal.labelsfile import (
+    LabelsFormatError,
+    ReadProblem,
+    ResultRow,
+    is_labels_file,
+    read_labels,
+    read_results,
+)
 from mutreal.mining import Combination
 from mutreal.report import paper
+from mutreal.report.confidence import ConfidenceFilter, filter_rows
+from mutreal.report.pages import BugPages, SourceFinder, read_label_sets
 from mutreal.report.tables import (
     ALL,
     NO_BENCHMARK,
@@ -74,6 +83,10 @@ class Report:
     problems: list[ReadProblem] = field(default_factory=list)
     combinations: list[Combination] = field(default_factory=list)
     graph: nx.Graph = field(default_factory=nx.Graph)
+    #: what ``--min-confidence`` dropped, when it was given
+    confidence_filter: ConfidenceFilter | None = None
+    #: the per-bug pages (results only; not part of the JSON)
+    pages: BugPages | None = None
 
     def table(self, name: str) -> Table | None:
         return next((t for t in self.tables if t.name == name), None)
@@ -100,6 +113,7 @@ class Report:
             "mean_order": overall.all.mean,
             "rsb": overall.all.rsb.to_dict(),
             "rsfc": overall.all.rsfc.to_dict(),
+            "confidence_filter": self.confidence_filter.to_dict() if self.confidence_filter else None,
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -113,6 +127,7 @@ class Report:
             "problems": [p.to_dict() for p in self.problems],
             "combinations": [c.to_dict() for c in self.combinations],
             "bugs": [b.to_dict() for b in self.bugs],
+            "confidence_filter": self.confidence_filter.to_dict() if self.confidence_filter else None,
         }
 
     @classmethod
@@ -129,6 +144,9 @@ class Report:
             problems=[ReadProblem.from_dict(p) for p in d.get("problems", [])],
             combinations=[Combination.from_dict(c) for c in d.get("combinations", [])],
             graph=bug_cooccurrence_graph(bugs),
+            confidence_filter=ConfidenceFilter.from_dict(d["confidence_filter"])
+            if d.get("confidence_filter")
+            else None,
         )
 
 
@@ -141,18 +159,25 @@ def load_bugs(path: str | Path) -> tuple[list[Bug], str, list[ReadProblem]]:
     path = Path(path)
     if path.suffix.lower() in {".csv", ".tsv"} or is_labels_file(path):
         return _last_per_id(bugs_from_labels(read_labels(path)), path), "labels", []
+    rows, problems = load_results(path)
+    return bugs_from_results(rows), "results", problems
+
+
+def load_results(path: str | Path) -> tuple[list[ResultRow], list[ReadProblem]]:
+    """The rows of a results JSONL, one per id (see :func:`_last_per_id`), and its unreadable lines."""
+    path = Path(path)
     problems: list[ReadProblem] = []
     rows = read_results(path, problems)
     if not rows and problems:
         raise LabelsFormatError(
             f"{path}: neither a results JSONL (no readable row) nor a labels CSV (no id,codes header)"
         )
-    return _last_per_id(bugs_from_results(rows), path), "results", problems
+    return _last_per_id(rows, path), problems
 
 
-def _last_per_id(bugs: list[Bug], path: Path) -> list[Bug]:
-    """One bug per id, the last row winning (a re-run appended to a results file), as the scoring
-    script and ``mutreal agree`` read them; the bugs keep the order of their first row."""
+def _last_per_id(bugs: list[Any], path: Path) -> list[Any]:
+    """One bug (or row) per id, the last row winning (a re-run appended to a results file), as the
+    scoring script and ``mutreal agree`` read them; they keep the order of their first row."""
     last = {bug.id: bug for bug in bugs}
     if len(last) < len(bugs):
         log.warning("%s: %d row(s) repeat an earlier id; the later row is used", path, len(bugs) - len(last))
@@ -195,8 +220,11 @@ def build_report(
     title: str | None = None,
     min_support: int | None = None,
     combinations_limit: int = 50,
+    pages: BugPages | None = None,
+    confidence_filter: ConfidenceFilter | None = None,
 ) -> Report:
-    """Compute every table of the report from ``bugs`` (order-0 and error rows listed apart)."""
+    """Compute every table of the report from ``bugs`` (order-0 and error rows listed apart);
+    with ``pages``, the report lists every bug with a link to its page."""
     bugs = list(bugs)
     figures = benchmark_figures(bugs)
     support = min_support or default_min_support(bugs)
@@ -211,6 +239,8 @@ def build_report(
     simulable_table, _ = combinations_table(bugs, support, combinations_limit, simulable_only=True)
     tables += [combos_table, simulable_table, cooccurrence_table(graph), order_distribution_table(figures)]
     tables += [order0_table(bugs), errors_table(bugs, problems)]
+    if pages is not None:
+        tables.append(pages.index_table())
     return Report(
         title=title or ("Fault benchmark report" + (" (manual labels)" if kind == "labels" else "")),
         source=source,
@@ -221,13 +251,52 @@ def build_report(
         problems=list(problems),
         combinations=combos,
         graph=graph,
+        confidence_filter=confidence_filter,
+        pages=pages,
     )
 
 
-def report_from_file(path: str | Path, realism_from: str | Path | None = None, **options: Any) -> Report:
-    """:func:`load_bugs` then :func:`build_report` (options as for :func:`build_report`);
-    ``realism_from``: a labels CSV whose ``realistic`` column marks the realistic subset."""
-    bugs, kind, problems = load_bugs(path)
+def report_from_file(
+    path: str | Path,
+    realism_from: str | Path | None = None,
+    *,
+    labels: Sequence[str | Path] = (),
+    sources: Sequence[str | Path] = (),
+    min_confidence: str | None = None,
+    **options: Any,
+) -> Report:
+    """Read ``path`` (results JSONL or labels CSV) and build its report (options as for
+    :func:`build_report`).
+
+    ``realism_from``: a labels CSV whose ``realistic`` column marks the realistic subset.
+    For results: ``labels`` are labels CSVs shown beside the predicted codes on the bug pages,
+    ``sources`` folders where the programs the rows name are looked for first, and
+    ``min_confidence`` drops components below that level (and those without a confidence).
+    """
+    path = Path(path)
+    if path.suffix.lower() in {".csv", ".tsv"} or is_labels_file(path):
+        if min_confidence is not None:
+            raise LabelsFormatError(f"{path}: --min-confidence filters classify results, not labels")
+        bugs, kind, problems = load_bugs(path)
+        rows: list[ResultRow] | None = None
+        confidence_filter = None
+    else:
+        rows, problems = load_results(path)
+        confidence_filter = None
+        if min_confidence is not None:
+            rows, confidence_filter = filter_rows(rows, min_confidence)
+        bugs, kind = bugs_from_results(rows), "results"
     if realism_from is not None:
         merge_realism(bugs, realism_from)
-    return build_report(bugs, source=str(path), kind=kind, problems=problems, **options)
+    pages = None
+    if rows is not None:
+        pages = BugPages(rows, SourceFinder.for_results(path, sources), read_label_sets(labels))
+    return build_report(
+        bugs,
+        source=str(path),
+        kind=kind,
+        problems=problems,
+        pages=pages,
+        confidence_filter=confidence_filter,
+        **options,
+    )

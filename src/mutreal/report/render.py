@@ -20,6 +20,7 @@ import networkx as nx
 
 from mutreal.report.build import Report
 from mutreal.report.tables import Table
+from mutreal.report.web import CSS, script_tag
 
 #: rows of a table shown in Markdown/HTML before "... more rows in the CSV"
 MAX_ROWS = 60
@@ -63,7 +64,11 @@ SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         ("combinations", "combinations_simulable", "cooccurrence"),
     ),
     ("apart", "Listed apart: order-0 bugs and errors", ("order0", "errors")),
+    ("bugs", "Every bug, with a link to its page", ("bugs",)),
 )
+
+#: tables shown whole however long (the bug list: every bug must link to its page)
+UNCUT = {"bugs"}
 
 
 def render_plots(report: Report) -> dict[str, bytes]:
@@ -117,11 +122,17 @@ def _summary_lines(report: Report) -> list[str]:
 # -------------------------------------------------------------------------------------- Markdown
 
 
-def table_markdown(table: Table, max_rows: int = MAX_ROWS) -> str:
-    """A GitHub-flavoured Markdown table, with its title, note, and a cut marker for long tables."""
+def table_markdown(table: Table, max_rows: int = MAX_ROWS, links: dict[str, str] | None = None) -> str:
+    """A GitHub-flavoured Markdown table, with its title, note, and a cut marker for long tables;
+    ``links`` (first-column value -> relative URL) turns first cells into links."""
 
     def esc(value: Any) -> str:
         return _cell(value).replace("|", "\\|").replace("\n", " ")
+
+    def first(value: Any) -> str:
+        text = esc(value)
+        href = (links or {}).get(_cell(value))
+        return f"[{text}]({href})" if href else text
 
     lines = [f"### {table.title}", ""]
     if not table.rows:
@@ -130,7 +141,7 @@ def table_markdown(table: Table, max_rows: int = MAX_ROWS) -> str:
         lines.append("| " + " | ".join(esc(c) for c in table.columns) + " |")
         lines.append("|" + "|".join("---" for _ in table.columns) + "|")
         for row in table.rows[:max_rows]:
-            lines.append("| " + " | ".join(esc(v) for v in row) + " |")
+            lines.append("| " + " | ".join([first(row[0]), *(esc(v) for v in row[1:])]) + " |")
         if len(table.rows) > max_rows:
             lines.append(f"\n_{len(table.rows) - max_rows} more rows in `tables/{table.name}.csv`._")
     if table.note:
@@ -150,32 +161,23 @@ def render_markdown(report: Report, image_paths: dict[str, str] | None = None) -
         for plot in plots:
             out += [f"![{plot.caption}]({image_paths[plot.name]})", ""]
         for table in tables:
-            out += [table_markdown(table)]
+            if table.name in UNCUT:
+                out += [table_markdown(table, max_rows=len(table.rows), links=_links(report))]
+            else:
+                out += [table_markdown(table)]
     return "\n".join(out)
+
+
+def _links(report: Report) -> dict[str, str]:
+    return report.pages.hrefs() if report.pages is not None else {}
 
 
 # ------------------------------------------------------------------------------------------- HTML
 
-_CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1100px;
-color:#222;padding:0 1rem;line-height:1.45}
-h1{font-size:1.6rem}h2{font-size:1.25rem;border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-top:2rem}
-h3{font-size:1rem;margin-bottom:.4rem}
-table{border-collapse:collapse;font-size:.82rem;margin:.3rem 0 .4rem}
-th,td{border:1px solid #ccc;padding:.2rem .5rem;text-align:left;vertical-align:top}
-th{background:#f0f3f7}tr:nth-child(even) td{background:#fafafa}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
-td.no{background:#fde2e1 !important}td.yes{background:#e3f4e5 !important}
-.note{color:#555;font-size:.8rem;margin:.1rem 0 1rem}
-figure{margin:1rem 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
-figcaption{color:#555;font-size:.8rem}
-.summary p{margin:.2rem 0}
-nav a{margin-right:1rem;font-size:.85rem}
-"""
 
-
-def table_html(table: Table, max_rows: int = MAX_ROWS) -> str:
-    """An HTML table (escaped), with title, note and a cut marker for long tables."""
+def table_html(table: Table, max_rows: int = MAX_ROWS, links: dict[str, str] | None = None) -> str:
+    """An HTML table (escaped), with title, note and a cut marker for long tables; ``links``
+    (first-column value -> relative URL) turns first cells into links."""
     parts = [f'<h3 id="{html.escape(table.name)}">{html.escape(table.title)}</h3>']
     if not table.rows:
         parts.append("<p><em>None.</em></p>")
@@ -184,17 +186,22 @@ def table_html(table: Table, max_rows: int = MAX_ROWS) -> str:
         body = []
         for row in table.rows[:max_rows]:
             cells = []
-            for column, value in zip(table.columns, row, strict=False):
+            for index, (column, value) in enumerate(zip(table.columns, row, strict=False)):
                 classes = []
                 if isinstance(value, int | float) and not isinstance(value, bool):
                     classes.append("num")
                 if column == "same" and value in ("yes", "no"):
                     classes.append(value)
                 attr = f' class="{" ".join(classes)}"' if classes else ""
-                cells.append(f"<td{attr}>{html.escape(_cell(value))}</td>")
+                text = html.escape(_cell(value))
+                href = (links or {}).get(_cell(value)) if index == 0 else None
+                if href:
+                    text = f'<a href="{html.escape(href)}">{text}</a>'
+                cells.append(f"<td{attr}>{text}</td>")
             body.append("<tr>" + "".join(cells) + "</tr>")
         parts.append(
-            f'<table class="data" data-table="{html.escape(table.name)}"><thead><tr>{head}</tr></thead>'
+            f'<table class="data" data-table="{html.escape(table.name)}"{" data-filter" if links else ""}>'
+            f"<thead><tr>{head}</tr></thead>"
         )
         parts.append("<tbody>" + "\n".join(body) + "</tbody></table>")
         if len(table.rows) > max_rows:
@@ -207,7 +214,8 @@ def table_html(table: Table, max_rows: int = MAX_ROWS) -> str:
 
 
 def render_html(report: Report, images: dict[str, bytes]) -> str:
-    """One self-contained HTML page: inline CSS, plots embedded as base64 PNG data URIs, no scripts."""
+    """One self-contained HTML page: inline CSS and script (sortable, filterable tables), plots
+    embedded as base64 PNG data URIs; nothing loaded from elsewhere."""
     sections = []
     nav = []
     for key, heading, names in SECTIONS:
@@ -223,7 +231,10 @@ def render_html(report: Report, images: dict[str, bytes]) -> str:
                 f'<figure><img class="plot" id="plot-{plot.name}" alt="{html.escape(plot.caption)}" '
                 f'src="data:image/png;base64,{data}"><figcaption>{html.escape(plot.caption)}</figcaption></figure>'
             )
-        body += [table_html(t) for t in tables]
+        body += [
+            table_html(t, max_rows=len(t.rows), links=_links(report)) if t.name in UNCUT else table_html(t)
+            for t in tables
+        ]
         body.append("</section>")
         sections.append("\n".join(body))
     summary = "".join(f"<p>{html.escape(line.replace('`', ''))}</p>" for line in _summary_lines(report))
@@ -231,11 +242,13 @@ def render_html(report: Report, images: dict[str, bytes]) -> str:
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html.escape(report.title)}</title><style>{_CSS}</style></head><body>\n"
+        f"<title>{html.escape(report.title)}</title><style>{CSS}</style></head><body>\n"
         f"<h1>{html.escape(report.title)}</h1>\n"
         f'<div class="summary">{summary}</div>\n<nav>{"".join(nav)}</nav>\n'
         + "\n".join(sections)
-        + '\n<footer class="note">Made by mutreal report. Tables as CSV in tables/.</footer></body></html>\n'
+        + '\n<footer class="note">Made by mutreal report. Tables as CSV in tables/.</footer>'
+        + script_tag()
+        + "</body></html>\n"
     )
 
 
@@ -251,8 +264,9 @@ def write_csv(table: Table, path: Path) -> None:
 
 
 def write_report(report: Report, out_dir: str | Path, plots: bool = True) -> dict[str, Path]:
-    """Write report.md, report.html, report.json, plots/*.png, tables/*.csv and the co-occurrence
-    graph (cooccurrence.graphml: node attributes count/bugs, edge weight = bugs) under ``out_dir``.
+    """Write report.md, report.html, report.json, plots/*.png, tables/*.csv, the co-occurrence
+    graph (cooccurrence.graphml: node attributes count/bugs, edge weight = bugs) and, for results,
+    one page per bug (bugs/*.html) under ``out_dir``.
 
     Returns name -> path of what was written. ``plots=False`` skips matplotlib entirely (the
     Markdown and HTML then hold the tables only).
@@ -276,6 +290,9 @@ def write_report(report: Report, out_dir: str | Path, plots: bool = True) -> dic
     graph = out / "cooccurrence.graphml"
     nx.write_graphml(report.graph, graph)
     written["cooccurrence.graphml"] = graph
+    if report.pages is not None:
+        for bug_id, path in report.pages.write(out).items():
+            written[f"bugs/{bug_id}"] = path
     for name, text in (
         ("report.md", render_markdown(report, image_paths)),
         ("report.html", render_html(report, images)),

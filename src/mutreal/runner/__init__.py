@@ -29,6 +29,7 @@ from mutreal.runner.campaign import (
 )
 from mutreal.runner.records import (
     CRASH,
+    LOST,
     MEMORY,
     MISSING_DATA,
     OK,
@@ -46,6 +47,7 @@ from mutreal.runner.store import RunStore, records_to_rows
 __all__ = [
     "CRASH",
     "LAST_CAMPAIGN",
+    "LOST",
     "MEMORY",
     "MISSING_DATA",
     "OK",

@@ -24,8 +24,8 @@ from typing import Any
 
 import yaml
 
-from mutreal.runner import environment, hashing
-from mutreal.runner.records import LIMIT_OUTCOMES, OK, RunRecord, metric_direction, select_metric
+from mutreal.runner import environment, hashing, sandbox
+from mutreal.runner.records import LIMIT_OUTCOMES, LOST, OK, RunRecord, metric_direction, select_metric
 from mutreal.runner.store import RunStore
 
 EXECUTORS = ("local", "ray", "pool")
@@ -64,6 +64,10 @@ class CampaignConfig:
     keep_workers: bool = False
     deterministic: bool = True
     block_network: bool = True
+    #: ``auto`` (bubblewrap where it works, else the basic isolation, said once), ``bwrap``, ``none``.
+    sandbox: str = "auto"
+    #: Variables passed into the sandbox: ``NAME`` (the caller's value) or ``NAME=VALUE``.
+    env: list[str] = field(default_factory=list)
     #: program path -> the folder whose data files it sees (default: its own folder). ``kill`` and
     #: ``compare`` point mutants written elsewhere (``mutate --out``) at their original's folder.
     data_folders: dict[str, str] = field(default_factory=dict)
@@ -202,14 +206,18 @@ def _now() -> str:
 
 
 def build_manifest(
-    config: CampaignConfig, campaign_id: str, programs: list[PreparedProgram]
+    config: CampaignConfig,
+    campaign_id: str,
+    programs: list[PreparedProgram],
+    isolation: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The reproducibility manifest: environment, seeds, programs with their hashes, configuration."""
+    """The reproducibility manifest: environment, isolation, seeds, programs with their hashes, configuration."""
     return {
         "campaign_id": campaign_id,
         "created_at": _now(),
         "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]) if sys.argv else "",
         "environment": environment.describe_environment(),
+        "sandbox": isolation or {},
         "seeds": config.seed_list(),
         "programs": [
             {
@@ -292,7 +300,7 @@ def _looks_legacy(message: str) -> bool:
 
 
 def _needs_run(stored: RunRecord | None, config: CampaignConfig, memory_limit: float) -> bool:
-    if stored is None:
+    if stored is None or stored.outcome == LOST:  # a lost run is no verdict: train it again
         return True
     if stored.outcome not in LIMIT_OUTCOMES:
         return False
@@ -323,6 +331,8 @@ def run_campaign(
     metric: str | None = None,
     modernize: bool | None = None,
     keep_workers: bool | None = None,
+    sandbox_mode: str | None = None,
+    env: Sequence[str] | None = None,
     data_folders: Mapping[str | Path, str | Path] | None = None,
     config: CampaignConfig | None = None,
     progress: bool = True,
@@ -357,6 +367,8 @@ def run_campaign(
         "metric": metric,
         "modernize": modernize,
         "keep_workers": keep_workers,
+        "sandbox": sandbox_mode,
+        "env": list(env) if env else None,
         "store": str(store) if isinstance(store, (str, Path)) else None,
         "data_folders": {str(k): str(v) for k, v in data_folders.items()} if data_folders else None,
     }
@@ -375,6 +387,8 @@ def run_campaign(
         cfg.jobs, cfg.threads_per_worker = service_layout(cfg.address)
     if not cfg.programs:
         raise ValueError("no programs to run")
+    sandbox.passed_variables(cfg.env)  # a malformed --env is an error before anything runs
+    isolation = _isolation(cfg)
 
     campaign_id = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
     started_at = _now()
@@ -385,7 +399,7 @@ def run_campaign(
 
     own_store = not isinstance(store, RunStore)
     run_store = store if isinstance(store, RunStore) else RunStore(cfg.store or ":memory:")
-    manifest = build_manifest(cfg, campaign_id, prepared)
+    manifest = build_manifest(cfg, campaign_id, prepared, isolation)
     run_store.put_campaign(campaign_id, started_at, cfg.to_yaml(), manifest)
     if manifest_dir is not None or run_store.path != ":memory:":
         folder = Path(manifest_dir) if manifest_dir is not None else Path(run_store.path).parent
@@ -471,7 +485,17 @@ def run_campaign(
         if tasks:
             executor_used = _executor(cfg, memory_limit)
             with monitor:
-                executor_used.map(tasks, finished)
+                try:
+                    executor_used.map(tasks, finished)
+                except _setup_errors():
+                    raise
+                except RuntimeError as error:  # the service or the cluster went away mid-campaign
+                    _record_lost(tasks, records, finished, f"the executor lost the run: {error}")
+                except BaseException as error:  # interrupted (Ctrl-C, SIGTERM): keep what is known
+                    _record_lost(
+                        tasks, records, finished, f"the runner was interrupted ({type(error).__name__})"
+                    )
+                    raise
     finally:
         bar.close()
         LAST_CAMPAIGN["worker_startup_s"] = getattr(executor_used, "startup_s", None)
@@ -484,17 +508,66 @@ def run_campaign(
     return [records[key] for key, _, _ in ordered if key in records]
 
 
+def _lost_result(cause: str) -> dict[str, Any]:
+    from mutreal.runner.worker_process import _failure
+
+    return _failure(LOST, "RunLost", f"{cause}; not a verdict: a rerun of the campaign trains it again",
+                    wall_time_s=0.0)  # fmt: skip
+
+
+def _record_lost(
+    tasks: list[dict[str, Any]],
+    records: dict[str, RunRecord],
+    finished: Callable[[dict[str, Any], dict[str, Any]], None],
+    cause: str,
+) -> None:
+    """Store every task without a result as ``lost`` (its cause kept), so each outcome is a row."""
+    for task in tasks:
+        if task["key"] not in records:
+            try:
+                finished(task, _lost_result(cause))
+            except Exception:  # noqa: BLE001 - the store itself may be what failed
+                break
+
+
+def _setup_errors() -> tuple[type[BaseException], ...]:
+    from mutreal.runner.ray_executor import RayClusterUnreachable
+
+    return (sandbox.SandboxUnavailable, RayClusterUnreachable)
+
+
+def _isolation(cfg: CampaignConfig) -> dict[str, Any]:
+    """What the campaign record says about the sandbox (and the once-only warning of a fallback).
+
+    Local workers run on this machine, so the mode is known now; the worker service and Ray workers
+    resolve it on their machines, and each record's ``sandbox`` field says what its run had."""
+    if cfg.executor != "local":
+        return {"requested": cfg.sandbox, "mode": "resolved by each worker (see the records' sandbox field)"}
+    choice = sandbox.resolve(cfg.sandbox)
+    sandbox.warn_fallback_once(choice)
+    return choice.to_dict()
+
+
 #: Facts about the last campaign of this process: id, config/manifest paths, wall time, trained, reused.
 LAST_CAMPAIGN: dict[str, Any] = {}
 
 
 def worker_options(cfg: CampaignConfig) -> dict[str, Any]:
-    """What a worker is started with; warm workers are reused only by campaigns with equal options."""
-    return {
+    """What a worker is started with; warm workers are reused only by campaigns with equal options.
+
+    The sandbox mode and the passed variables are there only when not the default, so a campaign
+    with default settings uses the warm workers of a worker service started with default options."""
+    options: dict[str, Any] = {
         "threads": cfg.resolved_threads(),
         "deterministic": cfg.deterministic,
         "block_network": cfg.block_network,
     }
+    if cfg.sandbox != "auto":
+        options["sandbox"] = cfg.sandbox
+    passed = sandbox.passed_variables(cfg.env)
+    if passed:
+        options["env"] = passed
+    return options
 
 
 def _executor(cfg: CampaignConfig, memory_limit: float) -> Any:

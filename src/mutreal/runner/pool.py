@@ -1,12 +1,7 @@
 """Local warm workers: spawned processes that each run many trainings, watched from outside.
 
-A :class:`WorkerProcess` owns one spawned worker (see :mod:`mutreal.runner.worker`) and runs tasks on
-it synchronously while watching it: past the time limit, or when its resident memory (with its
-children's, measured with psutil) exceeds the limit, the process is killed, the run is recorded as
-``timeout`` or ``memory``, and a fresh worker is started for the next run. A worker that dies on its
-own (segfault, ``os._exit``) gives a ``crash``. Memory is watched rather than limited with an
-address-space rlimit because TensorFlow reserves far more virtual memory than it uses and aborts at
-import under a few GiB of ``RLIMIT_AS``.
+One warm worker, its sandbox, limits and the rules that say who ended a run are
+:class:`~mutreal.runner.worker_process.WorkerProcess` (re-exported here).
 
 :class:`LocalExecutor` runs a list of tasks on ``jobs`` such workers (one driver thread each; on a GPU
 machine the workers share the GPUs, TensorFlow's memory growth on, spread over several GPUs with
@@ -17,267 +12,21 @@ they finish.
 from __future__ import annotations
 
 import atexit
-import contextlib
-import json
-import multiprocessing
 import os
 import queue
-import shutil
-import signal
-import subprocess
-import sys
-import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any
 
-import psutil
-
 from mutreal.runner.environment import gpu_devices
-from mutreal.runner.worker import WORKER_ENVIRONMENT
-
-#: Seconds between two checks of a running worker's time and memory.
-POLL_INTERVAL_S = 0.05
-#: Seconds a worker may take to import TensorFlow and report ready.
-STARTUP_TIMEOUT_S = 300.0
-
-
-def _rss_mb(process: psutil.Process) -> float:
-    """Resident memory of a process and its children, in MiB."""
-    total = 0
-    try:
-        total += process.memory_info().rss
-        for child in process.children(recursive=True):
-            try:
-                total += child.memory_info().rss
-            except psutil.Error:
-                continue
-    except psutil.Error:
-        return 0.0
-    return total / (1024 * 1024)
-
-
-def _kill_tree(pid: int) -> None:
-    try:
-        parent = psutil.Process(pid)
-        children = parent.children(recursive=True)
-    except psutil.Error:
-        return
-    for proc in [*children, parent]:
-        try:
-            proc.kill()
-        except psutil.Error:
-            continue
-    psutil.wait_procs([*children, parent], timeout=10)
-
-
-def _failure(outcome: str, error_type: str, message: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "outcome": outcome,
-        "error_type": error_type,
-        "error_message": message,
-        "traceback": None,
-        "fits": [],
-        "evaluations": [],
-        "fit_time_s": 0.0,
-        "evaluate_time_s": 0.0,
-        "output_tail": "",
-        **extra,
-    }
-
-
-class WorkerProcess:
-    """One warm worker process, restarted whenever it is killed or has served ``max_runs`` runs."""
-
-    def __init__(self, options: dict[str, Any] | None = None, name: str = "worker", max_runs: int = 200):
-        self.options = dict(options or {})
-        self.name = name
-        self.max_runs = max_runs
-        self.process: Any = None
-        self.conn: Any = None
-        self.runs_served = 0
-        self.versions: dict[str, str] = {}
-        self.starts = 0
-        self.startup_s = 0.0  # seconds spent starting workers (importing TensorFlow), all starts
-
-    # -- lifecycle -----------------------------------------------------------------------------
-    @property
-    def alive(self) -> bool:
-        return self.process is not None and self.process.poll() is None
-
-    def start(self) -> None:
-        """Spawn the worker and wait until it has imported TensorFlow (raises if it cannot).
-
-        The worker is a fresh ``python -m mutreal.runner.worker`` process talking over an inherited
-        socket pair: a clean interpreter like multiprocessing's ``spawn``, without re-running the
-        caller's ``__main__`` and without touching the caller's environment.
-        """
-        parent_conn, child_conn = multiprocessing.Pipe(duplex=True)
-        env = {**os.environ, **WORKER_ENVIRONMENT}
-        if self.options.get("threads"):
-            env["OMP_NUM_THREADS"] = str(self.options["threads"])
-        if self.options.get("visible_gpu") is not None:  # several GPUs: spread workers over them
-            env["CUDA_VISIBLE_DEVICES"] = str(self.options["visible_gpu"])
-        src_root = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (src_root, env.get("PYTHONPATH", "")) if p)
-        # every file of the worker (its log, each run's working directory, the programs' temporary
-        # files) lives under one folder that is removed with the worker, even when it is killed mid-run
-        self.tmpdir = Path(tempfile.mkdtemp(prefix=f"mutreal-{self.name}-"))
-        env["TMPDIR"] = str(self.tmpdir)
-        self.log_path = self.tmpdir / "worker.log"
-        with open(self.log_path, "wb") as log:
-            process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "mutreal.runner.worker",
-                    str(child_conn.fileno()),
-                    json.dumps(self.options),
-                ],
-                pass_fds=(child_conn.fileno(),),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=env,
-                start_new_session=True,
-            )
-        child_conn.close()
-        self.process, self.conn = process, parent_conn
-        self.runs_served = 0
-        self.starts += 1
-        began = time.monotonic()
-        deadline = began + STARTUP_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if parent_conn.poll(0.2):
-                try:
-                    message = parent_conn.recv()
-                except (EOFError, OSError):
-                    break
-                if message.get("type") == "ready":
-                    self.versions = message.get("versions", {})
-                    self.startup_s += time.monotonic() - began
-                    return
-                self.kill()
-                raise RuntimeError(f"worker failed to start: {message.get('error')}")
-            if process.poll() is not None:
-                break
-        code = process.poll()
-        tail = self._log_tail()
-        self.kill()
-        raise RuntimeError(
-            f"worker did not start (exit code {code}); its log ends with: {tail}"
-            if code is not None
-            else f"worker did not start within {STARTUP_TIMEOUT_S:.0f} s"
-        )
-
-    def _log_tail(self, chars: int = 1500) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")[-chars:]
-        except OSError:
-            return ""
-
-    def kill(self) -> None:
-        """Kill the worker and everything it started; the next run starts a fresh one (idempotent)."""
-        process, conn = self.process, self.conn
-        self.process = None
-        self.conn = None
-        if process is not None:
-            _kill_tree(process.pid)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=5)
-        if conn is not None:
-            conn.close()
-        tmpdir = getattr(self, "tmpdir", None)
-        if tmpdir is not None:
-            shutil.rmtree(tmpdir, ignore_errors=True)
-            self.tmpdir = None
-
-    def stop(self) -> None:
-        """Ask the worker to finish, then make sure it is gone."""
-        process, conn = self.process, self.conn
-        if conn is not None and process is not None and process.poll() is None:
-            try:
-                conn.send({"type": "stop"})
-                process.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
-        self.kill()
-
-    # -- one run -------------------------------------------------------------------------------
-    def run(
-        self, task: dict[str, Any], timeout_s: float | None, memory_limit_mb: float | None
-    ) -> dict[str, Any]:
-        """Run ``task`` on the worker, enforcing the limits; always returns a result dict."""
-        if not self.alive or self.runs_served >= self.max_runs:
-            self.stop()
-            try:
-                self.start()
-            except RuntimeError as error:
-                return _failure("crash", "WorkerStartError", str(error), wall_time_s=0.0)
-        assert self.process is not None and self.conn is not None
-        run_index = self.runs_served
-        self.runs_served += 1
-        watched = psutil.Process(self.process.pid)
-        peak = 0.0
-        start = time.monotonic()
-        self.conn.send({"type": "run", "task": task})
-        while True:
-            if self.conn.poll(POLL_INTERVAL_S):
-                try:
-                    message = self.conn.recv()
-                except (EOFError, OSError):
-                    message = None
-                if message is not None and message.get("type") == "result":
-                    result = message["result"]
-                    result["peak_rss_mb"] = max(peak, _rss_mb(watched))
-                    result["worker"] = f"{self.name}:{self.process.pid}"
-                    result["worker_run_index"] = run_index
-                    return result
-            elapsed = time.monotonic() - start
-            if self.process.poll() is not None:
-                code = self.process.returncode
-                how = (
-                    f"killed by signal {signal.Signals(-code).name}"
-                    if code and code < 0
-                    else f"exit code {code}"
-                )
-                self.kill()
-                return _failure(
-                    "crash",
-                    "WorkerDied",
-                    f"the worker process died during the run ({how}); it was replaced",
-                    wall_time_s=elapsed,
-                    peak_rss_mb=peak,
-                    worker=self.name,
-                    worker_run_index=run_index,
-                )
-            rss = _rss_mb(watched)
-            peak = max(peak, rss)
-            if timeout_s is not None and elapsed > timeout_s:
-                self.kill()
-                return _failure(
-                    "timeout",
-                    "TimeoutError",
-                    f"the run exceeded the time limit of {timeout_s:g} s and was stopped; its worker was replaced",
-                    wall_time_s=elapsed,
-                    peak_rss_mb=peak,
-                    worker=self.name,
-                    worker_run_index=run_index,
-                )
-            if memory_limit_mb is not None and rss > memory_limit_mb:
-                self.kill()
-                return _failure(
-                    "memory",
-                    "MemoryLimitExceeded",
-                    f"the worker's resident memory reached {rss:.0f} MiB, over the limit of "
-                    f"{memory_limit_mb:g} MiB; the run was stopped and its worker replaced",
-                    wall_time_s=elapsed,
-                    peak_rss_mb=peak,
-                    worker=self.name,
-                    worker_run_index=run_index,
-                )
+from mutreal.runner.worker_process import (  # noqa: F401 - re-exported: service and Ray use them here
+    POLL_INTERVAL_S,
+    STARTUP_TIMEOUT_S,
+    WorkerProcess,
+    _failure,
+    _kill_tree,
+    _rss_mb,
+)
 
 
 class CampaignAborted(RuntimeError):

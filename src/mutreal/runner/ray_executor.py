@@ -4,9 +4,10 @@ Each Ray actor owns one warm :class:`~mutreal.runner.pool.WorkerProcess` on its 
 is sandboxed exactly like a local one (time limit, watched memory, fresh worker after a failure) and
 the worker keeps TensorFlow imported between runs. Actors request ``gpus_per_run`` GPUs (fractions
 pack several runs on one GPU) and one CPU each. A lost actor (node failure, actor killed) is
-restarted by Ray and its run retried up to ``max_retries`` times; after that the run is recorded as a
-crash with the reason. Results come back to the driver, which writes them to the same SQLite store
-as local runs. Programs and their data folders must be visible on the nodes at the same paths (a
+restarted by Ray and its run retried up to ``max_retries`` times; after that the run is recorded as
+``lost`` with the reason (not a verdict: a rerun of the campaign trains it again). Results come back
+to the driver as JSON text, never as pickled objects built from what a program sent (the actor's
+worker talks JSON too), and the driver writes them to the same SQLite store as local runs. Programs and their data folders must be visible on the nodes at the same paths (a
 shared file system); the program text itself travels with the task.
 
 A cluster address that nothing answers is reported within :data:`CONNECT_TIMEOUT_S` seconds as a
@@ -128,12 +129,15 @@ class _RunnerActor:
         self.timeout_s = timeout_s
         self.memory_limit_mb = memory_limit_mb
 
-    def run(self, task: dict[str, Any]) -> dict[str, Any]:
+    def run(self, task: dict[str, Any]) -> str:
+        """One run as JSON text (:mod:`mutreal.runner.channel`): data only on the way to the driver."""
         import socket
+
+        from mutreal.runner import channel
 
         result = self.worker.run(task, self.timeout_s, self.memory_limit_mb)
         result["worker"] = f"{socket.gethostname()}/{result.get('worker', '')}"
-        return result
+        return channel.encode(result).decode("utf-8")
 
     def stop(self) -> None:
         self.worker.stop()
@@ -194,6 +198,7 @@ class RayExecutor:
         import ray
         from ray.exceptions import RayActorError, RayError
 
+        from mutreal.runner import channel
         from mutreal.runner.pool import _failure
 
         started_ray = self._init_ray()
@@ -219,16 +224,25 @@ class RayExecutor:
                 ref = ready[0]
                 actor, task = in_flight.pop(ref)
                 try:
-                    result = ray.get(ref)
+                    text = ray.get(ref)
+                    if not isinstance(text, str):
+                        raise channel.ChannelError(
+                            f"a Ray actor answered {type(text).__name__}, not JSON text"
+                        )
+                    result = channel.decode(text.encode("utf-8"))
+                except channel.ChannelError as error:
+                    result = _failure("lost", "ChannelError", str(error))
                 except RayActorError as error:
                     result = _failure(
-                        "crash", "RayWorkerLost", f"the Ray worker was lost after retries: {error}"
+                        "lost",
+                        "RayWorkerLost",
+                        f"the Ray worker was lost after retries: {error}; not a verdict: a rerun trains it again",
                     )
                     actor = actor_class.remote(
                         self.options, self.timeout_s, self.memory_limit_mb, self.max_runs_per_worker
                     )
                 except RayError as error:
-                    result = _failure("crash", type(error).__name__, f"Ray could not run the task: {error}")
+                    result = _failure("lost", type(error).__name__, f"Ray could not run the task: {error}")
                 result.setdefault("wall_time_s", 0.0)
                 on_result(task, result)
                 if pending:

@@ -23,7 +23,10 @@ TIMEOUT = "timeout"
 MEMORY = "memory"
 #: The program needs a data file that is not there (offline dataset download, absent file).
 MISSING_DATA = "missing-data"
-OUTCOMES: tuple[str, ...] = (OK, CRASH, TIMEOUT, MEMORY, MISSING_DATA)
+#: Not the program's doing: its worker was lost (the service or a Ray node went away, the runner was
+#: interrupted, the worker was killed from outside twice). Not a verdict: a rerun trains it again.
+LOST = "lost"
+OUTCOMES: tuple[str, ...] = (OK, CRASH, TIMEOUT, MEMORY, MISSING_DATA, LOST)
 #: Outcomes caused by the campaign's limits rather than the program: rerun when a limit is raised.
 LIMIT_OUTCOMES: frozenset[str] = frozenset({TIMEOUT, MEMORY})
 
@@ -162,6 +165,10 @@ class RunRecord:
     label: str = ""
     versions: dict[str, str] = field(default_factory=dict)
     modernize_changes: list[str] = field(default_factory=list)
+    #: The isolation the run had: ``bwrap`` (bubblewrap sandbox) or ``none`` (see the README).
+    sandbox: str = ""
+    #: The signal that killed the run's first worker when the run was retried once (e.g. ``SIGKILL``).
+    retried_after: str | None = None
     #: True when the record came from the store instead of a training in this campaign (not stored).
     reused: bool = False
 
@@ -172,8 +179,8 @@ class RunRecord:
 
     @property
     def crashed(self) -> bool:
-        """True for any outcome but ``ok`` (what the study calls a crash symptom)."""
-        return self.outcome != OK
+        """True for any outcome but ``ok`` and ``lost`` (what the study calls a crash symptom)."""
+        return self.outcome not in (OK, LOST)
 
     @property
     def last_evaluation(self) -> EvaluateRecord | None:

@@ -14,10 +14,16 @@ receives every result the moment it is there, so an interrupted caller loses onl
 The service runs one campaign at a time (a second caller waits): two campaigns on the same cores
 would only slow each other down and change the numbers' timing.
 
-Protocol (``multiprocessing.connection`` over a Unix socket, authenticated with a key file only the
-user can read): the client sends ``{"type": "map", "tasks": [...], "jobs", "options", "timeout_s",
-"memory_limit_mb", "max_runs_per_worker"}`` and receives ``{"type": "result", "index", "result"}`` per
-run, then ``{"type": "done", "startup_s"}`` (or ``{"type": "error", "message"}``); ``{"type":
+The caller's worker layout (jobs x TensorFlow threads) is honoured exactly or refused, never
+replaced by the service's own: the thread count is part of every run key, so a silent change would
+retrain every run. Without ``--jobs`` a campaign takes the service's layout *before* it computes its
+keys (:func:`service_layout`).
+
+Protocol (length-prefixed JSON over a Unix socket, see :mod:`mutreal.runner.service_socket` for who
+may connect and how both sides prove they hold the key): the client sends ``{"type": "map", "tasks":
+[...], "jobs", "options", "timeout_s", "memory_limit_mb", "max_runs_per_worker"}`` and receives
+``{"type": "accepted", "jobs", "threads"}``, then ``{"type": "result", "index", "result"}`` per run,
+then ``{"type": "done", "startup_s"}`` (or ``{"type": "error", "kind", "message"}``); ``{"type":
 "status"}`` and ``{"type": "stop"}`` are answered at once, even during a campaign.
 """
 
@@ -25,7 +31,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import signal
 import socket
 import subprocess
@@ -34,11 +39,29 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from multiprocessing.connection import Client, Connection, Listener
 from pathlib import Path
 from typing import Any
 
 from mutreal.runner import environment, pool
+from mutreal.runner.service_socket import (
+    Channel,
+    HandshakeFailed,
+    MalformedMessage,
+    UnsafeServicePath,
+    client_address,
+    client_handshake,
+    create_key,
+    ensure_folder,
+    open_log,
+    peer_credentials,
+    read_own_file,
+    remove_pointer,
+    remove_stale_socket,
+    server_handshake,
+    service_address,
+    service_folder,
+    write_pointer,
+)
 
 #: Where ``mutreal workers start`` listens unless told otherwise (``MUTREAL_WORKERS`` overrides it).
 ENV_ADDRESS = "MUTREAL_WORKERS"
@@ -53,20 +76,20 @@ class ServiceUnavailable(ValueError):
     reports it as a usage error. A service that goes away during a campaign is a RuntimeError."""
 
 
-def default_address() -> Path:
-    """The service's socket: ``$MUTREAL_WORKERS``, else ``~/.cache/mutreal/workers.sock``.
-
-    A Unix socket path may not exceed about 100 bytes; a longer home folder falls back to the
-    temporary folder (still per user: the name holds the user id).
-    """
+def _explicit_address(address: str | Path | None) -> Path | None:
+    """The address the user named (``--address``, else ``$MUTREAL_WORKERS``), or None for the default."""
+    if address:
+        return Path(address).expanduser()
     if os.environ.get(ENV_ADDRESS):
         return Path(os.environ[ENV_ADDRESS]).expanduser()
-    path = Path.home() / ".cache" / "mutreal" / "workers.sock"
-    if len(str(path)) > 100:
-        import tempfile
+    return None
 
-        path = Path(tempfile.gettempdir()) / f"mutreal-{os.getuid()}" / "workers.sock"
-    return path
+
+def default_address() -> Path:
+    """The socket clients talk to: ``$MUTREAL_WORKERS``, else ``workers.sock`` in the service folder
+    (``$XDG_RUNTIME_DIR/mutreal`` or ``~/.cache/mutreal``), else, where that path is too long for a
+    socket, the private folder its pointer file names (see :mod:`mutreal.runner.service_socket`)."""
+    return _explicit_address(None) or client_address()
 
 
 def _key_path(address: Path) -> Path:
@@ -79,8 +102,8 @@ def _log_path(address: Path) -> Path:
 
 def _read_key(address: Path) -> bytes:
     try:
-        return _key_path(address).read_bytes()
-    except OSError:
+        return read_own_file(_key_path(address), "key file")
+    except FileNotFoundError:
         raise ServiceUnavailable(
             f"no mutreal worker service at {address} (start one with `mutreal workers start`)"
         ) from None
@@ -110,6 +133,9 @@ class ServiceStatus:
     runs: int
     workers: list[WorkerInfo] = field(default_factory=list)
     python: str = ""  # the interpreter the workers run (campaigns from another environment are refused)
+    refused_peers: int = 0  # connections of another user, closed before the handshake
+    failed_handshakes: int = 0  # connections that did not prove they hold the key
+    rejected_messages: int = 0  # requests that were not one JSON object (a pickle, garbage)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -119,26 +145,52 @@ class ServiceStatus:
         return cls(**{**data, "workers": [WorkerInfo(**w) for w in data.get("workers", [])]})
 
 
+class LayoutRefused(ValueError):
+    """A campaign request without a valid worker layout (jobs >= 1, threads >= 1): the service never
+    substitutes its own layout, whose thread count would change every run key."""
+
+
+def _requested_layout(request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    jobs, options = request.get("jobs"), request.get("options")
+    threads = options.get("threads") if isinstance(options, dict) else None
+    if not _positive_int(jobs) or not _positive_int(threads):
+        raise LayoutRefused(
+            f"a campaign must name its worker layout (jobs >= 1 and options.threads >= 1; got jobs "
+            f"{jobs!r}, threads {threads!r}): the service runs the caller's layout or none"
+        )
+    return int(jobs), dict(options)  # type: ignore[arg-type]
+
+
+def _positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
 class WorkerService:
     """The server side: warm local workers, one campaign at a time, results streamed to the caller."""
 
-    def __init__(self, address: str | Path, jobs: int, options: dict[str, Any] | None = None) -> None:
-        self.address = Path(address)
-        self.jobs = max(1, int(jobs))
+    def __init__(self, address: str | Path | None, jobs: int, options: dict[str, Any] | None = None) -> None:
+        self.requested = _explicit_address(address)  # None: the service folder (or a private one)
+        self.address: Path | None = self.requested
+        self.pointer: Path | None = None  # the pointer file written for a private folder
+        self.jobs = max(0, int(jobs))  # 0: no warm worker until the first campaign starts its own
         self.options = dict(options or {})
+        self.key = b""
         self.campaign_lock = threading.Lock()
         self.stopping = threading.Event()
         self.campaigns = 0
         self.runs = 0
+        self.refused_peers = 0
+        self.failed_handshakes = 0
+        self.rejected_messages = 0
         self.started_at = time.time()
-        self.listener: Listener | None = None
+        self.listener: socket.socket | None = None
         self.environment = environment.environment_hash()  # the workers' interpreter and packages
         self.current: pool.LocalExecutor | None = None  # the executor of the running campaign
 
     # -- workers ---------------------------------------------------------------------------------
     def warm_up(self) -> None:
         """Start ``jobs`` workers now (in parallel) and keep them idle for the first campaign."""
-        layout = pool.LocalExecutor(jobs=self.jobs, options=self.options)
+        layout = pool.LocalExecutor(jobs=max(1, self.jobs), options=self.options)
         workers = [
             pool.WorkerProcess(options, name=f"s{i}")
             for i, options in enumerate(layout.worker_options(self.jobs))
@@ -160,7 +212,7 @@ class WorkerService:
             if worker.alive:
                 pool.put_idle(worker)
         if errors:
-            print(f"mutreal workers: {len(errors)} worker(s) failed to start: {errors[0]}", file=sys.stderr)
+            _log(f"{len(errors)} worker(s) failed to start: {errors[0]}")
 
     def worker_infos(self) -> list[WorkerInfo]:
         return [
@@ -185,15 +237,17 @@ class WorkerService:
             runs=self.runs,
             workers=self.worker_infos(),
             python=sys.executable,
+            refused_peers=self.refused_peers,
+            failed_handshakes=self.failed_handshakes,
+            rejected_messages=self.rejected_messages,
         )
 
     # -- one campaign ----------------------------------------------------------------------------
-    def run_map(self, request: dict[str, Any], conn: Connection) -> None:
+    def run_map(self, request: dict[str, Any], conn: Channel) -> None:
         """Run one campaign's tasks on the warm workers, sending each result as it finishes.
 
         A caller that goes away (killed, Ctrl-C) is noticed within half a second: its runs in flight
         are stopped with their workers, so it does not hold the service until they end."""
-        tasks = list(request.get("tasks") or [])
         if request.get("environment") not in (None, self.environment):
             # run keys hold the caller's package versions: runs made with other versions would lie
             conn.send({"type": "error", "kind": "environment", "message": (
@@ -202,14 +256,23 @@ class WorkerService:
                 "it from this environment"
             )})  # fmt: skip
             return
+        try:
+            jobs, options = _requested_layout(request)
+        except LayoutRefused as error:
+            conn.send({"type": "error", "kind": "layout", "message": str(error)})
+            return
+        tasks = request.get("tasks") or []
+        if not isinstance(tasks, list) or not all(isinstance(task, dict) for task in tasks):
+            raise MalformedMessage("the tasks of a campaign are a list of objects")
         executor = pool.LocalExecutor(
-            jobs=int(request.get("jobs") or self.jobs),
-            options=request.get("options") or self.options,
+            jobs=jobs,
+            options=options,
             timeout_s=request.get("timeout_s"),
             memory_limit_mb=request.get("memory_limit_mb"),
             max_runs_per_worker=int(request.get("max_runs_per_worker") or 200),
             keep_workers=True,
         )
+        conn.send({"type": "accepted", "jobs": jobs, "threads": options["threads"]})
         index_of = {id(task): i for i, task in enumerate(tasks)}
 
         def on_result(task: dict[str, Any], result: dict[str, Any]) -> None:
@@ -223,7 +286,7 @@ class WorkerService:
                 try:
                     if conn.poll(0.5):
                         conn.recv()
-                except (EOFError, OSError):
+                except (EOFError, OSError, MalformedMessage):
                     executor.abort()
                     return
 
@@ -245,69 +308,99 @@ class WorkerService:
         conn.send({"type": "done", "startup_s": executor.startup_s})
 
     # -- serving ---------------------------------------------------------------------------------
-    def handle(self, conn: Connection) -> None:
-        """Answer one caller: a status, a stop, or a campaign."""
+    def handle(self, sock: socket.socket) -> None:
+        """Answer one caller of the service's own user: key handshake, then a status, stop or campaign."""
+        with Channel(sock) as conn:
+            try:
+                server_handshake(conn, self.key)
+            except (HandshakeFailed, EOFError, OSError) as error:
+                self.failed_handshakes += 1
+                _log(f"closed a connection that did not complete the key handshake ({error})")
+                return
+            try:
+                self.answer(conn)
+            except MalformedMessage as error:
+                self.rejected_messages += 1
+                _log(f"rejected a malformed request: {error}")
+                with contextlib.suppress(OSError):
+                    conn.send({"type": "error", "kind": "malformed", "message": str(error)})
+            except (OSError, EOFError):
+                return
+
+    def answer(self, conn: Channel) -> None:
+        request = conn.recv()
+        kind = request.get("type")
+        if kind == "status":
+            conn.send({"type": "status", "status": self.status().to_dict()})
+        elif kind == "stop":
+            conn.send({"type": "stopping"})
+            self.stop()
+        elif kind == "map":
+            try:
+                self.run_map(request, conn)
+            except (OSError, EOFError):
+                return  # the caller went away: its in-flight runs are lost, nothing else
+            except MalformedMessage:
+                raise
+            except Exception as error:  # noqa: BLE001 - the caller gets the message
+                with contextlib.suppress(OSError):
+                    conn.send({"type": "error", "message": f"{type(error).__name__}: {error}"})
+            if not self.stopping.is_set() and not pool.idle_workers():
+                self.warm_up()  # a campaign that ended badly took its workers with it
+        else:
+            conn.send({"type": "error", "kind": "malformed", "message": f"unknown request {kind!r}"})
+
+    def accept(self) -> None:
+        """Take one connection; a peer of another uid is closed at once, before any byte is sent."""
+        assert self.listener is not None
         try:
-            with conn:
-                request = conn.recv()
-                kind = request.get("type") if isinstance(request, dict) else None
-                if kind == "status":
-                    conn.send({"type": "status", "status": self.status().to_dict()})
-                elif kind == "stop":
-                    conn.send({"type": "stopping"})
-                    self.stop()
-                elif kind == "map":
-                    try:
-                        self.run_map(request, conn)
-                    except (OSError, EOFError):
-                        return  # the caller went away: its in-flight runs are lost, nothing else
-                    except Exception as error:  # noqa: BLE001 - the caller gets the message
-                        with contextlib.suppress(OSError):
-                            conn.send({"type": "error", "message": f"{type(error).__name__}: {error}"})
-                    if not self.stopping.is_set() and not pool.idle_workers():
-                        self.warm_up()  # a campaign that ended badly took its workers with it
-                else:
-                    conn.send({"type": "error", "message": f"unknown request {kind!r}"})
-        except (OSError, EOFError):
+            sock, _ = self.listener.accept()
+        except TimeoutError:
             return
+        try:
+            pid, uid = peer_credentials(sock)
+        except OSError:
+            sock.close()
+            return
+        if uid != os.getuid():
+            sock.close()
+            self.refused_peers += 1
+            _log(
+                f"refused a connection from uid {uid} (pid {pid}): only uid {os.getuid()} may use this service"
+            )
+            return
+        threading.Thread(target=self.handle, args=(sock,), daemon=True).start()
 
     def serve(self, ready: Callable[[], None] | None = None) -> None:
         """Listen until stopped (``stop`` request, SIGTERM or SIGINT); warm workers first."""
-        self.address.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileNotFoundError):
-            self.address.unlink()  # a stale socket of a service that was killed
-        key = secrets.token_bytes(32)
-        key_path = _key_path(self.address)
-        fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(key)
-        self.warm_up()
-        self.listener = Listener(str(self.address), family="AF_UNIX", authkey=key)
-        os.chmod(self.address, 0o600)
-        if ready is not None:
-            ready()
+        self.address, self.pointer = service_address(self.requested)
+        remove_stale_socket(self.address)
+        self.key = create_key(_key_path(self.address))
         try:
+            self.warm_up()
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            umask = os.umask(0o177)  # the socket is 0600 from its first moment
+            try:
+                listener.bind(str(self.address))
+            finally:
+                os.umask(umask)
+            os.chmod(self.address, 0o600)
+            listener.listen(16)
+            listener.settimeout(0.5)  # how soon a stop() is noticed
+            self.listener = listener
+            if self.pointer is not None:
+                write_pointer(self.pointer, self.address)
+            if ready is not None:
+                ready()
             while not self.stopping.is_set():
-                try:
-                    conn = self.listener.accept()
-                except (OSError, EOFError):
-                    if self.stopping.is_set():
-                        break
-                    continue  # a caller without the key, or one that hung up during the handshake
-                threading.Thread(target=self.handle, args=(conn,), daemon=True).start()
+                with contextlib.suppress(OSError):
+                    self.accept()
         finally:
             self.close()
 
     def stop(self) -> None:
-        """Stop accepting callers; :meth:`serve` returns and the workers are stopped."""
+        """Stop accepting callers; :meth:`serve` returns (within half a second) and the workers stop."""
         self.stopping.set()
-        if self.listener is not None:
-            # accept() blocks and closing the socket does not wake it on Linux; a bare connection does
-            # (its authentication then fails at once). Not a full client: stop() may run in a signal
-            # handler on the very thread that would have to answer the handshake.
-            with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as wake:
-                wake.settimeout(1.0)
-                wake.connect(str(self.address))
 
     def close(self) -> None:
         if self.listener is not None:
@@ -315,49 +408,89 @@ class WorkerService:
                 self.listener.close()
             self.listener = None
         pool.shutdown_idle_workers()
+        if self.address is None:
+            return
         for path in (self.address, _key_path(self.address)):
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
+        if self.pointer is not None:  # the private folder is this service's alone: remove it too
+            remove_pointer(self.pointer, self.address)
+            with contextlib.suppress(OSError):
+                self.address.parent.rmdir()
+
+
+def _log(message: str) -> None:
+    print(f"mutreal workers: {message}", file=sys.stderr, flush=True)
 
 
 # -- client side ---------------------------------------------------------------------------------
-def _connect(address: Path, timeout_s: float = 5.0) -> Connection:
+def _connect(address: Path, timeout_s: float = 5.0) -> Channel:
+    """A connection to the service at ``address``, after checking that the user's own process serves
+    it (peer uid) and that it holds the key (handshake)."""
     key = _read_key(address)
     deadline = time.monotonic() + timeout_s
     while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            return Client(str(address), family="AF_UNIX", authkey=key)
-        except (FileNotFoundError, ConnectionRefusedError) as error:
-            if time.monotonic() >= deadline:
+            sock.connect(str(address))
+            break
+        except OSError as error:
+            sock.close()
+            retry = isinstance(error, (FileNotFoundError, ConnectionRefusedError))
+            if not retry or time.monotonic() >= deadline:
                 raise ServiceUnavailable(
                     f"no mutreal worker service answers at {address} ({error.strerror}); "
                     "start one with `mutreal workers start`"
                 ) from None
             time.sleep(0.1)
+    _, uid = peer_credentials(sock)
+    if uid != os.getuid():
+        sock.close()
+        raise UnsafeServicePath(f"{address}: served by uid {uid}, not by you (uid {os.getuid()}); not used")
+    conn = Channel(sock)
+    try:
+        client_handshake(conn, key)
+    except (HandshakeFailed, EOFError, OSError) as error:
+        conn.close()
+        raise ServiceUnavailable(
+            f"the worker service at {address} did not complete the handshake ({error}); an older "
+            "mutreal's service? stop it (`mutreal workers stop` from that version) and start this one"
+        ) from None
+    return conn
+
+
+def _address(address: str | Path | None) -> Path:
+    return _explicit_address(address) or client_address()
 
 
 def service_status(address: str | Path | None = None) -> ServiceStatus:
     """The running service's status (raises :class:`ServiceUnavailable` when none answers)."""
-    with _connect(Path(address) if address else default_address(), timeout_s=1.0) as conn:
+    with _connect(_address(address), timeout_s=1.0) as conn:
         conn.send({"type": "status"})
         return ServiceStatus.from_dict(conn.recv()["status"])
 
 
 def service_layout(address: str | Path | None = None) -> tuple[int, int | None]:
     """(number of warm workers, their TensorFlow threads) of the running service, for a campaign that
-    did not choose ``jobs``: it then runs on those workers as they are instead of starting others."""
+    did not choose ``jobs``: it then runs on those workers as they are instead of starting others.
+
+    Threads None: the service has no warm worker (the campaign then picks its own layout)."""
     status = service_status(address)
-    threads = next((w.options.get("threads") for w in status.workers if w.options.get("threads")), None)
-    return max(1, len(status.workers)), threads
+    threads = sorted({w.options["threads"] for w in status.workers if w.options.get("threads")})
+    if len(threads) > 1:
+        raise ServiceUnavailable(
+            f"the worker service's workers run {threads} TensorFlow threads: give --jobs (and --threads)"
+        )
+    return max(1, len(status.workers)), threads[0] if threads else None
 
 
 def stop_service(address: str | Path | None = None, wait_s: float = 30.0) -> int:
     """Ask the service to stop and wait until it is gone; returns its pid."""
-    path = Path(address) if address else default_address()
+    path = _address(address)
     pid = service_status(path).pid
     with _connect(path, timeout_s=1.0) as conn:
         conn.send({"type": "stop"})
-        with contextlib.suppress(EOFError, OSError):
+        with contextlib.suppress(EOFError, OSError, MalformedMessage):
             conn.recv()
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline and _pid_alive(pid):
@@ -368,6 +501,10 @@ def stop_service(address: str | Path | None = None, wait_s: float = 30.0) -> int
 
 
 def _pid_alive(pid: int) -> bool:
+    """Whether the process runs; one that has exited but is not reaped yet (a zombie of the process
+    that started it, e.g. a Python session stopped from the shell) counts as gone."""
+    import psutil
+
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -378,7 +515,9 @@ def _pid_alive(pid: int) -> bool:
         done, _ = os.waitpid(pid, os.WNOHANG)
         if done == pid:
             return False
-    return True
+    with contextlib.suppress(psutil.Error):
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    return False
 
 
 def start_service(
@@ -389,29 +528,34 @@ def start_service(
 ) -> ServiceStatus:
     """Start the service in the background (detached from this terminal) and wait until it is warm.
 
-    Raises :class:`RuntimeError` when a service already answers at the address, or when it does not
-    become ready (the message ends with its log).
+    ``jobs`` 0 starts no worker until the first campaign. Raises :class:`RuntimeError` when a service
+    already answers at the address, or when it does not become ready (the message ends with its log),
+    and :class:`UnsafeServicePath` for a folder or file there that another user could have made.
     """
     import json
 
-    path = Path(address) if address else default_address()
+    explicit = _explicit_address(address)
     with contextlib.suppress(ServiceUnavailable):
-        running = service_status(path)
-        raise RuntimeError(f"a mutreal worker service already runs at {path} (pid {running.pid})")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    log_path = _log_path(path)
+        running = service_status(explicit)
+        raise RuntimeError(f"a mutreal worker service already runs at {running.address} (pid {running.pid})")
+    if explicit is not None:
+        service_address(explicit)  # makes or checks its folder (refused before anything starts)
+        log_path = _log_path(explicit)
+    else:
+        log_path = ensure_folder(service_folder()) / "workers.log"
     src_root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (src_root, env.get("PYTHONPATH", "")) if p)
-    with open(log_path, "wb") as log:
+    with os.fdopen(open_log(log_path), "wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "mutreal.runner.service", str(path), str(jobs), json.dumps(options or {})],
+            [sys.executable, "-m", "mutreal.runner.service", str(explicit or ""), str(jobs),
+             json.dumps(options or {})],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
             env=env,
             start_new_session=True,
-        )
+        )  # fmt: skip
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -420,7 +564,7 @@ def start_service(
                 f"the worker service exited with code {process.returncode}; its log ends: {tail}"
             )
         with contextlib.suppress(ServiceUnavailable, OSError, EOFError):
-            return service_status(path)
+            return service_status(explicit)
         time.sleep(0.2)
     process.kill()
     raise RuntimeError(f"the worker service did not become ready within {timeout_s:.0f} s (log: {log_path})")
@@ -430,7 +574,8 @@ class ServiceExecutor:
     """The campaign side of ``--executor pool``: sends the runs to the service, results come back.
 
     Same interface as :class:`~mutreal.runner.pool.LocalExecutor` (``map``, ``startup_s``), so the
-    campaign stores each result as it arrives.
+    campaign stores each result as it arrives. The service must accept this campaign's layout (jobs,
+    threads) before its first result; a service that would run another is not used.
     """
 
     def __init__(
@@ -442,7 +587,7 @@ class ServiceExecutor:
         memory_limit_mb: float | None = None,
         max_runs_per_worker: int = 200,
     ) -> None:
-        self.address = Path(address) if address else default_address()
+        self.address = _address(address)
         self.jobs = max(1, int(jobs))
         self.options = dict(options or {})
         self.timeout_s = timeout_s
@@ -469,38 +614,68 @@ class ServiceExecutor:
                     "max_runs_per_worker": self.max_runs_per_worker,
                 }
             )
-            received = 0
-            while received < len(task_list):
+            accepted, received = False, 0
+            while True:
                 try:
                     message = conn.recv()
-                except (EOFError, OSError):
+                except (EOFError, OSError, MalformedMessage):
+                    if accepted and received == len(task_list):
+                        return  # every result is here; only the closing "done" was lost
                     raise RuntimeError(
                         f"the worker service at {self.address} went away after {received} of "
                         f"{len(task_list)} runs (the runs received are stored)"
                     ) from None
-                if message.get("type") == "result":
-                    on_result(task_list[message["index"]], message["result"])
-                    received += 1
-                elif message.get("type") == "error":
-                    if message.get("kind") == "environment":
+                kind = message.get("type")
+                if kind == "error":
+                    if message.get("kind") in ("environment", "layout"):
                         raise ServiceUnavailable(message.get("message"))
                     raise RuntimeError(f"the worker service failed: {message.get('message')}")
-            with contextlib.suppress(EOFError, OSError):
-                done = conn.recv()
-                self.startup_s = float(done.get("startup_s") or 0.0)
+                if kind == "accepted":
+                    self._check_layout(message)
+                    accepted = True
+                elif kind == "result" and accepted:
+                    index = message.get("index")
+                    if not isinstance(index, int) or not 0 <= index < len(task_list):
+                        raise RuntimeError(f"the worker service sent a result for no run ({index!r})")
+                    on_result(task_list[index], message["result"])
+                    received += 1
+                elif kind == "done" and accepted:
+                    self.startup_s = float(message.get("startup_s") or 0.0)
+                    return
+                else:
+                    raise RuntimeError(f"the worker service sent an unexpected {kind!r} message")
+
+    def _check_layout(self, accepted: dict[str, Any]) -> None:
+        """The layout the service will run must be this campaign's (its threads are in the run keys)."""
+        wanted = (self.jobs, self.options.get("threads"))
+        got = (accepted.get("jobs"), accepted.get("threads"))
+        if got != wanted:
+            raise ServiceUnavailable(
+                f"the worker service at {self.address} would run {got[0]} job(s) x {got[1]} thread(s), "
+                f"not this campaign's {wanted[0]} x {wanted[1]}; nothing was run"
+            )
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m mutreal.runner.service ADDRESS JOBS OPTIONS_JSON``: run the service (foreground)."""
+    """``python -m mutreal.runner.service ADDRESS JOBS OPTIONS_JSON``: run the service (foreground).
+
+    An empty ADDRESS: ``$MUTREAL_WORKERS`` or the service folder (a private one where its path is too
+    long, found by clients through the pointer file)."""
     import json
 
     args = sys.argv[1:] if argv is None else argv
-    address, jobs, options = Path(args[0]), int(args[1]), json.loads(args[2]) if len(args) > 2 else {}
+    address, jobs, options = args[0] or None, int(args[1]), json.loads(args[2]) if len(args) > 2 else {}
     service = WorkerService(address, jobs, options)
     signal.signal(signal.SIGTERM, lambda *_: service.stop())
     signal.signal(signal.SIGINT, lambda *_: service.stop())
-    print(f"mutreal worker service: pid {os.getpid()}, {jobs} worker(s), listening at {address}", flush=True)
-    service.serve(ready=lambda: print("ready", flush=True))
+    try:
+        service.serve(ready=lambda: print(
+            f"mutreal worker service: pid {os.getpid()}, {jobs} worker(s), listening at {service.address}",
+            flush=True,
+        ))  # fmt: skip
+    except UnsafeServicePath as error:
+        print(f"error: {error}", file=sys.stderr, flush=True)
+        sys.exit(2)
     print("stopped", flush=True)
 
 

@@ -6,11 +6,18 @@ trained again. The main columns (program, seed, outcome, metric) are queryable i
 :class:`~mutreal.runner.records.RunRecord` is kept as JSON beside them. Campaigns (their YAML
 configuration and manifest) are kept in a second table. Export with :meth:`RunStore.to_dataframe`
 or :meth:`RunStore.to_csv`.
+
+The file carries its layout's version (``PRAGMA user_version``, :data:`SCHEMA_VERSION`). Opening
+checks it and the file's integrity (``PRAGMA quick_check``) before writing a byte: a store of a newer
+mutreal, or a damaged one, is refused with a :class:`StoreError` (the CLI prints one ``error:`` line
+and exits 2) and is left exactly as it was. A store written before versions existed (version 0, the
+same layout as version 1) opens as it is and is marked version 1 at its first write.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable
@@ -18,6 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from mutreal.runner.records import RunRecord
+
+#: The layout this mutreal writes; a store with a higher version is refused (see the module docstring).
+SCHEMA_VERSION = 1
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -52,6 +62,13 @@ CREATE TABLE IF NOT EXISTS campaigns (
 );
 """
 
+#: The columns of ``runs`` (a file without them is not a run store).
+_RUN_COLUMNS = frozenset(
+    line.split()[0]
+    for line in _SCHEMA.split("CREATE TABLE IF NOT EXISTS runs (")[1].split(");")[0].splitlines()
+    if line.strip()
+)
+
 #: Columns of the flat export (CSV, DataFrame); ``crashed`` is 1 for any outcome but ``ok``.
 EXPORT_COLUMNS: tuple[str, ...] = (
     "program",
@@ -74,23 +91,103 @@ EXPORT_COLUMNS: tuple[str, ...] = (
 )
 
 
+class StoreError(Exception):
+    """A store that cannot be used as it is: not SQLite, damaged, or of a newer mutreal.
+
+    Not a ValueError: it is not a wrong option but a file to look at, so the CLI reports it with one
+    ``error:`` line (exit 2) rather than a usage message."""
+
+
+def check_existing_store(path: str | Path) -> int:
+    """The schema version of the store at ``path`` after checking it through a read-only connection.
+
+    Raises :class:`StoreError` for a file that is not SQLite, fails ``PRAGMA quick_check`` or has a
+    version this mutreal does not know. Nothing is written into the file.
+    """
+    uri = Path(path).resolve().as_uri() + "?mode=ro"
+    try:
+        db = sqlite3.connect(uri, uri=True, timeout=60)
+    except sqlite3.Error as error:
+        raise StoreError(f"{path}: cannot open the run store: {error}") from None
+    db.text_factory = lambda data: data.decode("utf-8", "replace")  # damaged text is still reported
+    try:
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{path}: run store schema version {version} was written by a newer mutreal; this "
+                f"mutreal reads versions up to {SCHEMA_VERSION} (upgrade mutreal, or use another --store)"
+            )
+        problems = [" ".join(str(row[0]).split()) for row in db.execute("PRAGMA quick_check(5)")]
+        if problems != ["ok"]:
+            raise StoreError(
+                f"{path}: the run store is damaged (SQLite quick_check: {'; '.join(problems)}); it was "
+                "not changed: restore it from a copy, or use another --store"
+            )
+        _check_tables(db, path)
+        return version
+    except sqlite3.DatabaseError as error:  # a CSV, garbage in the header: say so, no traceback
+        message = " ".join(str(error).split())
+        if "not a database" in message:
+            raise StoreError(f"{path}: not a run store (SQLite file): {message}") from None
+        raise StoreError(f"{path}: the run store is damaged ({message}); it was not changed") from None
+    except UnicodeDecodeError:  # SQLite's own message quotes damaged schema text that is not UTF-8
+        raise StoreError(
+            f"{path}: the run store is damaged (its schema is unreadable); it was not changed"
+        ) from None
+    finally:
+        db.close()
+
+
+def _check_tables(db: sqlite3.Connection, path: str | Path) -> None:
+    """An existing SQLite file is a run store only with this layout's tables (or with no table yet:
+    then it is initialised); another program's database is refused rather than written into."""
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not tables:
+        return
+    columns = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+    missing = sorted(_RUN_COLUMNS - columns) if "campaigns" in tables else ["campaigns table"]
+    if missing:
+        raise StoreError(
+            f"{path}: not a run store (tables {', '.join(sorted(tables))}; missing {', '.join(missing)}); "
+            "it was not changed"
+        )
+
+
 class RunStore:
-    """A SQLite file of runs (``":memory:"`` for a campaign that keeps nothing). Thread-safe."""
+    """A SQLite file of runs (``":memory:"`` for a campaign that keeps nothing). Thread-safe.
+
+    Raises :class:`StoreError` for a file that is not a usable store (see the module docstring)."""
 
     def __init__(self, path: str | Path = ":memory:") -> None:
         self.path = str(path)
+        self.version = 0  # the file's schema version until this store first writes it
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            if os.path.exists(self.path) and os.path.getsize(self.path) > 0:
+                self.version = check_existing_store(self.path)
+            else:
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=60)
         try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=60)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
+            if not self._has_tables():
+                self._db.executescript(_SCHEMA)
+                self._set_version()
             self._db.commit()
-        except sqlite3.DatabaseError as error:  # e.g. --store pointing at a CSV: say so, no traceback
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as error:
             self._db.close()
-            raise ValueError(f"{self.path}: not a run store (SQLite file): {error}") from None
+            raise StoreError(f"{self.path}: cannot use the run store: {error}") from None
+
+    def _has_tables(self) -> bool:
+        names = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return {"runs", "campaigns"} <= names
+
+    def _set_version(self) -> None:
+        """Mark the file with this layout's version (within the caller's transaction)."""
+        if self.version < SCHEMA_VERSION:
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self.version = SCHEMA_VERSION
 
     def close(self) -> None:
         with self._lock:
@@ -128,6 +225,7 @@ class RunStore:
             json.dumps(record.to_dict()),
         )
         with self._lock:
+            self._set_version()
             self._db.execute(f"INSERT OR REPLACE INTO runs VALUES ({','.join('?' * len(row))})", row)
             self._db.commit()
 
@@ -187,6 +285,7 @@ class RunStore:
         self, campaign_id: str, started_at: str, config_yaml: str, manifest: dict[str, Any]
     ) -> None:
         with self._lock:
+            self._set_version()
             self._db.execute(
                 "INSERT OR REPLACE INTO campaigns VALUES (?, ?, ?, ?)",
                 (campaign_id, started_at, config_yaml, json.dumps(manifest, default=str)),

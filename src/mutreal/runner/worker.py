@@ -2,14 +2,21 @@
 
 Started by :mod:`mutreal.runner.pool` as a fresh ``python -m mutreal.runner.worker FD OPTIONS``
 process (spawned, never forked: TensorFlow's threads do not survive a fork, and a fresh interpreter
-inherits none of the caller's state), talking over an inherited socket (file descriptor ``FD``). Messages on
-its pipe: the worker sends ``{"type": "ready", ...}`` once warm, then for each ``{"type": "run",
-"task": {...}}`` one ``{"type": "result", "result": {...}}``; ``{"type": "stop"}`` or a closed pipe
+inherits none of the caller's state), inside its sandbox (:mod:`mutreal.runner.sandbox`) when it has
+one, talking over an inherited socket (file descriptor ``FD``) in JSON frames only
+(:mod:`mutreal.runner.channel`: the program runs in this process and could write on that socket, so
+the parent never unpickles what comes from it). Messages: the worker sends ``{"type": "ready", ...}``
+once warm, then for each ``{"type": "run", "task": {...}}`` one ``{"type": "result", "result":
+{...}}``, preceded by ``{"type": "note", "self_signal": N}`` when the program signals its own worker
+(so its death is the program's ``crash``, not a lost worker); ``{"type": "stop"}`` or a closed pipe
 ends it. Time and memory limits are enforced from outside (the pool kills the process), so nothing
 here needs to be trusted to stop.
 
-Per run, the program executes as ``__main__`` in a fresh module namespace, in a temporary working
-directory where the files of its own folder are visible (symlinked), with ``sys.argv`` set to it. Before
+Per run, the program executes as ``__main__`` in a fresh module namespace, with ``sys.argv`` set to
+it, in a working directory showing the files of its folder: in the sandbox a private writable copy
+of that folder at ``/tmp/run/<folder name>/`` staged by the pool from outside (its sibling folders
+shown read-only beside it, so ``../data`` works), without a sandbox a temporary directory of
+symlinks to them. Before
 each run every seed is set (``keras.utils.set_random_seed``: Python, NumPy, TensorFlow/Keras) and
 Keras' global state is reset; after it the working directory, ``sys.argv``, ``sys.path``,
 ``os.environ``, warning filters, NumPy error settings, and the program's own modules imported from its
@@ -24,6 +31,7 @@ import gc
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -32,6 +40,8 @@ import types
 import warnings
 from pathlib import Path
 from typing import Any
+
+from mutreal.runner import channel
 
 #: Environment every worker starts with (set before TensorFlow is imported).
 WORKER_ENVIRONMENT: dict[str, str] = {
@@ -111,8 +121,22 @@ def _close_figures() -> None:
             plt.close("all")
 
 
-def _prepare_workdir(task: dict[str, Any]) -> tuple[Path, Path]:
-    """A temporary directory showing the program's folder (symlinks) and the program text itself."""
+def _prepare_sandboxed_workdir(task: dict[str, Any]) -> tuple[Path, Path, Path]:
+    """The run's private copy of its folder, staged by the pool (:func:`sandbox.stage_run`), with the
+    program text written into it."""
+    workdir = Path(task["sandbox_workdir"])
+    workdir.mkdir(parents=True, exist_ok=True)
+    script = workdir / Path(task["program"]).name
+    with contextlib.suppress(FileNotFoundError):
+        script.unlink()
+    script.write_text(task["source"], encoding="utf-8")
+    return workdir, script, workdir.parent
+
+
+def _prepare_workdir(task: dict[str, Any]) -> tuple[Path, Path, Path]:
+    """(working directory, program path, folder to remove after the run) of one run."""
+    if _OPTIONS.get("sandboxed") and task.get("sandbox_workdir"):
+        return _prepare_sandboxed_workdir(task)
     workdir = Path(tempfile.mkdtemp(prefix="mutreal-run-"))
     program_name = Path(task["program"]).name
     folder = Path(task.get("folder") or Path(task["program"]).parent)
@@ -127,7 +151,7 @@ def _prepare_workdir(task: dict[str, Any]) -> tuple[Path, Path]:
                     shutil.copy2(entry, workdir / entry.name)
     script = workdir / program_name
     script.write_text(task["source"], encoding="utf-8")
-    return workdir, script
+    return workdir, script, workdir
 
 
 def _local_modules(names: set[str], roots: list[str]) -> list[str]:
@@ -147,8 +171,60 @@ def _classify_error(error: BaseException) -> str:
     while seen is not None:
         if isinstance(seen, (instrument.MissingDatasetError, FileNotFoundError)):
             return "missing-data"
+        if isinstance(seen, MemoryError):  # an allocation refused under the address-space limit
+            return "memory"
         seen = seen.__cause__ or seen.__context__
     return "crash"
+
+
+#: The parent's channel while a run is in progress (for :class:`_SelfSignalNotes`).
+_CONN: Any = None
+
+
+class _SelfSignalNotes:
+    """While a program runs, tell the parent before it signals its own worker process.
+
+    A worker that dies of a signal nobody on the runner's side sent is retried, and killed twice is
+    ``lost`` (not a verdict); a program that kills itself (``os.kill(os.getpid(), ...)``,
+    ``os.abort()``, ``signal.raise_signal``) is the program's ``crash``, as before. The note says which."""
+
+    def __enter__(self) -> _SelfSignalNotes:
+        self.saved = (os.kill, os.killpg, os.abort, signal.raise_signal, signal.pthread_kill)
+        kill, killpg, abort, raise_signal, pthread_kill = self.saved
+
+        def note(sig: int) -> None:
+            if _CONN is not None:
+                with contextlib.suppress(Exception):
+                    channel.send(_CONN, {"type": "note", "self_signal": int(sig)})
+
+        def own_kill(pid: int, sig: int) -> None:
+            if pid in (0, os.getpid(), -os.getpgrp()):
+                note(sig)
+            kill(pid, sig)
+
+        def own_killpg(pgid: int, sig: int) -> None:
+            if pgid in (0, os.getpgrp()):
+                note(sig)
+            killpg(pgid, sig)
+
+        def own_abort() -> None:
+            note(signal.SIGABRT)
+            abort()
+
+        def own_raise_signal(sig: int) -> None:
+            note(sig)
+            raise_signal(sig)
+
+        def own_pthread_kill(thread_id: int, sig: int) -> None:
+            note(sig)
+            pthread_kill(thread_id, sig)
+
+        os.kill, os.killpg, os.abort = own_kill, own_killpg, own_abort  # type: ignore[assignment]
+        signal.raise_signal, signal.pthread_kill = own_raise_signal, own_pthread_kill  # type: ignore[assignment]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        os.kill, os.killpg, os.abort, signal.raise_signal, signal.pthread_kill = self.saved  # type: ignore[assignment]
 
 
 _ANSI_ESCAPES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -209,7 +285,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
 
     seed = int(task["seed"])
     instrument.install(block_network=task.get("block_network", True))
-    workdir, script = _prepare_workdir(task)
+    workdir, script, scratch = _prepare_workdir(task)
     saved_cwd = os.getcwd()
     saved_argv = list(sys.argv)
     saved_path = list(sys.path)
@@ -232,7 +308,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
         os.chdir(workdir)
         sys.argv = [str(script), *[str(a) for a in task.get("args", [])]]
         sys.path.insert(0, str(workdir))
-        with redirect:
+        with redirect, _SelfSignalNotes():
             try:
                 code = compile(task["source"], str(script), "exec")
                 exec(code, module.__dict__)
@@ -272,7 +348,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
             builtins.__dict__.update(saved_builtins)
         _close_figures()
         output_tail = redirect.tail()
-        shutil.rmtree(workdir, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
     capture = instrument.CURRENT
     result.update(
         fits=[f.to_dict() for f in capture.fits],
@@ -324,6 +400,7 @@ def _exit_with_parent(interval_s: float = 1.0) -> None:
 
 def worker_main(conn: Any, options: dict[str, Any]) -> None:
     """Entry point of a spawned worker: warm up, then serve runs until told to stop."""
+    global _CONN
     _exit_with_parent()
     os.environ.update(WORKER_ENVIRONMENT)
     if options.get("threads"):
@@ -331,22 +408,23 @@ def worker_main(conn: Any, options: dict[str, Any]) -> None:
     try:
         versions = _configure_tensorflow(options)
     except BaseException as error:  # noqa: BLE001 - report why the worker cannot start
-        conn.send({"type": "failed", "error": f"{type(error).__name__}: {error}"})
+        channel.send(conn, {"type": "failed", "error": f"{type(error).__name__}: {error}"})
         return
     gc.collect()
     gc.freeze()
-    conn.send({"type": "ready", "pid": os.getpid(), "versions": versions})
+    channel.send(conn, {"type": "ready", "pid": os.getpid(), "versions": versions})
+    _CONN = conn
     while True:
         try:
-            message = conn.recv()
+            message = channel.recv(conn)
         except (EOFError, OSError):
             return
-        if not isinstance(message, dict) or message.get("type") != "run":
+        if message.get("type") != "run":
             return
         result = execute(message["task"])
         result["versions"] = versions
         try:
-            conn.send({"type": "result", "result": result})
+            channel.send(conn, {"type": "result", "result": result})
         except (BrokenPipeError, OSError):
             return
         cleanup_after_run()

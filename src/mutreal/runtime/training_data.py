@@ -4,7 +4,9 @@ A training-data mutant contains one inserted line such as
 ``x_train, y_train = _mutreal_td.remove(x_train, y_train, pct=10.0, seed=0)``: the fault is
 visible in the diff and reproducible (the seed is written into the mutant). Labels may be class
 ids (1-D ints) or one-hot rows (2-D); they are returned in the format they came in. Inputs are
-any array-likes numpy can convert; the result is a numpy array.
+any array-likes numpy can convert; the result is a numpy array. The inputs of a multi-input model
+may be given as a list or tuple of arrays (``[x_img, x_head]``): the same rows are removed from,
+added to or noised in every one of them, and the group comes back as a list or tuple.
 """
 
 from __future__ import annotations
@@ -14,6 +16,25 @@ from typing import Any
 import numpy as np
 
 __all__ = ["change_labels", "remove", "unbalance", "add_noise", "overlap"]
+
+
+def _rows(x: Any) -> Any:
+    """Numpy arrays of one input or of a list/tuple of inputs (aligned rows)."""
+    if isinstance(x, list | tuple):
+        return type(x)(np.asarray(a) for a in x)
+    return np.asarray(x)
+
+
+def _take(x: Any, rows: np.ndarray) -> Any:
+    if isinstance(x, list | tuple):
+        return type(x)(a[rows] for a in x)
+    return x[rows]
+
+
+def _concat(x: Any, rows: np.ndarray) -> Any:
+    if isinstance(x, list | tuple):
+        return type(x)(np.concatenate([a, a[rows]]) for a in x)
+    return np.concatenate([x, x[rows]])
 
 
 def _rng(seed: int) -> np.random.Generator:
@@ -78,7 +99,7 @@ def change_labels(y: Any, pct: float, seed: int = 0) -> np.ndarray:
 def remove(x: Any, y: Any, pct: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """TRD: delete pct% of the training samples, per class (balanced) for classification; at least
     one sample of every class is kept."""
-    x, y = np.asarray(x), np.asarray(y)
+    x, y = _rows(x), np.asarray(y)
     rng = _rng(seed)
     if _is_classification(y):
         ids = _class_ids(y)
@@ -90,12 +111,12 @@ def remove(x: Any, y: Any, pct: float, seed: int = 0) -> tuple[np.ndarray, np.nd
     else:
         dropped = rng.choice(len(y), min(_count(pct, len(y)), len(y) - 1), replace=False)
     keep = np.setdiff1d(np.arange(len(y)), dropped)
-    return x[keep], y[keep]
+    return _take(x, keep), y[keep]
 
 
 def unbalance(x: Any, y: Any, pct: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """TUD: delete pct% of the samples of every class smaller than the mean class size."""
-    x, y = np.asarray(x), np.asarray(y)
+    x, y = _rows(x), np.asarray(y)
     rng = _rng(seed)
     ids = _class_ids(y)
     values, counts = np.unique(ids, return_counts=True)
@@ -108,11 +129,14 @@ def unbalance(x: Any, y: Any, pct: float, seed: int = 0) -> tuple[np.ndarray, np
     if not dropped:
         return x, y
     keep = np.setdiff1d(np.arange(len(y)), np.concatenate(dropped))
-    return x[keep], y[keep]
+    return _take(x, keep), y[keep]
 
 
-def add_noise(x: Any, pct: float, seed: int = 0) -> np.ndarray:
-    """TAN: Gaussian noise with sigma = std(x) * pct / 100 added to pct% of the inputs."""
+def add_noise(x: Any, pct: float, seed: int = 0) -> Any:
+    """TAN: Gaussian noise with sigma = std(x) * pct / 100 added to pct% of the inputs (of every
+    input of a list/tuple, each with its own sigma, the same rows)."""
+    if isinstance(x, list | tuple):
+        return type(x)(add_noise(a, pct, seed) for a in x)
     x = np.array(x, dtype=float if not np.issubdtype(np.asarray(x).dtype, np.floating) else None, copy=True)
     rng = _rng(seed)
     rows = rng.choice(len(x), _count(pct, len(x)), replace=False)
@@ -123,7 +147,7 @@ def add_noise(x: Any, pct: float, seed: int = 0) -> np.ndarray:
 
 def overlap(x: Any, y: Any, pct: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """TCO: pct% of the most frequent class are duplicated with the second most frequent class's label."""
-    x, y = np.asarray(x), np.asarray(y)
+    x, y = _rows(x), np.asarray(y)
     rng = _rng(seed)
     ids = _class_ids(y)
     values, counts = np.unique(ids, return_counts=True)
@@ -135,4 +159,4 @@ def overlap(x: Any, y: Any, pct: float, seed: int = 0) -> tuple[np.ndarray, np.n
     rows = rng.choice(members, _count(pct, len(members)), replace=False)
     new_y = np.array(y[rows], copy=True)
     _set_class(new_y, np.arange(len(rows)), np.full(len(rows), second))
-    return np.concatenate([x, x[rows]]), np.concatenate([y, new_y])
+    return _concat(x, rows), np.concatenate([y, new_y])

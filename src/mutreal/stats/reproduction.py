@@ -13,7 +13,8 @@ Made precise here (runs are paired by seed index; a run without a finite metric 
 - symptom ``performance``: reproduced when the fixed program is better with p < alpha (GLM by
   default) and |d| >= 0.2 in its favour; stable when, in addition, at every seed index the fixed
   run is better than the buggy run or the buggy run failed and the fixed one did not;
-- symptom ``crash``: reproduced when the buggy program fails more often than the fixed one and
+- symptom ``crash``: a run fails when it ends abnormally (crash, timeout, memory; given as
+  ``crashed_*``, else a run without a finite metric); reproduced when the buggy program fails more often than the fixed one and
   either it fails in every run while the fixed never does, or the one-sided Fisher exact test on
   the failure counts gives p < alpha; stable when, in addition, at every seed index the buggy
   run failed and the fixed run did not;
@@ -55,6 +56,10 @@ class ReproductionVerdict:
     # share of seed indexes where the fixed run is better or its crash is gone (the comparison's
     # stable_share is the share of its *leader*, which is the buggy side when no test is possible)
     fixed_better_share: float | None = None
+    # runs that count as failed under the symptom's rule: ended abnormally (crash), or without a
+    # usable metric (performance); None in verdicts stored before these were kept
+    failed_buggy: int | None = None
+    failed_fixed: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = {
@@ -63,8 +68,8 @@ class ReproductionVerdict:
             "stable": self.stable,
             "reason": self.reason,
             "crash_p_value": self.crash_p_value,
-            "failed_buggy": self.comparison.failed_a,
-            "failed_fixed": self.comparison.failed_b,
+            "failed_buggy": self.comparison.failed_a if self.failed_buggy is None else self.failed_buggy,
+            "failed_fixed": self.comparison.failed_b if self.failed_fixed is None else self.failed_fixed,
             "fixed_better_share": self.fixed_better_share,
         }
         data["stats"] = self.comparison.to_dict()
@@ -80,6 +85,8 @@ class ReproductionVerdict:
             crash_p_value=data["crash_p_value"],
             comparison=GroupComparison.from_dict(data["stats"]),
             fixed_better_share=data.get("fixed_better_share"),
+            failed_buggy=data.get("failed_buggy"),
+            failed_fixed=data.get("failed_fixed"),
         )
 
 
@@ -111,8 +118,14 @@ def reproduction_verdict(
     )
     failed_buggy = _failed(buggy, crashed_buggy)
     failed_fixed = _failed(fixed, crashed_fixed)
-    n_b, n_f = len(failed_buggy), len(failed_fixed)
-    k_b, k_f = int(failed_buggy.sum()), int(failed_fixed.sum())
+    # The crash symptom asks whether a run *ended abnormally*, not whether it left a metric: a fixed
+    # program that runs to its end without an evaluate() call did not fail (real benchmarks have
+    # many). Where the caller gives the crash flags they alone decide; without them a run without a
+    # finite metric counts as failed.
+    aborted_buggy = _aborted(buggy, crashed_buggy)
+    aborted_fixed = _aborted(fixed, crashed_fixed)
+    n_b, n_f = len(aborted_buggy), len(aborted_fixed)
+    k_b, k_f = int(aborted_buggy.sum()), int(aborted_fixed.sum())
     crash_p = crash_p_value(k_b, n_b, k_f, n_f)
     fixed_share = _stability(
         np.asarray(buggy, dtype=float).reshape(-1),
@@ -130,7 +143,7 @@ def reproduction_verdict(
         always = n_b > 0 and k_b == n_b and k_f == 0
         reproduced = k_b > k_f and (always or crash_p < alpha)
         pairs = min(n_b, n_f)
-        per_seed = pairs > 0 and all(failed_buggy[i] and not failed_fixed[i] for i in range(pairs))
+        per_seed = pairs > 0 and all(aborted_buggy[i] and not aborted_fixed[i] for i in range(pairs))
         stable = reproduced and per_seed
         reason = (
             f"buggy failed in {k_b}/{n_b} runs, fixed in {k_f}/{n_f} (one-sided Fisher p = {crash_p:.3g})"
@@ -162,7 +175,15 @@ def reproduction_verdict(
         crash_p_value=crash_p,
         comparison=comparison,
         fixed_better_share=fixed_share,
+        failed_buggy=k_b if symptom == "crash" else comparison.failed_a,
+        failed_fixed=k_f if symptom == "crash" else comparison.failed_b,
     )
+
+
+def _aborted(values: Sequence[float] | np.ndarray, crashed: Sequence[bool] | np.ndarray | None) -> np.ndarray:
+    if crashed is None:
+        return ~np.isfinite(np.asarray(values, dtype=float).reshape(-1))
+    return np.asarray(crashed, dtype=bool).reshape(-1)
 
 
 def _failed(values: Sequence[float] | np.ndarray, crashed: Sequence[bool] | np.ndarray | None) -> np.ndarray:

@@ -1,0 +1,300 @@
+"""Reproduce every real fault of a benchmark: ``mutreal reproduce --manifest`` (the study's RQ5).
+
+A manifest (the one ``classify`` reads: ``id,benchmark,buggy,fixed``, ``;``-lists of files, plus the
+optional columns ``symptom``, ``metric``, ``lower_is_better`` and ``entry``) becomes one decided row
+per bug, written the moment it is decided. The realism study trained 165 bugs 20 times each by hand;
+here one store holds every run, so an interrupted benchmark resumes where it stopped (rows already
+in the output are kept, stored runs are not trained again) and one bad bug never stops the rest.
+
+What is decided per bug, beyond the pair verdict of :func:`mutreal.verdicts.reproduce_from_records`:
+
+- ``missing-data``: a program could not find its data; the row names the path to place there.
+- a *version problem*: both versions fail the same way on an API that current Keras, TensorFlow or
+  numpy removed; the bug is retried once with ``--modernize``, and both tries are kept.
+- ``error``: a program file is missing, or a side of several files has no single entry program.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mutreal.stats.reproduction import SYMPTOMS
+from mutreal.verdicts import LostRuns
+
+#: error types of a removed API (with the runner's Keras 1/2 hints, see runner.campaign)
+_REMOVED_API_ERRORS = ("ModuleNotFoundError", "ImportError", "AttributeError")
+_REMOVED_API_HINTS = (
+    "has no attribute",
+    "No module named",
+    "cannot import name",
+    "unexpected keyword argument",
+    "Unrecognized keyword arguments",
+    "Argument(s) not recognized",
+)
+_FIT_CALL = re.compile(r"\.fit(_generator)?\s*\(")
+#: how data loaders name the file they did not find: OSError's ``[Errno 2] ...: 'x'``, numpy's
+#: ``x not found.``, pandas' and Keras' ``File x does not exist``
+_MISSING_PATHS = (
+    re.compile(r"""(?:No such file or directory|not found|does not exist)[^'"]*['"]([^'"]+)['"]"""),
+    re.compile(r"""['"]?([^\s'"]+?)['"]?\s+(?:not found|does not exist)"""),
+)
+
+
+class ManifestError(ValueError):
+    """A manifest that cannot be read at all (the CLI's usage error)."""
+
+
+@dataclass
+class ReproduceTask:
+    """One bug of a reproduction manifest, its paths resolved against the manifest's folder."""
+
+    id: str
+    benchmark: str | None
+    buggy: list[str]
+    fixed: list[str]
+    symptom: str = "auto"
+    metric: str | None = None
+    lower_is_better: bool | None = None
+    entry: str | None = None
+
+
+@dataclass
+class BugReproduction:
+    """The decided row of one bug (``reproduce --manifest`` writes it as one JSON line)."""
+
+    id: str
+    benchmark: str | None
+    status: str  # ok | missing-data | error | lost (runs lost to the executor: decided again on resume)
+    error: str | None = None
+    symptom: str | None = None
+    reproduced: bool | None = None
+    stable: bool | None = None
+    version_problem: dict[str, Any] | None = None
+    reason: str | None = None
+    missing: str | None = None
+    programs: dict[str, str] = field(default_factory=dict)
+    buggy: dict[str, Any] | None = None
+    fixed: dict[str, Any] | None = None
+    stats: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> BugReproduction:
+        names = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def _boolean(cell: str | None) -> bool | None:
+    text = (cell or "").strip().lower()
+    if not text:
+        return None
+    if text in ("1", "true", "yes", "y", "lower"):
+        return True
+    if text in ("0", "false", "no", "n", "higher"):
+        return False
+    raise ManifestError(f"lower_is_better must be true/false, got {cell!r}")
+
+
+def read_reproduce_manifest(path: str | Path) -> list[ReproduceTask]:
+    """Read a reproduction manifest; raises :class:`ManifestError` when the file itself is unusable."""
+    path = Path(path)
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        raise ManifestError(f"{path}: cannot read the manifest ({error})") from None
+    if rows and not {"id", "buggy", "fixed"} <= set(rows[0]):
+        raise ManifestError(f"{path}: a manifest needs the columns id, buggy, fixed")
+    base = path.parent
+
+    def files(cell: str) -> list[str]:
+        return [str((base / part.strip()).resolve()) for part in (cell or "").split(";") if part.strip()]
+
+    tasks = []
+    for row in rows:
+        symptom = (row.get("symptom") or "auto").strip() or "auto"
+        if symptom not in SYMPTOMS:
+            raise ManifestError(f"{path}: bug {row['id']}: symptom {symptom!r} is not one of {', '.join(SYMPTOMS)}")
+        tasks.append(
+            ReproduceTask(
+                id=row["id"], benchmark=(row.get("benchmark") or None), buggy=files(row["buggy"]),
+                fixed=files(row["fixed"]), symptom=symptom, metric=(row.get("metric") or "").strip() or None,
+                lower_is_better=_boolean(row.get("lower_is_better")), entry=(row.get("entry") or "").strip() or None,
+            )
+        )  # fmt: skip
+    return tasks
+
+
+def entry_program(files: Sequence[str], entry: str | None = None) -> str:
+    """The file of one side that is run: the only one, the ``entry`` column's, or the one calling fit.
+
+    Raises ``ValueError`` with what to do when no single program can be chosen.
+    """
+    existing = [f for f in files if Path(f).is_file()]
+    missing = [f for f in files if not Path(f).is_file()]
+    if missing:
+        raise ValueError(f"program not found: {missing[0]}")
+    if not existing:
+        raise ValueError("no program file given")
+    if entry:
+        chosen = [f for f in existing if f.endswith("/" + entry) or Path(f).name == entry]
+        if len(chosen) == 1:
+            return chosen[0]
+        raise ValueError(f"entry {entry!r} names none (or several) of the side's files")
+    if len(existing) == 1:
+        return existing[0]
+    training = [f for f in existing if _FIT_CALL.search(Path(f).read_text(errors="replace"))]
+    if len(training) == 1:
+        return training[0]
+    raise ValueError(
+        f"{len(existing)} files and {len(training)} of them call fit: name the program to run in an 'entry' column"
+    )
+
+
+def _removed_api_failure(records: Sequence[Any]) -> tuple[str, str] | None:
+    """(error type, message) when every run of a program failed on the same removed-API error."""
+    if not records or any(r.outcome != "crash" for r in records):
+        return None
+    first = records[0]
+    kind, message = first.error_type or "", first.error_message or ""
+    if any((r.error_type, r.error_message) != (kind, message) for r in records):
+        return None
+    if kind in _REMOVED_API_ERRORS or any(hint in message for hint in _REMOVED_API_HINTS):
+        return kind, message
+    return None
+
+
+def _missing_data(records: Sequence[Any]) -> str | None:
+    for record in records:
+        if record.outcome == "missing-data":
+            message = record.error_message or ""
+            for pattern in _MISSING_PATHS:
+                match = pattern.search(message)
+                if match:
+                    return match.group(1)
+            return message or "a data file"
+    return None
+
+
+def _decide(task: ReproduceTask, buggy: str, fixed: str, records: tuple[list[Any], list[Any]],
+            statistics: Mapping[str, Any]) -> BugReproduction:  # fmt: skip
+    from mutreal.verdicts import reproduce_from_records
+
+    row = BugReproduction(id=task.id, benchmark=task.benchmark, status="ok", programs={"buggy": buggy, "fixed": fixed})
+    missing = _missing_data(records[0]) or _missing_data(records[1])
+    report = reproduce_from_records(
+        records[0], records[1], symptom=task.symptom, metric=task.metric or statistics.get("metric"),
+        lower_is_better=task.lower_is_better if task.lower_is_better is not None else statistics.get("lower_is_better"),
+        test=statistics.get("test", "glm"), alpha=statistics.get("alpha", 0.05),
+    )  # fmt: skip
+    data = report.to_dict()
+    row.buggy, row.fixed, row.stats = data["buggy"], data["fixed"], data["stats"]
+    if missing is not None:
+        row.status, row.missing = "missing-data", missing
+        row.error = f"a program could not find its data: place {missing} (or map it with --data-dir)"
+        return row
+    row.symptom, row.reproduced, row.stable, row.reason = data["symptom"], data["reproduced"], data["stable"], data["reason"]
+    return row
+
+
+def reproduce_task(
+    task: ReproduceTask,
+    *,
+    seeds: Sequence[int],
+    campaign: Mapping[str, Any],
+    statistics: Mapping[str, Any] | None = None,
+) -> BugReproduction:
+    """Train one bug's two programs and decide; never raises for a bad bug (an error row instead)."""
+    from mutreal.verdicts import run_programs
+
+    statistics = dict(statistics or {})
+    try:
+        buggy = entry_program(task.buggy, task.entry)
+        fixed = entry_program(task.fixed, task.entry)
+    except (ValueError, OSError) as error:
+        return BugReproduction(id=task.id, benchmark=task.benchmark, status="error", error=str(error))
+    options = dict(campaign)
+    try:
+        records = tuple(run_programs([buggy, fixed], seeds, options))
+        row = _decide(task, buggy, fixed, records, statistics)  # type: ignore[arg-type]
+        failure = (_removed_api_failure(records[0]), _removed_api_failure(records[1]))
+        if failure[0] is not None and failure[0] == failure[1] and not options.get("modernize"):
+            first = {k: row.to_dict()[k] for k in ("reproduced", "stable", "reason", "symptom")}
+            records = tuple(run_programs([buggy, fixed], seeds, {**options, "modernize": True}))
+            row = _decide(task, buggy, fixed, records, statistics)  # type: ignore[arg-type]
+            still = _removed_api_failure(records[0]) is not None and _removed_api_failure(records[1]) is not None
+            row.version_problem = {
+                "error_type": failure[0][0], "error": failure[0][1], "first_try": first,
+                "modernized": True, "resolved": not still,
+            }  # fmt: skip
+        return row
+    except LostRuns as error:  # not the programs' doing: a resumed benchmark trains them again
+        return BugReproduction(id=task.id, benchmark=task.benchmark, status="lost", error=str(error))
+    except (RuntimeError, ValueError, OSError) as error:
+        return BugReproduction(id=task.id, benchmark=task.benchmark, status="error", error=str(error))
+
+
+def already_decided(out: str | Path | None) -> dict[str, str]:
+    """Id -> status of the rows in an existing output: a resumed benchmark keeps them and skips
+    those bugs. A last line cut short by an interruption is cut off the file, and rows of bugs
+    whose runs were lost are taken out of it: those bugs are decided again, and the rows appended
+    next start on a line of their own."""
+    if out is None or not Path(out).is_file():
+        return {}
+    path = Path(out)
+    data = path.read_bytes()
+    complete = data[: data.rfind(b"\n") + 1]
+    decided, kept, dropped = {}, [], False
+    for line in complete.decode("utf-8", errors="replace").splitlines(keepends=True):
+        try:
+            row = json.loads(line)
+            bug_id, status = row["id"], row["status"]
+        except (ValueError, KeyError, TypeError):
+            kept.append(line)  # not a row of ours: left in the file, its bug decided again
+            continue
+        if status == "lost":
+            dropped = True
+            continue
+        decided[bug_id] = status
+        kept.append(line)
+    if dropped or complete != data:
+        temporary = path.with_name(path.name + ".resume")
+        temporary.write_text("".join(kept), encoding="utf-8")
+        temporary.replace(path)
+    return decided
+
+
+def reproduce_manifest(
+    tasks: Sequence[ReproduceTask],
+    *,
+    seeds: Sequence[int],
+    campaign: Mapping[str, Any] | None = None,
+    statistics: Mapping[str, Any] | None = None,
+    skip: Mapping[str, str] | set[str] | None = None,
+    on_start: Callable[[ReproduceTask], None] | None = None,
+) -> Iterator[BugReproduction]:
+    """Yield one decided row per bug, in manifest order, keeping the local workers warm between bugs."""
+    from mutreal.runner.pool import shutdown_idle_workers
+
+    options = dict(campaign or {})
+    local = (options.get("executor") or "local") == "local"
+    if local:
+        options["keep_workers"] = True
+    try:
+        for task in tasks:
+            if skip and task.id in skip:
+                continue
+            if on_start is not None:
+                on_start(task)
+            yield reproduce_task(task, seeds=seeds, campaign=options, statistics=statistics)
+    finally:
+        if local:
+            shutdown_idle_workers()

@@ -1,0 +1,134 @@
+"""The compile pass: loss and optimizer of each pair of compile calls, and hand-written losses.
+
+Metrics are not compared (rule ``metrics``): training does not read them.
+"""
+
+from __future__ import annotations
+
+from mutreal.compare.alignment import pair_by_index
+from mutreal.compare.components import FaultComponent, change_of, make_component, value_location
+from mutreal.compare.context import CompareContext
+from mutreal.compare.decisions import DecisionId as D
+from mutreal.compare.decisions import applies
+from mutreal.compare.kinds import ComponentKind as K
+from mutreal.compare.values import number, values_equal
+from mutreal.model import Compile, compile_path
+
+#: optimizer hyperparameters -> kind
+OPTIMIZER_ARG_KINDS = {
+    "learning_rate": K.COMPILE_LEARNING_RATE,
+    "clipnorm": K.COMPILE_CLIPPING,
+    "clipvalue": K.COMPILE_CLIPPING,
+    "global_clipnorm": K.COMPILE_CLIPPING,
+    "epsilon": K.COMPILE_EPSILON,
+}
+
+
+@applies(D.METRICS_NOISE)
+def compare_compiles(ctx: CompareContext) -> list[FaultComponent]:
+    """The compile pass: compile calls paired by position; only loss and optimizer are compared."""
+    out: list[FaultComponent] = []
+    for ci, bc, fc in pair_by_index(ctx.buggy.compiles, ctx.fixed.compiles):
+        out.extend(_diff_loss(ci, bc, fc))  # type: ignore[arg-type]
+        out.extend(_diff_optimizer(ctx, ci, bc, fc))  # type: ignore[arg-type]
+    return out
+
+
+@applies(D.LCH_CHANGED)
+def _diff_loss(ci: int, bc: Compile, fc: Compile) -> list[FaultComponent]:
+    if (bc.loss is None and fc.loss is None) or values_equal(bc.loss, fc.loss):
+        return []
+    return [
+        make_component(
+            compile_path(ci, "loss"),
+            K.COMPILE_LOSS,
+            "changed" if bc.loss and fc.loss else "added" if fc.loss else "removed",
+            bc.loss,
+            fc.loss,
+            value_location(bc.loss, bc.file, bc.line),
+            value_location(fc.loss, fc.file, fc.line),
+        )
+    ]
+
+
+@applies(D.OCH_CLASS, D.OCH_SWALLOWS_HLR, D.HLR_CHANGED)
+def _diff_optimizer(ctx: CompareContext, ci: int, bc: Compile, fc: Compile) -> list[FaultComponent]:
+    """A new optimizer class is one OCH component (decision OCH-class): DeepCrime's OCH, too, swaps
+    the optimizer with its own hyperparameters, so its learning rate is not compared as well. The same
+    class compares its hyperparameters (:data:`OPTIMIZER_ARG_KINDS`). An optimizer on one side only is
+    undecidable (the other compile is incomplete)."""
+    bo, fo = bc.optimizer, fc.optimizer
+    if bo is None or fo is None or bo.cls is None or fo.cls is None:
+        return []
+    if bo.cls.lower() != fo.cls.lower():
+        return [
+            make_component(
+                compile_path(ci, "optimizer"),
+                K.COMPILE_OPTIMIZER,
+                "changed",
+                bo.text or bo.cls,
+                fo.text or fo.cls,
+                (bo.file, bo.line or bc.line),
+                (fo.file, fo.line or fc.line),
+                before_value=bo.cls,
+                after_value=fo.cls,
+            )
+        ]
+    out: list[FaultComponent] = []
+    for key in sorted(set(bo.args) | set(fo.args)):
+        kind = OPTIMIZER_ARG_KINDS.get(key)
+        if kind is None:
+            continue
+        bv, fv = bo.arg(key, ctx.era_b), fo.arg(key, ctx.era_f)
+        if values_equal(bv, fv):
+            continue
+        bn, fn = number(bv), number(fv)
+        if bn is not None and fn is not None and abs(bn - fn) <= 1e-12 * max(abs(bn), abs(fn), 1):
+            continue
+        out.append(
+            make_component(
+                compile_path(ci, "optimizer", key),
+                kind,
+                change_of(bv, fv),
+                bv,
+                fv,
+                value_location(bv, bo.file, bo.line or bc.line),
+                value_location(fv, fo.file, fo.line or fc.line),
+                before_number=bn,
+                after_number=fn,
+                optimizer_spelling=bo.spelling,
+            )
+        )
+    return out
+
+
+@applies(D.LWC_CUSTOM_LOSS)
+def compare_loss_functions(ctx: CompareContext) -> list[FaultComponent]:
+    """Decision LWC-custom-loss: the fix rewrites the body of the user function that computes the
+    training loss (passed to compile, or differentiated with a GradientTape): a wrong loss function
+    calculation (LWC). Bodies compare without docstrings, prints, formatting and with parameters
+    and locals renamed by position (:mod:`mutreal.extract.losses`); functions pair by name, or the
+    only one of each program with the other's."""
+    buggy, fixed = ctx.buggy, ctx.fixed
+    bl, fl = buggy.loss_functions, fixed.loss_functions
+    pairs = [(n, n) for n in bl if n in fl]
+    if not pairs and len(bl) == len(fl) == 1:
+        pairs = [(next(iter(bl)), next(iter(fl)))]
+    out: list[FaultComponent] = []
+    for bn, fn in pairs:
+        (b_line, b_body), (f_line, f_body) = bl[bn], fl[fn]
+        if b_body == f_body:
+            continue
+        out.append(
+            make_component(
+                compile_path(0, "loss"),
+                K.COMPILE_LOSS_CALCULATION,
+                "changed",
+                f"{bn}: " + " ".join(b_body.split()),
+                f"{fn}: " + " ".join(f_body.split()),
+                (buggy.path, b_line),
+                (fixed.path, f_line),
+                function=fn,
+            )
+        )
+    return out

@@ -1,0 +1,100 @@
+"""Fault components: one changed program element between the buggy and the fixed program."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from mutreal.compare.kinds import ComponentKind
+from mutreal.model import Layer, Value
+
+#: (file, line) of an element on one side; (None, None) where that side has none
+Location = tuple[str | None, int | None]
+
+
+@dataclass
+class FaultComponent:
+    """One changed program element between the buggy and the fixed program.
+
+    ``kind`` says what sort of element changed (:class:`ComponentKind`: ``layer.activation``,
+    ``compile.loss``, ``fit.epochs``, ``data.preprocess``...; :mod:`mutreal.labels` maps kinds to
+    codes); a string is accepted and must name a known kind. ``change`` is ``added`` (only the fixed
+    program has it), ``removed`` (only the buggy one) or ``changed``. ``before``/``after`` are short
+    source texts; ``detail`` holds facts the labels need.
+    """
+
+    element: str
+    kind: ComponentKind
+    change: str
+    before: str | None = None
+    after: str | None = None
+    buggy_file: str | None = None
+    buggy_line: int | None = None
+    fixed_file: str | None = None
+    fixed_line: int | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.kind, ComponentKind):
+            try:
+                self.kind = ComponentKind(self.kind)
+            except ValueError:
+                raise ValueError(f"unknown fault component kind {self.kind!r}") from None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["kind"] = self.kind.value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FaultComponent:
+        return cls(**data)
+
+
+def source_text(x: Value | Layer | str | None) -> str | None:
+    """The short source text a component shows for a value, a layer or a text."""
+    if x is None:
+        return None
+    if isinstance(x, Value):
+        return x.short()
+    if isinstance(x, Layer):
+        t = " ".join((x.text or x.cls).split())
+        return t if len(t) <= 80 else t[:77] + "..."
+    return x
+
+
+def make_component(
+    element: str,
+    kind: ComponentKind,
+    change: str,
+    before: Value | Layer | str | None,
+    after: Value | Layer | str | None,
+    b_loc: Location,
+    f_loc: Location,
+    **detail: Any,
+) -> FaultComponent:
+    """A component; ``detail`` keys whose value is None are left out."""
+    return FaultComponent(
+        element=element,
+        kind=kind,
+        change=change,
+        before=source_text(before),
+        after=source_text(after),
+        buggy_file=b_loc[0],
+        buggy_line=b_loc[1],
+        fixed_file=f_loc[0],
+        fixed_line=f_loc[1],
+        detail={k: v for k, v in detail.items() if v is not None},
+    )
+
+
+def value_location(v: Value | None, default_file: str | None, default_line: int | None) -> Location:
+    """Where a value is written: its own line when it has one, else the element's."""
+    if v is None or v.implicit or v.line is None:
+        return default_file, default_line
+    return default_file, v.line
+
+
+def change_of(before: object | None, after: object | None) -> str:
+    """``added`` when only the fixed side has it, ``removed`` when only the buggy side, else ``changed``."""
+    return "added" if before is None else "removed" if after is None else "changed"

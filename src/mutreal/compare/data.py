@@ -1,0 +1,457 @@
+"""The data passes: preprocessing of every data role (one CPP per file pair), the format of the
+training arrays (IWF), a training subset (TRD) and the colour mode images are read in (IWS).
+
+Preprocessing chains are aligned step by step (longest common subsequence of their keys) after the
+training-data runtime calls are taken out (:mod:`mutreal.compare.training_data`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import re
+import tokenize
+
+import libcst
+
+from mutreal.compare.components import FaultComponent, make_component
+from mutreal.compare.context import CompareContext
+from mutreal.compare.decisions import DecisionId as D
+from mutreal.compare.decisions import applies
+from mutreal.compare.kinds import ComponentKind as K
+from mutreal.compare.noise import data_source_swapped, noise_rule
+from mutreal.compare.training_data import TRAIN_ROLES, without_runtime_calls
+from mutreal.compare.values import items, values_equal
+from mutreal.model import DATA_ROLES, DataOp, DataSource, DataVar, ProgramModel, Value, data_path
+
+#: preprocessing operations that count (decision CPP-steps); astype/array conversions, slices, splits,
+#: shuffles and unknown calls are set-up or format and are not counted. ``encode`` (LabelEncoder:
+#: class names -> integer ids) is not listed: it only re-spells the labels the loss reads, like
+#: astype (decision CPP-label-encoding)
+_CPP_OPS = frozenset(
+    {
+        "divide",
+        "multiply",
+        "subtract",
+        "add",
+        "normalize",
+        "scale",
+        "mean_std",
+        "clip",
+        "log",
+        "to_categorical",
+        "one_hot",
+        "reshape",
+        "expand_dims",
+        "transpose",
+        "flatten",
+        "augment",
+        "pad_sequences",
+        "squeeze",
+        "swapaxes",
+        "sqrt",
+        "exp",
+        "power",
+        "pca",
+        "resize",
+        "vectorize",
+        "tokenize",
+        "texts_to_sequences",
+        "texts_to_matrix",
+        "sequences_to_matrix",
+    }
+)
+#: operations that change the container type of the training arrays (lists vs arrays): IWF
+_FORMAT_OPS = frozenset({"tolist", "to_list", "list"})
+#: spellings of one-hot encoding (decision CPP-one-hot): ``to_categorical(y)``, ``np.eye(n)[y]``, one_hot
+_ONE_HOT_OPS = frozenset({"one_hot", "to_categorical"})
+_EYE_INDEXING = re.compile(r"\beye\s*\(")
+
+
+def _without_comments(text: str) -> str:
+    """Source text without its ``# ...`` comments (a call written over several commented lines)."""
+    if "#" not in text:
+        return text
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return text
+    lines = text.splitlines(keepends=True)
+    for tok in reversed([t for t in tokens if t.type == tokenize.COMMENT]):
+        (row, col), (_, end) = tok.start, tok.end
+        lines[row - 1] = lines[row - 1][:col] + lines[row - 1][end:]
+    return "".join(lines)
+
+
+def _op_text(op: DataOp) -> str:
+    t = " ".join(_without_comments(op.text or op.op).split())
+    return t if len(t) <= 80 else t[:77] + "..."
+
+
+@applies(D.CPP_ONE_HOT)
+def _op_kind(op: DataOp) -> str:
+    """Canonical operation: every spelling of one-hot encoding is ``one_hot`` (``np.eye(n)[y]``
+    indexing, ``to_categorical``, ``one_hot``), so a fix that re-spells it changes nothing."""
+    if op.op == "slice" and _EYE_INDEXING.search(op.text or ""):
+        return "one_hot"
+    if op.op in _ONE_HOT_OPS:
+        return "one_hot"
+    return op.op
+
+
+def _align_key(op: DataOp) -> str:
+    kind = _op_kind(op)
+    return kind if kind == "one_hot" else repr(op.key())
+
+
+def _align_ops(b: list[DataOp], f: list[DataOp]) -> list[tuple[int | None, int | None]]:
+    """Longest-common-subsequence alignment of two preprocessing chains by their keys."""
+    bk = [_align_key(x) for x in b]
+    fk = [_align_key(x) for x in f]
+    pairs: list[tuple[int | None, int | None]] = []
+    sm = difflib.SequenceMatcher(a=bk, b=fk, autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            pairs += [(i1 + k, j1 + k) for k in range(i2 - i1)]
+            continue
+        bi, fj = list(range(i1, i2)), list(range(j1, j2))
+        # same operation with other arguments: a changed step; the rest added/removed
+        for i in list(bi):
+            for j in fj:
+                if _op_kind(b[i]) == _op_kind(f[j]):
+                    pairs.append((i, j))
+                    bi.remove(i)
+                    fj.remove(j)
+                    break
+        pairs += [(i, None) for i in bi] + [(None, j) for j in fj]
+    return pairs
+
+
+def _norm_text(node: libcst.CSTNode) -> str:
+    return "".join(libcst.Module(body=[]).code_for_node(node).split())
+
+
+def _parse_call(text: str | None) -> libcst.Call | None:
+    """The call written in ``text`` (a data step's or source's source text), or None."""
+    try:
+        expr = libcst.parse_expression(text or "")
+    except Exception:
+        return None
+    return expr if isinstance(expr, libcst.Call) else None
+
+
+@applies(D.LIS_RESHAPE_ONCE, D.LIS_EXPAND_DIMS_ONCE, D.LIS_RESHAPE_ELSEWHERE)
+def reshapes_to(op: DataOp, shapes: list[tuple[str, ...] | None]) -> bool:
+    """Decision LIS-reshape-once: the fix gives the model a new input shape and reshapes the input
+    data to exactly that shape (``x.reshape(n, r, c, 1)`` for ``input_shape=(r, c, 1)``, or
+    ``expand_dims(x, -1)`` for a shape ending in 1): one fix action, which the study coded once, as
+    LIS. A reshape to another shape is a fix action of its own (decision LIS-reshape-elsewhere).
+    """
+    shapes = [s for s in shapes if s]
+    if not shapes or op.op not in ("reshape", "expand_dims"):
+        return False
+    expr = _parse_call(op.text)
+    if expr is None:
+        return False
+    args = [a for a in expr.args if a.keyword is None or a.keyword.value in ("axis", "newshape", "shape")]
+    is_method = isinstance(expr.func, libcst.Attribute) and not _norm_text(expr.func.value).startswith(
+        ("np", "numpy", "tf")
+    )
+    operands = args if is_method else args[1:]  # np.reshape(x, shape) / expand_dims(x, axis)
+    if op.op == "expand_dims":
+        axis = _norm_text(operands[0].value) if operands else ""
+        return axis == "-1" and any(s[-1] == "1" for s in shapes)
+    folded = op.args.get("shape")
+    if folded is not None and folded.kind == "const" and isinstance(folded.value, (list, tuple)):
+        folded_items = tuple(str(x) for x in folded.value[1:])
+        if len(folded_items) >= 1 and folded_items in shapes:
+            return True  # the folded target, names resolved (``reshape(1, steps, 1)``, ``(steps, 1)``)
+    if len(operands) == 1 and isinstance(operands[0].value, (libcst.Tuple, libcst.List)):
+        target = tuple(_norm_text(e.value) for e in operands[0].value.elements)
+    else:
+        target = tuple(_norm_text(a.value) for a in operands)
+    return len(target) >= 2 and any(target[1:] == s for s in shapes)
+
+
+#: array constructors whose first positional argument is the shape; ``rand``/``randn`` take the
+#: dimensions as separate arguments; ``randint``/``uniform``/``normal`` take it third (``size``)
+_SHAPE_FIRST = frozenset({"zeros", "ones", "empty", "full", "random", "random_sample", "zeros_like"})
+_SHAPE_SPREAD = frozenset({"rand", "randn"})
+_SHAPE_THIRD = frozenset({"randint", "uniform", "normal"})
+
+
+def _constructor_shape(source: DataSource | None) -> tuple[str, ...] | None:
+    """The shape written in a generated/random array's constructor, as normalised item texts
+    (``np.zeros((1, n))`` -> ('1', 'n')), whether or not the names fold to numbers."""
+    if source is None or source.kind not in ("generated", "random"):
+        return None
+    expr = _parse_call(source.text)
+    if expr is None:
+        return None
+    func = _norm_text(expr.func).rsplit(".", 1)[-1]
+    keywords = {a.keyword.value: a.value for a in expr.args if a.keyword is not None}
+    positional = [a.value for a in expr.args if a.keyword is None]
+    shape = keywords.get("shape") or keywords.get("size")
+    if shape is None:
+        if func in _SHAPE_SPREAD:
+            return tuple(_norm_text(p) for p in positional) or None
+        if func in _SHAPE_FIRST and positional:
+            shape = positional[0]
+        elif func in _SHAPE_THIRD and len(positional) >= 3:
+            shape = positional[2]
+    if shape is None:
+        return None
+    if isinstance(shape, (libcst.Tuple, libcst.List)):
+        return tuple(_norm_text(e.value) for e in shape.elements)
+    return (_norm_text(shape),)
+
+
+#: ``x[i]``: one row by an integer index (a literal, a name or arithmetic on them), which drops the
+#: sample axis; ``x[i:i + 1]`` / ``x[[i]]``: the same row with the axis kept
+_ONE_ROW = re.compile(r"^\[(?![\[\'\"])[\w+\-* ]+\]$")
+_ONE_ROW_KEPT = re.compile(r"^\[(?:[\w+\-* ]*:[\w+\-* ]+|\[[\w+\-* ]+\])\]$")
+
+
+@applies(D.CPP_SINGLE_ROW_BATCH)
+def _keeps_sample_axis(b: DataOp, f: DataOp) -> bool:
+    """Decision CPP-single-row-batch: the buggy program passes one row ``x[0]`` (its sample axis
+    dropped) where the fix passes ``x[0:1]`` (a batch of one): the input gains its batch axis, like a
+    missing ``expand_dims`` (the study: 'CPP (expand dims for test data)')."""
+    if b.op != "slice" or f.op != "slice":
+        return False
+    bi, fi = b.args.get("index"), f.args.get("index")
+    if bi is None or fi is None:
+        return False
+    btext, ftext = "".join((bi.text or "").split()), "".join((fi.text or "").split())
+    return bool(_ONE_ROW.match(btext)) and ":" not in btext and bool(_ONE_ROW_KEPT.match(ftext))
+
+
+@applies(D.CPP_BATCH_AXIS)
+def gains_batch_axis(b: DataSource | None, f: DataSource | None) -> bool:
+    """Decision CPP-batch-axis: both programs build the array with the same constructor and the fix
+    puts a leading axis of size 1 in front of the same shape (one sample given its batch axis, the
+    ``expected ndim`` error of single-sample predictions): a reshape of the data, CPP."""
+    if b is None or f is None or b.kind != f.kind or b.name != f.name:
+        return False
+    bs, fs = _constructor_shape(b), _constructor_shape(f)
+    return bool(bs) and fs == ("1", *bs)  # type: ignore[misc]
+
+
+@applies(D.CPP_UNTRAINED_SIDE, D.CPP_UNTRAINED_SIDE_ADDED, D.CPP_UNTRAINED_SIDE_SWAPPED)
+def _untrained_counterpart(own: DataVar | None, other: DataVar | None, side: ProgramModel) -> DataVar | None:
+    """Decision CPP-untrained-side: a program with no training call has no training-data roles; the
+    array the other program trains on is then looked up by its variable name among the arrays this
+    program binds, so steps both programs apply to it are not counted as added (or removed); steps
+    only the untrained program applies are its data's preparation (the data pass drops them), steps
+    only the training program adds still count."""
+    if own is not None or other is None or side.fits or not other.var:
+        return own
+    return side.untrained_data.get(other.var)
+
+
+@noise_rule(
+    "reshape_sample_count",
+    "a reshape of the data whose target differs in its leading (sample) axis only, (n, 784) vs "
+    "(-1, 784) or another n: every sample gets the same shape; the count is the data set's size",
+)
+def same_sample_shape(a: Value | None, b: Value | None) -> bool:
+    """Two reshape targets that differ in their leading (sample) axis only, ``(1746, 4096)`` against
+    ``(6, 4096)`` or ``(-1, 4096)``: each reshapes every sample to the same shape; the number of
+    samples is the data set's size (a benchmark shrinking the data it generates), not a
+    preprocessing change."""
+    if a is None or b is None:
+        return False
+    items_a, items_b = items(a), items(b)
+    if items_a is None or items_b is None or len(items_a) != len(items_b) or len(items_a) < 2:
+        return False
+    return all(values_equal(x, y, strict_opaque=True) for x, y in zip(items_a[1:], items_b[1:], strict=True))
+
+
+def _ops_equal(a: DataOp, b: DataOp) -> bool:
+    if _op_kind(a) == _op_kind(b) == "one_hot":
+        return True  # the number of classes comes from the data either way (decision CPP-one-hot)
+    if a.op != b.op or a.name != b.name:
+        return False
+    keys = set(a.args) | set(b.args)
+    if a.op == "reshape" and keys == {"shape"} and same_sample_shape(a.args["shape"], b.args["shape"]):
+        return True
+    return all(values_equal(a.args.get(k), b.args.get(k)) for k in keys)
+
+
+def _step_component(role: str, index: int, change: str, b: DataOp | None, f: DataOp | None, kind: K, op: str):
+    return make_component(
+        data_path(role, "preprocess", index),
+        kind,
+        change,
+        _op_text(b) if b else None,
+        _op_text(f) if f else None,
+        (b.file, b.line) if b else (None, None),
+        (f.file, f.line) if f else (None, None),
+        op=op,
+        role=role,
+    )
+
+
+@applies(
+    D.CPP_ONCE, D.CPP_STEPS, D.CPP_MISSING, D.CPP_RESHAPE, D.CPP_LABELS, D.CPP_LABEL_ENCODING,
+    D.CPP_ONE_SIDE_ROLE, D.CPP_TEST_STEP_CHANGED, D.DATA_SPLIT_NOISE, D.IWF_FORMAT,
+)  # fmt: skip
+def compare_data(ctx: CompareContext) -> list[FaultComponent]:
+    """Preprocessing differences of every data role, as at most one CPP component per file pair.
+
+    The study wrote CPP once per bug however many steps the fix touched (decision CPP-once): the
+    component names the first changed step and counts the others in ``detail['steps']``. The
+    arrays handed to fit as lists instead of arrays are one IWF (decision IWF-format).
+    """
+    bdata, fdata = ctx.buggy.data, ctx.fixed.data
+    found: list[FaultComponent] = []
+    formats: list[tuple] = []
+    roles = [r for r in DATA_ROLES if r in bdata or r in fdata]
+    roles += sorted((set(bdata) | set(fdata)) - set(roles))
+    for role in roles:
+        bv: DataVar | None = bdata.get(role)
+        fv: DataVar | None = fdata.get(role)
+        # steps of an untrained buggy program's arrays that the fixed program lacks are that data's
+        # preparation, not a fix (a benchmark completing a posted snippet swaps in generated arrays)
+        partial = None
+        if role in TRAIN_ROLES:
+            b0 = bv
+            bv, fv = _untrained_counterpart(bv, fv, ctx.buggy), _untrained_counterpart(fv, bv, ctx.fixed)
+            partial = "removed" if bv is not b0 else None
+        if role not in TRAIN_ROLES and (bv is None or fv is None):
+            continue  # decision CPP-one-side-role: test/prediction data one program never has
+        if bv is not None and fv is not None and gains_batch_axis(bv.source, fv.source):
+            found.append(
+                make_component(
+                    data_path(role, "preprocess", 0),
+                    K.DATA_PREPROCESS,
+                    "added",
+                    bv.source.text,  # type: ignore[union-attr]
+                    fv.source.text,  # type: ignore[union-attr]
+                    (bv.source.file, bv.source.line),  # type: ignore[union-attr]
+                    (fv.source.file, fv.source.line),  # type: ignore[union-attr]
+                    op="reshape",
+                    role=role,
+                )
+            )
+        bops, fops = without_runtime_calls(bv.preprocess if bv else [], fv.preprocess if fv else [])
+        for bi, fj in _align_ops(bops, fops):
+            b = bops[bi] if bi is not None else None
+            f = fops[fj] if fj is not None else None
+            if b is not None and f is not None:
+                if b.key() == f.key() or _ops_equal(b, f):
+                    continue
+                change = "changed"
+            else:
+                change = "added" if b is None else "removed"
+            op = _op_kind(f or b)  # type: ignore[arg-type]
+            if b is not None and f is not None and _keeps_sample_axis(b, f):
+                op, change = "reshape", "added"
+            if op in _FORMAT_OPS and role in TRAIN_ROLES:
+                formats.append((role, bi, fj, b, f, change, op))
+                continue
+            if op not in _CPP_OPS:
+                continue  # slices and splits of the data set are set-up (decision data-split-noise)
+            if role not in TRAIN_ROLES and change == "removed":
+                # decision CPP-test-step-changed: benchmarks drop a post's evaluation code, so a
+                # removed step of test/prediction data is not counted; an added or changed one is
+                continue
+            if change == partial:
+                continue  # decision CPP-untrained-side
+            if f is not None and role.startswith("x") and reshapes_to(f, ctx.new_input_shapes):
+                continue  # decision LIS-reshape-once: the data reshaped to the model's new input shape
+            index = bi if bi is not None else fj
+            found.append(_step_component(role, index or 0, change, b, f, K.DATA_PREPROCESS, op))
+    out: list[FaultComponent] = []
+    if found:
+        first = found[0]
+        first.detail["steps"] = len(found)
+        out.append(first)
+    if formats:
+        role, bi, fj, b, f, change, op = formats[0]
+        out.append(
+            _step_component(role, (bi if bi is not None else fj) or 0, change, b, f, K.DATA_INPUT_FORMAT, op)
+        )
+    return out
+
+
+def _color_mode(source: DataSource | None) -> str | None:
+    """The ``color_mode`` an image reader is called with (``'rgb'``, its default, when unwritten); None
+    for a source that is not read by a call or whose mode is not a literal."""
+    if source is None or source.kind not in ("generator", "file"):
+        return None
+    expr = _parse_call(source.text)
+    if expr is None:
+        return None
+    for arg in expr.args:
+        if arg.keyword is not None and arg.keyword.value == "color_mode":
+            return arg.value.evaluated_value if isinstance(arg.value, libcst.SimpleString) else None
+    return "rgb"
+
+
+@applies(D.IWS_COLOR_MODE)
+def compare_color_mode(ctx: CompareContext) -> list[FaultComponent]:
+    """Decision IWS-color-mode: the fix reads the training images in another colour mode (grayscale
+    vs rgb): the number of channels of the input data changes, a wrong shape of input data (IWS).
+
+    Only when both programs read the images with the same reader (a swapped-in data source is set-up).
+    """
+    if data_source_swapped(ctx, by="reader"):
+        return []
+    bv, fv = ctx.training_inputs()
+    b, f = _color_mode(bv.source), _color_mode(fv.source)  # type: ignore[union-attr]
+    if b is None or f is None or b == f:
+        return []
+    return [
+        make_component(
+            data_path("x_train", "source"),
+            K.DATA_RESHAPE,
+            "changed",
+            repr(b),
+            repr(f),
+            (bv.source.file, bv.source.line),  # type: ignore[union-attr]
+            (fv.source.file, fv.source.line),  # type: ignore[union-attr]
+            setting="color_mode",
+        )
+    ]
+
+
+_ROW_SUBSET = re.compile(r"\[\s*:\s*([^\]:,]+?)\s*\]$")
+
+
+def _row_subset(var: DataVar | None) -> DataOp | None:
+    """The slice ``x[:n]`` that keeps only the first rows of a training array, if any."""
+    if var is None:
+        return None
+    for op in var.preprocess:
+        if op.op == "slice" and _ROW_SUBSET.search("".join((op.text or "").split())):
+            return op
+    return None
+
+
+@applies(D.TRD_SUBSET)
+def compare_training_subset(ctx: CompareContext) -> list[FaultComponent]:
+    """Decision TRD-subset: the buggy program trains on the first rows of the same data set only.
+
+    Counted only when both programs load the training inputs from the same source (a benchmark
+    swapping in generated data is set-up, rule ``synthetic_data_source``).
+    """
+    if data_source_swapped(ctx, by="loader"):
+        return []
+    bv, fv = ctx.training_inputs()
+    b, f = _row_subset(bv), _row_subset(fv)
+    if b is None and f is None:
+        return []
+    if b is not None and f is not None and "".join(b.text.split()) == "".join(f.text.split()):
+        return []
+    return [
+        make_component(
+            data_path("x_train", "preprocess", bv.preprocess.index(b) if b else 0),  # type: ignore[union-attr]
+            K.DATA_SIZE,
+            "changed" if b and f else "removed" if b else "added",
+            _op_text(b) if b else None,
+            _op_text(f) if f else None,
+            (b.file, b.line) if b else (None, None),
+            (f.file, f.line) if f else (None, None),
+        )
+    ]

@@ -1,0 +1,119 @@
+"""The ids of the code-boundary decisions (``taxonomy/decisions.csv``), cited where code applies them.
+
+A decision draws the line between neighbouring fault codes (or between a code and noise); its row
+gives the reason and its example programs (``taxonomy/decisions/<ID>/``) pin it in a test. Code that
+applies a decision says so with :func:`applies` on the function that applies it, so the table and
+the code can be checked against each other: a row no code applies, or an id no row explains, fails
+``tests/classify/test_decisions.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import Enum
+from typing import TypeVar
+
+
+class DecisionId(str, Enum):
+    """One row of the decision table (the value is the row's id)."""
+
+    CPP_MISSING = "CPP-missing"
+    CPP_RESHAPE = "CPP-reshape"
+    CPP_LABELS = "CPP-labels"
+    LIS_CHANGED = "LIS-changed"
+    LIS_ONE_SIDE = "LIS-one-side"
+    LRM_DROPOUT = "LRM-dropout"
+    LRM_FLATTEN = "LRM-flatten"
+    LAD_REMOVED = "LAD-removed"
+    LWS_SWAP = "LWS-swap"
+    LWS_UNRELATED = "LWS-unrelated"
+    MWA_REBUILT = "MWA-rebuilt"
+    ACH_SPLIT_LAYER = "ACH-split-layer"
+    ACH_MISSING_SOFTMAX = "ACH-missing-softmax"
+    ACH_CHANGED = "ACH-changed"
+    OCH_CLASS = "OCH-class"
+    HLR_CHANGED = "HLR-changed"
+    LCH_CHANGED = "LCH-changed"
+    HNE_CHANGED = "HNE-changed"
+    HBS_CHANGED = "HBS-changed"
+    LCN_UNITS = "LCN-units"
+    LCF_KERNEL = "LCF-kernel"
+    RCD_RATE = "RCD-rate"
+    BNE_EPSILON = "BNE-epsilon"
+    WCI_INIT = "WCI-init"
+    LGR_RETURN_SEQUENCES = "LGR-return-sequences"
+    RCP_PATIENCE = "RCP-patience"
+    METRICS_NOISE = "metrics-noise"
+    VALIDATION_ADDED_NOISE = "validation-added-noise"
+    VRM_REMOVED = "VRM-removed"
+    VRM_ADDED_MONITORED = "VRM-added-monitored"
+    VALIDATION_WITH_DATA_SWAP = "validation-with-data-swap"
+    DATA_SOURCE_NOISE = "data-source-noise"
+    HLR_EXPLICIT = "HLR-explicit"
+    OCH_SWALLOWS_HLR = "OCH-swallows-HLR"
+    CPP_ONCE = "CPP-once"
+    TWP_ONCE = "TWP-once"
+    COMPLETED_SNIPPET = "completed-snippet"
+    LAD_SOFTMAX_LAYER = "LAD-softmax-layer"
+    ACH_LAYER_TO_ARGUMENT = "ACH-layer-to-argument"
+    IWF_FORMAT = "IWF-format"
+    CPP_ONE_HOT = "CPP-one-hot"
+    CPP_LABEL_ENCODING = "CPP-label-encoding"
+    CPP_ONE_SIDE_ROLE = "CPP-one-side-role"
+    RAW_OPERATOR_DIRECTION = "RAW-operator-direction"
+    WRB_OPERATOR_DIRECTION = "WRB-operator-direction"
+    COMPLETED_HEAD = "completed-head"
+    IDEMPOTENT_ACTIVATION_LAYER = "idempotent-activation-layer"
+    LAD_REPEATED_TANH = "LAD-repeated-tanh"
+    MWA_APPENDED = "MWA-appended"
+    TCO_RUNTIME_CALL = "TCO-runtime-call"
+    TAN_RUNTIME_CALL = "TAN-runtime-call"
+    LCN_EMBEDDING_SIZE = "LCN-embedding-size"
+    LIS_RESHAPE_ONCE = "LIS-reshape-once"
+    LIS_EXPAND_DIMS_ONCE = "LIS-expand-dims-once"
+    LIS_RESHAPE_ELSEWHERE = "LIS-reshape-elsewhere"
+    MWA_UNSEEN_MODEL = "MWA-unseen-model"
+    MWA_UNSEEN_MODEL_NO_USE = "MWA-unseen-model-no-use"
+    HBS_EVALUATE = "HBS-evaluate"
+    HBS_EVALUATE_CALL_REPLACED = "HBS-evaluate-call-replaced"
+    HNE_UNUSED_VARIABLE = "HNE-unused-variable"
+    HNE_VARIABLE_USED_ONCE = "HNE-variable-used-once"
+    HBS_EVALUATE_WITH_FIT = "HBS-evaluate-with-fit"
+    CPP_UNTRAINED_SIDE = "CPP-untrained-side"
+    CPP_UNTRAINED_SIDE_ADDED = "CPP-untrained-side-added"
+    CPP_BATCH_AXIS = "CPP-batch-axis"
+    IWS_COLOR_MODE = "IWS-color-mode"
+    RCD_RECURRENT_DROPOUT = "RCD-recurrent-dropout"
+    LWC_CUSTOM_LOSS = "LWC-custom-loss"
+    CPP_UNTRAINED_SIDE_SWAPPED = "CPP-untrained-side-swapped"
+    HLR_AFTER_COMPILE = "HLR-after-compile"
+    CPP_SINGLE_ROW_BATCH = "CPP-single-row-batch"
+    LIS_SAMPLE_COUNT = "LIS-sample-count"
+    CPP_TEST_STEP_CHANGED = "CPP-test-step-changed"
+    HNE_LOOP_PASSES = "HNE-loop-passes"
+    ACH_VS_LAYER = "ACH-vs-layer"
+    CPP_STEPS = "CPP-steps"
+    LIS_MODEL_INPUT = "LIS-model-input"
+    TRD_SUBSET = "TRD-subset"
+    DATA_SPLIT_NOISE = "data-split-noise"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+#: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)
+APPLIED_BY: dict[DecisionId, list[str]] = {}
+
+F = TypeVar("F", bound=Callable)
+
+
+def applies(*decisions: DecisionId) -> Callable[[F], F]:
+    """Decorator: the decorated function applies these decisions (the function is returned unchanged)."""
+
+    def cite(function: F) -> F:
+        name = f"{function.__module__}.{function.__qualname__}"
+        for decision in decisions:
+            APPLIED_BY.setdefault(DecisionId(decision), []).append(name)
+        return function
+
+    return cite

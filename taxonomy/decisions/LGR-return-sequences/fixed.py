@@ -1,0 +1,13 @@
+from keras.models import Sequential
+from keras.layers import Dense, Dropout, Flatten, Conv2D, MaxPooling2D, AveragePooling2D, LSTM, GRU, BatchNormalization, Activation
+from keras.optimizers import SGD, Adam
+from keras.callbacks import EarlyStopping
+import numpy as np
+x = np.random.rand(20, 5, 8)
+y = np.random.randint(0, 2, 20)
+model = Sequential()
+model.add(LSTM(8, return_sequences=True, input_shape=(5, 8)))
+model.add(LSTM(4))
+model.add(Dense(1, activation='sigmoid'))
+model.compile(loss='binary_crossentropy', optimizer='adam')
+model.fit(x, y, epochs=10, batch_size=32)

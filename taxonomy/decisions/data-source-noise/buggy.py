@@ -1,0 +1,14 @@
+from keras.models import Sequential
+from keras.layers import Dense, Dropout, Flatten, Conv2D, MaxPooling2D, AveragePooling2D, LSTM, GRU, BatchNormalization, Activation
+from keras.optimizers import SGD, Adam
+from keras.callbacks import EarlyStopping
+import numpy as np
+import pandas as pd
+d = pd.read_csv('data.csv').values
+x = d[:, :8]
+y = d[:, 8]
+model = Sequential()
+model.add(Dense(16, input_dim=8, activation='relu'))
+model.add(Dense(1, activation='sigmoid'))
+model.compile(loss='binary_crossentropy', optimizer='adam')
+model.fit(x, y, epochs=10, batch_size=32)

@@ -1,0 +1,141 @@
+"""``mutreal reproduce --manifest``: a benchmark in, one decided JSON line per bug out.
+
+Own small bugs (numpy only, so each run takes milliseconds) with the shapes real benchmarks have:
+a crash that the fix removes while the fixed program ends without evaluate, a missing program, a
+program whose data is not there, two versions that crash on a removed numpy API, and a bug that is
+not reproduced. Run through the command line, then resumed.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mutreal.benchmark_reproduce import ManifestError, already_decided, entry_program, read_reproduce_manifest
+
+ROOT = Path(__file__).parents[2]
+
+PROGRAMS = {
+    "crash/buggy.py": "import numpy as np\nw = np.zeros((4, 2))\nprint((np.zeros((4, 3)) @ w).sum())\n",
+    "crash/fixed.py": "import numpy as np\nw = np.zeros((3, 2))\nprint((np.zeros((4, 3)) @ w).sum())\n",
+    "data/buggy.py": "import numpy as np\nx = np.loadtxt('points.csv')\nprint(x.sum())\n",
+    "data/fixed.py": "import numpy as np\nx = np.loadtxt('points.csv', ndmin=2)\nprint(x.sum())\n",
+    "legacy/buggy.py": "import numpy as np\nx = np.zeros(3, dtype=np.float)\nprint((x @ np.zeros((2, 2))).sum())\n",
+    "legacy/fixed.py": "import numpy as np\nx = np.zeros(3, dtype=np.float)\nprint((x @ np.zeros((3, 2))).sum())\n",
+    "same/buggy.py": "import numpy as np\nprint(np.ones(3).sum())\n",
+    "same/fixed.py": "import numpy as np\nprint(np.ones(3).mean())\n",
+}
+BUGS = [
+    ("crash", "crash/buggy.py", "crash/fixed.py", "crash"),
+    ("no-program", "crash/buggy.py", "gone/fixed.py", ""),
+    ("no-data", "data/buggy.py", "data/fixed.py", ""),
+    ("legacy", "legacy/buggy.py", "legacy/fixed.py", "crash"),
+    ("same", "same/buggy.py", "same/fixed.py", "crash"),
+]
+
+
+def _benchmark(tmp_path: Path) -> Path:
+    for name, text in PROGRAMS.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    manifest = tmp_path / "manifest.csv"
+    with open(manifest, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["id", "benchmark", "buggy", "fixed", "symptom"])
+        for bug_id, buggy, fixed, symptom in BUGS:
+            writer.writerow([bug_id, "own", buggy, fixed, symptom])
+    return manifest
+
+
+def _reproduce(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mutreal", "reproduce", *args],
+        cwd=tmp_path, capture_output=True, text=True, timeout=900,
+        env=dict(os.environ, PYTHONPATH=str(ROOT / "src")),
+    )  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_benchmark_is_decided_bug_by_bug_and_resumes(tmp_path):
+    _benchmark(tmp_path)
+    args = ["--manifest", "manifest.csv", "--out", "rows.jsonl", "--runs", "2", "--jobs", "1",
+            "--store", "runs.sqlite", "-q"]  # fmt: skip
+    first = _reproduce(tmp_path, *args)
+    assert first.returncode == 1, first.stderr[-3000:]  # two bugs are not decided: exit 1, the rest goes on
+    rows = {r["id"]: r for r in map(json.loads, (tmp_path / "rows.jsonl").read_text().splitlines())}
+    assert list(rows) == [bug[0] for bug in BUGS]
+
+    crash = rows["crash"]
+    assert crash["status"] == "ok" and crash["reproduced"] is True and crash["stable"] is True
+    assert crash["fixed"]["outcomes"] == {"ok": 2} and crash["buggy"]["outcomes"] == {"crash": 2}
+
+    assert rows["no-program"]["status"] == "error" and "gone/fixed.py" in rows["no-program"]["error"]
+
+    assert rows["no-data"]["status"] == "missing-data"
+    assert rows["no-data"]["missing"].endswith("points.csv") and rows["no-data"]["reproduced"] is None
+
+    legacy = rows["legacy"]
+    assert legacy["version_problem"]["error_type"] == "AttributeError"
+    assert legacy["version_problem"]["first_try"]["reproduced"] is False
+    assert legacy["version_problem"]["resolved"] is True
+    assert legacy["reproduced"] is True and legacy["fixed"]["outcomes"] == {"ok": 2}
+
+    assert rows["same"]["status"] == "ok" and rows["same"]["reproduced"] is False
+
+    # resume: a line cut short by an interruption is decided again, the others are kept as they are
+    kept = (tmp_path / "rows.jsonl").read_text().splitlines()
+    (tmp_path / "rows.jsonl").write_text("\n".join(kept[:-1]) + "\n" + kept[-1][:20])
+    again = _reproduce(tmp_path, *args)
+    assert again.returncode == 1  # the kept rows of the undecided bugs still count
+    lines = (tmp_path / "rows.jsonl").read_text().splitlines()
+    assert lines[: len(kept) - 1] == kept[:-1]  # kept as they were, nothing trained again for them
+    assert json.loads(lines[-1])["id"] == "same" and len(lines) == len(kept)
+
+
+def test_manifest_errors_are_usage_errors(tmp_path):
+    (tmp_path / "bad.csv").write_text("name,path\nx,y\n")
+    result = _reproduce(tmp_path, "--manifest", "bad.csv")
+    assert result.returncode == 2 and "id, buggy, fixed" in result.stderr
+    result = _reproduce(tmp_path, "--manifest", "nope.csv")
+    assert result.returncode == 2
+    with pytest.raises(ManifestError, match="symptom"):
+        (tmp_path / "sym.csv").write_text("id,buggy,fixed,symptom\na,b.py,c.py,slow\n")
+        read_reproduce_manifest(tmp_path / "sym.csv")
+
+
+def test_entry_program_of_a_side_with_several_files(tmp_path):
+    (tmp_path / "util.py").write_text("def load():\n    return 1\n")
+    (tmp_path / "train.py").write_text("from util import load\nmodel.fit(load(), epochs=1)\n")
+    (tmp_path / "other.py").write_text("model.fit_generator(gen)\n")
+    files = [str(tmp_path / n) for n in ("util.py", "train.py")]
+    assert entry_program(files) == str(tmp_path / "train.py")
+    with pytest.raises(ValueError, match="entry"):
+        entry_program(files + [str(tmp_path / "other.py")])
+    assert entry_program(files + [str(tmp_path / "other.py")], "other.py") == str(tmp_path / "other.py")
+
+
+def test_resume_decides_again_the_bugs_whose_runs_were_lost(tmp_path):
+    out = tmp_path / "rows.jsonl"
+    rows = [{"id": "a", "status": "ok"}, {"id": "b", "status": "lost"}, {"id": "c", "status": "error"}]
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"id": "d", "sta')
+    assert already_decided(out) == {"a": "ok", "c": "error"}
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["a", "c"]
+
+
+def test_no_verdict_is_drawn_from_lost_runs():
+    from mutreal.runner.records import RunRecord
+    from mutreal.verdicts import LostRuns, reproduce_from_records
+
+    def runs(program: str, outcomes: list[str]) -> list[RunRecord]:
+        return [RunRecord(key=f"{program}{i}", program=program, seed=i, outcome=o, metric_value=0.9 if o == "ok" else None,
+                          error_message="the worker service went away" if o == "lost" else None)
+                for i, o in enumerate(outcomes)]  # fmt: skip
+
+    with pytest.raises(LostRuns, match="1 run.*lost.*service went away.*again"):
+        reproduce_from_records(runs("b.py", ["crash", "lost"]), runs("f.py", ["ok", "ok"]), symptom="crash")
