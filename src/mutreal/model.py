@@ -8,8 +8,9 @@ Values keep both a normalised form (what the diff compares, see :meth:`Value.key
 text (what reports show). Anything the extractor could not resolve is an ``opaque`` :class:`Value`
 that still carries its text: nothing is dropped silently.
 
-Element paths (see ``docs/element-paths.md``) are built and parsed by the helpers at the end of
-this module so that classify components and mutant provenance share one grammar.
+The value type lives in :mod:`mutreal.model_value` and the element-path grammar (see
+``docs/element-paths.md``) in :mod:`mutreal.element_paths`; both are re-exported here, so
+``from mutreal.model import Value, layer_path`` keeps working.
 """
 
 from __future__ import annotations
@@ -18,155 +19,36 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-# ---------------------------------------------------------------------------------------------------
-# Values
-# ---------------------------------------------------------------------------------------------------
-
-#: kinds of :class:`Value`
-CONST = "const"  # a folded Python literal (number, str, bool, None, or a list of constants)
-REF = "ref"  # a reference to a known Keras/NumPy object, canonical dotted or short name in ``value``
-CALL = "call"  # a call of ``value`` (canonical name) with ``args``/``kwargs``
-SEQ = "seq"  # a list/tuple with at least one non-constant item (items in ``args``)
-NAME = "name"  # a variable that could not be folded (name in ``value``)
-OPAQUE = "opaque"  # anything else; only ``text`` is meaningful
-
-VALUE_KINDS = (CONST, REF, CALL, SEQ, NAME, OPAQUE)
-
-
-def _freeze(obj: Any) -> Any:
-    """Make a JSON-like value hashable (lists -> tuples) so keys can be compared and hashed."""
-    if isinstance(obj, list | tuple):
-        return tuple(_freeze(o) for o in obj)
-    if isinstance(obj, dict):
-        return tuple(sorted((k, _freeze(v)) for k, v in obj.items()))
-    if isinstance(obj, float) and obj.is_integer():
-        return int(obj)  # 1.0 == 1 for comparisons: Keras accepts both
-    return obj
-
-
-@dataclass
-class Value:
-    """One argument value as the program writes it, normalised where mutreal understands it.
-
-    ``kind`` says how far it was resolved (see :data:`VALUE_KINDS`). ``text`` is the source text
-    exactly as written (before folding), ``line`` its line when known.
-    """
-
-    kind: str
-    value: Any = None
-    args: list[Value] = field(default_factory=list)
-    kwargs: dict[str, Value] = field(default_factory=dict)
-    text: str = ""
-    line: int | None = None
-    #: True when the value is an implicit default filled in from :mod:`mutreal.keras_api`
-    implicit: bool = False
-
-    # -- constructors -------------------------------------------------------------------------------
-    @classmethod
-    def const(cls, value: Any, text: str | None = None, line: int | None = None) -> Value:
-        return cls(CONST, value, text=repr(value) if text is None else text, line=line)
-
-    @classmethod
-    def opaque(cls, text: str, line: int | None = None) -> Value:
-        return cls(OPAQUE, None, text=text, line=line)
-
-    # -- queries -----------------------------------------------------------------------------------
-    @property
-    def is_const(self) -> bool:
-        return self.kind == CONST
-
-    @property
-    def is_opaque(self) -> bool:
-        """True when mutreal could not resolve the value (opaque expression or unknown variable)."""
-        return self.kind in (OPAQUE, NAME)
-
-    def key(self) -> Any:
-        """Hashable normalised form: equal keys mean the same value, whatever the spelling."""
-        if self.kind == CONST:
-            return (CONST, _freeze(self.value))
-        if self.kind == REF:
-            return (REF, self.value)
-        if self.kind == CALL:
-            return (
-                CALL,
-                self.value,
-                tuple(a.key() for a in self.args),
-                tuple(sorted((k, v.key()) for k, v in self.kwargs.items())),
-            )
-        if self.kind == SEQ:
-            return (SEQ, tuple(a.key() for a in self.args))
-        if self.kind == NAME:
-            return (NAME, self.value)
-        return (OPAQUE, " ".join(self.text.split()))
-
-    def same(self, other: Value | None) -> bool:
-        """Whether ``other`` denotes the same value (ignoring spelling, text and line)."""
-        return other is not None and self.key() == other.key()
-
-    @property
-    def name(self) -> str | None:
-        """The canonical name of a constant string, reference or call (e.g. ``'relu'``, ``'Adam'``)."""
-        if self.kind in (REF, CALL) or (self.kind == CONST and isinstance(self.value, str)):
-            return self.value
-        return None
-
-    def short(self, limit: int = 80) -> str:
-        """Source text for reports, collapsed to one line and cut at ``limit`` characters."""
-        text = " ".join((self.text or repr(self.value)).split())
-        return text if len(text) <= limit else text[: limit - 3] + "..."
-
-    # -- serialisation ------------------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"kind": self.kind, "text": self.text}
-        if self.value is not None:
-            d["value"] = self.value
-        if self.args:
-            d["args"] = [a.to_dict() for a in self.args]
-        if self.kwargs:
-            d["kwargs"] = {k: v.to_dict() for k, v in self.kwargs.items()}
-        if self.line is not None:
-            d["line"] = self.line
-        if self.implicit:
-            d["implicit"] = True
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Value:
-        return cls(
-            kind=d["kind"],
-            value=d.get("value"),
-            args=[cls.from_dict(a) for a in d.get("args", [])],
-            kwargs={k: cls.from_dict(v) for k, v in d.get("kwargs", {}).items()},
-            text=d.get("text", ""),
-            line=d.get("line"),
-            implicit=d.get("implicit", False),
-        )
-
-
-def _args_to_dict(args: dict[str, Value]) -> dict[str, Any]:
-    return {k: v.to_dict() for k, v in args.items()}
-
-
-def _args_from_dict(d: dict[str, Any] | None) -> dict[str, Value]:
-    return {k: Value.from_dict(v) for k, v in (d or {}).items()}
-
+from mutreal.element_paths import (  # noqa: F401 - re-exported: the model's path grammar
+    _SEGMENT,
+    _indexed,
+    canonical_path,
+    compile_path,
+    data_path,
+    evaluation_path,
+    fit_path,
+    format_path,
+    layer_path,
+    parse_path,
+)
+from mutreal.model_value import (  # noqa: F401 - re-exported: the model's value type
+    CALL,
+    CONST,
+    NAME,
+    OPAQUE,
+    REF,
+    SEQ,
+    VALUE_KINDS,
+    Value,
+    _args_from_dict,
+    _args_to_dict,
+    _freeze,
+    implicit_default,
+)
 
 # ---------------------------------------------------------------------------------------------------
 # Models and layers
 # ---------------------------------------------------------------------------------------------------
-
-
-def implicit_default(callee: str, name: str, era: str | None) -> Value | None:
-    """The era's default of argument ``name`` of ``callee`` (a class or fit method) as an implicit
-    constant, or None when it has none (an argument that is not written reads as its default)."""
-    from mutreal import keras_api  # local import: keras_api imports nothing from here
-
-    default = keras_api.default_arg(callee, name, era or keras_api.DEFAULT_ERA)
-    if default is keras_api.NO_DEFAULT:
-        return None
-    v = Value.const(default)
-    v.implicit = True
-    return v
 
 
 @dataclass
@@ -686,6 +568,66 @@ class DataVar:
 
 
 # ---------------------------------------------------------------------------------------------------
+# Source facts: what the comparison reads as written, not as the walk followed it
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class HyperparameterLiteral:
+    """A module-level ``epochs = 5`` / ``batch_size = 32`` number literal (rule ``unused_hyperparameter``).
+
+    The program's stated training budget, kept whether or not a training call reads the variable:
+    a fix that changes only the literal still changes what the author meant to train with.
+    """
+
+    name: str
+    kind: str  # fit.epochs or fit.batch_size
+    value: float
+    text: str  # the literal as written
+    line: int  # 0 when the assignment could not be found in the text again
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "value": self.value,
+            "text": self.text,
+            "line": self.line,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> HyperparameterLiteral:
+        return cls(d["name"], d["kind"], float(d["value"]), d.get("text", ""), d.get("line", 0))
+
+
+@dataclass
+class RuntimeDataCall:
+    """A ``targets = <mutreal.runtime.training_data>.fn(...)`` statement (rule
+    ``training_data_runtime_calls``): a training-data mutant's seeded change, found in the source even
+    where the arrays it rebinds were not followed. ``roles`` are the training roles
+    (``x_train``/``y_train``) of its targets; ``text`` is the call with whitespace runs collapsed."""
+
+    function: str
+    roles: list[str]
+    text: str
+    file: str | None
+    line: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "function": self.function,
+            "roles": list(self.roles),
+            "text": self.text,
+            "file": self.file,
+            "line": self.line,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RuntimeDataCall:
+        return cls(d["function"], list(d.get("roles", [])), d.get("text", ""), d.get("file"), d.get("line"))
+
+
+# ---------------------------------------------------------------------------------------------------
 # The program
 # ---------------------------------------------------------------------------------------------------
 
@@ -726,6 +668,12 @@ class ProgramModel:
     #: user functions that compute the training loss (``compile(loss=f)``, or ``tape.gradient`` of
     #: their result): name -> [line, body normalised by :mod:`mutreal.extract.losses`]
     loss_functions: dict[str, list] = field(default_factory=dict)
+    #: module-level ``epochs = 5`` / ``batch_size = 32`` number literals, by variable name, read as
+    #: written (rule ``unused_hyperparameter``; :func:`mutreal.extract.source_facts.find_hyperparameter_literals`)
+    hyperparameter_literals: dict[str, HyperparameterLiteral] = field(default_factory=dict)
+    #: every ``targets = <mutreal.runtime.training_data>.fn(...)`` statement, in source order (rule
+    #: ``training_data_runtime_calls``; :func:`mutreal.extract.source_facts.find_runtime_data_calls`)
+    runtime_data_calls: list[RuntimeDataCall] = field(default_factory=list)
 
     # -- convenience -------------------------------------------------------------------------------
     @property
@@ -786,6 +734,8 @@ class ProgramModel:
             "raw_tensorflow": self.raw_tensorflow,
             "untrained_data": {k: v.to_dict() for k, v in self.untrained_data.items()},
             "loss_functions": {k: list(v) for k, v in self.loss_functions.items()},
+            "hyperparameter_literals": {k: v.to_dict() for k, v in self.hyperparameter_literals.items()},
+            "runtime_data_calls": [c.to_dict() for c in self.runtime_data_calls],
         }
 
     @classmethod
@@ -805,89 +755,8 @@ class ProgramModel:
             raw_tensorflow=d.get("raw_tensorflow", False),
             untrained_data={k: DataVar.from_dict(v) for k, v in d.get("untrained_data", {}).items()},
             loss_functions={k: list(v) for k, v in d.get("loss_functions", {}).items()},
+            hyperparameter_literals={
+                k: HyperparameterLiteral.from_dict(v) for k, v in d.get("hyperparameter_literals", {}).items()
+            },
+            runtime_data_calls=[RuntimeDataCall.from_dict(c) for c in d.get("runtime_data_calls", [])],
         )
-
-
-# ---------------------------------------------------------------------------------------------------
-# Element paths (grammar in docs/element-paths.md)
-# ---------------------------------------------------------------------------------------------------
-
-_SEGMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(-?\d+)\])?")
-
-
-def layer_path(model: int, layer: int | None = None, *rest: str) -> str:
-    """``model[0]``, ``model[0].layer[3]``, ``model[0].layer[3].activation``."""
-    out = f"model[{model}]"
-    if layer is not None:
-        out += f".layer[{layer}]"
-    return ".".join([out, *rest]) if rest else out
-
-
-def _indexed(root: str, index: int) -> str:
-    return root if index == 0 else f"{root}[{index}]"
-
-
-def compile_path(index: int = 0, *rest: str) -> str:
-    """``compile.loss``, ``compile.optimizer.learning_rate``, ``compile[1].loss`` (index 0 omitted)."""
-    return ".".join([_indexed("compile", index), *rest])
-
-
-def fit_path(index: int = 0, *rest: str) -> str:
-    """``fit.epochs``, ``fit.callbacks.EarlyStopping.patience``, ``fit[1].batch_size``."""
-    return ".".join([_indexed("fit", index), *rest])
-
-
-def evaluation_path(method: str, index: int = 0, *rest: str) -> str:
-    """``evaluate.batch_size``, ``predict[1].batch_size`` (``method``: evaluate* or predict*)."""
-    root = "evaluate" if method.startswith("evaluate") else "predict"
-    return ".".join([_indexed(root, index), *rest])
-
-
-def data_path(role: str, *rest: str | int) -> str:
-    """``data.x_train.source``, ``data.x_train.preprocess[2]`` (pass ``"preprocess", 2``)."""
-    out = f"data.{role}"
-    parts = list(rest)
-    while parts:
-        p = parts.pop(0)
-        if p == "preprocess" and parts and isinstance(parts[0], int):
-            out += f".preprocess[{parts.pop(0)}]"
-        else:
-            out += f".{p}"
-    return out
-
-
-def parse_path(path: str) -> list[tuple[str, int | None]]:
-    """Split an element path into (name, index) segments; ``compile``/``fit`` get index 0 if omitted.
-
-    >>> parse_path("model[0].layer[3].activation")
-    [('model', 0), ('layer', 3), ('activation', None)]
-    >>> parse_path("compile.loss")
-    [('compile', 0), ('loss', None)]
-    """
-    segments: list[tuple[str, int | None]] = []
-    for i, part in enumerate(path.split(".")):
-        m = _SEGMENT.fullmatch(part)
-        if not m:
-            raise ValueError(f"bad element path segment {part!r} in {path!r}")
-        name, idx = m.group(1), m.group(2)
-        index = int(idx) if idx is not None else None
-        if i == 0 and name in ("compile", "fit", "evaluate", "predict") and index is None:
-            index = 0
-        segments.append((name, index))
-    return segments
-
-
-def format_path(segments: list[tuple[str, int | None]]) -> str:
-    """Inverse of :func:`parse_path`, in canonical form (``compile[0]`` written ``compile``)."""
-    parts = []
-    for i, (name, index) in enumerate(segments):
-        if index is None or (i == 0 and name in ("compile", "fit", "evaluate", "predict") and index == 0):
-            parts.append(name)
-        else:
-            parts.append(f"{name}[{index}]")
-    return ".".join(parts)
-
-
-def canonical_path(path: str) -> str:
-    """Normalise an element path (``compile[0].loss`` -> ``compile.loss``)."""
-    return format_path(parse_path(path))

@@ -1,21 +1,20 @@
-"""Line numbers of statements and calls without LibCST's metadata machinery.
+"""Line numbers and source text of statements and calls, cheaply.
 
 ``PositionProvider`` costs about three times a parse on real programs (it records a range for
 every node through the metadata framework). mutreal only needs the first line of statements and
-calls, so one code-generation pass with a small state that counts newlines and records the line
-of those node types is enough: it costs a fraction of the parse.
+calls, so :class:`AstLineIndex` pairs the CST with Python's ``ast`` of the same text (a few percent
+of a parse). :class:`LineIndex`, LibCST's position metadata, is the fallback where they do not line
+up or no text is given.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from bisect import bisect_right
-from itertools import accumulate
 from typing import Any
 
 import libcst as cst
-from libcst._nodes.internal import CodegenState
+from libcst.metadata import MetadataWrapper, PositionProvider, WhitespaceInclusivePositionProvider
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
@@ -53,88 +52,67 @@ _COMPOUND = frozenset(
 )
 
 
-class _LineState(CodegenState):
-    """Codegen state that records, for selected nodes, the index of the first token they emit."""
-
-    __slots__ = ("starts", "ends", "watch")
-
-    def __init__(self, default_indent: str, default_newline: str) -> None:
-        super().__init__(default_indent=default_indent, default_newline=default_newline)
-        self.starts: dict[int, int] = {}
-        self.ends: dict[int, int] = {}
-        self.watch: dict[int, int] = {}
-
-    def after_codegen(self, node: cst.CSTNode) -> None:
-        if type(node) is cst.Call:
-            self.ends[id(node)] = len(self.tokens)
-
-    def before_codegen(self, node: cst.CSTNode) -> None:
-        t = type(node)
-        if t in _RECORDED:
-            self.starts[id(node)] = len(self.tokens)
-        elif t in _COMPOUND:
-            if t is cst.FunctionDef or t is cst.ClassDef:
-                # decorators may span lines: the def/class line is the line of its name
-                self.watch[id(node.name)] = id(node)  # type: ignore[attr-defined]
-            else:
-                # leading blank/comment lines come first: point at the keyword line
-                self.starts[id(node)] = -len(self.tokens) - 1
-        elif t is cst.Name and id(node) in self.watch:
-            self.starts[self.watch.pop(id(node))] = len(self.tokens)
-
-
 class LineIndex:
     """First line (1-based) of every small statement, call and compound statement of a module.
 
-    Lines are computed lazily from token offsets (bisect over newline offsets), so building the
-    index costs one code generation and a few C-level passes over the text.
+    The fallback when the source is not at hand or Python's ``ast`` does not line up with the CST
+    (:class:`AstLineIndex` is used otherwise): LibCST's position metadata, resolved once for the
+    module. A small statement or call starts at its first token (a call's parentheses included); a
+    compound statement at its keyword (decorators and leading comments skipped), a function or class
+    at its name.
     """
 
     #: unused here (every recorded node has its line); same interface as AstLineIndex
     current: cst.CSTNode | None = None
 
     def __init__(self, module: cst.Module) -> None:
-        state = _LineState(module.default_indent, module.default_newline)
-        module._codegen(state)
-        self._starts = state.starts
-        self._ends = state.ends
-        self._tokens = state.tokens
-        self._offsets: list[int] | None = None
-        self._newlines: list[int] = []
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        self._module = module
+        self._inclusive = wrapper.resolve(WhitespaceInclusivePositionProvider)
+        self._syntactic = wrapper.resolve(PositionProvider)
         self._code: str | None = None
-
-    def _prepare(self) -> None:
-        self._offsets = [0, *accumulate(map(len, self._tokens))]
-        self._newlines = [m.start() for m in _NEWLINE.finditer(self.code)]
+        self._lines: list[str] | None = None
 
     def line(self, node: cst.CSTNode | None) -> int | None:
         """Line of ``node`` when it is a recorded node type, else None."""
         if node is None:
             return None
-        start = self._starts.get(id(node))
-        if start is None:
+        t = type(node)
+        if t in _RECORDED:
+            where = self._inclusive.get(node)
+        elif type(node) is cst.FunctionDef or type(node) is cst.ClassDef:
+            where = self._syntactic.get(node.name)
+        elif t in _COMPOUND:
+            where = self._syntactic.get(node)
+        else:
             return None
-        if self._offsets is None:
-            self._prepare()
-        assert self._offsets is not None
-        extra = 0
-        if start < 0:
-            start = -start - 1
-            extra = len(getattr(node, "leading_lines", ()))
-        return bisect_right(self._newlines, self._offsets[start] - 1) + 1 + extra
+        return where.start.line if where is not None else None
 
     def text(self, node: cst.CSTNode) -> str | None:
-        """Source text of a call node (from the tokens of the same pass), None for other nodes."""
-        end = self._ends.get(id(node))
-        if end is None:
+        """Source text of a call node as the module writes it (continuation lines keep the
+        enclosing block's indentation), None for other nodes."""
+        if type(node) is not cst.Call:
             return None
-        return "".join(self._tokens[self._starts[id(node)] : end])
+        where = self._inclusive.get(node)
+        if where is None:
+            return None
+        if self._lines is None:  # split where LibCST counts lines (not at form feeds and the like)
+            code, starts = self.code, [0, *(mt.end() for mt in _NEWLINE.finditer(self.code))]
+            self._lines = [code[a:b] for a, b in zip(starts, [*starts[1:], len(code)], strict=True)]
+        lines = self._lines
+        (l0, c0), (l1, c1) = (
+            (where.start.line - 1, where.start.column),
+            (where.end.line - 1, where.end.column),
+        )
+        if l0 == l1:
+            return lines[l0][c0:c1]
+        return lines[l0][c0:] + "".join(lines[l0 + 1 : l1]) + lines[l1][:c1]
 
     @property
     def code(self) -> str:
-        """The module's source text (generated in the same pass)."""
+        """The module's source text (regenerated from the module)."""
         if self._code is None:
-            self._code = "".join(self._tokens)
+            self._code = self._module.code
         return self._code
 
 
@@ -163,8 +141,8 @@ class AstLineIndex:
         self._source = source
         self._lines = source.splitlines(keepends=True)
         self._starts: list[int] | None = None
-        self._stmts: dict[int, ast.AST] = {}
-        self._calls: dict[int, ast.AST] = {}
+        self._stmts: dict[int, ast.stmt] = {}
+        self._calls: dict[int, ast.Call] = {}
         self._mapped: set[int] = set()
         #: the statement the walker is executing (calls are looked up inside it)
         self.current: cst.CSTNode | None = None
@@ -191,29 +169,34 @@ class AstLineIndex:
             raise _Mismatch
 
     def _map_compound(self, s: cst.CSTNode, a: ast.AST) -> None:
-        t = type(s)
-        if t in (cst.FunctionDef, cst.ClassDef, cst.For, cst.While, cst.With):
-            self._map_block(s.body.body, a.body)  # type: ignore[attr-defined]
+        if (
+            type(s) is cst.FunctionDef
+            or type(s) is cst.ClassDef
+            or type(s) is cst.For
+            or type(s) is cst.While
+            or type(s) is cst.With
+        ):
+            self._map_block(s.body.body, _field(a, "body"))
             orelse = getattr(s, "orelse", None)
             if orelse is not None:
-                self._map_block(orelse.body.body, a.orelse)  # type: ignore[attr-defined]
-        elif t is cst.If:
-            self._map_block(s.body.body, a.body)  # type: ignore[attr-defined]
-            orelse = s.orelse  # type: ignore[attr-defined]
-            if isinstance(orelse, cst.If):
-                self._map_block([orelse], a.orelse)  # type: ignore[attr-defined]
-            elif orelse is not None:
-                self._map_block(orelse.body.body, a.orelse)  # type: ignore[attr-defined]
-        elif t in (cst.Try, cst.TryStar):
-            self._map_block(s.body.body, a.body)  # type: ignore[attr-defined]
-            if len(s.handlers) != len(a.handlers):  # type: ignore[attr-defined]
+                self._map_block(orelse.body.body, _field(a, "orelse"))
+        elif type(s) is cst.If:
+            self._map_block(s.body.body, _field(a, "body"))
+            if type(s.orelse) is cst.If:
+                self._map_block([s.orelse], _field(a, "orelse"))
+            elif s.orelse is not None:
+                self._map_block(s.orelse.body.body, _field(a, "orelse"))
+        elif type(s) is cst.Try or type(s) is cst.TryStar:
+            self._map_block(s.body.body, _field(a, "body"))
+            handlers: list[ast.ExceptHandler] = _field(a, "handlers")
+            if len(s.handlers) != len(handlers):
                 raise _Mismatch
-            for h, ah in zip(s.handlers, a.handlers, strict=True):  # type: ignore[attr-defined]
+            for h, ah in zip(s.handlers, handlers, strict=True):
                 self._map_block(h.body.body, ah.body)
-            if s.orelse is not None:  # type: ignore[attr-defined]
-                self._map_block(s.orelse.body.body, a.orelse)  # type: ignore[attr-defined]
-            if s.finalbody is not None:  # type: ignore[attr-defined]
-                self._map_block(s.finalbody.body.body, a.finalbody)  # type: ignore[attr-defined]
+            if s.orelse is not None:
+                self._map_block(s.orelse.body.body, _field(a, "orelse"))
+            if s.finalbody is not None:
+                self._map_block(s.finalbody.body.body, _field(a, "finalbody"))
         # match statements and others: inner statements stay unmapped (their lines fall back)
 
     # -- calls --------------------------------------------------------------------------------------
@@ -223,12 +206,13 @@ class AstLineIndex:
         if a is None:
             return
         t = type(stmt)
+        pairs: list[tuple[cst.CSTNode, ast.AST]]
         if t in _HEADERS:
             pairs = [(getattr(stmt, c), getattr(a, p)) for c, p in _HEADERS[t]]
-        elif t is cst.With:
+        elif type(stmt) is cst.With and isinstance(a, ast.With | ast.AsyncWith):
             pairs = [
                 (item.item, aitem.context_expr) for item, aitem in zip(stmt.items, a.items, strict=False)
-            ]  # type: ignore[attr-defined]
+            ]
         elif isinstance(stmt, cst.BaseSmallStatement):
             pairs = [(stmt, a)]
         else:
@@ -236,37 +220,39 @@ class AstLineIndex:
         for cnode, anode in pairs:
             ccalls: list[cst.CSTNode] = []
             _cst_calls(cnode, ccalls)
-            acalls: list[ast.AST] = []
+            acalls: list[ast.Call] = []
             _ast_calls(anode, acalls)
             if len(ccalls) != len(acalls):
                 continue
-            acalls.sort(key=lambda n: (n.lineno, n.col_offset, -n.end_lineno, -n.end_col_offset))  # type: ignore[operator]
+            acalls.sort(
+                key=lambda n: (n.lineno, n.col_offset, -(n.end_lineno or 0), -(n.end_col_offset or 0))
+            )
             for c, n in zip(ccalls, acalls, strict=True):
                 self._calls[id(c)] = n
 
-    def _ast_of(self, node: cst.CSTNode) -> ast.AST | None:
-        a = self._stmts.get(id(node))
-        if a is not None:
-            return a
+    def _ast_of(self, node: cst.CSTNode) -> ast.stmt | ast.Call | None:
+        stmt = self._stmts.get(id(node))
+        if stmt is not None:
+            return stmt
         if type(node) is not cst.Call:
             return None
-        a = self._calls.get(id(node))
-        if a is None and self.current is not None and id(self.current) not in self._mapped:
+        call = self._calls.get(id(node))
+        if call is None and self.current is not None and id(self.current) not in self._mapped:
             self._map_calls(self.current)
-            a = self._calls.get(id(node))
-        return a
+            call = self._calls.get(id(node))
+        return call
 
     def line(self, node: cst.CSTNode | None) -> int | None:
         if node is None:
             return None
         a = self._ast_of(node)
-        return a.lineno if a is not None else None  # type: ignore[attr-defined]
+        return a.lineno if a is not None else None
 
     def text(self, node: cst.CSTNode) -> str | None:
         """Source text of a call or statement node, None when it is not known."""
-        a = self._stmts.get(id(node))
-        if a is not None:
-            return self._segment(a)
+        stmt = self._stmts.get(id(node))
+        if stmt is not None:
+            return self._segment(stmt)
         if type(node) is not cst.Call:
             return None
         a = self._ast_of(node)
@@ -274,12 +260,14 @@ class AstLineIndex:
             return None
         return self._segment(a)
 
-    def _segment(self, a: ast.AST) -> str | None:
+    def _segment(self, a: ast.stmt | ast.Call) -> str | None:
         lines = self._lines
+        if a.end_lineno is None or a.end_col_offset is None:
+            return None
         try:
-            l0, c0, l1, c1 = a.lineno - 1, a.col_offset, a.end_lineno - 1, a.end_col_offset  # type: ignore[attr-defined,operator]
+            l0, c0, l1, c1 = a.lineno - 1, a.col_offset, a.end_lineno - 1, a.end_col_offset
             first, last = lines[l0], lines[l1]
-        except (IndexError, TypeError):
+        except IndexError:
             return None
         if not first.isascii():
             c0 = len(first.encode()[:c0].decode(errors="replace"))
@@ -345,6 +333,11 @@ _FIELDS: dict[type, tuple[str, ...]] = {
 }
 
 
+def _field(node: ast.AST, name: str) -> Any:
+    """A field of an AST node paired with a CST node of the same kind (AttributeError if not)."""
+    return getattr(node, name)
+
+
 def _cst_calls(node: cst.CSTNode, out: list[cst.CSTNode]) -> None:
     """Calls under ``node`` in pre-order (source order, outer before inner)."""
     t = type(node)
@@ -366,8 +359,8 @@ def _cst_calls(node: cst.CSTNode, out: list[cst.CSTNode]) -> None:
                 _cst_calls(item, out)
 
 
-def _ast_calls(node: ast.AST, out: list[ast.AST]) -> None:
-    if type(node) is ast.Call:
+def _ast_calls(node: ast.AST, out: list[ast.Call]) -> None:
+    if isinstance(node, ast.Call):
         out.append(node)
     for name in node._fields:
         value = getattr(node, name, None)

@@ -1,0 +1,165 @@
+"""Source facts in the program model: training-budget literals and runtime training-data calls.
+
+``ProgramModel.hyperparameter_literals`` and ``ProgramModel.runtime_data_calls`` must carry what
+:func:`mutreal.diff.find_hyperparameter_variables` and :func:`mutreal.diff.find_runtime_calls`
+compute from the source (so the comparison can read the model instead); the equality tests run over
+small programs of every shape below, the own corpus and, where it is present, the local dev corpus.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from mutreal.diff import find_hyperparameter_variables, find_runtime_calls
+from mutreal.extract import extract_model, extract_source
+from mutreal.model import HyperparameterLiteral, ProgramModel, RuntimeDataCall
+from mutreal.source import load_program, parse_source
+
+ROOT = Path(__file__).resolve().parents[2]
+OWN_MANIFEST = ROOT / "benchmarks" / "corpus" / "manifest.csv"
+DEV_MANIFEST = Path("/work/dev/manifest.csv")
+
+PROGRAMS = {
+    "budget": """
+import numpy as np
+from keras.models import Sequential
+from keras.layers import Dense
+EPOCHS = 12
+nb_epoch = 3
+batch_size = 16.0
+num_batch = 2
+learning_rate = 0.1
+epochs_list = [1, 2]
+x = np.zeros((10, 4)); y = np.zeros(10)
+model = Sequential([Dense(1, input_dim=4)])
+model.compile(loss="mse", optimizer="sgd")
+model.fit(x, y, epochs=EPOCHS, batch_size=batch_size)
+EPOCHS = 20
+""",
+    "runtime_alias": """
+import numpy as np
+from keras.models import Sequential
+from keras.layers import Dense
+from mutreal.runtime import training_data as td
+x_train = np.zeros((10, 4)); y_train = np.zeros(10)
+x_train, y_train = td.remove(x_train, y_train, pct=25.0, seed=0)
+y_train = td.noise(y_train,  pct=10.0 , seed=1)
+model = Sequential([Dense(1, input_dim=4)])
+model.compile(loss="mse", optimizer="sgd")
+model.fit(x_train, y_train, epochs=2)
+""",
+    "runtime_module_import_in_function": """
+import mutreal.runtime.training_data
+import mutreal.runtime.training_data as rt
+from keras.models import Sequential
+from keras.layers import Dense
+
+def load(a, b):
+    a, *rest = mutreal.runtime.training_data.unbalance(a, b, pct=50.0, seed=0)
+    data.x = rt.remove(a, b, pct=5.0, seed=2)
+    other = rt.helpers.remove(a)
+    return a, b
+
+xs, ys = load(None, None)
+model = Sequential([Dense(1, input_dim=4)])
+model.compile(loss="mse", optimizer="sgd")
+model.fit(xs, ys, epochs=2)
+""",
+    "no_runtime_mentions_training_data": """
+training_data = [1, 2, 3]
+batch = 4
+""",
+}
+
+
+def _check_equal(module, source: str, pm: ProgramModel) -> None:
+    expected_vars = find_hyperparameter_variables(module, source)
+    assert {k: vars(v) for k, v in expected_vars.items()} == {
+        k: vars(v) for k, v in pm.hyperparameter_literals.items()
+    }
+    expected_calls = find_runtime_calls(module, pm.imports, pm.fits, pm.path, source)
+    assert [vars(c) for c in expected_calls] == [vars(c) for c in pm.runtime_data_calls]
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_facts_equal_what_the_diff_reads_from_source(name):
+    parsed = parse_source(PROGRAMS[name], f"{name}.py")
+    pm = extract_model(parsed.module, f"{name}.py", source=parsed.text)
+    _check_equal(parsed.module, parsed.text, pm)
+
+
+def test_budget_literals_are_module_level_numbers_with_budget_names():
+    pm = extract_source(PROGRAMS["budget"], "p.py")
+    lits = pm.hyperparameter_literals
+    assert sorted(lits) == ["EPOCHS", "batch_size", "nb_epoch", "num_batch"]
+    # the later binding wins; its line is the first line that writes that literal
+    assert lits["EPOCHS"] == HyperparameterLiteral("EPOCHS", "fit.epochs", 20.0, "20", 15)
+    assert lits["batch_size"].kind == "fit.batch_size" and lits["batch_size"].value == 16.0
+    assert extract_source("epochs = 5\n").hyperparameter_literals["epochs"].line == 1
+    assert extract_source("x = 5\n").hyperparameter_literals == {}
+
+
+def test_runtime_calls_resolve_aliases_and_training_roles():
+    pm = extract_source(PROGRAMS["runtime_alias"], "p.py")
+    calls = pm.runtime_data_calls
+    assert [(c.function, c.roles, c.line) for c in calls] == [
+        ("remove", ["x_train", "y_train"], 7),
+        ("noise", ["y_train"], 8),
+    ]
+    assert calls[1].text == "td.noise(y_train, pct=10.0 , seed=1)"  # whitespace runs collapsed
+    assert calls[0].file == "p.py"
+    nested = extract_source(PROGRAMS["runtime_module_import_in_function"], "q.py").runtime_data_calls
+    # a nested module name is not a runtime function; calls inside functions count
+    assert [(c.function, c.line) for c in nested] == [("unbalance", 8), ("remove", 9)]
+    assert extract_source(PROGRAMS["no_runtime_mentions_training_data"]).runtime_data_calls == []
+
+
+def test_source_facts_round_trip_through_json():
+    pm = extract_source(PROGRAMS["runtime_alias"] + "epochs = 3\n", "p.py")
+    again = ProgramModel.from_dict(json.loads(json.dumps(pm.to_dict())))
+    assert again.runtime_data_calls == pm.runtime_data_calls
+    assert again.hyperparameter_literals == pm.hyperparameter_literals
+    assert isinstance(again.runtime_data_calls[0], RuntimeDataCall)
+    # a model written before these fields existed still loads
+    old = pm.to_dict()
+    del old["runtime_data_calls"], old["hyperparameter_literals"]
+    assert ProgramModel.from_dict(old).runtime_data_calls == []
+
+
+def _manifest_files(manifest: Path) -> list[Path]:
+    files = []
+    with open(manifest, newline="", encoding="utf-8-sig") as handle:
+        for row in csv.DictReader(handle):
+            for side in ("buggy", "fixed"):
+                for p in (row.get(side) or "").split(";"):
+                    if p.strip():
+                        path = Path(p.strip())
+                        files.append(path if path.is_absolute() else manifest.parent / path)
+    return files
+
+
+def _check_corpus(manifest: Path) -> int:
+    checked = 0
+    for path in _manifest_files(manifest):
+        try:
+            parsed = load_program(path, tolerant=True)
+        except Exception:  # noqa: BLE001 - a file classify cannot read has no facts either
+            continue
+        pm = extract_model(parsed.module, str(path), source=parsed.text)
+        _check_equal(parsed.module, parsed.text, pm)
+        checked += 1
+    return checked
+
+
+def test_facts_equal_the_diffs_over_the_own_corpus():
+    assert _check_corpus(OWN_MANIFEST) > 100
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not DEV_MANIFEST.exists(), reason="the dev corpus is only on the development machine")
+def test_facts_equal_the_diffs_over_the_dev_corpus():
+    assert _check_corpus(DEV_MANIFEST) > 300
