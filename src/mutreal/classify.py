@@ -212,7 +212,7 @@ def classify_pair(
     tolerant: bool = False,
 ) -> BugResult:
     """Classify one bug. Raises :class:`ClassifyError` (or :class:`SourceError`) when it cannot."""
-    from mutreal.diff import diff_models, find_hyperparameter_variables, find_runtime_calls
+    from mutreal.diff import diff_models
     from mutreal.labels import label_component
 
     bfiles, ffiles = expand_side(buggy), expand_side(fixed)
@@ -250,15 +250,7 @@ def classify_pair(
             result.data.setdefault("fixed", _data_summary(fmodel))
         if bpath is None or fpath is None:
             continue  # a file on one side only is compared with nothing
-        runtime_calls = (
-            find_runtime_calls(sides[0][0].module, bmodel.imports, bmodel.fits, bpath, sides[0][0].text),
-            find_runtime_calls(sides[1][0].module, fmodel.imports, fmodel.fits, fpath, sides[1][0].text),
-        )
-        hyper_variables = (
-            find_hyperparameter_variables(sides[0][0].module, sides[0][0].text),
-            find_hyperparameter_variables(sides[1][0].module, sides[1][0].text),
-        )
-        for comp in diff_models(bmodel, fmodel, runtime_calls, hyper_variables):
+        for comp in diff_models(bmodel, fmodel):
             result.components.append(component_result(label_component(comp), comp))
     for side, other in (("buggy", "fixed"), ("fixed", "buggy")):
         if statements[side] == 0 and keras_side[other]:

@@ -11,8 +11,6 @@ from mutreal.compare import (
     RuntimeCall,
     align_layers,
     diff_models,
-    find_hyperparameter_variables,
-    find_runtime_calls,
 )
 from mutreal.compare.data import gains_batch_axis as _gains_batch_axis
 from mutreal.compare.data import reshapes_to as _reshapes_to
@@ -29,7 +27,5 @@ __all__ = [
     "_reshapes_to",
     "align_layers",
     "diff_models",
-    "find_hyperparameter_variables",
-    "find_runtime_calls",
     "runtime_training_function",
 ]

@@ -613,6 +613,11 @@ class RuntimeDataCall:
     file: str | None
     line: int | None
 
+    def key(self) -> tuple[str, str]:
+        """The call as compared: its function and its arguments' text, whitespace aside."""
+        text = "".join(self.text.split())
+        return self.function, text[text.find("(") :] if "(" in text else text
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "function": self.function,

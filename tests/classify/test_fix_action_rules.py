@@ -3,12 +3,12 @@ taxonomy/decisions.csv rows LIS-reshape-once, HNE-unused-variable, HBS-evaluate,
 
 from __future__ import annotations
 
-import libcst
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mutreal.diff import _reshapes_to, find_hyperparameter_variables
+from mutreal.diff import _reshapes_to
+from mutreal.extract import extract_source
 from mutreal.model import DataOp
 
 _DIM = st.sampled_from(["rows", "cols", "1", "3", "28", "img_h", "img_w", "64"])
@@ -51,7 +51,7 @@ def test_hyperparameter_variables_by_name_and_literal():
         "nb_epoch = 5\nEPOCHS = 2.0\nbatch_size = 64\nnum_batches = 3\nepochs = n\n"
         "learning_rate = 0.1\nif True:\n    epochs_inner = 7\n"
     )
-    found = find_hyperparameter_variables(libcst.parse_module(source), source)
+    found = extract_source(source).hyperparameter_literals
     assert {k: (v.kind, v.value, v.line) for k, v in found.items()} == {
         "nb_epoch": ("fit.epochs", 5.0, 1),
         "EPOCHS": ("fit.epochs", 2.0, 2),

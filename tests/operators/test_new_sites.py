@@ -37,7 +37,7 @@ NEW_KIND_OPS = {
 }
 
 _ROLE_GAP = (
-    "diff.find_runtime_calls gives a rebound array a training role only when fit takes it directly; "
+    "the runtime training-data calls (ProgramModel.runtime_data_calls) give a rebound array a training role only when fit takes it directly; "
     "behind a generator/Sequence every call is reported as data.x_train"
 )
 _TFDATA_GAP = "classify follows the tf.data chain to the labels only: no data.x_train component"

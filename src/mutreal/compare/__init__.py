@@ -17,12 +17,7 @@ from mutreal.compare.decisions import APPLIED_BY, DecisionId
 from mutreal.compare.kinds import ComponentKind
 from mutreal.compare.noise import NOISE_RULES, NoiseRule
 from mutreal.compare.pipeline import PASSES, diff_models
-from mutreal.compare.source_facts import (
-    HyperVariable,
-    RuntimeCall,
-    find_hyperparameter_variables,
-    find_runtime_calls,
-)
+from mutreal.compare.source_facts import HyperVariable, RuntimeCall
 
 __all__ = [
     "APPLIED_BY",
@@ -36,6 +31,4 @@ __all__ = [
     "RuntimeCall",
     "align_layers",
     "diff_models",
-    "find_hyperparameter_variables",
-    "find_runtime_calls",
 ]

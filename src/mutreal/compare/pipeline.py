@@ -62,13 +62,16 @@ def diff_models(
 ) -> list[FaultComponent]:
     """All fault components between a buggy and a fixed program model (noise rules applied).
 
-    ``runtime_calls``: the training-data runtime calls of each program read from its source
-    (:func:`~mutreal.compare.source_facts.find_runtime_calls`); without them, the calls the
-    extractor followed into the chains. ``hyper_variables``: each program's module-level budget
-    variables (:func:`~mutreal.compare.source_facts.find_hyperparameter_variables`).
+    The diff reads the two models only: the training-data runtime calls and module-level budget
+    variables are the models' ``runtime_data_calls`` and ``hyperparameter_literals``, which the
+    extractor read from the source. ``runtime_calls`` / ``hyper_variables`` override them (tests).
     """
     if empty_program(buggy) or empty_program(fixed):
         return []
+    if runtime_calls is None:
+        runtime_calls = (list(buggy.runtime_data_calls), list(fixed.runtime_data_calls))
+    if hyper_variables is None:
+        hyper_variables = (dict(buggy.hyperparameter_literals), dict(fixed.hyperparameter_literals))
     ctx = CompareContext(buggy, fixed, runtime_calls, hyper_variables)
     out: list[FaultComponent] = []
     for compare in PASSES:
