@@ -195,10 +195,39 @@ def passed_variables(names: list[str] | tuple[str, ...]) -> dict[str, str]:
     return passed
 
 
+def interpreter_folders_in_tmp(src_root: str | None = None) -> list[str]:
+    """Folders right under the host's ``/tmp`` that hold what the worker's interpreter imports.
+
+    The sandbox's ``/tmp`` is private, so a Python, virtual environment or checkout living under the
+    host's ``/tmp`` (a CI clone, a throw-away venv) would vanish inside and the worker could not even
+    import mutreal. Each such folder is shown read-only at its own path (:func:`bwrap_command`) and
+    kept as a mount point between runs (:func:`reset_private_tmp`). ``/tmp`` itself is never one."""
+    root = src_root or str(Path(__file__).resolve().parents[2])
+    needed = [sys.prefix, sys.exec_prefix, sys.base_prefix, os.path.dirname(sys.executable), root]
+    needed += os.path.dirname(os.path.realpath(sys.executable)), *os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    needed += [p for p in sys.path if "site-packages" in p or "dist-packages" in p]
+    folders: list[str] = []
+    for path in needed:
+        for candidate in {os.path.abspath(path), os.path.realpath(path)} if path else ():
+            parts = candidate.split(os.sep)
+            if len(parts) >= 3 and parts[1] == "tmp" and parts[2] and os.path.isdir("/tmp/" + parts[2]):
+                folder = "/tmp/" + parts[2]
+                if folder != HOST_TMP and folder not in folders:
+                    folders.append(folder)
+    return sorted(folders)
+
+
 def bwrap_command(
-    inner: list[str], private_tmp: Path, user_namespace: bool, datasets: Path | None = None
+    inner: list[str],
+    private_tmp: Path,
+    user_namespace: bool,
+    datasets: Path | None = None,
+    tmp_folders: list[str] | None = None,
 ) -> list[str]:
-    """The ``bwrap`` command line that runs ``inner`` in a worker's sandbox (see the module doc)."""
+    """The ``bwrap`` command line that runs ``inner`` in a worker's sandbox (see the module doc).
+
+    ``tmp_folders``: folders of the host's ``/tmp`` shown read-only at their own paths
+    (:func:`interpreter_folders_in_tmp`)."""
     command = [
         "bwrap",
         "--ro-bind", "/", "/",
@@ -207,6 +236,8 @@ def bwrap_command(
         "--bind", str(private_tmp), "/tmp",
         "--ro-bind", "/tmp", HOST_TMP,
     ]  # fmt: skip
+    for folder in tmp_folders or ():
+        command += ["--ro-bind", folder, folder]
     for device in sorted(Path("/dev").glob("nvidia*")):  # GPUs stay usable
         command += ["--dev-bind", str(device), str(device)]
     if datasets is not None and datasets.is_dir():
@@ -231,7 +262,7 @@ _KEPT_PATHS = ("home", "home/.keras", "home/.keras/datasets", HOST_TMP[len("/tmp
 _MOUNT_POINTS = ("home/.keras/datasets", HOST_TMP[len("/tmp/") :])
 
 
-def reset_private_tmp(private_tmp: Path) -> None:
+def reset_private_tmp(private_tmp: Path, tmp_folders: list[str] | None = None) -> None:
     """Empty a worker's private ``/tmp`` from outside, keeping the mount point of the dataset cache.
 
     Run after :func:`kill_namespace_others`, while the worker waits for its next run. Files the
@@ -253,6 +284,9 @@ def reset_private_tmp(private_tmp: Path) -> None:
             os.chmod(path, 0o700)
         shutil.rmtree(path, onerror=force)
 
+    extra = tuple(folder[len("/tmp/") :] for folder in tmp_folders or ())
+    kept, mount_points = _KEPT_PATHS + extra, _MOUNT_POINTS + extra
+
     def walk(folder: Path, relative: str) -> None:
         try:
             entries = list(folder.iterdir())
@@ -260,14 +294,14 @@ def reset_private_tmp(private_tmp: Path) -> None:
             return
         for entry in entries:
             name = f"{relative}{entry.name}"
-            if name in _KEPT_PATHS and entry.is_dir() and not entry.is_symlink():
-                if name not in _MOUNT_POINTS:
+            if name in kept and entry.is_dir() and not entry.is_symlink():
+                if name not in mount_points:
                     walk(entry, name + "/")
                 continue
             remove(entry)
 
     walk(private_tmp, "")
-    for name in _KEPT_PATHS:  # HOME must exist for the next run
+    for name in kept:  # HOME and the mount points must exist for the next run
         (private_tmp / name).mkdir(parents=True, exist_ok=True)
 
 

@@ -140,6 +140,7 @@ class WorkerProcess:
         self.starts = 0
         self.startup_s = 0.0  # seconds spent starting workers (importing TensorFlow), all starts
         self.tmpdir: Path | None = None
+        self.tmp_folders: list[str] = []  # folders of the host /tmp shown inside (the interpreter lives there)
         self.cgroup: sandbox.MemoryCgroup | None = None
         self.keep_pids: set[int] = set()  # the sandbox's init and the worker (host pids)
         self.choice: sandbox.SandboxChoice | None = None
@@ -173,7 +174,12 @@ class WorkerProcess:
         (private_tmp / "home" / ".keras" / "datasets").mkdir(parents=True, exist_ok=True)
         (private_tmp / sandbox.HOST_TMP[len("/tmp/") :]).mkdir(exist_ok=True)
         datasets = Path(env["KERAS_HOME"]) / "datasets"
-        command = sandbox.bwrap_command(inner, private_tmp, self.choice.user_namespace, datasets)
+        self.tmp_folders = sandbox.interpreter_folders_in_tmp()
+        for folder in self.tmp_folders:  # their mount points in the private /tmp
+            (private_tmp / folder[len("/tmp/") :]).mkdir(exist_ok=True)
+        command = sandbox.bwrap_command(
+            inner, private_tmp, self.choice.user_namespace, datasets, tmp_folders=self.tmp_folders
+        )
         self.cgroup = sandbox.MemoryCgroup.create(self.name)
         if self.cgroup is not None:  # join the cgroup before bwrap forks, so every process is in it
             command = ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', str(self.cgroup.procs_file), *command]
@@ -286,7 +292,7 @@ class WorkerProcess:
         if self.sandboxed:
             sandbox.kill_namespace_others(self.process.pid, self.keep_pids)
             if self.tmpdir is not None:
-                sandbox.reset_private_tmp(self.tmpdir / "tmp")
+                sandbox.reset_private_tmp(self.tmpdir / "tmp", self.tmp_folders)
         else:  # without a PID namespace only the worker's own children can be found
             sandbox.kill_namespace_others(self.process.pid, set())
 
