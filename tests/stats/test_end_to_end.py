@@ -89,7 +89,7 @@ def test_kill_and_reproduce_exit_1_when_the_reference_never_trains(
     assert result.exit_code == 1 and "no successful run" in result.stderr
     assert json.loads(result.stdout)["original"]["summary"]["n"] == 0
     result = CliRunner().invoke(main, ["reproduce", str(subjects["copy"]), str(broken), "--runs", "1"])
-    assert result.exit_code == 1 and "no successful run" in result.stderr and "reproduced:" in result.stdout
+    assert result.exit_code == 1 and "no completed run" in result.stderr and "reproduced:" in result.stdout
 
 
 def test_compare_runs_end_to_end(subjects: dict[str, Path]) -> None:
