@@ -696,12 +696,6 @@ CALLBACKS = frozenset(
         "SwapEMAWeights",
     ]
 )
-#: callbacks that only observe or record training: changing them is never a fault (noise rule)
-INSTRUMENTATION_CALLBACKS = frozenset(
-    {"TensorBoard", "CSVLogger", "ModelCheckpoint", "ProgbarLogger", "History", "RemoteMonitor", "BaseLogger"}
-)
-
-
 def canonical_callback(name: str) -> str | None:
     """Canonical callback class name, None when not a Keras callback."""
     return name if name in CALLBACKS else None
