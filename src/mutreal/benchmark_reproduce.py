@@ -9,8 +9,9 @@ in the output are kept, stored runs are not trained again) and one bad bug never
 What is decided per bug, beyond the pair verdict of :func:`mutreal.verdicts.reproduce_from_records`:
 
 - ``missing-data``: a program could not find its data; the row names the path to place there.
-- a *version problem*: both versions fail the same way on an API that current Keras, TensorFlow or
-  numpy removed; the bug is retried once with ``--modernize``, and both tries are kept.
+- a *version problem*: every run of both versions fails on an API that current Keras, TensorFlow or
+  numpy removed (each side's own removed API and message); the bug is retried once with
+  ``--modernize``, and both tries are kept.
 - ``error``: a program file is missing, or a side of several files has no single entry program.
 """
 
@@ -225,7 +226,9 @@ def reproduce_task(
         records = tuple(run_programs([buggy, fixed], seeds, options))
         row = _decide(task, buggy, fixed, records, statistics)  # type: ignore[arg-type]
         failure = (_removed_api_failure(records[0]), _removed_api_failure(records[1]))
-        if failure[0] is not None and failure[0] == failure[1] and not options.get("modernize"):
+        # both sides stopped on a removed API: the fault was never reached. The two messages need
+        # not be equal (a fix that also changed lr=0.01 to lr=0.001 fails on {'lr': 0.001}).
+        if failure[0] is not None and failure[1] is not None and not options.get("modernize"):
             first = {k: row.to_dict()[k] for k in ("reproduced", "stable", "reason", "symptom")}
             records = tuple(run_programs([buggy, fixed], seeds, {**options, "modernize": True}))
             row = _decide(task, buggy, fixed, records, statistics)  # type: ignore[arg-type]
@@ -234,6 +237,8 @@ def reproduce_task(
                 "error_type": failure[0][0], "error": failure[0][1], "first_try": first,
                 "modernized": True, "resolved": not still,
             }  # fmt: skip
+            if failure[1] != failure[0]:
+                row.version_problem["fixed_error_type"], row.version_problem["fixed_error"] = failure[1]
         return row
     except (RuntimeError, ValueError, OSError) as error:
         return BugReproduction(id=task.id, benchmark=task.benchmark, status="error", error=str(error))

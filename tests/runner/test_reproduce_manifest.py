@@ -118,3 +118,25 @@ def test_entry_program_of_a_side_with_several_files(tmp_path):
     with pytest.raises(ValueError, match="entry"):
         entry_program(files + [str(tmp_path / "other.py")])
     assert entry_program(files + [str(tmp_path / "other.py")], "other.py") == str(tmp_path / "other.py")
+
+
+@pytest.mark.slow
+def test_both_sides_on_different_removed_apis_are_retried_modernized(tmp_path):
+    # a fix that also touched the legacy line: both versions stop on a removed numpy alias, each on
+    # its own (np.float vs np.int), before the shape fault is reached
+    (tmp_path / "buggy.py").write_text(
+        "import numpy as np\nx = np.zeros(3, dtype=np.float)\nprint((x @ np.zeros((2, 2))).sum())\n"
+    )
+    (tmp_path / "fixed.py").write_text(
+        "import numpy as np\nx = np.zeros(3, dtype=np.int)\nprint((x @ np.zeros((3, 2))).sum())\n"
+    )
+    (tmp_path / "manifest.csv").write_text("id,buggy,fixed,symptom\ndiffer,buggy.py,fixed.py,crash\n")
+    result = _reproduce(tmp_path, "--manifest", "manifest.csv", "--out", "rows.jsonl", "--runs", "2",
+                        "--jobs", "1", "-q")  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    row = json.loads((tmp_path / "rows.jsonl").read_text())
+    problem = row["version_problem"]
+    assert problem is not None and problem["first_try"]["reproduced"] is False
+    assert "float" in problem["error"] and "int" in problem["fixed_error"]
+    assert problem["resolved"] is True
+    assert row["reproduced"] is True and row["fixed"]["outcomes"] == {"ok": 2}
