@@ -36,6 +36,8 @@ _REMOVED_API_HINTS = (
     "unexpected keyword argument",
     "Unrecognized keyword arguments",
     "Argument(s) not recognized",
+    # Keras 3 no longer wraps a TensorFlow op applied to a functional model's tensors in a layer
+    "A KerasTensor cannot be used as input to a TensorFlow function",
 )
 _FIT_CALL = re.compile(r"\.fit(_generator)?\s*\(")
 #: how data loaders name the file they did not find: OSError's ``[Errno 2] ...: 'x'``, numpy's

@@ -107,3 +107,30 @@ def test_cli_lists_changes_and_writes_json(tmp_path):
 def test_parse_error_is_raised_by_the_api():
     with pytest.raises(libcst.ParserSyntaxError):
         modernize_source("print 'python 2'\n")
+
+
+FUNCTIONAL_TF_OPS = """\
+import numpy as np
+import tensorflow as tf
+from tensorflow.keras.layers import Dense, Input
+
+left, right = Input(shape=(4,)), Input(shape=(6,))
+both = tf.concat([left, right], -1)
+pooled = tf.reduce_mean(tf.expand_dims(both, axis=1), axis=1, name='pool')
+odd = tf.concat([left, right], axis=-1, conjugate=True)
+arrays = np.concatenate([np.zeros(2), np.ones(2)])
+"""
+
+
+def test_tf_ops_on_functional_tensors_become_keras_ops():
+    result = modernize_source(FUNCTIONAL_TF_OPS)
+    text = result.source
+    assert "both = tf.keras.ops.concatenate([left, right], -1)" in text
+    assert "pooled = tf.keras.ops.mean(tf.keras.ops.expand_dims(both, axis=1), axis=1)" in text
+    assert "odd = tf.concat([left, right], axis=-1, conjugate=True)" in text  # no keras.ops counterpart
+    assert "np.concatenate" in text
+    assert sum(c.kind == "tensorflow op" for c in result.changes) == 3
+    compile(text, "modernized.py", "exec")
+    # a TF 1 graph program (no functional Input) keeps its TensorFlow ops as written
+    graph = "import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 3])\ny = tf.concat([x, x], 1)\n"
+    assert modernize_source(graph).source == graph

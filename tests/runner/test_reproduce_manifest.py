@@ -17,7 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from mutreal.benchmark_reproduce import ManifestError, entry_program, read_reproduce_manifest
+from mutreal.benchmark_reproduce import (
+    ManifestError,
+    _removed_api_failure,
+    entry_program,
+    read_reproduce_manifest,
+)
+from mutreal.runner.records import RunRecord
 
 ROOT = Path(__file__).parents[2]
 
@@ -140,3 +146,19 @@ def test_both_sides_on_different_removed_apis_are_retried_modernized(tmp_path):
     assert "float" in problem["error"] and "int" in problem["fixed_error"]
     assert problem["resolved"] is True
     assert row["reproduced"] is True and row["fixed"]["outcomes"] == {"ok": 2}
+
+
+def _crashes(program: str, error_type: str, message: str) -> list[RunRecord]:
+    return [RunRecord(key=f"{program}{seed}", program=program, seed=seed, outcome="crash",
+                      error_type=error_type, error_message=message) for seed in range(2)]  # fmt: skip
+
+
+def test_which_crashes_count_as_a_version_problem():
+    keras3 = "A KerasTensor cannot be used as input to a TensorFlow function. A KerasTensor is ..."
+    assert _removed_api_failure(_crashes("b.py", "ValueError", keras3)) == ("ValueError", keras3)
+    lr = "Argument(s) not recognized: {'lr': 0.01}"
+    assert _removed_api_failure(_crashes("b.py", "ValueError", lr)) is not None
+    shape = "Arguments `target` and `output` must have the same rank (ndim)."
+    assert _removed_api_failure(_crashes("b.py", "ValueError", shape)) is None  # the fault itself
+    mixed = _crashes("b.py", "ValueError", lr)[:1] + _crashes("b.py", "ValueError", shape)[1:]
+    assert _removed_api_failure(mixed) is None
