@@ -18,7 +18,7 @@ endif
 PIP ?= $(PYTHON) -m pip
 OUT ?= out/demo
 
-.PHONY: install install-all system-deps demo test test-fast lint
+.PHONY: install install-all system-deps demo test test-fast lint mutation
 
 $(VENV)/bin/python:
 	@echo "no virtual environment active: creating the project's own $(VENV) (make PYTHON=... to choose one)"
@@ -53,3 +53,8 @@ test-fast: install
 
 lint:
 	$(PYTHON) -m ruff check src tests benchmarks
+
+# Mutation testing of the decisive logic (slow; not part of `make test`): scope in tools/mutation/scope.toml,
+# equivalent mutants in tools/mutation/equivalent.toml, report in out/mutation/report.md.
+mutation: install
+	$(PYTHON) tools/mutation/run.py

@@ -10,7 +10,6 @@ usage: python benchmarks/classify_speed.py [MANIFEST] [--jobs N]
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import subprocess
 import sys
@@ -18,17 +17,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from mutreal.manifest import read_manifest
+
 
 def manifest_files(manifest: Path) -> list[Path]:
-    files = []
-    with open(manifest, newline="", encoding="utf-8-sig") as handle:
-        for row in csv.DictReader(handle):
-            for side in ("buggy", "fixed"):
-                for p in (row.get(side) or "").split(";"):
-                    if p.strip():
-                        path = Path(p.strip())
-                        files.append(path if path.is_absolute() else manifest.parent / path)
-    return files
+    """Every buggy and fixed file of the manifest, read as classify reads it."""
+    return [Path(p) for row in read_manifest(manifest) for p in (*row.buggy, *row.fixed)]
 
 
 def parse_only_seconds(files: list[Path]) -> float:

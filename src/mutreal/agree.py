@@ -27,15 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mutreal.labelsfile import (
-    LabelledBug,
-    ReadProblem,
-    ResultRow,
-    is_labels_file,
-    read_labels,
-    read_results,
-    unknown_codes,
-)
+from mutreal.labelsfile import LabelledBug, is_labels_file, read_labels, unknown_codes
+from mutreal.results import BugResult, ReadProblem, read_results
 
 
 @dataclass
@@ -50,7 +43,7 @@ class Annotation:
     benchmark: str | None = None
 
     @classmethod
-    def from_result(cls, row: ResultRow) -> Annotation:
+    def from_result(cls, row: BugResult) -> Annotation:
         codes = row.codes
         return cls(
             row.id,

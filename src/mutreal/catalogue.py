@@ -19,12 +19,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
-from itertools import product
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from mutreal.combinations import Combination, sub_multisets
 from mutreal.resources import data_dir
 
 #: parameter kinds of the catalogue
@@ -294,35 +294,6 @@ def operators_for_code(code: str) -> list[OperatorSpec]:
 # ---------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Combination:
-    """A multiset of simulable fault codes (sorted, repeats kept) and how many real bugs hold it.
-
-    ``support``: bugs whose simulable codes contain the multiset; ``exact``: bugs whose simulable
-    codes are exactly it; ``support_fully_simulable``: bugs containing it all of whose codes the
-    study flagged simulable.
-    """
-
-    codes: tuple[str, ...]
-    support: int
-    exact: int
-    support_fully_simulable: int
-
-    @property
-    def order(self) -> int:
-        return len(self.codes)
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["codes"] = list(self.codes)
-        d["order"] = self.order
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Combination:
-        return cls(tuple(d["codes"]), int(d["support"]), int(d["exact"]), int(d["support_fully_simulable"]))
-
-
 def read_combinations(path: Path) -> list[Combination]:
     """Read a combinations CSV (``#`` comment lines allowed), ordered as written."""
     lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln and not ln.startswith("#")]
@@ -368,23 +339,13 @@ def count_combinations(
         fully = bool(codes) and all(flags)
         if simulable:
             exact[tuple(sorted(simulable.elements()))] += 1
-        for sub in _sub_multisets(simulable, max_order):
+        for sub in sub_multisets(simulable.elements(), 1, max_order):
             support[sub] += 1
             if fully:
                 full[sub] += 1
     combos = [Combination(k, n, exact[k], full[k]) for k, n in support.items()]
     combos.sort(key=lambda c: (c.order, -c.support, c.codes))
     return combos
-
-
-def _sub_multisets(counts: Counter[str], max_order: int) -> list[tuple[str, ...]]:
-    items = sorted(counts.items())
-    out: list[tuple[str, ...]] = []
-    for picks in product(*(range(n + 1) for _, n in items)):
-        size = sum(picks)
-        if 1 <= size <= max_order:
-            out.append(tuple(code for (code, _), k in zip(items, picks, strict=True) for _ in range(k)))
-    return out
 
 
 def write_combinations(combos: Sequence[Combination], path: Path, header: Sequence[str] = ()) -> None:

@@ -4,22 +4,22 @@ A bug is one or more buggy files and their fixed counterparts. Files are paired 
 one file each side whatever their names; else by position), each side is read and parsed
 (:mod:`mutreal.source`), turned into a program model (:mod:`mutreal.extract`), diffed
 (:mod:`mutreal.diff`) and every component labelled (:mod:`mutreal.labels`). One bad pair never stops
-a manifest run: it becomes an error row with a clear message.
+a manifest run: it becomes an error row with a clear message. The rows are
+:class:`mutreal.results.BugResult` (the one type that writes and reads the JSONL); manifests are
+read by :mod:`mutreal.manifest`.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import os
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from mutreal.manifest import ManifestError, ManifestRow, read_manifest
 from mutreal.parallel import map_with_progress
+from mutreal.results import BugResult, ComponentResult, read_results, write_results
 from mutreal.source import SourceError, load_program
 
 if TYPE_CHECKING:
@@ -27,61 +27,45 @@ if TYPE_CHECKING:
     from mutreal.labels import Label
 
 
+__all__ = [
+    "BugResult",
+    "ClassifyError",
+    "ComponentResult",
+    "ManifestError",
+    "ManifestRow",
+    "classify_manifest",
+    "classify_pair",
+    "classify_safely",
+    "component_result",
+    "expand_side",
+    "iter_classify_manifest",
+    "pair_files",
+    "read_manifest",
+    "read_results",
+    "resolved_values",
+]
+
+
 class ClassifyError(Exception):
     """A bug that cannot be classified (the message says why, for people)."""
 
 
 # ---------------------------------------------------------------------------------------------------
-# Results
+# Results (the type is :mod:`mutreal.results`; here only how a labelled component becomes one)
 # ---------------------------------------------------------------------------------------------------
 
 
-@dataclass
-class ComponentResult:
-    """One labelled fault component, as written to the results JSONL."""
-
-    code: str
-    taxonomy: str | None
-    taxonomy_id: str | None
-    category: str | None
-    deepcrime: str | None
-    simulable: bool
-    deepcrime_strict: bool
-    reason: str | None
-    element: str
-    kind: str
-    change: str
-    before: str | None
-    after: str | None
-    buggy_file: str | None
-    buggy_line: int | None
-    fixed_file: str | None
-    fixed_line: int | None
-    #: The values ``before``/``after`` resolve to where they are names (``{"before": 2, "after": 1}``
-    #: for ``epochs -> epochs``): ``before`` and ``after`` stay the short source text, so without this
-    #: a changed constant held in a variable would read as no change at all.
-    resolved: dict[str, Any] = field(default_factory=dict, compare=False)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ComponentResult:
-        names = [name for name in cls.__dataclass_fields__ if name != "resolved"]
-        return cls(**{k: data.get(k) for k in names}, resolved=dict(data.get("resolved") or {}))
-
-    @classmethod
-    def from_label(cls, label: Label, component: FaultComponent) -> ComponentResult:
-        """The label's fields, then where and what the component changed (its other fields)."""
-        fields = label.to_dict()
-        fields.update(
-            {
-                name: getattr(component, name)
-                for name in cls.__dataclass_fields__
-                if name not in fields and name != "resolved"
-            }
-        )
-        return cls(**fields, resolved=resolved_values(component))
+def component_result(label: Label, component: FaultComponent) -> ComponentResult:
+    """The label's fields, then where and what the component changed (its other fields)."""
+    values = label.to_dict()
+    values.update(
+        {
+            name: getattr(component, name)
+            for name in ComponentResult.__dataclass_fields__
+            if name not in values and name not in ("resolved", "extra")
+        }
+    )
+    return ComponentResult(**values, resolved=resolved_values(component))
 
 
 #: Keys of a fault component's ``detail`` holding what a side's expression evaluates to, best first.
@@ -104,61 +88,6 @@ def resolved_values(component: FaultComponent) -> dict[str, Any]:
 
 
 _NAME = re.compile(r"^[A-Za-z_][\w.]*$")
-
-
-@dataclass
-class BugResult:
-    """One classified bug (a row of the results JSONL; format in docs/ARCHITECTURE.md)."""
-
-    id: str
-    benchmark: str | None = None
-    status: str = "ok"
-    error: str | None = None
-    components: list[ComponentResult] = field(default_factory=list)
-    data: dict[str, Any] = field(default_factory=dict)
-    era: dict[str, Any] = field(default_factory=dict)
-    set_aside: list[dict[str, Any]] = field(default_factory=list)
-    opaque_share: float = 0.0
-    files: list[dict[str, str | None]] = field(default_factory=list)
-
-    @property
-    def order(self) -> int:
-        return len(self.components) if self.status == "ok" else 0
-
-    @property
-    def simulable(self) -> bool:
-        return self.status == "ok" and bool(self.components) and all(c.simulable for c in self.components)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "benchmark": self.benchmark,
-            "status": self.status,
-            "error": self.error,
-            "order": self.order,
-            "simulable": self.simulable,
-            "components": [c.to_dict() for c in self.components] if self.status == "ok" else [],
-            "data": self.data,
-            "era": self.era,
-            "set_aside": self.set_aside,
-            "opaque_share": round(self.opaque_share, 4),
-            "files": self.files,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> BugResult:
-        return cls(
-            id=data["id"],
-            benchmark=data.get("benchmark"),
-            status=data.get("status", "ok"),
-            error=data.get("error"),
-            components=[ComponentResult.from_dict(c) for c in data.get("components", [])],
-            data=data.get("data", {}),
-            era=data.get("era", {}),
-            set_aside=data.get("set_aside", []),
-            opaque_share=data.get("opaque_share", 0.0),
-            files=data.get("files", []),
-        )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -330,7 +259,7 @@ def classify_pair(
             find_hyperparameter_variables(sides[1][0].module, sides[1][0].text),
         )
         for comp in diff_models(bmodel, fmodel, runtime_calls, hyper_variables):
-            result.components.append(ComponentResult.from_label(label_component(comp), comp))
+            result.components.append(component_result(label_component(comp), comp))
     for side, other in (("buggy", "fixed"), ("fixed", "buggy")):
         if statements[side] == 0 and keras_side[other]:
             files = bfiles if side == "buggy" else ffiles
@@ -374,45 +303,7 @@ def classify_safely(
 # ---------------------------------------------------------------------------------------------------
 
 
-@dataclass
-class ManifestRow:
-    """One bug of a manifest, paths resolved against the manifest's folder."""
-
-    id: str
-    benchmark: str | None
-    buggy: list[str]
-    fixed: list[str]
-
-
-def read_manifest(path: str | Path) -> list[ManifestRow]:
-    """Read a manifest CSV (``id,benchmark,buggy,fixed``; ``;`` separates files)."""
-    path = Path(path)
-    base = path.parent
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise ClassifyError(f"{path}: cannot read manifest ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        raise ClassifyError(
-            f"{path}: manifest is not UTF-8 text ({exc.reason} at byte {exc.start})"
-        ) from None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    missing = {"id", "buggy", "fixed"} - set(reader.fieldnames or [])
-    if missing:
-        raise ClassifyError(f"{path}: manifest lacks column(s) {', '.join(sorted(missing))}")
-
-    def resolve(cell: str) -> list[str]:
-        parts = [p.strip() for p in (cell or "").split(";") if p.strip()]
-        return [p if os.path.isabs(p) else str(base / p) for p in parts]
-
-    rows = [
-        ManifestRow(row["id"], row.get("benchmark") or None, resolve(row["buggy"]), resolve(row["fixed"]))
-        for row in reader
-    ]
-    return rows
-
-
-def _classify_row(args: tuple[ManifestRow, bool]) -> dict[str, Any]:
+def _classify_row(args: tuple[ManifestRow, bool]) -> BugResult:
     row, tolerant = args
     if not row.buggy or not row.fixed:
         return BugResult(
@@ -420,16 +311,14 @@ def _classify_row(args: tuple[ManifestRow, bool]) -> dict[str, Any]:
             benchmark=row.benchmark,
             status="error",
             error="manifest row names no buggy or no fixed file",
-        ).to_dict()
-    return classify_safely(
-        row.buggy, row.fixed, bug_id=row.id, benchmark=row.benchmark, tolerant=tolerant
-    ).to_dict()
+        )
+    return classify_safely(row.buggy, row.fixed, bug_id=row.id, benchmark=row.benchmark, tolerant=tolerant)
 
 
 def iter_classify_manifest(
     path: str | Path, *, jobs: int = 1, tolerant: bool = True, progress: bool | None = None
-) -> Iterator[dict[str, Any]]:
-    """Classify every bug of a manifest, yielding result dicts in manifest order.
+) -> Iterator[BugResult]:
+    """Classify every bug of a manifest, yielding results in manifest order.
 
     ``jobs`` > 1 uses a process pool; ``progress`` shows a bar on stderr (None: only on a terminal).
     """
@@ -449,15 +338,12 @@ def classify_manifest(
     path: str | Path, out: TextIO, *, jobs: int = 1, tolerant: bool = True, progress: bool | None = None
 ) -> tuple[int, int]:
     """Write one JSON line per bug of the manifest to ``out``; returns (bugs, failed)."""
-    n = failed = 0
-    for result in iter_classify_manifest(path, jobs=jobs, tolerant=tolerant, progress=progress):
-        out.write(json.dumps(result) + "\n")
-        out.flush()
-        n += 1
-        failed += result["status"] != "ok"
-    return n, failed
+    failed = 0
 
+    def counted() -> Iterator[BugResult]:
+        nonlocal failed
+        for result in iter_classify_manifest(path, jobs=jobs, tolerant=tolerant, progress=progress):
+            failed += not result.ok
+            yield result
 
-def read_results(lines: Iterable[str]) -> list[BugResult]:
-    """Parse results JSONL lines back into :class:`BugResult` objects."""
-    return [BugResult.from_dict(json.loads(line)) for line in lines if line.strip()]
+    return write_results(counted(), out), failed

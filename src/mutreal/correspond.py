@@ -37,13 +37,12 @@ the program file with the fewest differences among those that hold a model, comp
 
 from __future__ import annotations
 
-import csv
-import io
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from mutreal.manifest import ManifestError, load_manifest
 
 #: correspondence statuses
 CORRESPONDS, DIFFERS, NOTHING, ERROR = "corresponds", "differs", "nothing_to_compare", "error"
@@ -383,42 +382,21 @@ class BugCorrespondence:
         )
 
 
-class ManifestError(ValueError):
-    """A manifest that cannot be used for correspondence (unreadable, or without source columns)."""
-
-
 def iter_correspond_manifest(path: str | Path, tolerant: bool = True) -> Iterator[BugCorrespondence]:
     """RQ1 for every bug of a manifest with ``source_buggy`` and/or ``source_fixed`` columns.
 
     Paths are relative to the manifest's folder unless absolute. A side whose source cell is empty
     is None (not checked); a bug with neither is yielded with both None so it is not lost.
     """
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise ManifestError(f"{path}: cannot read manifest ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        raise ManifestError(
-            f"{path}: manifest is not UTF-8 text ({exc.reason} at byte {exc.start})"
-        ) from None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    columns = set(reader.fieldnames or [])
-    if not {"id", "buggy", "fixed"} <= columns:
-        raise ManifestError(f"{path}: not a manifest (needs id,buggy,fixed)")
-    if not columns & {"source_buggy", "source_fixed"}:
+    manifest = load_manifest(path)
+    if not manifest.has_any(("source_buggy", "source_fixed")):
         raise ManifestError(f"{path}: no source_buggy or source_fixed column: nothing to compare with")
-    base = path.parent
-
-    def resolve(cell: str | None) -> list[str]:
-        return [p if os.path.isabs(p) else str(base / p) for p in _files(cell)]
-
-    for row in reader:
+    for row in manifest.rows:
         sides = {}
-        for side in ("buggy", "fixed"):
-            src = resolve(row.get(f"source_{side}"))
-            sides[side] = correspond(src, resolve(row.get(side)), tolerant) if src else None
-        yield BugCorrespondence(row["id"], row.get("benchmark") or None, sides["buggy"], sides["fixed"])
+        for side, program in (("buggy", row.buggy), ("fixed", row.fixed)):
+            src = row.files(f"source_{side}")
+            sides[side] = correspond(src, program, tolerant) if src else None
+        yield BugCorrespondence(row.id, row.benchmark, sides["buggy"], sides["fixed"])
 
 
 def format_correspondence(c: Correspondence, label: str = "") -> str:

@@ -24,19 +24,16 @@ support it was built for. Everything is deterministic for a given seed.
 
 from __future__ import annotations
 
-import ast
 import hashlib
-import json
-import math
 import os
 import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mutreal import keras_api
 from mutreal.mining import Combination, codes_per_bug, frequent_combinations
+from mutreal.operator_values import checked_value, number, same_value, spelled_name, value_from_text
 from mutreal.operators import (
     Edit,
     Mutant,
@@ -48,6 +45,9 @@ from mutreal.operators import (
     apply_edits,
     registry,
 )
+
+if TYPE_CHECKING:
+    from mutreal.results import BugResult
 
 __all__ = [
     "RealExample",
@@ -240,144 +240,8 @@ class HomReport:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Values: source texts of real faults -> operator parameters
+# Values: a real fault's values transferred to the subject (text -> value: mutreal.operator_values)
 # ---------------------------------------------------------------------------------------------------
-
-
-def _literal(text: str | None) -> Any:
-    if text is None:
-        return None
-    try:
-        return ast.literal_eval(text.strip())
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        pass
-    try:  # simple arithmetic such as 1/255 or 10**-3
-        return _arith(ast.parse(text.strip(), mode="eval").body)
-    except (SyntaxError, ValueError, ArithmeticError, TypeError):
-        return None
-
-
-_BINOPS = {
-    ast.Add: lambda a, b: a + b,
-    ast.Sub: lambda a, b: a - b,
-    ast.Mult: lambda a, b: a * b,
-    ast.Div: lambda a, b: a / b,
-    ast.FloorDiv: lambda a, b: a // b,
-}
-
-
-def _arith(node: ast.AST) -> float | int:
-    """A constant arithmetic expression's value (no names, no calls; small powers only)."""
-    if (
-        isinstance(node, ast.Constant)
-        and isinstance(node.value, int | float)
-        and not isinstance(node.value, bool)
-    ):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        v = _arith(node.operand)
-        return -v if isinstance(node.op, ast.USub) else v
-    if isinstance(node, ast.BinOp):
-        a, b = _arith(node.left), _arith(node.right)
-        if isinstance(node.op, ast.Pow):
-            if abs(b) > 64 or abs(a) > 1e6:
-                raise ValueError("power too large")
-            return a**b
-        op = _BINOPS.get(type(node.op))
-        if op is not None:
-            return op(a, b)
-    raise ValueError("not a constant arithmetic expression")
-
-
-def _number(text: str | None) -> float | None:
-    v = _literal(text)
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        return None
-    f = float(v)
-    return f if math.isfinite(f) else None
-
-
-def _name(text: str | None) -> str | None:
-    """The name a value's text spells: ``'relu'`` -> relu, ``SGD(lr=0.1)`` -> SGD, ``tf.nn.relu`` -> relu."""
-    if text is None:
-        return None
-    try:
-        node = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
-        return None
-    if isinstance(node, ast.Call):
-        node = node.func
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Name):
-        return node.id
-    return None
-
-
-_CANONICAL = (
-    keras_api.canonical_activation,
-    keras_api.canonical_loss,
-    keras_api.canonical_optimizer,
-    keras_api.canonical_initializer,
-    keras_api.canonical_regularizer,
-)
-
-
-def _categorical(name: str, allowed: Sequence[Any]) -> str | None:
-    """``name`` as one of ``allowed`` (a catalogue list), through Keras' canonical spellings."""
-    options = {str(a).lower(): a for a in allowed}
-    tries = [name, name.lower()]
-    for canon in _CANONICAL:
-        try:
-            got = canon(name)
-        except Exception:  # a canonicaliser that does not know the kind of name
-            got = None
-        if got:
-            tries.append(str(got))
-            tries.append(str(got).lower())
-    for t in tries:
-        if t.lower() in options:
-            return options[t.lower()]
-    return None
-
-
-def value_from_text(op: Operator, site: Site, text: str | None) -> tuple[bool, Any, str]:
-    """The parameter of ``op`` at ``site`` that writes the value ``text`` (a real program's source).
-
-    Returns (ok, value, why-not). Operators without a parameter need none (ok, None).
-    """
-    spec = op.spec.param
-    if spec is None:
-        return True, None, ""
-    if text is None:
-        return False, None, f"the buggy program has no written value for {spec.name}"
-    if spec.type in ("int", "float"):
-        n = _number(text)
-        if n is None:
-            return False, None, f"{text!r} is not a number"
-        value: Any = n
-    else:
-        name = _name(text)
-        if name is None:
-            return False, None, f"{text!r} names no {spec.name}"
-        value = _categorical(name, spec.values) if spec.values else name
-        if value is None:
-            return False, None, f"{name!r} is not in {op.id}'s value list"
-    return _checked(op, site, value)
-
-
-def _checked(op: Operator, site: Site, value: Any) -> tuple[bool, Any, str]:
-    spec = op.spec.param
-    assert spec is not None
-    try:
-        v = spec.validate(value)
-    except ValueError as exc:
-        return False, None, str(exc)
-    if not op.accepts(site, v):
-        return False, None, f"{op.id} does not write {v!r} at {site.element}"
-    return True, v, ""
 
 
 def _value_for_subject(op: Operator, site: Site, ex: RealExample) -> tuple[Any, ValueOrigin] | None:
@@ -388,7 +252,7 @@ def _value_for_subject(op: Operator, site: Site, ex: RealExample) -> tuple[Any, 
     if spec is None:
         return None, origin
     if spec.type in ("int", "float"):
-        b, f = _number(ex.buggy), _number(ex.fixed)
+        b, f = number(ex.buggy), number(ex.fixed)
         orig = site.original
         if b is None or f is None or f == 0 or isinstance(orig, bool) or not isinstance(orig, int | float):
             return None
@@ -397,25 +261,13 @@ def _value_for_subject(op: Operator, site: Site, ex: RealExample) -> tuple[Any, 
         value: Any = int(round(raw)) if spec.type == "int" else float(f"{raw:.6g}")
         if spec.type == "int" and value == orig:
             return None
-        ok, v, _ = _checked(op, site, value)
+        ok, v, _ = checked_value(op, site, value)
         if not ok:
             return None
         origin.ratio = float(f"{ratio:.6g}")
         return v, origin
     ok, v, _ = value_from_text(op, site, ex.buggy)
     return (v, origin) if ok else None
-
-
-def _same(a: Any, b: Any) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    na, nb = _name(str(a)) if isinstance(a, str) else a, _name(str(b)) if isinstance(b, str) else b
-    if isinstance(na, str) and isinstance(nb, str):
-        return na.lower() == nb.lower()
-    try:
-        return math.isclose(float(na), float(nb), rel_tol=1e-9)
-    except (TypeError, ValueError):
-        return False
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -444,8 +296,8 @@ def mutation_operator(code: str, fixed: str | None, buggy: str | None, labelled:
     fix has an activation is ARM, an activation where the fix has none is AAL.
     """
     if code == "ACH":
-        f = (_name(fixed) or LINEAR).lower() if fixed is not None else LINEAR
-        b = (_name(buggy) or LINEAR).lower() if buggy is not None else LINEAR
+        f = (spelled_name(fixed) or LINEAR).lower() if fixed is not None else LINEAR
+        b = (spelled_name(buggy) or LINEAR).lower() if buggy is not None else LINEAR
         if b == LINEAR and f != LINEAR:
             return "ARM"
         if f == LINEAR and b != LINEAR:
@@ -529,7 +381,7 @@ def shipped_combinations(orders: Sequence[int]) -> list[CombinationSource]:
     """The shipped frequency table (``operators/combinations.csv``), most frequent first."""
     from mutreal.catalogue import load_combinations
 
-    combos = [Combination(tuple(sorted(c.codes)), c.support) for c in load_combinations(orders)]
+    combos = [c.counts_only() for c in load_combinations(orders)]
     combos.sort(key=lambda c: (-c.support, c.order, c.codes))
     return [CombinationSource(c) for c in combos]
 
@@ -554,7 +406,9 @@ def _site_order(op: Operator, sites: Sequence[Site], prefer: Any = None) -> list
 
     def key(s: Site) -> tuple[int, int]:
         match = (
-            0 if prefer is not None and _same(s.original if s.original is not None else s.old, prefer) else 1
+            0
+            if prefer is not None and same_value(s.original if s.original is not None else s.old, prefer)
+            else 1
         )
         return (match, -s.index if layer else s.index)
 
@@ -589,7 +443,9 @@ def _candidates(
             op = by_id[ex.operator or ""]
             numeric = op.spec.param is not None and op.spec.param.type in ("int", "float")
             for site in _site_order(op, op.sites(program), ex.fixed):
-                here = numeric or _same(site.original if site.original is not None else site.old, ex.fixed)
+                here = numeric or same_value(
+                    site.original if site.original is not None else site.old, ex.fixed
+                )
                 if here != matching:
                     continue
                 got = _value_for_subject(op, site, ex)
@@ -611,10 +467,10 @@ def _candidates(
 def _norm(text: str | None) -> str | None:
     if text is None:
         return None
-    n = _number(text)
+    n = number(text)
     if n is not None:
         return repr(n)
-    name = _name(text)
+    name = spelled_name(text)
     return name.lower() if name else "".join(text.split())
 
 
@@ -769,22 +625,25 @@ def build_homs(
 def hom_generate(
     subject: str,
     *,
-    results: str | None = None,
+    results: str | os.PathLike[str] | Iterable[BugResult] | None = None,
     orders: Sequence[int] = (2, 3, 4),
     top: int | None = 10,
     seed: int = 0,
     out_dir: str | None = None,
 ) -> HomReport:
-    """Mine combinations (``results`` JSONL, or the shipped table), build HOMs of ``subject``, and
-    write each as ``<stem>__homNN__<parts>.py`` + ``.json`` provenance into ``out_dir`` (if given)."""
-    from mutreal.labelsfile import ReadProblem, read_results
+    """Mine combinations (``results``: a results JSONL, classified bugs already in memory, or None
+    for the shipped table), build HOMs of ``subject``, and write each as
+    ``<stem>__homNN__<parts>.py`` + ``.json`` provenance into ``out_dir`` (if given)."""
+    from mutreal.results import ReadProblem, read_results
 
     problems: list[ReadProblem] = []
     if results is not None:
-        rows = read_results(results, problems)
+        from_file = isinstance(results, (str, os.PathLike))
+        rows = read_results(results, problems) if from_file else list(results)
         sources = combinations_from_results(rows, orders)
         n_sim = len(codes_per_bug([r for r in rows if r.ok], simulable_only=True))
-        source = f"mined from {results} ({len(rows)} bugs, {n_sim} with simulable components)"
+        where = results if from_file else "classified bugs"
+        source = f"mined from {where} ({len(rows)} bugs, {n_sim} with simulable components)"
     else:
         sources = shipped_combinations(orders)
         source = SHIPPED_SOURCE
@@ -792,13 +651,9 @@ def hom_generate(
     report = build_homs(program, sources, source=source, top=top, seed=seed, orders=orders)
     report.problems = [f"{results}:{p.line}: {p.message}" for p in problems]
     if out_dir is not None:
-        os.makedirs(out_dir, exist_ok=True)
+        from mutreal.mutate import write_program_files
+
         for hom in report.homs:
-            py = os.path.join(out_dir, hom.provenance.mutant)
-            with open(py, "w", encoding="utf-8", newline="") as fh:
-                fh.write(hom.code)
-            hom.file = py
-            with open(os.path.splitext(py)[0] + ".json", "w", encoding="utf-8") as fh:
-                json.dump(hom.to_dict(), fh, indent=2, default=str)
-                fh.write("\n")
+            hom.file = os.path.join(out_dir, hom.provenance.mutant)  # the provenance names its file
+            write_program_files(out_dir, hom.provenance.mutant, hom.code, hom.to_dict())
     return report

@@ -9,22 +9,46 @@ semicolons between them (``"N,N.N.Y"``). This module reads them exactly as the s
 script (``shared/tools/score_classify.py``) does, so that every figure computed from a
 :class:`LabelledBug` matches that script, but keeps the notes, which the script throws away.
 
-The same module reads classify's results JSONL (``docs/ARCHITECTURE.md``) into typed rows, so that
-``agree`` and ``report`` never handle raw dictionaries; unknown fields are kept in ``extra``.
+Classify's results JSONL is read by :mod:`mutreal.results`, the module that writes it; its names are
+re-exported here (``ResultRow`` is ``BugResult``) for callers that read labels and results together.
 """
 
 from __future__ import annotations
 
 import csv
-import json
-import logging
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-log = logging.getLogger(__name__)
+from mutreal.results import (
+    BugResult,
+    ComponentResult,
+    ReadProblem,
+    iter_results,
+    read_results,
+    results_by_id,
+)
+
+__all__ = [
+    "ALIASES",
+    "LabelledBug",
+    "LabelledCode",
+    "LabelsFormatError",
+    "ReadProblem",
+    "ResultComponent",
+    "ResultRow",
+    "is_labels_file",
+    "iter_results",
+    "parse_codes",
+    "parse_flags",
+    "parse_yes_no",
+    "read_labels",
+    "read_results",
+    "results_by_id",
+    "unknown_codes",
+]
 
 #: free-text labels the study used for a listed code (upper-cased text -> code)
 ALIASES: dict[str, str] = {"WRONG KERNEL SIZE": "LCF"}
@@ -214,187 +238,11 @@ def is_labels_file(path: str | Path) -> bool:
     return {"id", "codes"} <= {h.strip() for h in header}
 
 
-# ----------------------------------------------------------------------------------- results JSONL
+# ------------------------------------------------------------------- results JSONL (old names)
 
-
-@dataclass
-class ResultComponent:
-    """One fault component of a classified bug (see the results format in docs/ARCHITECTURE.md)."""
-
-    code: str
-    simulable: bool
-    deepcrime: str | None = None
-    taxonomy: str | None = None
-    taxonomy_id: str | None = None
-    category: str | None = None
-    reason: str | None = None
-    element: str | None = None
-    before: str | None = None
-    after: str | None = None
-    buggy_file: str | None = None
-    buggy_line: int | None = None
-    fixed_file: str | None = None
-    fixed_line: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    _FIELDS = (
-        "deepcrime",
-        "taxonomy",
-        "taxonomy_id",
-        "category",
-        "reason",
-        "element",
-        "before",
-        "after",
-        "buggy_file",
-        "buggy_line",
-        "fixed_file",
-        "fixed_line",
-    )
-
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"code": self.code, "simulable": self.simulable}
-        d.update({name: getattr(self, name) for name in self._FIELDS})
-        d.update(self.extra)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ResultComponent:
-        """Tolerant: ``simulable`` defaults to "has a DeepCrime operator", as the scoring script does."""
-        known = {"code", "simulable", *cls._FIELDS}
-        return cls(
-            code=str(d.get("code", "")).upper(),
-            simulable=bool(d.get("simulable", d.get("deepcrime") is not None)),
-            extra={k: v for k, v in d.items() if k not in known},
-            **{name: d.get(name) for name in cls._FIELDS},
-        )
-
-
-@dataclass
-class ResultRow:
-    """One classified bug (a line of results JSONL)."""
-
-    id: str
-    benchmark: str | None = None
-    status: str = "ok"
-    error: str | None = None
-    order: int = 0
-    simulable: bool = False
-    components: list[ResultComponent] = field(default_factory=list)
-    data: dict[str, Any] = field(default_factory=dict)
-    era: dict[str, Any] = field(default_factory=dict)
-    set_aside: list[Any] = field(default_factory=list)
-    opaque_share: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    _KNOWN = (
-        "id",
-        "benchmark",
-        "status",
-        "error",
-        "order",
-        "simulable",
-        "components",
-        "data",
-        "era",
-        "set_aside",
-        "opaque_share",
-    )
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"
-
-    @property
-    def codes(self) -> list[str]:
-        """The predicted codes in component order (upper-cased, as the scoring script compares)."""
-        return [c.code for c in self.components]
-
-    def to_dict(self) -> dict[str, Any]:
-        d = {
-            "id": self.id,
-            "benchmark": self.benchmark,
-            "status": self.status,
-            "error": self.error,
-            "order": self.order,
-            "simulable": self.simulable,
-            "components": [c.to_dict() for c in self.components],
-            "data": self.data,
-            "era": self.era,
-            "set_aside": self.set_aside,
-            "opaque_share": self.opaque_share,
-        }
-        d.update(self.extra)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ResultRow:
-        if "id" not in d:
-            raise LabelsFormatError("result row without an id")
-        components = [ResultComponent.from_dict(c) for c in d.get("components") or [] if isinstance(c, dict)]
-        order = d.get("order")
-        simulable = d.get("simulable")
-        return cls(
-            id=str(d["id"]),
-            benchmark=d.get("benchmark"),
-            status=str(d.get("status", "")),
-            error=d.get("error"),
-            order=int(order) if isinstance(order, int) else len(components),
-            simulable=bool(simulable)
-            if simulable is not None
-            else bool(components) and all(c.simulable for c in components),
-            components=components,
-            data=d.get("data") or {},
-            era=d.get("era") or {},
-            set_aside=list(d.get("set_aside") or []),
-            opaque_share=d.get("opaque_share"),
-            extra={k: v for k, v in d.items() if k not in cls._KNOWN},
-        )
-
-
-@dataclass
-class ReadProblem:
-    """A line of a results file that could not be read (kept so a batch never stops on it)."""
-
-    line: int
-    message: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "message": self.message}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ReadProblem:
-        return cls(int(d["line"]), str(d["message"]))
-
-
-def iter_results(path: str | Path, problems: list[ReadProblem] | None = None) -> Iterator[ResultRow]:
-    """Rows of a results JSONL file, lazily. Blank lines are skipped; a line that is not a JSON
-    object with an ``id`` is logged and, when ``problems`` is given, appended to it, never raised."""
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                obj = json.loads(line)
-                if not isinstance(obj, dict):
-                    raise LabelsFormatError("not a JSON object")
-                yield ResultRow.from_dict(obj)
-            except (ValueError, TypeError) as exc:
-                log.warning("%s:%d: unreadable result line: %s", path, number, exc)
-                if problems is not None:
-                    problems.append(ReadProblem(number, str(exc)))
-
-
-def read_results(path: str | Path, problems: list[ReadProblem] | None = None) -> list[ResultRow]:
-    """All rows of a results JSONL file (see :func:`iter_results`). A later row with the same id
-    replaces an earlier one in the scoring script; callers wanting that use :func:`results_by_id`."""
-    return list(iter_results(path, problems))
-
-
-def results_by_id(rows: Iterable[ResultRow]) -> dict[str, ResultRow]:
-    """id -> row, the last row winning, as in the scoring script."""
-    return {row.id: row for row in rows}
+#: the results rows are :class:`mutreal.results.BugResult`; these names stay for existing callers
+ResultRow = BugResult
+ResultComponent = ComponentResult
 
 
 def unknown_codes(bugs: Iterable[LabelledBug], known: Iterable[str] | None = None) -> dict[str, list[str]]:

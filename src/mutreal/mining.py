@@ -9,43 +9,32 @@ makes support anti-monotone: a sub-multiset is supported by at least the bugs of
 
 Used by ``mutreal report`` (tables, heat map) and by ``mutreal hom-generate``, which turns the
 frequent simulable combinations into higher-order mutants. Nothing here knows about results files:
-callers pass plain code sequences (see :func:`codes_per_bug` for classify results).
+callers pass plain code sequences (see :func:`codes_per_bug` for classify results). The
+:class:`Combination` type and :func:`sub_multisets` are :mod:`mutreal.combinations`'s.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
 
+from mutreal.combinations import Combination, sub_multisets
+
+__all__ = [
+    "CodeFilter",
+    "Combination",
+    "codes_per_bug",
+    "cooccurrence_graph",
+    "frequent_combinations",
+    "normalise_bugs",
+    "sub_multisets",
+]
+
 #: a filter on codes: a collection of codes to keep, or a predicate on a code
 CodeFilter = Collection[str] | Callable[[str], bool]
-
-
-@dataclass(frozen=True, order=True)
-class Combination:
-    """A multiset of fault codes (sorted tuple, repeats kept) and the number of bugs containing it."""
-
-    codes: tuple[str, ...]
-    support: int
-
-    @property
-    def order(self) -> int:
-        """Number of codes in the multiset, repeats counted (the order of the mutant it suggests)."""
-        return len(self.codes)
-
-    def __str__(self) -> str:
-        return "{" + ", ".join(self.codes) + "}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"codes": list(self.codes), "support": self.support, "order": self.order}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Combination:
-        return cls(tuple(sorted(str(c) for c in d["codes"])), int(d["support"]))
 
 
 def _keep(only: CodeFilter | None) -> Callable[[str], bool]:
@@ -70,33 +59,6 @@ def normalise_bugs(bugs: Iterable[Sequence[str]], only: CodeFilter | None = None
         codes = (str(code).strip().upper() for code in bug)
         out.append(Counter(code for code in codes if code and keep(code)))
     return out
-
-
-def sub_multisets(
-    codes: Sequence[str], min_order: int = 1, max_order: int | None = None
-) -> set[tuple[str, ...]]:
-    """Every distinct sub-multiset of ``codes`` with ``min_order <= size <= max_order``, as sorted tuples.
-
-    ``["ACH", "ACH", "LCH"]`` with orders 2..3 -> ``{(ACH, ACH), (ACH, LCH), (ACH, ACH, LCH)}``.
-    Exhaustive; used by :func:`frequent_combinations`'s tests and for small bugs.
-    """
-    counts = sorted(Counter(codes).items())
-    top = sum(c for _, c in counts) if max_order is None else max_order
-    found: set[tuple[str, ...]] = set()
-
-    def walk(i: int, chosen: list[str]) -> None:
-        if i == len(counts):
-            if min_order <= len(chosen) <= top:
-                found.add(tuple(chosen))
-            return
-        code, available = counts[i]
-        for take in range(0, available + 1):
-            if len(chosen) + take > top:
-                break
-            walk(i + 1, chosen + [code] * take)
-
-    walk(0, [])
-    return found
 
 
 def frequent_combinations(
@@ -186,7 +148,7 @@ def cooccurrence_graph(bugs: Iterable[Sequence[str]], only: CodeFilter | None = 
 
 
 def codes_per_bug(rows: Iterable[Any], simulable_only: bool = False) -> list[list[str]]:
-    """The code lists of classified bugs (``mutreal.labelsfile.ResultRow`` or results dicts).
+    """The code lists of classified bugs (:class:`mutreal.results.BugResult` or results dicts).
 
     Error rows and order-0 bugs give no list. ``simulable_only`` keeps the components classify
     found DeepCrime can simulate (a per-component decision, finer than a filter on codes), which

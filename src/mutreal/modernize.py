@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -446,9 +447,22 @@ class _Modernizer(cst.CSTTransformer):
             original, list(updated.args), keras_api.LEGACY_OPTIMIZER_KWARGS, "argument"
         )
         kept = []
+        for arg in self._without_removed(original, args, REMOVED_OPTIMIZER_KWARGS):
+            keyword = arg.keyword.value if arg.keyword else None
+            if keyword == "epsilon" and isinstance(arg.value, cst.Name) and arg.value.value == "None":
+                self._note(original, "removed argument", "epsilon=None", "(default)")
+                continue
+            kept.append(arg)
+        return self._with_args(updated, args, kept)
+
+    def _without_removed(
+        self, original: cst.Call, args: list[cst.Arg], removed: Iterable[str]
+    ) -> Iterator[cst.Arg]:
+        """The arguments whose keyword current Keras still takes; each dropped one is noted."""
+        dropped = set(removed)
         for arg in args:
             keyword = arg.keyword.value if arg.keyword else None
-            if keyword in REMOVED_OPTIMIZER_KWARGS:
+            if keyword in dropped:
                 self._note(
                     original,
                     "removed argument",
@@ -456,10 +470,11 @@ class _Modernizer(cst.CSTTransformer):
                     "(removed: no longer supported)",
                 )
                 continue
-            if keyword == "epsilon" and isinstance(arg.value, cst.Name) and arg.value.value == "None":
-                self._note(original, "removed argument", "epsilon=None", "(default)")
-                continue
-            kept.append(arg)
+            yield arg
+
+    @staticmethod
+    def _with_args(updated: cst.Call, args: list[cst.Arg], kept: list[cst.Arg]) -> cst.Call:
+        """``updated`` with only ``kept`` of its ``args`` (no trailing comma left after a drop)."""
         if kept and len(kept) != len(args):
             kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return updated.with_changes(args=kept)
@@ -468,20 +483,9 @@ class _Modernizer(cst.CSTTransformer):
         table = {k: v for k, v in keras_api.LEGACY_FIT_KWARGS.items() if k not in REMOVED_FIT_KWARGS}
         args = self._rename_kwargs(original, list(updated.args), table, "argument")
         kept = []
-        for arg in args:
+        removed = {*REMOVED_FIT_KWARGS, "workers", "use_multiprocessing", "max_queue_size"}
+        for arg in self._without_removed(original, args, removed):
             keyword = arg.keyword.value if arg.keyword else None
-            if keyword in REMOVED_FIT_KWARGS or keyword in (
-                "workers",
-                "use_multiprocessing",
-                "max_queue_size",
-            ):
-                self._note(
-                    original,
-                    "removed argument",
-                    f"{keyword}={_code(arg.value)}",
-                    "(removed: no longer supported)",
-                )
-                continue
             if keyword == "steps_per_epoch" and any(
                 a.keyword and a.keyword.value == "samples_per_epoch" for a in original.args
             ):
@@ -489,9 +493,7 @@ class _Modernizer(cst.CSTTransformer):
                     f"line {self._line(original)}: samples_per_epoch counted samples, steps_per_epoch counts batches"
                 )
             kept.append(arg)
-        if kept and len(kept) != len(args):
-            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return updated.with_changes(args=kept)
+        return self._with_args(updated, args, kept)
 
 
 def modernize_source(source: str) -> ModernizeResult:

@@ -17,7 +17,16 @@ from typing import Any
 from mutreal.operators import registry
 from mutreal.operators.base import Mutant, MutationError, Operator, Program, Site, apply_edits
 
-__all__ = ["SiteRow", "Failure", "MutateReport", "list_sites", "generate", "write_mutant", "mutate_file"]
+__all__ = [
+    "SiteRow",
+    "Failure",
+    "MutateReport",
+    "list_sites",
+    "generate",
+    "write_mutant",
+    "write_program_files",
+    "mutate_file",
+]
 
 
 @dataclass
@@ -115,14 +124,24 @@ def generate(
 
 
 def write_mutant(mutant: Mutant, out_dir: str) -> tuple[str, str]:
-    """Write ``<name>.py`` and ``<name>.json`` (provenance) into ``out_dir``; returns both paths."""
+    """Write ``<name>.py`` and ``<name>.json`` (provenance) into ``out_dir``; returns both paths.
+
+    The one writer of first-order mutant files: ``mutate`` and the sensitivity analysis both call
+    it, so their mutants are byte-identical for the same edit."""
+    return write_program_files(out_dir, mutant.name, mutant.code, mutant.provenance.to_dict())
+
+
+def write_program_files(out_dir: str, name: str, code: str, provenance: Mapping[str, Any]) -> tuple[str, str]:
+    """Write a generated program as ``<name>`` and its provenance as ``<stem>.json`` (indented,
+    newline-terminated; a value JSON lacks is written as its text) into ``out_dir``, created if
+    needed; returns both paths. Mutants and higher-order mutants are written by it alike."""
     os.makedirs(out_dir, exist_ok=True)
-    py = os.path.join(out_dir, mutant.name)
+    py = os.path.join(out_dir, name)
     js = os.path.splitext(py)[0] + ".json"
     with open(py, "w", encoding="utf-8", newline="") as fh:
-        fh.write(mutant.code)
+        fh.write(code)
     with open(js, "w", encoding="utf-8") as fh:
-        json.dump(mutant.provenance.to_dict(), fh, indent=2)
+        json.dump(provenance, fh, indent=2, default=str)
         fh.write("\n")
     return py, js
 
@@ -133,6 +152,8 @@ class MutateReport:
 
     written: list[dict[str, Any]] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
+    #: every mutant made, in order (written or not); not part of the JSON, which lists files
+    mutants: list[Mutant] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"written": self.written, "failures": [f.to_dict() for f in self.failures]}
@@ -142,7 +163,7 @@ def mutate_file(
     path: str,
     op_id: str,
     *,
-    out_dir: str,
+    out_dir: str | None,
     site: int | None = None,
     value: Any = None,
     all_values: bool = False,
@@ -152,7 +173,8 @@ def mutate_file(
     on_written: Callable[[str], None] | None = None,
 ) -> MutateReport:
     """Generate and write mutants of one file (see :func:`generate`); ``on_written`` is called
-    with each mutant's path as it is written (progress output)."""
+    with each mutant's path as it is written (progress output). ``out_dir`` None writes nothing
+    (the mutants are in the report's ``mutants``)."""
     program = program or Program.from_file(path)
     report = MutateReport()
     for item in generate(
@@ -160,6 +182,9 @@ def mutate_file(
     ):
         if isinstance(item, Failure):
             report.failures.append(item)
+            continue
+        report.mutants.append(item)
+        if out_dir is None:
             continue
         py, js = write_mutant(item, out_dir)
         prov = item.provenance.to_dict()

@@ -30,11 +30,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from mutreal.classify import ComponentResult, ManifestRow, classify_safely, expand_side, read_manifest
-from mutreal.hom import value_from_text
+from mutreal.classify import classify_safely, expand_side
+from mutreal.manifest import ManifestRow, read_manifest
 from mutreal.model import canonical_path, parse_path
+from mutreal.operator_values import value_from_text
 from mutreal.operators import MutationError, Operator, Program, apply_edits, registry
 from mutreal.parallel import map_with_progress
+from mutreal.results import ComponentResult
 
 __all__ = [
     "FAILURE_REASONS",

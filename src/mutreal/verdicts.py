@@ -812,20 +812,15 @@ class SensitivityReport:
 
 
 def write_mutant(program: str, operator: str, site: int, value: Any, out_dir: str | Path) -> str:
-    """Write the first-order mutant of ``program`` (operator, site, value) into ``out_dir``; its path."""
+    """Write the first-order mutant of ``program`` (operator, site, value) into ``out_dir``; its path.
+
+    The files are written by :func:`mutreal.mutate.write_mutant`, so a sensitivity mutant and a
+    ``mutreal mutate`` mutant are the same bytes."""
+    from mutreal.mutate import write_mutant as write_mutant_files
     from mutreal.operators import Program, registry
 
-    source = Program.from_file(program)
-    mutant = registry.get(operator).mutant(source, site, value)
-    folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / Path(mutant.name).name
-    provenance = path.with_suffix(".json")
-    path.write_text(mutant.code, encoding="utf-8")
-    import json
-
-    provenance.write_text(json.dumps(mutant.provenance.to_dict(), indent=2, default=str), encoding="utf-8")
-    return str(path)
+    mutant = registry.get(operator).mutant(Program.from_file(program), site, value)
+    return write_mutant_files(mutant, str(out_dir))[0]
 
 
 def mark_output_folder(folder: str | Path) -> bool:

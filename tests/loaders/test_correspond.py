@@ -6,15 +6,10 @@ import csv
 import json
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
-extract = pytest.importorskip("mutreal.extract")
-if not hasattr(extract, "extract_model"):  # the program model's extractor is built in parallel
-    pytest.skip("mutreal.extract.extract_model not available yet", allow_module_level=True)
-
-from mutreal.commands.correspond import correspond as correspond_cli  # noqa: E402
-from mutreal.correspond import (  # noqa: E402
+from mutreal.commands.correspond import correspond as correspond_cli
+from mutreal.correspond import (
     CORRESPONDS,
     DIFFERS,
     ERROR,

@@ -8,13 +8,14 @@ from pathlib import Path
 import click
 
 from mutreal.agree import agree_files, format_agreement
+from mutreal.commands.options import json_option
 from mutreal.labelsfile import LabelsFormatError
 
 
 @click.command()
 @click.argument("compared", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("labels", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print every figure as one JSON object.")
+@json_option("Print every figure as one JSON object.")
 @click.option(
     "--max-bugs", type=int, default=200, show_default=True, help="Disagreeing bugs listed in the text report."
 )

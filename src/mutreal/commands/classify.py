@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from mutreal.commands.options import jobs_option, json_option
+
 
 def _shown(text: str | None, resolved: dict, side: str) -> str:
     """A side's source text, with the value a name resolves to: ``LEARNING_RATE=0.01``."""
@@ -54,20 +56,13 @@ def _table(result: dict) -> str:
 @click.option(
     "--out", "out", type=click.Path(dir_okay=False), help="Write results JSONL here (default stdout)."
 )
-@click.option(
-    "--jobs", "-j", default=1, show_default=True, type=click.IntRange(1, 256), help="Worker processes."
-)
+@jobs_option()
 @click.option(
     "--tolerant/--no-tolerant",
     default=None,
     help="Set aside lines that cannot parse (default: on for manifests, off for a pair).",
 )
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print the result object as JSON (a pair; a manifest always gives JSONL, one bug per line).",
-)
+@json_option("Print the result object as JSON (a pair; a manifest always gives JSONL, one bug per line).")
 def classify(
     buggy: str | None,
     fixed: str | None,
@@ -78,7 +73,13 @@ def classify(
     as_json: bool,
 ) -> None:
     """Classify the fault of BUGGY vs FIXED (files, ';'-lists or directories), or every bug of a manifest."""
-    from mutreal.classify import ClassifyError, classify_manifest, classify_safely, read_manifest
+    from mutreal.classify import (
+        ClassifyError,
+        ManifestError,
+        classify_manifest,
+        classify_safely,
+        read_manifest,
+    )
 
     if manifest:
         if buggy or fixed:
@@ -94,7 +95,7 @@ def classify(
                     n, failed = classify_manifest(manifest, handle, jobs=jobs, tolerant=tolerant is not False)
             else:
                 n, failed = classify_manifest(manifest, sys.stdout, jobs=jobs, tolerant=tolerant is not False)
-        except ClassifyError as exc:
+        except (ClassifyError, ManifestError) as exc:
             # the manifest itself is unusable: a usage error (2), as in validate-operators
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)

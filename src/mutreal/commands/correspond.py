@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from mutreal import correspond as api
+from mutreal.commands.options import json_option
 
 
 @click.command(name="correspond")
@@ -22,7 +23,7 @@ from mutreal import correspond as api
 @click.option(
     "--strict-parse", is_flag=True, help="Do not set aside unparsable lines (posts often have prose)."
 )
-@click.option("--json", "as_json", is_flag=True, help="JSON (one object; JSON lines in manifest mode).")
+@json_option("JSON (one object; JSON lines in manifest mode).")
 def correspond(
     source: str | None, program: str | None, manifest_path: Path | None, strict_parse: bool, as_json: bool
 ) -> None:

@@ -7,6 +7,8 @@ import sys
 
 import click
 
+from mutreal.commands.options import json_option, out_folder_option, seed_option
+
 
 @click.command("hom-generate")
 @click.argument("subject", type=click.Path(exists=True, dir_okay=False))
@@ -19,16 +21,9 @@ import click
 )
 @click.option("--order", "order_text", default="2..4", show_default=True, help="Orders: 2..4, 3, or 2,4.")
 @click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="At most K HOMs.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of catalogue value choices.")
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False),
-    default="homs",
-    show_default=True,
-    help="Folder for the HOMs.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@seed_option("Seed of catalogue value choices.")
+@out_folder_option("Folder for the HOMs.", default="homs")
+@json_option("Machine-readable output.")
 def hom_generate(subject, results, order_text, top, seed, out_dir, as_json) -> None:
     """Build higher-order mutants of SUBJECT applying the operator combinations real faults show.
 

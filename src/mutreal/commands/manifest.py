@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from mutreal.commands.options import json_option
 from mutreal.layouts import LAYOUTS, LayoutError, detect_layout, manifest_rows, scan_layout, write_manifest
 
 
@@ -37,7 +38,7 @@ from mutreal.layouts import LAYOUTS, LayoutError, detect_layout, manifest_rows, 
 @click.option("--keras-only", is_flag=True, help="Keep only pairs whose changed files use Keras.")
 @click.option("--parsable-only", is_flag=True, help="Keep only pairs whose changed files parse as Python 3.")
 @click.option("--benchmark", default=None, help="pairs layout only: the benchmark column's value.")
-@click.option("--json", "as_json", is_flag=True, help="Print pairs and skipped bugs as JSON on stdout.")
+@json_option("Print pairs and skipped bugs as JSON on stdout.")
 def manifest(
     layout: str,
     root: Path,

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from mutreal.commands.options import json_option
+
 
 @click.command()
 @click.argument("programs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
@@ -19,7 +21,7 @@ import click
     help="Write the result here (a folder when several programs are given) instead of stdout.",
 )
 @click.option("--in-place", is_flag=True, help="Overwrite each program (its original is kept as .orig).")
-@click.option("--json", "as_json", is_flag=True, help="Print changes (and source) as JSON.")
+@json_option("Print changes (and source) as JSON.")
 def modernize(programs: tuple[str, ...], out: str | None, in_place: bool, as_json: bool) -> None:
     """Rewrite PROGRAMS (lr=, nb_epoch, init=, Convolution2D(32, 3, 3), keras.layers.core, decay=...).
 

@@ -7,6 +7,8 @@ import sys
 
 import click
 
+from mutreal.commands.options import json_option, out_folder_option, seed_option
+
 
 def _option_value(text: str):
     low = text.lower()
@@ -33,15 +35,8 @@ def _option_value(text: str):
 @click.option("--param", "value", default=None, help="The new value itself (0.1, sigmoid, mse).")
 @click.option("--all", "all_values", is_flag=True, help="One mutant per site and catalogue value.")
 @click.option("--list", "list_only", is_flag=True, help="List the applicable sites instead of mutating.")
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False),
-    default="mutants",
-    show_default=True,
-    help="Folder for mutants.",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed written into data mutants.")
+@out_folder_option("Folder for mutants.", default="mutants")
+@seed_option("Seed written into data mutants.")
 @click.option(
     "-o",
     "--option",
@@ -49,7 +44,7 @@ def _option_value(text: str):
     multiple=True,
     help="Operator option KEY=VALUE (keep_learning_rate=true, mode=clipnorm).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option("Machine-readable output.")
 def mutate(program, op_id, site, value, all_values, list_only, out_dir, seed, opts, as_json) -> None:
     """Apply a DeepCrime operator to PROGRAM as a readable source edit.
 

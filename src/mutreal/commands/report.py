@@ -7,20 +7,16 @@ from pathlib import Path
 
 import click
 
+from mutreal.commands.options import json_option, out_folder_option
 from mutreal.labelsfile import LabelsFormatError
 
 
 @click.command()
 @click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder for report.md, report.html, report.json, plots/*.png and tables/*.csv.",
+@out_folder_option(
+    "Folder for report.md, report.html, report.json, plots/*.png and tables/*.csv.", path_type=Path
 )
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print the report (tables and figures) as one JSON object."
-)
+@json_option("Print the report (tables and figures) as one JSON object.")
 @click.option("--no-plots", is_flag=True, help="Skip the plots (no matplotlib): tables only.")
 @click.option("--title", default=None, help="Title of the report.")
 @click.option(

@@ -8,6 +8,8 @@ import sys
 
 import click
 
+from mutreal.commands.options import jobs_option, json_option, out_folder_option
+
 
 def _rate(n: int, d: int) -> str:
     return f"{100.0 * n / d:5.1f}%" if d else "    -"
@@ -15,29 +17,21 @@ def _rate(n: int, d: int) -> str:
 
 @click.command("validate-operators")
 @click.argument("manifest", type=click.Path(exists=True, dir_okay=False))
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Folder for validation.json and the mutants of each bug.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (the whole report).")
-@click.option(
-    "-j", "--jobs", type=click.IntRange(1, 256), default=1, show_default=True, help="Worker processes."
-)
+@out_folder_option("Folder for validation.json and the mutants of each bug.")
+@json_option("Machine-readable output (the whole report).")
+@jobs_option()
 def validate_operators(manifest, out_dir, as_json, jobs) -> None:
     """Apply the matched operators to the fixed program of every simulable real bug of MANIFEST,
     with parameters inferred from the buggy version, and check that classify finds no difference
     left between mutant and buggy program. Reports per operator (every registered operator,
     plugins included) and per benchmark: components claimed, reconstructed exactly, and why the
     others fail."""
-    from mutreal.classify import ClassifyError
+    from mutreal.classify import ClassifyError, ManifestError
     from mutreal.validate import FAILURE_REASONS, validate_manifest
 
     try:
         report = validate_manifest(manifest, jobs=jobs, out_dir=out_dir)
-    except ClassifyError as exc:
+    except (ClassifyError, ManifestError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     data = report.to_dict()

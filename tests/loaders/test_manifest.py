@@ -1,0 +1,65 @@
+"""mutreal.manifest: the one manifest reader (classify, validate-operators, correspond)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mutreal.manifest import ManifestError, load_manifest, read_manifest, split_files
+
+
+def test_paths_resolve_against_the_manifest_folder_and_optional_columns_are_kept(tmp_path: Path) -> None:
+    absolute = str(tmp_path / "elsewhere.py")
+    (tmp_path / "m.csv").write_text(
+        "\ufeffid,benchmark,buggy,fixed,source_buggy\n"
+        f"b1,X,a/b.py; a/c.py ,{absolute},post/b.py\n"
+        "b2,,x.py,y.py,\n",
+        encoding="utf-8",
+    )
+    manifest = load_manifest(tmp_path / "m.csv")
+    one, two = manifest.rows
+    assert one.buggy == [str(tmp_path / "a/b.py"), str(tmp_path / "a/c.py")] and one.fixed == [absolute]
+    assert one.files("source_buggy") == [str(tmp_path / "post/b.py")] and one.files("source_fixed") == []
+    assert two.benchmark is None and two.files("source_buggy") == []
+    assert manifest.has_any(["source_fixed", "source_buggy"]) and not manifest.has_any(["dataset"])
+    assert read_manifest(tmp_path / "m.csv") == manifest.rows
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"id,buggy\nx,y\n", r"lacks column\(s\) fixed"),
+        (b"id,buggy,fixed\n\xff\xfe,a,b\n", "not UTF-8"),
+    ],
+)
+def test_an_unusable_manifest_is_a_clear_error(tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "m.csv"
+    path.write_bytes(content)
+    with pytest.raises(ManifestError, match=message):
+        read_manifest(path)
+    with pytest.raises(ManifestError, match="cannot read manifest"):
+        read_manifest(tmp_path / "missing.csv")
+
+
+@given(st.lists(st.text(alphabet="ab/ .", max_size=6), max_size=5))
+def test_split_files_drops_blank_parts_and_keeps_order(parts: list[str]) -> None:
+    assert split_files(";".join(parts)) == [p.strip() for p in parts if p.strip()]
+
+
+def test_classify_validate_and_correspond_give_the_same_error(tmp_path: Path) -> None:
+    path = tmp_path / "m.csv"
+    path.write_text("id,buggy\nx,y\n", encoding="utf-8")
+    for command in (["classify", "--manifest"], ["validate-operators"], ["correspond", "--manifest"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "mutreal", *command, str(path)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 2, (command, done.stderr)
+        assert "lacks column(s) fixed" in done.stderr, (command, done.stderr)

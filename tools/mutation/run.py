@@ -1,0 +1,266 @@
+"""`make mutation`: mutation-test mutreal's decisive logic with mutmut 3 and report the survivors.
+
+Why a wrapper: mutmut mutates whole files and runs one pytest selection; the verdict logic needs
+a test selection per group (stats tests for stats/, classify tests for the noise rules ...) and a
+score per module. So each group of tools/mutation/scope.toml runs in its own scratch folder
+(build/mutation/<group>: a copy of src/, tests/ and the data the tests read, plus a generated
+pyproject.toml carrying the [tool.mutmut] settings, so the project's own pyproject.toml stays free
+of them), and only the mutants of the listed functions are run.
+
+Equivalent mutants are listed one by one in tools/mutation/equivalent.toml with the change they
+make and the reason; an entry whose change no longer matches the mutant (the code moved) is
+reported as stale and not counted as equivalent.
+
+Output: the score per module on stdout; out/mutation/report.md with every surviving mutant
+(file, line, change); out/mutation/results.json for scripts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import fnmatch
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import tomllib
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+SCRATCH = ROOT / "build" / "mutation"
+OUT = ROOT / "out" / "mutation"
+DATA_DIRS = ("taxonomy", "operators", "benchmarks")
+KILLED = {"killed", "timeout", "segfault", "suspicious", "caught by type check"}
+
+# mutmut's exit-code table (mutmut.stats.status_by_exit_code), kept here so the report does not
+# import mutmut into this process.
+STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",
+          35: "suspicious", 36: "timeout", 37: "caught by type check", -24: "timeout", 24: "timeout",
+          152: "timeout", 255: "timeout", -11: "segfault", -9: "segfault", None: "not checked"}
+
+
+def module_of(path: str) -> str:
+    """``src/mutreal/stats/two_groups.py`` -> ``mutreal.stats.two_groups``."""
+    return ".".join(Path(path).relative_to("src").with_suffix("").parts)
+
+
+def mutant_globs(group: dict) -> list[str]:
+    """mutmut mutant-name globs of the group's functions (``Class.method`` -> ``xǁClassǁmethod``)."""
+    globs = []
+    for path in group["files"]:
+        module = module_of(path)
+        for name in group["functions"]:
+            if "." in name:
+                cls, method = name.split(".", 1)
+                globs.append(f"{module}.x\u01c1{cls}\u01c1{method}__mutmut_*")
+            else:
+                globs.append(f"{module}.x_{name}__mutmut_*")
+    return globs
+
+
+def prepare(group: dict, folder: Path, allow_missing_tests: bool = False) -> None:
+    """Lay out the scratch folder: fresh copies of src/ and tests/, links to data, a mutmut config."""
+    tests = [t for t in group["tests"] if (ROOT / t).exists()]
+    if tests != group["tests"] and not allow_missing_tests:
+        missing = sorted(set(group["tests"]) - set(tests))
+        raise SystemExit(f"group {group['name']}: test paths missing: {', '.join(missing)}")
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    shutil.copytree(ROOT / "src", folder / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    shutil.copytree(ROOT / "tests", folder / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in DATA_DIRS:
+        (folder / name).symlink_to(ROOT / name)
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    settings = {
+        "source_paths": ["src"],
+        "only_mutate": group["files"],
+        "also_copy": list(DATA_DIRS),
+        "pytest_add_cli_args": ["-m", "not slow", "-p", "no:cacheprovider"],
+        "pytest_add_cli_args_test_selection": tests,
+        "use_git_change_detection": False,
+        "timeout_multiplier": 10.0,
+    }
+    lines = ["", "[tool.mutmut]"] + [f"{key} = {json.dumps(value)}" for key, value in settings.items()]
+    (folder / "pyproject.toml").write_text(pyproject + "\n".join(lines) + "\n")
+
+
+def run_group(group: dict, folder: Path, jobs: int) -> float:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    start = time.monotonic()
+    # the mutmut script next to this interpreter (a venv's bin/ need not be on PATH)
+    beside = Path(sys.executable).parent / "mutmut"
+    mutmut = str(beside) if beside.exists() else (shutil.which("mutmut") or "mutmut")
+    log = folder / "mutmut.log"
+    with open(log, "w") as handle:
+        proc = subprocess.run(
+            [mutmut, "run", "--max-children", str(jobs), *mutant_globs(group)],
+            cwd=folder, env=env, stdout=handle, stderr=subprocess.STDOUT,
+        )
+    if proc.returncode != 0:
+        tail = log.read_text()[-3000:]
+        raise SystemExit(f"mutmut failed for group {group['name']} (exit {proc.returncode}):\n{tail}")
+    return time.monotonic() - start
+
+
+def statuses(group: dict, folder: Path) -> dict[str, tuple[str, str]]:
+    """``mutant name -> (source file, status)`` for the mutants of the group's functions."""
+    globs = mutant_globs(group)
+    found: dict[str, tuple[str, str]] = {}
+    for path in group["files"]:
+        meta = json.loads((folder / "mutants" / (path + ".meta")).read_text())
+        for key, code in meta["exit_code_by_key"].items():
+            if any(fnmatch.fnmatchcase(key, g) for g in globs):
+                found[key] = (path, STATUS.get(code, "suspicious"))
+    return found
+
+
+_DIFF_SCRIPT = """
+import json, sys
+from mutmut.mutation.diff_apply import get_diff_for_mutant
+out = {}
+for name, path in json.loads(sys.stdin.read()):
+    out[name] = get_diff_for_mutant(name, path=path)
+print(json.dumps(out))
+"""
+
+
+def diffs(folder: Path, names: list[tuple[str, str]]) -> dict[str, str]:
+    if not names:
+        return {}
+    proc = subprocess.run([sys.executable, "-c", _DIFF_SCRIPT], cwd=folder, input=json.dumps(names),
+                          capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout)
+
+
+def _function_line(source_path: Path, mutant: str) -> int:
+    """First line of the function a mutant belongs to, in the original file."""
+    tail = mutant.rsplit(".", 1)[1].split("__mutmut_")[0]
+    parts = tail[2:].split("\u01c1") if tail.startswith("x\u01c1") else [tail[2:]]
+    tree = ast.parse(source_path.read_text())
+    body = tree.body
+    for index, part in enumerate(parts):
+        for node in body:
+            if getattr(node, "name", None) == part:
+                if index == len(parts) - 1:
+                    return node.lineno if not node.decorator_list else node.decorator_list[0].lineno
+                body = node.body
+                break
+    return 0
+
+
+def change_of(diff: str, source_path: Path, mutant: str) -> tuple[int, str]:
+    """(file line, ``- old / + new``) of a mutant's diff against the original function."""
+    start = _function_line(source_path, mutant)
+    removed, added, line = [], [], 0
+    offset = 0
+    for row in diff.splitlines():
+        hunk = re.match(r"@@ -(\d+)", row)
+        if hunk:
+            offset = int(hunk.group(1)) - 1
+            continue
+        if row.startswith(("---", "+++")):
+            continue
+        if row.startswith("-"):
+            removed.append(row[1:].strip())
+            line = line or start + offset
+        elif row.startswith("+"):
+            added.append(row[1:].strip())
+        if not row.startswith("+"):
+            offset += 1
+    return line, f"- {' / '.join(removed)}  + {' / '.join(added)}"
+
+
+def load_equivalents() -> dict[str, dict]:
+    data = tomllib.loads((HERE / "equivalent.toml").read_text())
+    return {entry["mutant"]: entry for entry in data.get("mutant", [])}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--group", action="append", help="run only these groups (default: all)")
+    parser.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2)))
+    parser.add_argument("--allow-missing-tests", action="store_true",
+                        help="drop missing test paths of scope.toml (to measure an older checkout)")
+    parser.add_argument("--report-only", action="store_true", help="rebuild the report from the last run")
+    args = parser.parse_args()
+
+    scope = tomllib.loads((HERE / "scope.toml").read_text())["group"]
+    groups = [g for g in scope if not args.group or g["name"] in args.group]
+    equivalents = load_equivalents()
+    results, started = [], time.monotonic()
+    for group in groups:
+        folder = SCRATCH / group["name"]
+        seconds = 0.0
+        if not args.report_only:
+            prepare(group, folder, args.allow_missing_tests)
+            print(f"[{group['name']}] running mutmut ...", flush=True)
+            seconds = run_group(group, folder, args.jobs)
+        found = statuses(group, folder)
+        survivors = [(name, path) for name, (path, status) in found.items() if status not in KILLED]
+        diff_by_name = diffs(folder, survivors)
+        for name, (path, status) in sorted(found.items()):
+            line, change = (0, "")
+            if status not in KILLED:
+                line, change = change_of(diff_by_name[name], ROOT / path, name)
+            entry = equivalents.get(name)
+            equivalent = entry is not None and status not in KILLED and entry.get("change") == change
+            stale = entry is not None and status not in KILLED and not equivalent
+            results.append({"group": group["name"], "file": path, "mutant": name, "status": status,
+                            "line": line, "change": change, "equivalent": equivalent,
+                            "reason": entry["reason"] if equivalent else None, "stale_equivalent": stale})
+        print(f"[{group['name']}] {len(found)} mutants in {seconds:.0f} s", flush=True)
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+    write_report(results, time.monotonic() - started)
+    return 0
+
+
+def score_rows(results: list[dict]) -> list[tuple[str, int, int, int, float]]:
+    rows = []
+    for path in sorted({r["file"] for r in results}):
+        mine = [r for r in results if r["file"] == path]
+        equivalent = sum(r["equivalent"] for r in mine)
+        killed = sum(r["status"] in KILLED for r in mine)
+        counted = len(mine) - equivalent
+        rows.append((path, len(mine), equivalent, killed, killed / counted if counted else 1.0))
+    return rows
+
+
+def write_report(results: list[dict], seconds: float) -> None:
+    rows = score_rows(results)
+    total = sum(r[1] for r in rows)
+    equivalent = sum(r[2] for r in rows)
+    killed = sum(r[3] for r in rows)
+    overall = killed / (total - equivalent) if total > equivalent else 1.0
+    lines = ["# Mutation score of mutreal's decisive logic", "",
+             f"{total} mutants, {equivalent} equivalent, {killed} killed: score {overall:.1%} "
+             f"of non-equivalent mutants ({seconds / 60:.1f} min)", "",
+             "| module | mutants | equivalent | killed | score |", "| --- | ---: | ---: | ---: | ---: |"]
+    lines += [f"| {p} | {n} | {e} | {k} | {s:.1%} |" for p, n, e, k, s in rows]
+    lines += ["", "## Surviving mutants", ""]
+    for r in results:
+        if r["status"] not in KILLED and not r["equivalent"]:
+            stale = " (listed as equivalent, but the change no longer matches)" if r["stale_equivalent"] else ""
+            lines.append(f"- `{r['file']}:{r['line']}` {r['status']}{stale} `{r['mutant']}`: `{r['change']}`")
+    lines += ["", "## Equivalent mutants (tools/mutation/equivalent.toml)", ""]
+    lines += [f"- `{r['file']}:{r['line']}` `{r['mutant']}`: {r['reason']}" for r in results if r["equivalent"]]
+    (OUT / "report.md").write_text("\n".join(lines) + "\n")
+
+    print(f"\n{'module':<45} {'mutants':>7} {'equiv':>6} {'killed':>6} {'score':>7}")
+    for p, n, e, k, s in rows:
+        print(f"{p:<45} {n:>7} {e:>6} {k:>6} {s:>7.1%}")
+    print(f"{'total':<45} {total:>7} {equivalent:>6} {killed:>6} {overall:>7.1%}")
+    print(f"report: {OUT / 'report.md'}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
