@@ -38,11 +38,17 @@ _REMOVED_API_HINTS = (
     "Argument(s) not recognized",
     # Keras 3 no longer wraps a TensorFlow op applied to a functional model's tensors in a layer
     "A KerasTensor cannot be used as input to a TensorFlow function",
+    # Keras 3 saves weights only to .weights.h5 and models only to .keras
+    "must end in `.weights.h5`",
+    "must end in `.keras`",
+    # Keras 2 took int(units); Keras 3 rejects a numpy integer such as np.prod(shape) // 2
+    "Received an invalid value for `units`, expected a positive integer",
 )
 _FIT_CALL = re.compile(r"\.fit(_generator)?\s*\(")
-#: how data loaders name the file they did not find: OSError's ``[Errno 2] ...: 'x'``, numpy's
+#: how data loaders name the file they did not find: the runner's ``place it at x``, OSError's ``[Errno 2] ...: 'x'``, numpy's
 #: ``x not found.``, pandas' and Keras' ``File x does not exist``
 _MISSING_PATHS = (
+    re.compile(r"place it at (\S+)"),  # the runner's offline dataset cache (keras.datasets.*)
     re.compile(r"""(?:No such file or directory|not found|does not exist)[^'"]*['"]([^'"]+)['"]"""),
     re.compile(r"""['"]?([^\s'"]+?)['"]?\s+(?:not found|does not exist)"""),
 )
@@ -201,7 +207,7 @@ def _decide(task: ReproduceTask, buggy: str, fixed: str, records: tuple[list[Any
     row.buggy, row.fixed, row.stats = data["buggy"], data["fixed"], data["stats"]
     if missing is not None:
         row.status, row.missing = "missing-data", missing
-        row.error = f"a program could not find its data: place {missing} (or map it with --data-dir)"
+        row.error = f"a program could not find its data: place {missing}"
         return row
     row.symptom, row.reproduced, row.stable, row.reason = data["symptom"], data["reproduced"], data["stable"], data["reason"]
     return row

@@ -349,7 +349,29 @@ class _Modernizer(cst.CSTTransformer):
             return self._fit_call(original, updated)
         if self.functional and name in TF_OPS_ON_SYMBOLIC:
             return self._tf_op_call(original, updated, name)
+        if name == "ModelCheckpoint":
+            return self._checkpoint_call(original, updated)
         return updated
+
+    def _checkpoint_call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """Keras 3 writes weights only to ``*.weights.h5``: a literal path of a weights-only checkpoint
+        gets that ending (``best.h5`` -> ``best.weights.h5``, ``best`` -> ``best.weights.h5``)."""
+        args = list(updated.args)
+        weights_only = any(
+            a.keyword and a.keyword.value == "save_weights_only" and _code(a.value) == "True" for a in args
+        )
+        at = next((i for i, a in enumerate(args) if (a.keyword is None and not a.star)
+                   or (a.keyword and a.keyword.value == "filepath")), None)  # fmt: skip
+        if not weights_only or at is None or not isinstance(args[at].value, cst.SimpleString):
+            return updated
+        path = args[at].value.evaluated_value
+        if not isinstance(path, str) or path.endswith(".weights.h5") or "{" in path:
+            return updated  # already right, or a format pattern whose ending is the author's
+        stem = path[: -len(".hdf5")] if path.endswith(".hdf5") else path[: -len(".h5")] if path.endswith(".h5") else path
+        new = stem + ".weights.h5"
+        self._note(original, "argument value", repr(path), repr(new))
+        args[at] = args[at].with_changes(value=cst.SimpleString(repr(new)))
+        return updated.with_changes(args=args)
 
     def _tf_op_call(self, original: cst.Call, updated: cst.Call, name: str) -> cst.Call:
         """``tf.concat([a, b], -1)`` -> ``tf.keras.ops.concatenate([a, b], -1)`` (and the like)."""

@@ -135,3 +135,19 @@ def test_tf_ops_on_functional_tensors_become_keras_ops():
     # a TF 1 graph program (no functional Input) keeps its TensorFlow ops as written
     graph = "import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 3])\ny = tf.concat([x, x], 1)\n"
     assert modernize_source(graph).source == graph
+
+
+def test_weights_only_checkpoint_paths_get_the_keras3_ending():
+    source = (
+        "import keras\n"
+        "a = keras.callbacks.ModelCheckpoint(filepath='best', save_weights_only=True, monitor='val_loss')\n"
+        "b = keras.callbacks.ModelCheckpoint('w.hdf5', save_weights_only=True)\n"
+        "c = keras.callbacks.ModelCheckpoint('model.keras')\n"
+        "d = keras.callbacks.ModelCheckpoint(path, save_weights_only=True)\n"
+    )
+    result = modernize_source(source)
+    assert "filepath='best.weights.h5', save_weights_only=True" in result.source
+    assert "ModelCheckpoint('w.weights.h5', save_weights_only=True)" in result.source
+    assert "ModelCheckpoint('model.keras')" in result.source and "ModelCheckpoint(path," in result.source
+    assert [c.line for c in result.changes] == [2, 3]
+    assert modernize_source(result.source).source == result.source  # idempotent

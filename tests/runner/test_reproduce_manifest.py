@@ -19,6 +19,7 @@ import pytest
 
 from mutreal.benchmark_reproduce import (
     ManifestError,
+    _missing_data,
     _removed_api_failure,
     entry_program,
     read_reproduce_manifest,
@@ -158,7 +159,21 @@ def test_which_crashes_count_as_a_version_problem():
     assert _removed_api_failure(_crashes("b.py", "ValueError", keras3)) == ("ValueError", keras3)
     lr = "Argument(s) not recognized: {'lr': 0.01}"
     assert _removed_api_failure(_crashes("b.py", "ValueError", lr)) is not None
+    weights = "When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided must end in `.weights.h5`"
+    assert _removed_api_failure(_crashes("b.py", "ValueError", weights)) is not None
+    units = "Received an invalid value for `units`, expected a positive integer. Received: units=150"
+    assert _removed_api_failure(_crashes("b.py", "ValueError", units)) is not None
     shape = "Arguments `target` and `output` must have the same rank (ndim)."
     assert _removed_api_failure(_crashes("b.py", "ValueError", shape)) is None  # the fault itself
     mixed = _crashes("b.py", "ValueError", lr)[:1] + _crashes("b.py", "ValueError", shape)[1:]
     assert _removed_api_failure(mixed) is None
+
+
+def test_the_missing_dataset_path_is_the_one_to_place():
+    offline = [RunRecord(key="k", program="p.py", seed=0, outcome="missing-data", error_type="MissingDatasetError",
+                         error_message="dataset file 'mnist.npz' is not available offline: place it at "
+                         "/home/u/.keras/datasets/mnist.npz (downloaded from https://example.org/mnist.npz)")]  # fmt: skip
+    assert _missing_data(offline) == "/home/u/.keras/datasets/mnist.npz"
+    absent = [RunRecord(key="k", program="p.py", seed=0, outcome="missing-data", error_type="FileNotFoundError",
+                        error_message="[Errno 2] No such file or directory: '../data/train.csv'")]  # fmt: skip
+    assert _missing_data(absent) == "../data/train.csv"
