@@ -9,8 +9,9 @@ in the output are kept, stored runs are not trained again) and one bad bug never
 What is decided per bug, beyond the pair verdict of :func:`mutreal.verdicts.reproduce_from_records`:
 
 - ``missing-data``: a program could not find its data; the row names the path to place there.
-- a *version problem*: both versions fail the same way on an API that current Keras, TensorFlow or
-  numpy removed; the bug is retried once with ``--modernize``, and both tries are kept.
+- a *version problem*: every run of both versions fails on an API that current Keras, TensorFlow or
+  numpy removed (each side's own removed API and message); the bug is retried once with
+  ``--modernize``, and both tries are kept.
 - ``error``: a program file is missing, or a side of several files has no single entry program.
 """
 
@@ -36,11 +37,19 @@ _REMOVED_API_HINTS = (
     "unexpected keyword argument",
     "Unrecognized keyword arguments",
     "Argument(s) not recognized",
+    # Keras 3 no longer wraps a TensorFlow op applied to a functional model's tensors in a layer
+    "A KerasTensor cannot be used as input to a TensorFlow function",
+    # Keras 3 saves weights only to .weights.h5 and models only to .keras
+    "must end in `.weights.h5`",
+    "must end in `.keras`",
+    # Keras 2 took int(units); Keras 3 rejects a numpy integer such as np.prod(shape) // 2
+    "Received an invalid value for `units`, expected a positive integer",
 )
 _FIT_CALL = re.compile(r"\.fit(_generator)?\s*\(")
-#: how data loaders name the file they did not find: OSError's ``[Errno 2] ...: 'x'``, numpy's
+#: how data loaders name the file they did not find: the runner's ``place it at x``, OSError's ``[Errno 2] ...: 'x'``, numpy's
 #: ``x not found.``, pandas' and Keras' ``File x does not exist``
 _MISSING_PATHS = (
+    re.compile(r"place it at (\S+)"),  # the runner's offline dataset cache (keras.datasets.*)
     re.compile(r"""(?:No such file or directory|not found|does not exist)[^'"]*['"]([^'"]+)['"]"""),
     re.compile(r"""['"]?([^\s'"]+?)['"]?\s+(?:not found|does not exist)"""),
 )
@@ -199,7 +208,7 @@ def _decide(task: ReproduceTask, buggy: str, fixed: str, records: tuple[list[Any
     row.buggy, row.fixed, row.stats = data["buggy"], data["fixed"], data["stats"]
     if missing is not None:
         row.status, row.missing = "missing-data", missing
-        row.error = f"a program could not find its data: place {missing} (or map it with --data-dir)"
+        row.error = f"a program could not find its data: place {missing}"
         return row
     row.symptom, row.reproduced, row.stable, row.reason = data["symptom"], data["reproduced"], data["stable"], data["reason"]
     return row
@@ -226,7 +235,9 @@ def reproduce_task(
         records = tuple(run_programs([buggy, fixed], seeds, options))
         row = _decide(task, buggy, fixed, records, statistics)  # type: ignore[arg-type]
         failure = (_removed_api_failure(records[0]), _removed_api_failure(records[1]))
-        if failure[0] is not None and failure[0] == failure[1] and not options.get("modernize"):
+        # both sides stopped on a removed API: the fault was never reached. The two messages need
+        # not be equal (a fix that also changed lr=0.01 to lr=0.001 fails on {'lr': 0.001}).
+        if failure[0] is not None and failure[1] is not None and not options.get("modernize"):
             first = {k: row.to_dict()[k] for k in ("reproduced", "stable", "reason", "symptom")}
             records = tuple(run_programs([buggy, fixed], seeds, {**options, "modernize": True}))
             row = _decide(task, buggy, fixed, records, statistics)  # type: ignore[arg-type]
@@ -235,6 +246,8 @@ def reproduce_task(
                 "error_type": failure[0][0], "error": failure[0][1], "first_try": first,
                 "modernized": True, "resolved": not still,
             }  # fmt: skip
+            if failure[1] != failure[0]:
+                row.version_problem["fixed_error_type"], row.version_problem["fixed_error"] = failure[1]
         return row
     except LostRuns as error:  # not the programs' doing: a resumed benchmark trains them again
         return BugReproduction(id=task.id, benchmark=task.benchmark, status="lost", error=str(error))

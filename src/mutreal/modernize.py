@@ -11,6 +11,7 @@ can check that the meaning was kept. What it cannot rewrite safely is reported a
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,6 +88,25 @@ KERAS1_CONV_NAMES: dict[str, int] = {
     "Convolution3D": 3,
     "Deconvolution3D": 3,
 }
+#: TensorFlow ops that Keras 2 let a functional model apply to its symbolic tensors (it wrapped them
+#: in a TFOpLambda layer) and Keras 3 rejects ("A KerasTensor cannot be used as input to a
+#: TensorFlow function"): op -> (its ``keras.ops`` counterpart, keyword renames). keras.ops accept
+#: eager tensors too, so a call on arrays keeps working. A call with any other keyword is left alone.
+TF_OPS_ON_SYMBOLIC: dict[str, tuple[str, dict[str, str]]] = {
+    "concat": ("concatenate", {"values": "xs", "axis": "axis"}),
+    "stack": ("stack", {"values": "x", "axis": "axis"}),
+    "expand_dims": ("expand_dims", {"input": "x", "axis": "axis"}),
+    "squeeze": ("squeeze", {"input": "x", "axis": "axis"}),
+    "reshape": ("reshape", {"tensor": "x", "shape": "newshape"}),
+    "transpose": ("transpose", {"a": "x", "perm": "axes"}),
+    "reduce_sum": ("sum", {"input_tensor": "x", "axis": "axis", "keepdims": "keepdims"}),
+    "reduce_mean": ("mean", {"input_tensor": "x", "axis": "axis", "keepdims": "keepdims"}),
+    "reduce_max": ("max", {"input_tensor": "x", "axis": "axis", "keepdims": "keepdims"}),
+    "matmul": ("matmul", {"a": "x1", "b": "x2"}),
+}
+#: A program builds a functional model when it calls ``Input(...)``: only there can a TF op meet a
+#: symbolic tensor, so only there are the ops above rewritten (a TF 1 graph program keeps its ops).
+_FUNCTIONAL_INPUT = re.compile(r"\bInput\s*\(")
 #: Names current Keras lacks and modernize cannot replace: reported, not rewritten.
 UNSUPPORTED: dict[str, str] = {
     "ImageDataGenerator": "keras.preprocessing.image.ImageDataGenerator was removed in Keras 3",
@@ -186,8 +206,10 @@ def _code(node: cst.CSTNode) -> str:
 class _Modernizer(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self) -> None:
+    def __init__(self, functional: bool = False) -> None:
         super().__init__()
+        self.functional = functional  # the program calls Input(...): TF ops may meet KerasTensors
+        self.tensorflow_names: set[str] = set()  # names bound to the tensorflow module
         self.changes: list[Change] = []
         self.warnings: list[str] = []
         self.renamed_names: dict[str, str] = {}  # imported legacy layer names -> canonical
@@ -265,6 +287,8 @@ class _Modernizer(cst.CSTTransformer):
             name = _dotted(alias.name) or ""
             if name == "numpy":
                 self.numpy_names.add(alias.asname.name.value if alias.asname else "numpy")  # type: ignore[union-attr]
+            if name == "tensorflow":
+                self.tensorflow_names.add(alias.asname.name.value if alias.asname else "tensorflow")  # type: ignore[union-attr]
             new_module = _replace_module(name)
             if new_module is not None and alias.asname is not None:
                 self._note(original, "import", f"import {name}", f"import {new_module}")
@@ -323,7 +347,47 @@ class _Modernizer(cst.CSTTransformer):
             return self._optimizer_call(original, updated)
         if name in ("fit", "fit_generator", "evaluate", "evaluate_generator", "predict", "predict_generator"):
             return self._fit_call(original, updated)
+        if self.functional and name in TF_OPS_ON_SYMBOLIC:
+            return self._tf_op_call(original, updated, name)
+        if name == "ModelCheckpoint":
+            return self._checkpoint_call(original, updated)
         return updated
+
+    def _checkpoint_call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """Keras 3 writes weights only to ``*.weights.h5``: a literal path of a weights-only checkpoint
+        gets that ending (``best.h5`` -> ``best.weights.h5``, ``best`` -> ``best.weights.h5``)."""
+        args = list(updated.args)
+        weights_only = any(
+            a.keyword and a.keyword.value == "save_weights_only" and _code(a.value) == "True" for a in args
+        )
+        at = next((i for i, a in enumerate(args) if (a.keyword is None and not a.star)
+                   or (a.keyword and a.keyword.value == "filepath")), None)  # fmt: skip
+        if not weights_only or at is None or not isinstance(args[at].value, cst.SimpleString):
+            return updated
+        path = args[at].value.evaluated_value
+        if not isinstance(path, str) or path.endswith(".weights.h5") or "{" in path:
+            return updated  # already right, or a format pattern whose ending is the author's
+        stem = path[: -len(".hdf5")] if path.endswith(".hdf5") else path[: -len(".h5")] if path.endswith(".h5") else path
+        new = stem + ".weights.h5"
+        self._note(original, "argument value", repr(path), repr(new))
+        args[at] = args[at].with_changes(value=cst.SimpleString(repr(new)))
+        return updated.with_changes(args=args)
+
+    def _tf_op_call(self, original: cst.Call, updated: cst.Call, name: str) -> cst.Call:
+        """``tf.concat([a, b], -1)`` -> ``tf.keras.ops.concatenate([a, b], -1)`` (and the like)."""
+        parent = (_dotted(updated.func) or "").rsplit(".", 1)[0]
+        if parent not in self.tensorflow_names:
+            return updated
+        new_name, keywords = TF_OPS_ON_SYMBOLIC[name]
+        args = [a for a in updated.args if not (a.keyword and a.keyword.value == "name")]
+        if any(a.star or (a.keyword and a.keyword.value not in keywords) for a in args):
+            return updated  # an argument keras.ops has no counterpart for: meaning not kept, left alone
+        args = self._rename_kwargs(original, args, keywords, "argument")
+        if args and len(args) != len(updated.args):
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        new_func = f"{parent}.keras.ops.{new_name}"
+        self._note(original, "tensorflow op", f"{parent}.{name}", new_func)
+        return updated.with_changes(func=_dotted_expr(new_func), args=args)
 
     def _rename_kwargs(
         self, original: cst.Call, args: list[cst.Arg], table: dict[str, str], kind: str
@@ -460,7 +524,7 @@ def modernize_source(source: str) -> ModernizeResult:
     Python 2 programs are not converted here (``mutreal.source`` handles those for classify).
     """
     module = cst.parse_module(source)
-    transformer = _Modernizer()
+    transformer = _Modernizer(functional=bool(_FUNCTIONAL_INPUT.search(source)))
     new_module = MetadataWrapper(module).visit(transformer)
     changes = sorted(transformer.changes, key=lambda c: c.line)
     return ModernizeResult(

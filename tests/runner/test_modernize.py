@@ -7,7 +7,7 @@ import json
 import libcst
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mutreal.cli import main
@@ -73,6 +73,7 @@ def test_unsupported_apis_are_reported_not_rewritten():
 names = st.sampled_from(["lr", "nb_epoch", "init", "border_mode", "units", "epochs", "learning_rate"])
 
 
+@settings(deadline=None)  # a LibCST parse takes over 200 ms on a loaded machine
 @given(keyword=names, value=st.integers(0, 1000))
 def test_rewriting_is_idempotent(keyword, value):
     source = f"model.fit(x, {keyword}={value})\nopt = SGD({keyword}={value})\nlayer = Dense(4, {keyword}={value})\n"
@@ -107,3 +108,46 @@ def test_cli_lists_changes_and_writes_json(tmp_path):
 def test_parse_error_is_raised_by_the_api():
     with pytest.raises(libcst.ParserSyntaxError):
         modernize_source("print 'python 2'\n")
+
+
+FUNCTIONAL_TF_OPS = """\
+import numpy as np
+import tensorflow as tf
+from tensorflow.keras.layers import Dense, Input
+
+left, right = Input(shape=(4,)), Input(shape=(6,))
+both = tf.concat([left, right], -1)
+pooled = tf.reduce_mean(tf.expand_dims(both, axis=1), axis=1, name='pool')
+odd = tf.concat([left, right], axis=-1, conjugate=True)
+arrays = np.concatenate([np.zeros(2), np.ones(2)])
+"""
+
+
+def test_tf_ops_on_functional_tensors_become_keras_ops():
+    result = modernize_source(FUNCTIONAL_TF_OPS)
+    text = result.source
+    assert "both = tf.keras.ops.concatenate([left, right], -1)" in text
+    assert "pooled = tf.keras.ops.mean(tf.keras.ops.expand_dims(both, axis=1), axis=1)" in text
+    assert "odd = tf.concat([left, right], axis=-1, conjugate=True)" in text  # no keras.ops counterpart
+    assert "np.concatenate" in text
+    assert sum(c.kind == "tensorflow op" for c in result.changes) == 3
+    compile(text, "modernized.py", "exec")
+    # a TF 1 graph program (no functional Input) keeps its TensorFlow ops as written
+    graph = "import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 3])\ny = tf.concat([x, x], 1)\n"
+    assert modernize_source(graph).source == graph
+
+
+def test_weights_only_checkpoint_paths_get_the_keras3_ending():
+    source = (
+        "import keras\n"
+        "a = keras.callbacks.ModelCheckpoint(filepath='best', save_weights_only=True, monitor='val_loss')\n"
+        "b = keras.callbacks.ModelCheckpoint('w.hdf5', save_weights_only=True)\n"
+        "c = keras.callbacks.ModelCheckpoint('model.keras')\n"
+        "d = keras.callbacks.ModelCheckpoint(path, save_weights_only=True)\n"
+    )
+    result = modernize_source(source)
+    assert "filepath='best.weights.h5', save_weights_only=True" in result.source
+    assert "ModelCheckpoint('w.weights.h5', save_weights_only=True)" in result.source
+    assert "ModelCheckpoint('model.keras')" in result.source and "ModelCheckpoint(path," in result.source
+    assert [c.line for c in result.changes] == [2, 3]
+    assert modernize_source(result.source).source == result.source  # idempotent

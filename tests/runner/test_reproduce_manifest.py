@@ -17,7 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from mutreal.benchmark_reproduce import ManifestError, already_decided, entry_program, read_reproduce_manifest
+from mutreal.benchmark_reproduce import (
+    ManifestError,
+    _missing_data,
+    _removed_api_failure,
+    already_decided,
+    entry_program,
+    read_reproduce_manifest,
+)
+from mutreal.runner.records import RunRecord
 
 ROOT = Path(__file__).parents[2]
 
@@ -129,7 +137,6 @@ def test_resume_decides_again_the_bugs_whose_runs_were_lost(tmp_path):
 
 
 def test_no_verdict_is_drawn_from_lost_runs():
-    from mutreal.runner.records import RunRecord
     from mutreal.verdicts import LostRuns, reproduce_from_records
 
     def runs(program: str, outcomes: list[str]) -> list[RunRecord]:
@@ -139,3 +146,55 @@ def test_no_verdict_is_drawn_from_lost_runs():
 
     with pytest.raises(LostRuns, match="1 run.*lost.*service went away.*again"):
         reproduce_from_records(runs("b.py", ["crash", "lost"]), runs("f.py", ["ok", "ok"]), symptom="crash")
+
+
+@pytest.mark.slow
+def test_both_sides_on_different_removed_apis_are_retried_modernized(tmp_path):
+    # a fix that also touched the legacy line: both versions stop on a removed numpy alias, each on
+    # its own (np.float vs np.int), before the shape fault is reached
+    (tmp_path / "buggy.py").write_text(
+        "import numpy as np\nx = np.zeros(3, dtype=np.float)\nprint((x @ np.zeros((2, 2))).sum())\n"
+    )
+    (tmp_path / "fixed.py").write_text(
+        "import numpy as np\nx = np.zeros(3, dtype=np.int)\nprint((x @ np.zeros((3, 2))).sum())\n"
+    )
+    (tmp_path / "manifest.csv").write_text("id,buggy,fixed,symptom\ndiffer,buggy.py,fixed.py,crash\n")
+    result = _reproduce(tmp_path, "--manifest", "manifest.csv", "--out", "rows.jsonl", "--runs", "2",
+                        "--jobs", "1", "-q")  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    row = json.loads((tmp_path / "rows.jsonl").read_text())
+    problem = row["version_problem"]
+    assert problem is not None and problem["first_try"]["reproduced"] is False
+    assert "float" in problem["error"] and "int" in problem["fixed_error"]
+    assert problem["resolved"] is True
+    assert row["reproduced"] is True and row["fixed"]["outcomes"] == {"ok": 2}
+
+
+def _crashes(program: str, error_type: str, message: str) -> list[RunRecord]:
+    return [RunRecord(key=f"{program}{seed}", program=program, seed=seed, outcome="crash",
+                      error_type=error_type, error_message=message) for seed in range(2)]  # fmt: skip
+
+
+def test_which_crashes_count_as_a_version_problem():
+    keras3 = "A KerasTensor cannot be used as input to a TensorFlow function. A KerasTensor is ..."
+    assert _removed_api_failure(_crashes("b.py", "ValueError", keras3)) == ("ValueError", keras3)
+    lr = "Argument(s) not recognized: {'lr': 0.01}"
+    assert _removed_api_failure(_crashes("b.py", "ValueError", lr)) is not None
+    weights = "When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided must end in `.weights.h5`"
+    assert _removed_api_failure(_crashes("b.py", "ValueError", weights)) is not None
+    units = "Received an invalid value for `units`, expected a positive integer. Received: units=150"
+    assert _removed_api_failure(_crashes("b.py", "ValueError", units)) is not None
+    shape = "Arguments `target` and `output` must have the same rank (ndim)."
+    assert _removed_api_failure(_crashes("b.py", "ValueError", shape)) is None  # the fault itself
+    mixed = _crashes("b.py", "ValueError", lr)[:1] + _crashes("b.py", "ValueError", shape)[1:]
+    assert _removed_api_failure(mixed) is None
+
+
+def test_the_missing_dataset_path_is_the_one_to_place():
+    offline = [RunRecord(key="k", program="p.py", seed=0, outcome="missing-data", error_type="MissingDatasetError",
+                         error_message="dataset file 'mnist.npz' is not available offline: place it at "
+                         "/home/u/.keras/datasets/mnist.npz (downloaded from https://example.org/mnist.npz)")]  # fmt: skip
+    assert _missing_data(offline) == "/home/u/.keras/datasets/mnist.npz"
+    absent = [RunRecord(key="k", program="p.py", seed=0, outcome="missing-data", error_type="FileNotFoundError",
+                        error_message="[Errno 2] No such file or directory: '../data/train.csv'")]  # fmt: skip
+    assert _missing_data(absent) == "../data/train.csv"
