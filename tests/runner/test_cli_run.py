@@ -96,7 +96,12 @@ def test_ray_executor_matches_local_runs(write_program, tiny_program, tmp_path):
                           progress=False)  # fmt: skip
     by_program = {(r.program.rsplit("/", 1)[-1], r.seed): r for r in on_ray}
     assert by_program[("tiny.py", 0)].outcome == "ok" and by_program[("hang.py", 1)].outcome == "timeout"
-    lost = by_program[("killer.py", 0)]
-    assert lost.outcome == "crash" and lost.error_type == "RayWorkerLost", lost.error_message
+    killer_run = by_program[("killer.py", 0)]
+    if killer_run.sandbox == "bwrap":
+        # in the sandbox its parent is the PID namespace's init, which ignores the signal: the
+        # program cannot take its Ray actor down
+        assert killer_run.outcome == "ok", killer_run.error_message
+    else:  # the actor is gone: not the program's verdict, a lost run that a rerun trains again
+        assert killer_run.outcome == "lost" and killer_run.error_type == "RayWorkerLost", killer_run.error_message
     local = run_campaign([program], seeds=[0, 1], jobs=1, progress=False)
     assert [r.metric_value for r in local] == [by_program[("tiny.py", s)].metric_value for s in (0, 1)]

@@ -38,7 +38,7 @@ def test_a_folder_under_tmp_is_readable_but_not_writable_inside_and_kept_by_the_
         f"import sys; sys.path.insert(0, {str(library)!r}); import marker; print(marker.VALUE)\n"
         f"try:\n    open({str(library / 'new.txt')!r}, 'w')\nexcept OSError:\n    print('read-only')\n"
     )
-    command = sandbox.bwrap_command([sys.executable, "-c", code], private, bwrap.user_namespace, tmp_folders=[folder])
+    command = sandbox.bwrap_command([sys.executable, "-c", code], private, bwrap.user_namespace, tmp_folders=[folder, *sandbox.interpreter_folders_in_tmp()])
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, env=sandbox.minimal_environment())
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["42", "read-only"]

@@ -226,8 +226,10 @@ def bwrap_command(
 ) -> list[str]:
     """The ``bwrap`` command line that runs ``inner`` in a worker's sandbox (see the module doc).
 
-    ``tmp_folders``: folders of the host's ``/tmp`` shown read-only at their own paths
-    (:func:`interpreter_folders_in_tmp`)."""
+    ``tmp_folders``: folders of the host's ``/tmp`` shown read-only at their own paths (default:
+    :func:`interpreter_folders_in_tmp`, so the interpreter itself is always found)."""
+    if tmp_folders is None:
+        tmp_folders = interpreter_folders_in_tmp()
     command = [
         "bwrap",
         "--ro-bind", "/", "/",
