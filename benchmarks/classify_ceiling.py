@@ -35,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mutreal.labelsfile import read_labels, read_results
+from mutreal.study.labelsfile import read_labels, read_results
 
 #: lower recall floors printed too, to show what each point of recall would buy in precision
 FRONTIER = (0.8, 0.75, 0.7)

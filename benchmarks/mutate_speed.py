@@ -21,8 +21,8 @@ from pathlib import Path
 
 import libcst as cst
 
-from mutreal.mutate import Failure, generate, write_mutant
-from mutreal.operators import Program, registry
+from mutreal.mutation.mutate import Failure, generate, write_mutant
+from mutreal.mutation.operators import Program, registry
 
 SUBJECTS = Path(__file__).resolve().parent / "subjects_mutation"
 TARGET = 1.5

@@ -5,7 +5,7 @@ Usage: python tools/derive_combinations.py [DEV_SPLIT.csv] [--out operators/comb
 For each bug of the dev split (the study's manual codes and per-code DeepCrime flags Y/N) it keeps
 the codes the study flagged simulable, and counts every multiset of them of order 1 to 6: support
 (bugs containing it), exact (bugs whose simulable codes are exactly it), and support among fully
-simulable bugs. Codes are read as the study's scoring script reads them (mutreal.labelsfile:
+simulable bugs. Codes are read as the study's scoring script reads them (mutreal.study.labelsfile:
 notes in parentheses dropped, "Wrong kernel size" is LCF). Only counting, no third-party code.
 """
 
@@ -15,8 +15,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from mutreal.catalogue import count_combinations, write_combinations
-from mutreal.labelsfile import read_labels
+from mutreal.mutation.catalogue import count_combinations, write_combinations
+from mutreal.study.labelsfile import read_labels
 
 DEFAULT_SPLIT = Path("/work/shared/reference/dev_split.csv")
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "operators" / "combinations.csv"

@@ -6,7 +6,7 @@ the mutants without reading JSON back. Each function here calls the same code as
 (``classify``, ``mutate``, ``hom-generate``, ``report``), so a figure computed in a notebook is the
 figure the command prints, and returns a typed result with ``.to_frame()``. The functions are
 named apart from the package's modules (``classify_pair``, not ``classify``, which is the module
-:mod:`mutreal.classify`), so that ``mutreal.<name>`` always means one thing:
+:mod:`mutreal.label.classify`), so that ``mutreal.<name>`` always means one thing:
 
 - :func:`classify_pair` / :func:`classify_manifest` / :func:`read_results` -> :class:`Classified`:
   ``to_frame()`` one row per fault component, ``to_frame("bug")`` one row per bug;
@@ -31,9 +31,9 @@ from mutreal.results import BugResult, ReadProblem
 if TYPE_CHECKING:
     import pandas as pd
 
-    from mutreal.hom import HomReport
-    from mutreal.mutate import Failure
-    from mutreal.operators import Mutant
+    from mutreal.mutation.hom import HomReport
+    from mutreal.mutation.mutate import Failure
+    from mutreal.mutation.operators import Mutant
     from mutreal.report.build import Report
 
 __all__ = list(API_NAMES)
@@ -111,7 +111,7 @@ def classify_pair(
 ) -> Classified:
     """Classify one bug (files, ``;``-lists or folders of each side). A bug that cannot be
     classified is an error row with the reason, as in a manifest run, not an exception."""
-    from mutreal.classify import classify_safely
+    from mutreal.label.classify import classify_safely
 
     sides = [s if isinstance(s, list) else os.fspath(s) for s in (buggy, fixed)]
     name = bug_id or f"{sides[0]} -> {sides[1]}"
@@ -121,7 +121,7 @@ def classify_pair(
 def classify_manifest(manifest: PathLike, *, jobs: int = 1, tolerant: bool = True) -> Classified:
     """Classify every bug of a manifest CSV, in manifest order (``jobs`` > 1: worker processes).
     An unusable manifest raises :class:`mutreal.manifest.ManifestError`; a bad bug is an error row."""
-    from mutreal.classify import iter_classify_manifest
+    from mutreal.label.classify import iter_classify_manifest
 
     return Classified(list(iter_classify_manifest(manifest, jobs=jobs, tolerant=tolerant, progress=False)))
 
@@ -183,7 +183,7 @@ def mutate_program(
     """Mutants of ``program`` by one operator (as ``mutreal mutate``: one site and value, or every
     site and catalogue value with ``all_values``); written with their provenance JSON into
     ``out_dir`` when given, else kept in memory only."""
-    from mutreal.mutate import mutate_file
+    from mutreal.mutation.mutate import mutate_file
 
     report = mutate_file(
         os.fspath(program),
@@ -204,7 +204,7 @@ def mutate_program(
 
 @dataclass
 class Homs:
-    """Higher-order mutants built from real fault combinations (:class:`mutreal.hom.HomReport`)."""
+    """Higher-order mutants built from real fault combinations (:class:`mutreal.mutation.hom.HomReport`)."""
 
     report: HomReport
 
@@ -244,7 +244,7 @@ def hom_generate(
 ) -> Homs:
     """HOMs of ``subject`` following the fault combinations of ``results`` (a results JSONL or
     classified bugs; None: the shipped table), as ``mutreal hom-generate``."""
-    from mutreal.hom import hom_generate as build
+    from mutreal.mutation.hom import hom_generate as build
 
     rows = results.bugs if isinstance(results, Classified) else results
     out = os.fspath(out_dir) if out_dir is not None else None

@@ -5,7 +5,7 @@ behave like the real ones. Three sets of mutants of a bug's fixed program answer
 
 - ``reconstruct``: the operators classify matched to the fault's components, applied to the fixed
   program with the values the buggy program has (what ``validate-operators`` does statically,
-  :func:`mutreal.validate.validate_bug`): one mutant per component, plus the higher-order mutant
+  :func:`mutreal.study.validate.validate_bug`): one mutant per component, plus the higher-order mutant
   of all of them when there are several. If the real fault is reconstructed exactly this mutant
   *is* the fault, and it must couple with it; a bug none of whose components an operator
   simulates gets no mutant and a reason.
@@ -73,7 +73,7 @@ def _plain(value: Any) -> Any:
 def not_simulable_reason(classified: Any) -> str | None:
     """Why no operator can simulate this bug (from its classify row), or None when every component can.
 
-    ``classified`` is a :class:`mutreal.classify.BugResult` or its JSON dict."""
+    ``classified`` is a :class:`mutreal.label.classify.BugResult` or its JSON dict."""
     data = classified.to_dict() if hasattr(classified, "to_dict") else dict(classified)
     if data.get("status") != "ok":
         return f"the pair cannot be classified: {data.get('error') or data.get('status')}"
@@ -102,8 +102,8 @@ def reconstruct_mutants(
     ``classified`` is the bug's classify row (``--results``); without it the pair is classified
     here. The mutant sits in ``folder`` (the fixed side mirrored there, so a program of several
     files still imports its siblings)."""
-    from mutreal.classify import ManifestRow, classify_safely
-    from mutreal.validate import validate_bug
+    from mutreal.label.classify import ManifestRow, classify_safely
+    from mutreal.study.validate import validate_bug
 
     if classified is None:
         classified = classify_safely(list(buggy), list(fixed), bug_id=bug_id, benchmark=benchmark)
@@ -184,8 +184,8 @@ def _reconstructed(
 
 def _first_order(fixed_entry: str, component: Any, folder: Path, exact: bool) -> MutantSpec | None:
     """One component's edit alone, written with mutate's provenance (a part of a higher-order fault)."""
-    from mutreal.mutate import Failure, generate, write_mutant
-    from mutreal.operators import Program
+    from mutreal.mutation.mutate import Failure, generate, write_mutant
+    from mutreal.mutation.operators import Program
 
     program = Program.from_file(fixed_entry)
     made = next(generate(program, component.operator, site=component.site, value=component.value), None)
@@ -202,8 +202,8 @@ def _first_order(fixed_entry: str, component: Any, folder: Path, exact: bool) ->
 
 def all_mutants(fixed_entry: str, folder: str | Path, operators: Sequence[str] | None = None) -> MutantSet:
     """Every first-order mutant of every registered operator (or ``operators``) at the catalogue's values."""
-    from mutreal.mutate import Failure, generate, write_mutant
-    from mutreal.operators import Program, registry
+    from mutreal.mutation.mutate import Failure, generate, write_mutant
+    from mutreal.mutation.operators import Program, registry
 
     folder = Path(folder)
     if folder.exists():

@@ -1,7 +1,7 @@
 """Reading a manifest CSV: the list of bugs that classify, validate-operators and correspond work on.
 
 A manifest has one bug a row: ``id,benchmark,buggy,fixed`` and optional columns (``source_buggy``,
-``source_fixed``, ``dataset``... as :mod:`mutreal.layouts` writes them); ``;`` separates the files
+``source_fixed``, ``dataset``... as :mod:`mutreal.study.layouts` writes them); ``;`` separates the files
 of one side, and relative paths are relative to the manifest's folder, so a manifest and its
 programs can be moved together. Every command reads it here, so that the encoding (a BOM from a
 spreadsheet), the missing-column messages and the path rules are the same everywhere.

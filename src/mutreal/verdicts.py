@@ -828,10 +828,10 @@ class SensitivityReport:
 def write_mutant(program: str, operator: str, site: int, value: Any, out_dir: str | Path) -> str:
     """Write the first-order mutant of ``program`` (operator, site, value) into ``out_dir``; its path.
 
-    The files are written by :func:`mutreal.mutate.write_mutant`, so a sensitivity mutant and a
+    The files are written by :func:`mutreal.mutation.mutate.write_mutant`, so a sensitivity mutant and a
     ``mutreal mutate`` mutant are the same bytes."""
-    from mutreal.mutate import write_mutant as write_mutant_files
-    from mutreal.operators import Program, registry
+    from mutreal.mutation.mutate import write_mutant as write_mutant_files
+    from mutreal.mutation.operators import Program, registry
 
     mutant = registry.get(operator).mutant(Program.from_file(program), site, value)
     return write_mutant_files(mutant, str(out_dir))[0]
@@ -902,7 +902,7 @@ def sensitivity(
     """
     import tempfile
 
-    from mutreal.operators import Program, registry
+    from mutreal.mutation.operators import Program, registry
 
     op = registry.get(operator)
     source = Program.from_file(program)

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from mutreal.classify import classify_pair
+from mutreal.label.classify import classify_pair
 
 _counter = itertools.count()
 

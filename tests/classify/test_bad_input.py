@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mutreal.classify import MAX_SIDE_FILES, classify_safely, python_files_under
+from mutreal.label.classify import MAX_SIDE_FILES, classify_safely, python_files_under
 
 ROOT = Path(__file__).parents[2]
 PAIR = ROOT / "benchmarks" / "corpus" / "k1-iris-ach"

@@ -6,8 +6,8 @@ import json
 
 from click.testing import CliRunner
 
-from mutreal.classify import pair_files
 from mutreal.commands.classify import classify
+from mutreal.label.classify import pair_files
 
 BUGGY = """\
 from keras.models import Sequential

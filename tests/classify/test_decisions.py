@@ -14,10 +14,10 @@ import pytest
 
 import mutreal
 import mutreal.compare  # noqa: F401  (registers the comparison's decisions)
-import mutreal.labels  # noqa: F401  (registers the labels' decisions)
+import mutreal.label.codes  # noqa: F401  (registers the labels' decisions)
 from mutreal.compare.decisions import APPLIED_BY, DecisionId
+from mutreal.label.taxonomy import load_decisions
 from mutreal.resources import data_dir
-from mutreal.taxonomy import load_decisions
 
 DECISIONS = load_decisions()
 SOURCE = Path(mutreal.__file__).parent

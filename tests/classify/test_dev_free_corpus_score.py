@@ -1,6 +1,6 @@
 """The repository's own corpus (benchmarks/corpus) scored as a regression test, needing no dev corpus.
 
-Scored twice: with :func:`mutreal.agree.agree_files` (the same figures as the study's scoring
+Scored twice: with :func:`mutreal.study.agree.agree_files` (the same figures as the study's scoring
 script) and, where the shared tools folder sits beside the clone (CI), with
 ``../shared/tools/score_classify.py`` itself, so the two cannot drift apart unnoticed. The noise-only
 pairs (labels with no codes) must come back ``ok`` with order 0: every difference in them is noise.
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from mutreal.agree import agree_files
-from mutreal.classify import classify_manifest
+from mutreal.label.classify import classify_manifest
+from mutreal.study.agree import agree_files
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "benchmarks" / "corpus"

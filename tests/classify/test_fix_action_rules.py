@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mutreal.diff import _reshapes_to
+from mutreal.compare.data import reshapes_to as _reshapes_to
 from mutreal.extract import extract_source
-from mutreal.model import DataOp
+from mutreal.program.model import DataOp
 
 _DIM = st.sampled_from(["rows", "cols", "1", "3", "28", "img_h", "img_w", "64"])
 
@@ -72,7 +72,7 @@ net.fit(x, y, epochs={epochs}, batch_size=10)
 @settings(max_examples=15, deadline=None)
 @given(before=st.integers(0, 50), after=st.integers(0, 50))
 def test_unused_epochs_variable_yields_one_hne_when_changed(tmp_path_factory, before, after):
-    from mutreal.classify import classify_pair
+    from mutreal.label.classify import classify_pair
 
     folder = tmp_path_factory.mktemp("pair")
     b, f = folder / "b.py", folder / "f.py"
@@ -114,8 +114,8 @@ def test_embedding_resize_is_one_lcn_and_no_input_shape(classify_texts):
 )
 def test_batch_axis_is_a_leading_one_in_front_of_the_same_shape(dims, ctor, lead):
     """Decision CPP-batch-axis: (d...) -> (1, d...) with the same constructor, nothing else."""
-    from mutreal.diff import _gains_batch_axis
-    from mutreal.model import DataSource
+    from mutreal.compare.data import gains_batch_axis as _gains_batch_axis
+    from mutreal.program.model import DataSource
 
     def src(shape: list[str]) -> DataSource:
         text = ctor.format("(" + ", ".join(shape) + ("," if len(shape) == 1 else "") + ")")

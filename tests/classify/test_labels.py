@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mutreal.diff import FaultComponent
-from mutreal.labels import KERAS_ONLY_REASON, KIND_RULES, label_component
-from mutreal.taxonomy import load_taxonomy
+from mutreal.compare import FaultComponent
+from mutreal.label.codes import KERAS_ONLY_REASON, KIND_RULES, label_component
+from mutreal.label.taxonomy import load_taxonomy
 
 
 def comp(kind: str, change: str = "changed", **detail) -> FaultComponent:

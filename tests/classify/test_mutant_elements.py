@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mutreal.diff import NOISE_RULES
+from mutreal.compare import NOISE_RULES
 
 HEAD = """\
 from keras.models import Sequential
@@ -60,7 +60,7 @@ def runtime_call(fn: str, style: str, pct: float, seed: int) -> tuple[str, str]:
     seed=st.integers(0, 9),
 )
 def test_runtime_call_is_one_component_per_rebound_array(tmp_path_factory, fn, style, pct, seed):
-    from mutreal.classify import classify_pair
+    from mutreal.label.classify import classify_pair
 
     imp, line = runtime_call(fn, style, pct, seed)
     folder = tmp_path_factory.mktemp("rt")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from mutreal.diff import NOISE_RULES
+from mutreal.compare import NOISE_RULES
 from mutreal.extract import extract_source
 
 BASE = """\

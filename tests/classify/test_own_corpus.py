@@ -1,6 +1,6 @@
 """The own corpus (benchmarks/corpus) scored as a regression test of `mutreal classify`.
 
-Same figures as the study's scoring script (mutreal.agree reproduces them); the thresholds are the
+Same figures as the study's scoring script (mutreal.study.agree reproduces them); the thresholds are the
 dev-corpus targets of issue 2, which the own corpus, labelled by its authors, must clear.
 """
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mutreal.agree import agree_files
-from mutreal.classify import classify_manifest
+from mutreal.label.classify import classify_manifest
+from mutreal.study.agree import agree_files
 
 CORPUS = Path(__file__).resolve().parents[2] / "benchmarks" / "corpus"
 

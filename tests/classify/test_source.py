@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mutreal.source import SourceError, decode_bytes, load_program, parse_source
+from mutreal.program.source import SourceError, decode_bytes, load_program, parse_source
 
 
 def test_python2_print_statement_is_upgraded():

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from mutreal.classify import BugResult, classify_pair
 from mutreal.commands.classify import classify
+from mutreal.label.classify import BugResult, classify_pair
 
 PROGRAM = """
 import keras

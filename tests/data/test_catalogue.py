@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mutreal.catalogue import (
+from mutreal.label.taxonomy import load_taxonomy
+from mutreal.mutation.catalogue import (
     PARAM_KINDS,
     Combination,
     OperatorSpec,
@@ -23,7 +24,6 @@ from mutreal.catalogue import (
     read_combinations,
     value_lists,
 )
-from mutreal.taxonomy import load_taxonomy
 
 ROOT = Path(__file__).parents[2]
 DEV_SPLIT = Path("/work/shared/reference/dev_split.csv")
@@ -119,7 +119,7 @@ def test_directions_and_enabled(cat):
 
 
 def test_elements_are_paths_of_the_shared_grammar(cat):
-    from mutreal import model
+    from mutreal.program import model
     for spec in cat.values():
         for element in spec.elements:
             concrete = element.replace("[*]", "[0]")

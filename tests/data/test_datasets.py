@@ -1,11 +1,11 @@
-"""RQ2 training-data rules: one test per rule of mutreal.datasets.RULES, plus the model adapter."""
+"""RQ2 training-data rules: one test per rule of mutreal.study.datasets.RULES, plus the model adapter."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mutreal.datasets import (
+from mutreal.study.datasets import (
     RULES,
     DataSourceFacts,
     TrainingData,
@@ -178,20 +178,20 @@ def test_round_trips():
 
 
 def _program(**roles):
-    from mutreal import model
+    from mutreal.program import model
     data = {role: model.DataVar(role=role, var=var, source=src) for role, (var, src) in roles.items()}
     return model, model.ProgramModel(data=data)
 
 
 def test_describe_known_keras_dataset():
-    from mutreal import model
+    from mutreal.program import model
     src = model.DataSource(kind="keras_dataset", name="mnist", text="mnist.load_data()")
     _, prog = _program(x_train=("x_train", src), y_train=("y_train", src))
     assert describe_training_data(prog).to_dict()["dataset"] == "mnist"
 
 
 def test_describe_xor_literal_from_source_text():
-    from mutreal import model
+    from mutreal.program import model
     src = model.DataSource(kind="literal", shape=[4, 2], text="np.array([[0, 0], [0, 1], [1, 0], [1, 1]])")
     _, prog = _program(x_train=("X", src))
     t = describe_training_data(prog)
@@ -199,7 +199,7 @@ def test_describe_xor_literal_from_source_text():
 
 
 def test_describe_random_inputs_with_formula_labels():
-    from mutreal import model
+    from mutreal.program import model
     x = model.DataSource(
         kind="random", name="numpy.random.uniform", shape=[500, 1], text="np.random.uniform(0, 1, (500, 1))"
     )
@@ -212,7 +212,7 @@ def test_describe_random_inputs_with_formula_labels():
 
 
 def test_describe_tfds_and_missing_data():
-    from mutreal import model
+    from mutreal.program import model
     src = model.DataSource(kind="opaque", name="tfds.load", text="tfds.load('mnist', split='train')")
     _, prog = _program(x_train=("ds", src))
     assert describe_training_data(prog).dataset == "mnist"
@@ -221,7 +221,7 @@ def test_describe_tfds_and_missing_data():
 
 
 def test_describe_unresolved_inputs_fall_back_to_the_labels_loader():
-    from mutreal import model
+    from mutreal.program import model
     x = model.DataSource(kind="opaque", text="X_train")
     y = model.DataSource(kind="keras_dataset", name="imdb", text="imdb.load_data(num_words=5000)")
     _, prog = _program(x_train=("X_train", x), y_train=("y_train", y))
@@ -234,7 +234,7 @@ def test_describe_unresolved_inputs_fall_back_to_the_labels_loader():
 
 
 def test_describe_with_the_models_bare_sklearn_names_and_grids():
-    from mutreal import model
+    from mutreal.program import model
     src = model.DataSource(kind="sklearn", name="iris", text="datasets.load_iris()")
     _, prog = _program(x_train=("X", src))
     assert (describe_training_data(prog).dataset, describe_training_data(prog).size) == ("iris", 150)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mutreal.taxonomy import FaultCode, Leaf, load_taxonomy
+from mutreal.label.taxonomy import FaultCode, Leaf, load_taxonomy
 
 PINNED = Path(__file__).with_name("pinned_ids.csv")
 
@@ -307,8 +307,8 @@ def test_json_round_trip(tax):
 
 def test_decision_table_uses_known_codes_and_operators(tax):
     """Cross-check of classify's decision table against the taxonomy and the operator catalogue."""
-    from mutreal.catalogue import load_catalogue
-    from mutreal.taxonomy import Decision, load_decisions
+    from mutreal.label.taxonomy import Decision, load_decisions
+    from mutreal.mutation.catalogue import load_catalogue
 
     operators = load_catalogue()
     decisions = load_decisions()
@@ -325,8 +325,8 @@ def test_a_retired_leaf_keeps_its_id_but_stops_counting(tmp_path):
     """The README's policy for a spurious leaf: mark it retired, never delete or renumber."""
     import shutil
 
+    from mutreal.label.taxonomy import load_taxonomy_from
     from mutreal.resources import data_dir
-    from mutreal.taxonomy import load_taxonomy_from
 
     folder = tmp_path / "taxonomy"
     shutil.copytree(data_dir("taxonomy"), folder)

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from mutreal.extract import extract_source
-from mutreal.model import ProgramModel
+from mutreal.program.model import ProgramModel
 
 
 def extract(code: str, era: str | None = None) -> ProgramModel:

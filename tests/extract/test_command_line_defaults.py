@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mutreal.diff import diff_models
+from mutreal.compare import diff_models
 
 _PROGRAM = """
 import argparse

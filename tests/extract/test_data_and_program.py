@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mutreal.model import (
+from mutreal.program.model import (
     ProgramModel,
     Value,
     canonical_path,
@@ -382,7 +382,7 @@ def test_evaluate_and_predict_calls_are_recorded(ex):
     assert pr.method == "predict" and pr.args["batch_size"].value == 1 and pr.index == 0
     assert pm.data["x_pred"].source.name == "cat.jpg" and pm.data["x_pred"].source.reader == "load_img"
     assert pm.data["x_test"].source.kind == "opaque"
-    from mutreal.model import evaluation_path
+    from mutreal.program.model import evaluation_path
 
     assert evaluation_path("predict_classes", 1, "batch_size") == "predict[1].batch_size"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mutreal.diff import diff_models
-from mutreal.model import ProgramModel
+from mutreal.compare import diff_models
+from mutreal.program.model import ProgramModel
 
 _PROGRAM = """
 import numpy as np

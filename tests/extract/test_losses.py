@@ -46,7 +46,7 @@ def test_compiled_and_differentiated_functions_are_losses():
 def test_loss_functions_are_in_the_program_model():
     pm = extract_source(textwrap.dedent(COMPILED))
     assert list(pm.loss_functions) == ["weighted_gap"]
-    from mutreal.model import ProgramModel
+    from mutreal.program.model import ProgramModel
 
     assert ProgramModel.from_dict(pm.to_dict()).loss_functions == pm.loss_functions
 

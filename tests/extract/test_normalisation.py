@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mutreal import keras_api
-from mutreal.model import CONST, ProgramModel
+from mutreal.program import keras_api
+from mutreal.program.model import CONST, ProgramModel
 
 
 def only_layers(pm: ProgramModel, model: int = 0):

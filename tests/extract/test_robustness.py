@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mutreal.extract import extract_model, extract_source
-from mutreal.model import ProgramModel
+from mutreal.program.model import ProgramModel
 
 IMPORTS = [
     "from keras.models import Sequential, Model\nfrom keras.layers import *\n",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from mutreal.extract import extract_source
-from mutreal.model import HyperparameterLiteral, ProgramModel, RuntimeDataCall
+from mutreal.program.model import HyperparameterLiteral, ProgramModel, RuntimeDataCall
 
 PROGRAMS = {
     "budget": """

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mutreal.catalogue import OperatorSpec, load_catalogue
-from mutreal.operators.hyperparameters import ChangeLearningRate
+from mutreal.mutation.catalogue import OperatorSpec, load_catalogue
+from mutreal.mutation.operators.hyperparameters import ChangeLearningRate
 
 SEQUENTIAL = '''"""Digits classifier (test subject)."""
 from keras.layers import Dense, Dropout

@@ -13,9 +13,9 @@ from hom_subjects import FUNCTIONAL, component, result_row, sequential, write, w
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mutreal.classify import classify_pair
 from mutreal.cli import main
-from mutreal.hom import (
+from mutreal.label.classify import classify_pair
+from mutreal.mutation.hom import (
     SHIPPED_SOURCE,
     CombinationSource,
     HomRecord,
@@ -26,9 +26,9 @@ from mutreal.hom import (
     mutation_operator,
     parse_orders,
 )
-from mutreal.mining import Combination, frequent_combinations
-from mutreal.operators import MutationError, Program, apply_edits, registry
-from mutreal.operators.agreement import compare_components
+from mutreal.mutation.operators import MutationError, Program, apply_edits, registry
+from mutreal.mutation.operators.agreement import compare_components
+from mutreal.study.mining import Combination, frequent_combinations
 
 SUBJECTS_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "subjects_mutation"
 

@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from hom_subjects import PluginLearningRate, sequential, write
 
 from mutreal.cli import main
-from mutreal.operators import registry
-from mutreal.validate import ValidationReport, validate_manifest
+from mutreal.mutation.operators import registry
+from mutreal.study.validate import ValidationReport, validate_manifest
 
 LOOP_FIXED = """from keras.layers import Dense
 from keras.models import Sequential

@@ -7,9 +7,9 @@ from hom_subjects import sequential
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mutreal.catalogue import value_lists
-from mutreal.hom import value_from_text
-from mutreal.operators import Program, registry
+from mutreal.mutation.catalogue import value_lists
+from mutreal.mutation.hom import value_from_text
+from mutreal.mutation.operators import Program, registry
 
 PROGRAM = Program(sequential(), "subject.py")
 

@@ -134,8 +134,8 @@ def test_mutate_list(installed):
 PROBE = """
 import json
 from mutreal.resources import data_dir
-from mutreal.taxonomy import load_taxonomy
-from mutreal.catalogue import load_catalogue, load_combinations
+from mutreal.label.taxonomy import load_taxonomy
+from mutreal.mutation.catalogue import load_catalogue, load_combinations
 t = load_taxonomy()
 print(json.dumps({"taxonomy_dir": str(data_dir("taxonomy")), "operators_dir": str(data_dir("operators")),
                   "codes": len(t.fault_codes), "leaves": t.leaf_count,

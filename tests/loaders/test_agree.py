@@ -15,9 +15,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mutreal.agree import Annotation, agree_files, cohen_kappa, compare, format_agreement
 from mutreal.commands.agree import agree
-from mutreal.labelsfile import LabelledBug
+from mutreal.study.agree import Annotation, agree_files, cohen_kappa, compare, format_agreement
+from mutreal.study.labelsfile import LabelledBug
 
 CODES = ["ACH", "HLR", "HNE", "LCH", "CPP", "LRM", "OCH"]
 SIMULABLE = {"ACH", "HLR", "HNE", "LCH", "OCH"}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mutreal.confidence_agreement import confidence_agreement_files
+from mutreal.study.confidence_agreement import confidence_agreement_files
 
 
 def comp(code: str, level: str | None) -> dict:

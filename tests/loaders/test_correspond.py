@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from mutreal.commands.correspond import correspond as correspond_cli
-from mutreal.correspond import (
+from mutreal.study.correspond import (
     CORRESPONDS,
     DIFFERS,
     ERROR,

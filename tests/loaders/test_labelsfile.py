@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mutreal.labelsfile import (
+from mutreal.study.labelsfile import (
     LabelledBug,
     LabelsFormatError,
     ResultRow,
@@ -134,7 +134,7 @@ def test_flags_match_the_scoring_script(score_module, cell: str, n: int) -> None
 
 
 def test_unknown_codes() -> None:
-    from mutreal.labelsfile import unknown_codes
+    from mutreal.study.labelsfile import unknown_codes
 
     bugs = [LabelledBug("a", ["ACH", "LHC"]), LabelledBug("b", ["LHC", "HNE"])]
     assert unknown_codes(bugs, known=["ACH", "HNE"]) == {"LHC": ["a", "b"]}

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from mutreal.commands.manifest import manifest
-from mutreal.layouts import LayoutError, detect_layout, manifest_text, scan_layout
+from mutreal.study.layouts import LayoutError, detect_layout, manifest_text, scan_layout
 
 KERAS_BUGGY = "from keras.models import Sequential\nfrom keras.layers import Dense\nm = Sequential()\nm.add(Dense(2, activation='relu'))\n"
 KERAS_FIXED = KERAS_BUGGY.replace("'relu'", "'softmax'")

@@ -8,8 +8,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mutreal.labelsfile import ResultComponent, ResultRow
 from mutreal.results import BugResult, ComponentResult, read_results, write_results
+from mutreal.study.labelsfile import ResultComponent, ResultRow
 
 TEXT = st.one_of(st.none(), st.text(max_size=8))
 CODES = st.sampled_from(["ACH", "HLR", "LCH", "CPP", "HNE"])

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mutreal.operators import Program
+from mutreal.mutation.operators import Program
 
 SUBJECTS_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "subjects_mutation"
 SUBJECTS = ("seq_keras2_legacy", "functional_tfkeras", "cnn")

@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from mutreal.commands.mutate import mutate
-from mutreal.operators import Provenance, registry
+from mutreal.mutation.operators import Provenance, registry
 
 from .conftest import subject_path
 
@@ -129,7 +129,7 @@ def test_unparsable_program_exit_1(tmp_path: Path) -> None:
 
 
 def test_every_operator_is_listed_for_some_subject() -> None:
-    from mutreal.mutate import list_sites
+    from mutreal.mutation.mutate import list_sites
 
     from .conftest import SUBJECTS, subject_program
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mutreal.operators import Program, apply_edits, registry
+from mutreal.mutation.operators import Program, apply_edits, registry
 
 
 def _all_examples():

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mutreal.classify import classify_pair
-from mutreal.operators import MutationError, Program, Provenance, apply_edits, registry
-from mutreal.operators.agreement import compare_components
+from mutreal.label.classify import classify_pair
+from mutreal.mutation.operators import MutationError, Program, Provenance, apply_edits, registry
+from mutreal.mutation.operators.agreement import compare_components
 
 from .conftest import subject_path, subject_program
 
@@ -64,7 +64,7 @@ def test_no_edit_is_an_error() -> None:
 
 
 def test_an_edit_that_does_not_parse_is_an_error() -> None:
-    from mutreal.operators.base import Change
+    from mutreal.mutation.operators.base import Change
 
     program = Program("model.fit(x, y, epochs=3)\n", "p.py")
     edit = registry.get("HNE").apply(program, 0, 6)

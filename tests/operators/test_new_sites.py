@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mutreal.classify import classify_pair
-from mutreal.operators import Program, apply_edits, registry
-from mutreal.operators.agreement import compare_components
+from mutreal.label.classify import classify_pair
+from mutreal.mutation.operators import Program, apply_edits, registry
+from mutreal.mutation.operators.agreement import compare_components
 
 from .conftest import SUBJECTS_DIR, subject_path, subject_program
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mutreal.classify import classify_pair
-from mutreal.operators import Program, apply_edits, registry
-from mutreal.operators.agreement import compare_components
+from mutreal.label.classify import classify_pair
+from mutreal.mutation.operators import Program, apply_edits, registry
+from mutreal.mutation.operators.agreement import compare_components
 
 from .test_subjects import CLASSIFY_GAPS, _changed_original_lines
 

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from mutreal.catalogue import OperatorSpec, ParamSpec, load_catalogue
-from mutreal.model import fit_path
-from mutreal.operators import Edit, Example, Operator, Program, Site, apply_edits, registry
-from mutreal.operators.base import Change
-from mutreal.operators.common import make_edit
+from mutreal.mutation.catalogue import OperatorSpec, ParamSpec, load_catalogue
+from mutreal.mutation.operators import Edit, Example, Operator, Program, Site, apply_edits, registry
+from mutreal.mutation.operators.base import Change
+from mutreal.mutation.operators.common import make_edit
+from mutreal.program.model import fit_path
 
 
 class DoubleEpochs(Operator):

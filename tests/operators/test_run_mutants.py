@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from mutreal.operators import apply_edits, registry
+from mutreal.mutation.operators import apply_edits, registry
 
 from .conftest import subject_program
 

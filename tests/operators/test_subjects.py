@@ -8,9 +8,9 @@ import difflib
 
 import pytest
 
-from mutreal.classify import classify_pair
-from mutreal.operators import apply_edits, registry
-from mutreal.operators.agreement import compare_components
+from mutreal.label.classify import classify_pair
+from mutreal.mutation.operators import apply_edits, registry
+from mutreal.mutation.operators.agreement import compare_components
 
 from .conftest import SUBJECTS, subject_path, subject_program
 

@@ -84,7 +84,7 @@ def probe(page: Path, tmp_path: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def report_dir(tmp_path_factory, make_rows) -> Path:
-    from mutreal.labelsfile import ResultRow
+    from mutreal.study.labelsfile import ResultRow
 
     rows = [ResultRow.from_dict(r) for r in make_rows(60, seed=3)]
     out = tmp_path_factory.mktemp("html") / "report"

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mutreal.mining import (
+from mutreal.study.mining import (
     Combination,
     codes_per_bug,
     cooccurrence_graph,

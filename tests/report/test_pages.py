@@ -14,10 +14,10 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mutreal.labelsfile import ResultRow
 from mutreal.report.confidence import LEVELS, filter_rows
 from mutreal.report.pages import page_names
 from mutreal.report.sidebyside import Mark, align, diff_html
+from mutreal.study.labelsfile import ResultRow
 
 
 def mutreal(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from mutreal.agree import agree_files, format_agreement
 from mutreal.commands.options import json_option
-from mutreal.labelsfile import LabelsFormatError
+from mutreal.study.agree import agree_files, format_agreement
+from mutreal.study.labelsfile import LabelsFormatError
 
 
 @click.command()
@@ -31,7 +31,7 @@ def agree(compared: Path, labels: Path, as_json: bool, max_bugs: int, second: Pa
     reference LABELS CSV (id,codes,is_mutant[,benchmark]). For results whose components carry a
     confidence, or with --second, also precision per confidence level. Exit code 1 when some
     result lines could not be read (they are listed), 0 otherwise."""
-    from mutreal.confidence_agreement import confidence_agreement_files, format_confidence_agreement
+    from mutreal.study.confidence_agreement import confidence_agreement_files, format_confidence_agreement
 
     by_level = None
     try:

@@ -73,7 +73,7 @@ def classify(
     as_json: bool,
 ) -> None:
     """Classify the fault of BUGGY vs FIXED (files, ';'-lists or directories), or every bug of a manifest."""
-    from mutreal.classify import (
+    from mutreal.label.classify import (
         ClassifyError,
         ManifestError,
         classify_manifest,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from mutreal import correspond as api
 from mutreal.commands.options import json_option
+from mutreal.study import correspond as api
 
 
 @click.command(name="correspond")

@@ -34,8 +34,8 @@ def hom_generate(subject, results, order_text, top, seed, out_dir, as_json) -> N
     """
     from libcst import ParserSyntaxError
 
-    from mutreal.hom import hom_generate as build
-    from mutreal.hom import parse_orders
+    from mutreal.mutation.hom import hom_generate as build
+    from mutreal.mutation.hom import parse_orders
 
     try:
         orders = parse_orders(order_text)

@@ -9,7 +9,14 @@ from pathlib import Path
 import click
 
 from mutreal.commands.options import json_option
-from mutreal.layouts import LAYOUTS, LayoutError, detect_layout, manifest_rows, scan_layout, write_manifest
+from mutreal.study.layouts import (
+    LAYOUTS,
+    LayoutError,
+    detect_layout,
+    manifest_rows,
+    scan_layout,
+    write_manifest,
+)
 
 
 @click.command()

@@ -53,8 +53,8 @@ def mutate(program, op_id, site, value, all_values, list_only, out_dir, seed, op
     """
     from libcst import ParserSyntaxError
 
-    from mutreal.mutate import list_sites, mutate_file
-    from mutreal.operators import Program, registry
+    from mutreal.mutation.mutate import list_sites, mutate_file
+    from mutreal.mutation.operators import Program, registry
 
     if not list_only and not op_id:
         raise click.UsageError("--op is required (or use --list)")

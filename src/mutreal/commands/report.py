@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from mutreal.commands.options import json_option, out_folder_option
-from mutreal.labelsfile import LabelsFormatError
+from mutreal.study.labelsfile import LabelsFormatError
 
 
 @click.command()

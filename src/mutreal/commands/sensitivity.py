@@ -94,7 +94,7 @@ def sensitivity(
     campaign: dict[str, Any],
 ) -> None:
     """Train mutants of PROGRAM over values of one operator's parameter; plot metric vs value."""
-    from mutreal.operators import MutationError, registry
+    from mutreal.mutation.operators import MutationError, registry
     from mutreal.verdicts import sensitivity as sensitivity_api
 
     try:

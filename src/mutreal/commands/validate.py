@@ -26,8 +26,8 @@ def validate_operators(manifest, out_dir, as_json, jobs) -> None:
     left between mutant and buggy program. Reports per operator (every registered operator,
     plugins included) and per benchmark: components claimed, reconstructed exactly, and why the
     others fail."""
-    from mutreal.classify import ClassifyError, ManifestError
-    from mutreal.validate import FAILURE_REASONS, validate_manifest
+    from mutreal.label.classify import ClassifyError, ManifestError
+    from mutreal.study.validate import FAILURE_REASONS, validate_manifest
 
     try:
         report = validate_manifest(manifest, jobs=jobs, out_dir=out_dir)

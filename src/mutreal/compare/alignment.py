@@ -11,7 +11,7 @@ import re
 
 from mutreal.compare.noise import noise_rule
 from mutreal.compare.values import values_equal
-from mutreal.model import FoldedLayer, KerasModel
+from mutreal.program.model import FoldedLayer, KerasModel
 
 #: layer arguments that never matter
 IGNORED_LAYER_ARGS = frozenset({"name", "trainable", "dtype", "weights", "autocast", "dynamic"})

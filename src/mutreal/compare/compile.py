@@ -14,7 +14,7 @@ from mutreal.compare.decisions import DecisionId as D
 from mutreal.compare.decisions import applies
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.values import number, values_equal
-from mutreal.model import Compile, Value, compile_path
+from mutreal.program.model import Compile, Value, compile_path
 
 #: a call written out, ``Name(...)`` or ``module.Name(...)``, as the whole expression
 _CALL_TEXT = re.compile(r"^[A-Za-z_][\w.]*\(.*\)$", re.DOTALL)

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from mutreal.compare.kinds import ComponentKind
-from mutreal.model import Layer, Value
+from mutreal.program.model import Layer, Value
 
 #: (file, line) of an element on one side; (None, None) where that side has none
 Location = tuple[str | None, int | None]
@@ -17,7 +17,7 @@ class FaultComponent:
     """One changed program element between the buggy and the fixed program.
 
     ``kind`` says what sort of element changed (:class:`ComponentKind`: ``layer.activation``,
-    ``compile.loss``, ``fit.epochs``, ``data.preprocess``...; :mod:`mutreal.labels` maps kinds to
+    ``compile.loss``, ``fit.epochs``, ``data.preprocess``...; :mod:`mutreal.label.codes` maps kinds to
     codes); a string is accepted and must name a known kind. ``change`` is ``added`` (only the fixed
     program has it), ``removed`` (only the buggy one) or ``changed``. ``before``/``after`` are short
     source texts; ``detail`` holds facts the labels need.

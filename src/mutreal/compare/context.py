@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from mutreal.compare.components import FaultComponent
 from mutreal.compare.kinds import ComponentKind
 from mutreal.compare.source_facts import HyperVariable, RuntimeCall
-from mutreal.model import DataVar, ProgramModel
+from mutreal.program.model import DataVar, ProgramModel
 
 
 @dataclass

@@ -22,7 +22,7 @@ from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.noise import data_source_swapped, noise_rule
 from mutreal.compare.training_data import TRAIN_ROLES, without_runtime_calls
 from mutreal.compare.values import items, values_equal
-from mutreal.model import DATA_ROLES, DataOp, DataSource, DataVar, ProgramModel, Value, data_path
+from mutreal.program.model import DATA_ROLES, DataOp, DataSource, DataVar, ProgramModel, Value, data_path
 
 #: preprocessing operations that count (decision CPP-steps); astype/array conversions, slices, splits,
 #: shuffles and unknown calls are set-up or format and are not counted. ``encode`` (LabelEncoder:

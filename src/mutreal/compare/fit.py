@@ -18,7 +18,7 @@ from mutreal.compare.decisions import applies
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.noise import data_source_swapped, noise_rule
 from mutreal.compare.values import number, short, values_equal
-from mutreal.model import Fit, evaluation_path, fit_path
+from mutreal.program.model import Fit, evaluation_path, fit_path
 
 #: callbacks that change training: compared argument by argument
 TRAINING_CALLBACKS = frozenset({"EarlyStopping", "ReduceLROnPlateau", "LearningRateScheduler"})

@@ -1,6 +1,6 @@
 """What sort of program element a fault component changed.
 
-The kind is what :mod:`mutreal.labels` maps to a fault code, so it is a closed set: a kind the
+The kind is what :mod:`mutreal.label.codes` maps to a fault code, so it is a closed set: a kind the
 labels do not know is a programming error to be caught, not a component to be guessed at. The
 values are the strings the results files have always held (``"layer.activation"``), so JSON output
 does not change.

@@ -28,7 +28,7 @@ from mutreal.compare.values import (
     short,
     values_equal,
 )
-from mutreal.model import FoldedLayer, KerasModel, Layer, ProgramModel, Value, layer_path
+from mutreal.program.model import FoldedLayer, KerasModel, Layer, ProgramModel, Value, layer_path
 
 #: layer argument -> component kind
 LAYER_ARG_KINDS: dict[str, K] = {
@@ -453,7 +453,7 @@ def positional_only_keys(bl: Layer, fl: Layer, era_b: str, era_f: str) -> set[st
     Returns the canonical argument names that come from those positionals (or defaults). (Imports
     and legacy keyword names are canonical in the program model already.)
     """
-    from mutreal import keras_api
+    from mutreal.program import keras_api
 
     bs, fs = _call_shape(bl.text), _call_shape(fl.text)
     if bs is None or fs is None or bs[0] != fs[0] or not bs[0]:

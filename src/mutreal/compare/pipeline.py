@@ -17,7 +17,7 @@ from mutreal.compare.layers import compare_models, compare_unseen_model
 from mutreal.compare.noise import noise_rule
 from mutreal.compare.source_facts import HyperVariable, RuntimeCall
 from mutreal.compare.training_data import compare_runtime_calls
-from mutreal.model import ProgramModel
+from mutreal.program.model import ProgramModel
 
 #: the passes in the order they run (and their components are listed)
 PASSES: tuple[ComparePass, ...] = (

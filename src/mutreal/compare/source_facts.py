@@ -7,7 +7,7 @@ They are read once, by the extractor (:mod:`mutreal.extract.source_facts`), into
 from __future__ import annotations
 
 from mutreal.extract.source_facts import RUNTIME_TRAINING_DATA
-from mutreal.model import HyperparameterLiteral as HyperVariable
-from mutreal.model import RuntimeDataCall as RuntimeCall
+from mutreal.program.model import HyperparameterLiteral as HyperVariable
+from mutreal.program.model import RuntimeDataCall as RuntimeCall
 
 __all__ = ["RUNTIME_TRAINING_DATA", "HyperVariable", "RuntimeCall"]

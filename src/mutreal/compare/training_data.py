@@ -16,7 +16,7 @@ from mutreal.compare.decisions import applies
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.noise import noise_rule
 from mutreal.compare.source_facts import RUNTIME_TRAINING_DATA, RuntimeCall
-from mutreal.model import DataOp, ProgramModel, data_path
+from mutreal.program.model import DataOp, ProgramModel, data_path
 
 #: data roles compared in full; for the other roles (test and prediction inputs) only steps the
 #: fix adds or changes count, since benchmarks often drop a post's evaluation code

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from mutreal.compare.noise import noise_rule
-from mutreal.model import Value
+from mutreal.program.model import Value
 
 
 def short(v: Value | None) -> str | None:

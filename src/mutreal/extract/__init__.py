@@ -1,4 +1,4 @@
-"""LibCST -> :class:`~mutreal.model.ProgramModel`.
+"""LibCST -> :class:`~mutreal.program.model.ProgramModel`.
 
 ``extract_model`` runs one pass (:class:`~mutreal.extract.walker.Walker`) over an already parsed
 module: import/alias resolution (:mod:`.names`), constant folding (:mod:`.constants`), layers
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from mutreal.model import ProgramModel
+from mutreal.program.model import ProgramModel
 
 __all__ = ["extract_model", "extract_source"]
 

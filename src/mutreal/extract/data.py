@@ -3,14 +3,14 @@
 A :class:`DataChain` is the walker's value for an array derived from a data source: the source
 and the ordered preprocessing steps applied so far. Assignments bind names to chains, so
 ``x_train = x_train / 255`` simply derives a new chain; at ``fit`` time the chains of the
-arguments become the program model's :class:`~mutreal.model.DataVar` entries.
+arguments become the program model's :class:`~mutreal.program.model.DataVar` entries.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from mutreal.model import DataOp, DataSource, DataVar, Value
+from mutreal.program.model import DataOp, DataSource, DataVar, Value
 
 #: numpy/pandas/sklearn/... callables that read a file (qualified name suffix -> reader name)
 FILE_READERS = {

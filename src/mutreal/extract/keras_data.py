@@ -1,7 +1,7 @@
 """Keras semantics, data: datasets, file readers, arrays, preprocessing, scalers, augmenters, splits.
 
-Every array a program trains on is followed from its source (:class:`~mutreal.model.DataSource`)
-through its preprocessing steps (:class:`~mutreal.model.DataOp`) as a
+Every array a program trains on is followed from its source (:class:`~mutreal.program.model.DataSource`)
+through its preprocessing steps (:class:`~mutreal.program.model.DataOp`) as a
 :class:`~mutreal.extract.data.DataChain`; ``tf.data`` pipelines and generator flows as
 :class:`~mutreal.extract.data.Flow`.
 """
@@ -19,7 +19,7 @@ from mutreal.extract.interpreter.values import (
     Env,
     Unknown,
 )
-from mutreal.model import (
+from mutreal.program.model import (
     CONST,
     NAME,
     OPAQUE,

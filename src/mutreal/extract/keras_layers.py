@@ -10,7 +10,6 @@ from typing import Any
 
 import libcst as cst
 
-from mutreal import keras_api
 from mutreal.extract import data, layers, training
 from mutreal.extract.interpreter.values import (
     Env,
@@ -20,7 +19,8 @@ from mutreal.extract.interpreter.values import (
     Unknown,
 )
 from mutreal.extract.keras_training import KerasTraining
-from mutreal.model import (
+from mutreal.program import keras_api
+from mutreal.program.model import (
     CALL,
     SEQ,
     KerasModel,

@@ -11,7 +11,6 @@ from typing import Any
 
 import libcst as cst
 
-from mutreal import keras_api
 from mutreal.extract import data, names, training
 from mutreal.extract.interpreter.values import (
     CallbackObj,
@@ -22,7 +21,8 @@ from mutreal.extract.interpreter.values import (
     Unknown,
 )
 from mutreal.extract.keras_data import KerasData
-from mutreal.model import (
+from mutreal.program import keras_api
+from mutreal.program.model import (
     CONST,
     NAME,
     OPAQUE,

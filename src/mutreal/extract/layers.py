@@ -1,15 +1,15 @@
 """Layer arguments -> canonical form (names, positional arguments, legacy spellings, value spellings).
 
 The walker hands over a layer call's class name, its positional and keyword argument values (already
-folded :class:`~mutreal.model.Value` objects) and the era; :func:`normalise_layer_args` returns the
+folded :class:`~mutreal.program.model.Value` objects) and the era; :func:`normalise_layer_args` returns the
 canonical argument dict the program model stores. Value normalisers for activations,
 initializers and regularizers are shared with compile (losses use the same shapes).
 """
 
 from __future__ import annotations
 
-from mutreal import keras_api
-from mutreal.model import CALL, CONST, REF, SEQ, Value
+from mutreal.program import keras_api
+from mutreal.program.model import CALL, CONST, REF, SEQ, Value
 
 #: where a reference's last dotted component names an activation function
 _ACTIVATION_MODULES = ("activations", "nn", "math", "keras", "tensorflow", "tf", "backend")

@@ -14,7 +14,7 @@ import re
 
 import libcst as cst
 
-from mutreal import keras_api
+from mutreal.program import keras_api
 
 #: modules whose import decides the framework of a program
 _TF_ROOTS = ("tensorflow",)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from mutreal.model import Fit, HyperparameterLiteral, RuntimeDataCall
+from mutreal.program.model import Fit, HyperparameterLiteral, RuntimeDataCall
 
 #: the module whose seeded functions a training-data mutant calls
 RUNTIME_TRAINING_DATA = "mutreal.runtime.training_data"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from mutreal import keras_api
 from mutreal.extract.layers import last_part
-from mutreal.model import CALL, CONST, REF, SEQ, Callback, Optimizer, Value
+from mutreal.program import keras_api
+from mutreal.program.model import CALL, CONST, REF, SEQ, Callback, Optimizer, Value
 
 #: positional parameters of the training calls (canonical names), per era
 FIT_POSITIONAL = {

@@ -26,7 +26,6 @@ from typing import Any
 
 import libcst as cst
 
-from mutreal import keras_api
 from mutreal.extract import data, losses, names, source_facts
 from mutreal.extract.interpreter.values import (
     ArgParserObj,
@@ -38,7 +37,8 @@ from mutreal.extract.interpreter.values import (
 )
 from mutreal.extract.keras_data import DATASET_METHODS
 from mutreal.extract.keras_layers import KerasLayers
-from mutreal.model import CALL, CONST, NAME, OPAQUE, REF, DataSource, ProgramModel, Value
+from mutreal.program import keras_api
+from mutreal.program.model import CALL, CONST, NAME, OPAQUE, REF, DataSource, ProgramModel, Value
 
 _LEGACY_TEXT = re.compile(
     r"\bnb_epoch\b|\bborder_mode\b|\bnb_filter\b|\bW_regularizer\b|\bb_regularizer\b|\bsubsample\s*=|"

@@ -15,15 +15,6 @@ from typing import Any
 
 import networkx as nx
 
-from mutreal.labelsfile import (
-    LabelsFormatError,
-    ReadProblem,
-    ResultRow,
-    is_labels_file,
-    read_labels,
-    read_results,
-)
-from mutreal.mining import Combination
 from mutreal.report import paper
 from mutreal.report.campaigns import CampaignRows, Campaigns
 from mutreal.report.confidence import ConfidenceFilter, filter_rows
@@ -50,13 +41,22 @@ from mutreal.report.tables import (
     table4,
     training_data_tables,
 )
+from mutreal.study.labelsfile import (
+    LabelsFormatError,
+    ReadProblem,
+    ResultRow,
+    is_labels_file,
+    read_labels,
+    read_results,
+)
+from mutreal.study.mining import Combination
 
 log = logging.getLogger(__name__)
 
 
 def _describe_lookup():
     try:
-        from mutreal.taxonomy import load_taxonomy
+        from mutreal.label.taxonomy import load_taxonomy
 
         taxonomy = load_taxonomy()
     except Exception:  # descriptions are a nicety; the report works without the taxonomy data
@@ -157,7 +157,7 @@ def load_bugs(path: str | Path) -> tuple[list[Bug], str, list[ReadProblem]]:
     """Read a results JSONL or a labels CSV (recognised by extension or ``id,codes`` header).
 
     Returns the bugs, the kind of input (``"results"`` or ``"labels"``) and the lines that could
-    not be read. Raises :class:`~mutreal.labelsfile.LabelsFormatError` for a file that is neither.
+    not be read. Raises :class:`~mutreal.study.labelsfile.LabelsFormatError` for a file that is neither.
     """
     path = Path(path)
     if path.suffix.lower() in {".csv", ".tsv"} or is_labels_file(path):

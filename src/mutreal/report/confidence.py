@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mutreal.labelsfile import ResultComponent, ResultRow
+from mutreal.study.labelsfile import ResultComponent, ResultRow
 
 #: levels from least to most sure
 LEVELS: tuple[str, ...] = ("low", "medium", "high")

@@ -21,11 +21,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mutreal.labelsfile import LabelledBug, ResultComponent, ResultRow, read_labels
 from mutreal.report.confidence import LEVELS, UNKNOWN, component_field, confidence_of, level_name, made_by
 from mutreal.report.sidebyside import Mark, diff_html
 from mutreal.report.tables import Table
 from mutreal.report.web import BUG_CSS, CSS, script_tag
+from mutreal.study.labelsfile import LabelledBug, ResultComponent, ResultRow, read_labels
 
 #: folder of the bug pages inside a report folder
 PAGES_DIR = "bugs"

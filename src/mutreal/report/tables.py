@@ -19,8 +19,8 @@ from typing import Any
 
 import networkx as nx
 
-from mutreal.labelsfile import LabelledBug, ResultRow
-from mutreal.mining import Combination, cooccurrence_graph, frequent_combinations
+from mutreal.study.labelsfile import LabelledBug, ResultRow
+from mutreal.study.mining import Combination, cooccurrence_graph, frequent_combinations
 
 #: the name of the row (and plot bar) that pools every benchmark, as the study's tables do
 ALL = "ALL"
@@ -113,7 +113,7 @@ class Bug:
 def _default_category_lookup() -> Callable[[str], str | None]:
     """Code -> taxonomy category path from the shipped taxonomy (None for unknown codes)."""
     try:
-        from mutreal.taxonomy import load_taxonomy
+        from mutreal.label.taxonomy import load_taxonomy
 
         taxonomy = load_taxonomy()
     except Exception:  # the report still works without the taxonomy data, only categories go
@@ -614,5 +614,5 @@ def cooccurrence_table(graph: nx.Graph) -> Table:
 
 
 def bug_cooccurrence_graph(bugs: Sequence[Bug]) -> nx.Graph:
-    """The co-occurrence graph of the counted bugs (see :func:`mutreal.mining.cooccurrence_graph`)."""
+    """The co-occurrence graph of the counted bugs (see :func:`mutreal.study.mining.cooccurrence_graph`)."""
     return cooccurrence_graph([bug.codes for bug in counted(bugs)])

@@ -184,7 +184,7 @@ def prepare_program(path: Path, modernize: bool, data_folder: Path | None = None
         return PreparedProgram(path, "", "", "", error=f"cannot read {path}: {error}")
     changes: list[str] = []
     if modernize:
-        from mutreal.modernize import modernize_source
+        from mutreal.program.modernize import modernize_source
 
         try:
             result = modernize_source(source)

@@ -12,7 +12,6 @@ from typing import Any
 
 import libcst as cst
 
-from mutreal import keras_api
 from mutreal.extract import data, names
 from mutreal.extract.interpreter.core import _MAX_INLINE_DEPTH, _MAX_STEPS
 from mutreal.extract.interpreter.statements import StatementRunner
@@ -28,7 +27,8 @@ from mutreal.extract.interpreter.values import (
     ModelObj,
     Unknown,
 )
-from mutreal.model import (
+from mutreal.program import keras_api
+from mutreal.program.model import (
     CONST,
     NAME,
     REF,

@@ -2,7 +2,7 @@
 
 :class:`InterpreterCore` holds the walk's state (import table, program model under construction,
 era, steps, current line), renders source text cheaply, turns abstract values into model
-:class:`~mutreal.model.Value` s and evaluates call arguments. The methods under "hooks" are what the
+:class:`~mutreal.program.model.Value` s and evaluates call arguments. The methods under "hooks" are what the
 interpreter asks of the Keras semantics (:mod:`mutreal.extract.keras_layers`,
 :mod:`~mutreal.extract.keras_training`, :mod:`~mutreal.extract.keras_data`); the
 :class:`~mutreal.extract.walker.Walker` that combines them implements every one.
@@ -14,7 +14,6 @@ from typing import Any, cast
 
 import libcst as cst
 
-from mutreal import keras_api
 from mutreal.extract import data, names
 from mutreal.extract.interpreter.values import (
     CallbackObj,
@@ -29,7 +28,8 @@ from mutreal.extract.interpreter.values import (
     Tensor,
 )
 from mutreal.extract.lines import line_index
-from mutreal.model import (
+from mutreal.program import keras_api
+from mutreal.program.model import (
     CALL,
     OPAQUE,
     REF,

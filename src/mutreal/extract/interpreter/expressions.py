@@ -24,7 +24,7 @@ from mutreal.extract.interpreter.values import (
     Unknown,
     is_text,
 )
-from mutreal.model import (
+from mutreal.program.model import (
     CONST,
     NAME,
     OPAQUE,

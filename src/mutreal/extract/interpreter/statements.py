@@ -13,7 +13,6 @@ from typing import Any
 
 import libcst as cst
 
-from mutreal import keras_api
 from mutreal.extract import data, names
 from mutreal.extract.interpreter.core import _MAX_STEPS, _MAX_UNROLL
 from mutreal.extract.interpreter.expressions import ExpressionEvaluator
@@ -29,7 +28,8 @@ from mutreal.extract.interpreter.values import (
     Unknown,
     truthy,
 )
-from mutreal.model import (
+from mutreal.program import keras_api
+from mutreal.program.model import (
     CONST,
     SEQ,
     DataOp,

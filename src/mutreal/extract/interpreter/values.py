@@ -1,7 +1,7 @@
 """The interpreter's abstract values and its scope.
 
 What a name can be bound to while the extractor runs a program: folded constants
-(:class:`~mutreal.model.Value`, rendered lazily by :class:`LazyValue`), layers not yet in a model,
+(:class:`~mutreal.program.model.Value`, rendered lazily by :class:`LazyValue`), layers not yet in a model,
 models, symbolic tensors of the functional API, optimizers, callbacks, user functions, classes and
 their instances, ``argparse`` parsers, and :class:`Unknown` for anything else. Data chains live in
 :mod:`mutreal.extract.data`. :func:`materialise` turns the lazy values of a finished model into
@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 import libcst as cst
 
-from mutreal.model import (
+from mutreal.program.model import (
     CONST,
     Callback,
     KerasModel,

@@ -1,0 +1,6 @@
+"""The labelling stage: fault components named with the study's codes, taxonomy and operators.
+
+:mod:`.codes` labels each component of the diff (fault code, taxonomy leaf, DeepCrime operator),
+:mod:`.taxonomy` loads the taxonomy and the code table shipped in ``taxonomy/``, and
+:mod:`.classify` runs the whole chain over pairs and manifests (source -> model -> diff -> labels).
+"""

@@ -1,0 +1,341 @@
+"""The classify API: buggy/fixed program pairs and manifests -> classified bugs (results JSONL).
+
+A bug is one or more buggy files and their fixed counterparts. Files are paired (by relative path;
+one file each side whatever their names; else by position), each side is read and parsed
+(:mod:`mutreal.program.source`), turned into a program model (:mod:`mutreal.extract`), diffed
+(:mod:`mutreal.compare`) and every component labelled (:mod:`mutreal.label.codes`). One bad pair never stops
+a manifest run: it becomes an error row with a clear message. The rows are
+:class:`mutreal.results.BugResult` (the one type that writes and reads the JSONL); manifests are
+read by :mod:`mutreal.manifest`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from mutreal.manifest import ManifestError, ManifestRow, read_manifest
+from mutreal.parallel import map_with_progress
+from mutreal.program.source import SourceError, load_program
+from mutreal.results import BugResult, ComponentResult, read_results, write_results
+
+if TYPE_CHECKING:
+    from mutreal.compare import FaultComponent
+    from mutreal.label.codes import Label
+
+
+__all__ = [
+    "BugResult",
+    "ClassifyError",
+    "ComponentResult",
+    "ManifestError",
+    "ManifestRow",
+    "classify_manifest",
+    "classify_pair",
+    "classify_safely",
+    "component_result",
+    "expand_side",
+    "iter_classify_manifest",
+    "pair_files",
+    "read_manifest",
+    "read_results",
+    "resolved_values",
+]
+
+
+class ClassifyError(Exception):
+    """A bug that cannot be classified (the message says why, for people)."""
+
+
+# ---------------------------------------------------------------------------------------------------
+# Results (the type is :mod:`mutreal.results`; here only how a labelled component becomes one)
+# ---------------------------------------------------------------------------------------------------
+
+
+def component_result(label: Label, component: FaultComponent) -> ComponentResult:
+    """The label's fields, then where and what the component changed (its other fields)."""
+    values = label.to_dict()
+    values.update(
+        {
+            name: getattr(component, name)
+            for name in ComponentResult.__dataclass_fields__
+            if name not in values and name not in ("resolved", "extra")
+        }
+    )
+    return ComponentResult(**values, resolved=resolved_values(component))
+
+
+#: Keys of a fault component's ``detail`` holding what a side's expression evaluates to, best first.
+_RESOLVED_KEYS = ("number", "value", "activation")
+
+
+def resolved_values(component: FaultComponent) -> dict[str, Any]:
+    """``{"before": v, "after": v}`` for the sides whose text is a name the extractor resolved to a constant."""
+    resolved: dict[str, Any] = {}
+    for side in ("before", "after"):
+        text = getattr(component, side)
+        if not isinstance(text, str) or not _NAME.match(text.strip()):
+            continue
+        for key in _RESOLVED_KEYS:
+            value = component.detail.get(f"{side}_{key}")
+            if isinstance(value, (bool, int, float, str)) and str(value) != text.strip():
+                resolved[side] = value
+                break
+    return resolved
+
+
+_NAME = re.compile(r"^[A-Za-z_][\w.]*$")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Pairing files
+# ---------------------------------------------------------------------------------------------------
+
+
+def expand_side(spec: str | Path | list[str]) -> list[str]:
+    """A side of a bug as files: a file, a ``;``-separated list, or a directory (its ``*.py``, sorted)."""
+    items = spec if isinstance(spec, list) else [s for s in str(spec).split(";") if s.strip()]
+    files: list[str] = []
+    for item in items:
+        p = Path(str(item).strip())
+        if p.is_dir():
+            files += python_files_under(p)
+        else:
+            files.append(str(p))
+    return files
+
+
+#: most ``.py`` files one side of a bug may hold: a bug's program is a handful of files; a folder
+#: with thousands (a virtual environment, a home folder) is a wrong path, refused before it is read.
+MAX_SIDE_FILES = 2000
+
+
+def python_files_under(folder: Path, limit: int = MAX_SIDE_FILES) -> list[str]:
+    """The ``.py`` files of a folder, sorted; links are followed only when they stay inside it.
+
+    A link that points out of the folder would let a benchmark's side pull in files from anywhere
+    (``/etc``, the user's home), and a link loop would never end, so neither is followed. Past
+    ``limit`` files the walk stops with a :class:`ClassifyError` instead of reading them all.
+    """
+    root = os.path.realpath(folder)
+    found: list[str] = []
+    for current, dirs, names in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(current, d)))
+        for name in names:
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(current, name)
+            real = os.path.realpath(path)
+            if os.path.islink(path) and os.path.commonpath([root, real]) != root:
+                continue
+            if not os.path.isfile(real):
+                continue
+            found.append(path)
+            if len(found) > limit:
+                raise ClassifyError(
+                    f"{folder}: more than {limit} .py files; a bug's side is a program, not a tree of "
+                    "projects (give its own folder or a ';'-list of files)"
+                )
+    if not found:
+        raise ClassifyError(f"{folder}: directory holds no .py files")
+    return sorted(found)
+
+
+def _relative_names(files: list[str]) -> list[str]:
+    if len(files) == 1:
+        return [Path(files[0]).name]
+    common = os.path.commonpath([os.path.abspath(f) for f in files])
+    return [os.path.relpath(os.path.abspath(f), common) for f in files]
+
+
+def pair_files(buggy: list[str], fixed: list[str]) -> list[tuple[str | None, str | None]]:
+    """Pair the files of a bug: by relative path; one each side whatever the names; else by position.
+
+    A file on one side only is paired with None (compared with nothing).
+    """
+    if len(buggy) == 1 and len(fixed) == 1:
+        return [(buggy[0], fixed[0])]
+    bnames, fnames = _relative_names(buggy), _relative_names(fixed)
+    fixed_by_name = dict(zip(fnames, fixed, strict=True))
+    if set(bnames) & set(fnames):
+        pairs: list[tuple[str | None, str | None]] = []
+        for name, b in zip(bnames, buggy, strict=True):
+            pairs.append((b, fixed_by_name.pop(name, None)))
+        pairs += [(None, f) for f in fixed_by_name.values()]
+        return pairs
+    n = max(len(buggy), len(fixed))
+    return [(buggy[i] if i < len(buggy) else None, fixed[i] if i < len(fixed) else None) for i in range(n)]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Classifying one bug
+# ---------------------------------------------------------------------------------------------------
+
+
+def _extract(path: str, tolerant: bool):
+    from mutreal.extract import extract_model
+
+    parsed = load_program(path, tolerant=tolerant)
+    model = extract_model(parsed.module, path, source=parsed.text)
+    return parsed, model
+
+
+def _empty_model(path: str):
+    from mutreal.program.model import ProgramModel
+
+    return ProgramModel(path=path, framework="none")
+
+
+def _data_summary(model) -> dict[str, Any]:
+    """The per-side training-data verdict (RQ2): ``describe_training_data(model).to_dict()``.
+
+    The report reads ``data[side]["class"]`` and ``["dataset"]``; :mod:`mutreal.study.datasets` owns the rules.
+    """
+    from mutreal.study.datasets import describe_training_data
+
+    return describe_training_data(model).to_dict()
+
+
+def _has_keras(model) -> bool:
+    return bool(model.models or model.compiles or model.fits)
+
+
+def classify_pair(
+    buggy: str | Path | list[str],
+    fixed: str | Path | list[str],
+    *,
+    bug_id: str | None = None,
+    benchmark: str | None = None,
+    tolerant: bool = False,
+) -> BugResult:
+    """Classify one bug. Raises :class:`ClassifyError` (or :class:`SourceError`) when it cannot."""
+    from mutreal.compare import diff_models
+    from mutreal.label.codes import label_component
+
+    bfiles, ffiles = expand_side(buggy), expand_side(fixed)
+    result = BugResult(id=bug_id or f"{';'.join(bfiles)} -> {';'.join(ffiles)}", benchmark=benchmark)
+    opaque = total = 0
+    any_keras = False
+    non_keras: list[str] = []
+    statements = {"buggy": 0, "fixed": 0}
+    keras_side = {"buggy": False, "fixed": False}
+    for bpath, fpath in pair_files(bfiles, ffiles):
+        result.files.append({"buggy": bpath, "fixed": fpath})
+        sides = []
+        for side, path in (("buggy", bpath), ("fixed", fpath)):
+            if path is None:
+                sides.append((None, _empty_model("<none>")))
+                continue
+            parsed, model = _extract(path, tolerant)
+            for line in parsed.set_aside:
+                result.set_aside.append({"side": side, "file": path, **line.to_dict()})
+            o, t = model.opaque_counts()
+            opaque, total = opaque + o, total + t
+            statements[side] += len(parsed.module.body)
+            keras_side[side] = keras_side[side] or _has_keras(model)
+            sides.append((parsed, model))
+        (_, bmodel), (_, fmodel) = sides
+        any_keras = any_keras or _has_keras(bmodel) or _has_keras(fmodel)
+        for m in (bmodel, fmodel):
+            if m.framework in ("pytorch",) and not _has_keras(m):
+                non_keras.append(f"{m.path} ({m.framework})")
+        result.era.setdefault("buggy", bmodel.era)
+        result.era.setdefault("fixed", fmodel.era)
+        if bpath is not None:
+            result.data.setdefault("buggy", _data_summary(bmodel))
+        if fpath is not None:
+            result.data.setdefault("fixed", _data_summary(fmodel))
+        if bpath is None or fpath is None:
+            continue  # a file on one side only is compared with nothing
+        for comp in diff_models(bmodel, fmodel):
+            result.components.append(component_result(label_component(comp), comp))
+    for side, other in (("buggy", "fixed"), ("fixed", "buggy")):
+        if statements[side] == 0 and keras_side[other]:
+            files = bfiles if side == "buggy" else ffiles
+            raise ClassifyError(
+                f"the {side} side is empty: no statement in {', '.join(files)}; "
+                f"nothing to compare with the {other} Keras program"
+            )
+    if not any_keras:
+        why = f": {', '.join(non_keras)}" if non_keras else ""
+        raise ClassifyError(f"not a Keras program: no model, compile or fit call found{why}")
+    result.opaque_share = opaque / total if total else 0.0
+    return result
+
+
+def classify_safely(
+    buggy: str | list[str],
+    fixed: str | list[str],
+    *,
+    bug_id: str,
+    benchmark: str | None = None,
+    tolerant: bool = True,
+) -> BugResult:
+    """:func:`classify_pair` that turns every failure into an error row with a clear message."""
+    try:
+        return classify_pair(buggy, fixed, bug_id=bug_id, benchmark=benchmark, tolerant=tolerant)
+    except (ClassifyError, SourceError) as exc:
+        return BugResult(id=bug_id, benchmark=benchmark, status="error", error=str(exc))
+    except RecursionError:
+        return BugResult(id=bug_id, benchmark=benchmark, status="error", error="program too deeply nested")
+    except Exception as exc:  # one bad pair never stops a batch; the message names the failure
+        return BugResult(
+            id=bug_id,
+            benchmark=benchmark,
+            status="error",
+            error=f"internal error while classifying: {type(exc).__name__}: {exc}",
+        )
+
+
+# ---------------------------------------------------------------------------------------------------
+# Manifests
+# ---------------------------------------------------------------------------------------------------
+
+
+def _classify_row(args: tuple[ManifestRow, bool]) -> BugResult:
+    row, tolerant = args
+    if not row.buggy or not row.fixed:
+        return BugResult(
+            id=row.id,
+            benchmark=row.benchmark,
+            status="error",
+            error="manifest row names no buggy or no fixed file",
+        )
+    return classify_safely(row.buggy, row.fixed, bug_id=row.id, benchmark=row.benchmark, tolerant=tolerant)
+
+
+def iter_classify_manifest(
+    path: str | Path, *, jobs: int = 1, tolerant: bool = True, progress: bool | None = None
+) -> Iterator[BugResult]:
+    """Classify every bug of a manifest, yielding results in manifest order.
+
+    ``jobs`` > 1 uses a process pool; ``progress`` shows a bar on stderr (None: only on a terminal).
+    """
+    rows = read_manifest(path)
+    yield from map_with_progress(
+        _classify_row,
+        [(row, tolerant) for row in rows],
+        jobs=jobs,
+        desc="classify",
+        unit="bug",
+        progress=progress,
+        chunksize=2,
+    )
+
+
+def classify_manifest(
+    path: str | Path, out: TextIO, *, jobs: int = 1, tolerant: bool = True, progress: bool | None = None
+) -> tuple[int, int]:
+    """Write one JSON line per bug of the manifest to ``out``; returns (bugs, failed)."""
+    failed = 0
+
+    def counted() -> Iterator[BugResult]:
+        nonlocal failed
+        for result in iter_classify_manifest(path, jobs=jobs, tolerant=tolerant, progress=progress):
+            failed += not result.ok
+            yield result
+
+    return write_results(counted(), out), failed

@@ -1,0 +1,195 @@
+"""The mutate API: sites of operators in a program, first-order mutants, files with provenance.
+
+``mutreal mutate`` is a thin layer over :func:`list_sites`, :func:`generate` and
+:func:`write_mutant`. A program is parsed, extracted and indexed once (:class:`Program`);
+``--all`` reuses that for every site and value, so each further mutant costs one targeted
+transformation, one code generation and a syntax check.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mutreal.mutation.operators import registry
+from mutreal.mutation.operators.base import Mutant, MutationError, Operator, Program, Site, apply_edits
+
+__all__ = [
+    "SiteRow",
+    "Failure",
+    "MutateReport",
+    "list_sites",
+    "generate",
+    "write_mutant",
+    "write_program_files",
+    "mutate_file",
+]
+
+
+@dataclass
+class SiteRow:
+    """One line of ``mutate --list``: an operator's site and the values ``--all`` would write."""
+
+    operator: str
+    site: Site
+    values: list[Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"operator": self.operator, **self.site.to_dict(), "values": self.values}
+
+
+@dataclass
+class Failure:
+    """A mutant that could not be made (not written): operator, site, value and why."""
+
+    operator: str
+    site: int | None
+    value: Any
+    error: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"operator": self.operator, "site": self.site, "value": self.value, "error": self.error}
+
+
+def _ops(op_ids: Sequence[str] | None) -> list[Operator]:
+    if not op_ids:
+        return list(registry.operators().values())
+    return [registry.get(o) for o in op_ids]
+
+
+def list_sites(program: Program, op_ids: Sequence[str] | None = None) -> list[SiteRow]:
+    """The applicable sites of every operator (or the given ones), ordered by file, then line and
+    column of the edited node (operators in registry order on one node); each operator's sites are
+    numbered from 0 in that order."""
+    rows = []
+    rank = {}
+    for i, op in enumerate(_ops(op_ids)):
+        rank[op.id] = i
+        for site in op.sites(program):
+            rows.append(SiteRow(op.id, site, op.values(program, site)))
+    rows.sort(key=lambda r: (r.site.file, r.site.line, r.site.col, rank[r.operator], r.site.index))
+    return rows
+
+
+def _options(op: Operator, options: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    opts = {k: v for k, v in options.items() if k in op.options}
+    if "seed" in op.options:
+        opts["seed"] = seed
+    return opts
+
+
+def generate(
+    program: Program,
+    op_id: str,
+    *,
+    site: int | None = None,
+    value: Any = None,
+    all_values: bool = False,
+    seed: int = 0,
+    options: Mapping[str, Any] | None = None,
+) -> Iterator[Mutant | Failure]:
+    """First-order mutants of ``op_id``: one (site 0, or ``site``; ``value`` or the first catalogue
+    value), or with ``all_values`` one per site (or only ``site``) and catalogue value."""
+    op = registry.get(op_id)
+    opts = _options(op, options or {}, seed)
+    unknown = set(options or {}) - set(op.options)
+    if unknown:
+        yield Failure(op.id, site, value, f"{op.id} has no option(s) {', '.join(sorted(unknown))}")
+        return
+    sites = op.sites(program)
+    if not sites:
+        yield Failure(op.id, site, value, f"{op.id} does not apply to {program.path} (no site)")
+        return
+    if not all_values:
+        index = 0 if site is None else site
+        try:
+            yield apply_edits(program, [op.apply(program, index, value, **opts)], seed=seed)
+        except MutationError as exc:
+            yield Failure(op.id, index, value, str(exc))
+        return
+    chosen = sites if site is None else [s for s in sites if s.index == site]
+    if not chosen:
+        yield Failure(op.id, site, value, f"{op.id} has {len(sites)} site(s); no site {site}")
+        return
+    for s in chosen:
+        values = [value] if value is not None else op.values(program, s)
+        for v in values:
+            try:
+                yield apply_edits(program, [op.apply(program, s, v, **opts)], seed=seed)
+            except MutationError as exc:
+                yield Failure(op.id, s.index, v, str(exc))
+
+
+def write_mutant(mutant: Mutant, out_dir: str) -> tuple[str, str]:
+    """Write ``<name>.py`` and ``<name>.json`` (provenance) into ``out_dir``; returns both paths.
+
+    The one writer of first-order mutant files: ``mutate`` and the sensitivity analysis both call
+    it, so their mutants are byte-identical for the same edit."""
+    return write_program_files(out_dir, mutant.name, mutant.code, mutant.provenance.to_dict())
+
+
+def write_program_files(out_dir: str, name: str, code: str, provenance: Mapping[str, Any]) -> tuple[str, str]:
+    """Write a generated program as ``<name>`` and its provenance as ``<stem>.json`` (indented,
+    newline-terminated; a value JSON lacks is written as its text) into ``out_dir``, created if
+    needed; returns both paths. Mutants and higher-order mutants are written by it alike."""
+    os.makedirs(out_dir, exist_ok=True)
+    py = os.path.join(out_dir, name)
+    js = os.path.splitext(py)[0] + ".json"
+    with open(py, "w", encoding="utf-8", newline="") as fh:
+        fh.write(code)
+    with open(js, "w", encoding="utf-8") as fh:
+        json.dump(provenance, fh, indent=2, default=str)
+        fh.write("\n")
+    return py, js
+
+
+@dataclass
+class MutateReport:
+    """What :func:`mutate_file` wrote and what failed."""
+
+    written: list[dict[str, Any]] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+    #: every mutant made, in order (written or not); not part of the JSON, which lists files
+    mutants: list[Mutant] = field(default_factory=list, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"written": self.written, "failures": [f.to_dict() for f in self.failures]}
+
+
+def mutate_file(
+    path: str,
+    op_id: str,
+    *,
+    out_dir: str | None,
+    site: int | None = None,
+    value: Any = None,
+    all_values: bool = False,
+    seed: int = 0,
+    options: Mapping[str, Any] | None = None,
+    program: Program | None = None,
+    on_written: Callable[[str], None] | None = None,
+) -> MutateReport:
+    """Generate and write mutants of one file (see :func:`generate`); ``on_written`` is called
+    with each mutant's path as it is written (progress output). ``out_dir`` None writes nothing
+    (the mutants are in the report's ``mutants``)."""
+    program = program or Program.from_file(path)
+    report = MutateReport()
+    for item in generate(
+        program, op_id, site=site, value=value, all_values=all_values, seed=seed, options=options
+    ):
+        if isinstance(item, Failure):
+            report.failures.append(item)
+            continue
+        report.mutants.append(item)
+        if out_dir is None:
+            continue
+        py, js = write_mutant(item, out_dir)
+        prov = item.provenance.to_dict()
+        fields = ("operator", "site", "element", "old", "new", "value")
+        report.written.append({"mutant": py, "provenance": js, **{k: prov[k] for k in fields}})
+        if on_written is not None:
+            on_written(py)
+    return report

@@ -1,0 +1,206 @@
+"""Activation operators ACH (change), ARM (remove: set to linear), AAL (add to a linear layer).
+
+Sites are layers that take an ``activation`` argument and ``Activation`` layers. An activation
+written as a separate ``Activation`` layer after a layer belongs, in classify's folded view, to
+the layer before it: the site is then the ``Activation`` layer's call (the one to edit) and the
+element path names the owning layer. A layer built in a loop is one call and one site that
+edits every layer it builds. New activations are written in the style of the old one: a string
+in the same quotes, ``activations.<name>`` when the old value is an attribute of an
+``activations`` module, else a string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import libcst as cst
+
+from mutreal.mutation.operators.base import Edit, Example, MutationError, Operator, Program, Site
+from mutreal.mutation.operators.common import accepts_arg, code_of, folded_owner, make_edit, value_change
+from mutreal.program.model import layer_path
+
+LINEAR = "linear"
+
+
+def _activation_sites(op: Operator, program: Program, want_linear: bool) -> list[Site]:
+    sites: list[Site] = []
+    for g in program.layer_groups:
+        layer = g.layer
+        is_act_layer = layer.cls == "Activation"
+        if not is_act_layer and not accepts_arg(layer, "activation", program.era):
+            continue
+        elements = []
+        current: str | None = None
+        ok = True
+        for mi, li, inst in g.instances:
+            if g.wrapped:
+                act = inst.arg("activation", program.era)
+                if act is None or act.is_opaque or not isinstance(act.value, str | None):
+                    ok = False
+                    break
+                current = LINEAR if act.value is None else act.value
+                elements.append(layer_path(mi, li, "activation"))
+                continue
+            fl = folded_owner(program, mi, li)
+            if fl is None:
+                ok = False
+                break
+            if not is_act_layer and len(fl.sources) > 1:
+                ok = False  # the activation lives in a separate Activation layer: that is the site
+                break
+            act = fl.activation if not is_act_layer else layer.args.get("activation")
+            if act is not None and act.is_opaque:
+                ok = False
+                break
+            name = LINEAR if act is None or act.value is None else act.value
+            if not isinstance(name, str):
+                ok = False
+                break
+            current = name
+            elements.append(layer_path(mi, fl.sources[0], "activation"))
+        if not ok or not elements or current is None:
+            continue
+        if (current == LINEAR) != want_linear:
+            continue
+        arg = program.layer_arg(g.call, layer, "activation")
+        old = code_of(program, arg[1].value) if arg else None
+        sites.append(
+            program.make_site(
+                op,
+                g.call,
+                elements,
+                old if old is not None else repr(current),
+                current,
+                implicit=arg is None,
+                detail={"layer": layer.cls, "activation_layer": is_act_layer},
+            )
+        )
+    return sites
+
+
+def _activation_code(program: Program, arg: tuple[int, cst.Arg] | None, name: str) -> str:
+    if arg is not None:
+        v = arg[1].value
+        if isinstance(v, cst.Attribute) and isinstance(v.value, cst.Name | cst.Attribute):
+            base = code_of(program, v.value)
+            if base.split(".")[-1] == "activations":
+                return f"{base}.{name}"
+        return program.string(name, v)
+    return program.string(name)
+
+
+def _set_activation(op: Operator, program: Program, site: Site, name: str, value: Any) -> Edit:
+    call = site.anchor
+    assert call is not None
+    layer = program.layer_groups_by_call[call].layer
+    arg = program.layer_arg(call, layer, "activation")
+    code = _activation_code(program, arg, name)
+    change = value_change(program, call, arg, code, "activation")
+    return make_edit(op, site, value, site.old, code, [change], label=name)
+
+
+class ChangeActivation(Operator):
+    """ACH: a non-linear activation becomes another non-linear one (to linear is ARM)."""
+
+    id = "ACH"
+
+    def find_sites(self, program: Program) -> list[Site]:
+        return _activation_sites(self, program, want_linear=False)
+
+    def accepts(self, site: Site, value: Any) -> bool:
+        return value != LINEAR and value != site.original
+
+    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
+        return _set_activation(self, program, site, value, value)
+
+    def examples(self) -> list[Example]:
+        return [
+            Example(
+                "from keras.layers import Dense\nmodel.add(Dense(10, activation='softmax'))\n",
+                "from keras.layers import Dense\nmodel.add(Dense(10, activation='sigmoid'))\n",
+                value="sigmoid",
+                style="keras Sequential, string activation",
+            ),
+            Example(
+                "import tensorflow as tf\nx = tf.keras.layers.Dense(8, activation=tf.keras.activations.relu)(x)\n",
+                "import tensorflow as tf\nx = tf.keras.layers.Dense(8, activation=tf.keras.activations.tanh)(x)\n",
+                value="tanh",
+                style="tf.keras functional, activations attribute",
+            ),
+            Example(
+                'from keras.layers import Activation, Dense\nmodel.add(Dense(3))\nmodel.add(Activation("relu"))\n',
+                'from keras.layers import Activation, Dense\nmodel.add(Dense(3))\nmodel.add(Activation("elu"))\n',
+                value="elu",
+                style="separate Activation layer",
+            ),
+            Example(
+                "from keras.layers import Dense, TimeDistributed\n"
+                "model.add(TimeDistributed(Dense(1, activation='sigmoid')))\n",
+                "from keras.layers import Dense, TimeDistributed\n"
+                "model.add(TimeDistributed(Dense(1, activation='tanh')))\n",
+                value="tanh",
+                style="layer inside a wrapper",
+            ),
+        ]
+
+
+class RemoveActivation(Operator):
+    """ARM: a non-linear activation is set to ``linear`` (DeepCrime's reading of removal)."""
+
+    id = "ARM"
+
+    def find_sites(self, program: Program) -> list[Site]:
+        return _activation_sites(self, program, want_linear=False)
+
+    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
+        return _set_activation(self, program, site, LINEAR, None)
+
+    def examples(self) -> list[Example]:
+        return [
+            Example(
+                'from keras.layers import Dense\nmodel.add(Dense(64, activation="relu", input_dim=8))\n',
+                'from keras.layers import Dense\nmodel.add(Dense(64, activation="linear", input_dim=8))\n',
+                style="keras Sequential",
+            ),
+            Example(
+                "from tensorflow.keras import layers\nh = layers.LSTM(16)(inputs)\n",
+                'from tensorflow.keras import layers\nh = layers.LSTM(16, activation="linear")(inputs)\n',
+                style="tf.keras functional, implicit default (LSTM tanh)",
+            ),
+        ]
+
+
+class AddActivation(Operator):
+    """AAL: a layer without activation (linear or absent) gets one."""
+
+    id = "AAL"
+
+    def find_sites(self, program: Program) -> list[Site]:
+        return _activation_sites(self, program, want_linear=True)
+
+    def accepts(self, site: Site, value: Any) -> bool:
+        return value != LINEAR
+
+    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
+        if value == LINEAR:
+            raise MutationError("AAL adds a non-linear activation")
+        return _set_activation(self, program, site, value, value)
+
+    def examples(self) -> list[Example]:
+        return [
+            Example(
+                "from keras.layers import Dense\nmodel.add(Dense(1))\n",
+                'from keras.layers import Dense\nmodel.add(Dense(1, activation="sigmoid"))\n',
+                value="sigmoid",
+                style="keras Sequential, absent activation",
+            ),
+            Example(
+                "import tensorflow as tf\n"
+                "model = tf.keras.Sequential([tf.keras.layers.Dense(4, activation='linear')])\n",
+                "import tensorflow as tf\n"
+                "model = tf.keras.Sequential([tf.keras.layers.Dense(4, activation='relu')])\n",
+                value="relu",
+                style="tf.keras list, explicit linear",
+            ),
+        ]

@@ -1,0 +1,308 @@
+"""Hyperparameter operators: HBS (batch size), HLR (learning rate), HNE (epochs), HDB (full batch).
+
+The new value is written into the mutant, in both directions where the catalogue's grid allows
+(learning rate x0.001 ... x100, epochs x0.1 ... x10). Legacy keywords are edited in place
+(``lr=``, ``nb_epoch=``); a missing argument is added with the era's keyword. HLR on a string
+optimizer (``'adam'``) writes ``Adam(learning_rate=...)`` spelled with an alias the program already
+imports (``optimizers.Adam``, ``tf.keras.optimizers.Adam``) or with an added import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Mapping
+from typing import Any
+
+import libcst as cst
+
+from mutreal.mutation.operators.base import Change, Edit, Example, Operator, Program, Site
+from mutreal.mutation.operators.common import code_of, make_edit, num, value_change
+from mutreal.program.model import Fit, Optimizer, compile_path, fit_path
+
+
+def fit_arg_position(method: str, name: str) -> int | None:
+    """Position of a fit argument (fit(x, y, batch_size, epochs); fit_generator(gen, steps, epochs))."""
+    if method == "fit":
+        return {"x": 0, "y": 1, "batch_size": 2, "epochs": 3}.get(name)
+    if method == "fit_generator":
+        return {"epochs": 2}.get(name)
+    return None
+
+
+def fit_calls(program: Program, methods: Collection[str] = ("fit",)) -> Iterator[tuple[int, Fit, int]]:
+    """Each training call of ``methods`` run once (not in a loop) whose call node is known:
+    (fit index, fit, call node)."""
+    for fi, fit in enumerate(program.model.fits):
+        if fit.method not in methods or fit.repeat:
+            continue
+        cid = program.fit_call(fi)
+        if cid is not None:
+            yield fi, fit, cid
+
+
+def _fit_number_sites(
+    op: Operator, program: Program, key: str, aliases: tuple[str, ...], methods
+) -> list[Site]:
+    sites = []
+    for fi, fit, cid in fit_calls(program, methods):
+        v = fit.arg(key, program.era)
+        if v is None or not v.is_const or isinstance(v.value, bool) or not isinstance(v.value, int | float):
+            continue
+        arg = program.find_arg(cid, aliases, fit_arg_position(fit.method, key))
+        sites.append(
+            program.make_site(
+                op,
+                cid,
+                [fit_path(fi, key)],
+                code_of(program, arg[1].value) if arg else num(v.value),
+                v.value,
+                implicit=arg is None,
+                detail={"fit": fi, "method": fit.method},
+            )
+        )
+    return sites
+
+
+class ChangeBatchSize(Operator):
+    """HBS: fit's batch_size (explicit or the default 32) becomes one of DeepCrime's sizes."""
+
+    id = "HBS"
+
+    def find_sites(self, program: Program) -> list[Site]:
+        return _fit_number_sites(self, program, "batch_size", ("batch_size",), ("fit",))
+
+    def accepts(self, site: Site, value: Any) -> bool:
+        return value != site.original
+
+    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
+        assert site.anchor is not None
+        arg = program.find_arg(site.anchor, ("batch_size",), 2)
+        code = num(value)
+        return make_edit(
+            self, site, value, site.old, code, [value_change(program, site.anchor, arg, code, "batch_size")]
+        )
+
+    def examples(self) -> list[Example]:
+        return [
+            Example(
+                "model.fit(x_train, y_train, batch_size=128, epochs=5)\n",
+                "model.fit(x_train, y_train, batch_size=32, epochs=5)\n",
+                value=32,
+                style="keyword",
+            ),
+            Example(
+                "history = model.fit(\n    x,\n    y,\n    epochs=3,\n)\n",
+                "history = model.fit(\n    x,\n    y,\n    epochs=3,\n    batch_size=256,\n)\n",
+                value=256,
+                style="one argument per line, default batch size",
+            ),
+        ]
+
+
+class ChangeEpochs(Operator):
+    """HNE: fit's epochs (``epochs=``, ``nb_epoch=``, positional, or the default 1)."""
+
+    id = "HNE"
+
+    def find_sites(self, program: Program) -> list[Site]:
+        return _fit_number_sites(self, program, "epochs", ("epochs", "nb_epoch"), ("fit", "fit_generator"))
+
+    def accepts(self, site: Site, value: Any) -> bool:
+        return value != site.original
+
+    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
+        assert site.anchor is not None
+        arg = program.find_arg(
+            site.anchor, ("epochs", "nb_epoch"), fit_arg_position(site.detail["method"], "epochs")
+        )
+        code = num(value)
+        kw = "nb_epoch" if program.era == "keras1" else "epochs"
+        return make_edit(
+            self, site, value, site.old, code, [value_change(program, site.anchor, arg, code, kw)]
+        )
+
+    def examples(self) -> list[Example]:
+        return [
+            Example(
+                "model.fit(X, Y, nb_epoch=20, batch_size=16)\n",
+                "model.fit(X, Y, nb_epoch=2, batch_size=16)\n",
+                value=2,
+                style="keras 1 nb_epoch",
+            ),
+            Example(
+                "model.fit(x_train, y_train, 64, 10)\n",
+                "model.fit(x_train, y_train, 64, 100)\n",
+                value=100,
+                style="positional",
+            ),
+        ]
+
+
+class DisableBatching(Operator):
+    """HDB: batch_size becomes the whole training set (``len(x)`` of fit's input)."""
+
+    id = "HDB"
+
+    def find_sites(self, program: Program) -> list[Site]:
+        sites = []
+        for fi, fit, cid in fit_calls(program):
+            x = program.find_arg(cid, ("x",), 0)
+            if x is None or not isinstance(x[1].value, cst.Name | cst.Attribute | cst.Subscript):
+                continue
+            b = fit.arg("batch_size", program.era)
+            arg = program.find_arg(cid, ("batch_size",), 2)
+            sites.append(
+                program.make_site(
+                    self,
+                    cid,
+                    [fit_path(fi, "batch_size")],
+                    code_of(program, arg[1].value) if arg else (num(b.value) if b is not None else None),
+                    b.value if b is not None else None,
+                    implicit=arg is None,
+                    detail={"fit": fi, "x": code_of(program, x[1].value)},
+                )
+            )
+        return sites
+
+    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
+        assert site.anchor is not None
+        arg = program.find_arg(site.anchor, ("batch_size",), 2)
+        code = f"len({site.detail['x']})"
+        return make_edit(
+            self,
+            site,
+            None,
+            site.old,
+            code,
+            [value_change(program, site.anchor, arg, code, "batch_size")],
+            label="full",
+        )
+
+    def examples(self) -> list[Example]:
+        return [
+            Example(
+                "model.fit(x_train, y_train, batch_size=32, epochs=5)\n",
+                "model.fit(x_train, y_train, batch_size=len(x_train), epochs=5)\n",
+                style="keyword batch size",
+            ),
+            Example(
+                "model.fit(data.X, labels, nb_epoch=5)\n",
+                "model.fit(data.X, labels, nb_epoch=5, batch_size=len(data.X))\n",
+                style="keras 1, default batch size, attribute input",
+            ),
+        ]
+
+
+# ---------------------------------------------------------------------------------------------------
+# optimizers
+# ---------------------------------------------------------------------------------------------------
+
+
+def optimizer_target(program: Program, ci: int) -> tuple[str, int] | None:
+    """Where compile ``ci``'s optimizer is written: ("string", string node) or ("object", call node)."""
+    comp = program.model.compiles[ci]
+    opt = comp.optimizer
+    if opt is None or opt.cls is None:
+        return None
+    cid = program.compile_call(ci)
+    if cid is None:
+        return None
+    arg = program.find_arg(cid, ("optimizer",), 0)
+    if arg is None:
+        return None
+    v = arg[1].value
+    if opt.spelling == "string":
+        return ("string", id(v)) if isinstance(v, cst.SimpleString) else None
+    if isinstance(v, cst.Call):
+        return "object", id(v)
+    found = program.find_call(opt.line, opt.text, None)
+    return ("object", found) if found is not None else None
+
+
+def optimizer_targets(program: Program) -> Iterator[tuple[int, Optimizer, tuple[str, int]]]:
+    """Each compile whose optimizer can be edited: (compile index, optimizer, :func:`optimizer_target`)."""
+    for ci, comp in enumerate(program.model.compiles):
+        where = optimizer_target(program, ci)
+        if where is not None:
+            assert comp.optimizer is not None
+            yield ci, comp.optimizer, where
+
+
+def lr_keyword(program: Program) -> str:
+    return "lr" if program.era == "keras1" else "learning_rate"
+
+
+class ChangeLearningRate(Operator):
+    """HLR: the optimizer's learning rate (explicit, legacy ``lr=``, positional, or the era's default)."""
+
+    id = "HLR"
+
+    def find_sites(self, program: Program) -> list[Site]:
+        sites = []
+        for ci, optimizer, (kind, node) in optimizer_targets(program):
+            v = optimizer.arg("learning_rate", program.era)
+            if (
+                v is None
+                or not v.is_const
+                or isinstance(v.value, bool)
+                or not isinstance(v.value, int | float)
+            ):
+                continue
+            old = num(v.value)
+            implicit = True
+            if kind == "object":
+                arg = program.find_arg(node, ("learning_rate", "lr"), 0)
+                if arg is not None:
+                    old, implicit = code_of(program, arg[1].value), False
+            sites.append(
+                program.make_site(
+                    self,
+                    node,
+                    [compile_path(ci, "optimizer", "learning_rate")],
+                    old,
+                    v.value,
+                    implicit=implicit,
+                    detail={"compile": ci, "spelling": kind, "optimizer": optimizer.cls},
+                )
+            )
+        return sites
+
+    def accepts(self, site: Site, value: Any) -> bool:
+        return float(value) != float(site.original)
+
+    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
+        assert site.anchor is not None
+        code = num(value)
+        if site.detail["spelling"] == "object":
+            arg = program.find_arg(site.anchor, ("learning_rate", "lr"), 0)
+            change = value_change(program, site.anchor, arg, code, lr_keyword(program))
+            return make_edit(self, site, value, site.old, code, [change])
+        callee, imp = program.spell("optimizers", site.detail["optimizer"])
+        new = f"{callee}({lr_keyword(program)}={code})"
+        changes = [Change("replace", site.anchor, code=new)]
+        if imp:
+            changes.append(Change("import", 0, code=imp))
+        return make_edit(self, site, value, site.old, code, changes)
+
+    def examples(self) -> list[Example]:
+        return [
+            Example(
+                "from keras.optimizers import SGD\nmodel.compile(loss='mse', optimizer=SGD(lr=0.01))\n",
+                "from keras.optimizers import SGD\nmodel.compile(loss='mse', optimizer=SGD(lr=0.1))\n",
+                value=0.1,
+                style="keras legacy lr keyword",
+            ),
+            Example(
+                "import tensorflow as tf\nmodel.compile(optimizer='adam', loss='mse')\n",
+                "import tensorflow as tf\n"
+                "model.compile(optimizer=tf.keras.optimizers.Adam(learning_rate=1e-05), loss='mse')\n",
+                value=1e-05,
+                style="tf.keras string optimizer",
+            ),
+            Example(
+                "from keras.models import Sequential\nmodel.compile(loss='mse', optimizer='rmsprop')\n",
+                "from keras.models import Sequential\nfrom keras.optimizers import RMSprop\n"
+                "model.compile(loss='mse', optimizer=RMSprop(learning_rate=0.1))\n",
+                value=0.1,
+                style="keras string optimizer, import added",
+            ),
+        ]

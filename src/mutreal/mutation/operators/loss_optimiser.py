@@ -1,0 +1,293 @@
+"""Loss and optimiser operators: LCH (loss), OCH (optimiser), OCG (gradient clipping).
+
+A new loss is written as a string (every Keras era accepts DeepCrime's names). A new optimiser
+keeps the old one's spelling: a string stays a string (``'adam'`` -> ``'sgd'``), an object becomes
+another class of the same module path (``optimizers.Adam(...)`` -> ``optimizers.SGD()``); with
+option ``keep_learning_rate`` the old explicit learning rate is carried over (DeepCrime drops all
+hyperparameters). OCG sets ``clipvalue`` (or ``clipnorm``, option ``mode``); on a string optimiser
+it writes the class with that one argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import libcst as cst
+
+from mutreal.mutation.operators.base import Change, Edit, Example, MutationError, Operator, Program, Site
+from mutreal.mutation.operators.common import code_of, make_edit, num, value_change, value_label
+from mutreal.mutation.operators.custom_loss import (
+    CLASSIFICATION_LOSSES,
+    REGRESSION_LOSSES,
+    custom_loss_at,
+    custom_losses,
+    whole_loss_texts,
+)
+from mutreal.mutation.operators.hyperparameters import lr_keyword, optimizer_targets
+from mutreal.program import keras_api
+from mutreal.program.model import compile_path
+
+
+class ChangeLoss(Operator):
+    """LCH: compile's loss (string, function or object) becomes another of DeepCrime's losses; a
+    user-defined loss (def, lambda, Loss subclass; also one entry of a per-output dict or list)
+    becomes a Keras loss of its output's task (see :mod:`.custom_loss`)."""
+
+    id = "LCH"
+
+    def find_sites(self, program: Program) -> list[Site]:
+        sites = []
+        for ci, comp in enumerate(program.model.compiles):
+            loss = comp.loss
+            if loss is None or not loss.is_const or not isinstance(loss.value, str):
+                continue
+            cid = program.compile_call(ci)
+            if cid is None:
+                continue
+            arg = program.find_arg(cid, ("loss",), 1)
+            if arg is None:
+                continue
+            sites.append(
+                program.make_site(
+                    self,
+                    id(arg[1].value),
+                    [compile_path(ci, "loss")],
+                    code_of(program, arg[1].value),
+                    loss.value,
+                )
+            )
+        for custom in custom_losses(program):
+            if custom.task is None:
+                continue
+            detail = {"custom": custom.kind, "name": custom.name, "task": custom.task}
+            if custom.output is not None:
+                detail["output"] = custom.output
+            sites.append(
+                program.make_site(
+                    self,
+                    id(custom.node),
+                    [compile_path(custom.compile, "loss")],
+                    code_of(program, custom.node),
+                    None,
+                    detail=detail,
+                )
+            )
+        return sites
+
+    def no_site_reasons(self, program: Program) -> list[str]:
+        return [
+            f"compile call {c.compile}: the output that custom loss {c.name} applies to is not found "
+            "(its task, regression or classification, is unknown)"
+            for c in custom_losses(program)
+            if c.task is None
+        ]
+
+    def accepts(self, site: Site, value: Any) -> bool:
+        task = site.detail.get("task")
+        if task is not None:
+            return value in (REGRESSION_LOSSES if task == "regression" else CLASSIFICATION_LOSSES)
+        return keras_api.canonical_loss(value) != site.original
+
+    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
+        assert site.anchor is not None
+        code = program.string(value, program.index.nodes.get(site.anchor))
+        custom = custom_loss_at(program, site.anchor) if "custom" in site.detail else None
+        if custom is not None and custom.container is not None:
+            # one entry of a per-output dict/list: the component is the whole loss value, as classify reads it
+            before, after = whole_loss_texts(program, custom, code)
+            edit = make_edit(self, site, value, before, after, [Change("replace", site.anchor, code=code)])
+            edit.old, edit.new = site.old, code
+            return edit
+        return make_edit(self, site, value, site.old, code, [Change("replace", site.anchor, code=code)])
+
+    def examples(self) -> list[Example]:
+        return [
+            Example(
+                "model.compile(loss='categorical_crossentropy', optimizer='adam')\n",
+                "model.compile(loss='mean_squared_error', optimizer='adam')\n",
+                value="mean_squared_error",
+                style="string loss",
+            ),
+            Example(
+                "import tensorflow as tf\n"
+                "model.compile(optimizer='sgd', loss=tf.keras.losses.BinaryCrossentropy())\n",
+                "import tensorflow as tf\nmodel.compile(optimizer='sgd', loss='hinge')\n",
+                value="hinge",
+                style="tf.keras loss object",
+            ),
+            Example(
+                "def my_loss(t, p):\n    return (t - p) ** 2\n\n\n"
+                "model = Sequential([Dense(1)])\nmodel.compile(loss=my_loss, optimizer='adam')\n",
+                "def my_loss(t, p):\n    return (t - p) ** 2\n\n\n"
+                "model = Sequential([Dense(1)])\nmodel.compile(loss='mean_absolute_error', optimizer='adam')\n",
+                value="mean_absolute_error",
+                style="custom def loss, regression output",
+            ),
+            Example(
+                "model = Sequential([Dense(3, activation='softmax')])\n"
+                "model.compile(loss=lambda t, p: -t * p, optimizer='adam')\n",
+                "model = Sequential([Dense(3, activation='softmax')])\n"
+                "model.compile(loss='categorical_crossentropy', optimizer='adam')\n",
+                value="categorical_crossentropy",
+                style="custom lambda loss, classification output",
+            ),
+            Example(
+                "import keras\n\n\nclass Half(keras.losses.Loss):\n    def call(self, t, p):\n        return (t - p) / 2\n\n\n"
+                "model = keras.Sequential([keras.layers.Dense(1)])\n"
+                "model.compile(loss=Half(), optimizer='adam')\n",
+                "import keras\n\n\nclass Half(keras.losses.Loss):\n    def call(self, t, p):\n        return (t - p) / 2\n\n\n"
+                "model = keras.Sequential([keras.layers.Dense(1)])\n"
+                "model.compile(loss='huber_loss', optimizer='adam')\n",
+                value="huber_loss",
+                style="custom Loss subclass",
+            ),
+        ]
+
+
+class ChangeOptimiser(Operator):
+    """OCH: compile's optimiser becomes another class (string or object spelling kept)."""
+
+    id = "OCH"
+    options = {"keep_learning_rate": False}
+
+    def find_sites(self, program: Program) -> list[Site]:
+        sites = []
+        for ci, optimizer, (kind, node) in optimizer_targets(program):
+            sites.append(
+                program.make_site(
+                    self,
+                    node,
+                    [compile_path(ci, "optimizer")],
+                    code_of(program, program.node(node)),
+                    optimizer.cls.lower() if optimizer.cls else None,
+                    detail={"compile": ci, "spelling": kind, "optimizer": optimizer.cls},
+                )
+            )
+        return sites
+
+    def accepts(self, site: Site, value: Any) -> bool:
+        return keras_api.canonical_optimizer(str(value)) != site.detail["optimizer"]
+
+    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
+        assert site.anchor is not None
+        cls = keras_api.canonical_optimizer(value)
+        if cls is None:
+            raise MutationError(f"OCH: unknown optimizer {value!r}")
+        node = program.node(site.anchor)
+        changes: list[Change] = []
+        if site.detail["spelling"] == "string":
+            code = program.string(value, node)
+        else:
+            assert isinstance(node, cst.Call)
+            if isinstance(node.func, cst.Attribute):
+                callee = f"{code_of(program, node.func.value)}.{cls}"
+            else:
+                callee, imp = program.spell("optimizers", cls)
+                if imp:
+                    changes.append(Change("import", 0, code=imp))
+            args = ""
+            if options.get("keep_learning_rate"):
+                arg = program.find_arg(site.anchor, ("learning_rate", "lr"), 0)
+                if arg is not None:
+                    kw = arg[1].keyword.value if arg[1].keyword else lr_keyword(program)
+                    args = f"{kw}={code_of(program, arg[1].value)}"
+            code = f"{callee}({args})"
+        changes.insert(0, Change("replace", site.anchor, code=code))
+        # a mutant keeping the learning rate is another mutant than DeepCrime's: another file name
+        label = f"{value}-keep-lr" if options.get("keep_learning_rate") else str(value)
+        return make_edit(self, site, value, site.old, code, changes, label=label, options=dict(options))
+
+    def examples(self) -> list[Example]:
+        return [
+            Example(
+                "model.compile(loss='mse', optimizer='adam')\n",
+                "model.compile(loss='mse', optimizer='sgd')\n",
+                value="sgd",
+                style="string optimizer",
+            ),
+            Example(
+                "from keras import optimizers\n"
+                "model.compile(loss='mse', optimizer=optimizers.SGD(lr=0.05, momentum=0.9))\n",
+                "from keras import optimizers\nmodel.compile(loss='mse', optimizer=optimizers.Adagrad(lr=0.05))\n",
+                value="adagrad",
+                options={"keep_learning_rate": True},
+                style="keras module attribute, keeping the learning rate",
+            ),
+            Example(
+                "from tensorflow.keras.optimizers import Adam\nopt = Adam(learning_rate=0.01)\n"
+                "model.compile(optimizer=opt, loss='mse')\n",
+                "from tensorflow.keras.optimizers import Adam\nfrom tensorflow.keras.optimizers import RMSprop\n"
+                "opt = RMSprop()\nmodel.compile(optimizer=opt, loss='mse')\n",
+                value="rmsprop",
+                style="tf.keras optimizer variable, import added",
+            ),
+        ]
+
+
+class ChangeGradientClipping(Operator):
+    """OCG: the optimiser's clipvalue (or clipnorm with option mode='clipnorm')."""
+
+    id = "OCG"
+    options = {"mode": "clipvalue"}
+
+    def find_sites(self, program: Program) -> list[Site]:
+        sites = []
+        for ci, optimizer, (kind, node) in optimizer_targets(program):
+            current = optimizer.args.get("clipvalue")
+            sites.append(
+                program.make_site(
+                    self,
+                    node,
+                    [compile_path(ci, "optimizer", "clipvalue")],
+                    current.text if current is not None else None,
+                    current.value if current is not None and current.is_const else None,
+                    detail={"compile": ci, "spelling": kind, "optimizer": optimizer.cls},
+                )
+            )
+        return sites
+
+    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
+        assert site.anchor is not None
+        mode = options.get("mode", "clipvalue")
+        if mode not in self.spec.param.modes:  # type: ignore[union-attr]
+            raise MutationError(f"OCG: mode must be one of {', '.join(self.spec.param.modes)}")  # type: ignore[union-attr]
+        code = num(value)
+        comp = program.model.compiles[site.detail["compile"]]
+        assert comp.optimizer is not None
+        current = comp.optimizer.args.get(mode)
+        old = current.text if current is not None else None
+        if current is not None and current.is_const and current.value == value:
+            raise MutationError(f"OCG: {mode} is already {value}")
+        changes: list[Change] = []
+        if site.detail["spelling"] == "object":
+            arg = program.find_arg(site.anchor, (mode,), None)
+            changes.append(value_change(program, site.anchor, arg, code, mode))
+        else:
+            callee, imp = program.spell("optimizers", site.detail["optimizer"])
+            changes.append(Change("replace", site.anchor, code=f"{callee}({mode}={code})"))
+            if imp:
+                changes.append(Change("import", 0, code=imp))
+        label = value_label(value) if mode == "clipvalue" else f"{mode}-{value_label(value)}"
+        edit = make_edit(self, site, value, old, code, changes, label=label, options={"mode": mode})
+        element = compile_path(site.detail["compile"], "optimizer", mode)
+        for c in edit.components:
+            c.element = element
+        return edit
+
+    def examples(self) -> list[Example]:
+        return [
+            Example(
+                "from keras.optimizers import SGD\nmodel.compile(loss='mse', optimizer=SGD(lr=0.1))\n",
+                "from keras.optimizers import SGD\nmodel.compile(loss='mse', optimizer=SGD(lr=0.1, clipvalue=0.5))\n",
+                value=0.5,
+                style="keras object optimizer",
+            ),
+            Example(
+                "import tensorflow as tf\nmodel.compile(optimizer='adam', loss='mse')\n",
+                "import tensorflow as tf\nmodel.compile(optimizer=tf.keras.optimizers.Adam(clipnorm=1.0), loss='mse')\n",
+                value=1.0,
+                options={"mode": "clipnorm"},
+                style="tf.keras string optimizer, clipnorm",
+            ),
+        ]
