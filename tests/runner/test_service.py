@@ -13,8 +13,14 @@ import pytest
 from click.testing import CliRunner
 
 from mutreal.cli import main
-from mutreal.runner import LAST_CAMPAIGN, run_campaign
-from mutreal.runner.service import ServiceUnavailable, _connect, service_status, start_service, stop_service
+from mutreal.execution import LAST_CAMPAIGN, run_campaign
+from mutreal.execution.service import (
+    ServiceUnavailable,
+    _connect,
+    service_status,
+    start_service,
+    stop_service,
+)
 
 
 @pytest.fixture
@@ -94,9 +100,9 @@ def test_a_caller_killed_mid_campaign_leaves_a_working_service(
     try:
         caller = subprocess.Popen(
             [sys.executable, "-c",
-             "import sys; from mutreal.runner import run_campaign;"
+             "import sys; from mutreal.execution import run_campaign;"
              f"run_campaign([{str(slow)!r}], runs=1, jobs=1, executor='pool', address={str(socket_path)!r},"
-             " progress=False, config=__import__('mutreal.runner', fromlist=['x']).CampaignConfig("
+             " progress=False, config=__import__('mutreal.execution', fromlist=['x']).CampaignConfig("
              "threads_per_worker=1))"],
         )  # fmt: skip
         deadline = time.monotonic() + 60
