@@ -333,8 +333,8 @@ def compare_manifest(
     ``work`` holds the mutants (and the run store when ``campaign`` names none); without it a
     temporary folder is used and removed at the end. ``classified`` maps bug ids to classify rows
     (``--results``); bugs it lacks are classified here."""
+    from mutreal.campaigns.pair import WarmWorkers
     from mutreal.campaigns.sensitivity import mark_output_folder
-    from mutreal.execution.pool import shutdown_idle_workers
 
     if mode not in MODES and not Path(mode).is_dir():
         raise ValueError(f"--mutants: {mode!r} is neither {' nor '.join(MODES)} nor a folder")
@@ -344,21 +344,17 @@ def compare_manifest(
     options = dict(campaign or {})
     if not options.get("store"):
         options["store"] = str(folder / "runs.sqlite")
-    local = (options.get("executor") or "local") == "local"
-    if local:
-        options["keep_workers"] = True
     try:
-        for task in tasks:
-            if skip and task.id in skip:
-                continue
-            if on_start is not None:
-                on_start(task)
-            yield compare_task(
-                task, seeds=seeds, mode=mode, work=folder, campaign=options, statistics=statistics,
-                classified=(classified or {}).get(task.id), tolerance=tolerance,
-            )  # fmt: skip
+        with WarmWorkers(options):
+            for task in tasks:
+                if skip and task.id in skip:
+                    continue
+                if on_start is not None:
+                    on_start(task)
+                yield compare_task(
+                    task, seeds=seeds, mode=mode, work=folder, campaign=options, statistics=statistics,
+                    classified=(classified or {}).get(task.id), tolerance=tolerance,
+                )  # fmt: skip
     finally:
-        if local:
-            shutdown_idle_workers()
         if temporary is not None:
             temporary.cleanup()

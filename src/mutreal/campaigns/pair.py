@@ -50,8 +50,8 @@ def run_programs(
     return split_by_program(records, len(programs), len(seeds))
 
 
-class _WarmWorkers:
-    """Keep local warm workers across the several campaigns of one adaptive or search run.
+class WarmWorkers:
+    """Keep local warm workers across the several campaigns of one adaptive or search run, or a benchmark.
 
     Each round is its own campaign (so every finished run is stored); without this each round
     would pay interpreter and TensorFlow start-up again.
@@ -62,7 +62,7 @@ class _WarmWorkers:
         if self.local:
             options["keep_workers"] = True
 
-    def __enter__(self) -> _WarmWorkers:
+    def __enter__(self) -> WarmWorkers:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -116,7 +116,7 @@ def run_adaptive(
     collected: list[list[Any]] = [[] for _ in others]
     reference_records: list[Any] = []
     n = min(min_runs, planned)
-    warm = _WarmWorkers(options)
+    warm = WarmWorkers(options)
     try:
         while True:
             active = [i for i, s in enumerate(states) if not s.decided]

@@ -295,19 +295,13 @@ def reproduce_manifest(
     on_start: Callable[[ReproduceTask], None] | None = None,
 ) -> Iterator[BugReproduction]:
     """Yield one decided row per bug, in manifest order, keeping the local workers warm between bugs."""
-    from mutreal.execution.pool import shutdown_idle_workers
+    from mutreal.campaigns.pair import WarmWorkers
 
     options = dict(campaign or {})
-    local = (options.get("executor") or "local") == "local"
-    if local:
-        options["keep_workers"] = True
-    try:
+    with WarmWorkers(options):
         for task in tasks:
             if skip and task.id in skip:
                 continue
             if on_start is not None:
                 on_start(task)
             yield reproduce_task(task, seeds=seeds, campaign=options, statistics=statistics)
-    finally:
-        if local:
-            shutdown_idle_workers()

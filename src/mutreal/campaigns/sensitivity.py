@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mutreal.analysis.series import MetricSeries, _seeds_and_options, metric_series
-from mutreal.campaigns.pair import _WarmWorkers, mutant_data_folders, run_programs
+from mutreal.campaigns.pair import WarmWorkers, mutant_data_folders, run_programs
 from mutreal.stats import (
     KillVerdict,
     deepcrime_kill,
@@ -160,7 +160,7 @@ def sensitivity(
         temporary = tempfile.TemporaryDirectory(prefix="mutreal-sensitivity-")
         options["store"] = str(Path(temporary.name) / "runs.sqlite")
     errors: list[str] = []
-    warm = _WarmWorkers(options) if search else None
+    warm = WarmWorkers(options) if search else None
     try:
         written: list[tuple[Any, str]] = []
         for value in candidates:
