@@ -27,9 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
-from mutreal.benchmark_reproduce import read_reproduce_manifest
+from mutreal.analysis.series import metric_series
+from mutreal.campaigns.pair import run_programs
+from mutreal.campaigns.reproduce import read_reproduce_manifest
 from mutreal.stats.sequential import look_at, sequential_decision
-from mutreal.verdicts import metric_series, run_programs
 
 PAIRS = Path(__file__).resolve().parent / "campaign_pairs" / "manifest.csv"
 PLANNED = 20

@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from mutreal.runner.store import RunStore
+from mutreal.execution.store import RunStore
 
 PAIRS = Path(__file__).resolve().parent / "campaign_pairs"
 BUGS = ("wrong_last_activation", "learning_rate_too_high", "too_few_epochs", "missing_layer")
@@ -50,8 +50,8 @@ def mutreal(*args: str) -> float:
 
 
 def campaign_overhead(jobs: int, seeds: int) -> None:
-    from mutreal.runner.campaign import CampaignConfig, worker_options
-    from mutreal.runner.service import start_service, stop_service
+    from mutreal.execution.campaign import CampaignConfig, worker_options
+    from mutreal.execution.service import start_service, stop_service
 
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
         folder = Path(tmp)

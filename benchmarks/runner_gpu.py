@@ -23,8 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from mutreal.runner import LAST_CAMPAIGN, run_campaign, summarize
-from mutreal.runner.environment import describe_environment
+from mutreal.execution import LAST_CAMPAIGN, run_campaign, summarize
+from mutreal.execution.environment import describe_environment
 
 SUBJECTS = Path(__file__).resolve().parent / "subjects"
 PROGRAMS = [SUBJECTS / "digits_cnn.py", SUBJECTS / "digits_cnn_wrong_activation.py"]

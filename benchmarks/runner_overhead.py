@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from mutreal.runner import LAST_CAMPAIGN, run_campaign
+from mutreal.execution import LAST_CAMPAIGN, run_campaign
 
 SUBJECTS = Path(__file__).resolve().parent / "subjects"
 FIXED = SUBJECTS / "digits_mlp.py"
@@ -60,8 +60,8 @@ def overhead(seeds: int, jobs: int, executor: str = "local", address: str | None
 def service_overhead(seeds: int, jobs: int) -> float:
     """The same campaign on the worker service (``mutreal workers start``, ``--executor pool``): what
     each campaign after the first costs when its workers are kept warm between commands."""
-    from mutreal.runner.campaign import CampaignConfig, worker_options
-    from mutreal.runner.service import start_service, stop_service
+    from mutreal.execution.campaign import CampaignConfig, worker_options
+    from mutreal.execution.service import start_service, stop_service
 
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
         address = str(Path(tmp) / "w.sock")

@@ -22,8 +22,8 @@ import statistics
 import time
 from pathlib import Path
 
-from mutreal.runner import sandbox
-from mutreal.runner.pool import WorkerProcess
+from mutreal.execution import sandbox
+from mutreal.execution.pool import WorkerProcess
 
 PROGRAM = Path(__file__).resolve().parent / "subjects" / "digits_mlp.py"
 

@@ -1,7 +1,7 @@
 """What the run store's checks on open cost: ``PRAGMA quick_check`` reads every page once.
 
 Writes a store of ``--runs`` records (each with a 2 KB output tail, about what a small Keras run
-keeps), then prints the median seconds to open it with :class:`~mutreal.runner.RunStore` (version
+keeps), then prints the median seconds to open it with :class:`~mutreal.execution.RunStore` (version
 and integrity checked through a read-only connection, then opened for writing) against a bare
 ``sqlite3.connect`` plus one query, and the file's size. A campaign opens its store once, so the
 figure to watch is the check's seconds per 100 MB.
@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from mutreal.runner import EvaluateRecord, RunRecord, RunStore
+from mutreal.execution import EvaluateRecord, RunRecord, RunStore
 
 
 def _write(path: Path, runs: int) -> None:

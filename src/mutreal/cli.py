@@ -71,7 +71,7 @@ class LazyGroup(click.Group):
             click.echo(f"error: {error}", err=True)
             ctx.exit(1)
         except Exception as error:  # a run store that is damaged or newer: one line, exit 2, file kept
-            store = sys.modules.get("mutreal.runner.store")
+            store = sys.modules.get("mutreal.execution.store")
             if store is None or not isinstance(error, store.StoreError):
                 raise
             click.echo(f"error: {error}", err=True)

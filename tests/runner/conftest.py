@@ -58,7 +58,7 @@ def bwrap():
     test instead of skipping it."""
     import os
 
-    from mutreal.runner import sandbox
+    from mutreal.execution import sandbox
 
     works, _user_namespace, why = sandbox.probe()
     if not works:

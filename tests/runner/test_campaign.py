@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mutreal.runner import LAST_CAMPAIGN, CampaignConfig, RunStore, run_campaign, summarize
+from mutreal.execution import LAST_CAMPAIGN, CampaignConfig, RunStore, run_campaign, summarize
 
 pytestmark = pytest.mark.slow
 
@@ -132,7 +132,7 @@ def test_state_mutating_program_does_not_change_the_next_run(write_program, tiny
 
 _CAMPAIGN_SCRIPT = """
 import sys
-from mutreal.runner import run_campaign
+from mutreal.execution import run_campaign
 run_campaign([sys.argv[1]], runs=6, jobs=1, store=sys.argv[2], progress=False)
 """
 
@@ -177,7 +177,7 @@ def test_sigkill_mid_campaign_then_rerun_trains_nothing_twice(write_program, tin
 
 
 def test_keep_workers_reuses_warm_workers_across_campaigns(write_program, tiny_program):
-    from mutreal.runner.pool import shutdown_idle_workers
+    from mutreal.execution.pool import shutdown_idle_workers
 
     program = write_program("tiny.py", tiny_program(epochs=1))
     try:

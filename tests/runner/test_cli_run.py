@@ -85,7 +85,7 @@ def test_legacy_program_needs_modernize(write_program, tmp_path):
 @pytest.mark.ray
 def test_ray_executor_matches_local_runs(write_program, tiny_program, tmp_path):
     pytest.importorskip("ray")
-    from mutreal.runner import run_campaign
+    from mutreal.execution import run_campaign
 
     program = write_program("tiny.py", tiny_program(epochs=1))
     hang = write_program("hang.py", "import time\ntime.sleep(600)\n")

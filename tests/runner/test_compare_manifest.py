@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mutreal.benchmark_compare import JudgedRecord, resolve_tolerance
-from mutreal.benchmark_mutants import all_mutants, given_mutants, reconstruct_mutants
-from mutreal.runner.records import EvaluateRecord, RunRecord
+from mutreal.campaigns.compare import JudgedRecord, resolve_tolerance
+from mutreal.campaigns.mutants import all_mutants, given_mutants, reconstruct_mutants
+from mutreal.execution.records import EvaluateRecord, RunRecord
 
 PAIRS = Path(__file__).resolve().parents[2] / "benchmarks" / "campaign_pairs"
 #: pair -> (operator, value) that reconstructs its fault

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mutreal.runner import CampaignConfig, run_campaign
-from mutreal.verdicts import kill, mutant_data_folders
+from mutreal.campaigns.pair import kill, mutant_data_folders
+from mutreal.execution import CampaignConfig, run_campaign
 
 READS_DATA = """
 import numpy as np

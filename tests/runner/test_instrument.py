@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from mutreal.runner import instrument
+from mutreal.execution import instrument
 
 
 def test_probabilities_and_one_hot_become_class_indices():

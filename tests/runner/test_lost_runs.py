@@ -10,7 +10,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from mutreal.runner import LAST_CAMPAIGN, RunStore, run_campaign
+from mutreal.execution import LAST_CAMPAIGN, RunStore, run_campaign
 
 pytestmark = pytest.mark.slow
 
@@ -87,7 +87,7 @@ def test_runs_of_a_worker_service_that_went_away_are_lost_and_the_rerun_trains_t
     import tempfile
     import time
 
-    from mutreal.runner.service import start_service
+    from mutreal.execution.service import start_service
 
     program = tmp_path / "slow.py"
     program.write_text("import time\ntime.sleep(3)\n", encoding="utf-8")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from mutreal.runner import run_campaign
+from mutreal.execution import run_campaign
 
 HEAD = """
 import numpy as np

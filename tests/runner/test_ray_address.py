@@ -8,7 +8,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from mutreal.runner.ray_executor import (
+from mutreal.execution.ray_executor import (
     RayClusterUnreachable,
     RayExecutor,
     address_endpoint,

@@ -7,8 +7,8 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mutreal.runner import EvaluateRecord, FitRecord, RunRecord, default_metric_name, metric_direction
-from mutreal.runner.records import select_metric
+from mutreal.execution import EvaluateRecord, FitRecord, RunRecord, default_metric_name, metric_direction
+from mutreal.execution.records import select_metric
 
 
 def test_loss_like_metrics_are_lower_is_better():

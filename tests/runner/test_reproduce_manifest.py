@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from mutreal.benchmark_reproduce import (
+from mutreal.campaigns.reproduce import (
     ManifestError,
     _missing_data,
     _removed_api_failure,
@@ -25,7 +25,7 @@ from mutreal.benchmark_reproduce import (
     entry_program,
     read_reproduce_manifest,
 )
-from mutreal.runner.records import RunRecord
+from mutreal.execution.records import RunRecord
 
 ROOT = Path(__file__).parents[2]
 
@@ -137,7 +137,8 @@ def test_resume_decides_again_the_bugs_whose_runs_were_lost(tmp_path):
 
 
 def test_no_verdict_is_drawn_from_lost_runs():
-    from mutreal.verdicts import LostRuns, reproduce_from_records
+    from mutreal.analysis.reproduction import reproduce_from_records
+    from mutreal.analysis.series import LostRuns
 
     def runs(program: str, outcomes: list[str]) -> list[RunRecord]:
         return [RunRecord(key=f"{program}{i}", program=program, seed=i, outcome=o, metric_value=0.9 if o == "ok" else None,

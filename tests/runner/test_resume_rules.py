@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from mutreal.runner import CampaignConfig, RunRecord, RunStore, environment, hashing
-from mutreal.runner.campaign import prepare_program, run_campaign
-from mutreal.runner.service import ServiceUnavailable
+from mutreal.execution import CampaignConfig, RunRecord, RunStore, environment, hashing
+from mutreal.execution.campaign import prepare_program, run_campaign
+from mutreal.execution.service import ServiceUnavailable
 
 PROGRAM = "print('a program that is never trained in these tests')\n"
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from mutreal.runner import LAST_CAMPAIGN, RunStore, run_campaign
-from mutreal.runner.pool import shutdown_idle_workers
+from mutreal.execution import LAST_CAMPAIGN, RunStore, run_campaign
+from mutreal.execution.pool import shutdown_idle_workers
 
 pytestmark = pytest.mark.slow
 

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mutreal.runner import channel, sandbox
+from mutreal.execution import channel, sandbox
 
 
 def _run_in_sandbox(
@@ -232,7 +232,7 @@ def test_stage_run_copies_the_folder_and_shows_its_siblings_read_only(tmp_path):
 
 
 def test_auto_falls_back_without_bubblewrap_and_says_so_once(tmp_path, monkeypatch, capsys):
-    from mutreal.runner.campaign import CampaignConfig, _isolation
+    from mutreal.execution.campaign import CampaignConfig, _isolation
 
     monkeypatch.setenv("PATH", str(tmp_path))  # a machine without bwrap
     sandbox.probe.cache_clear()

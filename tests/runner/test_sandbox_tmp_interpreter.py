@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mutreal.runner import sandbox
+from mutreal.execution import sandbox
 
 
 def _first_folder_in_tmp(path: Path) -> str:

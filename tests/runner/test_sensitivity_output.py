@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from mutreal.runner.hashing import OUTPUT_MARKER, data_hash
-from mutreal.verdicts import mark_output_folder, write_mutant
+from mutreal.campaigns.sensitivity import mark_output_folder, write_mutant
+from mutreal.execution.hashing import OUTPUT_MARKER, data_hash
 
 #: Reads its data from a subfolder beside it: a mutant that cannot see that folder fails.
 DATA_PROGRAM = """

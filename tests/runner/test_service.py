@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -13,8 +14,14 @@ import pytest
 from click.testing import CliRunner
 
 from mutreal.cli import main
-from mutreal.runner import LAST_CAMPAIGN, run_campaign
-from mutreal.runner.service import ServiceUnavailable, _connect, service_status, start_service, stop_service
+from mutreal.execution import LAST_CAMPAIGN, run_campaign
+from mutreal.execution.service import (
+    ServiceUnavailable,
+    _connect,
+    service_status,
+    start_service,
+    stop_service,
+)
 
 
 @pytest.fixture
@@ -88,15 +95,17 @@ def test_service_runs_campaigns_warm_with_the_local_numbers(
 def test_a_caller_killed_mid_campaign_leaves_a_working_service(
     socket_path: Path, write_program, tmp_path: Path
 ) -> None:
-    slow = write_program("slow.py", "import time\ntime.sleep(60)\n")
+    # the killed caller's run would sleep an hour: a service that held its worker until that run
+    # ended could not serve the next caller within the hang guard below (a tenth of that hour)
+    slow = write_program("slow.py", "import time\ntime.sleep(3600)\n")
     quick = write_program("quick.py", "import keras\nprint('ok')\n")
     start_service(1, {"threads": 1, "deterministic": True, "block_network": True}, socket_path)
     try:
         caller = subprocess.Popen(
             [sys.executable, "-c",
-             "import sys; from mutreal.runner import run_campaign;"
+             "import sys; from mutreal.execution import run_campaign;"
              f"run_campaign([{str(slow)!r}], runs=1, jobs=1, executor='pool', address={str(socket_path)!r},"
-             " progress=False, config=__import__('mutreal.runner', fromlist=['x']).CampaignConfig("
+             " progress=False, timeout_s=3600, config=__import__('mutreal.execution', fromlist=['x']).CampaignConfig("
              "threads_per_worker=1))"],
         )  # fmt: skip
         deadline = time.monotonic() + 60
@@ -107,13 +116,19 @@ def test_a_caller_killed_mid_campaign_leaves_a_working_service(
         caller.kill()
         caller.wait()
         # the service notices the caller is gone, drops the run in flight and serves the next caller
-        began = time.monotonic()
-        records = run_campaign(
-            [quick], runs=1, jobs=1, executor="pool", address=str(socket_path), progress=False,
-            timeout_s=120,
+        done: list[object] = []
+        follower = threading.Thread(
+            target=lambda: done.append(run_campaign(
+                [quick], runs=1, jobs=1, executor="pool", address=str(socket_path), progress=False,
+                timeout_s=120,
+            )),
+            daemon=True,
         )  # fmt: skip
-        assert [r.outcome for r in records] == ["ok"]
-        assert time.monotonic() - began < 45  # not held until the killed caller's 60 s run ended
+        follower.start()
+        follower.join(360)  # hang guard only: the held run would end after 3600 s
+        assert done, "the next caller was not served: the killed caller's run still holds the worker"
+        records = done[0]
+        assert [r.outcome for r in records] == ["ok"]  # type: ignore[attr-defined]
     finally:
         stop_service(socket_path)
 

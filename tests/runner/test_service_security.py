@@ -1,7 +1,7 @@
 """The worker service against other local users: private folders, exclusive keys, peer uids, no pickle.
 
 Every test talks to a real service process (``mutreal workers start --jobs 0`` or ``python -m
-mutreal.runner.service``: no warm worker, so no TensorFlow import and a start in about two seconds).
+mutreal.execution.service``: no warm worker, so no TensorFlow import and a start in about two seconds).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from mutreal.runner import service_socket
-from mutreal.runner.service import (
+from mutreal.execution import service_socket
+from mutreal.execution.service import (
     ServiceExecutor,
     ServiceUnavailable,
     _connect,
@@ -30,7 +30,7 @@ from mutreal.runner.service import (
     start_service,
     stop_service,
 )
-from mutreal.runner.service_socket import Channel, client_handshake
+from mutreal.execution.service_socket import Channel, client_handshake
 
 ROOT = os.getuid() == 0
 NOBODY = 65534
@@ -137,7 +137,7 @@ def test_a_key_file_of_another_user_is_refused_by_service_and_clients(folder: Pa
         assert "key file is owned by uid 65534" in result.stderr
     # the service itself refuses it too (not only the client that starts it)
     service = subprocess.run(
-        [sys.executable, "-m", "mutreal.runner.service", str(folder / "w.sock"), "0", "{}"],
+        [sys.executable, "-m", "mutreal.execution.service", str(folder / "w.sock"), "0", "{}"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert service.returncode == 2 and "key file is owned by uid 65534" in service.stderr

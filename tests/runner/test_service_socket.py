@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mutreal.runner import service_socket
-from mutreal.runner.service_socket import Channel, MalformedMessage
+from mutreal.execution import service_socket
+from mutreal.execution.service_socket import Channel, MalformedMessage
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.floats(allow_nan=False) | st.text(),

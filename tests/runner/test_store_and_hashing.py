@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mutreal.runner import CampaignConfig, EvaluateRecord, RunRecord, RunStore, hashing
-from mutreal.runner.store import StoreError
+from mutreal.execution import CampaignConfig, EvaluateRecord, RunRecord, RunStore, hashing
+from mutreal.execution.store import StoreError
 
 
 def _record(key: str, seed: int, outcome: str = "ok", value: float | None = 0.9) -> RunRecord:

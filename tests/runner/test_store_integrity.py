@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mutreal.runner import EvaluateRecord, RunRecord, RunStore
-from mutreal.runner.store import SCHEMA_VERSION, StoreError
+from mutreal.execution import EvaluateRecord, RunRecord, RunStore
+from mutreal.execution.store import SCHEMA_VERSION, StoreError
 
 
 def _record(key: str, seed: int) -> RunRecord:

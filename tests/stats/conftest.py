@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pytest
 
-from mutreal.runner.records import EvaluateRecord, RunRecord
+from mutreal.execution.records import EvaluateRecord, RunRecord
 
 
 def make_records(

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from mutreal.verdicts import kill_from_records
+from mutreal.analysis.killing import kill_from_records
 
 N = 41
 

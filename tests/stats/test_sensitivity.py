@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from mutreal.campaigns.sensitivity import _midpoint
 from mutreal.cli import main
-from mutreal.verdicts import _midpoint
 
 PROGRAM = """
 import keras

@@ -6,14 +6,10 @@ import json
 
 import pytest
 
-from mutreal.verdicts import (
-    compare_from_records,
-    correctness_matrix,
-    kill_from_records,
-    metric_series,
-    reproduce_from_records,
-    split_by_program,
-)
+from mutreal.analysis.killing import kill_from_records
+from mutreal.analysis.reproduction import reproduce_from_records
+from mutreal.analysis.series import correctness_matrix, metric_series, split_by_program
+from mutreal.analysis.similarity import compare_from_records
 
 ORIGINAL = [0.95, 0.96, 0.94, 0.97, 0.95, 0.96]
 WORSE = [0.60, 0.62, 0.58, 0.61, 0.63, 0.60]

@@ -1,6 +1,6 @@
 """Click options shared by the verdict commands (``reproduce``, ``kill``, ``compare``, ``sensitivity``).
 
-They all train programs through :func:`mutreal.runner.run_campaign` and then decide statistically,
+They all train programs through :func:`mutreal.execution.run_campaign` and then decide statistically,
 so they take the same campaign options (runs, seeds, jobs, executor, limits, store) and the same
 statistics options (metric and its direction, test, alpha, ``--adaptive``, ``--json``).
 """
@@ -146,7 +146,7 @@ def campaign_settings(
     sandbox_mode: str = "auto",
     env: tuple[str, ...] | list[str] = (),
 ) -> dict[str, Any]:
-    """The :func:`mutreal.runner.run_campaign` keyword arguments of the campaign options."""
+    """The :func:`mutreal.execution.run_campaign` keyword arguments of the campaign options."""
     return {
         "progress": not quiet,
         "jobs": jobs,

@@ -1,6 +1,6 @@
 """``mutreal compare --buggy B --fixed F --mutants DIR``: how close is each mutant to the real fault?
 
-``compare --manifest M.csv`` does it for every bug of a benchmark (:mod:`mutreal.benchmark_compare`).
+``compare --manifest M.csv`` does it for every bug of a benchmark (:mod:`mutreal.campaigns.compare`).
 
 The real fault is the buggy program seen as a mutant of the fixed one; each mutant (e.g. the
 reconstruction of the fault by operators, or a higher-order mutant) is a mutant of the same fixed
@@ -101,7 +101,7 @@ def compare(
 
     With --manifest, every bug of a benchmark against its mutants, one JSON line each as soon as
     it is decided."""
-    from mutreal.verdicts import compare as compare_api
+    from mutreal.campaigns.pair import compare as compare_api
 
     if manifest is not None:
         if buggy or fixed:
@@ -158,9 +158,9 @@ def compare_benchmark(
 
     from tqdm import tqdm
 
-    from mutreal.benchmark_compare import compare_manifest, read_classified
-    from mutreal.benchmark_mutants import MODES
-    from mutreal.benchmark_reproduce import ManifestError, already_decided, read_reproduce_manifest
+    from mutreal.campaigns.compare import compare_manifest, read_classified
+    from mutreal.campaigns.mutants import MODES
+    from mutreal.campaigns.reproduce import ManifestError, already_decided, read_reproduce_manifest
 
     if not Path(manifest).is_file():
         raise click.BadParameter(f"{manifest} does not exist", param_hint="--manifest")

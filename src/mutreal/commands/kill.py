@@ -46,7 +46,7 @@ def kill(
     campaign: dict[str, Any],
 ) -> None:
     """Train ORIGINAL and each MUTANT many times; is each mutant killed?"""
-    from mutreal.verdicts import kill as kill_api
+    from mutreal.campaigns.pair import kill as kill_api
 
     not_python = [m for m in mutants if not m.endswith(".py")]
     if not_python:  # a provenance .json would "crash" and count as a killed mutant

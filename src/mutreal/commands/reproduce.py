@@ -66,7 +66,7 @@ def reproduce(
     """Train BUGGY and FIXED many times and say whether the fault is reproduced and stable.
 
     With --manifest, every bug of a benchmark, one JSON line each as soon as it is decided."""
-    from mutreal.verdicts import reproduce as reproduce_api
+    from mutreal.campaigns.pair import reproduce as reproduce_api
 
     if manifest is not None:
         if buggy or fixed:
@@ -138,7 +138,7 @@ def reproduce_benchmark(
 
     from tqdm import tqdm
 
-    from mutreal.benchmark_reproduce import (
+    from mutreal.campaigns.reproduce import (
         ManifestError,
         already_decided,
         read_reproduce_manifest,

@@ -130,7 +130,7 @@ def run(
     Prints mean, spread and N per program; runs that crash, time out, exceed the memory limit or
     miss data are recorded with their message and the campaign goes on (exit code 1 if any did).
     """
-    from mutreal.runner import LAST_CAMPAIGN, CampaignConfig, records_to_rows, run_campaign, summarize
+    from mutreal.execution import LAST_CAMPAIGN, CampaignConfig, records_to_rows, run_campaign, summarize
 
     try:
         config = CampaignConfig.load(config_path) if config_path else None

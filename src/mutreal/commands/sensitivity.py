@@ -94,8 +94,8 @@ def sensitivity(
     campaign: dict[str, Any],
 ) -> None:
     """Train mutants of PROGRAM over values of one operator's parameter; plot metric vs value."""
+    from mutreal.campaigns.sensitivity import sensitivity as sensitivity_api
     from mutreal.mutation.operators import MutationError, registry
-    from mutreal.verdicts import sensitivity as sensitivity_api
 
     try:
         registry.get(operator)
@@ -134,7 +134,7 @@ def _mark_output_folder(out: Path) -> None:
     The default folder is under the current directory, often the program's own folder: unmarked,
     the plot and mutants written there would change the program's run keys.
     """
-    from mutreal.verdicts import mark_output_folder
+    from mutreal.campaigns.sensitivity import mark_output_folder
 
     try:
         mark_output_folder(out)
@@ -145,7 +145,7 @@ def _mark_output_folder(out: Path) -> None:
 
 def _remove_if_unused(out: Path) -> None:
     """Remove a folder this command created when it holds nothing but its marker and folders."""
-    from mutreal.runner.hashing import OUTPUT_MARKER
+    from mutreal.execution.hashing import OUTPUT_MARKER
 
     for _, _, files in os.walk(out):
         if any(name != OUTPUT_MARKER for name in files):

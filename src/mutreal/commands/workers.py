@@ -2,7 +2,7 @@
 
 A campaign started from the shell pays each worker's TensorFlow import (seconds) before its first run;
 a loop of ``reproduce``/``kill`` calls pays it every time. The service keeps the workers warm between
-commands (see :mod:`mutreal.runner.service`). Its socket, key and log live in a folder only the user
+commands (see :mod:`mutreal.execution.service`). Its socket, key and log live in a folder only the user
 can enter; a folder or file there that another user could have made is refused (exit 2), never used.
 """
 
@@ -52,15 +52,15 @@ def start(jobs: int | None, threads_per_worker: int | None, foreground: bool, ad
     Use the same --jobs as the campaigns that will use it: the TensorFlow thread count follows from
     it and is part of every run's key, so workers started with other settings are not reused.
     """
-    from mutreal.runner.campaign import CampaignConfig, worker_options
-    from mutreal.runner.service import UnsafeServicePath, start_service
+    from mutreal.execution.campaign import CampaignConfig, worker_options
+    from mutreal.execution.service import UnsafeServicePath, start_service
 
     config = CampaignConfig(threads_per_worker=threads_per_worker)
     if jobs is not None:
         config.jobs = jobs
     options = worker_options(config)
     if foreground:
-        from mutreal.runner import service
+        from mutreal.execution import service
 
         service.main([address or "", str(config.jobs), json.dumps(options)])
         return
@@ -86,7 +86,7 @@ def start(jobs: int | None, threads_per_worker: int | None, foreground: bool, ad
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
 def status(address: str | None, as_json: bool) -> None:
     """Print the service's workers and what it has run (exit 1 when none runs)."""
-    from mutreal.runner.service import ServiceUnavailable, UnsafeServicePath, service_status
+    from mutreal.execution.service import ServiceUnavailable, UnsafeServicePath, service_status
 
     try:
         current = service_status(address)
@@ -125,7 +125,7 @@ def status(address: str | None, as_json: bool) -> None:
 @_address_option
 def stop(address: str | None) -> None:
     """Stop the service and its workers (exit 1 when none runs)."""
-    from mutreal.runner.service import ServiceUnavailable, UnsafeServicePath, stop_service
+    from mutreal.execution.service import ServiceUnavailable, UnsafeServicePath, stop_service
 
     try:
         pid = stop_service(address)

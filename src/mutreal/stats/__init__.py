@@ -2,7 +2,7 @@
 
 Every function here takes plain sequences of numbers or booleans and returns a dataclass with
 ``to_dict()`` / ``from_dict()``; nothing here trains, reads files or imports TensorFlow. The
-commands (``stats``, ``reproduce``, ``kill``, ``compare``) and :mod:`mutreal.verdicts` build on it.
+commands (``stats``, ``reproduce``, ``kill``, ``compare``) and :mod:`mutreal.analysis` build on it.
 
 Modules, one job each:
 

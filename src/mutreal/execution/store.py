@@ -3,7 +3,7 @@
 Every run is written (and committed) the moment it finishes, so a campaign killed at any point
 resumes losing at most the runs that were in flight, and a run whose key is already stored is never
 trained again. The main columns (program, seed, outcome, metric) are queryable in SQL; the whole
-:class:`~mutreal.runner.records.RunRecord` is kept as JSON beside them. Campaigns (their YAML
+:class:`~mutreal.execution.records.RunRecord` is kept as JSON beside them. Campaigns (their YAML
 configuration and manifest) are kept in a second table. Export with :meth:`RunStore.to_dataframe`
 or :meth:`RunStore.to_csv`.
 
@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from mutreal.runner.records import RunRecord
+from mutreal.execution.records import RunRecord
 
 #: The layout this mutreal writes; a store with a higher version is refused (see the module docstring).
 SCHEMA_VERSION = 1

@@ -1,7 +1,7 @@
 """Local warm workers: spawned processes that each run many trainings, watched from outside.
 
 One warm worker, its sandbox, limits and the rules that say who ended a run are
-:class:`~mutreal.runner.worker_process.WorkerProcess` (re-exported here).
+:class:`~mutreal.execution.worker_process.WorkerProcess` (re-exported here).
 
 :class:`LocalExecutor` runs a list of tasks on ``jobs`` such workers (one driver thread each; on a GPU
 machine the workers share the GPUs, TensorFlow's memory growth on, spread over several GPUs with
@@ -18,8 +18,8 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from mutreal.runner.environment import gpu_devices
-from mutreal.runner.worker_process import (  # noqa: F401 - re-exported: service and Ray use them here
+from mutreal.execution.environment import gpu_devices
+from mutreal.execution.worker_process import (  # noqa: F401 - re-exported: service and Ray use them here
     POLL_INTERVAL_S,
     STARTUP_TIMEOUT_S,
     WorkerProcess,

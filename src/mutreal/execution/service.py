@@ -1,6 +1,6 @@
 """A worker service: warm workers that outlive one command, so a campaign pays no start-up at all.
 
-Every campaign of :class:`~mutreal.runner.pool.LocalExecutor` starts its workers, and each worker
+Every campaign of :class:`~mutreal.execution.pool.LocalExecutor` starts its workers, and each worker
 imports TensorFlow before its first run: about 4 s on a laptop core, which is a sixth of a worker's
 time in a 20-run campaign of a small model. Within one Python process ``keep_workers=True`` already
 keeps workers warm between campaigns (notebooks, adaptive rounds); a shell loop of ``mutreal
@@ -19,7 +19,7 @@ replaced by the service's own: the thread count is part of every run key, so a s
 retrain every run. Without ``--jobs`` a campaign takes the service's layout *before* it computes its
 keys (:func:`service_layout`).
 
-Protocol (length-prefixed JSON over a Unix socket, see :mod:`mutreal.runner.service_socket` for who
+Protocol (length-prefixed JSON over a Unix socket, see :mod:`mutreal.execution.service_socket` for who
 may connect and how both sides prove they hold the key): the client sends ``{"type": "map", "tasks":
 [...], "jobs", "options", "timeout_s", "memory_limit_mb", "max_runs_per_worker"}`` and receives
 ``{"type": "accepted", "jobs", "threads"}``, then ``{"type": "result", "index", "result"}`` per run,
@@ -42,8 +42,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mutreal.runner import environment, pool
-from mutreal.runner.service_socket import (
+from mutreal.execution import environment, pool
+from mutreal.execution.service_socket import (
     Channel,
     HandshakeFailed,
     MalformedMessage,
@@ -88,7 +88,7 @@ def _explicit_address(address: str | Path | None) -> Path | None:
 def default_address() -> Path:
     """The socket clients talk to: ``$MUTREAL_WORKERS``, else ``workers.sock`` in the service folder
     (``$XDG_RUNTIME_DIR/mutreal`` or ``~/.cache/mutreal``), else, where that path is too long for a
-    socket, the private folder its pointer file names (see :mod:`mutreal.runner.service_socket`)."""
+    socket, the private folder its pointer file names (see :mod:`mutreal.execution.service_socket`)."""
     return _explicit_address(None) or client_address()
 
 
@@ -548,7 +548,7 @@ def start_service(
     env["PYTHONPATH"] = os.pathsep.join(p for p in (src_root, env.get("PYTHONPATH", "")) if p)
     with os.fdopen(open_log(log_path), "wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "mutreal.runner.service", str(explicit or ""), str(jobs),
+            [sys.executable, "-m", "mutreal.execution.service", str(explicit or ""), str(jobs),
              json.dumps(options or {})],
             stdin=subprocess.DEVNULL,
             stdout=log,
@@ -573,7 +573,7 @@ def start_service(
 class ServiceExecutor:
     """The campaign side of ``--executor pool``: sends the runs to the service, results come back.
 
-    Same interface as :class:`~mutreal.runner.pool.LocalExecutor` (``map``, ``startup_s``), so the
+    Same interface as :class:`~mutreal.execution.pool.LocalExecutor` (``map``, ``startup_s``), so the
     campaign stores each result as it arrives. The service must accept this campaign's layout (jobs,
     threads) before its first result; a service that would run another is not used.
     """
@@ -657,7 +657,7 @@ class ServiceExecutor:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m mutreal.runner.service ADDRESS JOBS OPTIONS_JSON``: run the service (foreground).
+    """``python -m mutreal.execution.service ADDRESS JOBS OPTIONS_JSON``: run the service (foreground).
 
     An empty ADDRESS: ``$MUTREAL_WORKERS`` or the service folder (a private one where its path is too
     long, found by clients through the pointer file)."""

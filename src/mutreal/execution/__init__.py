@@ -15,19 +15,19 @@ Public API (import from here; importing this package never imports TensorFlow):
   seconds and GPU utilisation of the last campaign of this process.
 
 Warm workers kept with ``run_campaign(..., keep_workers=True)`` are stopped by
-``mutreal.runner.pool.shutdown_idle_workers()`` or at exit. Run keys include the program text, its
+``mutreal.execution.pool.shutdown_idle_workers()`` or at exit. Run keys include the program text, its
 folder's data files, ``modernize``/``args``/determinism/TensorFlow threads, the seed and package
 versions; re-selecting another metric later needs no retraining (``RunRecord.metric(name)``).
 """
 
-from mutreal.runner.campaign import (
+from mutreal.execution.campaign import (
     LAST_CAMPAIGN,
     CampaignConfig,
     ProgramSummary,
     run_campaign,
     summarize,
 )
-from mutreal.runner.records import (
+from mutreal.execution.records import (
     CRASH,
     LOST,
     MEMORY,
@@ -42,7 +42,7 @@ from mutreal.runner.records import (
     metric_direction,
     select_metric,
 )
-from mutreal.runner.store import RunStore, records_to_rows
+from mutreal.execution.store import RunStore, records_to_rows
 
 __all__ = [
     "CRASH",

@@ -1,6 +1,6 @@
 """One warm worker process seen from outside: started (in its sandbox), watched, reset, replaced.
 
-A :class:`WorkerProcess` owns one spawned worker (see :mod:`mutreal.runner.worker`) and runs tasks on
+A :class:`WorkerProcess` owns one spawned worker (see :mod:`mutreal.execution.worker`) and runs tasks on
 it synchronously while watching it: past the time limit, or when the resident memory of its whole
 process tree exceeds the limit, the process is killed, the run is recorded as ``timeout`` or
 ``memory``, and a fresh worker is started for the next run. Memory is watched rather than limited
@@ -16,7 +16,7 @@ Who ended a run decides what it is (the issue's rule: only the program's own fai
   a fault signal (SIGSEGV, SIGABRT...) again is the program's ``crash``, any other signal again is
   ``lost``: not a verdict, and the next campaign with the same store trains it again.
 
-With a sandbox (:mod:`mutreal.runner.sandbox`), after every run every other process of the worker's
+With a sandbox (:mod:`mutreal.execution.sandbox`), after every run every other process of the worker's
 PID namespace is killed and its private ``/tmp`` emptied, while the worker itself stays warm.
 """
 
@@ -39,8 +39,8 @@ from typing import Any
 
 import psutil
 
-from mutreal.runner import channel, sandbox
-from mutreal.runner.worker import WORKER_ENVIRONMENT
+from mutreal.execution import channel, sandbox
+from mutreal.execution.worker import WORKER_ENVIRONMENT
 
 #: Seconds between two checks of a running worker's time and memory.
 POLL_INTERVAL_S = 0.05
@@ -161,7 +161,7 @@ class WorkerProcess:
         sandbox.warn_fallback_once(self.choice)
         worker_options = {k: v for k, v in self.options.items() if k != "env"}  # values stay off argv
         worker_options["sandboxed"] = self.sandboxed
-        inner = [sys.executable, "-m", "mutreal.runner.worker", str(fd), json.dumps(worker_options)]
+        inner = [sys.executable, "-m", "mutreal.execution.worker", str(fd), json.dumps(worker_options)]
         assert self.tmpdir is not None
         if not self.sandboxed:
             env = {**os.environ, **WORKER_ENVIRONMENT}
@@ -188,7 +188,7 @@ class WorkerProcess:
     def start(self) -> None:
         """Spawn the worker and wait until it has imported TensorFlow (raises if it cannot).
 
-        The worker is a fresh ``python -m mutreal.runner.worker`` process talking over an inherited
+        The worker is a fresh ``python -m mutreal.execution.worker`` process talking over an inherited
         socket pair: a clean interpreter like multiprocessing's ``spawn``, without re-running the
         caller's ``__main__``. Its environment is the sandbox's minimal one (or, without a sandbox,
         the caller's with the worker's settings)."""

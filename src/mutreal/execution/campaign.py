@@ -24,9 +24,9 @@ from typing import Any
 
 import yaml
 
-from mutreal.runner import environment, hashing, sandbox
-from mutreal.runner.records import LIMIT_OUTCOMES, LOST, OK, RunRecord, metric_direction, select_metric
-from mutreal.runner.store import RunStore
+from mutreal.execution import environment, hashing, sandbox
+from mutreal.execution.records import LIMIT_OUTCOMES, LOST, OK, RunRecord, metric_direction, select_metric
+from mutreal.execution.store import RunStore
 
 EXECUTORS = ("local", "ray", "pool")
 
@@ -382,7 +382,7 @@ def run_campaign(
     jobs_chosen = jobs is not None or cfg.threads_per_worker is not None
     if cfg.executor == "pool" and not jobs_chosen and (config is None or config.jobs == _default_jobs()):
         # no --jobs: use the service's workers as they are (their thread count enters run keys)
-        from mutreal.runner.service import service_layout
+        from mutreal.execution.service import service_layout
 
         cfg.jobs, cfg.threads_per_worker = service_layout(cfg.address)
     if not cfg.programs:
@@ -509,7 +509,7 @@ def run_campaign(
 
 
 def _lost_result(cause: str) -> dict[str, Any]:
-    from mutreal.runner.worker_process import _failure
+    from mutreal.execution.worker_process import _failure
 
     return _failure(LOST, "RunLost", f"{cause}; not a verdict: a rerun of the campaign trains it again",
                     wall_time_s=0.0)  # fmt: skip
@@ -531,7 +531,7 @@ def _record_lost(
 
 
 def _setup_errors() -> tuple[type[BaseException], ...]:
-    from mutreal.runner.ray_executor import RayClusterUnreachable
+    from mutreal.execution.ray_executor import RayClusterUnreachable
 
     return (sandbox.SandboxUnavailable, RayClusterUnreachable)
 
@@ -579,16 +579,16 @@ def _executor(cfg: CampaignConfig, memory_limit: float) -> Any:
         "max_runs_per_worker": cfg.max_runs_per_worker,
     }
     if cfg.executor == "pool":
-        from mutreal.runner.service import ServiceExecutor
+        from mutreal.execution.service import ServiceExecutor
 
         return ServiceExecutor(address=cfg.address, **common)
     if cfg.executor == "ray":
-        from mutreal.runner.ray_executor import RayExecutor
+        from mutreal.execution.ray_executor import RayExecutor
 
         return RayExecutor(
             address=cfg.address, gpus_per_run=cfg.gpus_per_run, max_retries=cfg.max_retries, **common
         )
-    from mutreal.runner.pool import LocalExecutor
+    from mutreal.execution.pool import LocalExecutor
 
     return LocalExecutor(keep_workers=cfg.keep_workers, **common)
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mutreal.runner.records import EvaluateRecord, FitRecord
+from mutreal.execution.records import EvaluateRecord, FitRecord
 
 
 class MissingDatasetError(FileNotFoundError):

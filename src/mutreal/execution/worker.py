@@ -1,10 +1,10 @@
 """The worker process: imports TensorFlow once, then runs many programs, resetting state between them.
 
-Started by :mod:`mutreal.runner.pool` as a fresh ``python -m mutreal.runner.worker FD OPTIONS``
+Started by :mod:`mutreal.execution.pool` as a fresh ``python -m mutreal.execution.worker FD OPTIONS``
 process (spawned, never forked: TensorFlow's threads do not survive a fork, and a fresh interpreter
-inherits none of the caller's state), inside its sandbox (:mod:`mutreal.runner.sandbox`) when it has
+inherits none of the caller's state), inside its sandbox (:mod:`mutreal.execution.sandbox`) when it has
 one, talking over an inherited socket (file descriptor ``FD``) in JSON frames only
-(:mod:`mutreal.runner.channel`: the program runs in this process and could write on that socket, so
+(:mod:`mutreal.execution.channel`: the program runs in this process and could write on that socket, so
 the parent never unpickles what comes from it). Messages: the worker sends ``{"type": "ready", ...}``
 once warm, then for each ``{"type": "run", "task": {...}}`` one ``{"type": "result", "result":
 {...}}``, preceded by ``{"type": "note", "self_signal": N}`` when the program signals its own worker
@@ -41,7 +41,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from mutreal.runner import channel
+from mutreal.execution import channel
 
 #: Environment every worker starts with (set before TensorFlow is imported).
 WORKER_ENVIRONMENT: dict[str, str] = {
@@ -82,7 +82,7 @@ def _configure_tensorflow(options: dict[str, Any]) -> dict[str, str]:
     import keras
     import numpy
 
-    from mutreal.runner import instrument
+    from mutreal.execution import instrument
 
     instrument.install(block_network=options.get("block_network", True))
     return {
@@ -165,7 +165,7 @@ def _local_modules(names: set[str], roots: list[str]) -> list[str]:
 
 
 def _classify_error(error: BaseException) -> str:
-    from mutreal.runner import instrument
+    from mutreal.execution import instrument
 
     seen = error
     while seen is not None:
@@ -281,7 +281,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
     files are made visible), ``seed`` and ``args``. The result holds ``outcome``, ``fits``,
     ``evaluations``, timings, error fields and the tail of the program's output.
     """
-    from mutreal.runner import instrument
+    from mutreal.execution import instrument
 
     seed = int(task["seed"])
     instrument.install(block_network=task.get("block_network", True))
@@ -431,7 +431,7 @@ def worker_main(conn: Any, options: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m mutreal.runner.worker FD OPTIONS_JSON``: serve runs over the socket ``FD``."""
+    """``python -m mutreal.execution.worker FD OPTIONS_JSON``: serve runs over the socket ``FD``."""
     import json
     from multiprocessing.connection import Connection
 

@@ -16,7 +16,7 @@ behave like the real ones. Three sets of mutants of a bug's fixed program answer
 
 Mutants are written into a folder of the output, never beside the user's programs; they read
 their original's data files through the campaign's data folders (see
-:func:`mutreal.verdicts.mutant_data_folders`).
+:func:`mutreal.campaigns.pair.mutant_data_folders`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Real faults against mutants over a benchmark: ``mutreal compare --manifest`` (coupling).
 
 For every bug of a manifest the buggy program is the real fault, seen as a mutant of the fixed
-program; the mutants of :mod:`mutreal.benchmark_mutants` are set beside it. Buggy, fixed and every
+program; the mutants of :mod:`mutreal.campaigns.mutants` are set beside it. Buggy, fixed and every
 mutant are trained with the same seeds in one campaign on one store (a run is never trained
-twice, and an interrupted benchmark resumes), then :func:`mutreal.verdicts.compare_from_records`
+twice, and an interrupted benchmark resumes), then :func:`mutreal.analysis.similarity.compare_from_records`
 decides per mutant: DeepCrime's kill (GLM + Cohen's d), the Fisher kill, the killing probability
 of each input with its Wilson interval, and the coupling strength and detectability IoU with the
 fault (Ahmed et al.). One JSON line per bug is written the moment it is decided; a bad bug is an
@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mutreal.benchmark_mutants import (
+from mutreal.campaigns.mutants import (
     MODES,
     MutantSet,
     all_mutants,
@@ -32,7 +32,7 @@ from mutreal.benchmark_mutants import (
     reconstruct_mutants,
     safe_name,
 )
-from mutreal.benchmark_reproduce import ReproduceTask, entry_program
+from mutreal.campaigns.reproduce import ReproduceTask, entry_program
 
 #: a coupling is called reliable from this many paired runs on (fewer: the KP intervals are too wide)
 MIN_RELIABLE_RUNS = 5
@@ -200,7 +200,7 @@ def decide(
     statistics: Mapping[str, Any] | None = None,
 ) -> BugComparison:
     """The row of one bug from its runs: ``groups`` are buggy, fixed, then one list per mutant."""
-    from mutreal.verdicts import compare_from_records
+    from mutreal.analysis.similarity import compare_from_records
 
     statistics = dict(statistics or {})
     row = BugComparison(id=task.id, benchmark=task.benchmark, status="ok", mode=mode,
@@ -275,7 +275,7 @@ def compare_task(
     tolerance: float | None = None,
 ) -> BugComparison:
     """Make one bug's mutants, train everything, decide; never raises for a bad bug (an error row)."""
-    from mutreal.verdicts import mutant_data_folders, run_programs
+    from mutreal.campaigns.pair import mutant_data_folders, run_programs
 
     try:
         buggy = entry_program(task.buggy, task.entry)
@@ -333,8 +333,8 @@ def compare_manifest(
     ``work`` holds the mutants (and the run store when ``campaign`` names none); without it a
     temporary folder is used and removed at the end. ``classified`` maps bug ids to classify rows
     (``--results``); bugs it lacks are classified here."""
-    from mutreal.runner.pool import shutdown_idle_workers
-    from mutreal.verdicts import mark_output_folder
+    from mutreal.campaigns.pair import WarmWorkers
+    from mutreal.campaigns.sensitivity import mark_output_folder
 
     if mode not in MODES and not Path(mode).is_dir():
         raise ValueError(f"--mutants: {mode!r} is neither {' nor '.join(MODES)} nor a folder")
@@ -344,21 +344,17 @@ def compare_manifest(
     options = dict(campaign or {})
     if not options.get("store"):
         options["store"] = str(folder / "runs.sqlite")
-    local = (options.get("executor") or "local") == "local"
-    if local:
-        options["keep_workers"] = True
     try:
-        for task in tasks:
-            if skip and task.id in skip:
-                continue
-            if on_start is not None:
-                on_start(task)
-            yield compare_task(
-                task, seeds=seeds, mode=mode, work=folder, campaign=options, statistics=statistics,
-                classified=(classified or {}).get(task.id), tolerance=tolerance,
-            )  # fmt: skip
+        with WarmWorkers(options):
+            for task in tasks:
+                if skip and task.id in skip:
+                    continue
+                if on_start is not None:
+                    on_start(task)
+                yield compare_task(
+                    task, seeds=seeds, mode=mode, work=folder, campaign=options, statistics=statistics,
+                    classified=(classified or {}).get(task.id), tolerance=tolerance,
+                )  # fmt: skip
     finally:
-        if local:
-            shutdown_idle_workers()
         if temporary is not None:
             temporary.cleanup()

@@ -1,6 +1,6 @@
 """Running campaign tasks on a Ray cluster (``--executor ray --address ...``).
 
-Each Ray actor owns one warm :class:`~mutreal.runner.pool.WorkerProcess` on its node, so a run on Ray
+Each Ray actor owns one warm :class:`~mutreal.execution.pool.WorkerProcess` on its node, so a run on Ray
 is sandboxed exactly like a local one (time limit, watched memory, fresh worker after a failure) and
 the worker keeps TensorFlow imported between runs. Actors request ``gpus_per_run`` GPUs (fractions
 pack several runs on one GPU) and one CPU each. A lost actor (node failure, actor killed) is
@@ -123,17 +123,17 @@ class _RunnerActor:
 
     def __init__(self, options: dict[str, Any], timeout_s: float | None, memory_limit_mb: float | None,
                  max_runs: int) -> None:  # fmt: skip
-        from mutreal.runner.pool import WorkerProcess
+        from mutreal.execution.pool import WorkerProcess
 
         self.worker = WorkerProcess(options, name=f"ray{os.getpid()}", max_runs=max_runs)
         self.timeout_s = timeout_s
         self.memory_limit_mb = memory_limit_mb
 
     def run(self, task: dict[str, Any]) -> str:
-        """One run as JSON text (:mod:`mutreal.runner.channel`): data only on the way to the driver."""
+        """One run as JSON text (:mod:`mutreal.execution.channel`): data only on the way to the driver."""
         import socket
 
-        from mutreal.runner import channel
+        from mutreal.execution import channel
 
         result = self.worker.run(task, self.timeout_s, self.memory_limit_mb)
         result["worker"] = f"{socket.gethostname()}/{result.get('worker', '')}"
@@ -198,8 +198,8 @@ class RayExecutor:
         import ray
         from ray.exceptions import RayActorError, RayError
 
-        from mutreal.runner import channel
-        from mutreal.runner.pool import _failure
+        from mutreal.execution import channel
+        from mutreal.execution.pool import _failure
 
         started_ray = self._init_ray()
         actor_class = ray.remote(

@@ -6,7 +6,7 @@ per bug, written the moment it is decided. The realism study trained 165 bugs 20
 here one store holds every run, so an interrupted benchmark resumes where it stopped (rows already
 in the output are kept, stored runs are not trained again) and one bad bug never stops the rest.
 
-What is decided per bug, beyond the pair verdict of :func:`mutreal.verdicts.reproduce_from_records`:
+What is decided per bug, beyond the pair verdict of :func:`mutreal.analysis.reproduction.reproduce_from_records`:
 
 - ``missing-data``: a program could not find its data; the row names the path to place there.
 - a *version problem*: every run of both versions fails on an API that current Keras, TensorFlow or
@@ -25,8 +25,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mutreal.analysis.series import LostRuns
 from mutreal.stats.reproduction import SYMPTOMS
-from mutreal.verdicts import LostRuns
 
 #: error types of a removed API (with the runner's Keras 1/2 hints, see runner.campaign)
 _REMOVED_API_ERRORS = ("ModuleNotFoundError", "ImportError", "AttributeError")
@@ -195,7 +195,7 @@ def _missing_data(records: Sequence[Any]) -> str | None:
 
 def _decide(task: ReproduceTask, buggy: str, fixed: str, records: tuple[list[Any], list[Any]],
             statistics: Mapping[str, Any]) -> BugReproduction:  # fmt: skip
-    from mutreal.verdicts import reproduce_from_records
+    from mutreal.analysis.reproduction import reproduce_from_records
 
     row = BugReproduction(id=task.id, benchmark=task.benchmark, status="ok", programs={"buggy": buggy, "fixed": fixed})
     missing = _missing_data(records[0]) or _missing_data(records[1])
@@ -222,7 +222,7 @@ def reproduce_task(
     statistics: Mapping[str, Any] | None = None,
 ) -> BugReproduction:
     """Train one bug's two programs and decide; never raises for a bad bug (an error row instead)."""
-    from mutreal.verdicts import run_programs
+    from mutreal.campaigns.pair import run_programs
 
     statistics = dict(statistics or {})
     try:
@@ -295,19 +295,13 @@ def reproduce_manifest(
     on_start: Callable[[ReproduceTask], None] | None = None,
 ) -> Iterator[BugReproduction]:
     """Yield one decided row per bug, in manifest order, keeping the local workers warm between bugs."""
-    from mutreal.runner.pool import shutdown_idle_workers
+    from mutreal.campaigns.pair import WarmWorkers
 
     options = dict(campaign or {})
-    local = (options.get("executor") or "local") == "local"
-    if local:
-        options["keep_workers"] = True
-    try:
+    with WarmWorkers(options):
         for task in tasks:
             if skip and task.id in skip:
                 continue
             if on_start is not None:
                 on_start(task)
             yield reproduce_task(task, seeds=seeds, campaign=options, statistics=statistics)
-    finally:
-        if local:
-            shutdown_idle_workers()

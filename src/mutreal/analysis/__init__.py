@@ -1,0 +1,1 @@
+"""Decide from campaign records: reproduction, killing, similarity, metric series. Nothing here trains."""

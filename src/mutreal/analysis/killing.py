@@ -1,0 +1,149 @@
+"""Killing verdicts from records: DeepCrime's GLM + effect size and Fisher per input, Holm across mutants.
+
+Nothing here trains; :mod:`mutreal.campaigns` train and call these functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mutreal.analysis.series import (
+    MetricSeries,
+    _as_dict,
+    _correctness_matrices,
+    _fisher_verdicts,
+    _input_width,
+    metric_series,
+)
+from mutreal.stats import (
+    FisherKill,
+    KillVerdict,
+    SequentialDecision,
+    deepcrime_kill,
+    fisher_kill,
+    holm,
+)
+from mutreal.stats.two_groups import KILL_EFFECT
+
+
+@dataclass
+class MutantKill:
+    """One mutant's verdicts: DeepCrime's rule, Kim et al.'s Fisher rule, both after Holm."""
+
+    program: str
+    series: MetricSeries
+    deepcrime: KillVerdict
+    fisher: FisherKill | None
+    deepcrime_p_holm: float | None = None
+    killed_holm: bool | None = None
+    fisher_p_holm: float | None = None
+    fisher_killed_holm: bool | None = None
+    sequential: SequentialDecision | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "program": self.program,
+            "killed": self.deepcrime.killed,
+            "killed_by": self.deepcrime.killed_by,
+            "killed_holm": self.killed_holm,
+            "p_value": self.deepcrime.comparison.p_value,
+            "p_value_holm": self.deepcrime_p_holm,
+            "cohen_d": self.deepcrime.to_dict()["d_worse"],
+            "effect": self.deepcrime.comparison.effect,
+            **_fisher_verdicts(self.fisher),
+            "fisher_killed_holm": self.fisher_killed_holm,
+            "fisher_p_holm": self.fisher_p_holm,
+            "mutant": self.series.to_dict(),
+            "deepcrime": self.deepcrime.to_dict(),
+            "fisher": _as_dict(self.fisher),
+            "sequential": _as_dict(self.sequential),
+        }
+
+
+@dataclass
+class KillReport:
+    """``mutreal kill``: the original's runs and one :class:`MutantKill` per mutant."""
+
+    original: MetricSeries
+    mutants: list[MutantKill]
+    test: str
+    alpha: float
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        killed = sum(1 for m in self.mutants if m.deepcrime.killed)
+        return {
+            "original": self.original.to_dict(),
+            "test": self.test,
+            "alpha": self.alpha,
+            "kill_effect": KILL_EFFECT,
+            "mutants": [m.to_dict() for m in self.mutants],
+            "killed": killed,
+            "killed_holm": sum(1 for m in self.mutants if m.killed_holm),
+            "fisher_killed": sum(1 for m in self.mutants if m.fisher is not None and m.fisher.killed),
+            "fisher_killed_pool": sum(
+                1 for m in self.mutants if m.fisher is not None and m.fisher.killed_pool
+            ),
+            "mutation_score": killed / len(self.mutants) if self.mutants else None,
+            "notes": list(self.notes),
+        }
+
+
+def kill_from_records(
+    original: Sequence[Any],
+    mutants: Mapping[str, Sequence[Any]],
+    *,
+    metric: str | None = None,
+    lower_is_better: bool | None = None,
+    test: str = "glm",
+    alpha: float = 0.05,
+    sequential: Mapping[str, SequentialDecision] | None = None,
+) -> KillReport:
+    """DeepCrime's verdict and the Fisher verdict for each mutant, with Holm across mutants."""
+    o = metric_series(original, metric, lower_is_better)
+    direction = o.lower_is_better
+    notes: list[str] = []
+    results: list[MutantKill] = []
+    for name, records in mutants.items():
+        m = metric_series(records, metric or o.metric, direction)
+        verdict = deepcrime_kill(
+            o.values,
+            m.values,
+            crashed_original=o.failed,
+            crashed_mutant=m.failed,
+            test=test,
+            lower_is_better=direction,
+            alpha=alpha,
+        )
+        width = _input_width(original, records)
+        fisher = None
+        original_matrix, mutant_matrix = _correctness_matrices(width, original, records)
+        if original_matrix is not None and mutant_matrix is not None:
+            fisher = fisher_kill(original_matrix, mutant_matrix, alpha=alpha)
+        else:
+            notes.append(f"{name}: no per-input correctness (labels, class predictions), no Fisher verdict")
+        results.append(
+            MutantKill(
+                program=name,
+                series=m,
+                deepcrime=verdict,
+                fisher=fisher,
+                sequential=None if sequential is None else sequential.get(name),
+            )
+        )
+    if results:
+        corrected = holm([r.deepcrime.comparison.p_value for r in results], alpha)
+        for r, p, rejected in zip(results, corrected.adjusted, corrected.rejected, strict=True):
+            r.deepcrime_p_holm = p
+            r.killed_holm = (rejected and r.deepcrime.d_worse >= r.deepcrime.kill_effect) or (
+                r.deepcrime.killed_by == "crash"
+            )
+        with_fisher = [r for r in results if r.fisher is not None]
+        if with_fisher:
+            corrected = holm([r.fisher.min_p_value for r in with_fisher], alpha)  # type: ignore[union-attr]
+            for r, p, rejected in zip(with_fisher, corrected.adjusted, corrected.rejected, strict=True):
+                r.fisher_p_holm = p
+                r.fisher_killed_holm = rejected
+    return KillReport(original=o, mutants=results, test=test, alpha=alpha, notes=notes)

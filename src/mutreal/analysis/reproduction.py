@@ -1,0 +1,65 @@
+"""Reproduction verdicts from records: does the buggy program fail where the fixed one does not.
+
+Nothing here trains; :mod:`mutreal.campaigns` train and call these functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mutreal.analysis.series import MetricSeries, metric_series
+from mutreal.stats import (
+    ReproductionVerdict,
+    SequentialDecision,
+    reproduction_verdict,
+)
+
+
+@dataclass
+class ReproductionReport:
+    """``mutreal reproduce``: the verdict with the two programs' run summaries."""
+
+    buggy: MetricSeries
+    fixed: MetricSeries
+    verdict: ReproductionVerdict
+    sequential: SequentialDecision | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.verdict.to_dict()
+        data["buggy"] = self.buggy.to_dict()
+        data["fixed"] = self.fixed.to_dict()
+        data["metric"] = self.buggy.metric or self.fixed.metric
+        data["lower_is_better"] = self.verdict.comparison.lower_is_better
+        data["sequential"] = self.sequential.to_dict() if self.sequential else None
+        return data
+
+
+def reproduce_from_records(
+    buggy: Sequence[Any],
+    fixed: Sequence[Any],
+    *,
+    symptom: str = "auto",
+    metric: str | None = None,
+    lower_is_better: bool | None = None,
+    test: str = "glm",
+    alpha: float = 0.05,
+    sequential: SequentialDecision | None = None,
+) -> ReproductionReport:
+    """The study's reproduction verdict from the runs of the buggy and the fixed program."""
+    b = metric_series(buggy, metric, lower_is_better)
+    f = metric_series(
+        fixed, metric or b.metric, b.lower_is_better if lower_is_better is None else lower_is_better
+    )
+    verdict = reproduction_verdict(
+        b.values,
+        f.values,
+        crashed_buggy=b.aborted,
+        crashed_fixed=f.aborted,
+        symptom=symptom,
+        lower_is_better=b.lower_is_better,
+        test=test,
+        alpha=alpha,
+    )
+    return ReproductionReport(buggy=b, fixed=f, verdict=verdict, sequential=sequential)

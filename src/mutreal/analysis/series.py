@@ -1,0 +1,188 @@
+"""Campaign records as series: one program's metric per seed, per-input correctness, lost runs.
+
+The bridge between the runner's :class:`~mutreal.execution.records.RunRecord` lists and the pure
+statistics of :mod:`mutreal.stats`. Records of one program are ordered by seed, so index ``i`` of
+two programs is the same seed (the pairing the study's stability rule and the per-input killing
+probability need). A failed run (any outcome but ``ok``, or no finite metric) has no metric and,
+for per-input statistics, counts as wrong on every input: a crash fails every test.
+
+Nothing here trains.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mutreal.stats import (
+    FisherKill,
+    Summary,
+    summarise,
+)
+
+
+@dataclass
+class MetricSeries:
+    """One program's runs in seed order: metric values (NaN where failed), failure flags, direction."""
+
+    program: str
+    seeds: list[int]
+    values: np.ndarray
+    failed: np.ndarray
+    metric: str | None
+    lower_is_better: bool
+    outcomes: list[str]
+
+    @property
+    def aborted(self) -> np.ndarray:
+        """Runs that did not complete (any outcome but ``ok``); a completed run may lack a metric."""
+        return np.asarray([outcome != "ok" for outcome in self.outcomes], dtype=bool)
+
+    @property
+    def summary(self) -> Summary:
+        return summarise(self.values[~self.failed])
+
+    def to_dict(self) -> dict[str, Any]:
+        """Summary for reports (mean, spread, N, failures): never a single run."""
+        counts: dict[str, int] = {}
+        for outcome in self.outcomes:
+            counts[outcome] = counts.get(outcome, 0) + 1
+        return {
+            "program": self.program,
+            "metric": self.metric,
+            "lower_is_better": self.lower_is_better,
+            "runs": len(self.seeds),
+            "failed": int(self.failed.sum()),
+            "outcomes": counts,
+            "summary": self.summary.to_dict(),
+            "values": [None if not math.isfinite(v) else float(v) for v in self.values],
+        }
+
+
+def _sorted(records: Sequence[Any]) -> list[Any]:
+    return sorted(records, key=lambda r: r.seed)
+
+
+class LostRuns(RuntimeError):
+    """Runs whose worker was lost (not the program's doing): no verdict is drawn from a campaign
+    with such runs, because a rerun trains them again and may decide otherwise."""
+
+
+def metric_series(
+    records: Sequence[Any], metric: str | None = None, lower_is_better: bool | None = None
+) -> MetricSeries:
+    """The compared metric of each run of one program, in seed order.
+
+    Raises :class:`LostRuns` when some run was lost: a lost run is no outcome of the program.
+
+    ``metric`` picks a metric by name (default: the campaign's, i.e. the first of the last
+    ``evaluate()``); ``lower_is_better`` defaults to the metric's direction (loss-like names).
+    """
+    ordered = _sorted(records)
+    lost = [r for r in ordered if r.outcome == "lost"]
+    if lost:
+        cause = lost[0].error_message or "its worker went away"
+        raise LostRuns(
+            f"{len(lost)} run(s) of {Path(lost[0].program).name} were lost ({cause}); "
+            "run the same command again to train them"
+        )
+    values, failed, outcomes, names, directions = [], [], [], [], []
+    for record in ordered:
+        name, value, direction = record.metric(metric)
+        ok = record.outcome == "ok" and value is not None and math.isfinite(float(value))
+        values.append(float(value) if ok else math.nan)
+        failed.append(not ok)
+        outcomes.append(record.outcome)
+        if name:
+            names.append(name)
+        if direction:
+            directions.append(direction)
+    chosen = metric or (names[0] if names else None)
+    if lower_is_better is None:
+        lower_is_better = bool(directions) and directions[0] == "lower"
+    program = ordered[0].program if ordered else ""
+    return MetricSeries(
+        program=program,
+        seeds=[r.seed for r in ordered],
+        values=np.asarray(values, dtype=float),
+        failed=np.asarray(failed, dtype=bool),
+        metric=chosen,
+        lower_is_better=lower_is_better,
+        outcomes=outcomes,
+    )
+
+
+def correctness_matrix(records: Sequence[Any], n_inputs: int | None = None) -> np.ndarray | None:
+    """(instances x inputs) per-input correctness of the last ``evaluate()``, in seed order.
+
+    A failed run is wrong on every input. ``None`` when no run has per-input correctness (no
+    labels, regression, generators) or the runs disagree on the number of inputs.
+    """
+    ordered = _sorted(records)
+    rows = [r.correct if r.outcome == "ok" else None for r in ordered]
+    if any(r.outcome == "ok" and row is None for r, row in zip(ordered, rows, strict=True)):
+        return None  # a successful run without per-input correctness: nothing to pair
+    lengths = {len(row) for row in rows if row is not None}
+    if n_inputs is not None:
+        lengths.add(n_inputs)
+    if len(lengths) != 1:
+        return None
+    width = lengths.pop()
+    matrix = np.zeros((len(ordered), width), dtype=bool)
+    for i, row in enumerate(rows):
+        if row is not None:
+            matrix[i] = np.asarray(row, dtype=bool)
+    return matrix
+
+
+def _input_width(*groups: Sequence[Any]) -> int | None:
+    for records in groups:
+        for record in records:
+            if record.outcome == "ok" and record.correct is not None:
+                return len(record.correct)
+    return None
+
+
+def _correctness_matrices(width: int | None, *groups: Sequence[Any]) -> list[np.ndarray | None]:
+    """Each group's per-input correctness over ``width`` inputs (all None when no width is known)."""
+    return [correctness_matrix(records, width) if width is not None else None for records in groups]
+
+
+def _as_dict(value: Any) -> dict[str, Any] | None:
+    """``value.to_dict()``, or None for a verdict or measure that could not be computed."""
+    return None if value is None else value.to_dict()
+
+
+def _fisher_verdicts(fisher: FisherKill | None) -> dict[str, bool | None]:
+    """The Fisher verdict's ``fisher_killed`` and ``fisher_killed_pool`` fields (None: no verdict)."""
+    return {
+        "fisher_killed": None if fisher is None else fisher.killed,
+        "fisher_killed_pool": None if fisher is None else fisher.killed_pool,
+    }
+
+
+def _seeds_and_options(
+    runs: int, seeds: Sequence[int] | None, metric: str | None, campaign: Mapping[str, Any] | None
+) -> tuple[list[int], dict[str, Any]]:
+    """The seeds to train with (``seeds``, else 0..runs-1) and the campaign options with the metric."""
+    seed_list = list(seeds) if seeds is not None else list(range(runs))
+    return seed_list, {"metric": metric, **dict(campaign or {})}
+
+
+def split_by_program(records: Sequence[Any], n_programs: int, n_seeds: int) -> list[list[Any]]:
+    """Cut ``run_campaign``'s records (programs x seeds order) into one list per program.
+
+    Position, not ``record.program``, decides: two programs with identical text share run keys,
+    so the runner returns the same record (named after the first) for both.
+    """
+    if len(records) == n_programs * n_seeds:
+        return [list(records[i * n_seeds : (i + 1) * n_seeds]) for i in range(n_programs)]
+    raise RuntimeError(
+        f"the campaign returned {len(records)} runs for {n_programs} programs x {n_seeds} seeds "
+        "(interrupted?); run the command again: stored runs are reused"
+    )

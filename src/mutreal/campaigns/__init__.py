@@ -1,0 +1,1 @@
+"""Whole campaigns: a pair, a benchmark manifest, operator sensitivity; they call execution and analysis."""
