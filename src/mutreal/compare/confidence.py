@@ -25,7 +25,12 @@ LEVELS: tuple[str, ...] = ("low", "medium", "high")
 #: value kinds that say what the value is (a literal, a folded sequence, a Keras reference, a layer)
 KNOWN_KINDS = frozenset({"const", "seq", "ref", "layer"})
 #: value kinds that do not: what each is called in a reason
-OPAQUE_KINDS = {"name": "a variable", "call": "a call", "opaque": "an unknown expression", "text": "source text only"}
+OPAQUE_KINDS = {
+    "name": "a variable",
+    "call": "a call",
+    "opaque": "an unknown expression",
+    "text": "source text only",
+}
 
 #: groups of codes between which the decision table's line is a judgement call: the study itself
 #: labelled the same kind of change with either code of a group
