@@ -9,7 +9,8 @@ recorded by :func:`mutreal.compare.components.make_component` in ``evidence``) a
 - high: a changed literal or argument of two elements aligned one to one;
 - each of these lowers it one level (two or more give low):
   an element added or removed with no counterpart; a side whose value is opaque (a variable, a
-  call, an unknown expression) or only source text; an alignment with several equally good
+  call, an unknown expression: that one twice, as even whether it changed is a guess) or only
+  source text; an alignment with several equally good
   matches (``evidence["ambiguous_alignment"]``); a code on a boundary the decision table draws as a
   judgement call (:data:`JUDGEMENT_GROUPS`, each checked against ``taxonomy/decisions.csv``).
 """
@@ -67,6 +68,8 @@ def lowering_facts(component: FaultComponent, code: str | None) -> list[str]:
             kind = component.evidence.get(f"{side}_kind")
             if kind is not None and kind not in KNOWN_KINDS:
                 facts.append(f"{side} value is {OPAQUE_KINDS.get(kind, kind)}")
+                if kind == "opaque":  # nothing is known of it: whether it changed at all is a guess
+                    facts.append(f"{side} value unresolved")
     if component.evidence.get("ambiguous_alignment"):
         facts.append("alignment with several equally good matches")
     if code and code.upper() in judgement_codes():
