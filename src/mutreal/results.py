@@ -49,6 +49,10 @@ class ComponentResult:
     buggy_line: int | None = None
     fixed_file: str | None = None
     fixed_line: int | None = None
+    #: how sure classify is of the component (high / medium / low) and what lowered it; None in
+    #: results written before classify said so
+    confidence: str | None = None
+    confidence_reason: str | None = None
     #: The values ``before``/``after`` resolve to where they are names (``{"before": 2, "after": 1}``
     #: for ``epochs -> epochs``): ``before`` and ``after`` stay the short source text, so without this
     #: a changed constant held in a variable would read as no change at all.

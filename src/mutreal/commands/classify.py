@@ -27,17 +27,19 @@ def _table(result: dict) -> str:
         return f"{result['id']}: ERROR {result['error']}"
     if not result["components"]:  # order 0: a header without rows reads like a failure
         lines.append("  no fault component: the programs are the same up to the noise rules")
-    header = ("code", "deepcrime", "element", "before", "after", "lines")
+    header = ("code", "deepcrime", "element", "before", "after", "lines", "confidence")
     rows = [header]
     for c in result["components"]:
         where = f"{c.get('buggy_line') or '-'}->{c.get('fixed_line') or '-'}"
         dc = c["deepcrime"] or "-"
         shown = [_shown(c[side], c.get("resolved", {}), side)[:40] for side in ("before", "after")]
-        rows.append((c["code"], dc, c["element"], *shown, where))
+        rows.append((c["code"], dc, c["element"], *shown, where, c.get("confidence") or "-"))
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     for r in rows if len(rows) > 1 else []:
         lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip())
     for c in result["components"]:
+        if c.get("confidence_reason"):
+            lines.append(f"  {c['code']} {c['element']}: {c['confidence']} confidence: {c['confidence_reason']}")
         if c.get("reason"):
             lines.append(f"  {c['code']} {c['element']}: not simulable: {c['reason']}")
     if result.get("set_aside"):

@@ -33,6 +33,13 @@ class FaultComponent:
     fixed_file: str | None = None
     fixed_line: int | None = None
     detail: dict[str, Any] = field(default_factory=dict)
+    #: how sure classify is of this component (high / medium / low; :mod:`mutreal.compare.confidence`)
+    confidence: str | None = None
+    #: what lowered the confidence (None when high)
+    confidence_reason: str | None = None
+    #: facts about how the component was found, read by :mod:`mutreal.compare.confidence`: the value
+    #: kind of each side (``before_kind``/``after_kind``), ``ambiguous_alignment``; not written out
+    evidence: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.kind, ComponentKind):
@@ -44,6 +51,7 @@ class FaultComponent:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["kind"] = self.kind.value
+        del data["evidence"]
         return data
 
     @classmethod
@@ -61,6 +69,17 @@ def source_text(x: Value | Layer | str | None) -> str | None:
         t = " ".join((x.text or x.cls).split())
         return t if len(t) <= 80 else t[:77] + "..."
     return x
+
+
+def value_kind(x: Value | Layer | str | None) -> str | None:
+    """How a side of a component was known: a :class:`Value`'s kind, ``layer``, ``text`` or None."""
+    if x is None:
+        return None
+    if isinstance(x, Value):
+        return x.kind
+    if isinstance(x, Layer):
+        return "layer"
+    return "text"
 
 
 def make_component(
@@ -85,6 +104,7 @@ def make_component(
         fixed_file=f_loc[0],
         fixed_line=f_loc[1],
         detail={k: v for k, v in detail.items() if v is not None},
+        evidence={"before_kind": value_kind(before), "after_kind": value_kind(after)},
     )
 
 

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from mutreal.compare.confidence import set_confidence
 from mutreal.manifest import ManifestError, ManifestRow, read_manifest
 from mutreal.parallel import map_with_progress
 from mutreal.program.source import SourceError, load_program
@@ -56,7 +57,9 @@ class ClassifyError(Exception):
 
 
 def component_result(label: Label, component: FaultComponent) -> ComponentResult:
-    """The label's fields, then where and what the component changed (its other fields)."""
+    """The label's fields, then where and what the component changed (its other fields), with the
+    confidence :mod:`mutreal.compare.confidence` gives it."""
+    set_confidence(component, label.code)
     values = label.to_dict()
     values.update(
         {
