@@ -193,3 +193,55 @@ def test_search_loop_building_a_model_per_item_is_not_more_epochs(classify_texts
     new model per configuration (a grid search trains each once)."""
     result = classify_texts(_SEARCH.format(widths="[4]"), _SEARCH.format(widths="[4, 8]"))
     assert [c.code for c in result.components if c.code == "HNE"] == []
+
+
+_POSTED_MODEL = """\
+from keras.models import Sequential
+from keras.layers import Dense
+
+clf = Sequential()
+clf.add(Dense(10, input_dim=3, activation="relu"))
+clf.add(Dense(2, activation="softmax"))
+"""
+
+_COMPLETED = """\
+import numpy as np
+from keras.models import Sequential
+from keras.layers import Dense
+
+pts = np.random.random((30, 3))
+cls = np.random.randint(0, 2, 30)
+cls = np.eye(2)[cls]
+{extra}clf = Sequential()
+clf.add(Dense(10, input_dim=3, activation="relu"))
+clf.add(Dense(2, activation="softmax"))
+clf.compile(loss="categorical_crossentropy", optimizer="sgd")
+clf.fit(pts, cls, epochs=1)
+"""
+
+
+def _classify_cli(tmp_path, buggy: str, fixed: str) -> list[str]:
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "b.py").write_text(buggy, encoding="utf-8")
+    (tmp_path / "f.py").write_text(fixed, encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "mutreal", "classify", "--json", str(tmp_path / "b.py"), str(tmp_path / "f.py")],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return sorted(c["code"] for c in json.loads(out.stdout)["components"])
+
+
+def test_data_a_fix_adds_to_a_posted_model_definition_is_completion(tmp_path):
+    """Decision CPP-completion-data: the buggy program never trains and binds no arrays, so the
+    generated arrays of the fix and their one-hot encoding are no preprocessing fault."""
+    assert _classify_cli(tmp_path, _POSTED_MODEL, _COMPLETED.format(extra="")) == []
+
+
+def test_a_program_that_trains_on_its_own_data_still_gets_added_steps(tmp_path):
+    """Control: the same added encoding against a buggy program that trains on the same generated
+    labels without it is a preprocessing fix (CPP)."""
+    buggy = _COMPLETED.format(extra="").replace("cls = np.eye(2)[cls]\n", "")
+    assert _classify_cli(tmp_path, buggy, _COMPLETED.format(extra="")) == ["CPP"]
