@@ -245,3 +245,35 @@ def test_a_program_that_trains_on_its_own_data_still_gets_added_steps(tmp_path):
     labels without it is a preprocessing fix (CPP)."""
     buggy = _COMPLETED.format(extra="").replace("cls = np.eye(2)[cls]\n", "")
     assert _classify_cli(tmp_path, buggy, _COMPLETED.format(extra="")) == ["CPP"]
+
+
+_FIT_WITH = """\
+import numpy as np
+from keras.callbacks import EarlyStopping
+from keras.models import Sequential
+from keras.layers import Dense
+
+pts = np.random.random((48, 4))
+tgt = np.random.randint(0, 2, 48)
+from trainer_tools import Watch  # a helper module classify cannot read
+
+
+m = Sequential([Dense(6, input_dim=4, activation="relu"), Dense(1, activation="sigmoid")])
+m.compile(loss="binary_crossentropy", optimizer="adam")
+m.fit(pts, tgt, epochs=20, validation_split=0.2{callbacks})
+"""
+
+
+def test_an_added_or_removed_early_stopping_is_a_patience_change(tmp_path):
+    """Decision RCP-early-stopping, both directions."""
+    with_es = _FIT_WITH.format(callbacks=", callbacks=[EarlyStopping(patience=2)]")
+    without = _FIT_WITH.format(callbacks="")
+    assert _classify_cli(tmp_path, without, with_es) == ["RCP"]
+    assert _classify_cli(tmp_path, with_es, without) == ["RCP"]
+
+
+def test_early_stopping_against_a_callback_classify_cannot_read_is_no_component(tmp_path):
+    """Control: the other side passes a user callback in its place, which may stop training itself."""
+    with_es = _FIT_WITH.format(callbacks=", callbacks=[EarlyStopping(patience=2)]")
+    opaque = _FIT_WITH.format(callbacks=", callbacks=[Watch()]")
+    assert _classify_cli(tmp_path, opaque, with_es) == []

@@ -260,7 +260,7 @@ def _no_data(var: DataVar | None, side: ProgramModel) -> bool:
 @applies(D.CPP_COMPLETION_DATA)
 def data_of_completion(own: DataVar | None, other: DataVar | None, side: ProgramModel) -> bool:
     """Decision CPP-completion-data: when one program has no data of its own for a training role
-    (a posted snippet that fits on names it never binds, or never trains), the other program's
+    (a posted model definition that never trains and binds no arrays), the other program's
     arrays and every step they go through are the benchmark's completion of the snippet: there
     is no preprocessing of the post to compare them with. (A program that does prepare arrays but
     never trains is decision CPP-untrained-side, where added steps still count.)"""

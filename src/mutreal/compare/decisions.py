@@ -98,6 +98,7 @@ class DecisionId(str, Enum):
     TRD_SUBSET = "TRD-subset"
     DATA_SPLIT_NOISE = "data-split-noise"
     CPP_COMPLETION_DATA = "CPP-completion-data"
+    RCP_EARLY_STOPPING = "RCP-early-stopping"
 
     def __str__(self) -> str:
         return self.value
