@@ -193,3 +193,87 @@ def test_search_loop_building_a_model_per_item_is_not_more_epochs(classify_texts
     new model per configuration (a grid search trains each once)."""
     result = classify_texts(_SEARCH.format(widths="[4]"), _SEARCH.format(widths="[4, 8]"))
     assert [c.code for c in result.components if c.code == "HNE"] == []
+
+
+_POSTED_MODEL = """\
+from keras.models import Sequential
+from keras.layers import Dense
+
+clf = Sequential()
+clf.add(Dense(10, input_dim=3, activation="relu"))
+clf.add(Dense(2, activation="softmax"))
+"""
+
+_COMPLETED = """\
+import numpy as np
+from keras.models import Sequential
+from keras.layers import Dense
+
+pts = np.random.random((30, 3))
+cls = np.random.randint(0, 2, 30)
+cls = np.eye(2)[cls]
+{extra}clf = Sequential()
+clf.add(Dense(10, input_dim=3, activation="relu"))
+clf.add(Dense(2, activation="softmax"))
+clf.compile(loss="categorical_crossentropy", optimizer="sgd")
+clf.fit(pts, cls, epochs=1)
+"""
+
+
+def _classify_cli(tmp_path, buggy: str, fixed: str) -> list[str]:
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "b.py").write_text(buggy, encoding="utf-8")
+    (tmp_path / "f.py").write_text(fixed, encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "mutreal", "classify", "--json", str(tmp_path / "b.py"), str(tmp_path / "f.py")],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return sorted(c["code"] for c in json.loads(out.stdout)["components"])
+
+
+def test_data_a_fix_adds_to_a_posted_model_definition_is_completion(tmp_path):
+    """Decision CPP-completion-data: the buggy program never trains and binds no arrays, so the
+    generated arrays of the fix and their one-hot encoding are no preprocessing fault."""
+    assert _classify_cli(tmp_path, _POSTED_MODEL, _COMPLETED.format(extra="")) == []
+
+
+def test_a_program_that_trains_on_its_own_data_still_gets_added_steps(tmp_path):
+    """Control: the same added encoding against a buggy program that trains on the same generated
+    labels without it is a preprocessing fix (CPP)."""
+    buggy = _COMPLETED.format(extra="").replace("cls = np.eye(2)[cls]\n", "")
+    assert _classify_cli(tmp_path, buggy, _COMPLETED.format(extra="")) == ["CPP"]
+
+
+_FIT_WITH = """\
+import numpy as np
+from keras.callbacks import EarlyStopping
+from keras.models import Sequential
+from keras.layers import Dense
+
+pts = np.random.random((48, 4))
+tgt = np.random.randint(0, 2, 48)
+from trainer_tools import Watch  # a helper module classify cannot read
+
+
+m = Sequential([Dense(6, input_dim=4, activation="relu"), Dense(1, activation="sigmoid")])
+m.compile(loss="binary_crossentropy", optimizer="adam")
+m.fit(pts, tgt, epochs=20, validation_split=0.2{callbacks})
+"""
+
+
+def test_an_added_or_removed_early_stopping_is_a_patience_change(tmp_path):
+    """Decision RCP-early-stopping, both directions."""
+    with_es = _FIT_WITH.format(callbacks=", callbacks=[EarlyStopping(patience=2)]")
+    without = _FIT_WITH.format(callbacks="")
+    assert _classify_cli(tmp_path, without, with_es) == ["RCP"]
+    assert _classify_cli(tmp_path, with_es, without) == ["RCP"]
+
+
+def test_early_stopping_against_a_callback_classify_cannot_read_is_no_component(tmp_path):
+    """Control: the other side passes a user callback in its place, which may stop training itself."""
+    with_es = _FIT_WITH.format(callbacks=", callbacks=[EarlyStopping(patience=2)]")
+    opaque = _FIT_WITH.format(callbacks=", callbacks=[Watch()]")
+    assert _classify_cli(tmp_path, opaque, with_es) == []

@@ -249,6 +249,24 @@ def _untrained_counterpart(own: DataVar | None, other: DataVar | None, side: Pro
     return side.untrained_data.get(other.var)
 
 
+def _no_data(var: DataVar | None, side: ProgramModel) -> bool:
+    """Whether a program has no data of its own for a training role: it never trains and binds no
+    arrays at all (a posted model definition). A program that fits on names it never binds is not
+    counted: the study reads the completion's label encoding there as a fix (CPP) and the second
+    reading as completion, so classify keeps the component the study names."""
+    return var is None and not side.fits and not side.untrained_data
+
+
+@applies(D.CPP_COMPLETION_DATA)
+def data_of_completion(own: DataVar | None, other: DataVar | None, side: ProgramModel) -> bool:
+    """Decision CPP-completion-data: when one program has no data of its own for a training role
+    (a posted model definition that never trains and binds no arrays), the other program's
+    arrays and every step they go through are the benchmark's completion of the snippet: there
+    is no preprocessing of the post to compare them with. (A program that does prepare arrays but
+    never trains is decision CPP-untrained-side, where added steps still count.)"""
+    return other is not None and _no_data(own, side)
+
+
 @noise_rule(
     "reshape_sample_count",
     "a reshape of the data whose target differs in its leading (sample) axis only, (n, 784) vs "
@@ -334,6 +352,10 @@ def compare_data(ctx: CompareContext) -> list[FaultComponent]:
                     role=role,
                 )
             )
+        if role in TRAIN_ROLES and (
+            data_of_completion(bv, fv, ctx.buggy) or data_of_completion(fv, bv, ctx.fixed)
+        ):
+            continue  # decision CPP-completion-data
         bops, fops = without_runtime_calls(bv.preprocess if bv else [], fv.preprocess if fv else [])
         for bi, fj in _align_ops(bops, fops):
             b = bops[bi] if bi is not None else None

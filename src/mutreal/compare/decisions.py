@@ -97,6 +97,8 @@ class DecisionId(str, Enum):
     LIS_MODEL_INPUT = "LIS-model-input"
     TRD_SUBSET = "TRD-subset"
     DATA_SPLIT_NOISE = "data-split-noise"
+    CPP_COMPLETION_DATA = "CPP-completion-data"
+    RCP_EARLY_STOPPING = "RCP-early-stopping"
 
     def __str__(self) -> str:
         return self.value

@@ -95,11 +95,31 @@ def training_callbacks(fit: Fit) -> dict[str, Any]:
     return {cb.cls: cb for cb in fit.callbacks if cb.known and cb.cls in TRAINING_CALLBACKS}
 
 
-@applies(D.RCP_PATIENCE)
+@applies(D.RCP_PATIENCE, D.RCP_EARLY_STOPPING)
 def _diff_patience(fi: int, bf: Fit, ff: Fit) -> list[FaultComponent]:
-    """The patience of an EarlyStopping callback both training calls use."""
+    """The patience of an EarlyStopping callback both training calls use; decision
+    RCP-early-stopping: an EarlyStopping callback only one training call has is a patience change
+    too (no callback = training never stops early, unbounded patience), the element DeepCrime's RCP
+    operator changes."""
     bcb, fcb = training_callbacks(bf), training_callbacks(ff)
     out: list[FaultComponent] = []
+    opaque = {"b": any(not cb.known for cb in bf.callbacks), "f": any(not cb.known for cb in ff.callbacks)}
+    # a callback classify cannot read on the side without EarlyStopping may stop training itself
+    one_side = [
+        n for n in ("EarlyStopping",) if (n in bcb) != (n in fcb) and not opaque["f" if n in bcb else "b"]
+    ]
+    for name in one_side:
+        out.append(
+            make_component(
+                fit_path(fi, "callbacks", name),
+                K.FIT_PATIENCE,
+                "removed" if name in bcb else "added",
+                bcb[name].text if name in bcb else None,
+                fcb[name].text if name in fcb else None,
+                (bcb[name].file, bcb[name].line) if name in bcb else (None, None),
+                (fcb[name].file, fcb[name].line) if name in fcb else (None, None),
+            )
+        )
     for name in sorted(set(bcb) & set(fcb)):
         if name != "EarlyStopping":
             continue
