@@ -101,3 +101,21 @@ def test_source_facts_round_trip_through_json():
     old = pm.to_dict()
     del old["runtime_data_calls"], old["hyperparameter_literals"]
     assert ProgramModel.from_dict(old).runtime_data_calls == []
+
+
+def test_a_local_training_data_module_is_not_the_runtime_and_costs_no_matcher_import():
+    """Programs of the corpus often have their own ``training_data``; without ``mutreal`` in the
+    text no callee can resolve into the runtime module, so the search (and LibCST's matchers,
+    a large import that counts in classify's start-up) is skipped."""
+    import subprocess
+    import sys
+
+    program = "import training_data as td\nx, y = td.remove(x, y, pct=5.0)\ntraining_data = td.load()\n"
+    assert extract_source(program).runtime_data_calls == []
+    check = (
+        "import sys\nfrom mutreal.extract import extract_source\n"
+        f"assert extract_source({program!r}).runtime_data_calls == []\n"
+        "print('libcst.matchers' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -95,8 +95,11 @@ def find_runtime_data_calls(
     target is a training role when a training call takes it as its ``x`` or ``y``. ``line_of``
     gives a statement's line (the extractor's line index); where it has none, LibCST's positions.
     """
-    if "training_data" not in source:
-        return []  # the cheap test first: most programs never mention the runtime module
+    if "training_data" not in source or "mutreal" not in source:
+        # the cheap test first: most programs never mention the runtime module. A callee resolves
+        # into it only through an import of it or a bare ``mutreal.`` name, both of which spell
+        # ``mutreal`` in the text (programs that merely have a ``training_data`` variable stop here)
+        return []
     import libcst.matchers as m  # here, not at the top: importing the matchers costs a fifth of a
     # second, and only programs that mention the runtime module get this far
 
