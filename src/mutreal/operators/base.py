@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from mutreal.catalogue import OperatorSpec, load_catalogue
+from mutreal.extract.positions import NodeIndex
 from mutreal.operators.apply import apply_edits, mutant_name, overlap
-from mutreal.operators.node_index import NodeIndex
 from mutreal.operators.program import LayerGroup, Program
 from mutreal.operators.records import (
     Change,

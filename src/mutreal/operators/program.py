@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from mutreal import keras_api
+from mutreal.extract.positions import NodeIndex
 from mutreal.model import KerasModel, Layer, ProgramModel
-from mutreal.operators.node_index import NodeIndex, _callee_last, _norm_ws
+from mutreal.operators.node_index import _callee_last, _norm_ws
 from mutreal.operators.records import Site
 
 if TYPE_CHECKING:
