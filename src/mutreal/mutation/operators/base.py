@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from mutreal.extract.positions import NodeIndex
 from mutreal.mutation.catalogue import OperatorSpec, load_catalogue
 from mutreal.mutation.operators.apply import apply_edits, mutant_name, overlap
-from mutreal.mutation.operators.node_index import NodeIndex
 from mutreal.mutation.operators.program import LayerGroup, Program
 from mutreal.mutation.operators.records import (
     Change,

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from mutreal.mutation.operators.node_index import NodeIndex, _callee_last, _norm_ws
+from mutreal.extract.positions import NodeIndex
+from mutreal.mutation.operators.node_index import _callee_last, _norm_ws
 from mutreal.mutation.operators.records import Site
 from mutreal.program import keras_api
 from mutreal.program.model import KerasModel, Layer, ProgramModel
