@@ -16,6 +16,19 @@ from typing import Any
 import click
 
 
+def require_manifest(manifest: str) -> None:
+    """A ``--manifest`` that is not a file is a usage error, said before any other option is checked."""
+    from pathlib import Path
+
+    if not Path(manifest).is_file():
+        raise click.BadParameter(f"{manifest} does not exist", param_hint="--manifest")
+
+
+def planned_seeds(seeds: list[int] | None, runs: int) -> list[int]:
+    """The seeds every bug of a benchmark trains with: ``--seeds``, else ``0 .. --runs - 1``."""
+    return list(seeds) if seeds is not None else list(range(runs))
+
+
 def read_benchmark_tasks(manifest: str) -> list[Any]:
     """The bugs of a benchmark manifest; a malformed one is a ``--manifest`` usage error."""
     from mutreal.benchmark_reproduce import ManifestError, read_reproduce_manifest

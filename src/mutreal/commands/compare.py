@@ -17,7 +17,12 @@ from typing import Any
 
 import click
 
-from mutreal.commands.benchmark_rows import read_benchmark_tasks, write_benchmark_rows
+from mutreal.commands.benchmark_rows import (
+    planned_seeds,
+    read_benchmark_tasks,
+    require_manifest,
+    write_benchmark_rows,
+)
 from mutreal.commands.campaign_options import (
     campaign_options,
     echo_json,
@@ -157,15 +162,14 @@ def compare_benchmark(
     from mutreal.benchmark_compare import compare_manifest, read_classified
     from mutreal.benchmark_mutants import MODES
 
-    if not Path(manifest).is_file():
-        raise click.BadParameter(f"{manifest} does not exist", param_hint="--manifest")
+    require_manifest(manifest)
     if mode not in MODES and not Path(mode).is_dir():
         raise click.BadParameter(
             f"{mode!r} is neither {' nor '.join(MODES)} nor a folder", param_hint="--mutants"
         )
     tasks = read_benchmark_tasks(manifest)
     classified = read_classified(results) if results else None
-    seed_list = list(seeds) if seeds is not None else list(range(runs))
+    seed_list = planned_seeds(seeds, runs)
     work = f"{Path(out).resolve()}.work" if out else None
     write_benchmark_rows(
         tasks, out, campaign,

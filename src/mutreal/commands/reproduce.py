@@ -14,7 +14,12 @@ from typing import Any
 
 import click
 
-from mutreal.commands.benchmark_rows import read_benchmark_tasks, write_benchmark_rows
+from mutreal.commands.benchmark_rows import (
+    planned_seeds,
+    read_benchmark_tasks,
+    require_manifest,
+    write_benchmark_rows,
+)
 from mutreal.commands.campaign_options import (
     ADAPTIVE_OPTIONS,
     apply,
@@ -136,10 +141,9 @@ def reproduce_benchmark(
     """``reproduce --manifest``: exit 0 when every bug was decided, 1 when some are errors or lack data."""
     from mutreal.benchmark_reproduce import reproduce_manifest
 
-    if not Path(manifest).is_file():
-        raise click.BadParameter(f"{manifest} does not exist", param_hint="--manifest")
+    require_manifest(manifest)
     tasks = read_benchmark_tasks(manifest)
-    seed_list = list(seeds) if seeds is not None else list(range(runs))
+    seed_list = planned_seeds(seeds, runs)
     write_benchmark_rows(
         tasks, out, campaign,
         lambda skip, on_start: reproduce_manifest(
