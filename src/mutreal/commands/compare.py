@@ -17,6 +17,12 @@ from typing import Any
 
 import click
 
+from mutreal.commands.benchmark_rows import (
+    planned_seeds,
+    read_benchmark_tasks,
+    require_manifest,
+    write_benchmark_rows,
+)
 from mutreal.commands.campaign_options import (
     campaign_options,
     echo_json,
@@ -153,51 +159,27 @@ def compare_benchmark(
     campaign: dict[str, Any],
 ) -> None:
     """``compare --manifest``: exit 0 when every bug was decided (with or without mutants), 1 otherwise."""
-    import json
-    import sys
-
-    from tqdm import tqdm
-
     from mutreal.campaigns.compare import compare_manifest, read_classified
     from mutreal.campaigns.mutants import MODES
-    from mutreal.campaigns.reproduce import ManifestError, already_decided, read_reproduce_manifest
 
-    if not Path(manifest).is_file():
-        raise click.BadParameter(f"{manifest} does not exist", param_hint="--manifest")
+    require_manifest(manifest)
     if mode not in MODES and not Path(mode).is_dir():
         raise click.BadParameter(
             f"{mode!r} is neither {' nor '.join(MODES)} nor a folder", param_hint="--mutants"
         )
-    try:
-        tasks = read_reproduce_manifest(manifest)
-    except ManifestError as error:
-        raise click.BadParameter(str(error), param_hint="--manifest") from None
+    tasks = read_benchmark_tasks(manifest)
     classified = read_classified(results) if results else None
-    skip = already_decided(out)
-    ids = {task.id for task in tasks}
-    seed_list = list(seeds) if seeds is not None else list(range(runs))
+    seed_list = planned_seeds(seeds, runs)
     work = f"{Path(out).resolve()}.work" if out else None
-    bar = tqdm(total=len(tasks), initial=len(ids & set(skip)), unit="bug", file=sys.stderr,
-               disable=None if campaign.get("progress", True) else True)  # fmt: skip
-    failed = sum(status in ("error", "missing-data") for bug_id, status in skip.items() if bug_id in ids)
-    sink = open(out, "a", encoding="utf-8") if out else sys.stdout  # noqa: SIM115 (closed below)
-    try:
-        rows = compare_manifest(
+    write_benchmark_rows(
+        tasks, out, campaign,
+        lambda skip, on_start: compare_manifest(
             tasks, seeds=seed_list, mode=mode, work=work, campaign=campaign, statistics=statistics,
-            classified=classified, tolerance=tolerance, skip=skip, on_start=lambda task: bar.set_description(task.id),
-        )  # fmt: skip
-        for row in rows:
-            sink.write(json.dumps(row.to_dict(), allow_nan=False, default=str) + "\n")
-            sink.flush()
-            failed += row.status in ("error", "missing-data")
-            bar.update(1)
-    finally:
-        bar.close()
-        if out:
-            sink.close()
-    if failed:
-        click.echo(f"{failed} bug(s) not decided (error or missing data): see their rows", err=True)
-        raise SystemExit(1)
+            classified=classified, tolerance=tolerance, skip=skip, on_start=on_start,
+        ),
+        undecided=lambda status: status in ("error", "missing-data"),
+        json_default=str,
+    )  # fmt: skip
 
 
 def print_compare(data: dict[str, Any]) -> None:

@@ -14,6 +14,12 @@ from typing import Any
 
 import click
 
+from mutreal.commands.benchmark_rows import (
+    planned_seeds,
+    read_benchmark_tasks,
+    require_manifest,
+    write_benchmark_rows,
+)
 from mutreal.commands.campaign_options import (
     ADAPTIVE_OPTIONS,
     apply,
@@ -133,45 +139,15 @@ def reproduce_benchmark(
     campaign: dict[str, Any],
 ) -> None:
     """``reproduce --manifest``: exit 0 when every bug was decided, 1 when some are errors or lack data."""
-    import json
-    import sys
+    from mutreal.campaigns.reproduce import reproduce_manifest
 
-    from tqdm import tqdm
-
-    from mutreal.campaigns.reproduce import (
-        ManifestError,
-        already_decided,
-        read_reproduce_manifest,
-        reproduce_manifest,
-    )
-
-    if not Path(manifest).is_file():
-        raise click.BadParameter(f"{manifest} does not exist", param_hint="--manifest")
-    try:
-        tasks = read_reproduce_manifest(manifest)
-    except ManifestError as error:
-        raise click.BadParameter(str(error), param_hint="--manifest") from None
-    skip = already_decided(out)
-    ids = {task.id for task in tasks}
-    seed_list = list(seeds) if seeds is not None else list(range(runs))
-    bar = tqdm(total=len(tasks), initial=len(ids & set(skip)), unit="bug", file=sys.stderr,
-               disable=None if campaign.get("progress", True) else True)  # fmt: skip
-    failed = sum(status != "ok" for bug_id, status in skip.items() if bug_id in ids)  # kept rows count too
-    sink = open(out, "a", encoding="utf-8") if out else sys.stdout  # noqa: SIM115 (closed below)
-    try:
-        rows = reproduce_manifest(
-            tasks, seeds=seed_list, campaign=campaign, statistics=statistics, skip=skip,
-            on_start=lambda task: bar.set_description(task.id),
-        )  # fmt: skip
-        for row in rows:
-            sink.write(json.dumps(row.to_dict(), allow_nan=False) + "\n")
-            sink.flush()
-            failed += row.status != "ok"
-            bar.update(1)
-    finally:
-        bar.close()
-        if out:
-            sink.close()
-    if failed:
-        click.echo(f"{failed} bug(s) not decided (error or missing data): see their rows", err=True)
-        raise SystemExit(1)
+    require_manifest(manifest)
+    tasks = read_benchmark_tasks(manifest)
+    seed_list = planned_seeds(seeds, runs)
+    write_benchmark_rows(
+        tasks, out, campaign,
+        lambda skip, on_start: reproduce_manifest(
+            tasks, seeds=seed_list, campaign=campaign, statistics=statistics, skip=skip, on_start=on_start,
+        ),
+        undecided=lambda status: status != "ok",
+    )  # fmt: skip

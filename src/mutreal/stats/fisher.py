@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from mutreal.stats.serialise import dataclass_from_dict
+
 
 @lru_cache(maxsize=65536)
 def _fisher_greater(correct_original: int, n_original: int, correct_mutant: int, n_mutant: int) -> float:
@@ -97,17 +99,7 @@ class FisherKill:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FisherKill:
-        return cls(
-            killed=data["killed"],
-            alpha=data["alpha"],
-            n_inputs=data["n_inputs"],
-            n_original=data["n_original"],
-            n_mutant=data["n_mutant"],
-            min_p_value=data["min_p_value"],
-            killing_inputs=list(data.get("killing_inputs", [])),
-            killed_pool=bool(data.get("killed_pool", False)),
-            pool_size=int(data.get("pool_size", 0)),
-        )
+        return dataclass_from_dict(cls, data)
 
 
 def fisher_kill(

@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from mutreal.stats.serialise import dataclass_from_dict
+
 #: Ahmed et al. report 90% Wilson intervals.
 WILSON_CONFIDENCE = 0.90
 
@@ -63,13 +65,7 @@ class KillingProbabilities:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> KillingProbabilities:
-        return cls(
-            n_instances=data["n_instances"],
-            confidence=data["confidence"],
-            kp=list(data["kp"]),
-            low=list(data["low"]),
-            high=list(data["high"]),
-        )
+        return dataclass_from_dict(cls, data)
 
 
 def killing_probabilities(

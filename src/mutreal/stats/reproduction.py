@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from mutreal.stats.serialise import dataclass_from_dict
 from mutreal.stats.two_groups import (
     REPRODUCTION_EFFECT,
     GroupComparison,
@@ -77,17 +78,7 @@ class ReproductionVerdict:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ReproductionVerdict:
-        return cls(
-            symptom=data["symptom"],
-            reproduced=data["reproduced"],
-            stable=data["stable"],
-            reason=data["reason"],
-            crash_p_value=data["crash_p_value"],
-            comparison=GroupComparison.from_dict(data["stats"]),
-            fixed_better_share=data.get("fixed_better_share"),
-            failed_buggy=data.get("failed_buggy"),
-            failed_fixed=data.get("failed_fixed"),
-        )
+        return dataclass_from_dict(cls, data, comparison=GroupComparison.from_dict(data["stats"]))
 
 
 def reproduction_verdict(

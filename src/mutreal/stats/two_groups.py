@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from mutreal.stats.effect import Summary, cohen_d, effect_label, summarise
-from mutreal.stats.serialise import number_from_json, number_to_json
+from mutreal.stats.serialise import dataclass_from_dict, number_from_json, number_to_json
 
 #: the tests ``compare_groups`` accepts.
 TESTS: tuple[str, ...] = ("glm", "mannwhitney", "wilcoxon")
@@ -236,31 +236,14 @@ class GroupComparison:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GroupComparison:
-        return cls(
-            test=data["test"],
-            alpha=data["alpha"],
-            lower_is_better=data["lower_is_better"],
-            min_effect=data["min_effect"],
+        return dataclass_from_dict(
+            cls, data,
             a=Summary.from_dict(data["a"]),
             b=Summary.from_dict(data["b"]),
-            runs_a=data["runs_a"],
-            runs_b=data["runs_b"],
-            failed_a=data["failed_a"],
-            failed_b=data["failed_b"],
-            p_value=data["p_value"],
             statistic=number_from_json(data["statistic"]),
             cohen_d=float(data["cohen_d"]),
             d_b_better=float(data["d_b_better"]),
-            effect=data["effect"],
-            significant=data["significant"],
-            verdict=data["verdict"],
-            stable=data["stable"],
-            stable_share=data["stable_share"],
-            power=data["power"],
-            power_effect=data["power_effect"],
-            detectable_effect=data["detectable_effect"],
-            notes=list(data.get("notes", [])),
-        )
+        )  # fmt: skip
 
 
 def _stability(
@@ -403,12 +386,10 @@ class KillVerdict:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> KillVerdict:
-        return cls(
-            killed=data["killed"],
-            killed_by=data["killed_by"],
+        return dataclass_from_dict(
+            cls,
+            data,
             d_worse=float(data["d_worse"]),
-            kill_effect=data["kill_effect"],
-            crash_p_value=data["crash_p_value"],
             comparison=GroupComparison.from_dict(data["comparison"]),
         )
 
