@@ -114,8 +114,11 @@ def compare(
             raise click.UsageError("give either --buggy/--fixed or --manifest, not both")
         if len(mutant_paths) > 1:
             raise click.UsageError("with --manifest, --mutants is one of reconstruct, all or a folder")
-        compare_benchmark(manifest, results, mutant_paths[0] if mutant_paths else "reconstruct", out, tolerance,
-                          runs, seeds, statistics, campaign)  # fmt: skip
+        from mutreal.commands.reproduce import stopped_cleanly_by_signals
+
+        with stopped_cleanly_by_signals(out):
+            compare_benchmark(manifest, results, mutant_paths[0] if mutant_paths else "reconstruct", out,
+                              tolerance, runs, seeds, statistics, campaign)  # fmt: skip
         return
     if not (buggy and fixed and mutant_paths):
         raise click.UsageError("give --buggy, --fixed and --mutants, or --manifest")

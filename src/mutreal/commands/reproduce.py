@@ -9,6 +9,9 @@ the fixed does not; a performance symptom when the fixed program is better with 
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +80,8 @@ def reproduce(
     if manifest is not None:
         if buggy or fixed:
             raise click.UsageError("give either BUGGY FIXED or --manifest, not both")
-        reproduce_benchmark(manifest, out, runs, seeds, statistics, campaign)
+        with stopped_cleanly_by_signals(out):
+            reproduce_benchmark(manifest, out, runs, seeds, statistics, campaign)
         return
     if not (buggy and fixed):
         raise click.UsageError("give BUGGY and FIXED, or --manifest")
@@ -128,6 +132,28 @@ def print_reproduction(data: dict[str, Any]) -> None:
             f"adaptive: stopped after {sequential['used_runs']} of {sequential['planned_runs']} runs per program, "
             f"{sequential['runs_saved']} trainings saved"
         )
+
+
+@contextmanager
+def stopped_cleanly_by_signals(out: str | None) -> Iterator[None]:
+    """End a benchmark stopped by Ctrl-C or SIGTERM with one line saying how to resume, not a traceback.
+
+    A scheduler or ``timeout`` sends SIGTERM, which by default kills the process on the spot; it is
+    turned into the same interruption as Ctrl-C, so the output file is closed after its last whole
+    line and the run store after its last whole run, and the same command resumes from them."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    except KeyboardInterrupt:
+        where = f"the bugs decided so far are in {out}" if out else "give --out to keep the decided bugs"
+        click.echo(f"\ninterrupted: {where}; run the same command again to resume", err=True)
+        raise SystemExit(130) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def reproduce_benchmark(
