@@ -2,7 +2,7 @@
 
 Run from anywhere: `python3 tools/mutation/probes.py`. Each probe copies src/ to a temporary folder,
 applies one change and runs the one test that must catch it. Update the paths here when
-src/mutreal/diff.py moves (see scope.toml).
+a module moves (see scope.toml).
 """
 
 import os
@@ -16,8 +16,8 @@ R = str(Path(__file__).resolve().parents[2])
 P = [
  ("stats/two_groups.py", " or (crash_p < alpha and comparison.failed_b > comparison.failed_a)", "", "tests/stats/test_rule_boundaries.py::test_a_mutant_that_crashes_in_some_runs_but_not_all_is_killed_by_crash"),
  ("stats/two_groups.py", "if comparison.significant and d_worse >= kill_effect", "if comparison.significant and d_worse > kill_effect", "tests/stats/test_rule_boundaries.py::test_metric_kill_at_exactly_the_kill_effect"),
- ("verdicts.py", "r.killed_holm = (rejected and", "r.killed_holm = r.deepcrime.killed or (rejected and", "tests/stats/test_holm_verdicts.py::test_holm_removes_a_raw_deepcrime_kill"),
- ("verdicts.py", "r.fisher_killed_holm = rejected", "r.fisher_killed_holm = r.fisher.killed", "tests/stats/test_holm_verdicts.py::test_holm_removes_a_raw_fisher_kill"),
+ ("analysis/killing.py", "r.killed_holm = (rejected and", "r.killed_holm = r.deepcrime.killed or (rejected and", "tests/stats/test_holm_verdicts.py::test_holm_removes_a_raw_deepcrime_kill"),
+ ("analysis/killing.py", "r.fisher_killed_holm = rejected", "r.fisher_killed_holm = r.fisher.killed", "tests/stats/test_holm_verdicts.py::test_holm_removes_a_raw_fisher_kill"),
  ("stats/sequential.py", "p < alpha_look and d_target >= effect", "p < alpha and d_target >= effect", "tests/stats/test_rule_boundaries.py::test_efficacy_needs_the_per_look_alpha_not_the_full_alpha"),
  ("stats/sequential.py", "if upper is not None and upper < effect", "if upper is not None and upper <= effect", "tests/stats/test_rule_boundaries.py::test_futility_stops_strictly_below_the_effect"),
  ("stats/sequential.py", " + d_target**2 / (2 * (n_a + n_b))", "", "tests/stats/test_rule_boundaries.py::test_upper_bound_uses_the_hedges_olkin_standard_error"),
@@ -25,12 +25,12 @@ P = [
  ("stats/reproduction.py", "(always or crash_p < alpha)", "(always or crash_p <= alpha)", "tests/stats/test_rule_boundaries.py::test_crash_reproduction_by_fisher_is_strictly_below_alpha"),
  ("stats/two_groups.py", "significant = p is not None and p < alpha", "significant = p is not None and p <= alpha", "tests/stats/test_rule_boundaries.py::test_reproduction_needs_p_strictly_below_alpha"),
  ("stats/two_groups.py", "if significant and d_b_better >= min_effect", "if significant and d_b_better > min_effect", "tests/stats/test_rule_boundaries.py::test_performance_fault_reproduced_at_exactly_the_reproduction_effect"),
- ("diff.py", "    if a is None or b is None:\n        return False\n    items_a", "    return True\n    if a is None or b is None:\n        return False\n    items_a", "tests/classify/test_noise_rule_controls.py::test_reshape_sample_count_keeps_a_changed_sample_shape"),
- ("diff.py", "SNIPPET_COMPLETION_LAYERS = 2", "SNIPPET_COMPLETION_LAYERS = 1", "tests/classify/test_noise_rule_controls.py::test_completed_snippet_counts_the_appended_layers"),
- ("runner/campaign.py", "config.timeout_s > stored.timeout_s", "config.timeout_s >= stored.timeout_s", "tests/runner/test_resume_rules.py::test_a_timed_out_run_is_retried_only_when_the_timeout_is_raised"),
- ("runner/campaign.py", "return config.timeout_s is None or (", "return (", "tests/runner/test_resume_rules.py::test_a_timed_out_run_is_retried_only_when_the_timeout_is_raised"),
- ("runner/campaign.py", "memory_limit > stored.memory_limit_mb", "memory_limit >= stored.memory_limit_mb", "tests/runner/test_resume_rules.py::test_a_run_out_of_memory_is_retried_only_when_the_memory_limit_is_raised"),
- ("runner/store.py", "chunk = keys[start : start + 500]", "chunk = keys[start : start + 499]", "tests/runner/test_resume_rules.py::test_more_than_one_chunk_of_stored_runs_is_reused_whole"),
+ ("compare/data.py", "    if a is None or b is None:\n        return False\n    items_a", "    return True\n    if a is None or b is None:\n        return False\n    items_a", "tests/classify/test_noise_rule_controls.py::test_reshape_sample_count_keeps_a_changed_sample_shape"),
+ ("compare/layers.py", "SNIPPET_COMPLETION_LAYERS = 2", "SNIPPET_COMPLETION_LAYERS = 1", "tests/classify/test_noise_rule_controls.py::test_completed_snippet_counts_the_appended_layers"),
+ ("execution/campaign.py", "config.timeout_s > stored.timeout_s", "config.timeout_s >= stored.timeout_s", "tests/runner/test_resume_rules.py::test_a_timed_out_run_is_retried_only_when_the_timeout_is_raised"),
+ ("execution/campaign.py", "return config.timeout_s is None or (", "return (", "tests/runner/test_resume_rules.py::test_a_timed_out_run_is_retried_only_when_the_timeout_is_raised"),
+ ("execution/campaign.py", "memory_limit > stored.memory_limit_mb", "memory_limit >= stored.memory_limit_mb", "tests/runner/test_resume_rules.py::test_a_run_out_of_memory_is_retried_only_when_the_memory_limit_is_raised"),
+ ("execution/store.py", "chunk = keys[start : start + 500]", "chunk = keys[start : start + 499]", "tests/runner/test_resume_rules.py::test_more_than_one_chunk_of_stored_runs_is_reused_whole"),
 ]
 for f, old, new, test in P:
     d = tempfile.mkdtemp(prefix="mutreal-probe-") + "/src"

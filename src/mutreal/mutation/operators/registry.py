@@ -1,7 +1,7 @@
-"""The operator registry: every operator registered under the entry-point group ``mutreal.operators``.
+"""The operator registry: every operator registered under the entry-point group ``mutreal.mutation.operators``.
 
 Built-in operators are registered in mutreal's own ``pyproject.toml`` exactly as a plugin package
-would register its own (``[project.entry-points."mutreal.operators"]``, ``ID = "module:Class"``),
+would register its own (``[project.entry-points."mutreal.mutation.operators"]``, ``ID = "module:Class"``),
 so a plugin's operator appears in ``mutate --list``, ``hom-generate`` and ``validate-operators``
 with no change to mutreal. An entry point may name an :class:`~mutreal.mutation.operators.base.Operator`
 subclass or instance. Should the installed metadata lag behind the source (an editable install
@@ -16,7 +16,7 @@ from importlib import metadata
 
 from mutreal.mutation.operators.base import Operator
 
-GROUP = "mutreal.operators"
+GROUP = "mutreal.mutation.operators"
 
 #: the built-in operators (the same table as pyproject's entry points)
 BUILTINS: dict[str, str] = {
