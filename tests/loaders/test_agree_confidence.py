@@ -82,6 +82,8 @@ def test_per_level_precision_counted_by_hand(tmp_path):
         "none": (1.0, 0.0),
         "all": (pytest.approx(4 / 6, abs=1e-6), pytest.approx(2 / 6, abs=1e-6)),
     }
+    # unsupported: high 0.5, medium 0, low 1.5, none 0 -> 2.0 in all, 1.5 of them low
+    assert d["supported"]["unsupported_low"] == {"unsupported": 2.0, "low": 1.5, "share": 0.75}
 
 
 def test_all_rows_are_the_scoring_scripts_figures(score_script: Path, tmp_path):

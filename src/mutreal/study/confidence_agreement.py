@@ -94,13 +94,31 @@ class ConfidenceAgreement:
     references: list[LevelTable] = field(default_factory=list)
     supported: LevelTable | None = None
 
+    def unsupported_that_are_low(self) -> tuple[float, float] | None:
+        """(unsupported components, of them low confidence): where the readers' disagreements sit.
+
+        A confidence is useful when the components neither reader names are the low ones; the
+        counts are shared matches, as everywhere here, so they may be fractional.
+        """
+        if self.supported is None:
+            return None
+        unsupported = {k: s.components - s.matched for k, s in self.supported.levels.items()}
+        return sum(unsupported.values()), unsupported.get("low", 0.0)
+
     def to_dict(self) -> dict[str, Any]:
         supported = None
+        low = self.unsupported_that_are_low()
         if self.supported is not None:
             supported = self.supported.to_dict()
             for level in supported["levels"]:
                 p = level["precision"]
                 level["unsupported_share"] = None if p is None else round(1 - p, 6)
+            total, of_them_low = low  # type: ignore[misc]
+            supported["unsupported_low"] = {
+                "unsupported": round(total, 6),
+                "low": round(of_them_low, 6),
+                "share": round(of_them_low / total, 6) if total else None,
+            }
         return {"references": [t.to_dict() for t in self.references], "supported": supported}
 
 
@@ -180,6 +198,11 @@ def format_confidence_agreement(agreement: ConfidenceAgreement) -> str:
             lines.append(
                 f"{s.level:<7} {s.components:>10}  {s.matched:>9.1f}  {_fmt(s.precision):>9}  {_fmt(unsupported):>11}"
             )
+        total, of_them_low = agreement.unsupported_that_are_low()  # type: ignore[misc]
+        share = of_them_low / total if total else None
+        lines.append(
+            f"unsupported components: {total:.1f}, of them low confidence: {of_them_low:.1f} ({_fmt(share)})"
+        )
     if any(
         UNKNOWN in t.levels
         for t in [*agreement.references, *([agreement.supported] if agreement.supported else [])]
