@@ -224,7 +224,7 @@ def test_filter_keeps_exactly_the_levels_at_or_above(levels_per_row, minimum):
         want = [
             c
             for c in before.components
-            if c.extra.get("confidence") in LEVELS and LEVELS.index(c.extra["confidence"]) >= floor
+            if c.confidence in LEVELS and LEVELS.index(c.confidence) >= floor
         ]
         assert after.components == want
 
