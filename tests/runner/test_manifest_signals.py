@@ -60,10 +60,11 @@ def _env() -> dict[str, str]:
 REPRODUCE = ["--out", "rows.jsonl", "--store", "runs.sqlite", "--runs", "2", "--jobs", "1", "-q"]
 
 
-def _stored_runs(store: Path) -> dict[str, str]:
-    """Key -> finish time of every stored run, read with plain sqlite (the store must open)."""
+def _stored_runs(store: Path) -> dict[str, tuple[str, str]]:
+    """Key -> (finish time, outcome) of every stored run, read with plain sqlite (the store must open)."""
     with sqlite3.connect(store) as db:
-        return dict(db.execute("SELECT key, finished_at FROM runs").fetchall())
+        return {key: (finished, outcome) for key, finished, outcome in db.execute(
+            "SELECT key, finished_at, outcome FROM runs")}  # fmt: skip
 
 
 def _interrupt(folder: Path, command: list[str], out: Path, sig: signal.Signals) -> subprocess.CompletedProcess:
@@ -99,7 +100,9 @@ def test_reproduce_stopped_by_a_signal_resumes_without_training_again(tmp_path, 
     kept = _assert_clean_stop(stopped, out)
     assert 1 <= len(kept) < len(BUGS), "the signal landed between the first and the last bug"
     before = _stored_runs(store)
-    assert len(before) >= 2 * 2 * len(kept)  # 2 programs x 2 seeds for each written bug
+    # runs that completed before the signal are kept; runs the signal cut short are lost (no verdict)
+    completed = {key: run for key, run in before.items() if run[1] != "lost"}
+    assert len(completed) >= 2 * 2 * len(kept)  # 2 programs x 2 seeds for each written bug
 
     again = subprocess.run(_command(*REPRODUCE), cwd=tmp_path, env=_env(), capture_output=True,
                            text=True, timeout=600)  # fmt: skip
@@ -108,7 +111,8 @@ def test_reproduce_stopped_by_a_signal_resumes_without_training_again(tmp_path, 
     assert [r["id"] for r in rows] == BUGS and rows[: len(kept)] == kept
     after = _stored_runs(store)
     assert len(after) == 2 * 2 * len(BUGS)  # every bug's 2 programs x 2 seeds, each trained once
-    assert {key: after[key] for key in before} == before  # runs stored before the signal were reused
+    assert {key: after[key] for key in completed} == completed  # completed runs were not trained again
+    assert all(run[1] != "lost" for run in after.values())  # the lost ones were trained again
 
     fresh = tmp_path / "fresh"
     fresh.mkdir()
