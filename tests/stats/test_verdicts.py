@@ -8,8 +8,9 @@ import pytest
 
 from mutreal.analysis.killing import kill_from_records
 from mutreal.analysis.reproduction import reproduce_from_records
-from mutreal.analysis.series import correctness_matrix, metric_series, split_by_program
+from mutreal.analysis.series import correctness_matrix, metric_series
 from mutreal.analysis.similarity import compare_from_records
+from mutreal.campaigns.pair import split_by_program
 
 ORIGINAL = [0.95, 0.96, 0.94, 0.97, 0.95, 0.96]
 WORSE = [0.60, 0.62, 0.58, 0.61, 0.63, 0.60]

@@ -12,7 +12,7 @@ Nothing here trains.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -164,25 +164,3 @@ def _fisher_verdicts(fisher: FisherKill | None) -> dict[str, bool | None]:
         "fisher_killed": None if fisher is None else fisher.killed,
         "fisher_killed_pool": None if fisher is None else fisher.killed_pool,
     }
-
-
-def _seeds_and_options(
-    runs: int, seeds: Sequence[int] | None, metric: str | None, campaign: Mapping[str, Any] | None
-) -> tuple[list[int], dict[str, Any]]:
-    """The seeds to train with (``seeds``, else 0..runs-1) and the campaign options with the metric."""
-    seed_list = list(seeds) if seeds is not None else list(range(runs))
-    return seed_list, {"metric": metric, **dict(campaign or {})}
-
-
-def split_by_program(records: Sequence[Any], n_programs: int, n_seeds: int) -> list[list[Any]]:
-    """Cut ``run_campaign``'s records (programs x seeds order) into one list per program.
-
-    Position, not ``record.program``, decides: two programs with identical text share run keys,
-    so the runner returns the same record (named after the first) for both.
-    """
-    if len(records) == n_programs * n_seeds:
-        return [list(records[i * n_seeds : (i + 1) * n_seeds]) for i in range(n_programs)]
-    raise RuntimeError(
-        f"the campaign returned {len(records)} runs for {n_programs} programs x {n_seeds} seeds "
-        "(interrupted?); run the command again: stored runs are reused"
-    )

@@ -13,12 +13,34 @@ from typing import Any
 
 from mutreal.analysis.killing import KillReport, kill_from_records
 from mutreal.analysis.reproduction import ReproductionReport, reproduce_from_records
-from mutreal.analysis.series import _seeds_and_options, metric_series, split_by_program
+from mutreal.analysis.series import metric_series
 from mutreal.analysis.similarity import CompareReport, compare_from_records
 from mutreal.stats import (
     SequentialDecision,
 )
 from mutreal.stats.two_groups import KILL_EFFECT
+
+
+def seeds_and_options(
+    runs: int, seeds: Sequence[int] | None, metric: str | None, campaign: Mapping[str, Any] | None
+) -> tuple[list[int], dict[str, Any]]:
+    """The seeds to train with (``seeds``, else 0..runs-1) and the campaign options with the metric."""
+    seed_list = list(seeds) if seeds is not None else list(range(runs))
+    return seed_list, {"metric": metric, **dict(campaign or {})}
+
+
+def split_by_program(records: Sequence[Any], n_programs: int, n_seeds: int) -> list[list[Any]]:
+    """Cut ``run_campaign``'s records (programs x seeds order) into one list per program.
+
+    Position, not ``record.program``, decides: two programs with identical text share run keys,
+    so the runner returns the same record (named after the first) for both.
+    """
+    if len(records) == n_programs * n_seeds:
+        return [list(records[i * n_seeds : (i + 1) * n_seeds]) for i in range(n_programs)]
+    raise RuntimeError(
+        f"the campaign returned {len(records)} runs for {n_programs} programs x {n_seeds} seeds "
+        "(interrupted?); run the command again: stored runs are reused"
+    )
 
 
 def mutant_data_folders(
@@ -183,7 +205,7 @@ def reproduce(
     store, ...). With ``adaptive`` the runs stop early once the verdict is settled (see
     :mod:`mutreal.stats.sequential`).
     """
-    seed_list, options = _seeds_and_options(runs, seeds, metric, campaign)
+    seed_list, options = seeds_and_options(runs, seeds, metric, campaign)
     sequential = None
     if adaptive:
         buggy_records, (fixed_records,), (sequential,) = run_adaptive(
@@ -217,7 +239,7 @@ def kill(
     """Train the original and each mutant ``runs`` times; DeepCrime + Fisher verdicts, Holm across mutants.
 
     Mutants in another folder than the original (``mutate --out``) see the original's data files."""
-    seed_list, options = _seeds_and_options(runs, seeds, metric, campaign)
+    seed_list, options = seeds_and_options(runs, seeds, metric, campaign)
     options["data_folders"] = mutant_data_folders(original, mutants, options.get("data_folders"))
     decisions: dict[str, SequentialDecision] | None = None
     if adaptive:
@@ -251,7 +273,7 @@ def compare(
     """Train the buggy, fixed and mutant programs ``runs`` times each and compare mutants with the fault.
 
     The mutants are mutants of the fixed program: in another folder they see the fixed program's data."""
-    seed_list, options = _seeds_and_options(runs, seeds, metric, campaign)
+    seed_list, options = seeds_and_options(runs, seeds, metric, campaign)
     options["data_folders"] = mutant_data_folders(fixed, mutants, options.get("data_folders"))
     buggy_records, fixed_records, *groups = run_programs([buggy, fixed, *mutants], seed_list, options)
     return compare_from_records(

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mutreal.analysis.series import MetricSeries, _seeds_and_options, metric_series
-from mutreal.campaigns.pair import WarmWorkers, mutant_data_folders, run_programs
+from mutreal.analysis.series import MetricSeries, metric_series
+from mutreal.campaigns.pair import WarmWorkers, mutant_data_folders, run_programs, seeds_and_options
 from mutreal.stats import (
     KillVerdict,
     deepcrime_kill,
@@ -154,7 +154,7 @@ def sensitivity(
     chosen_site = sites[site]
     candidates = list(values) if values else op.values(source, chosen_site)
     folder = Path(out_dir) if out_dir is not None else Path(program).resolve().parent
-    seed_list, options = _seeds_and_options(runs, seeds, metric, campaign)
+    seed_list, options = seeds_and_options(runs, seeds, metric, campaign)
     temporary = None
     if search and not options.get("store"):
         temporary = tempfile.TemporaryDirectory(prefix="mutreal-sensitivity-")
