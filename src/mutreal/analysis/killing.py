@@ -11,10 +11,10 @@ from typing import Any
 
 from mutreal.analysis.series import (
     MetricSeries,
-    _as_dict,
-    _correctness_matrices,
-    _fisher_verdicts,
-    _input_width,
+    as_dict,
+    correctness_matrices,
+    fisher_verdicts,
+    input_width,
     metric_series,
 )
 from mutreal.stats import (
@@ -52,13 +52,13 @@ class MutantKill:
             "p_value_holm": self.deepcrime_p_holm,
             "cohen_d": self.deepcrime.to_dict()["d_worse"],
             "effect": self.deepcrime.comparison.effect,
-            **_fisher_verdicts(self.fisher),
+            **fisher_verdicts(self.fisher),
             "fisher_killed_holm": self.fisher_killed_holm,
             "fisher_p_holm": self.fisher_p_holm,
             "mutant": self.series.to_dict(),
             "deepcrime": self.deepcrime.to_dict(),
-            "fisher": _as_dict(self.fisher),
-            "sequential": _as_dict(self.sequential),
+            "fisher": as_dict(self.fisher),
+            "sequential": as_dict(self.sequential),
         }
 
 
@@ -117,9 +117,9 @@ def kill_from_records(
             lower_is_better=direction,
             alpha=alpha,
         )
-        width = _input_width(original, records)
+        width = input_width(original, records)
         fisher = None
-        original_matrix, mutant_matrix = _correctness_matrices(width, original, records)
+        original_matrix, mutant_matrix = correctness_matrices(width, original, records)
         if original_matrix is not None and mutant_matrix is not None:
             fisher = fisher_kill(original_matrix, mutant_matrix, alpha=alpha)
         else:

@@ -140,7 +140,8 @@ def correctness_matrix(records: Sequence[Any], n_inputs: int | None = None) -> n
     return matrix
 
 
-def _input_width(*groups: Sequence[Any]) -> int | None:
+def input_width(*groups: Sequence[Any]) -> int | None:
+    """How many test inputs the per-input correctness of these runs has (None: no run recorded it)."""
     for records in groups:
         for record in records:
             if record.outcome == "ok" and record.correct is not None:
@@ -148,17 +149,17 @@ def _input_width(*groups: Sequence[Any]) -> int | None:
     return None
 
 
-def _correctness_matrices(width: int | None, *groups: Sequence[Any]) -> list[np.ndarray | None]:
+def correctness_matrices(width: int | None, *groups: Sequence[Any]) -> list[np.ndarray | None]:
     """Each group's per-input correctness over ``width`` inputs (all None when no width is known)."""
     return [correctness_matrix(records, width) if width is not None else None for records in groups]
 
 
-def _as_dict(value: Any) -> dict[str, Any] | None:
+def as_dict(value: Any) -> dict[str, Any] | None:
     """``value.to_dict()``, or None for a verdict or measure that could not be computed."""
     return None if value is None else value.to_dict()
 
 
-def _fisher_verdicts(fisher: FisherKill | None) -> dict[str, bool | None]:
+def fisher_verdicts(fisher: FisherKill | None) -> dict[str, bool | None]:
     """The Fisher verdict's ``fisher_killed`` and ``fisher_killed_pool`` fields (None: no verdict)."""
     return {
         "fisher_killed": None if fisher is None else fisher.killed,

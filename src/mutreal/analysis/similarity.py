@@ -11,11 +11,11 @@ from typing import Any
 
 from mutreal.analysis.series import (
     MetricSeries,
-    _as_dict,
-    _correctness_matrices,
-    _fisher_verdicts,
-    _input_width,
+    as_dict,
+    correctness_matrices,
     correctness_matrix,
+    fisher_verdicts,
+    input_width,
     metric_series,
 )
 from mutreal.stats import (
@@ -52,17 +52,17 @@ class MutantSimilarity:
             "program": self.program,
             "mutant": self.series.to_dict(),
             "killed": self.kill.killed,
-            **_fisher_verdicts(self.fisher),
+            **fisher_verdicts(self.fisher),
             "killing_agreement": self.killing_agreement,
             "fisher_agreement": self.fisher_agreement,
             "fisher_input_jaccard": self.fisher_input_jaccard,
             "metric_vs_fault": self.versus_fault.to_dict(),
             "coupling_strength": None if self.similarity is None else self.similarity.coupling_strength,
             "detectability_iou": None if self.similarity is None else self.similarity.detectability_iou,
-            "similarity": _as_dict(self.similarity),
+            "similarity": as_dict(self.similarity),
             "kill": self.kill.to_dict(),
-            "fisher": _as_dict(self.fisher),
-            "kp": _as_dict(self.kp),
+            "fisher": as_dict(self.fisher),
+            "kp": as_dict(self.kp),
         }
 
 
@@ -84,10 +84,10 @@ class CompareReport:
             "fixed": self.fixed.to_dict(),
             "fault": {
                 "killed": self.fault_kill.killed,
-                **_fisher_verdicts(self.fault_fisher),
+                **fisher_verdicts(self.fault_fisher),
                 "kill": self.fault_kill.to_dict(),
-                "fisher": _as_dict(self.fault_fisher),
-                "kp": _as_dict(self.fault_kp),
+                "fisher": as_dict(self.fault_fisher),
+                "kp": as_dict(self.fault_kp),
             },
             "mutants": [m.to_dict() for m in self.mutants],
             "notes": list(self.notes),
@@ -126,8 +126,8 @@ def compare_from_records(
         f.values, b.values, crashed_original=f.failed, crashed_mutant=b.failed, test=test,
         lower_is_better=direction, alpha=alpha,
     )  # fmt: skip
-    width = _input_width(fixed, buggy, *mutants.values())
-    fixed_matrix, buggy_matrix = _correctness_matrices(width, fixed, buggy)
+    width = input_width(fixed, buggy, *mutants.values())
+    fixed_matrix, buggy_matrix = correctness_matrices(width, fixed, buggy)
     fault_fisher = fault_kp = None
     if fixed_matrix is not None and buggy_matrix is not None:
         fault_fisher = fisher_kill(fixed_matrix, buggy_matrix, alpha)
