@@ -96,6 +96,8 @@ class DecisionId(str, Enum):
     CPP_STEPS = "CPP-steps"
     LIS_MODEL_INPUT = "LIS-model-input"
     TRD_SUBSET = "TRD-subset"
+    TRD_DATA_FILE = "TRD-data-file"
+    TCL_LABEL_REMAP = "TCL-label-remap"
     DATA_SPLIT_NOISE = "data-split-noise"
     CPP_COMPLETION_DATA = "CPP-completion-data"
     RCP_EARLY_STOPPING = "RCP-early-stopping"

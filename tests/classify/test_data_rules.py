@@ -1,0 +1,131 @@
+"""Rules for the training data itself: another data file (TRD) and remapped label values (TCL).
+
+Own small programs; each rule with controls that must stay as they were.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mutreal.label.classify import classify_pair
+
+_FILES = """\
+import numpy as np
+import pandas as pd
+from keras.models import Sequential
+from keras.layers import Dense
+feats = {x_reader}('{x_path}')
+marks = {y_reader}('{y_path}')
+net = Sequential()
+net.add(Dense(10, input_dim=4, activation='relu'))
+net.add(Dense(1, activation='sigmoid'))
+net.compile(loss='binary_crossentropy', optimizer='adam')
+net.fit(feats, marks, epochs=8, batch_size=4)
+"""
+
+
+def _files(x_path: str, y_path: str, x_reader: str = "np.load", y_reader: str = "np.load") -> str:
+    return _FILES.format(x_path=x_path, y_path=y_path, x_reader=x_reader, y_reader=y_reader)
+
+
+def test_training_on_another_data_file_is_one_trd_without_operator(classify_cli):
+    """Decision TRD-data-file: the inputs and the labels read from other files: one TRD."""
+    comps = classify_cli(_files("d/x_part.npy", "d/y_part.npy"), _files("d/x_full.npy", "d/y_full.npy"))
+    assert [(c["code"], c["element"], c["deepcrime"], c["simulable"]) for c in comps] == [
+        ("TRD", "data.x_train.source", None, False)
+    ]
+    assert comps[0]["before"] == "np.load('d/x_part.npy')"
+    assert comps[0]["after"] == "np.load('d/x_full.npy')"
+    assert comps[0]["reason"].startswith("DeepCrime's TRD only drops part")
+
+
+def test_another_label_file_alone_is_trd(classify_cli):
+    comps = classify_cli(_files("d/x.npy", "d/y_old.npy"), _files("d/x.npy", "d/y_new.npy"))
+    assert [(c["code"], c["element"]) for c in comps] == [("TRD", "data.y_train.source")]
+
+
+def test_the_same_file_in_another_directory_is_no_component(classify_cli):
+    """Control: a benchmark keeping the files elsewhere (same names) changes no data."""
+    comps = classify_cli(
+        _files("C:\\\\Users\\\\me\\\\x.npy", "C:/Users/me/y.npy"), _files("data/x.npy", "data/y.npy")
+    )
+    assert comps == []
+
+
+def test_a_file_read_by_another_reader_is_a_swapped_source(classify_cli):
+    """Control: another reader is another data set-up (decision data-source-noise), not TRD."""
+    buggy = _files("d/x.csv", "d/y.npy", x_reader="pd.read_csv")
+    assert classify_cli(buggy, _files("d/x.npy", "d/y.npy")) == []
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    old=st.from_regex(r"[a-z]{1,8}", fullmatch=True),
+    new=st.from_regex(r"[a-z]{1,8}", fullmatch=True),
+    folder=st.sampled_from(["", "data/", "/tmp/set/"]),
+)
+def test_any_renamed_training_file_is_trd_and_only_a_renamed_one(old, new, folder):
+    """Property: a TRD exactly when the file name (not its folder) differs."""
+    with tempfile.TemporaryDirectory() as tmp:
+        b, f = Path(tmp) / "b.py", Path(tmp) / "f.py"
+        b.write_text(_files(f"{folder}{old}.npy", "y.npy"), encoding="utf-8")
+        f.write_text(_files(f"other/{new}.npy", "y.npy"), encoding="utf-8")
+        codes = [c.code for c in classify_pair(str(b), str(f)).components]
+    assert codes == (["TRD"] if old != new else [])
+
+
+_LABELS = """\
+import numpy as np
+from keras.models import Sequential
+from keras.layers import Dense
+pts = np.random.rand(120, 3)
+tags = np.random.randint(0, 2, 120)
+{step}
+clf = Sequential()
+clf.add(Dense(6, input_dim=3, activation='relu'))
+clf.add(Dense(1, activation='sigmoid'))
+clf.compile(loss='binary_crossentropy', optimizer='sgd')
+clf.fit(pts, tags, epochs=5, batch_size=8)
+"""
+
+
+def test_inverted_binary_labels_are_tcl_both_ways(classify_cli):
+    """Decision TCL-label-remap: ``k - y`` on the labels changes their values."""
+    inverted, plain = _LABELS.format(step="tags = 1 - tags"), _LABELS.format(step="")
+    for buggy, fixed in ((inverted, plain), (plain, inverted)):
+        comps = classify_cli(buggy, fixed)
+        assert [(c["code"], c["element"], c["deepcrime"], c["simulable"]) for c in comps] == [
+            ("TCL", "data.y_train.preprocess[0]", "TCL", True)
+        ]
+
+
+def test_class_ids_set_to_others_on_train_and_test_labels_are_one_tcl(classify_cli):
+    """Decision TCL-label-remap: ``y[y == 2] = 1`` on the training and test labels is one remap."""
+    buggy = _LABELS.format(step="test_tags = np.random.randint(0, 3, 40)").replace(
+        "(0, 2, 120)", "(0, 3, 120)"
+    )
+    buggy = buggy.replace("clf.fit(pts, tags, epochs=5, batch_size=8)", "clf.fit(pts, tags, epochs=5, batch_size=8)\n"
+                          "clf.evaluate(np.random.rand(40, 3), test_tags)")  # fmt: skip
+    fixed = buggy.replace(
+        "test_tags = np.random.randint(0, 3, 40)",
+        "test_tags = np.random.randint(0, 3, 40)\ntags[tags == 2] = 1\ntest_tags[test_tags == 2] = 1",
+    )
+    comps = classify_cli(buggy, fixed)
+    assert [(c["code"], c["element"]) for c in comps] == [("TCL", "data.y_train.preprocess[0]")]
+
+
+def test_label_encoding_and_scaling_stay_preprocessing(classify_cli):
+    """Controls: a shift of ids, one-hot encoding and scaling of the labels re-spell them: CPP."""
+    plain = _LABELS.format(step="")
+    for step in ("tags = tags - 1", "tags = np.eye(2)[tags]", "tags = tags / 2"):
+        assert [c["code"] for c in classify_cli(plain, _LABELS.format(step=step))] == ["CPP"], step
+
+
+def test_inverting_the_inputs_is_preprocessing(classify_cli):
+    """Control: ``1 - x`` on the inputs (inverted pixel values) is a preprocessing step."""
+    plain = _LABELS.format(step="")
+    assert [c["code"] for c in classify_cli(plain, _LABELS.format(step="pts = 1 - pts"))] == ["CPP"]
