@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 
 from mutreal.compare.noise import noise_rule
 from mutreal.compare.values import values_equal
@@ -69,12 +70,30 @@ def _layer_similarity(a: FoldedLayer, b: FoldedLayer, era_a: str, era_b: str) ->
     return -1.0
 
 
+Pairs = list[tuple[int | None, int | None]]
+
+#: scores closer than this are equal (sums of fractions of argument weights)
+_TIE = 1e-9
+
+
 def align_layers(
     buggy: list[FoldedLayer], fixed: list[FoldedLayer], era_b: str = "keras2", era_f: str = "keras2"
-) -> list[tuple[int | None, int | None]]:
+) -> Pairs:
     """Global alignment of two layer sequences: pairs of indexes, None for a gap."""
+    return align_layers_with_ties(buggy, fixed, era_b, era_f)[0]
+
+
+def align_layers_with_ties(
+    buggy: list[FoldedLayer], fixed: list[FoldedLayer], era_b: str = "keras2", era_f: str = "keras2"
+) -> tuple[Pairs, set[tuple[int | None, int | None]]]:
+    """The alignment of :func:`align_layers` and its tied pairs: those another alignment of the
+    same best score would not make (an inserted ``Dense(16)`` next to an equal one: which of the
+    two is the added layer is a guess). The tied pairs are found by tracing the score table back a
+    second time, preferring gaps where the first trace preferred pairs; a component built from a
+    tied pair is marked ``ambiguous_alignment`` (its confidence drops)."""
     n, m = len(buggy), len(fixed)
     score = [[0.0] * (m + 1) for _ in range(n + 1)]
+    sims = [[0.0] * (m + 1) for _ in range(n + 1)]
     move = [[0] * (m + 1) for _ in range(n + 1)]  # 0 diag, 1 up (buggy gap), 2 left (fixed gap)
     for i in range(1, n + 1):
         move[i][0] = 1
@@ -83,16 +102,32 @@ def align_layers(
     for i in range(1, n + 1):
         for j in range(1, m + 1):
             sim = _layer_similarity(buggy[i - 1], fixed[j - 1], era_b, era_f)
+            sims[i][j] = sim
             best, how = score[i - 1][j], 1
             if score[i][j - 1] > best:
                 best, how = score[i][j - 1], 2
             if sim > 0 and score[i - 1][j - 1] + sim >= best:
                 best, how = score[i - 1][j - 1] + sim, 0
             score[i][j], move[i][j] = best, how
-    pairs: list[tuple[int | None, int | None]] = []
+    pairs = _trace(n, m, lambda i, j: move[i][j])
+
+    def gap_first(i: int, j: int) -> int:
+        if i > 0 and abs(score[i - 1][j] - score[i][j]) < _TIE:
+            return 1
+        if j > 0 and abs(score[i][j - 1] - score[i][j]) < _TIE:
+            return 2
+        return move[i][j]
+
+    other = set(_trace(n, m, gap_first))
+    return pairs, {p for p in pairs if p not in other}
+
+
+def _trace(n: int, m: int, how_at: Callable[[int, int], int]) -> Pairs:
+    """The alignment read back from cell (n, m), ``how_at(i, j)`` naming each cell's move."""
+    pairs: Pairs = []
     i, j = n, m
     while i > 0 or j > 0:
-        how = move[i][j]
+        how = how_at(i, j) if i > 0 and j > 0 else (1 if i > 0 else 2)
         if how == 0:
             pairs.append((i - 1, j - 1))
             i, j = i - 1, j - 1
