@@ -129,3 +129,29 @@ def test_inverting_the_inputs_is_preprocessing(classify_cli):
     """Control: ``1 - x`` on the inputs (inverted pixel values) is a preprocessing step."""
     plain = _LABELS.format(step="")
     assert [c["code"] for c in classify_cli(plain, _LABELS.format(step="pts = 1 - pts"))] == ["CPP"]
+
+
+_BATCH = """\
+import numpy as np
+from keras.models import Sequential
+from keras.layers import Dense
+pts = np.random.rand(90, 2)
+lab = np.random.randint(0, 2, 90)
+net = Sequential([Dense(5, input_dim=2, activation='relu'), Dense(1, activation='sigmoid')])
+net.compile(loss='binary_crossentropy', optimizer='adam')
+net.fit(pts, lab, epochs=3, batch_size={batch})
+"""
+
+
+def test_the_length_of_the_training_array_as_batch_size_is_a_full_batch(classify_cli):
+    """Decision HBS-full-batch: len(x) of the array fit reads is the whole set in one batch."""
+    for full in ("len(pts)", "pts.shape[0]", "len(lab)"):
+        comps = classify_cli(_BATCH.format(batch=full), _BATCH.format(batch=8))
+        assert [(c["code"], c["deepcrime"]) for c in comps] == [("HBS", "HDB")], full
+
+
+def test_the_length_of_an_array_the_call_does_not_train_on_is_undecidable(classify_cli):
+    """Control: the length of a frame the program never trains on (or never defines) is an unknown
+    value against a number: no component."""
+    for other in ("len(frame.index)", "len(frame)", "other.shape[0]"):
+        assert classify_cli(_BATCH.format(batch=other), _BATCH.format(batch=8)) == [], other
