@@ -155,3 +155,46 @@ def test_the_length_of_an_array_the_call_does_not_train_on_is_undecidable(classi
     value against a number: no component."""
     for other in ("len(frame.index)", "len(frame)", "other.shape[0]"):
         assert classify_cli(_BATCH.format(batch=other), _BATCH.format(batch=8)) == [], other
+
+
+_FROM_FILE = """\
+import pandas as pd
+from sklearn.preprocessing import LabelEncoder
+from keras.models import Sequential
+from keras.layers import Dense
+rows = pd.read_csv('records.csv').values
+feats = rows[:, :4]
+marks = rows[:, 4]
+{encode}net = Sequential([Dense(8, input_dim=4, activation='relu'), Dense(2, activation='softmax')])
+net.compile(loss='categorical_crossentropy', optimizer='adam')
+net.fit(feats, marks, epochs=4)
+"""
+_GENERATED = """\
+import numpy as np
+from keras.models import Sequential
+from keras.layers import Dense
+feats = np.random.random((60, 4))
+marks = np.random.randint(0, 2, 60)
+marks = np.eye(2)[marks]
+net = Sequential([Dense(8, input_dim=4, activation='relu'), Dense(2, activation='softmax')])
+net.compile(loss='categorical_crossentropy', optimizer='adam')
+net.fit(feats, marks, epochs=4)
+"""
+
+
+def test_encoding_generated_labels_that_replace_a_file_is_no_component(classify_cli):
+    """Decision CPP-swapped-labels: the file's labels are unknown; the fix's one-hot encoding of
+    its random class ids is set-up of the generated data."""
+    assert classify_cli(_FROM_FILE.format(encode=""), _GENERATED) == []
+
+
+def test_labels_the_buggy_program_made_class_ids_still_miss_their_encoding(classify_cli):
+    """Control: with LabelEncoder on the buggy side the labels are known integer ids: CPP."""
+    encode = "marks = LabelEncoder().fit_transform(marks)\n"
+    assert [c["code"] for c in classify_cli(_FROM_FILE.format(encode=encode), _GENERATED)] == ["CPP"]
+
+
+def test_encoding_generated_labels_against_unknown_arrays_is_still_cpp(classify_cli):
+    """Control: a posted fit on arrays it never defines (no file read) keeps the study's CPP."""
+    buggy = _GENERATED.split("feats = ")[0] + "net = " + _GENERATED.split("net = ", 1)[1]
+    assert [c["code"] for c in classify_cli(buggy, _GENERATED)] == ["CPP"]

@@ -344,6 +344,38 @@ def _masked_constant_assignment(text: str) -> bool:
     )
 
 
+_SYNTHETIC = frozenset({"random", "generated", "literal"})
+
+
+@applies(D.CPP_SWAPPED_LABELS)
+def encodes_swapped_labels(
+    ctx: CompareContext, role: str, change: str, op: str, b: DataVar | None, f: DataVar | None
+) -> bool:
+    """Decision CPP-swapped-labels: the buggy program reads its training inputs from a file and the
+    fix trains on generated arrays instead (a swapped data source, decision data-source-noise); the
+    one-hot encoding the fix adds to its generated labels makes random class ids fit the posted
+    model's loss. What the file's labels look like is not in the program, so no missing encoding
+    of the post's labels can be read from it: the step is the generated data's set-up. Unless the
+    buggy program turns its labels into class ids itself (LabelEncoder): then they are known to be
+    integers, and the fix's one-hot encoding is a missing step (CPP)."""
+    if role not in TRAIN_ROLES or not role.startswith("y") or change != "added" or op != "one_hot":
+        return False
+    if b is not None and any(step.op == "encode" for step in b.preprocess):
+        return False
+    bx, fx = ctx.training_inputs()
+    return (
+        f is not None
+        and f.source is not None
+        and f.source.kind in _SYNTHETIC
+        and bx is not None
+        and bx.source is not None
+        and bx.source.kind == "file"
+        and fx is not None
+        and fx.source is not None
+        and fx.source.kind in _SYNTHETIC
+    )
+
+
 @applies(D.TCL_LABEL_REMAP)
 def remaps_labels(role: str, op: DataOp) -> bool:
     """Decision TCL-label-remap: a step on a label array that maps label values to other values,
@@ -436,6 +468,8 @@ def compare_data(ctx: CompareContext) -> list[FaultComponent]:
             if op in _FORMAT_OPS and role in TRAIN_ROLES:
                 formats.append((role, bi, fj, b, f, change, op))
                 continue
+            if encodes_swapped_labels(ctx, role, change, op, bv, fv):
+                continue  # decision CPP-swapped-labels
             if op not in _CPP_OPS:
                 continue  # slices and splits of the data set are set-up (decision data-split-noise)
             if role not in TRAIN_ROLES and change == "removed":

@@ -99,6 +99,7 @@ class DecisionId(str, Enum):
     TRD_DATA_FILE = "TRD-data-file"
     TCL_LABEL_REMAP = "TCL-label-remap"
     HBS_FULL_BATCH = "HBS-full-batch"
+    CPP_SWAPPED_LABELS = "CPP-swapped-labels"
     DATA_SPLIT_NOISE = "data-split-noise"
     CPP_COMPLETION_DATA = "CPP-completion-data"
     RCP_EARLY_STOPPING = "RCP-early-stopping"
