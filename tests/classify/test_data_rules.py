@@ -198,3 +198,26 @@ def test_encoding_generated_labels_against_unknown_arrays_is_still_cpp(classify_
     """Control: a posted fit on arrays it never defines (no file read) keeps the study's CPP."""
     buggy = _GENERATED.split("feats = ")[0] + "net = " + _GENERATED.split("net = ", 1)[1]
     assert [c["code"] for c in classify_cli(buggy, _GENERATED)] == ["CPP"]
+
+
+_TWO_MODELS = """\
+import numpy as np
+from keras.models import Sequential
+from keras.layers import Dense, Dropout
+xs = np.random.random((50, 4))
+ys = np.eye(3)[np.random.randint(0, 3, 50)]
+{helper}net = Sequential([Dense(10, input_dim=4, activation='relu'), {dropout}Dense(3, activation='softmax')])
+net.compile(loss='categorical_crossentropy', optimizer='adam')
+net.fit(xs, ys, epochs=3)
+"""
+
+
+def test_the_compiled_model_is_paired_with_the_fixed_compiled_model(classify_cli):
+    """With more models on one side, the model each program trains is compared first, not the
+    helper whose layer classes happen to match best."""
+    buggy = _TWO_MODELS.format(
+        helper="aux = Sequential([Dense(4, input_dim=4), Dense(3)])\n", dropout="Dropout(0.5), "
+    )
+    fixed = _TWO_MODELS.format(helper="", dropout="")
+    comps = classify_cli(buggy, fixed)
+    assert [(c["code"], c["element"]) for c in comps] == [("LAD", "model[1].layer[1]")]

@@ -141,8 +141,18 @@ def _trace(n: int, m: int, how_at: Callable[[int, int], int]) -> Pairs:
     return pairs
 
 
-def pair_models(bs: list[KerasModel], fs: list[KerasModel]) -> list[tuple[int, KerasModel, KerasModel]]:
-    """Pair models: by index when the counts agree, else the most similar pairs first (greedy)."""
+def pair_models(
+    bs: list[KerasModel],
+    fs: list[KerasModel],
+    compiled_b: frozenset[int] = frozenset(),
+    compiled_f: frozenset[int] = frozenset(),
+) -> list[tuple[int, KerasModel, KerasModel]]:
+    """Pair models: by index when the counts agree, else the most similar pairs first (greedy).
+
+    With other counts, a model each program compiles (indexes in ``compiled_b`` / ``compiled_f``)
+    is paired with the other's compiled model first: the model a program trains is the one its
+    fix is about (a post merging two small models into a third pairs that third with the fix's
+    model, not the most similar helper)."""
     if len(bs) == len(fs):
         return [(i, bs[i], fs[i]) for i in range(len(bs))]
     scored = []
@@ -151,11 +161,12 @@ def pair_models(bs: list[KerasModel], fs: list[KerasModel]) -> list[tuple[int, K
             ratio = difflib.SequenceMatcher(
                 a=[x.cls for x in bm.layers], b=[x.cls for x in fm.layers], autojunk=False
             ).ratio()
-            scored.append((-ratio, i, j))
+            trained = i in compiled_b and j in compiled_f
+            scored.append((not trained, -ratio, i, j))
     used_b: set[int] = set()
     used_f: set[int] = set()
     pairs = []
-    for _, i, j in sorted(scored):
+    for _, _, i, j in sorted(scored):
         if i in used_b or j in used_f:
             continue
         used_b.add(i)

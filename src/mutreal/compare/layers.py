@@ -83,10 +83,21 @@ _IDEMPOTENT_ACTIVATIONS = frozenset({"relu", "relu6", "linear"})
 def compare_models(ctx: CompareContext) -> list[FaultComponent]:
     """The models pass: every pair of models; records the new input shapes for the data pass."""
     out: list[FaultComponent] = []
-    for mi, bm, fm in pair_models(*wired_loose_layers(ctx.buggy, ctx.fixed)):
+    bs, fs = wired_loose_layers(ctx.buggy, ctx.fixed)
+    for mi, bm, fm in pair_models(bs, fs, _compiled(ctx.buggy, bs), _compiled(ctx.fixed, fs)):
         out.extend(_diff_model(ctx, mi, bm, fm))
     ctx.new_input_shapes = _new_input_shapes(out)
     return out
+
+
+def _compiled(program: ProgramModel, models: list[KerasModel]) -> frozenset[int]:
+    """Indexes in ``models`` of the models the program compiles."""
+    compiled = [
+        program.models[c.model]
+        for c in program.compiles
+        if c.model is not None and c.model < len(program.models)
+    ]
+    return frozenset(i for i, m in enumerate(models) if any(m is c for c in compiled))
 
 
 def _new_input_shapes(components: list[FaultComponent]) -> list[tuple[str, ...] | None]:
