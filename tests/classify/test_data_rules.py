@@ -221,3 +221,16 @@ def test_the_compiled_model_is_paired_with_the_fixed_compiled_model(classify_cli
     fixed = _TWO_MODELS.format(helper="", dropout="")
     comps = classify_cli(buggy, fixed)
     assert [(c["code"], c["element"]) for c in comps] == [("LAD", "model[1].layer[1]")]
+
+
+def test_a_step_dropped_with_the_real_data_it_prepared_is_no_component(classify_cli):
+    """Decision CPP-swapped-source-steps: the file's scaling goes with the file."""
+    buggy = _FROM_FILE.format(encode="feats = feats / 255.0\n")
+    generated = _GENERATED.replace("marks = np.eye(2)[marks]\n", "")
+    assert classify_cli(buggy, generated) == []
+
+
+def test_a_step_dropped_from_the_same_real_data_is_still_cpp(classify_cli):
+    """Control: the same file on both sides, its scaling removed: a preprocessing change."""
+    buggy = _FROM_FILE.format(encode="feats = feats / 255.0\n")
+    assert [c["code"] for c in classify_cli(buggy, _FROM_FILE.format(encode=""))] == ["CPP"]

@@ -376,6 +376,28 @@ def encodes_swapped_labels(
     )
 
 
+_REAL = frozenset({"file", "keras_dataset", "sklearn", "generator"})
+
+
+@applies(D.CPP_SWAPPED_SOURCE_STEPS)
+def prepares_replaced_data(role: str, change: str, b: DataVar | None, f: DataVar | None) -> bool:
+    """Decision CPP-swapped-source-steps: the buggy program trains on real data (a file, a
+    published data set, an image generator) and the fix on generated arrays instead; a step the
+    fix drops from that array (scaling the file's values, a generator's rescale) was the real
+    data's preparation, which went with it; the generated arrays need none. Steps the fix adds
+    still count."""
+    return (
+        role in TRAIN_ROLES
+        and change == "removed"
+        and b is not None
+        and b.source is not None
+        and b.source.kind in _REAL
+        and f is not None
+        and f.source is not None
+        and f.source.kind in _SYNTHETIC
+    )
+
+
 @applies(D.TCL_LABEL_REMAP)
 def remaps_labels(role: str, op: DataOp) -> bool:
     """Decision TCL-label-remap: a step on a label array that maps label values to other values,
@@ -470,6 +492,8 @@ def compare_data(ctx: CompareContext) -> list[FaultComponent]:
                 continue
             if encodes_swapped_labels(ctx, role, change, op, bv, fv):
                 continue  # decision CPP-swapped-labels
+            if prepares_replaced_data(role, change, bv, fv):
+                continue  # decision CPP-swapped-source-steps
             if op not in _CPP_OPS:
                 continue  # slices and splits of the data set are set-up (decision data-split-noise)
             if role not in TRAIN_ROLES and change == "removed":

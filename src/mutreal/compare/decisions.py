@@ -100,6 +100,7 @@ class DecisionId(str, Enum):
     TCL_LABEL_REMAP = "TCL-label-remap"
     HBS_FULL_BATCH = "HBS-full-batch"
     CPP_SWAPPED_LABELS = "CPP-swapped-labels"
+    CPP_SWAPPED_SOURCE_STEPS = "CPP-swapped-source-steps"
     DATA_SPLIT_NOISE = "data-split-noise"
     CPP_COMPLETION_DATA = "CPP-completion-data"
     RCP_EARLY_STOPPING = "RCP-early-stopping"
