@@ -33,6 +33,7 @@ from mutreal.campaigns.mutants import (
     safe_name,
 )
 from mutreal.campaigns.reproduce import ReproduceTask, entry_program
+from mutreal.execution.records import Outcome
 
 #: a coupling is called reliable from this many paired runs on (fewer: the KP intervals are too wide)
 MIN_RELIABLE_RUNS = 5
@@ -87,7 +88,7 @@ class JudgedRecord:
 
 def regression_pairs(record: Any) -> list[tuple[float, float]] | None:
     """(prediction, target) per input of the last evaluate of a regression run, or None."""
-    last = record.last_evaluation if record.outcome == "ok" else None
+    last = record.last_evaluation if record.outcome == Outcome.OK else None
     if last is None or last.prediction_kind != "value" or not last.predictions or not last.labels:
         return None
     if len(last.predictions) != len(last.labels):
@@ -211,7 +212,7 @@ def decide(
     row.runs = len(groups[0])
     row.trainings = sum(sum(1 for r in records if not getattr(r, "reused", False)) for records in groups)
     for side, records in (("buggy", groups[0]), ("fixed", groups[1])):
-        missing = next((r for r in records if r.outcome == "missing-data"), None)
+        missing = next((r for r in records if r.outcome == Outcome.MISSING_DATA), None)
         if missing is not None:
             row.status = "missing-data"
             row.error = (

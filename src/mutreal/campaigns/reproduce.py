@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mutreal.analysis.series import LostRuns
+from mutreal.execution.records import Outcome
 from mutreal.stats.reproduction import SYMPTOMS
 
 #: error types of a removed API (with the runner's Keras 1/2 hints, see runner.campaign)
@@ -170,7 +171,7 @@ def entry_program(files: Sequence[str], entry: str | None = None) -> str:
 
 def _removed_api_failure(records: Sequence[Any]) -> tuple[str, str] | None:
     """(error type, message) when every run of a program failed on the same removed-API error."""
-    if not records or any(r.outcome != "crash" for r in records):
+    if not records or any(r.outcome != Outcome.CRASH for r in records):
         return None
     first = records[0]
     kind, message = first.error_type or "", first.error_message or ""
@@ -183,7 +184,7 @@ def _removed_api_failure(records: Sequence[Any]) -> tuple[str, str] | None:
 
 def _missing_data(records: Sequence[Any]) -> str | None:
     for record in records:
-        if record.outcome == "missing-data":
+        if record.outcome == Outcome.MISSING_DATA:
             message = record.error_message or ""
             for pattern in _MISSING_PATHS:
                 match = pattern.search(message)

@@ -200,6 +200,7 @@ class RayExecutor:
 
         from mutreal.execution import channel
         from mutreal.execution.pool import _failure
+        from mutreal.execution.records import Outcome
 
         started_ray = self._init_ray()
         actor_class = ray.remote(
@@ -231,10 +232,10 @@ class RayExecutor:
                         )
                     result = channel.decode(text.encode("utf-8"))
                 except channel.ChannelError as error:
-                    result = _failure("lost", "ChannelError", str(error))
+                    result = _failure(Outcome.LOST, "ChannelError", str(error))
                 except RayActorError as error:
                     result = _failure(
-                        "lost",
+                        Outcome.LOST,
                         "RayWorkerLost",
                         f"the Ray worker was lost after retries: {error}; not a verdict: a rerun trains it again",
                     )
@@ -242,7 +243,7 @@ class RayExecutor:
                         self.options, self.timeout_s, self.memory_limit_mb, self.max_runs_per_worker
                     )
                 except RayError as error:
-                    result = _failure("lost", type(error).__name__, f"Ray could not run the task: {error}")
+                    result = _failure(Outcome.LOST, type(error).__name__, f"Ray could not run the task: {error}")
                 result.setdefault("wall_time_s", 0.0)
                 on_result(task, result)
                 if pending:
