@@ -17,6 +17,7 @@ from mutreal.analysis.series import (
     input_width,
     metric_series,
 )
+from mutreal.analysis.settings import DecisionSettings
 from mutreal.stats import (
     FisherKill,
     KillVerdict,
@@ -95,13 +96,11 @@ def kill_from_records(
     original: Sequence[Any],
     mutants: Mapping[str, Sequence[Any]],
     *,
-    metric: str | None = None,
-    lower_is_better: bool | None = None,
-    test: str = "glm",
-    alpha: float = 0.05,
+    settings: DecisionSettings | Mapping[str, Any] | None = None,
     sequential: Mapping[str, SequentialDecision] | None = None,
 ) -> KillReport:
     """DeepCrime's verdict and the Fisher verdict for each mutant, with Holm across mutants."""
+    metric, lower_is_better, test, alpha = DecisionSettings.of(settings).as_tuple()
     o = metric_series(original, metric, lower_is_better)
     direction = o.lower_is_better
     notes: list[str] = []

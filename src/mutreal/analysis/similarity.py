@@ -18,6 +18,7 @@ from mutreal.analysis.series import (
     input_width,
     metric_series,
 )
+from mutreal.analysis.settings import DecisionSettings
 from mutreal.stats import (
     FisherKill,
     GroupComparison,
@@ -106,10 +107,7 @@ def compare_from_records(
     fixed: Sequence[Any],
     mutants: Mapping[str, Sequence[Any]],
     *,
-    metric: str | None = None,
-    lower_is_better: bool | None = None,
-    test: str = "glm",
-    alpha: float = 0.05,
+    settings: DecisionSettings | Mapping[str, Any] | None = None,
 ) -> CompareReport:
     """Compare each mutant of the fixed program with the real fault (the buggy program).
 
@@ -118,6 +116,7 @@ def compare_from_records(
     distribution against the buggy program's (``metric_vs_fault``: ``no difference`` means alike),
     whether both are killed or both survive (killing agreement), and coupling strength / IoU.
     """
+    metric, lower_is_better, test, alpha = DecisionSettings.of(settings).as_tuple()
     f = metric_series(fixed, metric, lower_is_better)
     direction = f.lower_is_better
     b = metric_series(buggy, metric or f.metric, direction)

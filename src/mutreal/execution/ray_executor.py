@@ -21,8 +21,10 @@ import contextlib
 import os
 import socket
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
+
+from mutreal.execution.executor import Executor, ResultCallback
 
 #: Seconds a cluster address may take to accept a TCP connection before the run is given up.
 CONNECT_TIMEOUT_S = 5.0
@@ -143,28 +145,17 @@ class _RunnerActor:
         self.worker.stop()
 
 
-class RayExecutor:
+class RayExecutor(Executor):
     """Runs tasks on Ray actors; results reach ``on_result`` in the calling thread as they finish."""
 
     def __init__(
-        self,
-        address: str | None,
-        jobs: int,
-        options: dict[str, Any] | None = None,
-        timeout_s: float | None = None,
-        memory_limit_mb: float | None = None,
-        gpus_per_run: float = 0.0,
-        max_retries: int = 2,
-        max_runs_per_worker: int = 200,
-    ) -> None:
+        self, address: str | None, jobs: int, *, gpus_per_run: float = 0.0, max_retries: int = 2, **settings: Any
+    ) -> None:  # fmt: skip
+        super().__init__(jobs, **settings)  # options, timeout_s, memory_limit_mb, max_runs_per_worker
         self.address = address
-        self.jobs = max(1, int(jobs))
-        self.options = dict(options or {})
-        self.timeout_s = timeout_s
-        self.memory_limit_mb = memory_limit_mb
         self.gpus_per_run = gpus_per_run
         self.max_retries = max_retries
-        self.max_runs_per_worker = max_runs_per_worker
+        self.startup_s = None  # Ray starts its actors inside the cluster: not measured here
 
     def _init_ray(self) -> bool:
         """Connect to the cluster (or start a local one); True when this call started Ray."""
@@ -189,12 +180,8 @@ class RayExecutor:
             )
         return True
 
-    def map(
-        self,
-        tasks: Iterable[dict[str, Any]],
-        on_result: Callable[[dict[str, Any], dict[str, Any]], None],
-    ) -> None:
-        """Run every task; call ``on_result(task, result)`` for each as it finishes (any order)."""
+    def map(self, tasks: Iterable[dict[str, Any]], on_result: ResultCallback) -> None:
+        """See :meth:`Executor.map`."""
         import ray
         from ray.exceptions import RayActorError, RayError
 
