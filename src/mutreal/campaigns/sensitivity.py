@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mutreal.analysis.killing import series_kill
 from mutreal.analysis.series import MetricSeries, metric_series
 from mutreal.analysis.settings import DecisionSettings
 from mutreal.campaigns.pair import WarmWorkers, mutant_data_folders, run_programs, seeds_and_options
 from mutreal.stats import (
     KillVerdict,
-    deepcrime_kill,
 )
 
 
@@ -153,7 +153,7 @@ def sensitivity(
     candidates = list(values) if values else op.values(source, chosen_site)
     folder = Path(out_dir) if out_dir is not None else Path(program).resolve().parent
     settings = DecisionSettings.of(statistics)
-    metric, lower_is_better, test, alpha = settings.as_tuple()
+    metric, lower_is_better = settings.metric, settings.lower_is_better
     seed_list, options = seeds_and_options(runs, seeds, settings, campaign)
     temporary = None
     if search and not options.get("store"):
@@ -175,11 +175,7 @@ def sensitivity(
 
         def point(value: Any, path: str, records: Sequence[Any]) -> SensitivityPoint:
             series = metric_series(records, metric or original.metric, original.lower_is_better)
-            verdict = deepcrime_kill(
-                original.values, series.values, crashed_original=original.failed, crashed_mutant=series.failed,
-                test=test, lower_is_better=original.lower_is_better, alpha=alpha,
-            )  # fmt: skip
-            return SensitivityPoint(value=value, program=path, series=series, kill=verdict)
+            return SensitivityPoint(value=value, program=path, series=series, kill=series_kill(original, series, settings))
 
         points = [point(v, p, g) for (v, p), g in zip(written, groups[1:], strict=True)]
         search_result = None
