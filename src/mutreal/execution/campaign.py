@@ -417,8 +417,7 @@ def execute_campaign(
 
     def finished(task: dict[str, Any], result: dict[str, Any]) -> None:
         record = record_from_result(task, result, cfg, campaign_id)
-        run_store.put(record)
-        run_store.mark_planned(plan.id, [record.key], PlanStatus.of(record).value)
+        run_store.put(record, plan_id=plan.id, plan_status=PlanStatus.of(record).value)
         records[record.key] = record
         bar.update(1)
         if record.outcome != Outcome.OK:

@@ -4,8 +4,8 @@ Planning and execution are two steps, as in a mutation-testing work database: :f
 reads and hashes the programs, computes each run's content-hash key, decides from the store which
 runs already have a verdict, and commits the plan (one row per program x seed, status ``planned``,
 ``done`` or ``lost``) before a worker starts; :func:`mutreal.execution.campaign.execute_campaign`
-then trains the rows read back from the plan that are not ``done`` and marks each row the moment its
-run is stored. The plan's id is the hash of its keys in order, so the same campaign started again
+then trains the rows read back from the plan that are not ``done`` and marks each row in the
+transaction that stores its run. The plan's id is the hash of its keys in order, so the same campaign started again
 (after Ctrl-C, a lost service, a killed machine) finds the same plan: rows whose run is stored stay
 ``done`` and are reused, ``planned`` and ``lost`` rows are trained, and no run is trained twice.
 """

@@ -231,8 +231,11 @@ class RunStore:
         self.close()
 
     # -- runs ----------------------------------------------------------------------------------
-    def put(self, record: RunRecord) -> None:
-        """Insert or replace one run and commit at once (what makes resuming lose nothing)."""
+    def put(self, record: RunRecord, *, plan_id: str | None = None, plan_status: str | None = None) -> None:
+        """Insert or replace one run and commit at once (what makes resuming lose nothing).
+
+        With ``plan_id`` the plan's rows of this run key get ``plan_status`` in the same transaction:
+        a signal can never leave a stored run whose plan row says otherwise."""
         row = (
             record.key,
             record.program,
@@ -258,6 +261,10 @@ class RunStore:
         with self._lock:
             self._set_version()
             self._db.execute(f"INSERT OR REPLACE INTO runs VALUES ({','.join('?' * len(row))})", row)
+            if plan_id is not None:
+                self._db.execute(
+                    "UPDATE plan SET status = ? WHERE plan_id = ? AND key = ?", (plan_status, plan_id, record.key)
+                )
             self._db.commit()
 
     def get(self, key: str) -> RunRecord | None:
@@ -357,15 +364,6 @@ class RunStore:
                 "ORDER BY position", (plan_id,)
             ).fetchall()  # fmt: skip
         return [PlanRow(*row) for row in rows]
-
-    def mark_planned(self, plan_id: str, keys: Iterable[str], status: str) -> None:
-        """Set the status of a plan's rows with these run keys (a key listed twice has two rows)."""
-        with self._lock:
-            self._set_version()
-            self._db.executemany(
-                "UPDATE plan SET status = ? WHERE plan_id = ? AND key = ?", [(status, plan_id, k) for k in keys]
-            )
-            self._db.commit()
 
     def _has_plan_table(self) -> bool:
         return self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'plan'").fetchone() is not None
