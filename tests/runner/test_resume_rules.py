@@ -247,3 +247,24 @@ def test_every_row_of_the_plan_is_stored_before_the_first_run_finishes(tmp_path:
     result = execute_campaign([program], runs=3, jobs=1, store=store, progress=False, on_record=on_record)
     assert [r.outcome for r in result.records] == ["ok"] * 3 and result.trained == 3
     assert seen == [["done", "planned", "planned"], ["done", "done", "planned"], ["done", "done", "done"]]
+
+
+def test_a_campaign_returns_its_facts_as_a_serialisable_result(program: Path, tmp_path: Path):
+    """The facts ``mutreal run --json`` prints (in its order), the records, and a JSON round trip;
+    two campaigns of one process each keep their own facts (no module state between them)."""
+    import json
+
+    from mutreal.execution import CampaignResult, execute_campaign
+
+    config = _config(program, 3, tmp_path)
+    store = tmp_path / "runs.sqlite"
+    _store(store, program, _keys(program, config), "ok")
+    first = execute_campaign(config=config, store=store, progress=False)
+    second = execute_campaign(config=_config(program, 2, tmp_path), store=store, progress=False)
+    assert list(first.facts()) == ["id", "config", "manifest", "worker_startup_s", "gpu", "wall_time_s",
+                                   "trained", "reused"]  # fmt: skip
+    assert (first.trained, first.reused, len(first.records)) == (0, 3, 3)
+    assert (second.trained, second.reused, len(second.records)) == (0, 2, 2) and second.id != first.id
+    assert Path(first.config).is_file() and first.id in Path(first.manifest).name
+    again = CampaignResult.from_dict(json.loads(json.dumps(first.to_dict())))
+    assert again.facts() == first.facts() and [r.key for r in again.records] == [r.key for r in first.records]
