@@ -12,12 +12,19 @@ in the same quotes, ``activations.<name>`` when the old value is an attribute of
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import libcst as cst
 
 from mutreal.mutation.operators.base import Edit, Example, MutationError, Operator, Program, Site
-from mutreal.mutation.operators.common import accepts_arg, code_of, folded_owner, make_edit, value_change
+from mutreal.mutation.operators.common import (
+    accepts_arg,
+    code_of,
+    folded_owner,
+    layer_site,
+    set_value,
+    site_arg,
+)
 from mutreal.program.model import layer_path
 
 LINEAR = "linear"
@@ -63,16 +70,15 @@ def _activation_sites(op: Operator, program: Program, want_linear: bool) -> list
             continue
         if (current == LINEAR) != want_linear:
             continue
-        arg = program.layer_arg(g.call, layer, "activation")
-        old = code_of(program, arg[1].value) if arg else None
         sites.append(
-            program.make_site(
+            layer_site(
                 op,
-                g.call,
-                elements,
-                old if old is not None else repr(current),
+                program,
+                g,
+                "activation",
                 current,
-                implicit=arg is None,
+                repr(current),
+                elements=elements,
                 detail={"layer": layer.cls, "activation_layer": is_act_layer},
             )
         )
@@ -90,29 +96,32 @@ def _activation_code(program: Program, arg: tuple[int, cst.Arg] | None, name: st
     return program.string(name)
 
 
-def _set_activation(op: Operator, program: Program, site: Site, name: str, value: Any) -> Edit:
-    call = site.anchor
-    assert call is not None
-    layer = program.layer_groups_by_call[call].layer
-    arg = program.layer_arg(call, layer, "activation")
-    code = _activation_code(program, arg, name)
-    change = value_change(program, call, arg, code, "activation")
-    return make_edit(op, site, value, site.old, code, [change], label=name)
+class _SetActivation(Operator):
+    """ACH, ARM, AAL: their sites are the layers whose activation is (``linear``) or is not linear;
+    the edit writes another activation in the style of the old one."""
+
+    linear: ClassVar[bool] = False
+
+    def find_sites(self, program: Program) -> list[Site]:
+        return _activation_sites(self, program, want_linear=self.linear)
+
+    def _set(self, program: Program, site: Site, name: str, value: Any) -> Edit:
+        _, arg = site_arg(program, site, "activation")
+        return set_value(
+            self, program, site, value, arg, _activation_code(program, arg, name), "activation", label=name
+        )
 
 
-class ChangeActivation(Operator):
+class ChangeActivation(_SetActivation):
     """ACH: a non-linear activation becomes another non-linear one (to linear is ARM)."""
 
     id = "ACH"
-
-    def find_sites(self, program: Program) -> list[Site]:
-        return _activation_sites(self, program, want_linear=False)
 
     def accepts(self, site: Site, value: Any) -> bool:
         return value != LINEAR and value != site.original
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
-        return _set_activation(self, program, site, value, value)
+        return self._set(program, site, value, value)
 
     def examples(self) -> list[Example]:
         return [
@@ -145,16 +154,13 @@ class ChangeActivation(Operator):
         ]
 
 
-class RemoveActivation(Operator):
+class RemoveActivation(_SetActivation):
     """ARM: a non-linear activation is set to ``linear`` (DeepCrime's reading of removal)."""
 
     id = "ARM"
 
-    def find_sites(self, program: Program) -> list[Site]:
-        return _activation_sites(self, program, want_linear=False)
-
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
-        return _set_activation(self, program, site, LINEAR, None)
+        return self._set(program, site, LINEAR, None)
 
     def examples(self) -> list[Example]:
         return [
@@ -171,13 +177,11 @@ class RemoveActivation(Operator):
         ]
 
 
-class AddActivation(Operator):
+class AddActivation(_SetActivation):
     """AAL: a layer without activation (linear or absent) gets one."""
 
     id = "AAL"
-
-    def find_sites(self, program: Program) -> list[Site]:
-        return _activation_sites(self, program, want_linear=True)
+    linear = True
 
     def accepts(self, site: Site, value: Any) -> bool:
         return value != LINEAR
@@ -185,7 +189,7 @@ class AddActivation(Operator):
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         if value == LINEAR:
             raise MutationError("AAL adds a non-linear activation")
-        return _set_activation(self, program, site, value, value)
+        return self._set(program, site, value, value)
 
     def examples(self) -> list[Example]:
         return [

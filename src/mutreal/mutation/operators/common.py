@@ -8,19 +8,42 @@ argument's value or a new keyword argument. Keeping that in one place keeps the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeGuard
 
 import libcst as cst
 
 from mutreal.mutation.operators.base import Change, Component, Edit, Operator, Program, Site, number_text
+from mutreal.mutation.operators.program import LayerGroup
 from mutreal.program import keras_api
-from mutreal.program.model import FoldedLayer, Layer
+from mutreal.program.model import FoldedLayer, Layer, Value, layer_path
 
 
 def accepts_arg(layer: Layer, arg: str, era: str) -> bool:
     """Whether a layer class takes argument ``arg`` (written, or with a known default)."""
     return arg in layer.args or keras_api.default_arg(layer.cls, arg, era) is not keras_api.NO_DEFAULT
+
+
+def groups_taking(
+    program: Program, canonical: str | Callable[[Layer], str]
+) -> Iterator[tuple[LayerGroup, str]]:
+    """The layer constructor calls whose layer takes argument ``canonical`` (a name, or the name as
+    a function of the layer), with that name: where a layer-argument operator looks for sites."""
+    for g in program.layer_groups:
+        name = canonical if isinstance(canonical, str) else canonical(g.layer)
+        if accepts_arg(g.layer, name, program.era):
+            yield g, name
+
+
+def is_number(value: Value | None) -> TypeGuard[Value]:
+    """Whether an extracted value is a constant int or float (not a bool): what a numeric
+    operator can scale."""
+    return (
+        value is not None
+        and value.is_const
+        and not isinstance(value.value, bool)
+        and isinstance(value.value, int | float)
+    )
 
 
 #: layers whose weights are a table, not a kernel: their initializer/regularizer arguments
@@ -36,6 +59,78 @@ def weights_arg(layer: Layer, what: str) -> str:
 
 def code_of(program: Program, node: cst.CSTNode) -> str:
     return program.module.code_for_node(node)
+
+
+def layer_site(
+    op: Operator,
+    program: Program,
+    group: LayerGroup,
+    canonical: str,
+    original: Any,
+    default: str | None = None,
+    *,
+    elements: Sequence[str] | None = None,
+    detail: dict[str, Any] | None = None,
+) -> Site:
+    """The site of argument ``canonical`` of one layer constructor call.
+
+    Its old text is the written argument's, else ``default`` (the era's default, so the site is
+    marked implicit; None: the argument is absent). ``elements`` defaults to the argument's path in
+    every layer the call builds, ``detail`` to the layer's class."""
+    layer = group.layer
+    arg = program.layer_arg(group.call, layer, canonical)
+    return program.make_site(
+        op,
+        group.call,
+        elements if elements is not None else [layer_path(m, li, canonical) for m, li, _ in group.instances],
+        code_of(program, arg[1].value) if arg else default,
+        original,
+        implicit=arg is None and default is not None,
+        detail=detail if detail is not None else {"layer": layer.cls},
+    )
+
+
+def site_arg(
+    program: Program, site: Site, canonical: str | Callable[[Layer], str]
+) -> tuple[Layer, tuple[int, cst.Arg] | None]:
+    """The layer a layer site edits and its argument ``canonical`` (a name, or the name as a
+    function of the layer: ``kernel_...`` or ``embeddings_...``), None when not written."""
+    assert site.anchor is not None
+    layer = program.layer_groups_by_call[site.anchor].layer
+    name = canonical if isinstance(canonical, str) else canonical(layer)
+    return layer, program.layer_arg(site.anchor, layer, name)
+
+
+def set_value(
+    op: Operator,
+    program: Program,
+    site: Site,
+    value: Any,
+    arg: tuple[int, cst.Arg] | None,
+    code: str,
+    keyword: str,
+    label: str | None = None,
+) -> Edit:
+    """The edit that writes ``code`` as the value of ``arg`` of the site's call, or adds
+    ``keyword=code`` where the argument is not written (most operators' whole change)."""
+    assert site.anchor is not None
+    return make_edit(
+        op, site, value, site.old, code, [value_change(program, site.anchor, arg, code, keyword)], label=label
+    )
+
+
+def keras_callee(
+    program: Program, module: str, name: str, like: cst.CSTNode | None = None
+) -> tuple[str, list[Change]]:
+    """How to call Keras' ``<module>.<name>`` here, with the import that needs (or none).
+
+    A call ``like`` written through a module path (``optimizers.SGD(...)``,
+    ``tf.keras.regularizers.l2(...)``) keeps that path; otherwise :meth:`Program.spell` picks an
+    alias the program imports or adds ``from <root>.<module> import <name>``."""
+    if isinstance(like, cst.Call) and isinstance(like.func, cst.Attribute):
+        return f"{code_of(program, like.func.value)}.{name}", []
+    callee, imp = program.spell(module, name)
+    return callee, [Change("import", 0, code=imp)] if imp else []
 
 
 def value_change(

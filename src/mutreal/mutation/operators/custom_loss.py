@@ -16,8 +16,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from mutreal.mutation.operators.data_flow import definitions
+from mutreal.mutation.operators.node_index import last_name
 from mutreal.mutation.operators.program import Program
-from mutreal.program.model import KerasModel, Layer, Value
+from mutreal.program.model import Compile, KerasModel, Layer, Value
 
 #: DeepCrime's losses by the task they fit (LCH offers only those of the output's task)
 REGRESSION_LOSSES = frozenset(
@@ -73,16 +74,8 @@ def _custom_kind(program: Program, node: cst.BaseExpression) -> tuple[str, str] 
         return "def", target.value
     if isinstance(defn, cst.ClassDef) and isinstance(node, cst.Call):
         bases = [b.value for b in defn.bases]
-        if any(isinstance(b, cst.Name | cst.Attribute) and _last(b) == "Loss" for b in bases):
+        if any(isinstance(b, cst.Name | cst.Attribute) and last_name(b) == "Loss" for b in bases):
             return "Loss subclass", target.value
-    return None
-
-
-def _last(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
     return None
 
 
@@ -136,18 +129,24 @@ def _output_layer(model: KerasModel | None, key: str | int | None) -> Layer | No
     return outs[-1] if outs else None
 
 
-def custom_losses(program: Program) -> Iterator[CustomLoss]:
-    """Every user-defined loss of every compile call (one per output of a dict or list)."""
+def loss_args(program: Program) -> Iterator[tuple[int, Compile, cst.Arg]]:
+    """Each compile call whose ``loss`` argument (keyword or second positional) is in the
+    operators' tree: (compile index, compile, the argument node)."""
     for ci, comp in enumerate(program.model.compiles):
-        if comp.loss is not None and comp.loss.is_const:
-            continue
         cid = program.compile_call(ci)
         if cid is None:
             continue
         arg = program.find_arg(cid, ("loss",), 1)
-        if arg is None:
+        if arg is not None:
+            yield ci, comp, arg[1]
+
+
+def custom_losses(program: Program) -> Iterator[CustomLoss]:
+    """Every user-defined loss of every compile call (one per output of a dict or list)."""
+    for ci, comp, arg in loss_args(program):
+        if comp.loss is not None and comp.loss.is_const:
             continue
-        value = arg[1].value
+        value = arg.value
         entries: list[tuple[str | int | None, cst.BaseExpression]]
         if isinstance(value, cst.Dict):
             entries = [

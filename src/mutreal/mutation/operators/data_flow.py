@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from mutreal.mutation.operators.node_index import last_name
 from mutreal.mutation.operators.program import Program
 
 #: dataset methods that keep the rows (a chain ``from_tensor_slices(...).shuffle(..).batch(..)``)
@@ -70,14 +71,6 @@ class Finding:
     arrays: Arrays | None = None
     reason: str = ""
     extra: dict[str, str] = field(default_factory=dict)
-
-
-def _last(func: cst.BaseExpression) -> str | None:
-    if isinstance(func, cst.Name):
-        return func.value
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return None
 
 
 def _group(node: cst.BaseExpression | None) -> tuple[list[str], str] | None:
@@ -591,7 +584,7 @@ class TrainingDataFinder:
                     return None
                 anchor, expr = bound[0], bound[1]
                 continue
-            if isinstance(expr, cst.Call) and _last(expr.func) == "from_tensor_slices" and expr.args:
+            if isinstance(expr, cst.Call) and last_name(expr.func) == "from_tensor_slices" and expr.args:
                 arg = expr.args[0].value
                 return (arg.value, anchor) if isinstance(arg, cst.Name) else None
             return None
@@ -616,7 +609,7 @@ class TrainingDataFinder:
             return Finding(
                 fi, reason=f"the training input {short} is not an array nor a call that wraps arrays"
             )
-        name = _last(node.func)
+        name = last_name(node.func)
         if name in _FILE_READERS:
             return Finding(fi, reason=f"{name} streams its samples from files (no array to mutate)")
         if name == "zip" and node.args and isinstance(node.args[0].value, cst.Tuple):
@@ -664,7 +657,7 @@ class TrainingDataFinder:
         defn, where = found
         kind = "generator class" if isinstance(defn, cst.ClassDef) else "generator function"
         if isinstance(defn, cst.ClassDef) and any(
-            _last(b.value) in ("Sequence", "PyDataset") for b in defn.bases
+            last_name(b.value) in ("Sequence", "PyDataset") for b in defn.bases
         ):
             kind = "Sequence"
         roles = _generator_roles(defn)

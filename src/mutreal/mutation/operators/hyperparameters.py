@@ -10,12 +10,12 @@ imports (``optimizers.Adam``, ``tf.keras.optimizers.Adam``) or with an added imp
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import libcst as cst
 
 from mutreal.mutation.operators.base import Change, Edit, Example, Operator, Program, Site
-from mutreal.mutation.operators.common import code_of, make_edit, num, value_change
+from mutreal.mutation.operators.common import code_of, is_number, keras_callee, make_edit, num, set_value
 from mutreal.program.model import Fit, Optimizer, compile_path, fit_path
 
 
@@ -39,47 +39,56 @@ def fit_calls(program: Program, methods: Collection[str] = ("fit",)) -> Iterator
             yield fi, fit, cid
 
 
-def _fit_number_sites(
-    op: Operator, program: Program, key: str, aliases: tuple[str, ...], methods
-) -> list[Site]:
-    sites = []
-    for fi, fit, cid in fit_calls(program, methods):
-        v = fit.arg(key, program.era)
-        if v is None or not v.is_const or isinstance(v.value, bool) or not isinstance(v.value, int | float):
-            continue
-        arg = program.find_arg(cid, aliases, fit_arg_position(fit.method, key))
-        sites.append(
-            program.make_site(
-                op,
-                cid,
-                [fit_path(fi, key)],
-                code_of(program, arg[1].value) if arg else num(v.value),
-                v.value,
-                implicit=arg is None,
-                detail={"fit": fi, "method": fit.method},
-            )
-        )
-    return sites
+class _FitNumber(Operator):
+    """HBS, HNE: a number argument of fit (``key``, written under one of ``aliases``, in calls of
+    ``methods``; explicit, positional or the era's default) becomes another."""
 
+    key: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    methods: ClassVar[tuple[str, ...]] = ("fit",)
 
-class ChangeBatchSize(Operator):
-    """HBS: fit's batch_size (explicit or the default 32) becomes one of DeepCrime's sizes."""
-
-    id = "HBS"
+    def keyword(self, program: Program) -> str:
+        """The keyword a missing argument is added with."""
+        return self.key
 
     def find_sites(self, program: Program) -> list[Site]:
-        return _fit_number_sites(self, program, "batch_size", ("batch_size",), ("fit",))
+        sites = []
+        for fi, fit, cid in fit_calls(program, self.methods):
+            v = fit.arg(self.key, program.era)
+            if not is_number(v):
+                continue
+            arg = self._arg(program, cid, fit.method)
+            sites.append(
+                program.make_site(
+                    self,
+                    cid,
+                    [fit_path(fi, self.key)],
+                    code_of(program, arg[1].value) if arg else num(v.value),
+                    v.value,
+                    implicit=arg is None,
+                    detail={"fit": fi, "method": fit.method},
+                )
+            )
+        return sites
+
+    def _arg(self, program: Program, call: int, method: str) -> tuple[int, cst.Arg] | None:
+        return program.find_arg(call, self.aliases, fit_arg_position(method, self.key))
 
     def accepts(self, site: Site, value: Any) -> bool:
         return value != site.original
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         assert site.anchor is not None
-        arg = program.find_arg(site.anchor, ("batch_size",), 2)
-        code = num(value)
-        return make_edit(
-            self, site, value, site.old, code, [value_change(program, site.anchor, arg, code, "batch_size")]
-        )
+        arg = self._arg(program, site.anchor, site.detail["method"])
+        return set_value(self, program, site, value, arg, num(value), self.keyword(program))
+
+
+class ChangeBatchSize(_FitNumber):
+    """HBS: fit's batch_size (explicit or the default 32) becomes one of DeepCrime's sizes."""
+
+    id = "HBS"
+    key = "batch_size"
+    aliases = ("batch_size",)
 
     def examples(self) -> list[Example]:
         return [
@@ -98,27 +107,16 @@ class ChangeBatchSize(Operator):
         ]
 
 
-class ChangeEpochs(Operator):
+class ChangeEpochs(_FitNumber):
     """HNE: fit's epochs (``epochs=``, ``nb_epoch=``, positional, or the default 1)."""
 
     id = "HNE"
+    key = "epochs"
+    aliases = ("epochs", "nb_epoch")
+    methods = ("fit", "fit_generator")
 
-    def find_sites(self, program: Program) -> list[Site]:
-        return _fit_number_sites(self, program, "epochs", ("epochs", "nb_epoch"), ("fit", "fit_generator"))
-
-    def accepts(self, site: Site, value: Any) -> bool:
-        return value != site.original
-
-    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
-        assert site.anchor is not None
-        arg = program.find_arg(
-            site.anchor, ("epochs", "nb_epoch"), fit_arg_position(site.detail["method"], "epochs")
-        )
-        code = num(value)
-        kw = "nb_epoch" if program.era == "keras1" else "epochs"
-        return make_edit(
-            self, site, value, site.old, code, [value_change(program, site.anchor, arg, code, kw)]
-        )
+    def keyword(self, program: Program) -> str:
+        return "nb_epoch" if program.era == "keras1" else "epochs"
 
     def examples(self) -> list[Example]:
         return [
@@ -166,15 +164,8 @@ class DisableBatching(Operator):
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         assert site.anchor is not None
         arg = program.find_arg(site.anchor, ("batch_size",), 2)
-        code = f"len({site.detail['x']})"
-        return make_edit(
-            self,
-            site,
-            None,
-            site.old,
-            code,
-            [value_change(program, site.anchor, arg, code, "batch_size")],
-            label="full",
+        return set_value(
+            self, program, site, None, arg, f"len({site.detail['x']})", "batch_size", label="full"
         )
 
     def examples(self) -> list[Example]:
@@ -240,12 +231,7 @@ class ChangeLearningRate(Operator):
         sites = []
         for ci, optimizer, (kind, node) in optimizer_targets(program):
             v = optimizer.arg("learning_rate", program.era)
-            if (
-                v is None
-                or not v.is_const
-                or isinstance(v.value, bool)
-                or not isinstance(v.value, int | float)
-            ):
+            if not is_number(v):
                 continue
             old = num(v.value)
             implicit = True
@@ -274,14 +260,12 @@ class ChangeLearningRate(Operator):
         code = num(value)
         if site.detail["spelling"] == "object":
             arg = program.find_arg(site.anchor, ("learning_rate", "lr"), 0)
-            change = value_change(program, site.anchor, arg, code, lr_keyword(program))
-            return make_edit(self, site, value, site.old, code, [change])
-        callee, imp = program.spell("optimizers", site.detail["optimizer"])
+            return set_value(self, program, site, value, arg, code, lr_keyword(program))
+        callee, imports = keras_callee(program, "optimizers", site.detail["optimizer"])
         new = f"{callee}({lr_keyword(program)}={code})"
-        changes = [Change("replace", site.anchor, code=new)]
-        if imp:
-            changes.append(Change("import", 0, code=imp))
-        return make_edit(self, site, value, site.old, code, changes)
+        return make_edit(
+            self, site, value, site.old, code, [Change("replace", site.anchor, code=new), *imports]
+        )
 
     def examples(self) -> list[Example]:
         return [

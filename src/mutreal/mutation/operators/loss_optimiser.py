@@ -16,12 +16,13 @@ from typing import Any
 import libcst as cst
 
 from mutreal.mutation.operators.base import Change, Edit, Example, MutationError, Operator, Program, Site
-from mutreal.mutation.operators.common import code_of, make_edit, num, value_change, value_label
+from mutreal.mutation.operators.common import code_of, keras_callee, make_edit, num, value_change, value_label
 from mutreal.mutation.operators.custom_loss import (
     CLASSIFICATION_LOSSES,
     REGRESSION_LOSSES,
     custom_loss_at,
     custom_losses,
+    loss_args,
     whole_loss_texts,
 )
 from mutreal.mutation.operators.hyperparameters import lr_keyword, optimizer_targets
@@ -38,22 +39,16 @@ class ChangeLoss(Operator):
 
     def find_sites(self, program: Program) -> list[Site]:
         sites = []
-        for ci, comp in enumerate(program.model.compiles):
+        for ci, comp, arg in loss_args(program):
             loss = comp.loss
             if loss is None or not loss.is_const or not isinstance(loss.value, str):
-                continue
-            cid = program.compile_call(ci)
-            if cid is None:
-                continue
-            arg = program.find_arg(cid, ("loss",), 1)
-            if arg is None:
                 continue
             sites.append(
                 program.make_site(
                     self,
-                    id(arg[1].value),
+                    id(arg.value),
                     [compile_path(ci, "loss")],
-                    code_of(program, arg[1].value),
+                    code_of(program, arg.value),
                     loss.value,
                 )
             )
@@ -175,17 +170,12 @@ class ChangeOptimiser(Operator):
         if cls is None:
             raise MutationError(f"OCH: unknown optimizer {value!r}")
         node = program.node(site.anchor)
-        changes: list[Change] = []
+        imports: list[Change] = []
         if site.detail["spelling"] == "string":
             code = program.string(value, node)
         else:
             assert isinstance(node, cst.Call)
-            if isinstance(node.func, cst.Attribute):
-                callee = f"{code_of(program, node.func.value)}.{cls}"
-            else:
-                callee, imp = program.spell("optimizers", cls)
-                if imp:
-                    changes.append(Change("import", 0, code=imp))
+            callee, imports = keras_callee(program, "optimizers", cls, node)
             args = ""
             if options.get("keep_learning_rate"):
                 arg = program.find_arg(site.anchor, ("learning_rate", "lr"), 0)
@@ -193,7 +183,7 @@ class ChangeOptimiser(Operator):
                     kw = arg[1].keyword.value if arg[1].keyword else lr_keyword(program)
                     args = f"{kw}={code_of(program, arg[1].value)}"
             code = f"{callee}({args})"
-        changes.insert(0, Change("replace", site.anchor, code=code))
+        changes = [Change("replace", site.anchor, code=code), *imports]
         # a mutant keeping the learning rate is another mutant than DeepCrime's: another file name
         label = f"{value}-keep-lr" if options.get("keep_learning_rate") else str(value)
         return make_edit(self, site, value, site.old, code, changes, label=label, options=dict(options))
@@ -259,15 +249,12 @@ class ChangeGradientClipping(Operator):
         old = current.text if current is not None else None
         if current is not None and current.is_const and current.value == value:
             raise MutationError(f"OCG: {mode} is already {value}")
-        changes: list[Change] = []
         if site.detail["spelling"] == "object":
             arg = program.find_arg(site.anchor, (mode,), None)
-            changes.append(value_change(program, site.anchor, arg, code, mode))
+            changes = [value_change(program, site.anchor, arg, code, mode)]
         else:
-            callee, imp = program.spell("optimizers", site.detail["optimizer"])
-            changes.append(Change("replace", site.anchor, code=f"{callee}({mode}={code})"))
-            if imp:
-                changes.append(Change("import", 0, code=imp))
+            callee, imports = keras_callee(program, "optimizers", site.detail["optimizer"])
+            changes = [Change("replace", site.anchor, code=f"{callee}({mode}={code})"), *imports]
         label = value_label(value) if mode == "clipvalue" else f"{mode}-{value_label(value)}"
         edit = make_edit(self, site, value, old, code, changes, label=label, options={"mode": mode})
         element = compile_path(site.detail["compile"], "optimizer", mode)

@@ -12,48 +12,53 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import libcst as cst
 
 from mutreal.mutation.operators.base import Change, Edit, Example, MutationError, Operator, Program, Site
-from mutreal.mutation.operators.common import accepts_arg, code_of, make_edit, num, value_change, weights_arg
+from mutreal.mutation.operators.common import (
+    code_of,
+    groups_taking,
+    keras_callee,
+    layer_site,
+    make_edit,
+    num,
+    set_value,
+    site_arg,
+    weights_arg,
+)
 from mutreal.program import keras_api
-from mutreal.program.model import fit_path, layer_path
+from mutreal.program.model import Layer, fit_path
 
 _DROPOUT = re.compile(r"(Spatial|Alpha|Gaussian)?Dropout(1D|2D|3D)?")
 
 
-def _reg_sites(op: Operator, program: Program, present: bool) -> list[Site]:
-    sites = []
-    for g in program.layer_groups:
-        layer = g.layer
-        canonical = weights_arg(layer, "regularizer")
-        if not accepts_arg(layer, canonical, program.era):
-            continue
-        v = layer.args.get(canonical)
-        has = v is not None and not (v.is_const and v.value is None)
-        if has != present:
-            continue
-        kind = None
-        if has:
-            assert v is not None
-            kind = v.value if v.kind == "call" else None
-            if kind not in ("l1", "l2", "l1_l2"):
+def _regularizer_arg(layer: Layer) -> str:
+    return weights_arg(layer, "regularizer")
+
+
+class _WeightsRegularisation(Operator):
+    """RAW, RCW, RRW: their sites are the layers with (``present``) or without a kernel regularizer
+    of DeepCrime's kinds (l1, l2, l1_l2)."""
+
+    present: ClassVar[bool] = True
+
+    def find_sites(self, program: Program) -> list[Site]:
+        sites = []
+        for g, canonical in groups_taking(program, _regularizer_arg):
+            v = g.layer.args.get(canonical)
+            has = v is not None and not (v.is_const and v.value is None)
+            if has != self.present:
                 continue
-        arg = program.layer_arg(g.call, layer, canonical)
-        elements = [layer_path(m, li, canonical) for m, li, _ in g.instances]
-        sites.append(
-            program.make_site(
-                op,
-                g.call,
-                elements,
-                code_of(program, arg[1].value) if arg else None,
-                kind,
-                detail={"layer": layer.cls},
-            )
-        )
-    return sites
+            kind = None
+            if has:
+                assert v is not None
+                kind = v.value if v.kind == "call" else None
+                if kind not in ("l1", "l2", "l1_l2"):
+                    continue
+            sites.append(layer_site(self, program, g, canonical, kind))
+        return sites
 
 
 def _reg_keyword(program: Program, site: Site) -> str:
@@ -65,13 +70,11 @@ def _reg_keyword(program: Program, site: Site) -> str:
     )
 
 
-class AddWeightsRegularisation(Operator):
+class AddWeightsRegularisation(_WeightsRegularisation):
     """RAW: a layer without kernel regularisation gets ``kernel_regularizer='l2'`` (or l1, l1_l2)."""
 
     id = "RAW"
-
-    def find_sites(self, program: Program) -> list[Site]:
-        return _reg_sites(self, program, present=False)
+    present = False
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         assert site.anchor is not None
@@ -103,40 +106,28 @@ class AddWeightsRegularisation(Operator):
         ]
 
 
-class ChangeWeightsRegularisation(Operator):
+class ChangeWeightsRegularisation(_WeightsRegularisation):
     """RCW: an existing kernel regularizer becomes another kind, keeping its factor."""
 
     id = "RCW"
-
-    def find_sites(self, program: Program) -> list[Site]:
-        return _reg_sites(self, program, present=True)
 
     def accepts(self, site: Site, value: Any) -> bool:
         return value != site.original
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
-        assert site.anchor is not None
-        layer = program.layer_groups_by_call[site.anchor].layer
-        arg = program.layer_arg(site.anchor, layer, weights_arg(layer, "regularizer"))
+        layer, arg = site_arg(program, site, _regularizer_arg)
         assert arg is not None
         old = arg[1].value
-        changes: list[Change] = []
+        imports: list[Change] = []
         if isinstance(old, cst.SimpleString):
             code = program.string(value, old)
         elif isinstance(old, cst.Call):
-            reg = layer.args[weights_arg(layer, "regularizer")]
-            factor = _factor(reg)
-            if isinstance(old.func, cst.Attribute):
-                callee = f"{code_of(program, old.func.value)}.{value}"
-            else:
-                callee, imp = program.spell("regularizers", value)
-                if imp:
-                    changes.append(Change("import", 0, code=imp))
+            factor = _factor(layer.args[_regularizer_arg(layer)])
+            callee, imports = keras_callee(program, "regularizers", value, old)
             code = f"{callee}(l1={factor}, l2={factor})" if value == "l1_l2" else f"{callee}({factor})"
         else:
             code = program.string(value)
-        changes.insert(0, Change("replace", id(old), code=code))
-        return make_edit(self, site, value, site.old, code, changes)
+        return make_edit(self, site, value, site.old, code, [Change("replace", id(old), code=code), *imports])
 
     def examples(self) -> list[Example]:
         return [
@@ -176,18 +167,14 @@ def _factor(reg: Any) -> str:
     return num(keras_api.REGULARIZER_DEFAULT_FACTOR)
 
 
-class RemoveWeightsRegularisation(Operator):
+class RemoveWeightsRegularisation(_WeightsRegularisation):
     """RRW: the kernel regularizer argument is removed."""
 
     id = "RRW"
 
-    def find_sites(self, program: Program) -> list[Site]:
-        return _reg_sites(self, program, present=True)
-
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         assert site.anchor is not None
-        layer = program.layer_groups_by_call[site.anchor].layer
-        arg = program.layer_arg(site.anchor, layer, weights_arg(layer, "regularizer"))
+        _, arg = site_arg(program, site, _regularizer_arg)
         assert arg is not None
         change = Change("remove_arg", site.anchor, aliases=(arg[1].keyword.value,) if arg[1].keyword else ())
         if arg[1].keyword is None:
@@ -231,33 +218,17 @@ class ChangeDropoutRate(Operator):
             v = layer.args.get("rate")
             if v is None or not v.is_const or not isinstance(v.value, int | float):
                 continue
-            arg = program.layer_arg(g.call, layer, "rate")
-            if arg is None:
+            if program.layer_arg(g.call, layer, "rate") is None:
                 continue
-            elements = [layer_path(m, li, "rate") for m, li, _ in g.instances]
-            sites.append(
-                program.make_site(
-                    self,
-                    g.call,
-                    elements,
-                    code_of(program, arg[1].value),
-                    v.value,
-                    detail={"layer": layer.cls},
-                )
-            )
+            sites.append(layer_site(self, program, g, "rate", v.value))
         return sites
 
     def accepts(self, site: Site, value: Any) -> bool:
         return float(value) != float(site.original)
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
-        assert site.anchor is not None
-        layer = program.layer_groups_by_call[site.anchor].layer
-        arg = program.layer_arg(site.anchor, layer, "rate")
-        code = num(value)
-        return make_edit(
-            self, site, value, site.old, code, [value_change(program, site.anchor, arg, code, "rate")]
-        )
+        _, arg = site_arg(program, site, "rate")
+        return set_value(self, program, site, value, arg, num(value), "rate")
 
     def examples(self) -> list[Example]:
         return [
@@ -311,10 +282,7 @@ class ChangePatience(Operator):
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         assert site.anchor is not None
         arg = program.find_arg(site.anchor, ("patience",), 2)
-        code = num(value)
-        return make_edit(
-            self, site, value, site.old, code, [value_change(program, site.anchor, arg, code, "patience")]
-        )
+        return set_value(self, program, site, value, arg, num(value), "patience")
 
     def examples(self) -> list[Example]:
         return [

@@ -7,12 +7,16 @@ calls get ``init=`` and ``bias=`` keywords.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from mutreal.mutation.operators.base import Edit, Example, Operator, Program, Site
-from mutreal.mutation.operators.common import accepts_arg, code_of, make_edit, value_change, weights_arg
+from mutreal.mutation.operators.common import groups_taking, layer_site, set_value, site_arg, weights_arg
 from mutreal.program import keras_api
-from mutreal.program.model import layer_path
+from mutreal.program.model import Layer
+
+
+def _initializer_arg(layer: Layer) -> str:
+    return weights_arg(layer, "initializer")
 
 
 class ChangeWeightsInitialisation(Operator):
@@ -23,43 +27,23 @@ class ChangeWeightsInitialisation(Operator):
 
     def find_sites(self, program: Program) -> list[Site]:
         sites = []
-        for g in program.layer_groups:
-            layer = g.layer
-            canonical = weights_arg(layer, "initializer")
-            if not accepts_arg(layer, canonical, program.era):
-                continue
-            v = layer.arg(canonical, program.era)
+        for g, canonical in groups_taking(program, _initializer_arg):
+            v = g.layer.arg(canonical, program.era)
             if v is None or v.is_opaque:
                 continue
             name = v.value if isinstance(v.value, str) else None
-            arg = program.layer_arg(g.call, layer, canonical)
-            elements = [layer_path(m, li, canonical) for m, li, _ in g.instances]
-            sites.append(
-                program.make_site(
-                    self,
-                    g.call,
-                    elements,
-                    code_of(program, arg[1].value) if arg else repr(name),
-                    name,
-                    implicit=arg is None,
-                    detail={"layer": layer.cls},
-                )
-            )
+            sites.append(layer_site(self, program, g, canonical, name, repr(name)))
         return sites
 
     def accepts(self, site: Site, value: Any) -> bool:
         return keras_api.canonical_initializer(value) != site.original
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
+        layer, arg = site_arg(program, site, _initializer_arg)
         assert site.anchor is not None
-        layer = program.layer_groups_by_call[site.anchor].layer
-        canonical = weights_arg(layer, "initializer")
-        arg = program.layer_arg(site.anchor, layer, canonical)
+        kw = "init" if program.uses_legacy_kwargs(site.anchor, layer.cls) else _initializer_arg(layer)
         code = program.string(value, arg[1].value if arg else None)
-        kw = "init" if program.uses_legacy_kwargs(site.anchor, layer.cls) else canonical
-        return make_edit(
-            self, site, value, site.old, code, [value_change(program, site.anchor, arg, code, kw)]
-        )
+        return set_value(self, program, site, value, arg, code, kw)
 
     def examples(self) -> list[Example]:
         return [
@@ -90,52 +74,34 @@ class ChangeWeightsInitialisation(Operator):
         ]
 
 
-def _bias_sites(op: Operator, program: Program, current: bool) -> list[Site]:
-    sites = []
-    for g in program.layer_groups:
-        layer = g.layer
-        if not accepts_arg(layer, "use_bias", program.era):
-            continue
-        v = layer.arg("use_bias", program.era)
-        if v is None or not v.is_const or not isinstance(v.value, bool) or v.value != current:
-            continue
-        arg = program.layer_arg(g.call, layer, "use_bias")
-        elements = [layer_path(m, li, "use_bias") for m, li, _ in g.instances]
-        sites.append(
-            program.make_site(
-                op,
-                g.call,
-                elements,
-                code_of(program, arg[1].value) if arg else repr(current),
-                current,
-                implicit=arg is None,
-                detail={"layer": layer.cls},
-            )
-        )
-    return sites
+class _SetBias(Operator):
+    """WAB, WRB: their sites are the layers whose ``use_bias`` (written, or the default True) is
+    ``current``; the edit writes its opposite (Keras 1 calls: ``bias=``)."""
+
+    current: ClassVar[bool] = True
+
+    def find_sites(self, program: Program) -> list[Site]:
+        sites = []
+        for g, _ in groups_taking(program, "use_bias"):
+            v = g.layer.arg("use_bias", program.era)
+            if v is None or not v.is_const or not isinstance(v.value, bool) or v.value != self.current:
+                continue
+            sites.append(layer_site(self, program, g, "use_bias", self.current, repr(self.current)))
+        return sites
+
+    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
+        layer, arg = site_arg(program, site, "use_bias")
+        assert site.anchor is not None
+        kw = "bias" if program.uses_legacy_kwargs(site.anchor, layer.cls) else "use_bias"
+        code = repr(not self.current)
+        return set_value(self, program, site, None, arg, code, kw, label=code)
 
 
-def _set_bias(op: Operator, program: Program, site: Site, new: bool) -> Edit:
-    assert site.anchor is not None
-    layer = program.layer_groups_by_call[site.anchor].layer
-    arg = program.layer_arg(site.anchor, layer, "use_bias")
-    kw = "bias" if program.uses_legacy_kwargs(site.anchor, layer.cls) else "use_bias"
-    code = repr(new)
-    return make_edit(
-        op, site, None, site.old, code, [value_change(program, site.anchor, arg, code, kw)], label=code
-    )
-
-
-class AddBias(Operator):
+class AddBias(_SetBias):
     """WAB: ``use_bias=False`` becomes True."""
 
     id = "WAB"
-
-    def find_sites(self, program: Program) -> list[Site]:
-        return _bias_sites(self, program, current=False)
-
-    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
-        return _set_bias(self, program, site, True)
+    current = False
 
     def examples(self) -> list[Example]:
         return [
@@ -152,16 +118,11 @@ class AddBias(Operator):
         ]
 
 
-class RemoveBias(Operator):
+class RemoveBias(_SetBias):
     """WRB: a layer with a bias (explicit or default) gets ``use_bias=False``."""
 
     id = "WRB"
-
-    def find_sites(self, program: Program) -> list[Site]:
-        return _bias_sites(self, program, current=True)
-
-    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
-        return _set_bias(self, program, site, False)
+    current = True
 
     def examples(self) -> list[Example]:
         return [
