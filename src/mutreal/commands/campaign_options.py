@@ -2,35 +2,45 @@
 
 They all train programs through :func:`mutreal.execution.run_campaign` and then decide statistically,
 so they take the same campaign options (runs, seeds, jobs, executor, limits, store) and the same
-statistics options (metric and its direction, test, alpha, ``--adaptive``, ``--json``).
+statistics options (metric and its direction, test, alpha, ``--adaptive``, ``--json``); the
+decorators hand each group to the command as one settings object (:mod:`mutreal.commands.settings`).
+``mutreal run`` and ``mutreal stats`` take some of the same options with their own help, so each
+option's flags and type are written once (:func:`mutreal.commands.options.runner_option`,
+:func:`test_option`). The command
+then runs its API call, prints the report or its JSON and says an error in one way
+(:func:`show_verdict`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
+from mutreal.commands.options import Decorator, json_option, runner_option
+from mutreal.commands.settings import AdaptiveSettings, RunSettings, StatisticsSettings
 from mutreal.stats.two_groups import TESTS
 
 
-def _seed_list(ctx: click.Context, param: click.Parameter, value: str | None) -> list[int] | None:
-    if value is None:
-        return None
-    try:
-        seeds = [int(part) for part in value.replace(" ", "").split(",") if part]
-    except ValueError:
-        raise click.BadParameter("seeds are integers separated by commas, e.g. 0,1,2") from None
-    if not seeds:
-        raise click.BadParameter("no seeds given")
-    return seeds
+def test_option(help: str) -> Decorator:
+    """``--test``: the two-group test of :data:`mutreal.stats.two_groups.TESTS`, passed as ``test_name``."""
+    return click.option(
+        "--test", "test_name", type=click.Choice(TESTS), default="glm", show_default=True, help=help
+    )
+
+
+def alpha_option() -> Decorator:
+    """``--alpha``: the significance level, strictly between 0 and 1."""
+    return click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+                        show_default=True)  # fmt: skip
 
 
 #: How runs are isolated (also taken by ``mutreal run``).
-ISOLATION_OPTIONS: list[Callable[[Any], Any]] = [
+ISOLATION_OPTIONS: list[Decorator] = [
     click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "bwrap", "none"]), default="auto",
                  show_default=True,
                  help="Isolation of each run: bwrap (bubblewrap namespaces: read-only files, no network, "
@@ -39,38 +49,31 @@ ISOLATION_OPTIONS: list[Callable[[Any], Any]] = [
                  help="Pass this variable into the sandbox (repeatable); nothing else of your environment is."),
 ]  # fmt: skip
 
-CAMPAIGN_OPTIONS: list[Callable[[Any], Any]] = [
-    click.option("--runs", type=click.IntRange(1), default=20, show_default=True,
-                 help="Trainings per program (seeds 0..runs-1)."),
-    click.option("--seeds", callback=_seed_list, default=None, help="Explicit seeds, e.g. 0,1,2 (overrides --runs)."),
-    click.option("--jobs", type=click.IntRange(1), default=None, help="Parallel workers (default: cores / 2)."),
-    click.option("--executor", type=click.Choice(["local", "ray", "pool"]), default="local", show_default=True,
-                 help="local: fresh warm workers; ray: a Ray cluster; pool: the `mutreal workers` service."),
-    click.option("--address", default=None,
-                 help="Ray cluster address (--executor ray) or worker service socket (--executor pool)."),
-    click.option("--timeout", "timeout_s", type=click.FloatRange(0, min_open=True), default=None,
-                 help="Time limit per run in seconds (default: the runner's)."),
-    click.option("--memory-limit", "memory_limit_mb", type=click.FloatRange(0, min_open=True), default=None,
-                 help="Resident-memory limit per worker in MiB."),
-    click.option("--store", type=click.Path(dir_okay=False), default=None,
-                 help="SQLite run store: stored runs are reused, never trained twice."),
-    click.option("--modernize", is_flag=True, help="Rewrite Keras 1/2-era programs on the fly."),
+CAMPAIGN_OPTIONS: list[Decorator] = [
+    runner_option("runs", "Trainings per program (seeds 0..runs-1).", default=20, show_default=True),
+    runner_option("seeds", "Explicit seeds, e.g. 0,1,2 (overrides --runs)."),
+    runner_option("jobs", "Parallel workers (default: cores / 2)."),
+    runner_option("executor", "local: fresh warm workers; ray: a Ray cluster; pool: the `mutreal workers` service.",
+                  default="local", show_default=True),
+    runner_option("address", "Ray cluster address (--executor ray) or worker service socket (--executor pool)."),
+    runner_option("timeout", "Time limit per run in seconds (default: the runner's)."),
+    runner_option("memory-limit", "Resident-memory limit per worker in MiB."),
+    runner_option("store", "SQLite run store: stored runs are reused, never trained twice."),
+    runner_option("modernize", "Rewrite Keras 1/2-era programs on the fly."),
     *ISOLATION_OPTIONS,
-    click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
+    runner_option("quiet", "No progress bar."),
 ]  # fmt: skip
 
-STATISTICS_OPTIONS: list[Callable[[Any], Any]] = [
+STATISTICS_OPTIONS: list[Decorator] = [
     click.option("--metric", default=None, help="Compared metric (default: first metric of the last evaluate())."),
     click.option("--lower-is-better/--higher-is-better", "lower_is_better", default=None,
                  help="Direction of the metric (default: from its name; losses are lower-is-better)."),
-    click.option("--test", "test_name", type=click.Choice(TESTS), default="glm", show_default=True,
-                 help="glm: DeepCrime's GLM; mannwhitney: Mann-Whitney U; wilcoxon: paired by seed."),
-    click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
-                 show_default=True),
-    click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table."),
+    test_option("glm: DeepCrime's GLM; mannwhitney: Mann-Whitney U; wilcoxon: paired by seed."),
+    alpha_option(),
+    json_option("Print JSON instead of a table."),
 ]  # fmt: skip
 
-ADAPTIVE_OPTIONS: list[Callable[[Any], Any]] = [
+ADAPTIVE_OPTIONS: list[Decorator] = [
     click.option("--adaptive", is_flag=True,
                  help="Add runs in rounds and stop once the verdict cannot change (Bonferroni group-sequential)."),
     click.option("--min-runs", type=click.IntRange(2), default=5, show_default=True,
@@ -80,7 +83,7 @@ ADAPTIVE_OPTIONS: list[Callable[[Any], Any]] = [
 ]  # fmt: skip
 
 
-def apply(options: list[Callable[[Any], Any]]) -> Callable[[Any], Any]:
+def apply(options: list[Decorator]) -> Decorator:
     """Decorator applying a list of click options in order."""
 
     def decorate(function: Any) -> Any:
@@ -91,74 +94,33 @@ def apply(options: list[Callable[[Any], Any]]) -> Callable[[Any], Any]:
     return decorate
 
 
-CAMPAIGN_SETTINGS = (
-    "jobs",
-    "executor",
-    "address",
-    "timeout_s",
-    "memory_limit_mb",
-    "store",
-    "modernize",
-    "quiet",
-    "sandbox_mode",
-    "env",
+def _settings_options(
+    options: list[Decorator], settings: type, keyword: str, renamed: dict[str, str] | None = None
+) -> Decorator:
+    """Decorator adding ``options`` and handing the command one ``settings`` object as ``keyword``
+    in place of the options named like its fields (``renamed``: click name -> field name)."""
+    names = {field.name: field.name for field in dataclasses.fields(settings)}
+    names.update({field: click_name for click_name, field in (renamed or {}).items()})
+
+    def decorate(function: Any) -> Any:
+        @functools.wraps(function)
+        def collect(*args: Any, **kwargs: Any) -> Any:
+            built = settings(**{field: kwargs.pop(click_name) for field, click_name in names.items()})
+            return function(*args, **{keyword: built}, **kwargs)
+
+        return apply(options)(collect)
+
+    return decorate
+
+
+#: :data:`CAMPAIGN_OPTIONS`; the command receives ``run``, a :class:`RunSettings`
+campaign_options = _settings_options(CAMPAIGN_OPTIONS, RunSettings, "run")
+#: :data:`STATISTICS_OPTIONS`; the command receives ``as_json`` and ``statistics``, a :class:`StatisticsSettings`
+statistics_options = _settings_options(
+    STATISTICS_OPTIONS, StatisticsSettings, "statistics", {"test_name": "test"}
 )
-
-
-def campaign_options(function: Any) -> Any:
-    """Decorator adding :data:`CAMPAIGN_OPTIONS`; the command receives ``runs``, ``seeds`` and
-    ``campaign`` (the :func:`campaign_settings` dict) instead of one argument per runner option."""
-
-    @functools.wraps(function)
-    def collect(*args: Any, **kwargs: Any) -> Any:
-        campaign = campaign_settings(*(kwargs.pop(name) for name in CAMPAIGN_SETTINGS))
-        return function(*args, campaign=campaign, **kwargs)
-
-    return apply(CAMPAIGN_OPTIONS)(collect)
-
-
-def statistics_options(function: Any) -> Any:
-    """Decorator adding :data:`STATISTICS_OPTIONS`; the command receives ``as_json`` and ``statistics``
-    (``metric``, ``lower_is_better``, ``test``, ``alpha``: keyword arguments of the verdict APIs)."""
-
-    @functools.wraps(function)
-    def collect(*args: Any, **kwargs: Any) -> Any:
-        statistics = {
-            "metric": kwargs.pop("metric"),
-            "lower_is_better": kwargs.pop("lower_is_better"),
-            "test": kwargs.pop("test_name"),
-            "alpha": kwargs.pop("alpha"),
-        }
-        return function(*args, statistics=statistics, **kwargs)
-
-    return apply(STATISTICS_OPTIONS)(collect)
-
-
-def campaign_settings(
-    jobs: int | None,
-    executor: str,
-    address: str | None,
-    timeout_s: float | None,
-    memory_limit_mb: float | None,
-    store: str | None,
-    modernize: bool,
-    quiet: bool = False,
-    sandbox_mode: str = "auto",
-    env: tuple[str, ...] | list[str] = (),
-) -> dict[str, Any]:
-    """The :func:`mutreal.execution.run_campaign` keyword arguments of the campaign options."""
-    return {
-        "progress": not quiet,
-        "jobs": jobs,
-        "executor": executor,
-        "address": address,
-        "timeout_s": timeout_s,
-        "memory_limit_mb": memory_limit_mb,
-        "store": store,
-        "modernize": modernize or None,
-        "sandbox_mode": sandbox_mode,
-        "env": list(env) or None,
-    }
+#: :data:`ADAPTIVE_OPTIONS`; the command receives ``adaptive``, an :class:`AdaptiveSettings`
+adaptive_options = _settings_options(ADAPTIVE_OPTIONS, AdaptiveSettings, "adaptive")
 
 
 def fmt_number(value: Any, digits: int = 4, p_value: bool = False) -> str:
@@ -183,21 +145,54 @@ def fmt_series(series: dict[str, Any]) -> str:
     return f"{summary['mean']:.4f} ± {summary['std']:.4f} (N={summary['n']}{failed})"
 
 
-def verdict_data(
-    call: Callable[[], Any], errors: tuple[type[Exception], ...] = (ValueError, RuntimeError)
-) -> dict:
+def fail(message: str) -> NoReturn:
+    """End the command with ``error: message`` on stderr and exit status 1 (an input that failed)."""
+    click.echo(f"error: {message}", err=True)
+    raise SystemExit(1)
+
+
+VERDICT_ERRORS: tuple[type[Exception], ...] = (ValueError, RuntimeError)
+
+
+def verdict_data(call: Callable[[], Any], errors: tuple[type[Exception], ...] = VERDICT_ERRORS) -> dict:
     """The report of a verdict API call as a dict; on one of ``errors``: ``error: ...`` on stderr, exit 1."""
     try:
         report = call()
     except errors as error:
-        click.echo(f"error: {error}", err=True)
-        raise SystemExit(1) from None
+        fail(str(error))
     return report.to_dict()
 
 
 def echo_json(data: dict[str, Any], **kwargs: Any) -> None:
     """A verdict report as indented, strict JSON on stdout."""
     click.echo(json.dumps(data, indent=2, allow_nan=False, **kwargs))
+
+
+def show_data(
+    data: dict[str, Any],
+    as_json: bool,
+    print_text: Callable[[dict[str, Any]], None],
+    json_default: Any = None,
+) -> None:
+    """A verdict report as ``--json`` or as the command's text."""
+    if as_json:
+        echo_json(data, default=json_default)
+    else:
+        print_text(data)
+
+
+def show_verdict(
+    call: Callable[[], Any],
+    as_json: bool,
+    print_text: Callable[[dict[str, Any]], None],
+    amend: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Run a verdict API call, let ``amend`` add to its report, print it (text or ``--json``); return it."""
+    data = verdict_data(call)
+    if amend is not None:
+        amend(data)
+    show_data(data, as_json, print_text)
+    return data
 
 
 def yes_no(value: bool | None) -> str:
