@@ -21,16 +21,14 @@ from typing import Any, NoReturn
 
 import click
 
-from mutreal.commands.options import Decorator, json_option, runner_option
+from mutreal.commands.options import Decorator, choice_option, json_option, runner_option
 from mutreal.commands.settings import AdaptiveSettings, RunSettings, StatisticsSettings
 from mutreal.stats.two_groups import TESTS
 
 
 def test_option(help: str) -> Decorator:
     """``--test``: the two-group test of :data:`mutreal.stats.two_groups.TESTS`, passed as ``test_name``."""
-    return click.option(
-        "--test", "test_name", type=click.Choice(TESTS), default="glm", show_default=True, help=help
-    )
+    return choice_option("--test", "test_name", choices=TESTS, default="glm", help=help)
 
 
 def alpha_option() -> Decorator:
@@ -41,10 +39,9 @@ def alpha_option() -> Decorator:
 
 #: How runs are isolated (also taken by ``mutreal run``).
 ISOLATION_OPTIONS: list[Decorator] = [
-    click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "bwrap", "none"]), default="auto",
-                 show_default=True,
-                 help="Isolation of each run: bwrap (bubblewrap namespaces: read-only files, no network, "
-                      "own processes), none (worker processes only), auto (bwrap where it works)."),
+    choice_option("--sandbox", "sandbox_mode", choices=["auto", "bwrap", "none"], default="auto",
+                  help="Isolation of each run: bwrap (bubblewrap namespaces: read-only files, no network, "
+                       "own processes), none (worker processes only), auto (bwrap where it works)."),
     click.option("--env", "env", multiple=True, metavar="NAME[=VALUE]",
                  help="Pass this variable into the sandbox (repeatable); nothing else of your environment is."),
 ]  # fmt: skip
@@ -121,6 +118,13 @@ statistics_options = _settings_options(
 )
 #: :data:`ADAPTIVE_OPTIONS`; the command receives ``adaptive``, an :class:`AdaptiveSettings`
 adaptive_options = _settings_options(ADAPTIVE_OPTIONS, AdaptiveSettings, "adaptive")
+
+
+def verdict_options(adaptive: bool = False) -> Decorator:
+    """The options of a verdict command, in the order its help lists them: the campaign's, the
+    statistics' and, with ``adaptive``, the adaptive ones; the command receives ``run``,
+    ``statistics``, ``as_json`` (and ``adaptive``)."""
+    return apply([campaign_options, statistics_options, *([adaptive_options] if adaptive else [])])
 
 
 def fmt_number(value: Any, digits: int = 4, p_value: bool = False) -> str:

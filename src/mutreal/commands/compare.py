@@ -19,12 +19,11 @@ import click
 
 from mutreal.commands.benchmark_rows import decide_benchmark
 from mutreal.commands.campaign_options import (
-    campaign_options,
     fail,
     fmt_number,
     fmt_series,
     show_verdict,
-    statistics_options,
+    verdict_options,
     yes_no,
 )
 from mutreal.commands.options import file_option, input_file_option
@@ -78,8 +77,7 @@ def mutant_files(paths: tuple[Path, ...], fixed: Path, buggy: Path) -> list[str]
     help="With --manifest, regression outputs: an input is correct when |prediction - target| <= this "
     "(default: a tenth of the evaluated targets' range). Each row names the rule used.",
 )  # fmt: skip
-@campaign_options
-@statistics_options
+@verdict_options()
 def compare(
     buggy: Path | None,
     fixed: Path | None,

@@ -14,13 +14,11 @@ from typing import Any
 import click
 
 from mutreal.commands.campaign_options import (
-    adaptive_options,
-    campaign_options,
     fail,
     fmt_number,
     fmt_series,
     show_verdict,
-    statistics_options,
+    verdict_options,
     yes_no,
 )
 from mutreal.commands.settings import AdaptiveSettings, RunSettings, StatisticsSettings
@@ -29,9 +27,7 @@ from mutreal.commands.settings import AdaptiveSettings, RunSettings, StatisticsS
 @click.command("kill")
 @click.argument("original", type=click.Path(exists=True, dir_okay=False))
 @click.argument("mutants", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
-@campaign_options
-@statistics_options
-@adaptive_options
+@verdict_options(adaptive=True)
 def kill(
     original: str,
     mutants: tuple[str, ...],

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from mutreal.commands.options import file_option, json_option
+from mutreal.commands.options import choice_option, file_option, json_option
 from mutreal.study.layouts import (
     LAYOUTS,
     LayoutError,
@@ -34,11 +34,10 @@ from mutreal.study.layouts import (
     path_type=Path,
     help="Write the manifest here (paths relative to its folder); default: stdout, absolute paths.",
 )
-@click.option(
+@choice_option(
     "--buggy",
-    type=click.Choice(["original", "context"]),
+    choices=["original", "context"],
     default="original",
-    show_default=True,
     help="SFData only: the program as posted (original) or the benchmark's completed one (context).",
 )
 @click.option("--all-files", is_flag=True, help="List every .py file of a side, not only the changed ones.")

@@ -12,7 +12,7 @@ that takes one of these options pays for no other command's imports.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
@@ -41,6 +41,13 @@ def out_folder_option(help: str, default: str | None = None, **path: Any) -> Dec
         default=default,
         show_default=default is not None,
         help=help,
+    )
+
+
+def choice_option(*decls: str, choices: Sequence[str], default: str, help: str, **settings: Any) -> Decorator:
+    """An option taking one of ``choices``, its default shown in the help (as every such option does)."""
+    return click.option(
+        *decls, type=click.Choice(choices, **settings), default=default, show_default=True, help=help
     )
 
 

@@ -15,16 +15,8 @@ from typing import Any
 import click
 
 from mutreal.commands.benchmark_rows import decide_benchmark
-from mutreal.commands.campaign_options import (
-    adaptive_options,
-    campaign_options,
-    fail,
-    fmt_number,
-    fmt_series,
-    show_verdict,
-    statistics_options,
-)
-from mutreal.commands.options import file_option
+from mutreal.commands.campaign_options import fail, fmt_number, fmt_series, show_verdict, verdict_options
+from mutreal.commands.options import choice_option, file_option
 from mutreal.commands.settings import AdaptiveSettings, RunSettings, StatisticsSettings
 from mutreal.stats.reproduction import SYMPTOMS
 
@@ -40,16 +32,13 @@ from mutreal.stats.reproduction import SYMPTOMS
     "--out",
     help="With --manifest: append rows here (bugs already in it are skipped: resume); default stdout.",
 )
-@click.option(
+@choice_option(
     "--symptom",
-    type=click.Choice(SYMPTOMS),
+    choices=SYMPTOMS,
     default="auto",
-    show_default=True,
     help="crash: buggy fails, fixed does not; performance: fixed significantly better.",
 )
-@campaign_options
-@statistics_options
-@adaptive_options
+@verdict_options(adaptive=True)
 def reproduce(
     buggy: str | None,
     fixed: str | None,

@@ -18,12 +18,11 @@ import click
 
 from mutreal.commands.campaign_options import (
     VERDICT_ERRORS,
-    campaign_options,
     fmt_number,
     fmt_series,
     show_data,
-    statistics_options,
     verdict_data,
+    verdict_options,
 )
 from mutreal.commands.options import file_option, out_folder_option
 from mutreal.commands.settings import RunSettings, StatisticsSettings
@@ -74,8 +73,7 @@ def _values(ctx: click.Context, param: click.Parameter, value: str | None) -> li
     path_type=Path,
     help="PNG plot path (default: <out>/sensitivity_<program>_<op>.png).",
 )
-@campaign_options
-@statistics_options
+@verdict_options()
 def sensitivity(
     program: str,
     operator: str,

@@ -18,7 +18,7 @@ from pathlib import Path
 import click
 
 from mutreal.commands.campaign_options import alpha_option, test_option
-from mutreal.commands.options import json_option
+from mutreal.commands.options import choice_option, json_option
 from mutreal.stats.two_groups import REPRODUCTION_EFFECT
 
 _TRUE = {"1", "true", "yes", "y", "t"}
@@ -90,11 +90,10 @@ def _p(value: float | None) -> str:
     is_flag=True,
     help="Replay the sequential rule over the rows in order and report the runs it would save.",
 )
-@click.option(
+@choice_option(
     "--adaptive-target",
-    type=click.Choice(["better", "worse"]),
+    choices=["better", "worse"],
     default="better",
-    show_default=True,
     help="What --adaptive decides: is B better than A (reproduction) or worse (kill)?",
 )
 @json_option("Print JSON instead of a table.")
