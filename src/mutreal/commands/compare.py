@@ -18,16 +18,10 @@ from typing import Any
 import click
 
 from mutreal.commands.benchmark_rows import decide_benchmark
-from mutreal.commands.campaign_options import (
-    fail,
-    fmt_number,
-    fmt_series,
-    show_verdict,
-    verdict_options,
-    yes_no,
-)
+from mutreal.commands.campaign_options import verdict_options
 from mutreal.commands.options import file_option, input_file_option
 from mutreal.commands.settings import RunSettings, StatisticsSettings
+from mutreal.commands.verdict_output import fail, fmt_number, fmt_series, show_verdict, yes_no
 
 
 def mutant_files(paths: tuple[Path, ...], fixed: Path, buggy: Path) -> list[str]:

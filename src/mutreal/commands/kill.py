@@ -13,15 +13,9 @@ from typing import Any
 
 import click
 
-from mutreal.commands.campaign_options import (
-    fail,
-    fmt_number,
-    fmt_series,
-    show_verdict,
-    verdict_options,
-    yes_no,
-)
+from mutreal.commands.campaign_options import verdict_options
 from mutreal.commands.settings import AdaptiveSettings, RunSettings, StatisticsSettings
+from mutreal.commands.verdict_output import fail, fmt_number, fmt_series, show_verdict, yes_no
 
 
 @click.command("kill")

@@ -15,9 +15,10 @@ from typing import Any
 import click
 
 from mutreal.commands.benchmark_rows import decide_benchmark
-from mutreal.commands.campaign_options import fail, fmt_number, fmt_series, show_verdict, verdict_options
+from mutreal.commands.campaign_options import verdict_options
 from mutreal.commands.options import choice_option, file_option
 from mutreal.commands.settings import AdaptiveSettings, RunSettings, StatisticsSettings
+from mutreal.commands.verdict_output import fail, fmt_number, fmt_series, show_verdict
 from mutreal.stats.reproduction import SYMPTOMS
 
 

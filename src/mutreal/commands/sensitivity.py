@@ -16,16 +16,10 @@ from typing import Any
 
 import click
 
-from mutreal.commands.campaign_options import (
-    VERDICT_ERRORS,
-    fmt_number,
-    fmt_series,
-    show_data,
-    verdict_data,
-    verdict_options,
-)
+from mutreal.commands.campaign_options import verdict_options
 from mutreal.commands.options import file_option, out_folder_option
 from mutreal.commands.settings import RunSettings, StatisticsSettings
+from mutreal.commands.verdict_output import VERDICT_ERRORS, fmt_number, fmt_series, show_data, verdict_data
 
 
 def _parse_value(text: str) -> Any:
