@@ -6,7 +6,8 @@ statistics options (metric and its direction, test, alpha, ``--adaptive``, ``--j
 decorators hand each group to the command as one settings object (:mod:`mutreal.commands.settings`).
 ``mutreal run`` and ``mutreal stats`` take some of the same options with their own help, so each
 option's flags and type are written once (:func:`mutreal.commands.options.runner_option`,
-:func:`test_option`). How the commands then show their reports is :mod:`mutreal.commands.verdict_output`.
+:func:`statistical_test_option`). How the commands then show their reports is
+:mod:`mutreal.commands.verdict_output`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from mutreal.commands.settings import AdaptiveSettings, RunSettings, StatisticsS
 from mutreal.stats.two_groups import TESTS
 
 
-def test_option(help: str) -> Decorator:
+def statistical_test_option(help: str) -> Decorator:
     """``--test``: the two-group test of :data:`mutreal.stats.two_groups.TESTS`, passed as ``test_name``."""
     return choice_option("--test", "test_name", choices=TESTS, default="glm", help=help)
 
@@ -61,7 +62,7 @@ STATISTICS_OPTIONS: list[Decorator] = [
     click.option("--metric", default=None, help="Compared metric (default: first metric of the last evaluate())."),
     click.option("--lower-is-better/--higher-is-better", "lower_is_better", default=None,
                  help="Direction of the metric (default: from its name; losses are lower-is-better)."),
-    test_option("glm: DeepCrime's GLM; mannwhitney: Mann-Whitney U; wilcoxon: paired by seed."),
+    statistical_test_option("glm: DeepCrime's GLM; mannwhitney: Mann-Whitney U; wilcoxon: paired by seed."),
     alpha_option(),
     json_option("Print JSON instead of a table."),
 ]  # fmt: skip

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import click
 
-from mutreal.commands.campaign_options import alpha_option, test_option
+from mutreal.commands.campaign_options import alpha_option, statistical_test_option
 from mutreal.commands.options import choice_option, json_option
 from mutreal.stats.two_groups import REPRODUCTION_EFFECT
 
@@ -75,7 +75,7 @@ def _p(value: float | None) -> str:
 @click.argument("a_csv", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("b_csv", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--lower-is-better", is_flag=True, help="The metric is loss-like: smaller values are better.")
-@test_option("glm: DeepCrime's GLM; mannwhitney: Mann-Whitney U; wilcoxon: paired by row.")
+@statistical_test_option("glm: DeepCrime's GLM; mannwhitney: Mann-Whitney U; wilcoxon: paired by row.")
 @click.option("--column", default="metric", show_default=True, help="Column holding the metric.")
 @alpha_option()
 @click.option(
