@@ -1,7 +1,7 @@
 """The training commands' options reach the API as one settings object per group.
 
 The decorators of :mod:`mutreal.commands.campaign_options` replace a dozen keyword arguments by
-:class:`RunSettings`, :class:`StatisticsSettings` and :class:`AdaptiveSettings`; these tests pin
+:class:`RunSettings`, :class:`~mutreal.analysis.settings.DecisionSettings` and :class:`AdaptiveSettings`; these tests pin
 that every option lands in its field (a dropped or misnamed one would silently fall back to the
 default) and that the settings turn back into the keyword arguments the API takes.
 """
@@ -15,9 +15,10 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mutreal.analysis.settings import DecisionSettings
 from mutreal.campaigns import pair
 from mutreal.commands.campaign_options import adaptive_options, campaign_options, statistics_options
-from mutreal.commands.settings import AdaptiveSettings, RunSettings, StatisticsSettings
+from mutreal.commands.settings import AdaptiveSettings, RunSettings
 
 
 def _received(args: list[str]) -> dict:
@@ -40,7 +41,7 @@ def test_defaults_are_the_settings_defaults() -> None:
     assert seen == {
         "as_json": False,
         "run": RunSettings(),
-        "statistics": StatisticsSettings(),
+        "statistics": DecisionSettings(),
         "adaptive": AdaptiveSettings(),
     }
 
@@ -57,7 +58,7 @@ def test_every_option_lands_in_its_field() -> None:
         runs=7, seeds=[3, 1], jobs=2, executor="pool", address="/tmp/s", timeout_s=9.5, memory_limit_mb=512.0,
         store="runs.sqlite", modernize=True, quiet=True, sandbox_mode="none", env=("A=1", "B"),
     )  # fmt: skip
-    assert seen["statistics"] == StatisticsSettings(
+    assert seen["statistics"] == DecisionSettings(
         metric="loss", lower_is_better=True, test="wilcoxon", alpha=0.01
     )
     assert seen["adaptive"] == AdaptiveSettings(adaptive=True, min_runs=3, step=2)
@@ -72,12 +73,12 @@ def test_settings_are_keyword_arguments_of_the_verdict_apis() -> None:
     """A field the API does not take would be a TypeError at the first real run, after the options parsed."""
     keywords = {
         **RunSettings().api_kwargs(),
-        **StatisticsSettings().api_kwargs(),
+        "statistics": DecisionSettings(),
         **AdaptiveSettings().api_kwargs(),
     }
     for api in (pair.kill, pair.reproduce):
         assert set(keywords) <= set(inspect.signature(api).parameters), api.__name__
-    compare_keywords = {**RunSettings().api_kwargs(), **StatisticsSettings().api_kwargs()}
+    compare_keywords = {**RunSettings().api_kwargs(), "statistics": DecisionSettings()}
     assert set(compare_keywords) <= set(inspect.signature(pair.compare).parameters)
 
 
@@ -92,4 +93,3 @@ def test_settings_serialise_to_plain_data() -> None:
 
     settings = RunSettings(seeds=[1, 2], env=("A=1",))
     assert json.loads(json.dumps(settings.to_dict())) == {**settings.to_dict(), "env": ["A=1"]}
-    assert StatisticsSettings(test="mannwhitney").to_dict()["test"] == "mannwhitney"

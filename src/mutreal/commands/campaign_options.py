@@ -18,8 +18,9 @@ from typing import Any
 
 import click
 
+from mutreal.analysis.settings import DecisionSettings
 from mutreal.commands.options import Decorator, choice_option, json_option, runner_option
-from mutreal.commands.settings import AdaptiveSettings, RunSettings, StatisticsSettings
+from mutreal.commands.settings import AdaptiveSettings, RunSettings
 from mutreal.stats.two_groups import TESTS
 
 
@@ -109,9 +110,9 @@ def _settings_options(
 
 #: :data:`CAMPAIGN_OPTIONS`; the command receives ``run``, a :class:`RunSettings`
 campaign_options = _settings_options(CAMPAIGN_OPTIONS, RunSettings, "run")
-#: :data:`STATISTICS_OPTIONS`; the command receives ``as_json`` and ``statistics``, a :class:`StatisticsSettings`
+#: :data:`STATISTICS_OPTIONS`; the command receives ``as_json`` and ``statistics``, a :class:`DecisionSettings`
 statistics_options = _settings_options(
-    STATISTICS_OPTIONS, StatisticsSettings, "statistics", {"test_name": "test"}
+    STATISTICS_OPTIONS, DecisionSettings, "statistics", {"test_name": "test"}
 )
 #: :data:`ADAPTIVE_OPTIONS`; the command receives ``adaptive``, an :class:`AdaptiveSettings`
 adaptive_options = _settings_options(ADAPTIVE_OPTIONS, AdaptiveSettings, "adaptive")

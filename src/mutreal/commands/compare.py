@@ -17,10 +17,11 @@ from typing import Any
 
 import click
 
+from mutreal.analysis.settings import DecisionSettings
 from mutreal.commands.benchmark_rows import decide_benchmark
 from mutreal.commands.campaign_options import verdict_options
 from mutreal.commands.options import file_option, input_file_option
-from mutreal.commands.settings import RunSettings, StatisticsSettings
+from mutreal.commands.settings import RunSettings
 from mutreal.commands.verdict_output import fail, fmt_number, fmt_series, show_verdict, yes_no
 
 
@@ -82,7 +83,7 @@ def compare(
     tolerance: float | None,
     as_json: bool,
     run: RunSettings,
-    statistics: StatisticsSettings,
+    statistics: DecisionSettings,
 ) -> None:
     """Train BUGGY, FIXED and each mutant many times and measure how alike mutants and fault are.
 
@@ -114,7 +115,7 @@ def compare(
     if not mutants:
         raise click.UsageError(f"no mutant programs (*.py) under {', '.join(map(str, paths))}")
     data = show_verdict(
-        lambda: compare_api(str(buggy), str(fixed), mutants, **run.api_kwargs(), **statistics.api_kwargs()),
+        lambda: compare_api(str(buggy), str(fixed), mutants, **run.api_kwargs(), statistics=statistics),
         as_json,
         print_compare,
     )
@@ -129,7 +130,7 @@ def compare_benchmark(
     out: str | None,
     tolerance: float | None,
     run: RunSettings,
-    statistics: StatisticsSettings,
+    statistics: DecisionSettings,
 ) -> None:
     """``compare --manifest``: exit 0 when every bug was decided (with or without mutants), 1 otherwise."""
     from mutreal.campaigns.compare import compare_manifest, read_classified
@@ -148,7 +149,7 @@ def compare_benchmark(
 
     def rows(tasks: list[Any], seeds: list[int], skip: dict[str, str], on_start: Any) -> Any:
         return compare_manifest(
-            tasks, seeds=seeds, mode=mode, work=work, campaign=run.campaign(), statistics=statistics.api_kwargs(),
+            tasks, seeds=seeds, mode=mode, work=work, campaign=run.campaign(), statistics=statistics,
             classified=classified, tolerance=tolerance, skip=skip, on_start=on_start,
         )  # fmt: skip
 

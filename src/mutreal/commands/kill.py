@@ -13,8 +13,9 @@ from typing import Any
 
 import click
 
+from mutreal.analysis.settings import DecisionSettings
 from mutreal.commands.campaign_options import verdict_options
-from mutreal.commands.settings import AdaptiveSettings, RunSettings, StatisticsSettings
+from mutreal.commands.settings import AdaptiveSettings, RunSettings
 from mutreal.commands.verdict_output import fail, fmt_number, fmt_series, show_verdict, yes_no
 
 
@@ -27,7 +28,7 @@ def kill(
     mutants: tuple[str, ...],
     as_json: bool,
     run: RunSettings,
-    statistics: StatisticsSettings,
+    statistics: DecisionSettings,
     adaptive: AdaptiveSettings,
 ) -> None:
     """Train ORIGINAL and each MUTANT many times; is each mutant killed?"""
@@ -48,7 +49,7 @@ def kill(
 
     data = show_verdict(
         lambda: kill_api(
-            original, list(mutants), **run.api_kwargs(), **statistics.api_kwargs(), **adaptive.api_kwargs()
+            original, list(mutants), **run.api_kwargs(), statistics=statistics, **adaptive.api_kwargs()
         ),
         as_json,
         print_kill,

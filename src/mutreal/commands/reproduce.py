@@ -14,10 +14,11 @@ from typing import Any
 
 import click
 
+from mutreal.analysis.settings import DecisionSettings
 from mutreal.commands.benchmark_rows import decide_benchmark
 from mutreal.commands.campaign_options import verdict_options
 from mutreal.commands.options import choice_option, file_option
-from mutreal.commands.settings import AdaptiveSettings, RunSettings, StatisticsSettings
+from mutreal.commands.settings import AdaptiveSettings, RunSettings
 from mutreal.commands.verdict_output import fail, fmt_number, fmt_series, show_verdict
 from mutreal.stats.reproduction import SYMPTOMS
 
@@ -48,7 +49,7 @@ def reproduce(
     symptom: str,
     as_json: bool,
     run: RunSettings,
-    statistics: StatisticsSettings,
+    statistics: DecisionSettings,
     adaptive: AdaptiveSettings,
 ) -> None:
     """Train BUGGY and FIXED many times and say whether the fault is reproduced and stable.
@@ -63,7 +64,7 @@ def reproduce(
         decide_benchmark(
             manifest, out, run,
             lambda tasks, seeds, skip, on_start: reproduce_manifest(
-                tasks, seeds=seeds, campaign=run.campaign(), statistics=statistics.api_kwargs(), skip=skip,
+                tasks, seeds=seeds, campaign=run.campaign(), statistics=statistics, skip=skip,
                 on_start=on_start,
             ),
             undecided=lambda status: status != "ok",
@@ -80,7 +81,7 @@ def reproduce(
             fixed,
             symptom=symptom,
             **run.api_kwargs(),
-            **statistics.api_kwargs(),
+            statistics=statistics,
             **adaptive.api_kwargs(),
         ),
         as_json,

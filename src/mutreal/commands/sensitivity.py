@@ -16,9 +16,10 @@ from typing import Any
 
 import click
 
+from mutreal.analysis.settings import DecisionSettings
 from mutreal.commands.campaign_options import verdict_options
 from mutreal.commands.options import file_option, out_folder_option
-from mutreal.commands.settings import RunSettings, StatisticsSettings
+from mutreal.commands.settings import RunSettings
 from mutreal.commands.verdict_output import VERDICT_ERRORS, fmt_number, fmt_series, show_data, verdict_data
 
 
@@ -80,7 +81,7 @@ def sensitivity(
     plot_path: Path | None,
     as_json: bool,
     run: RunSettings,
-    statistics: StatisticsSettings,
+    statistics: DecisionSettings,
 ) -> None:
     """Train mutants of PROGRAM over values of one operator's parameter; plot metric vs value."""
     from mutreal.campaigns.sensitivity import sensitivity as sensitivity_api
@@ -98,7 +99,7 @@ def sensitivity(
             lambda: sensitivity_api(
                 program, operator, values, site=site, search=search, search_steps=search_steps,
                 search_from=_parse_value(search_from) if search_from else None, out_dir=out / "mutants",
-                **run.api_kwargs(), **statistics.api_kwargs(),
+                **run.api_kwargs(), statistics=statistics,
             ),
             (*VERDICT_ERRORS, MutationError),
         )  # fmt: skip

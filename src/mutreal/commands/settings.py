@@ -5,7 +5,8 @@ same statistics options. Handing each of them a dozen keyword arguments made eve
 them again (and a new runner option had to be added to four signatures and four API calls). The
 option decorators of :mod:`mutreal.commands.campaign_options` build these objects once; a command
 turns them back into the API's keyword arguments at its call (``**run.api_kwargs()``), so the API
-(:mod:`mutreal.campaigns`) stays the one place where anything is decided. The objects are plain
+(:mod:`mutreal.campaigns`) stays the one place where anything is decided. The statistics options
+become the API's own :class:`mutreal.analysis.settings.DecisionSettings`. The objects are plain
 data (``to_dict``), so a command or a test can print or compare the settings it ran with.
 """
 
@@ -57,22 +58,6 @@ class RunSettings:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-@dataclass(frozen=True)
-class StatisticsSettings:
-    """How two sets of runs are compared: the metric, its direction, the test and its level."""
-
-    metric: str | None = None
-    lower_is_better: bool | None = None
-    test: str = "glm"
-    alpha: float = 0.05
-
-    def api_kwargs(self) -> dict[str, Any]:
-        """``metric``, ``lower_is_better``, ``test``, ``alpha``: keyword arguments of the verdict APIs."""
-        return asdict(self)
-
-    to_dict = api_kwargs
 
 
 @dataclass(frozen=True)
