@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from mutreal.cli import main
-from mutreal.commands.campaign_options import campaign_settings
+from mutreal.commands.settings import RunSettings
 
 
 @pytest.mark.parametrize("command", ["run", "reproduce", "kill", "compare", "sensitivity"])
@@ -17,7 +17,5 @@ def test_training_commands_take_quiet(command: str) -> None:
 
 
 def test_quiet_turns_the_progress_bar_off() -> None:
-    settings = dict(jobs=None, executor="local", address=None, timeout_s=None, memory_limit_mb=None,
-                    store=None, modernize=False)  # fmt: skip
-    assert campaign_settings(**settings, quiet=True)["progress"] is False
-    assert campaign_settings(**settings)["progress"] is True
+    assert RunSettings(quiet=True).campaign()["progress"] is False
+    assert RunSettings().campaign()["progress"] is True

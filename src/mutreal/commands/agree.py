@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from mutreal.commands.options import json_option
+from mutreal.commands.options import input_file_option, json_option
 from mutreal.study.agree import agree_files, format_agreement
 from mutreal.study.labelsfile import LabelsFormatError
 
@@ -19,9 +19,9 @@ from mutreal.study.labelsfile import LabelsFormatError
 @click.option(
     "--max-bugs", type=int, default=200, show_default=True, help="Disagreeing bugs listed in the text report."
 )
-@click.option(
+@input_file_option(
     "--second",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    path_type=Path,
     default=None,
     help="A second reading of the same bugs (labels CSV id,codes[,note]): precision per confidence "
     "level against it too, and the share of components neither reader names.",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from mutreal.commands.options import jobs_option, json_option
+from mutreal.commands.options import file_option, jobs_option, json_option
 
 
 def _shown(text: str | None, resolved: dict, side: str) -> str:
@@ -52,12 +52,8 @@ def _table(result: dict) -> str:
 @click.command()
 @click.argument("buggy", required=False)
 @click.argument("fixed", required=False)
-@click.option(
-    "--manifest", "manifest", type=click.Path(dir_okay=False), help="CSV with id,benchmark,buggy,fixed."
-)
-@click.option(
-    "--out", "out", type=click.Path(dir_okay=False), help="Write results JSONL here (default stdout)."
-)
+@file_option("--manifest", "manifest", help="CSV with id,benchmark,buggy,fixed.")
+@file_option("--out", "out", help="Write results JSONL here (default stdout).")
 @jobs_option()
 @click.option(
     "--tolerant/--no-tolerant",

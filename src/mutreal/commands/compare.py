@@ -17,21 +17,12 @@ from typing import Any
 
 import click
 
-from mutreal.commands.benchmark_rows import (
-    planned_seeds,
-    read_benchmark_tasks,
-    require_manifest,
-    write_benchmark_rows,
-)
-from mutreal.commands.campaign_options import (
-    campaign_options,
-    echo_json,
-    fmt_number,
-    fmt_series,
-    statistics_options,
-    verdict_data,
-    yes_no,
-)
+from mutreal.analysis.settings import DecisionSettings
+from mutreal.commands.benchmark_rows import decide_benchmark
+from mutreal.commands.campaign_options import verdict_options
+from mutreal.commands.options import file_option, input_file_option
+from mutreal.commands.settings import RunSettings
+from mutreal.commands.verdict_output import fail, fmt_number, fmt_series, show_verdict, yes_no
 
 
 def mutant_files(paths: tuple[Path, ...], fixed: Path, buggy: Path) -> list[str]:
@@ -51,15 +42,9 @@ def mutant_files(paths: tuple[Path, ...], fixed: Path, buggy: Path) -> list[str]
 
 
 @click.command("compare")
-@click.option(
-    "--buggy",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="The buggy program (the real fault).",
-)
-@click.option(
-    "--fixed",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="The fixed program (the original the mutants were made from).",
+@input_file_option("--buggy", path_type=Path, help="The buggy program (the real fault).")
+@input_file_option(
+    "--fixed", path_type=Path, help="The fixed program (the original the mutants were made from)."
 )
 @click.option(
     "--mutants",
@@ -69,26 +54,25 @@ def mutant_files(paths: tuple[Path, ...], fixed: Path, buggy: Path) -> list[str]
     "With --manifest: reconstruct (default: the operators classify matched, with the fault's values), "
     "all (every first-order mutant at the catalogue's values) or DIR (DIR/<bug id>/*.py).",
 )
-@click.option(
-    "--manifest", type=click.Path(dir_okay=False), default=None,
+@file_option(
+    "--manifest",
     help="A benchmark: CSV id,benchmark,buggy,fixed[,metric,lower_is_better,entry]; one JSON line per bug.",
-)  # fmt: skip
-@click.option(
-    "--results", type=click.Path(exists=True, dir_okay=False), default=None,
+)
+@input_file_option(
+    "--results", default=None,
     help="With --manifest: classify results JSONL of the manifest (default: the bugs are classified first).",
 )  # fmt: skip
-@click.option(
-    "--out", type=click.Path(dir_okay=False), default=None,
+@file_option(
+    "--out",
     help="With --manifest: append rows here (bugs already in it are skipped: resume); mutants and the run "
     "store go to <out>.work/. Default: stdout, with a temporary folder.",
-)  # fmt: skip
+)
 @click.option(
     "--tolerance", type=click.FloatRange(0), default=None,
     help="With --manifest, regression outputs: an input is correct when |prediction - target| <= this "
     "(default: a tenth of the evaluated targets' range). Each row names the rule used.",
 )  # fmt: skip
-@campaign_options
-@statistics_options
+@verdict_options()
 def compare(
     buggy: Path | None,
     fixed: Path | None,
@@ -97,11 +81,9 @@ def compare(
     results: str | None,
     out: str | None,
     tolerance: float | None,
-    runs: int,
-    seeds: list[int] | None,
     as_json: bool,
-    statistics: dict[str, Any],
-    campaign: dict[str, Any],
+    run: RunSettings,
+    statistics: DecisionSettings,
 ) -> None:
     """Train BUGGY, FIXED and each mutant many times and measure how alike mutants and fault are.
 
@@ -114,11 +96,8 @@ def compare(
             raise click.UsageError("give either --buggy/--fixed or --manifest, not both")
         if len(mutant_paths) > 1:
             raise click.UsageError("with --manifest, --mutants is one of reconstruct, all or a folder")
-        from mutreal.commands.reproduce import stopped_cleanly_by_signals
-
-        with stopped_cleanly_by_signals(out):
-            compare_benchmark(manifest, results, mutant_paths[0] if mutant_paths else "reconstruct", out,
-                              tolerance, runs, seeds, statistics, campaign)  # fmt: skip
+        compare_benchmark(manifest, results, mutant_paths[0] if mutant_paths else "reconstruct", out,
+                          tolerance, run, statistics)  # fmt: skip
         return
     if not (buggy and fixed and mutant_paths):
         raise click.UsageError("give --buggy, --fixed and --mutants, or --manifest")
@@ -135,19 +114,13 @@ def compare(
         raise click.UsageError(f"--mutants: not Python programs: {', '.join(not_python[:3])}")
     if not mutants:
         raise click.UsageError(f"no mutant programs (*.py) under {', '.join(map(str, paths))}")
-    data = verdict_data(
-        lambda: compare_api(
-            str(buggy), str(fixed), mutants, runs=runs, seeds=seeds,
-            statistics=statistics, campaign=campaign,
-        ),
-    )  # fmt: skip
-    if as_json:
-        echo_json(data)
-    else:
-        print_compare(data)
+    data = show_verdict(
+        lambda: compare_api(str(buggy), str(fixed), mutants, **run.api_kwargs(), statistics=statistics),
+        as_json,
+        print_compare,
+    )
     if not data["fixed"]["summary"]["n"]:  # a fix that never trains is an input that failed
-        click.echo(f"error: {fixed} has no successful run: nothing to compare with", err=True)
-        raise SystemExit(1)
+        fail(f"{fixed} has no successful run: nothing to compare with")
 
 
 def compare_benchmark(
@@ -156,32 +129,34 @@ def compare_benchmark(
     mode: str,
     out: str | None,
     tolerance: float | None,
-    runs: int,
-    seeds: list[int] | None,
-    statistics: dict[str, Any],
-    campaign: dict[str, Any],
+    run: RunSettings,
+    statistics: DecisionSettings,
 ) -> None:
     """``compare --manifest``: exit 0 when every bug was decided (with or without mutants), 1 otherwise."""
     from mutreal.campaigns.compare import compare_manifest, read_classified
     from mutreal.campaigns.mutants import MODES
 
-    require_manifest(manifest)
-    if mode not in MODES and not Path(mode).is_dir():
-        raise click.BadParameter(
-            f"{mode!r} is neither {' nor '.join(MODES)} nor a folder", param_hint="--mutants"
-        )
-    tasks = read_benchmark_tasks(manifest)
-    classified = read_classified(results) if results else None
-    seed_list = planned_seeds(seeds, runs)
     work = f"{Path(out).resolve()}.work" if out else None
-    write_benchmark_rows(
-        tasks, out, campaign,
-        lambda skip, on_start: compare_manifest(
-            tasks, seeds=seed_list, mode=mode, work=work, campaign=campaign, statistics=statistics,
+    classified: dict[str, Any] | None = None
+
+    def check() -> None:  # the --mutants mode and the --results file, before the manifest is read
+        nonlocal classified
+        if mode not in MODES and not Path(mode).is_dir():
+            raise click.BadParameter(
+                f"{mode!r} is neither {' nor '.join(MODES)} nor a folder", param_hint="--mutants"
+            )
+        classified = read_classified(results) if results else None
+
+    def rows(tasks: list[Any], seeds: list[int], skip: dict[str, str], on_start: Any) -> Any:
+        return compare_manifest(
+            tasks, seeds=seeds, mode=mode, work=work, campaign=run.campaign(), statistics=statistics,
             classified=classified, tolerance=tolerance, skip=skip, on_start=on_start,
-        ),
+        )  # fmt: skip
+
+    decide_benchmark(
+        manifest, out, run, rows,
         undecided=lambda status: status in ("error", "missing-data"),
-        json_default=str,
+        json_default=str, check=check,
     )  # fmt: skip
 
 

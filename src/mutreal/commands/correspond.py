@@ -7,17 +7,17 @@ from pathlib import Path
 
 import click
 
-from mutreal.commands.options import json_option
+from mutreal.commands.options import input_file_option, json_option
 from mutreal.study import correspond as api
 
 
 @click.command(name="correspond")
 @click.argument("source", required=False)
 @click.argument("program", required=False)
-@click.option(
+@input_file_option(
     "--manifest",
     "manifest_path",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    path_type=Path,
     help="Check every bug of a manifest with source_buggy / source_fixed columns.",
 )
 @click.option(

@@ -7,15 +7,14 @@ import sys
 
 import click
 
-from mutreal.commands.options import json_option, out_folder_option, seed_option
+from mutreal.commands.options import input_file_option, json_option, out_folder_option, seed_option
 
 
 @click.command("hom-generate")
 @click.argument("subject", type=click.Path(exists=True, dir_okay=False))
-@click.option(
+@input_file_option(
     "--from",
     "results",
-    type=click.Path(exists=True, dir_okay=False),
     default=None,
     help="Results JSONL of classified real bugs (default: the shipped table operators/combinations.csv).",
 )

@@ -8,42 +8,28 @@ mutants, and Kim et al.'s monotone per-input Fisher verdict (needs labelled ``ev
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from mutreal.commands.campaign_options import (
-    ADAPTIVE_OPTIONS,
-    apply,
-    campaign_options,
-    echo_json,
-    fmt_number,
-    fmt_series,
-    statistics_options,
-    verdict_data,
-    yes_no,
-)
+from mutreal.analysis.settings import DecisionSettings
+from mutreal.commands.campaign_options import verdict_options
+from mutreal.commands.settings import AdaptiveSettings, RunSettings
+from mutreal.commands.verdict_output import fail, fmt_number, fmt_series, show_verdict, yes_no
 
 
 @click.command("kill")
 @click.argument("original", type=click.Path(exists=True, dir_okay=False))
 @click.argument("mutants", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
-@campaign_options
-@statistics_options
-@apply(ADAPTIVE_OPTIONS)
+@verdict_options(adaptive=True)
 def kill(
     original: str,
     mutants: tuple[str, ...],
-    runs: int,
-    seeds: list[int] | None,
     as_json: bool,
-    adaptive: bool,
-    min_runs: int,
-    step: int,
-    statistics: dict[str, Any],
-    campaign: dict[str, Any],
+    run: RunSettings,
+    statistics: DecisionSettings,
+    adaptive: AdaptiveSettings,
 ) -> None:
     """Train ORIGINAL and each MUTANT many times; is each mutant killed?"""
     from mutreal.campaigns.pair import kill as kill_api
@@ -55,24 +41,22 @@ def kill(
             "each mutant, so pass mutants/*.py"
         )
 
-    data = verdict_data(
+    def add_runs_saved(data: dict[str, Any]) -> None:
+        if adaptive.adaptive:
+            data["runs_saved"] = sum(
+                m["sequential"]["runs_saved"] for m in data["mutants"] if m["sequential"]
+            ) + (len(run.planned_seeds()) - data["original"]["runs"])
+
+    data = show_verdict(
         lambda: kill_api(
-            original, list(mutants), runs=runs, seeds=seeds, adaptive=adaptive, min_runs=min_runs, step=step,
-            statistics=statistics, campaign=campaign,
+            original, list(mutants), **run.api_kwargs(), statistics=statistics, **adaptive.api_kwargs()
         ),
-    )  # fmt: skip
-    if adaptive:
-        planned = len(seeds) if seeds else runs
-        data["runs_saved"] = sum(
-            m["sequential"]["runs_saved"] for m in data["mutants"] if m["sequential"]
-        ) + (planned - data["original"]["runs"])
-    if as_json:
-        echo_json(data)
-    else:
-        print_kill(data)
+        as_json,
+        print_kill,
+        amend=add_runs_saved,
+    )
     if not data["original"]["summary"]["n"]:  # every mutant "survives" an original that never trains
-        click.echo(f"error: {original} has no successful run: no mutant can be judged against it", err=True)
-        sys.exit(1)
+        fail(f"{original} has no successful run: no mutant can be judged against it")
 
 
 def print_kill(data: dict[str, Any]) -> None:

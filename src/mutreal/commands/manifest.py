@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
-from mutreal.commands.options import json_option
+from mutreal.commands.options import choice_option, file_option, json_option
 from mutreal.study.layouts import (
     LAYOUTS,
     LayoutError,
@@ -28,17 +29,15 @@ from mutreal.study.layouts import (
     help="The benchmark's published folder layout.",
 )
 @click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option(
+@file_option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
+    path_type=Path,
     help="Write the manifest here (paths relative to its folder); default: stdout, absolute paths.",
 )
-@click.option(
+@choice_option(
     "--buggy",
-    type=click.Choice(["original", "context"]),
+    choices=["original", "context"],
     default="original",
-    show_default=True,
     help="SFData only: the program as posted (original) or the benchmark's completed one (context).",
 )
 @click.option("--all-files", is_flag=True, help="List every .py file of a side, not only the changed ones.")
@@ -46,34 +45,16 @@ from mutreal.study.layouts import (
 @click.option("--parsable-only", is_flag=True, help="Keep only pairs whose changed files parse as Python 3.")
 @click.option("--benchmark", default=None, help="pairs layout only: the benchmark column's value.")
 @json_option("Print pairs and skipped bugs as JSON on stdout.")
-def manifest(
-    layout: str,
-    root: Path,
-    out: Path | None,
-    buggy: str,
-    all_files: bool,
-    keras_only: bool,
-    parsable_only: bool,
-    benchmark: str | None,
-    as_json: bool,
-) -> None:
+def manifest(layout: str, root: Path, out: Path | None, as_json: bool, **scan_options: Any) -> None:
     """Write the manifest (id,benchmark,buggy,fixed[,source,symptom,dataset,bug_type]) of the
     benchmark tree ROOT. Bugs that give no pair are listed on stderr with the reason."""
     # options another layout would silently ignore: say so rather than write a manifest without them
-    if benchmark is not None and layout.lower() != "pairs":
+    if scan_options["benchmark"] is not None and layout.lower() != "pairs":
         raise click.UsageError("--benchmark applies to --layout pairs only")
-    if buggy != "original" and layout.lower() != "sfdata":
+    if scan_options["buggy"] != "original" and layout.lower() != "sfdata":
         raise click.UsageError("--buggy applies to --layout sfdata only")
     try:
-        scan = scan_layout(
-            layout,
-            root,
-            buggy=buggy,
-            all_files=all_files,
-            keras_only=keras_only,
-            parsable_only=parsable_only,
-            benchmark=benchmark,
-        )
+        scan = scan_layout(layout, root, **scan_options)  # the other options are scan_layout's keywords
     except LayoutError as exc:
         guess = detect_layout(root)
         hint = f" (this folder looks like --layout {guess})" if guess and guess != layout.lower() else ""

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
-from mutreal.commands.options import json_option, out_folder_option
+from mutreal.commands.options import input_file_option, json_option, out_folder_option
 from mutreal.study.labelsfile import LabelsFormatError
 
 
@@ -25,17 +26,17 @@ from mutreal.study.labelsfile import LabelsFormatError
     default=None,
     help="Bugs a fault-code combination needs to be listed (default: 1, 2 from 50 bugs, 3 from 500).",
 )
-@click.option(
+@input_file_option(
     "--realism",
     "realism_from",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    path_type=Path,
     help="Labels CSV whose `realistic` Y/N column marks the study's realistic subset (R columns).",
 )
-@click.option(
+@input_file_option(
     "--labels",
     "labels",
     multiple=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    path_type=Path,
     help="Labels CSV whose codes the bug pages show beside the predicted ones (repeat for a second reader).",
 )
 @click.option(
@@ -53,34 +54,19 @@ from mutreal.study.labelsfile import LabelsFormatError
     help="Keep only components of this confidence or above; components with no confidence are "
     "dropped too, and counted in the output.",
 )
-@click.option(
+@input_file_option(
     "--reproduce",
-    "reproduce_rows",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    path_type=Path,
     help="JSONL of `mutreal reproduce --manifest`: Table 5 per benchmark beside the study's, and each "
     "bug's reproduction runs on its page.",
 )
-@click.option(
+@input_file_option(
     "--compare",
-    "compare_rows",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    path_type=Path,
     help="JSONL of `mutreal compare --manifest`: per-operator reconstruction and coupling, the best "
     "mutant per bug, a coupling heatmap and a KP scatter, and each bug's mutants on its page.",
 )
-def report(
-    source: Path,
-    out_dir: Path | None,
-    as_json: bool,
-    no_plots: bool,
-    title: str | None,
-    min_support: int | None,
-    realism_from: Path | None,
-    labels: tuple[Path, ...],
-    sources: tuple[Path, ...],
-    min_confidence: str | None,
-    reproduce_rows: Path | None,
-    compare_rows: Path | None,
-) -> None:
+def report(source: Path, out_dir: Path | None, as_json: bool, no_plots: bool, **selection: Any) -> None:
     """Report on SOURCE: a results JSONL of `mutreal classify --manifest`, or a labels CSV
     (id,codes,is_mutant[,benchmark][,realistic]) whose manual codes give the study's Tables 3 and 4.
 
@@ -93,17 +79,7 @@ def report(
     from mutreal.report.render import percent_text, render_markdown, write_report
 
     try:
-        result = report_from_file(
-            source,
-            realism_from=realism_from,
-            labels=labels,
-            sources=sources,
-            min_confidence=min_confidence,
-            reproduce=reproduce_rows,
-            compare=compare_rows,
-            title=title,
-            min_support=min_support,
-        )
+        result = report_from_file(source, **selection)  # the options are report_from_file's keywords
     except LabelsFormatError as exc:
         raise click.UsageError(str(exc)) from exc
     except UnicodeDecodeError as exc:

@@ -9,98 +9,86 @@ the fixed does not; a performance symptom when the fixed program is better with 
 
 from __future__ import annotations
 
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
 
-from mutreal.commands.benchmark_rows import (
-    planned_seeds,
-    read_benchmark_tasks,
-    require_manifest,
-    write_benchmark_rows,
-)
-from mutreal.commands.campaign_options import (
-    ADAPTIVE_OPTIONS,
-    apply,
-    campaign_options,
-    echo_json,
-    fmt_number,
-    fmt_series,
-    statistics_options,
-    verdict_data,
-)
+from mutreal.analysis.settings import DecisionSettings
+from mutreal.commands.benchmark_rows import decide_benchmark
+from mutreal.commands.campaign_options import verdict_options
+from mutreal.commands.options import choice_option, file_option
+from mutreal.commands.settings import AdaptiveSettings, RunSettings
+from mutreal.commands.verdict_output import fail, fmt_number, fmt_series, show_verdict
 from mutreal.stats.reproduction import SYMPTOMS
 
 
 @click.command("reproduce")
 @click.argument("buggy", type=click.Path(exists=True, dir_okay=False), required=False)
 @click.argument("fixed", type=click.Path(exists=True, dir_okay=False), required=False)
-@click.option(
-    "--manifest", type=click.Path(dir_okay=False), default=None,
+@file_option(
+    "--manifest",
     help="A benchmark: CSV id,benchmark,buggy,fixed[,symptom,metric,lower_is_better,entry]; one JSON line per bug.",
-)  # fmt: skip
-@click.option(
-    "--out", type=click.Path(dir_okay=False), default=None,
+)
+@file_option(
+    "--out",
     help="With --manifest: append rows here (bugs already in it are skipped: resume); default stdout.",
-)  # fmt: skip
-@click.option(
+)
+@choice_option(
     "--symptom",
-    type=click.Choice(SYMPTOMS),
+    choices=SYMPTOMS,
     default="auto",
-    show_default=True,
     help="crash: buggy fails, fixed does not; performance: fixed significantly better.",
 )
-@campaign_options
-@statistics_options
-@apply(ADAPTIVE_OPTIONS)
+@verdict_options(adaptive=True)
 def reproduce(
     buggy: str | None,
     fixed: str | None,
     manifest: str | None,
     out: str | None,
     symptom: str,
-    runs: int,
-    seeds: list[int] | None,
     as_json: bool,
-    adaptive: bool,
-    min_runs: int,
-    step: int,
-    statistics: dict[str, Any],
-    campaign: dict[str, Any],
+    run: RunSettings,
+    statistics: DecisionSettings,
+    adaptive: AdaptiveSettings,
 ) -> None:
     """Train BUGGY and FIXED many times and say whether the fault is reproduced and stable.
 
     With --manifest, every bug of a benchmark, one JSON line each as soon as it is decided."""
     from mutreal.campaigns.pair import reproduce as reproduce_api
+    from mutreal.campaigns.reproduce import reproduce_manifest
 
     if manifest is not None:
         if buggy or fixed:
             raise click.UsageError("give either BUGGY FIXED or --manifest, not both")
-        with stopped_cleanly_by_signals(out):
-            reproduce_benchmark(manifest, out, runs, seeds, statistics, campaign)
+        decide_benchmark(
+            manifest, out, run,
+            lambda tasks, seeds, skip, on_start: reproduce_manifest(
+                tasks, seeds=seeds, campaign=run.campaign(), statistics=statistics, skip=skip,
+                on_start=on_start,
+            ),
+            undecided=lambda status: status != "ok",
+        )  # fmt: skip
         return
     if not (buggy and fixed):
         raise click.UsageError("give BUGGY and FIXED, or --manifest")
     if out is not None:
         raise click.UsageError("--out goes with --manifest")
 
-    data = verdict_data(
+    data = show_verdict(
         lambda: reproduce_api(
-            buggy, fixed, runs=runs, seeds=seeds, symptom=symptom, adaptive=adaptive, min_runs=min_runs,
-            step=step, statistics=statistics, campaign=campaign,
+            buggy,
+            fixed,
+            symptom=symptom,
+            **run.api_kwargs(),
+            statistics=statistics,
+            **adaptive.api_kwargs(),
         ),
-    )  # fmt: skip
-    if as_json:
-        echo_json(data)
-    else:
-        print_reproduction(data)
+        as_json,
+        print_reproduction,
+    )
     if not data["fixed"]["outcomes"].get("ok"):  # a fix that never completes is an input that failed
-        click.echo(f"error: {fixed} has no completed run: nothing to compare with", err=True)
-        raise SystemExit(1)
+        fail(f"{fixed} has no completed run: nothing to compare with")
 
 
 def print_reproduction(data: dict[str, Any]) -> None:
@@ -132,48 +120,3 @@ def print_reproduction(data: dict[str, Any]) -> None:
             f"adaptive: stopped after {sequential['used_runs']} of {sequential['planned_runs']} runs per program, "
             f"{sequential['runs_saved']} trainings saved"
         )
-
-
-@contextmanager
-def stopped_cleanly_by_signals(out: str | None) -> Iterator[None]:
-    """End a benchmark stopped by Ctrl-C or SIGTERM with one line saying how to resume, not a traceback.
-
-    A scheduler or ``timeout`` sends SIGTERM, which by default kills the process on the spot; it is
-    turned into the same interruption as Ctrl-C, so the output file is closed after its last whole
-    line and the run store after its last whole run, and the same command resumes from them."""
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    except KeyboardInterrupt:
-        where = f"the bugs decided so far are in {out}" if out else "give --out to keep the decided bugs"
-        click.echo(f"\ninterrupted: {where}; run the same command again to resume", err=True)
-        raise SystemExit(130) from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def reproduce_benchmark(
-    manifest: str,
-    out: str | None,
-    runs: int,
-    seeds: list[int] | None,
-    statistics: dict[str, Any],
-    campaign: dict[str, Any],
-) -> None:
-    """``reproduce --manifest``: exit 0 when every bug was decided, 1 when some are errors or lack data."""
-    from mutreal.campaigns.reproduce import reproduce_manifest
-
-    require_manifest(manifest)
-    tasks = read_benchmark_tasks(manifest)
-    seed_list = planned_seeds(seeds, runs)
-    write_benchmark_rows(
-        tasks, out, campaign,
-        lambda skip, on_start: reproduce_manifest(
-            tasks, seeds=seed_list, campaign=campaign, statistics=statistics, skip=skip, on_start=on_start,
-        ),
-        undecided=lambda status: status != "ok",
-    )  # fmt: skip

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from mutreal.commands.campaign_options import ISOLATION_OPTIONS, apply
+from mutreal.commands.options import file_option, input_file_option, json_option, parse_seeds, runner_option
 
 
 def _fmt(value: float | None, digits: int = 4) -> str:
@@ -33,76 +34,42 @@ def _summary_table(summaries: list[Any]) -> str:
 
 
 def _seeds(ctx: click.Context, param: click.Parameter, value: str | None) -> list[int] | None:
-    if value is None:
-        return None
-    try:
-        return [int(p) for p in value.replace(" ", "").split(",") if p]
-    except ValueError:
-        raise click.BadParameter("seeds are integers separated by commas, e.g. 0,1,2") from None
+    return parse_seeds(value, allow_empty=True)
 
 
 @click.command()
 @click.argument("programs", nargs=-1, type=click.Path(exists=True, dir_okay=False))
-@click.option(
-    "--runs", type=click.IntRange(1), default=None, help="Trainings per program, seeds 0..N-1 [10]."
-)
-@click.option(
-    "--seeds", callback=_seeds, default=None, help="Explicit seeds, e.g. 0,1,2 (instead of --runs)."
-)
-@click.option("--jobs", "-j", type=click.IntRange(1), default=None, help="Parallel warm workers [cores/2].")
-@click.option(
-    "--executor",
-    type=click.Choice(["local", "ray", "pool"]),
+@runner_option("runs", "Trainings per program, seeds 0..N-1 [10].", default=None)
+@runner_option("seeds", "Explicit seeds, e.g. 0,1,2 (instead of --runs).", callback=_seeds)
+@runner_option("jobs", "Parallel warm workers [cores/2].", flags=("--jobs", "-j"))
+@runner_option(
+    "executor",
+    "Where runs execute [local]: local warm workers, a Ray cluster, or the `mutreal workers` service.",
     default=None,
-    help="Where runs execute [local]: local warm workers, a Ray cluster, or the `mutreal workers` service.",
 )
-@click.option(
-    "--address",
-    default=None,
-    help="Ray cluster address (--executor ray; default: local Ray) or worker service socket (--executor pool).",
+@runner_option(
+    "address",
+    "Ray cluster address (--executor ray; default: local Ray) or worker service socket (--executor pool).",
 )
-@click.option(
-    "--timeout",
-    "timeout_s",
-    type=click.FloatRange(0, min_open=True),
-    default=None,
-    help="Time limit per run in seconds [3600].",
-)
-@click.option(
-    "--memory-limit",
-    "memory_limit_mb",
-    type=click.FloatRange(0, min_open=True),
-    default=None,
-    help="Resident-memory limit per worker in MiB [80% of RAM / jobs].",
-)
-@click.option(
-    "--store",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="SQLite run store; stored runs are reused, never trained twice.",
-)
+@runner_option("timeout", "Time limit per run in seconds [3600].")
+@runner_option("memory-limit", "Resident-memory limit per worker in MiB [80% of RAM / jobs].")
+@runner_option("store", "SQLite run store; stored runs are reused, never trained twice.")
 @click.option(
     "--metric", default=None, help="Compared metric [first metric of the last evaluate(), accuracy first]."
 )
-@click.option("--modernize", is_flag=True, default=None, help="Rewrite Keras 1/2-era programs on the fly.")
+@runner_option("modernize", "Rewrite Keras 1/2-era programs on the fly.", default=None)
 @click.option(
     "--deterministic/--no-deterministic",
     default=None,
     help="TensorFlow op determinism [on]; some GPU ops have no deterministic kernel.",
 )
 @click.option("--gpus-per-run", type=click.FloatRange(0), default=None, help="GPUs requested per run on Ray.")
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(exists=True, dir_okay=False),
-    default=None,
-    help="A campaign's .config.yaml; options given here override it.",
+@input_file_option(
+    "--config", "config_path", default=None, help="A campaign's .config.yaml; options given here override it."
 )
-@click.option(
-    "--csv", "csv_path", type=click.Path(dir_okay=False), default=None, help="Also write one row per run."
-)
-@click.option("--json", "as_json", is_flag=True, help="Print summaries and runs as JSON.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@file_option("--csv", "csv_path", help="Also write one row per run.")
+@json_option("Print summaries and runs as JSON.")
+@runner_option("quiet", "No progress bar.")
 @apply(ISOLATION_OPTIONS)
 def run(
     programs: tuple[str, ...],

@@ -16,14 +16,11 @@ from typing import Any
 
 import click
 
-from mutreal.commands.campaign_options import (
-    campaign_options,
-    echo_json,
-    fmt_number,
-    fmt_series,
-    statistics_options,
-    verdict_data,
-)
+from mutreal.analysis.settings import DecisionSettings
+from mutreal.commands.campaign_options import verdict_options
+from mutreal.commands.options import file_option, out_folder_option
+from mutreal.commands.settings import RunSettings
+from mutreal.commands.verdict_output import VERDICT_ERRORS, fmt_number, fmt_series, show_data, verdict_data
 
 
 def _parse_value(text: str) -> Any:
@@ -60,23 +57,18 @@ def _values(ctx: click.Context, param: click.Parameter, value: str | None) -> li
 @click.option(
     "--search-from", default=None, help="Most aggressive value to search from (default: farthest value)."
 )
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Output folder: the plot, and the mutants (which read the program's data files) in "
+@out_folder_option(
+    "Output folder: the plot, and the mutants (which read the program's data files) in "
     "<out>/mutants/ [./sensitivity-<program>-<op>/].",
+    path_type=Path,
 )
-@click.option(
+@file_option(
     "--plot",
     "plot_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
+    path_type=Path,
     help="PNG plot path (default: <out>/sensitivity_<program>_<op>.png).",
 )
-@campaign_options
-@statistics_options
+@verdict_options()
 def sensitivity(
     program: str,
     operator: str,
@@ -87,11 +79,9 @@ def sensitivity(
     search_from: str | None,
     out_dir: Path | None,
     plot_path: Path | None,
-    runs: int,
-    seeds: list[int] | None,
     as_json: bool,
-    statistics: dict[str, Any],
-    campaign: dict[str, Any],
+    run: RunSettings,
+    statistics: DecisionSettings,
 ) -> None:
     """Train mutants of PROGRAM over values of one operator's parameter; plot metric vs value."""
     from mutreal.campaigns.sensitivity import sensitivity as sensitivity_api
@@ -107,11 +97,11 @@ def sensitivity(
     try:
         data = verdict_data(
             lambda: sensitivity_api(
-                program, operator, values, site=site, runs=runs, seeds=seeds, search=search,
-                search_steps=search_steps, search_from=_parse_value(search_from) if search_from else None,
-                out_dir=out / "mutants", statistics=statistics, campaign=campaign,
+                program, operator, values, site=site, search=search, search_steps=search_steps,
+                search_from=_parse_value(search_from) if search_from else None, out_dir=out / "mutants",
+                **run.api_kwargs(), statistics=statistics,
             ),
-            (ValueError, RuntimeError, MutationError),
+            (*VERDICT_ERRORS, MutationError),
         )  # fmt: skip
     finally:  # a failure before any mutant was written leaves no empty folder behind
         if created:
@@ -120,10 +110,7 @@ def sensitivity(
     if data["points"]:
         plot_sensitivity(data, plot)
         data["plot"] = str(plot)
-    if as_json:
-        echo_json(data, default=str)
-    else:
-        print_sensitivity(data)
+    show_data(data, as_json, print_sensitivity, json_default=str)
     if data["errors"] and not data["points"]:
         raise SystemExit(1)
 

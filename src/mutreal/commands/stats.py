@@ -17,7 +17,9 @@ from pathlib import Path
 
 import click
 
-from mutreal.stats.two_groups import REPRODUCTION_EFFECT, TESTS
+from mutreal.commands.campaign_options import alpha_option, statistical_test_option
+from mutreal.commands.options import choice_option, json_option
+from mutreal.stats.two_groups import REPRODUCTION_EFFECT
 
 _TRUE = {"1", "true", "yes", "y", "t"}
 _FALSE = {"0", "false", "no", "n", "f", ""}
@@ -73,18 +75,9 @@ def _p(value: float | None) -> str:
 @click.argument("a_csv", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("b_csv", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--lower-is-better", is_flag=True, help="The metric is loss-like: smaller values are better.")
-@click.option(
-    "--test",
-    "test_name",
-    type=click.Choice(TESTS),
-    default="glm",
-    show_default=True,
-    help="glm: DeepCrime's GLM; mannwhitney: Mann-Whitney U; wilcoxon: paired by row.",
-)
+@statistical_test_option("glm: DeepCrime's GLM; mannwhitney: Mann-Whitney U; wilcoxon: paired by row.")
 @click.option("--column", default="metric", show_default=True, help="Column holding the metric.")
-@click.option(
-    "--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True
-)
+@alpha_option()
 @click.option(
     "--min-effect",
     type=click.FloatRange(0),
@@ -97,14 +90,13 @@ def _p(value: float | None) -> str:
     is_flag=True,
     help="Replay the sequential rule over the rows in order and report the runs it would save.",
 )
-@click.option(
+@choice_option(
     "--adaptive-target",
-    type=click.Choice(["better", "worse"]),
+    choices=["better", "worse"],
     default="better",
-    show_default=True,
     help="What --adaptive decides: is B better than A (reproduction) or worse (kill)?",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@json_option("Print JSON instead of a table.")
 def stats(
     a_csv: Path,
     b_csv: Path,

@@ -11,17 +11,38 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import click
 
+from mutreal.commands.options import json_option, runner_option
 
-def _address_option(function):  # type: ignore[no-untyped-def]
-    return click.option(
-        "--address",
-        default=None,
-        help="Socket of the service; its folder must be yours and writable only by you "
-        "[$MUTREAL_WORKERS, else workers.sock in $XDG_RUNTIME_DIR/mutreal or ~/.cache/mutreal].",
-    )(function)
+_address_option = runner_option(
+    "address",
+    "Socket of the service; its folder must be yours and writable only by you "
+    "[$MUTREAL_WORKERS, else workers.sock in $XDG_RUNTIME_DIR/mutreal or ~/.cache/mutreal].",
+)
+
+
+def _say(error: Exception) -> None:
+    click.echo(str(error), err=True)
+
+
+@contextmanager
+def _service_errors(failure: type[Exception], say: Callable[[Exception], None] = _say) -> Iterator[None]:
+    """A service path another user could have made: ``error: ...``, exit 2 (refused, never used);
+    ``failure`` (no service answers, or it could not start): ``say`` it, exit 1."""
+    from mutreal.execution.service import UnsafeServicePath
+
+    try:
+        yield
+    except UnsafeServicePath as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(2)
+    except failure as error:
+        say(error)
+        sys.exit(1)
 
 
 @click.group()
@@ -30,12 +51,11 @@ def workers() -> None:
 
 
 @workers.command()
-@click.option(
-    "--jobs",
-    "-j",
+@runner_option(
+    "jobs",
+    "Warm workers (0: none until a campaign) [cores/2].",
+    flags=("--jobs", "-j"),
     type=click.IntRange(0),
-    default=None,
-    help="Warm workers (0: none until a campaign) [cores/2].",
 )
 @click.option(
     "--threads",
@@ -53,7 +73,7 @@ def start(jobs: int | None, threads_per_worker: int | None, foreground: bool, ad
     it and is part of every run's key, so workers started with other settings are not reused.
     """
     from mutreal.execution.campaign import CampaignConfig, worker_options
-    from mutreal.execution.service import UnsafeServicePath, start_service
+    from mutreal.execution.service import start_service
 
     config = CampaignConfig(threads_per_worker=threads_per_worker)
     if jobs is not None:
@@ -65,14 +85,8 @@ def start(jobs: int | None, threads_per_worker: int | None, foreground: bool, ad
         service.main([address or "", str(config.jobs), json.dumps(options)])
         return
     began = time.monotonic()
-    try:
+    with _service_errors(RuntimeError, lambda error: click.echo(f"error: {error}", err=True)):
         status = start_service(config.jobs, options, address)
-    except UnsafeServicePath as error:
-        click.echo(f"error: {error}", err=True)
-        sys.exit(2)
-    except RuntimeError as error:
-        click.echo(f"error: {error}", err=True)
-        sys.exit(1)
     pids = ", ".join(str(w.pid) for w in status.workers)
     click.echo(
         f"mutreal worker service pid {status.pid} at {status.address}: {len(status.workers)} warm "
@@ -83,22 +97,19 @@ def start(jobs: int | None, threads_per_worker: int | None, foreground: bool, ad
 
 @workers.command()
 @_address_option
-@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+@json_option("Print the status as JSON.")
 def status(address: str | None, as_json: bool) -> None:
     """Print the service's workers and what it has run (exit 1 when none runs)."""
-    from mutreal.execution.service import ServiceUnavailable, UnsafeServicePath, service_status
+    from mutreal.execution.service import ServiceUnavailable, service_status
 
-    try:
-        current = service_status(address)
-    except UnsafeServicePath as error:
-        click.echo(f"error: {error}", err=True)
-        sys.exit(2)
-    except ServiceUnavailable as error:
+    def say(error: Exception) -> None:
         if as_json:
             click.echo(json.dumps({"running": False, "error": str(error)}))
         else:
-            click.echo(str(error), err=True)
-        sys.exit(1)
+            _say(error)
+
+    with _service_errors(ServiceUnavailable, say):
+        current = service_status(address)
     if as_json:
         click.echo(json.dumps({"running": True, **current.to_dict()}, indent=2))
         return
@@ -125,14 +136,8 @@ def status(address: str | None, as_json: bool) -> None:
 @_address_option
 def stop(address: str | None) -> None:
     """Stop the service and its workers (exit 1 when none runs)."""
-    from mutreal.execution.service import ServiceUnavailable, UnsafeServicePath, stop_service
+    from mutreal.execution.service import ServiceUnavailable, stop_service
 
-    try:
+    with _service_errors(ServiceUnavailable):
         pid = stop_service(address)
-    except UnsafeServicePath as error:
-        click.echo(f"error: {error}", err=True)
-        sys.exit(2)
-    except ServiceUnavailable as error:
-        click.echo(str(error), err=True)
-        sys.exit(1)
     click.echo(f"stopped the mutreal worker service (pid {pid})")
