@@ -1,0 +1,166 @@
+"""One dataclass <-> JSON dict serialiser for the records mutreal writes and reads back.
+
+Most of mutreal's records (the program model, study and report records) are written as a dict of
+their fields in field order and read back by filling each field from its key, a missing key giving
+the field's default. Written out per class, that pair of methods is the same dozen lines again and
+again, and a field added to the class but forgotten in one of them drifts silently. Here it is
+written once: a record class inherits :class:`Record` and states only what differs from the plain
+field copy, with :func:`wire` metadata on the field (a different key, a field left out when it is
+None or empty, a field not written at all).
+
+Writing walks values: records (anything with ``to_dict``) write themselves, enums write their
+value, lists and dicts are copied item by item. Reading follows the field's type hint: a record
+type reads with its ``from_dict`` (an optional one that is missing, None or empty reads as None),
+``list[X]`` and ``dict[str, X]`` read their items as ``X`` (a missing or None one reads as empty), an
+enum reads from its value and a plain ``int``/``float``/``str`` field is converted (hand-written files
+give ``5`` for ``5.0``). A required field whose key is missing raises ``KeyError``, as ``d[key]`` would.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass
+from enum import Enum
+from functools import cache
+from typing import Any, Literal, TypeVar
+
+R = TypeVar("R", bound="Record")
+
+#: when a field is left out of the written dict
+Omit = Literal["none", "empty"]
+
+
+def wire(*, key: str | None = None, omit: Omit | None = None, write: bool = True) -> dict[str, Any]:
+    """Field metadata saying how a field differs from the plain copy (``field(metadata=wire(...))``).
+
+    ``key``: the name it is written under; ``omit``: leave it out when it is None (``"none"``) or
+    empty/false (``"empty"``); ``write=False``: never written (facts kept for the process only), and
+    read only when present."""
+    return {"wire": _Wire(key, omit, write)}
+
+
+@dataclass(frozen=True)
+class _Wire:
+    key: str | None = None
+    omit: Omit | None = None
+    write: bool = True
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """How one field is written and read."""
+
+    name: str
+    key: str
+    hint: Any
+    omit: Omit | None
+    write: bool
+    required: bool
+
+
+@cache
+def _slots(cls: type) -> tuple[_Slot, ...]:
+    hints = typing.get_type_hints(cls)
+    slots = []
+    for f in dataclasses.fields(cls):
+        if not f.init:
+            continue
+        how: _Wire = f.metadata.get("wire", _Wire())
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        slots.append(_Slot(f.name, how.key or f.name, hints[f.name], how.omit, how.write, required))
+    return tuple(slots)
+
+
+def encode(value: Any) -> Any:
+    """A value as JSON data: records by their ``to_dict``, enums by value, containers copied."""
+    if isinstance(value, Enum):
+        return value.value
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return to_dict()
+    if isinstance(value, (list, tuple)):
+        return [encode(v) for v in value]
+    if isinstance(value, dict):
+        return {k: encode(v) for k, v in value.items()}
+    return value
+
+
+def record_to_dict(record: Any) -> dict[str, Any]:
+    """A dataclass record as a dict of its written fields, in field order."""
+    out: dict[str, Any] = {}
+    for slot in _slots(type(record)):
+        if not slot.write:
+            continue
+        value = getattr(record, slot.name)
+        if (slot.omit == "none" and value is None) or (slot.omit == "empty" and not value):
+            continue
+        out[slot.key] = encode(value)
+    return out
+
+
+def decode(value: Any, hint: Any) -> Any:
+    """JSON data read as a value of type ``hint`` (see the module docstring for the rules)."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in typing.get_args(hint) if a is not type(None)]
+        if value is None:
+            return None
+        if len(inner) != 1:
+            return value
+        if _is_record(inner[0]) and not value:
+            return None
+        return decode(value, inner[0])
+    args = typing.get_args(hint)
+    if origin is list:
+        return [decode(v, args[0]) for v in value or ()] if args else list(value or ())
+    if origin is dict:
+        return {k: decode(v, args[1]) for k, v in (value or {}).items()} if args else dict(value or {})
+    if hint in (list, dict):
+        return hint(value or ())
+    if isinstance(hint, type):
+        if issubclass(hint, Enum):
+            return hint(value)
+        if _is_record(hint):
+            return hint.from_dict(value)
+        if hint in (int, float, str) and value is not None and not isinstance(value, bool):
+            return hint(value)
+    return value
+
+
+def _is_record(hint: Any) -> bool:
+    return isinstance(hint, type) and callable(getattr(hint, "from_dict", None))
+
+
+def record_kwargs(cls: type, d: typing.Mapping[str, Any]) -> dict[str, Any]:
+    """The constructor arguments of record class ``cls`` read from ``d``; a missing optional key is
+    left out (the field's default fills it), a missing required one raises ``KeyError``."""
+    kwargs: dict[str, Any] = {}
+    for slot in _slots(cls):
+        if slot.key in d:
+            kwargs[slot.name] = decode(d[slot.key], slot.hint)
+        elif slot.required:
+            raise KeyError(slot.key)
+    return kwargs
+
+
+def record_from_dict(cls: type[R], d: typing.Mapping[str, Any]) -> R:
+    """A record of class ``cls`` read back from its dict (see :func:`record_kwargs`)."""
+    return cls(**record_kwargs(cls, d))
+
+
+class Record:
+    """Base of a dataclass written as the dict of its fields: ``to_dict`` / ``from_dict`` for free.
+
+    A subclass overrides either only where its format is not the plain field copy, and then
+    usually starts from :func:`record_to_dict` / :func:`record_kwargs`."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return record_to_dict(self)
+
+    @classmethod
+    def from_dict(cls: type[R], d: typing.Mapping[str, Any]) -> R:
+        return record_from_dict(cls, d)
