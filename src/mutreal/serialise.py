@@ -11,7 +11,8 @@ None or empty, a field not written at all).
 Writing walks values: records (anything with ``to_dict``) write themselves, enums write their
 value, lists and dicts are copied item by item. Reading follows the field's type hint: a record
 type reads with its ``from_dict`` (an optional one that is missing, None or empty reads as None),
-``list[X]`` and ``dict[str, X]`` read their items as ``X`` (a missing or None one reads as empty), an
+``list[X]``, ``tuple[X, ...]`` and ``dict[str, X]`` read their items as ``X`` (a missing or None one
+reads as empty; tuples are written as lists), an
 enum reads from its value and a plain ``int``/``float``/``str`` field is converted (hand-written files
 give ``5`` for ``5.0``). A required field whose key is missing raises ``KeyError``, as ``d[key]`` would.
 """
@@ -117,9 +118,13 @@ def decode(value: Any, hint: Any) -> Any:
     args = typing.get_args(hint)
     if origin is list:
         return [decode(v, args[0]) for v in value or ()] if args else list(value or ())
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(decode(v, args[0]) for v in value or ())
+        return tuple(decode(v, a) for v, a in zip(value, args, strict=True)) if args else tuple(value or ())
     if origin is dict:
         return {k: decode(v, args[1]) for k, v in (value or {}).items()} if args else dict(value or {})
-    if hint in (list, dict):
+    if hint in (list, tuple, dict):
         return hint(value or ())
     if isinstance(hint, type):
         if issubclass(hint, Enum):
