@@ -9,12 +9,13 @@ field copy, with :func:`wire` metadata on the field (a different key, a field le
 None or empty, a field not written at all).
 
 Writing walks values: records (anything with ``to_dict``) write themselves, enums write their
-value, lists and dicts are copied item by item. Reading follows the field's type hint: a record
-type reads with its ``from_dict`` (an optional one that is missing, None or empty reads as None),
-``list[X]``, ``tuple[X, ...]`` and ``dict[str, X]`` read their items as ``X`` (a missing or None one
-reads as empty; tuples are written as lists), an
-enum reads from its value and a plain ``int``/``float``/``str`` field is converted (hand-written files
-give ``5`` for ``5.0``). A required field whose key is missing raises ``KeyError``, as ``d[key]`` would.
+value, paths their text, lists, tuples and dicts are copied item by item (tuples as lists). Reading
+follows the field's type hint: a record type reads with its ``from_dict`` (an optional one that is
+missing, None or empty reads as None); ``list[X]``, ``tuple[X, ...]`` and ``dict[str, X]`` read their
+items as ``X`` (a missing or None one reads as empty); an enum reads from its value, a path from its
+text, and a plain ``int``/``float``/``str`` field is converted (hand-written files give ``5`` for
+``5.0``; a number reads as a ``bool``). Keys that are no field are passed over; a required field
+whose key is missing raises ``KeyError``, as ``d[key]`` would.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ import typing
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
-from typing import Any, Literal, TypeVar
+from pathlib import PurePath
+from typing import Any, ClassVar, Literal, TypeVar
 
 R = TypeVar("R", bound="Record")
 
@@ -80,6 +82,8 @@ def encode(value: Any) -> Any:
         return value.value
     if value is None or isinstance(value, (str, int, float)):
         return value
+    if isinstance(value, PurePath):
+        return str(value)
     to_dict = getattr(value, "to_dict", None)
     if callable(to_dict):
         return to_dict()
@@ -90,16 +94,31 @@ def encode(value: Any) -> Any:
     return value
 
 
+@cache
+def _written(cls: type) -> tuple[tuple[str, _Slot | None], ...]:
+    """(key, slot) in written order; the slot is None for a derived property."""
+    keyed: dict[str, _Slot | None] = {s.key: s for s in _slots(cls) if s.write}
+    order = list(keyed)
+    for name, after in getattr(cls, "wire_derived", {}).items():
+        keyed[name] = None
+        order.insert(order.index(after) + 1 if after is not None else len(order), name)
+    explicit = getattr(cls, "wire_order", None)
+    if explicit is not None:
+        assert sorted(explicit) == sorted(order), f"{cls.__name__}.wire_order names other keys than it writes"
+        order = list(explicit)
+    return tuple((key, keyed[key]) for key in order)
+
+
 def record_to_dict(record: Any) -> dict[str, Any]:
-    """A dataclass record as a dict of its written fields, in field order."""
+    """A dataclass record as a dict of its written fields, in field order (see :class:`Record`)."""
     out: dict[str, Any] = {}
-    for slot in _slots(type(record)):
-        if not slot.write:
+    for key, slot in _written(type(record)):
+        value = getattr(record, slot.name if slot is not None else key)
+        if slot is not None and (
+            (slot.omit == "none" and value is None) or (slot.omit == "empty" and not value)
+        ):
             continue
-        value = getattr(record, slot.name)
-        if (slot.omit == "none" and value is None) or (slot.omit == "empty" and not value):
-            continue
-        out[slot.key] = encode(value)
+        out[key] = encode(value)
     return out
 
 
@@ -131,7 +150,13 @@ def decode(value: Any, hint: Any) -> Any:
             return hint(value)
         if _is_record(hint):
             return hint.from_dict(value)
-        if hint in (int, float, str) and value is not None and not isinstance(value, bool):
+        if value is None:
+            return None
+        if hint in (int, float, str) and not isinstance(value, bool):
+            return hint(value)
+        if hint is bool and isinstance(value, (int, float)):
+            return bool(value)
+        if issubclass(hint, PurePath):
             return hint(value)
     return value
 
@@ -160,8 +185,15 @@ def record_from_dict(cls: type[R], d: typing.Mapping[str, Any]) -> R:
 class Record:
     """Base of a dataclass written as the dict of its fields: ``to_dict`` / ``from_dict`` for free.
 
-    A subclass overrides either only where its format is not the plain field copy, and then
-    usually starts from :func:`record_to_dict` / :func:`record_kwargs`."""
+    Two class attributes say where the written dict is not the fields in field order:
+    ``wire_derived`` maps read-only properties that are written too (never read back) to the key
+    they are written after (None: at the end), and ``wire_order`` lists every written key in order
+    where the format's order is not the fields'. A subclass overrides ``to_dict`` / ``from_dict``
+    only where its format is more than that, and then starts from :func:`record_to_dict` /
+    :func:`record_kwargs`."""
+
+    wire_derived: ClassVar[dict[str, str | None]] = {}
+    wire_order: ClassVar[tuple[str, ...] | None] = None
 
     def to_dict(self) -> dict[str, Any]:
         return record_to_dict(self)

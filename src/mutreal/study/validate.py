@@ -28,7 +28,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, ClassVar
 
 from mutreal.label.classify import classify_safely, expand_side
 from mutreal.manifest import ManifestRow, read_manifest
@@ -37,6 +37,7 @@ from mutreal.mutation.operators import MutationError, Operator, Program, apply_e
 from mutreal.parallel import map_with_progress
 from mutreal.program.model import canonical_path, parse_path
 from mutreal.results import ComponentResult
+from mutreal.serialise import Record
 
 __all__ = [
     "FAILURE_REASONS",
@@ -65,7 +66,7 @@ RECONSTRUCTED = "reconstructed"
 
 
 @dataclass
-class ComponentOutcome:
+class ComponentOutcome(Record):
     """One claimed component of a real bug: the operator used, and whether it was reconstructed.
 
     ``fixed``/``buggy`` are the element's source text in each program; ``status`` is
@@ -90,16 +91,9 @@ class ComponentOutcome:
     def reconstructed(self) -> bool:
         return self.status == RECONSTRUCTED
 
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ComponentOutcome:
-        return cls(**{k: d.get(k) for k in cls.__dataclass_fields__ if k in d})  # type: ignore[arg-type]
-
 
 @dataclass
-class BugValidation:
+class BugValidation(Record):
     """The validation of one real bug (with the built-in matching, plus any plugin trials).
 
     status: ``reconstructed`` (no component left), ``partial`` (some components reconstructed),
@@ -116,31 +110,7 @@ class BugValidation:
     #: plugin operator id -> its trial outcomes on the components it claims
     plugin_trials: dict[str, list[ComponentOutcome]] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "benchmark": self.benchmark,
-            "status": self.status,
-            "error": self.error,
-            "components": [c.to_dict() for c in self.components],
-            "residual": self.residual,
-            "plugin_trials": {k: [c.to_dict() for c in v] for k, v in self.plugin_trials.items()},
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BugValidation:
-        return cls(
-            id=d["id"],
-            benchmark=d.get("benchmark"),
-            status=d["status"],
-            components=[ComponentOutcome.from_dict(c) for c in d.get("components", [])],
-            residual=list(d.get("residual", [])),
-            error=d.get("error"),
-            plugin_trials={
-                k: [ComponentOutcome.from_dict(c) for c in v]
-                for k, v in (d.get("plugin_trials") or {}).items()
-            },
-        )
+    wire_order: ClassVar = ("id", "benchmark", "status", "error", "components", "residual", "plugin_trials")
 
 
 def _failure_counter() -> dict[str, int]:
@@ -220,7 +190,7 @@ class BenchmarkStats:
 
 
 @dataclass
-class ValidationReport:
+class ValidationReport(Record):
     """The whole validation: per bug, per operator (every registered one), per benchmark."""
 
     manifest: str
@@ -228,22 +198,7 @@ class ValidationReport:
     operators: list[OperatorStats] = field(default_factory=list)
     benchmarks: list[BenchmarkStats] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "manifest": self.manifest,
-            "operators": [o.to_dict() for o in self.operators],
-            "benchmarks": [b.to_dict() for b in self.benchmarks],
-            "bugs": [b.to_dict() for b in self.bugs],
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ValidationReport:
-        return cls(
-            manifest=d["manifest"],
-            bugs=[BugValidation.from_dict(b) for b in d.get("bugs", [])],
-            operators=[OperatorStats.from_dict(o) for o in d.get("operators", [])],
-            benchmarks=[BenchmarkStats.from_dict(b) for b in d.get("benchmarks", [])],
-        )
+    wire_order: ClassVar = ("manifest", "operators", "benchmarks", "bugs")
 
 
 # ---------------------------------------------------------------------------------------------------
