@@ -21,6 +21,7 @@ whose key is missing raises ``KeyError``, as ``d[key]`` would.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import types
 import typing
 from dataclasses import dataclass
@@ -39,8 +40,8 @@ def wire(*, key: str | None = None, omit: Omit | None = None, write: bool = True
     """Field metadata saying how a field differs from the plain copy (``field(metadata=wire(...))``).
 
     ``key``: the name it is written under; ``omit``: leave it out when it is None (``"none"``) or
-    empty/false (``"empty"``); ``write=False``: never written (facts kept for the process only), and
-    read only when present."""
+    empty/false (``"empty"``); ``write=False``: neither written nor read (facts kept for the process
+    only, or kept apart by the class's own ``to_dict``)."""
     return {"wire": _Wire(key, omit, write)}
 
 
@@ -114,6 +115,8 @@ def record_to_dict(record: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, slot in _written(type(record)):
         value = getattr(record, slot.name if slot is not None else key)
+        if slot is None and inspect.ismethod(value):
+            value = value()
         if slot is not None and (
             (slot.omit == "none" and value is None) or (slot.omit == "empty" and not value)
         ):
@@ -170,6 +173,8 @@ def record_kwargs(cls: type, d: typing.Mapping[str, Any]) -> dict[str, Any]:
     left out (the field's default fills it), a missing required one raises ``KeyError``."""
     kwargs: dict[str, Any] = {}
     for slot in _slots(cls):
+        if not slot.write:
+            continue
         if slot.key in d:
             kwargs[slot.name] = decode(d[slot.key], slot.hint)
         elif slot.required:
@@ -186,7 +191,8 @@ class Record:
     """Base of a dataclass written as the dict of its fields: ``to_dict`` / ``from_dict`` for free.
 
     Two class attributes say where the written dict is not the fields in field order:
-    ``wire_derived`` maps read-only properties that are written too (never read back) to the key
+    ``wire_derived`` maps read-only properties (or methods taking no argument) that are written too
+    (never read back) to the key
     they are written after (None: at the end), and ``wire_order`` lists every written key in order
     where the format's order is not the fields'. A subclass overrides ``to_dict`` / ``from_dict``
     only where its format is more than that, and then starts from :func:`record_to_dict` /
@@ -201,3 +207,17 @@ class Record:
     @classmethod
     def from_dict(cls: type[R], d: typing.Mapping[str, Any]) -> R:
         return record_from_dict(cls, d)
+
+
+class TextEnum(str, Enum):
+    """An enum of strings that prints, formats and is written as its value (``layer.activation``).
+
+    The closed sets mutreal writes into its files (component kinds, decision ids) keep the plain
+    strings the files have always held, so that output does not change when a string becomes a
+    member; ``enum.StrEnum`` does the same from Python 3.11 on, and mutreal supports 3.10."""
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)

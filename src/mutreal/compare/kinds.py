@@ -8,10 +8,10 @@ does not change.
 
 from __future__ import annotations
 
-from enum import Enum
+from mutreal.serialise import TextEnum
 
 
-class ComponentKind(str, Enum):
+class ComponentKind(TextEnum):
     """The kinds of element the comparison emits (one per sort of change)."""
 
     LAYER_ACTIVATION = "layer.activation"
@@ -49,9 +49,3 @@ class ComponentKind(str, Enum):
     DATA_RESHAPE = "data.reshape"
     DATA_SIZE = "data.size"
     DATA_TRAINING_DATA = "data.training_data"
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __format__(self, spec: str) -> str:
-        return format(self.value, spec)

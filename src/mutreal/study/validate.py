@@ -37,7 +37,7 @@ from mutreal.mutation.operators import MutationError, Operator, Program, apply_e
 from mutreal.parallel import map_with_progress
 from mutreal.program.model import canonical_path, parse_path
 from mutreal.results import ComponentResult
-from mutreal.serialise import Record
+from mutreal.serialise import Record, record_kwargs, record_to_dict
 
 __all__ = [
     "FAILURE_REASONS",
@@ -117,8 +117,19 @@ def _failure_counter() -> dict[str, int]:
     return dict.fromkeys(FAILURE_REASONS, 0)
 
 
+class _FailureTally(Record):
+    """Base of the per-operator and per-benchmark tallies: read back, ``failures`` names every
+    failure reason, those the file leaves out at zero."""
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Any:
+        return cls(
+            **{**record_kwargs(cls, d), "failures": {**_failure_counter(), **(d.get("failures") or {})}}
+        )
+
+
 @dataclass
-class OperatorStats:
+class OperatorStats(_FailureTally):
     """Per operator: components claimed, reconstructed exactly, and why the others failed."""
 
     operator: str
@@ -126,6 +137,8 @@ class OperatorStats:
     claimed: int = 0
     reconstructed: int = 0
     failures: dict[str, int] = field(default_factory=_failure_counter)
+
+    wire_derived: ClassVar = {"rate": "reconstructed"}
 
     @property
     def rate(self) -> float | None:
@@ -139,28 +152,13 @@ class OperatorStats:
             self.failures[outcome.status] = self.failures.get(outcome.status, 0) + 1
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "operator": self.operator,
-            "plugin": self.plugin,
-            "claimed": self.claimed,
-            "reconstructed": self.reconstructed,
-            "rate": None if self.rate is None else round(self.rate, 4),
-            "failures": dict(self.failures),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> OperatorStats:
-        return cls(
-            d["operator"],
-            bool(d.get("plugin", False)),
-            int(d["claimed"]),
-            int(d["reconstructed"]),
-            {**_failure_counter(), **(d.get("failures") or {})},
-        )
+        d = record_to_dict(self)
+        d["rate"] = None if self.rate is None else round(self.rate, 4)
+        return d
 
 
 @dataclass
-class BenchmarkStats:
+class BenchmarkStats(_FailureTally):
     """Per benchmark: bugs, how many were simulable and attempted, reconstructed, and components."""
 
     benchmark: str
@@ -173,20 +171,11 @@ class BenchmarkStats:
     failures: dict[str, int] = field(default_factory=_failure_counter)
 
     def to_dict(self) -> dict[str, Any]:
-        d = dict(self.__dict__)
-        d["failures"] = dict(self.failures)
-        d["component_rate"] = round(self.reconstructed / self.claimed, 4) if self.claimed else None
-        d["bug_rate"] = round(self.reconstructed_bugs / self.simulable, 4) if self.simulable else None
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BenchmarkStats:
-        keys = ("bugs", "errors", "simulable", "reconstructed_bugs", "claimed", "reconstructed")
-        return cls(
-            d["benchmark"],
-            **{k: int(d.get(k, 0)) for k in keys},
-            failures={**_failure_counter(), **(d.get("failures") or {})},
-        )
+        return {
+            **record_to_dict(self),
+            "component_rate": round(self.reconstructed / self.claimed, 4) if self.claimed else None,
+            "bug_rate": round(self.reconstructed_bugs / self.simulable, 4) if self.simulable else None,
+        }
 
 
 @dataclass
