@@ -47,6 +47,8 @@ def wire(*, key: str | None = None, omit: Omit | None = None, write: bool = True
 
 @dataclass(frozen=True)
 class _Wire:
+    """What :func:`wire` said about a field (the plain copy when a field has no ``wire`` metadata)."""
+
     key: str | None = None
     omit: Omit | None = None
     write: bool = True
@@ -105,7 +107,8 @@ def _written(cls: type) -> tuple[tuple[str, _Slot | None], ...]:
         order.insert(order.index(after) + 1 if after is not None else len(order), name)
     explicit = getattr(cls, "wire_order", None)
     if explicit is not None:
-        assert sorted(explicit) == sorted(order), f"{cls.__name__}.wire_order names other keys than it writes"
+        if sorted(explicit) != sorted(order):
+            raise TypeError(f"{cls.__name__}.wire_order names other keys than it writes: {sorted(order)}")
         order = list(explicit)
     return tuple((key, keyed[key]) for key in order)
 

@@ -131,7 +131,7 @@ def test_wire_order_must_name_the_keys_it_writes() -> None:
         b: int = 0
         wire_order: ClassVar = ("b",)
 
-    with pytest.raises(AssertionError, match="wire_order"):
+    with pytest.raises(TypeError, match="wire_order"):
         Wrong().to_dict()
 
     @dataclass

@@ -49,3 +49,8 @@ class ComponentKind(TextEnum):
     DATA_RESHAPE = "data.reshape"
     DATA_SIZE = "data.size"
     DATA_TRAINING_DATA = "data.training_data"
+
+    @classmethod
+    def _missing_(cls, value: object) -> ComponentKind:
+        """A kind the labels do not know is an error that names it, wherever it is read."""
+        raise ValueError(f"unknown fault component kind {value!r}")
