@@ -19,7 +19,9 @@ import logging
 from collections.abc import Iterable, Iterator
 from dataclasses import InitVar, dataclass, field, fields
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, ClassVar, TextIO
+
+from mutreal.serialise import Record, record_to_dict, wire
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +31,7 @@ class ResultsFormatError(ValueError):
 
 
 @dataclass
-class ComponentResult:
+class ComponentResult(Record):
     """One labelled fault component of a classified bug (a ``components`` item of the JSONL)."""
 
     code: str
@@ -58,13 +60,10 @@ class ComponentResult:
     #: a changed constant held in a variable would read as no change at all.
     resolved: dict[str, Any] = field(default_factory=dict, compare=False)
     #: fields of the line this version does not know, written back unchanged
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict, metadata=wire(write=False))
 
     def to_dict(self) -> dict[str, Any]:
-        d = {name: getattr(self, name) for name in _COMPONENT_FIELDS}
-        d["resolved"] = dict(self.resolved)
-        d.update(self.extra)
-        return d
+        return {**record_to_dict(self), **self.extra}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ComponentResult:
@@ -87,7 +86,7 @@ _DEFAULTED = {"code", "simulable", "deepcrime_strict", "resolved"}
 
 
 @dataclass
-class BugResult:
+class BugResult(Record):
     """One classified bug (a line of the results JSONL; format in docs/ARCHITECTURE.md).
 
     ``order`` and ``simulable`` are worked out from the components, not stored, so that they can
@@ -105,11 +104,14 @@ class BugResult:
     opaque_share: float | None = 0.0
     files: list[dict[str, str | None]] = field(default_factory=list)
     #: fields of the line this version does not know, written back unchanged
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict, metadata=wire(write=False))
     #: accepted (``dataclasses.replace(row, components=kept, order=...)``, older callers) but not
     #: kept: the properties of the same names, set below the class, follow the components
     order: InitVar[int | None] = None
     simulable: InitVar[bool | None] = None
+
+    #: written, never read: both follow the components
+    wire_derived: ClassVar = {"order": "error", "simulable": "order"}
 
     def __post_init__(self, order: int | None, simulable: bool | None) -> None:
         del order, simulable  # derived from the components, so never out of step with them
@@ -124,20 +126,12 @@ class BugResult:
         return [c.code for c in self.components]
 
     def to_dict(self) -> dict[str, Any]:
-        d = {
-            "id": self.id,
-            "benchmark": self.benchmark,
-            "status": self.status,
-            "error": self.error,
-            "order": self.order,
-            "simulable": self.simulable,
-            "components": [c.to_dict() for c in self.components] if self.ok else [],
-            "data": self.data,
-            "era": self.era,
-            "set_aside": self.set_aside,
-            "opaque_share": None if self.opaque_share is None else round(self.opaque_share, 4),
-            "files": self.files,
-        }
+        """The row as written: an error row's components are left out, the opaque share is rounded."""
+        d = record_to_dict(self)
+        if not self.ok:
+            d["components"] = []
+        if self.opaque_share is not None:
+            d["opaque_share"] = round(self.opaque_share, 4)
         d.update(self.extra)
         return d
 
@@ -184,18 +178,11 @@ _BUG_KEYS = frozenset(BugResult(id="").to_dict())
 
 
 @dataclass
-class ReadProblem:
+class ReadProblem(Record):
     """A line of a results file that could not be read (kept so a batch never stops on it)."""
 
     line: int
     message: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "message": self.message}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ReadProblem:
-        return cls(int(d["line"]), str(d["message"]))
 
 
 def _lines(source: str | Path | Iterable[str]) -> Iterator[str]:

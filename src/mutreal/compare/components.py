@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from mutreal.compare.kinds import ComponentKind
 from mutreal.program.model import Layer, Value
+from mutreal.serialise import Record, wire
 
 #: (file, line) of an element on one side; (None, None) where that side has none
 Location = tuple[str | None, int | None]
 
 
 @dataclass
-class FaultComponent:
+class FaultComponent(Record):
     """One changed program element between the buggy and the fixed program.
 
     ``kind`` says what sort of element changed (:class:`ComponentKind`: ``layer.activation``,
@@ -39,7 +40,9 @@ class FaultComponent:
     confidence_reason: str | None = None
     #: facts about how the component was found, read by :mod:`mutreal.compare.confidence`: the value
     #: kind of each side (``before_kind``/``after_kind``), ``ambiguous_alignment``; not written out
-    evidence: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    evidence: dict[str, Any] = field(
+        default_factory=dict, compare=False, repr=False, metadata=wire(write=False)
+    )
 
     def __post_init__(self) -> None:
         if not isinstance(self.kind, ComponentKind):
@@ -47,16 +50,6 @@ class FaultComponent:
                 self.kind = ComponentKind(self.kind)
             except ValueError:
                 raise ValueError(f"unknown fault component kind {self.kind!r}") from None
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["kind"] = self.kind.value
-        del data["evidence"]
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> FaultComponent:
-        return cls(**data)
 
 
 def source_text(x: Value | Layer | str | None) -> str | None:

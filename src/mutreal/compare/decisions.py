@@ -10,11 +10,12 @@ the code can be checked against each other: a row no code applies, or an id no r
 from __future__ import annotations
 
 from collections.abc import Callable
-from enum import Enum
 from typing import TypeVar
 
+from mutreal.serialise import TextEnum
 
-class DecisionId(str, Enum):
+
+class DecisionId(TextEnum):
     """One row of the decision table (the value is the row's id)."""
 
     CPP_MISSING = "CPP-missing"
@@ -104,9 +105,6 @@ class DecisionId(str, Enum):
     DATA_SPLIT_NOISE = "data-split-noise"
     CPP_COMPLETION_DATA = "CPP-completion-data"
     RCP_EARLY_STOPPING = "RCP-early-stopping"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

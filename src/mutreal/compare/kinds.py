@@ -8,10 +8,10 @@ does not change.
 
 from __future__ import annotations
 
-from enum import Enum
+from mutreal.serialise import TextEnum
 
 
-class ComponentKind(str, Enum):
+class ComponentKind(TextEnum):
     """The kinds of element the comparison emits (one per sort of change)."""
 
     LAYER_ACTIVATION = "layer.activation"
@@ -52,8 +52,7 @@ class ComponentKind(str, Enum):
     DATA_SOURCE_FILE = "data.source_file"
     DATA_LABELS = "data.labels"
 
-    def __str__(self) -> str:
-        return self.value
-
-    def __format__(self, spec: str) -> str:
-        return format(self.value, spec)
+    @classmethod
+    def _missing_(cls, value: object) -> ComponentKind:
+        """A kind the labels do not know is an error that names it, wherever it is read."""
+        raise ValueError(f"unknown fault component kind {value!r}")

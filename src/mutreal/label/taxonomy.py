@@ -18,7 +18,7 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -26,13 +26,14 @@ from typing import Any
 import yaml
 
 from mutreal.resources import data_dir
+from mutreal.serialise import Record
 
 #: Flag that marks the leaves which may be the reconstruction's one leaf too many (93 vs 92).
 COUNT_SUSPECT = "count-suspect"
 
 
 @dataclass(frozen=True)
-class Category:
+class Category(Record):
     """An inner node of the taxonomy (e.g. ``Model > Layers > Layer Properties``)."""
 
     id: str
@@ -47,18 +48,9 @@ class Category:
         """The category path as the study writes it, joined by `` > ``."""
         return " > ".join(self.path)
 
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["path"] = list(self.path)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Category:
-        return cls(**{**d, "path": tuple(d["path"])})
-
 
 @dataclass(frozen=True)
-class Leaf:
+class Leaf(Record):
     """A leaf (fault type) of the taxonomy; ``flag`` is set where the reconstruction is uncertain."""
 
     id: str
@@ -81,21 +73,9 @@ class Leaf:
     def __str__(self) -> str:
         return self.name
 
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["evidence"] = list(self.evidence)
-        d["examples"] = list(self.examples)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Leaf:
-        return cls(
-            **{**d, "evidence": tuple(d.get("evidence", ())), "examples": tuple(d.get("examples", ()))}
-        )
-
 
 @dataclass(frozen=True)
-class LeafRule:
+class LeafRule(Record):
     """A conditional leaf of a code: ``when`` maps a detail key to a full-match regex (all must match)."""
 
     code: str
@@ -110,21 +90,9 @@ class LeafRule:
                 return False
         return True
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "when": [list(p) for p in self.when],
-            "leaf_id": self.leaf_id,
-            "note": self.note,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LeafRule:
-        return cls(d["code"], tuple((k, v) for k, v in d["when"]), d["leaf_id"], d.get("note"))
-
 
 @dataclass(frozen=True)
-class FaultCode:
+class FaultCode(Record):
     """One row of the study's code table: a code, its meaning, its leaf (or only a category).
 
     ``leaf_id`` is the leaf when it does not depend on the change; ``leaf_by`` names the details
@@ -151,25 +119,6 @@ class FaultCode:
     def has_leaf(self) -> bool:
         """True when some leaf can be named: a fixed one or at least one conditional one."""
         return self.leaf_id is not None or bool(self.rules)
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        for k in ("leaf_by", "operators", "aliases"):
-            d[k] = list(getattr(self, k))
-        d["rules"] = [r.to_dict() for r in self.rules]
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FaultCode:
-        return cls(
-            **{
-                **d,
-                "leaf_by": tuple(d.get("leaf_by", ())),
-                "operators": tuple(d.get("operators", ())),
-                "aliases": tuple(d.get("aliases", ())),
-                "rules": tuple(LeafRule.from_dict(r) for r in d.get("rules", ())),
-            }
-        )
 
 
 class Taxonomy:
@@ -425,7 +374,7 @@ def load_taxonomy() -> Taxonomy:
 
 
 @dataclass(frozen=True)
-class Decision:
+class Decision(Record):
     """A row of ``taxonomy/decisions.csv`` (owned by classify): where a line between neighbouring
     codes is drawn, with the buggy/fixed example programs that pin it
     (``taxonomy/decisions/<id>/buggy.py`` and ``fixed.py``, plain files that read and diff as code)."""
@@ -439,16 +388,6 @@ class Decision:
     rationale: str
     buggy: str
     fixed: str
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        for k in ("codes", "deepcrime", "simulable"):
-            d[k] = list(d[k])
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Decision:
-        return cls(**{**d, **{k: tuple(d[k]) for k in ("codes", "deepcrime", "simulable")}})
 
 
 def _comma_list(text: str | None) -> tuple[str, ...]:

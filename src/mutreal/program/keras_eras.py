@@ -64,6 +64,13 @@ _DENSE_LIKE = {
     "bias_constraint": None,
 }
 _CONV = {**_DENSE_LIKE, "padding": "valid", "data_format": "channels_last"}
+
+#: every optimizer's gradient clipping (off by default)
+_CLIPPING = {"clipnorm": None, "clipvalue": None}
+#: the learning-rate decay the optimizers took until Keras 3 (which removed it), and clipping
+_DECAY_AND_CLIPPING = {"decay": _era(keras1=0.0, keras2=0.0, tf2=0.0), **_CLIPPING}
+#: the adaptive optimizers' fuzz factor: 1e-8 in Keras 1, 1e-7 since
+_OPTIMIZER_EPSILON = _era(keras1=1e-8, keras2=1e-7, tf2=1e-7, keras3=1e-7)
 _RNN = {
     "activation": "tanh",
     "use_bias": True,
@@ -147,64 +154,51 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
         "learning_rate": 0.01,
         "momentum": 0.0,
         "nesterov": False,
-        "decay": _era(keras1=0.0, keras2=0.0, tf2=0.0),
-        "clipnorm": None,
-        "clipvalue": None,
+        **_DECAY_AND_CLIPPING,
     },
     "RMSprop": {
         "learning_rate": 0.001,
         "rho": 0.9,
-        "epsilon": _era(keras1=1e-8, keras2=1e-7, tf2=1e-7, keras3=1e-7),
+        "epsilon": _OPTIMIZER_EPSILON,
         "momentum": 0.0,
         "centered": False,
-        "decay": _era(keras1=0.0, keras2=0.0, tf2=0.0),
-        "clipnorm": None,
-        "clipvalue": None,
+        **_DECAY_AND_CLIPPING,
     },
     "Adagrad": {
         "learning_rate": _era(keras1=0.01, keras2=0.01, tf2=0.001, keras3=0.001),
-        "epsilon": _era(keras1=1e-8, keras2=1e-7, tf2=1e-7, keras3=1e-7),
+        "epsilon": _OPTIMIZER_EPSILON,
         "initial_accumulator_value": _era(tf2=0.1, keras3=0.1),
-        "decay": _era(keras1=0.0, keras2=0.0, tf2=0.0),
-        "clipnorm": None,
-        "clipvalue": None,
+        **_DECAY_AND_CLIPPING,
     },
     "Adadelta": {
         "learning_rate": _era(keras1=1.0, keras2=1.0, tf2=0.001, keras3=0.001),
         "rho": 0.95,
-        "epsilon": _era(keras1=1e-8, keras2=1e-7, tf2=1e-7, keras3=1e-7),
-        "decay": _era(keras1=0.0, keras2=0.0, tf2=0.0),
-        "clipnorm": None,
-        "clipvalue": None,
+        "epsilon": _OPTIMIZER_EPSILON,
+        **_DECAY_AND_CLIPPING,
     },
     "Adam": {
         "learning_rate": 0.001,
         "beta_1": 0.9,
         "beta_2": 0.999,
-        "epsilon": _era(keras1=1e-8, keras2=1e-7, tf2=1e-7, keras3=1e-7),
+        "epsilon": _OPTIMIZER_EPSILON,
         "amsgrad": False,
-        "decay": _era(keras1=0.0, keras2=0.0, tf2=0.0),
-        "clipnorm": None,
-        "clipvalue": None,
+        **_DECAY_AND_CLIPPING,
     },
     "AdamW": {"learning_rate": 0.001, "weight_decay": 0.004, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7},
     "Adamax": {
         "learning_rate": _era(keras1=0.002, keras2=0.002, tf2=0.001, keras3=0.001),
         "beta_1": 0.9,
         "beta_2": 0.999,
-        "epsilon": _era(keras1=1e-8, keras2=1e-7, tf2=1e-7, keras3=1e-7),
-        "decay": _era(keras1=0.0, keras2=0.0, tf2=0.0),
-        "clipnorm": None,
-        "clipvalue": None,
+        "epsilon": _OPTIMIZER_EPSILON,
+        **_DECAY_AND_CLIPPING,
     },
     "Nadam": {
         "learning_rate": _era(keras1=0.002, keras2=0.002, tf2=0.001, keras3=0.001),
         "beta_1": 0.9,
         "beta_2": 0.999,
-        "epsilon": _era(keras1=1e-8, keras2=1e-7, tf2=1e-7, keras3=1e-7),
+        "epsilon": _OPTIMIZER_EPSILON,
         "schedule_decay": _era(keras1=0.004, keras2=0.004),
-        "clipnorm": None,
-        "clipvalue": None,
+        **_CLIPPING,
     },
     "Ftrl": {"learning_rate": 0.001, "learning_rate_power": -0.5, "initial_accumulator_value": 0.1},
     # training calls

@@ -2,7 +2,8 @@
 
 ``mutreal.extract`` builds a :class:`ProgramModel` from LibCST; ``mutreal.compare`` compares two of them
 and never looks at source text again. Every class here is a plain dataclass with ``to_dict()`` /
-``from_dict()`` so models can be cached and shipped between processes as JSON.
+``from_dict()`` (the field copy of :class:`mutreal.serialise.Record`) so models can be cached and
+shipped between processes as JSON.
 
 Values keep both a normalised form (what the diff compares, see :meth:`Value.key`) and the source
 text (what reports show). Anything the extractor could not resolve is an ``opaque`` :class:`Value`
@@ -40,11 +41,10 @@ from mutreal.program.model_value import (  # noqa: F401 - re-exported: the model
     SEQ,
     VALUE_KINDS,
     Value,
-    _args_from_dict,
-    _args_to_dict,
     _freeze,
     implicit_default,
 )
+from mutreal.serialise import Record, wire
 
 # ---------------------------------------------------------------------------------------------------
 # Models and layers
@@ -52,7 +52,7 @@ from mutreal.program.model_value import (  # noqa: F401 - re-exported: the model
 
 
 @dataclass
-class Layer:
+class Layer(Record):
     """One layer instance of a model, in model order.
 
     ``cls`` is the canonical Keras class name (``Conv2D`` for ``Convolution2D``) when
@@ -75,7 +75,7 @@ class Layer:
     #: functional API: indexes (in the model's ``layers``) of the layers feeding this one; [] = model input
     inbound: list[int] = field(default_factory=list)
     #: for wrappers (TimeDistributed, Bidirectional): the wrapped layer
-    inner: Layer | None = None
+    inner: Layer | None = field(default=None, metadata=wire(omit="none"))
 
     def arg(self, name: str, era: str | None = None) -> Value | None:
         """The value of argument ``name``: as written, else the era's default (``implicit=True``)."""
@@ -114,37 +114,6 @@ class Layer:
             return Value.const(_PLAIN_ACTIVATION_LAYERS[self.cls], text=self.text, line=self.line)
         return None
 
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
-            "cls": self.cls,
-            "args": _args_to_dict(self.args),
-            "known": self.known,
-            "file": self.file,
-            "line": self.line,
-            "text": self.text,
-            "origin": self.origin,
-            "var": self.var,
-            "inbound": list(self.inbound),
-        }
-        if self.inner is not None:
-            d["inner"] = self.inner.to_dict()
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Layer:
-        return cls(
-            cls=d["cls"],
-            args=_args_from_dict(d.get("args")),
-            known=d.get("known", True),
-            file=d.get("file", "<string>"),
-            line=d.get("line"),
-            text=d.get("text", ""),
-            origin=d.get("origin", "add"),
-            var=d.get("var"),
-            inbound=list(d.get("inbound", [])),
-            inner=cls.from_dict(d["inner"]) if d.get("inner") else None,
-        )
-
 
 @dataclass
 class FoldedLayer:
@@ -168,7 +137,7 @@ _TAKES_ACTIVATION = re.compile(
 
 
 @dataclass
-class KerasModel:
+class KerasModel(Record):
     """One model built in the program.
 
     ``kind``: ``"sequential"``, ``"functional"``, ``"subclass"`` or ``"unknown"`` (e.g. loaded
@@ -211,33 +180,6 @@ class KerasModel:
             out.append(FoldedLayer(layer, [i], act))
         return out
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "kind": self.kind,
-            "cls": self.cls,
-            "var": self.var,
-            "layers": [layer.to_dict() for layer in self.layers],
-            "file": self.file,
-            "line": self.line,
-            "text": self.text,
-            "args": _args_to_dict(self.args),
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> KerasModel:
-        return cls(
-            index=d["index"],
-            kind=d["kind"],
-            cls=d.get("cls", "Sequential"),
-            var=d.get("var"),
-            layers=[Layer.from_dict(x) for x in d.get("layers", [])],
-            file=d.get("file", "<string>"),
-            line=d.get("line"),
-            text=d.get("text", ""),
-            args=_args_from_dict(d.get("args")),
-        )
-
 
 # ---------------------------------------------------------------------------------------------------
 # compile / fit
@@ -245,7 +187,7 @@ class KerasModel:
 
 
 @dataclass
-class Optimizer:
+class Optimizer(Record):
     """The optimizer of a compile call: canonical class (``Adam``) and hyperparameters.
 
     ``spelling`` is ``"string"`` (``'adam'``), ``"object"`` (``Adam(...)``) or ``"opaque"``.
@@ -267,30 +209,9 @@ class Optimizer:
             return None
         return implicit_default(self.cls, name, era)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "cls": self.cls,
-            "args": _args_to_dict(self.args),
-            "spelling": self.spelling,
-            "text": self.text,
-            "file": self.file,
-            "line": self.line,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Optimizer:
-        return cls(
-            cls=d.get("cls"),
-            args=_args_from_dict(d.get("args")),
-            spelling=d.get("spelling", "object"),
-            text=d.get("text", ""),
-            file=d.get("file", "<string>"),
-            line=d.get("line"),
-        )
-
 
 @dataclass
-class Compile:
+class Compile(Record):
     """One ``model.compile(...)`` call.
 
     ``loss`` is normalised to the canonical function name as a constant (``'mse'``,
@@ -310,36 +231,9 @@ class Compile:
     line: int | None = None
     text: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "model": self.model,
-            "loss": self.loss.to_dict() if self.loss else None,
-            "optimizer": self.optimizer.to_dict() if self.optimizer else None,
-            "metrics": self.metrics.to_dict() if self.metrics else None,
-            "args": _args_to_dict(self.args),
-            "file": self.file,
-            "line": self.line,
-            "text": self.text,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Compile:
-        return cls(
-            index=d["index"],
-            model=d.get("model"),
-            loss=Value.from_dict(d["loss"]) if d.get("loss") else None,
-            optimizer=Optimizer.from_dict(d["optimizer"]) if d.get("optimizer") else None,
-            metrics=Value.from_dict(d["metrics"]) if d.get("metrics") else None,
-            args=_args_from_dict(d.get("args")),
-            file=d.get("file", "<string>"),
-            line=d.get("line"),
-            text=d.get("text", ""),
-        )
-
 
 @dataclass
-class Callback:
+class Callback(Record):
     """A callback passed to fit (``EarlyStopping(patience=3)``), canonical class name."""
 
     cls: str
@@ -349,30 +243,9 @@ class Callback:
     file: str = "<string>"
     line: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "cls": self.cls,
-            "args": _args_to_dict(self.args),
-            "known": self.known,
-            "text": self.text,
-            "file": self.file,
-            "line": self.line,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Callback:
-        return cls(
-            cls=d["cls"],
-            args=_args_from_dict(d.get("args")),
-            known=d.get("known", True),
-            text=d.get("text", ""),
-            file=d.get("file", "<string>"),
-            line=d.get("line"),
-        )
-
 
 @dataclass
-class Fit:
+class Fit(Record):
     """One training call: ``fit``, ``fit_generator``, ``train_on_batch`` (``method``).
 
     ``args`` uses canonical names (``nb_epoch`` -> ``epochs``, ``samples_per_epoch`` ->
@@ -399,35 +272,6 @@ class Fit:
             return self.args[name]
         return implicit_default(self.method, name, era)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "method": self.method,
-            "model": self.model,
-            "args": _args_to_dict(self.args),
-            "callbacks": [c.to_dict() for c in self.callbacks],
-            "file": self.file,
-            "line": self.line,
-            "text": self.text,
-            "repeat": self.repeat,
-            "learning_rate": self.learning_rate.to_dict() if self.learning_rate is not None else None,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Fit:
-        return cls(
-            index=d["index"],
-            method=d.get("method", "fit"),
-            model=d.get("model"),
-            args=_args_from_dict(d.get("args")),
-            callbacks=[Callback.from_dict(c) for c in d.get("callbacks", [])],
-            file=d.get("file", "<string>"),
-            line=d.get("line"),
-            text=d.get("text", ""),
-            repeat=d.get("repeat"),
-            learning_rate=Value.from_dict(d["learning_rate"]) if d.get("learning_rate") else None,
-        )
-
 
 # ---------------------------------------------------------------------------------------------------
 # Data
@@ -435,7 +279,7 @@ class Fit:
 
 
 @dataclass
-class DataSource:
+class DataSource(Record):
     """Where a training array comes from.
 
     ``kind``: ``"keras_dataset"`` (name ``mnist``), ``"sklearn"`` (``load_iris``/``make_moons``),
@@ -447,53 +291,24 @@ class DataSource:
 
     kind: str
     name: str | None = None
+    #: which part of the source this array is (``x_train`` of a load_data tuple, ``data``/``target``)
+    part: str | None = None
+    #: ``"real"`` (a published data set or a file) or ``"synthetic"`` (random/generated/literal arrays)
+    origin: str | None = None
     reader: str | None = None
     shape: list[Any] | None = None
     size: int | None = None
     text: str = ""
     file: str = "<string>"
     line: int | None = None
-    #: which part of the source this array is (``x_train`` of a load_data tuple, ``data``/``target``)
-    part: str | None = None
-    #: ``"real"`` (a published data set or a file) or ``"synthetic"`` (random/generated/literal arrays)
-    origin: str | None = None
 
     def key(self) -> Any:
         """Normalised form for comparisons (kind, name, reader, shape, part)."""
         return (self.kind, self.name, self.reader, _freeze(self.shape), self.part)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "name": self.name,
-            "part": self.part,
-            "origin": self.origin,
-            "reader": self.reader,
-            "shape": self.shape,
-            "size": self.size,
-            "text": self.text,
-            "file": self.file,
-            "line": self.line,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> DataSource:
-        return cls(
-            kind=d["kind"],
-            name=d.get("name"),
-            part=d.get("part"),
-            origin=d.get("origin"),
-            reader=d.get("reader"),
-            shape=d.get("shape"),
-            size=d.get("size"),
-            text=d.get("text", ""),
-            file=d.get("file", "<string>"),
-            line=d.get("line"),
-        )
-
 
 @dataclass
-class DataOp:
+class DataOp(Record):
     """One preprocessing step applied to a training array, in application order.
 
     ``op`` is canonical: ``divide``, ``multiply``, ``subtract``, ``add``, ``reshape``, ``astype``,
@@ -514,57 +329,19 @@ class DataOp:
         """Normalised form for comparisons (op, callee, argument keys)."""
         return (self.op, self.name, tuple(sorted((k, v.key()) for k, v in self.args.items())))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "op": self.op,
-            "name": self.name,
-            "args": _args_to_dict(self.args),
-            "text": self.text,
-            "file": self.file,
-            "line": self.line,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> DataOp:
-        return cls(
-            op=d["op"],
-            name=d.get("name"),
-            args=_args_from_dict(d.get("args")),
-            text=d.get("text", ""),
-            file=d.get("file", "<string>"),
-            line=d.get("line"),
-        )
-
 
 #: data roles, in the order reports list them (``x_pred``: the first input given to ``predict``)
 DATA_ROLES = ("x_train", "y_train", "x_val", "y_val", "x_test", "y_test", "x_pred")
 
 
 @dataclass
-class DataVar:
+class DataVar(Record):
     """A training array by role (``x_train``...): its source and the preprocessing chain."""
 
     role: str
     var: str | None = None
     source: DataSource | None = None
     preprocess: list[DataOp] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "role": self.role,
-            "var": self.var,
-            "source": self.source.to_dict() if self.source else None,
-            "preprocess": [op.to_dict() for op in self.preprocess],
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> DataVar:
-        return cls(
-            role=d["role"],
-            var=d.get("var"),
-            source=DataSource.from_dict(d["source"]) if d.get("source") else None,
-            preprocess=[DataOp.from_dict(o) for o in d.get("preprocess", [])],
-        )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -573,7 +350,7 @@ class DataVar:
 
 
 @dataclass
-class HyperparameterLiteral:
+class HyperparameterLiteral(Record):
     """A module-level ``epochs = 5`` / ``batch_size = 32`` number literal (rule ``unused_hyperparameter``).
 
     The program's stated training budget, kept whether or not a training call reads the variable:
@@ -583,53 +360,27 @@ class HyperparameterLiteral:
     name: str
     kind: str  # fit.epochs or fit.batch_size
     value: float
-    text: str  # the literal as written
-    line: int  # 0 when the assignment could not be found in the text again
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "value": self.value,
-            "text": self.text,
-            "line": self.line,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> HyperparameterLiteral:
-        return cls(d["name"], d["kind"], float(d["value"]), d.get("text", ""), d.get("line", 0))
+    text: str = ""  # the literal as written
+    line: int = 0  # 0 when the assignment could not be found in the text again
 
 
 @dataclass
-class RuntimeDataCall:
+class RuntimeDataCall(Record):
     """A ``targets = <mutreal.runtime.training_data>.fn(...)`` statement (rule
     ``training_data_runtime_calls``): a training-data mutant's seeded change, found in the source even
     where the arrays it rebinds were not followed. ``roles`` are the training roles
     (``x_train``/``y_train``) of its targets; ``text`` is the call with whitespace runs collapsed."""
 
     function: str
-    roles: list[str]
-    text: str
-    file: str | None
-    line: int | None
+    roles: list[str] = field(default_factory=list)
+    text: str = ""
+    file: str | None = None
+    line: int | None = None
 
     def key(self) -> tuple[str, str]:
         """The call as compared: its function and its arguments' text, whitespace aside."""
         text = "".join(self.text.split())
         return self.function, text[text.find("(") :] if "(" in text else text
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "function": self.function,
-            "roles": list(self.roles),
-            "text": self.text,
-            "file": self.file,
-            "line": self.line,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> RuntimeDataCall:
-        return cls(d["function"], list(d.get("roles", [])), d.get("text", ""), d.get("file"), d.get("line"))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -641,7 +392,7 @@ FRAMEWORKS = ("keras", "tensorflow", "pytorch", "other", "none")
 
 
 @dataclass
-class ProgramModel:
+class ProgramModel(Record):
     """Everything mutreal knows about one source file.
 
     ``framework`` is ``"keras"`` for Keras in any packaging (keras, tf.keras, tensorflow.keras),
@@ -721,47 +472,3 @@ class ProgramModel:
         """Share of layer/compile/fit arguments mutreal could not resolve (0.0 when there are none)."""
         opaque, total = self.opaque_counts()
         return opaque / total if total else 0.0
-
-    # -- serialisation ------------------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "framework": self.framework,
-            "era": self.era,
-            "era_evidence": list(self.era_evidence),
-            "models": [m.to_dict() for m in self.models],
-            "compiles": [c.to_dict() for c in self.compiles],
-            "fits": [f.to_dict() for f in self.fits],
-            "evaluations": [f.to_dict() for f in self.evaluations],
-            "data": {k: v.to_dict() for k, v in self.data.items()},
-            "imports": dict(self.imports),
-            "notes": list(self.notes),
-            "raw_tensorflow": self.raw_tensorflow,
-            "untrained_data": {k: v.to_dict() for k, v in self.untrained_data.items()},
-            "loss_functions": {k: list(v) for k, v in self.loss_functions.items()},
-            "hyperparameter_literals": {k: v.to_dict() for k, v in self.hyperparameter_literals.items()},
-            "runtime_data_calls": [c.to_dict() for c in self.runtime_data_calls],
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ProgramModel:
-        return cls(
-            path=d.get("path", "<string>"),
-            framework=d.get("framework", "keras"),
-            era=d.get("era", "keras2"),
-            era_evidence=list(d.get("era_evidence", [])),
-            models=[KerasModel.from_dict(m) for m in d.get("models", [])],
-            compiles=[Compile.from_dict(c) for c in d.get("compiles", [])],
-            fits=[Fit.from_dict(f) for f in d.get("fits", [])],
-            evaluations=[Fit.from_dict(f) for f in d.get("evaluations", [])],
-            data={k: DataVar.from_dict(v) for k, v in d.get("data", {}).items()},
-            imports=dict(d.get("imports", {})),
-            notes=list(d.get("notes", [])),
-            raw_tensorflow=d.get("raw_tensorflow", False),
-            untrained_data={k: DataVar.from_dict(v) for k, v in d.get("untrained_data", {}).items()},
-            loss_functions={k: list(v) for k, v in d.get("loss_functions", {}).items()},
-            hyperparameter_literals={
-                k: HyperparameterLiteral.from_dict(v) for k, v in d.get("hyperparameter_literals", {}).items()
-            },
-            runtime_data_calls=[RuntimeDataCall.from_dict(c) for c in d.get("runtime_data_calls", [])],
-        )

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import networkx as nx
 
@@ -31,6 +31,7 @@ from mutreal.report.tables import (
     bugs_from_results,
     category_frequency_table,
     code_frequency_table,
+    code_lookup,
     combinations_table,
     cooccurrence_table,
     counted,
@@ -41,6 +42,7 @@ from mutreal.report.tables import (
     table4,
     training_data_tables,
 )
+from mutreal.serialise import Record, record_kwargs, wire
 from mutreal.study.labelsfile import (
     LabelsFormatError,
     ReadProblem,
@@ -54,25 +56,8 @@ from mutreal.study.mining import Combination
 log = logging.getLogger(__name__)
 
 
-def _describe_lookup():
-    try:
-        from mutreal.label.taxonomy import load_taxonomy
-
-        taxonomy = load_taxonomy()
-    except Exception:  # descriptions are a nicety; the report works without the taxonomy data
-        return lambda code: None
-
-    def describe(code: str) -> str | None:
-        try:
-            return taxonomy.code(code).description
-        except KeyError:
-            return None
-
-    return describe
-
-
 @dataclass
-class Report:
+class Report(Record):
     """Everything a report shows; ``tables`` in the order the report prints them."""
 
     title: str
@@ -83,13 +68,18 @@ class Report:
     tables: list[Table]
     problems: list[ReadProblem] = field(default_factory=list)
     combinations: list[Combination] = field(default_factory=list)
-    graph: nx.Graph = field(default_factory=nx.Graph)
+    graph: nx.Graph = field(default_factory=nx.Graph, metadata=wire(write=False))
     #: what ``--min-confidence`` dropped, when it was given
     confidence_filter: ConfidenceFilter | None = None
     #: the per-bug pages (results only; not part of the JSON)
-    pages: BugPages | None = None
+    pages: BugPages | None = field(default=None, metadata=wire(write=False))
     #: reproduce/compare campaign rows (``--reproduce``/``--compare``), for plots and bug pages
-    campaigns: Campaigns | None = None
+    campaigns: Campaigns | None = field(default=None, metadata=wire(write=False))
+
+    #: the headline numbers are written after the kind; the pages, campaigns and graph are not written
+    wire_derived: ClassVar = {"summary": "kind"}
+    wire_order: ClassVar = ("title", "source", "kind", "summary", "figures", "tables", "problems")
+    wire_order += ("combinations", "bugs", "confidence_filter")
 
     def table(self, name: str) -> Table | None:
         return next((t for t in self.tables if t.name == name), None)
@@ -119,38 +109,12 @@ class Report:
             "confidence_filter": self.confidence_filter.to_dict() if self.confidence_filter else None,
         }
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "title": self.title,
-            "source": self.source,
-            "kind": self.kind,
-            "summary": self.summary(),
-            "figures": [f.to_dict() for f in self.figures],
-            "tables": [t.to_dict() for t in self.tables],
-            "problems": [p.to_dict() for p in self.problems],
-            "combinations": [c.to_dict() for c in self.combinations],
-            "bugs": [b.to_dict() for b in self.bugs],
-            "confidence_filter": self.confidence_filter.to_dict() if self.confidence_filter else None,
-        }
-
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Report:
         """Rebuild a report from its JSON (the graph is recomputed from the bugs)."""
-        bugs = [Bug.from_dict(b) for b in d.get("bugs", [])]
-        return cls(
-            title=d["title"],
-            source=d["source"],
-            kind=d["kind"],
-            bugs=bugs,
-            figures=[BenchmarkFigures.from_dict(f) for f in d["figures"]],
-            tables=[Table.from_dict(t) for t in d["tables"]],
-            problems=[ReadProblem.from_dict(p) for p in d.get("problems", [])],
-            combinations=[Combination.from_dict(c) for c in d.get("combinations", [])],
-            graph=bug_cooccurrence_graph(bugs),
-            confidence_filter=ConfidenceFilter.from_dict(d["confidence_filter"])
-            if d.get("confidence_filter")
-            else None,
-        )
+        report = cls(**record_kwargs(cls, d))
+        report.graph = bug_cooccurrence_graph(report.bugs)
+        return report
 
 
 def load_bugs(path: str | Path) -> tuple[list[Bug], str, list[ReadProblem]]:
@@ -237,7 +201,7 @@ def build_report(
     comparison = paper.comparison_table(figures)
     if comparison is not None:
         tables += [comparison, paper.errata_table()]
-    tables += [code_frequency_table(bugs, _describe_lookup()), category_frequency_table(bugs)]
+    tables += [code_frequency_table(bugs, code_lookup("description")), category_frequency_table(bugs)]
     tables += training_data_tables(bugs)
     graph = bug_cooccurrence_graph(bugs)
     combos_table, combos = combinations_table(bugs, support, combinations_limit)

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from mutreal.serialise import Record
 from mutreal.study.labelsfile import ResultComponent, ResultRow
 
 #: levels from least to most sure
@@ -53,20 +54,13 @@ def made_by(component: ResultComponent) -> str | None:
 
 
 @dataclass(frozen=True)
-class ConfidenceFilter:
+class ConfidenceFilter(Record):
     """What a ``--min-confidence`` filter did: components kept, dropped below the level, dropped unknown."""
 
     minimum: str
     kept: int
     below: int
     unknown: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"minimum": self.minimum, "kept": self.kept, "below": self.below, "unknown": self.unknown}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ConfidenceFilter:
-        return cls(str(d["minimum"]), int(d["kept"]), int(d["below"]), int(d["unknown"]))
 
     def sentence(self) -> str:
         """One line for people: what was kept and what was dropped, unknown ones named apart."""

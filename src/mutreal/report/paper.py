@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from mutreal.report.tables import ALL, BenchmarkFigures, GroupStats, Table, pct_half_up
+from mutreal.serialise import Record
 
 #: measures of Table 3 / Table 4 compared, in the order the comparison lists them
 MEASURES = ("bugs", "max", "average", "overall", "ft", "rsb", "rsfc")
@@ -62,7 +63,7 @@ def erratum(table: int, row: str, column: str) -> dict[str, Any] | None:
 
 
 @dataclass(frozen=True)
-class PaperFigures:
+class PaperFigures(Record):
     """One benchmark's (or ALL's) Table 3/4 figures as the study gives them, errata corrected."""
 
     row: str
@@ -77,26 +78,6 @@ class PaperFigures:
     rsfc: tuple[int, int, int]
     rsb_printed: str
     rsfc_printed: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "row": self.row,
-            "subset": self.subset,
-            "bugs": self.bugs,
-            "max": self.max,
-            "average": self.average,
-            "average_printed": self.average_printed,
-            "overall": self.overall,
-            "ft": self.ft,
-            "rsb": list(self.rsb),
-            "rsfc": list(self.rsfc),
-            "rsb_printed": self.rsb_printed,
-            "rsfc_printed": self.rsfc_printed,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> PaperFigures:
-        return cls(**{**d, "rsb": tuple(d["rsb"]), "rsfc": tuple(d["rsfc"])})
 
 
 def paper_figures(row: str, subset: str = "all") -> PaperFigures:

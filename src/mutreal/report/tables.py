@@ -13,12 +13,13 @@ they are counted and listed apart, as the study set its unsuitable bugs apart.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import networkx as nx
 
+from mutreal.serialise import Record, record_from_dict, record_kwargs, record_to_dict, wire
 from mutreal.study.labelsfile import LabelledBug, ResultRow
 from mutreal.study.mining import Combination, cooccurrence_graph, frequent_combinations
 
@@ -47,7 +48,7 @@ def mean_half_up(total: int, n: int, decimals: int = 1) -> float | None:
 
 
 @dataclass
-class Bug:
+class Bug(Record):
     """One bug as a report counts it: its codes with per-component DeepCrime flags and categories.
 
     ``simulable[i]`` is None when the source does not say (a labels row with unusable flags).
@@ -82,46 +83,26 @@ class Bug:
             return None
         return all(self.simulable)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "benchmark": self.benchmark,
-            "codes": list(self.codes),
-            "simulable": list(self.simulable),
-            "categories": list(self.categories),
-            "status": self.status,
-            "error": self.error,
-            "realistic": self.realistic,
-            "data": self.data,
-        }
-
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Bug:
-        return cls(
-            id=str(d["id"]),
-            benchmark=str(d.get("benchmark") or NO_BENCHMARK),
-            codes=[str(c) for c in d.get("codes", [])],
-            simulable=list(d.get("simulable", [])),
-            categories=list(d.get("categories", [])),
-            status=str(d.get("status", "ok")),
-            error=d.get("error"),
-            realistic=d.get("realistic"),
-            data=dict(d.get("data") or {}),
-        )
+    def from_dict(cls, d: Mapping[str, Any]) -> Bug:
+        """A bug from its dict; one without a benchmark counts under :data:`NO_BENCHMARK`."""
+        return record_from_dict(cls, {**d, "benchmark": d.get("benchmark") or NO_BENCHMARK})
 
 
-def _default_category_lookup() -> Callable[[str], str | None]:
-    """Code -> taxonomy category path from the shipped taxonomy (None for unknown codes)."""
+def code_lookup(attribute: str) -> Callable[[str], str | None]:
+    """Code -> one attribute of its row in the shipped taxonomy (``category``, ``description``);
+    None for an unknown code, and for every code when the taxonomy data cannot be read (the report
+    still works without it: only categories and descriptions go)."""
     try:
         from mutreal.label.taxonomy import load_taxonomy
 
         taxonomy = load_taxonomy()
-    except Exception:  # the report still works without the taxonomy data, only categories go
+    except Exception:
         return lambda code: None
 
     def lookup(code: str) -> str | None:
         try:
-            return taxonomy.code(code).category
+            return getattr(taxonomy.code(code), attribute)
         except KeyError:
             return None
 
@@ -132,7 +113,7 @@ def bugs_from_results(
     rows: Iterable[ResultRow], category_of: Callable[[str], str | None] | None = None
 ) -> list[Bug]:
     """Classified bugs (results JSONL rows) as report bugs; a missing category is looked up by code."""
-    lookup = category_of or _default_category_lookup()
+    lookup = category_of or code_lookup("category")
     out = []
     for row in rows:
         realistic = row.extra.get("realistic")
@@ -156,7 +137,7 @@ def bugs_from_labels(
     labels: Iterable[LabelledBug], category_of: Callable[[str], str | None] | None = None
 ) -> list[Bug]:
     """Manually labelled bugs (a labels CSV) as report bugs: flags from ``is_mutant`` (Y = simulable)."""
-    lookup = category_of or _default_category_lookup()
+    lookup = category_of or code_lookup("category")
     out = []
     for label in labels:
         flags: list[bool | None] = list(label.flags) if label.flags is not None else [None] * len(label.codes)
@@ -177,11 +158,13 @@ def bugs_from_labels(
 
 
 @dataclass
-class Ratio:
+class Ratio(Record):
     """A count out of a total, with the study's whole-percent rounding."""
 
     num: int
     den: int
+
+    wire_derived: ClassVar = {"pct": None}
 
     @property
     def pct(self) -> int | None:
@@ -190,16 +173,9 @@ class Ratio:
     def __str__(self) -> str:
         return f"{self.num}/{self.den} ({self.pct}%)" if self.den else f"{self.num}/0 (-)"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"num": self.num, "den": self.den, "pct": self.pct}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Ratio:
-        return cls(int(d["num"]), int(d["den"]))
-
 
 @dataclass
-class GroupStats:
+class GroupStats(Record):
     """Table 3 and Table 4 figures for a group of bugs (a benchmark, its realistic subset, or all).
 
     ``unknown_flags`` counts components whose DeepCrime flag is unknown: they are left out of
@@ -207,12 +183,14 @@ class GroupStats:
     """
 
     bugs: int
-    max_order: int
+    max_order: int = field(metadata=wire(key="max"))
     total: int
     fault_types: int
     rsb: Ratio
     rsfc: Ratio
     unknown_flags: int = 0
+
+    wire_derived: ClassVar = {"mean": "max"}
 
     @property
     def mean(self) -> float | None:
@@ -221,30 +199,6 @@ class GroupStats:
     @property
     def mean_exact(self) -> float | None:
         return self.total / self.bugs if self.bugs else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "bugs": self.bugs,
-            "max": self.max_order,
-            "mean": self.mean,
-            "total": self.total,
-            "fault_types": self.fault_types,
-            "rsb": self.rsb.to_dict(),
-            "rsfc": self.rsfc.to_dict(),
-            "unknown_flags": self.unknown_flags,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> GroupStats:
-        return cls(
-            bugs=int(d["bugs"]),
-            max_order=int(d["max"]),
-            total=int(d["total"]),
-            fault_types=int(d["fault_types"]),
-            rsb=Ratio.from_dict(d["rsb"]),
-            rsfc=Ratio.from_dict(d["rsfc"]),
-            unknown_flags=int(d.get("unknown_flags", 0)),
-        )
 
 
 def group_stats(bugs: Sequence[Bug]) -> GroupStats:
@@ -264,7 +218,7 @@ def group_stats(bugs: Sequence[Bug]) -> GroupStats:
 
 
 @dataclass
-class Table:
+class Table(Record):
     """One table of the report: written as Markdown, HTML and CSV (``name``.csv)."""
 
     name: str
@@ -273,54 +227,29 @@ class Table:
     rows: list[list[Any]]
     note: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "title": self.title,
-            "columns": self.columns,
-            "rows": self.rows,
-            "note": self.note,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Table:
-        return cls(d["name"], d["title"], list(d["columns"]), [list(r) for r in d["rows"]], d.get("note", ""))
-
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, row, strict=False)) for row in self.rows]
 
 
 @dataclass
-class BenchmarkFigures:
+class BenchmarkFigures(Record):
     """What the report knows about one group: figures for all bugs and for the realistic subset."""
 
     name: str
     all: GroupStats
     realistic: GroupStats | None
     orders: Counter[int]
-    order0: int
-    errors: int
+    order0: int = 0
+    errors: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "all": self.all.to_dict(),
-            "realistic": None if self.realistic is None else self.realistic.to_dict(),
-            "orders": {str(k): v for k, v in sorted(self.orders.items())},
-            "order0": self.order0,
-            "errors": self.errors,
-        }
+        """The figures; ``orders`` keyed by the order as text, lowest first."""
+        return {**record_to_dict(self), "orders": {str(k): v for k, v in sorted(self.orders.items())}}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> BenchmarkFigures:
-        return cls(
-            name=d["name"],
-            all=GroupStats.from_dict(d["all"]),
-            realistic=None if d.get("realistic") is None else GroupStats.from_dict(d["realistic"]),
-            orders=Counter({int(k): int(v) for k, v in d.get("orders", {}).items()}),
-            order0=int(d.get("order0", 0)),
-            errors=int(d.get("errors", 0)),
-        )
+    def from_dict(cls, d: Mapping[str, Any]) -> BenchmarkFigures:
+        orders = Counter({int(k): int(v) for k, v in d.get("orders", {}).items()})
+        return cls(**{**record_kwargs(cls, d), "orders": orders})
 
 
 def counted(bugs: Iterable[Bug]) -> list[Bug]:

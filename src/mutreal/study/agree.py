@@ -25,9 +25,10 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from mutreal.results import BugResult, ReadProblem, read_results
+from mutreal.serialise import Record
 from mutreal.study.labelsfile import LabelledBug, is_labels_file, read_labels, unknown_codes
 
 
@@ -62,13 +63,15 @@ class Annotation:
 
 
 @dataclass
-class CodeScore:
+class CodeScore(Record):
     """Precision, recall and F1 of one fault code (multiset matching per bug)."""
 
     code: str
     labelled: int
     predicted: int
     matched: int
+
+    wire_derived: ClassVar = {"precision": None, "recall": None, "f1": None}
 
     @property
     def precision(self) -> float | None:
@@ -83,24 +86,9 @@ class CodeScore:
         total = self.labelled + self.predicted
         return 2 * self.matched / total if total else None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "labelled": self.labelled,
-            "predicted": self.predicted,
-            "matched": self.matched,
-            "precision": self.precision,
-            "recall": self.recall,
-            "f1": self.f1,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> CodeScore:
-        return cls(str(d["code"]), int(d["labelled"]), int(d["predicted"]), int(d["matched"]))
-
 
 @dataclass
-class BugMatch:
+class BugMatch(Record):
     """How the two sides' code multisets compare on one bug."""
 
     id: str
@@ -116,6 +104,8 @@ class BugMatch:
     flags_compared: int = 0
     flags_agreeing: int = 0
 
+    wire_derived: ClassVar = {"exact": "extra", "multiset_f1": "exact"}
+
     @property
     def exact(self) -> bool:
         return not self.missing and not self.extra
@@ -124,42 +114,6 @@ class BugMatch:
     def multiset_f1(self) -> float:
         total = len(self.labelled) + len(self.predicted)
         return 2 * self.matched / total if total else 1.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "benchmark": self.benchmark,
-            "labelled": self.labelled,
-            "predicted": self.predicted,
-            "labelled_text": self.labelled_text,
-            "predicted_text": self.predicted_text,
-            "ok": self.ok,
-            "matched": self.matched,
-            "missing": self.missing,
-            "extra": self.extra,
-            "exact": self.exact,
-            "multiset_f1": self.multiset_f1,
-            "flags_compared": self.flags_compared,
-            "flags_agreeing": self.flags_agreeing,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> BugMatch:
-        keys = (
-            "id",
-            "benchmark",
-            "labelled",
-            "predicted",
-            "labelled_text",
-            "predicted_text",
-            "ok",
-            "matched",
-            "missing",
-            "extra",
-            "flags_compared",
-            "flags_agreeing",
-        )
-        return cls(**{k: d[k] for k in keys if k in d})
 
 
 @dataclass

@@ -40,9 +40,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from mutreal.manifest import ManifestError, load_manifest
+from mutreal.serialise import Record
 
 #: correspondence statuses
 CORRESPONDS, DIFFERS, NOTHING, ERROR = "corresponds", "differs", "nothing_to_compare", "error"
@@ -60,7 +61,7 @@ PARTIAL_RULES: dict[str, str] = {
 
 
 @dataclass
-class Difference:
+class Difference(Record):
     """One way the program departs from its source (``source`` = before, ``program`` = after)."""
 
     element: str
@@ -77,26 +78,6 @@ class Difference:
     source_value: Any = None
     program_value: Any = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "element": self.element,
-            "kind": self.kind,
-            "change": self.change,
-            "source": self.source,
-            "program": self.program,
-            "source_file": self.source_file,
-            "source_line": self.source_line,
-            "program_file": self.program_file,
-            "program_line": self.program_line,
-            "code": self.code,
-            "source_value": self.source_value,
-            "program_value": self.program_value,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Difference:
-        return cls(**{k: d.get(k) for k in cls.__dataclass_fields__})
-
     def describe(self) -> str:
         where = f" (source line {self.source_line})" if self.source_line else ""
         code = f" [{self.code}]" if self.code else ""
@@ -109,7 +90,7 @@ class Difference:
 
 
 @dataclass
-class Correspondence:
+class Correspondence(Record):
     """Whether one program corresponds to its source, and if not, how it differs."""
 
     source: list[str]
@@ -121,38 +102,14 @@ class Correspondence:
     notes: list[str] = field(default_factory=list)
     error: str | None = None
 
+    wire_derived: ClassVar = {"corresponds": "status"}
+
     @property
     def corresponds(self) -> bool | None:
         """True / False; None when nothing could be compared or reading failed."""
         if self.status in (CORRESPONDS, DIFFERS):
             return self.status == CORRESPONDS
         return None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "program": self.program,
-            "status": self.status,
-            "corresponds": self.corresponds,
-            "differences": [d.to_dict() for d in self.differences],
-            "compared": self.compared,
-            "not_compared": self.not_compared,
-            "notes": self.notes,
-            "error": self.error,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Correspondence:
-        return cls(
-            source=list(d.get("source", [])),
-            program=list(d.get("program", [])),
-            status=d["status"],
-            differences=[Difference.from_dict(x) for x in d.get("differences", [])],
-            compared=list(d.get("compared", [])),
-            not_compared=list(d.get("not_compared", [])),
-            notes=list(d.get("notes", [])),
-            error=d.get("error"),
-        )
 
 
 # ------------------------------------------------------------------------------------- comparing
@@ -356,30 +313,13 @@ def _files(spec: str | Path | list[str] | None) -> list[str]:
 
 
 @dataclass
-class BugCorrespondence:
+class BugCorrespondence(Record):
     """RQ1 for one bug of a manifest: its buggy and fixed versions against their sources."""
 
     id: str
-    benchmark: str | None
-    buggy: Correspondence | None
-    fixed: Correspondence | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "benchmark": self.benchmark,
-            "buggy": self.buggy.to_dict() if self.buggy else None,
-            "fixed": self.fixed.to_dict() if self.fixed else None,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> BugCorrespondence:
-        return cls(
-            id=d["id"],
-            benchmark=d.get("benchmark"),
-            buggy=Correspondence.from_dict(d["buggy"]) if d.get("buggy") else None,
-            fixed=Correspondence.from_dict(d["fixed"]) if d.get("fixed") else None,
-        )
+    benchmark: str | None = None
+    buggy: Correspondence | None = None
+    fixed: Correspondence | None = None
 
 
 def iter_correspond_manifest(path: str | Path, tolerant: bool = True) -> Iterator[BugCorrespondence]:

@@ -18,14 +18,15 @@ import ast
 import csv
 import math
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import product
 from pathlib import PurePosixPath, PureWindowsPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from mutreal.resources import data_dir
+from mutreal.serialise import Record, wire
 
 if TYPE_CHECKING:  # the program model is only needed by the adapter
     from mutreal.program.model import DataSource, ProgramModel
@@ -72,7 +73,7 @@ _SKLEARN_DEFAULT_SAMPLES = 100  # n_samples default of sklearn's make_* generato
 
 
 @dataclass
-class DataSourceFacts:
+class DataSourceFacts(Record):
     """Static facts about where a program's training data comes from (one role, e.g. x_train).
 
     ``kind``: one of :data:`SOURCE_KINDS`; ``name``: the dataset, loader or function name as
@@ -93,19 +94,9 @@ class DataSourceFacts:
     text: str = ""
     labels: DataSourceFacts | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["labels"] = self.labels.to_dict() if self.labels else None
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DataSourceFacts:
-        labels = d.get("labels")
-        return cls(**{**d, "labels": cls.from_dict(labels) if labels else None})
-
 
 @dataclass
-class TrainingData:
+class TrainingData(Record):
     """The RQ2 verdict for one program (one side of a bug); ``to_dict`` uses the key ``class``.
 
     ``dataset``: canonical name of a known dataset, else the loader/file name, else None;
@@ -113,7 +104,7 @@ class TrainingData:
     rows, a random array's first dimension); ``rule``: the name in :data:`RULES` that decided.
     """
 
-    data_class: str
+    data_class: str = field(metadata=wire(key="class"))
     rule: str
     dataset: str | None = None
     size: int | None = None
@@ -122,36 +113,11 @@ class TrainingData:
     kind: str | None = None
     reason: str = ""
     source: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict, metadata=wire(omit="empty"))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "dataset": self.dataset,
-            "class": self.data_class,
-            "size": self.size,
-            "test_size": self.test_size,
-            "confidence": self.confidence,
-            "rule": self.rule,
-            "kind": self.kind,
-            "reason": self.reason,
-            "source": self.source,
-            **({"extra": self.extra} if self.extra else {}),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TrainingData:
-        return cls(
-            data_class=d["class"],
-            rule=d["rule"],
-            dataset=d.get("dataset"),
-            size=d.get("size"),
-            test_size=d.get("test_size"),
-            confidence=d.get("confidence", "high"),
-            kind=d.get("kind"),
-            reason=d.get("reason", ""),
-            source=d.get("source"),
-            extra=dict(d.get("extra") or {}),
-        )
+    #: written dataset first, as the study's tables read it
+    wire_order: ClassVar = ("dataset", "class", "size", "test_size", "confidence", "rule", "kind")
+    wire_order += ("reason", "source", "extra")
 
 
 # ---------------------------------------------------------------------------------------------------

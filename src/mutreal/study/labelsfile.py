@@ -20,7 +20,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from mutreal.results import (
     BugResult,
@@ -30,6 +29,7 @@ from mutreal.results import (
     read_results,
     results_by_id,
 )
+from mutreal.serialise import Record
 
 __all__ = [
     "ALIASES",
@@ -127,7 +127,7 @@ def parse_yes_no(cell: str | None) -> bool | None:
 
 
 @dataclass
-class LabelledBug:
+class LabelledBug(Record):
     """One row of a labels file: a bug's manual fault components and DeepCrime flags."""
 
     id: str
@@ -160,34 +160,6 @@ class LabelledBug:
     def codes_text(self) -> str:
         """The codes written back in the study's format, notes included."""
         return ", ".join(str(c) for c in self.labelled_codes())
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "codes": list(self.codes),
-            "flags": None if self.flags is None else list(self.flags),
-            "notes": list(self.notes),
-            "benchmark": self.benchmark,
-            "realistic": self.realistic,
-            "symptom": self.symptom,
-            "raw_codes": self.raw_codes,
-            "raw_flags": self.raw_flags,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> LabelledBug:
-        flags = d.get("flags")
-        return cls(
-            id=str(d["id"]),
-            codes=[str(c) for c in d.get("codes", [])],
-            flags=None if flags is None else [bool(f) for f in flags],
-            notes=list(d.get("notes") or []),
-            benchmark=d.get("benchmark"),
-            realistic=d.get("realistic"),
-            symptom=d.get("symptom"),
-            raw_codes=d.get("raw_codes", ""),
-            raw_flags=d.get("raw_flags", ""),
-        )
 
     @classmethod
     def from_row(cls, row: dict[str, str | None]) -> LabelledBug:

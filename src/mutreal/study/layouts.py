@@ -58,7 +58,9 @@ import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
+
+from mutreal.serialise import Record
 
 #: manifest columns in the order they are written (optional ones only when some pair has them)
 REQUIRED_COLUMNS = ("id", "benchmark", "buggy", "fixed")
@@ -81,7 +83,7 @@ class LayoutError(ValueError):
 
 
 @dataclass
-class BenchmarkPair:
+class BenchmarkPair(Record):
     """One bug of a benchmark: its buggy and fixed files (absolute paths) and what the layout says."""
 
     id: str
@@ -96,76 +98,23 @@ class BenchmarkPair:
     source_buggy: list[Path] = field(default_factory=list)
     source_fixed: list[Path] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "benchmark": self.benchmark,
-            "buggy": [str(p) for p in self.buggy],
-            "fixed": [str(p) for p in self.fixed],
-            "source": self.source,
-            "symptom": self.symptom,
-            "dataset": self.dataset,
-            "bug_type": self.bug_type,
-            "source_buggy": [str(p) for p in self.source_buggy],
-            "source_fixed": [str(p) for p in self.source_fixed],
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> BenchmarkPair:
-        return cls(
-            id=str(d["id"]),
-            benchmark=str(d["benchmark"]),
-            buggy=[Path(p) for p in d.get("buggy", [])],
-            fixed=[Path(p) for p in d.get("fixed", [])],
-            source=d.get("source"),
-            symptom=d.get("symptom"),
-            dataset=d.get("dataset"),
-            bug_type=d.get("bug_type"),
-            source_buggy=[Path(p) for p in d.get("source_buggy", [])],
-            source_fixed=[Path(p) for p in d.get("source_fixed", [])],
-        )
-
 
 @dataclass
-class SkippedPair:
+class SkippedPair(Record):
     """A bug of the layout that gives no manifest row, and why (so nothing is lost silently)."""
 
     id: str
     reason: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "reason": self.reason}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> SkippedPair:
-        return cls(str(d["id"]), str(d["reason"]))
-
 
 @dataclass
-class LayoutScan:
+class LayoutScan(Record):
     """What reading one benchmark tree gave: its pairs, in id order, and the bugs skipped."""
 
     layout: str
     root: Path
     pairs: list[BenchmarkPair] = field(default_factory=list)
     skipped: list[SkippedPair] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "layout": self.layout,
-            "root": str(self.root),
-            "pairs": [p.to_dict() for p in self.pairs],
-            "skipped": [s.to_dict() for s in self.skipped],
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> LayoutScan:
-        return cls(
-            layout=str(d["layout"]),
-            root=Path(d["root"]),
-            pairs=[BenchmarkPair.from_dict(p) for p in d.get("pairs", [])],
-            skipped=[SkippedPair.from_dict(s) for s in d.get("skipped", [])],
-        )
 
 
 @dataclass

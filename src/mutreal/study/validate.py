@@ -28,7 +28,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, ClassVar
 
 from mutreal.label.classify import classify_safely, expand_side
 from mutreal.manifest import ManifestRow, read_manifest
@@ -37,6 +37,7 @@ from mutreal.mutation.operators import MutationError, Operator, Program, apply_e
 from mutreal.parallel import map_with_progress
 from mutreal.program.model import canonical_path, parse_path
 from mutreal.results import ComponentResult
+from mutreal.serialise import Record, record_kwargs, record_to_dict
 
 __all__ = [
     "FAILURE_REASONS",
@@ -65,7 +66,7 @@ RECONSTRUCTED = "reconstructed"
 
 
 @dataclass
-class ComponentOutcome:
+class ComponentOutcome(Record):
     """One claimed component of a real bug: the operator used, and whether it was reconstructed.
 
     ``fixed``/``buggy`` are the element's source text in each program; ``status`` is
@@ -90,16 +91,9 @@ class ComponentOutcome:
     def reconstructed(self) -> bool:
         return self.status == RECONSTRUCTED
 
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ComponentOutcome:
-        return cls(**{k: d.get(k) for k in cls.__dataclass_fields__ if k in d})  # type: ignore[arg-type]
-
 
 @dataclass
-class BugValidation:
+class BugValidation(Record):
     """The validation of one real bug (with the built-in matching, plus any plugin trials).
 
     status: ``reconstructed`` (no component left), ``partial`` (some components reconstructed),
@@ -116,39 +110,26 @@ class BugValidation:
     #: plugin operator id -> its trial outcomes on the components it claims
     plugin_trials: dict[str, list[ComponentOutcome]] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "benchmark": self.benchmark,
-            "status": self.status,
-            "error": self.error,
-            "components": [c.to_dict() for c in self.components],
-            "residual": self.residual,
-            "plugin_trials": {k: [c.to_dict() for c in v] for k, v in self.plugin_trials.items()},
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BugValidation:
-        return cls(
-            id=d["id"],
-            benchmark=d.get("benchmark"),
-            status=d["status"],
-            components=[ComponentOutcome.from_dict(c) for c in d.get("components", [])],
-            residual=list(d.get("residual", [])),
-            error=d.get("error"),
-            plugin_trials={
-                k: [ComponentOutcome.from_dict(c) for c in v]
-                for k, v in (d.get("plugin_trials") or {}).items()
-            },
-        )
+    wire_order: ClassVar = ("id", "benchmark", "status", "error", "components", "residual", "plugin_trials")
 
 
 def _failure_counter() -> dict[str, int]:
     return dict.fromkeys(FAILURE_REASONS, 0)
 
 
+class _FailureTally(Record):
+    """Base of the per-operator and per-benchmark tallies: read back, ``failures`` names every
+    failure reason, those the file leaves out at zero."""
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Any:
+        return cls(
+            **{**record_kwargs(cls, d), "failures": {**_failure_counter(), **(d.get("failures") or {})}}
+        )
+
+
 @dataclass
-class OperatorStats:
+class OperatorStats(_FailureTally):
     """Per operator: components claimed, reconstructed exactly, and why the others failed."""
 
     operator: str
@@ -156,6 +137,8 @@ class OperatorStats:
     claimed: int = 0
     reconstructed: int = 0
     failures: dict[str, int] = field(default_factory=_failure_counter)
+
+    wire_derived: ClassVar = {"rate": "reconstructed"}
 
     @property
     def rate(self) -> float | None:
@@ -169,28 +152,13 @@ class OperatorStats:
             self.failures[outcome.status] = self.failures.get(outcome.status, 0) + 1
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "operator": self.operator,
-            "plugin": self.plugin,
-            "claimed": self.claimed,
-            "reconstructed": self.reconstructed,
-            "rate": None if self.rate is None else round(self.rate, 4),
-            "failures": dict(self.failures),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> OperatorStats:
-        return cls(
-            d["operator"],
-            bool(d.get("plugin", False)),
-            int(d["claimed"]),
-            int(d["reconstructed"]),
-            {**_failure_counter(), **(d.get("failures") or {})},
-        )
+        d = record_to_dict(self)
+        d["rate"] = None if self.rate is None else round(self.rate, 4)
+        return d
 
 
 @dataclass
-class BenchmarkStats:
+class BenchmarkStats(_FailureTally):
     """Per benchmark: bugs, how many were simulable and attempted, reconstructed, and components."""
 
     benchmark: str
@@ -203,24 +171,15 @@ class BenchmarkStats:
     failures: dict[str, int] = field(default_factory=_failure_counter)
 
     def to_dict(self) -> dict[str, Any]:
-        d = dict(self.__dict__)
-        d["failures"] = dict(self.failures)
-        d["component_rate"] = round(self.reconstructed / self.claimed, 4) if self.claimed else None
-        d["bug_rate"] = round(self.reconstructed_bugs / self.simulable, 4) if self.simulable else None
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BenchmarkStats:
-        keys = ("bugs", "errors", "simulable", "reconstructed_bugs", "claimed", "reconstructed")
-        return cls(
-            d["benchmark"],
-            **{k: int(d.get(k, 0)) for k in keys},
-            failures={**_failure_counter(), **(d.get("failures") or {})},
-        )
+        return {
+            **record_to_dict(self),
+            "component_rate": round(self.reconstructed / self.claimed, 4) if self.claimed else None,
+            "bug_rate": round(self.reconstructed_bugs / self.simulable, 4) if self.simulable else None,
+        }
 
 
 @dataclass
-class ValidationReport:
+class ValidationReport(Record):
     """The whole validation: per bug, per operator (every registered one), per benchmark."""
 
     manifest: str
@@ -228,22 +187,7 @@ class ValidationReport:
     operators: list[OperatorStats] = field(default_factory=list)
     benchmarks: list[BenchmarkStats] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "manifest": self.manifest,
-            "operators": [o.to_dict() for o in self.operators],
-            "benchmarks": [b.to_dict() for b in self.benchmarks],
-            "bugs": [b.to_dict() for b in self.bugs],
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ValidationReport:
-        return cls(
-            manifest=d["manifest"],
-            bugs=[BugValidation.from_dict(b) for b in d.get("bugs", [])],
-            operators=[OperatorStats.from_dict(o) for o in d.get("operators", [])],
-            benchmarks=[BenchmarkStats.from_dict(b) for b in d.get("benchmarks", [])],
-        )
+    wire_order: ClassVar = ("manifest", "operators", "benchmarks", "bugs")
 
 
 # ---------------------------------------------------------------------------------------------------
