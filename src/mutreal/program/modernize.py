@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
+from mutreal.extract.positions import NodeIndex
 from mutreal.program import keras_api
 
 #: Keras 1/2 sub-modules whose contents now live in their parent package.
@@ -204,27 +204,43 @@ def _code(node: cst.CSTNode) -> str:
 
 
 class _Modernizer(cst.CSTTransformer):
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    """Rewrites one module; what it changes or cannot rewrite is noted against the original node,
+    and lines are looked up once after the walk (:meth:`changes_and_warnings`), only when there are
+    notes: most modules need no positions at all."""
 
     def __init__(self, functional: bool = False) -> None:
         super().__init__()
         self.functional = functional  # the program calls Input(...): TF ops may meet KerasTensors
         self.tensorflow_names: set[str] = set()  # names bound to the tensorflow module
-        self.changes: list[Change] = []
-        self.warnings: list[str] = []
+        self._changes: list[tuple[cst.CSTNode, str, str, str]] = []
+        self._warnings: list[tuple[cst.CSTNode, str]] = []
         self.renamed_names: dict[str, str] = {}  # imported legacy layer names -> canonical
         self.optimizer_names: set[str] = set(keras_api.OPTIMIZERS.values())
         self.numpy_names: set[str] = set()  # names bound to the numpy module (`import numpy as np`)
         self.numpy_removed = numpy_aliases_to_rewrite()
 
-    def _line(self, node: cst.CSTNode) -> int:
-        try:
-            return self.get_metadata(PositionProvider, node).start.line
-        except KeyError:
-            return 0
-
     def _note(self, node: cst.CSTNode, kind: str, before: str, after: str) -> None:
-        self.changes.append(Change(self._line(node), kind, before, after))
+        self._changes.append((node, kind, before, after))
+
+    def _warn(self, node: cst.CSTNode, message: str) -> None:
+        self._warnings.append((node, message))
+
+    def changes_and_warnings(self, module: cst.Module) -> tuple[list[Change], list[str]]:
+        """The changes in line order and the distinct warnings (``line N: ...``), sorted, of the
+        walk over ``module`` (the original module: the notes hold its nodes)."""
+        if not self._changes and not self._warnings:
+            return [], []
+        index = NodeIndex(module)
+
+        def line(node: cst.CSTNode) -> int:
+            try:
+                return index.position(id(node))[0]
+            except KeyError:
+                return 0
+
+        changes = [Change(line(node), kind, before, after) for node, kind, before, after in self._changes]
+        warnings = {f"line {line(node)}: {message}" for node, message in self._warnings}
+        return sorted(changes, key=lambda c: c.line), sorted(warnings)
 
     # -- imports -------------------------------------------------------------------------------
     def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.ImportFrom:
@@ -277,7 +293,7 @@ class _Modernizer(cst.CSTTransformer):
                 self._note(original, "optimizer name", name, canonical)
                 alias = alias.with_changes(name=cst.Name(canonical))
             elif name in UNSUPPORTED:
-                self.warnings.append(f"line {self._line(original)}: {UNSUPPORTED[name]}")
+                self._warn(original, UNSUPPORTED[name])
             aliases.append(alias)
         return updated.with_changes(names=aliases)
 
@@ -330,7 +346,7 @@ class _Modernizer(cst.CSTTransformer):
             self._note(original, "attribute", f"{parent}.lr", f"{parent}.learning_rate")
             return updated.with_changes(attr=cst.Name("learning_rate"))
         if attr in UNSUPPORTED:
-            self.warnings.append(f"line {self._line(original)}: {UNSUPPORTED[attr]}")
+            self._warn(original, UNSUPPORTED[attr])
         return updated
 
     # -- calls ---------------------------------------------------------------------------------
@@ -511,9 +527,7 @@ class _Modernizer(cst.CSTTransformer):
             if keyword == "steps_per_epoch" and any(
                 a.keyword and a.keyword.value == "samples_per_epoch" for a in original.args
             ):
-                self.warnings.append(
-                    f"line {self._line(original)}: samples_per_epoch counted samples, steps_per_epoch counts batches"
-                )
+                self._warn(original, "samples_per_epoch counted samples, steps_per_epoch counts batches")
             kept.append(arg)
         return self._with_args(updated, args, kept)
 
@@ -525,8 +539,6 @@ def modernize_source(source: str) -> ModernizeResult:
     """
     module = cst.parse_module(source)
     transformer = _Modernizer(functional=bool(_FUNCTIONAL_INPUT.search(source)))
-    new_module = MetadataWrapper(module).visit(transformer)
-    changes = sorted(transformer.changes, key=lambda c: c.line)
-    return ModernizeResult(
-        source=new_module.code, changes=changes, warnings=sorted(set(transformer.warnings))
-    )
+    new_module = module.visit(transformer)
+    changes, warnings = transformer.changes_and_warnings(module)
+    return ModernizeResult(source=new_module.code, changes=changes, warnings=warnings)

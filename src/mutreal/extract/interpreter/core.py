@@ -10,6 +10,7 @@ interpreter asks of the Keras semantics (:mod:`mutreal.extract.keras_layers`,
 
 from __future__ import annotations
 
+import ast
 from typing import Any, cast
 
 import libcst as cst
@@ -40,6 +41,7 @@ from mutreal.program.model import (
     ProgramModel,
     Value,
 )
+from mutreal.program.source import python_tree
 
 _MAX_UNROLL = 64
 
@@ -77,8 +79,12 @@ class InterpreterCore:
         self.path = path
         #: the text that was parsed into ``module`` (None: regenerated from the module when needed)
         self.source = source
+        #: Python's ``ast`` of the text (the syntax check's tree when there was one), None if not Python 3
+        self.tree: ast.Module | None = None
         try:
-            self.lines: Any = line_index(module, source if source is not None else module.code)
+            text = source if source is not None else module.code
+            self.tree = python_tree(module, text)
+            self.lines: Any = line_index(module, text, self.tree)
         except RecursionError:  # a tree too deep to regenerate: no line numbers, still a model
             self.lines = NoLines()
         self.imports = names.ImportTable()
