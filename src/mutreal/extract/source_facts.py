@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from mutreal.extract.names import dotted as dotted_name
 from mutreal.extract.positions import NodeIndex
 from mutreal.program.model import Fit, HyperparameterLiteral, RuntimeDataCall
 
@@ -61,15 +62,6 @@ def find_hyperparameter_literals(module: cst.Module, source: str) -> dict[str, H
     return found
 
 
-def _dotted(node: cst.BaseExpression) -> str | None:
-    if type(node) is cst.Name:
-        return node.value
-    if type(node) is cst.Attribute:
-        head = _dotted(node.value)
-        return f"{head}.{node.attr.value}" if head else None
-    return None
-
-
 def _training_roles(fits: list[Fit]) -> dict[str, str]:
     """Source text (whitespace removed) of the arrays training calls take as ``x``/``y`` -> role."""
     roles: dict[str, str] = {}
@@ -111,7 +103,7 @@ def find_runtime_data_calls(
     for node in m.findall(module, m.Assign(value=m.Call())):
         assign = cst.ensure_type(node, cst.Assign)
         call = cst.ensure_type(assign.value, cst.Call)
-        name = _dotted(call.func)
+        name = dotted_name(call.func)
         if name is None:
             continue
         head, _, rest = name.partition(".")

@@ -18,6 +18,7 @@ from typing import Any
 
 import libcst as cst
 
+from mutreal.extract.names import dotted as dotted_name
 from mutreal.extract.positions import NodeIndex
 from mutreal.program import keras_api
 
@@ -167,17 +168,8 @@ class ModernizeResult:
         )
 
 
-def _dotted(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr.value}" if base else None
-    return None
-
-
 def _module_name(node: cst.BaseExpression | None) -> str | None:
-    return _dotted(node) if node is not None else None
+    return dotted_name(node) if node is not None else None
 
 
 def _replace_module(name: str) -> str | None:
@@ -256,7 +248,7 @@ class _Modernizer(cst.CSTTransformer):
             return updated
         if module.endswith(".utils") and len(updated.names) == 1:
             only = updated.names[0]
-            name = _dotted(only.name) or ""
+            name = dotted_name(only.name) or ""
             if name in ("np_utils", "generic_utils", "data_utils", "vis_utils"):
                 # `from keras.utils import np_utils` -> `from keras import utils as np_utils`
                 alias_name = only.asname.name.value if only.asname else name  # type: ignore[union-attr]
@@ -275,7 +267,7 @@ class _Modernizer(cst.CSTTransformer):
                 )
         aliases = []
         for alias in updated.names:
-            name = _dotted(alias.name) or ""
+            name = dotted_name(alias.name) or ""
             canonical = keras_api.LAYER_ALIASES.get(name)
             if module.endswith("layers") and canonical and canonical != name:
                 if alias.asname is None:
@@ -300,7 +292,7 @@ class _Modernizer(cst.CSTTransformer):
     def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
         aliases = []
         for alias in updated.names:
-            name = _dotted(alias.name) or ""
+            name = dotted_name(alias.name) or ""
             if name == "numpy":
                 self.numpy_names.add(alias.asname.name.value if alias.asname else "numpy")  # type: ignore[union-attr]
             if name == "tensorflow":
@@ -314,7 +306,7 @@ class _Modernizer(cst.CSTTransformer):
 
     # -- names ---------------------------------------------------------------------------------
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
-        dotted = _dotted(updated)
+        dotted = dotted_name(updated)
         if dotted:
             moved = _replace_module(dotted.rsplit(".", 1)[0])
             if moved is not None:  # keras.utils.np_utils.to_categorical -> keras.utils.to_categorical
@@ -322,7 +314,7 @@ class _Modernizer(cst.CSTTransformer):
                 self._note(original, "module", dotted, new)
                 return _dotted_expr(new)
         attr = updated.attr.value
-        parent = _dotted(updated.value) or ""
+        parent = dotted_name(updated.value) or ""
         if parent in self.numpy_names and attr in self.numpy_removed:
             new = self.numpy_removed[attr].replace("np.", f"{parent}.", 1)
             self._note(original, "numpy alias", f"{parent}.{attr}", new)
@@ -353,8 +345,8 @@ class _Modernizer(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         if isinstance(updated.func, cst.Name) and updated.func.value in self.renamed_names:
             updated = updated.with_changes(func=cst.Name(self.renamed_names[updated.func.value]))
-        original_name = (_dotted(original.func) or "").rsplit(".", 1)[-1]
-        name = (_dotted(updated.func) or "").rsplit(".", 1)[-1]
+        original_name = (dotted_name(original.func) or "").rsplit(".", 1)[-1]
+        name = (dotted_name(updated.func) or "").rsplit(".", 1)[-1]
         if not name:
             return updated
         if keras_api.is_layer(name):
@@ -391,7 +383,7 @@ class _Modernizer(cst.CSTTransformer):
 
     def _tf_op_call(self, original: cst.Call, updated: cst.Call, name: str) -> cst.Call:
         """``tf.concat([a, b], -1)`` -> ``tf.keras.ops.concatenate([a, b], -1)`` (and the like)."""
-        parent = (_dotted(updated.func) or "").rsplit(".", 1)[0]
+        parent = (dotted_name(updated.func) or "").rsplit(".", 1)[0]
         if parent not in self.tensorflow_names:
             return updated
         new_name, keywords = TF_OPS_ON_SYMBOLIC[name]
