@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mutreal.compare.components import FaultComponent
@@ -157,3 +157,90 @@ def test_agree_second_prints_per_level_rows(tmp_path: Path) -> None:
         ln.split()[0]: ln.split() for ln in out.stdout.splitlines() if ln.split() and ln.split()[0] in LEVELS
     }
     assert "high" in lines and "low" in lines
+
+
+_STACK = """from keras.models import Sequential
+from keras.layers import Dense
+import numpy as np
+x = np.random.rand(100, 8)
+y = np.random.randint(0, 2, (100, 1))
+model = Sequential()
+{layers}model.add(Dense(1, activation='sigmoid'))
+model.compile(loss='binary_crossentropy', optimizer='adam')
+model.fit(x, y, epochs=5, batch_size=16)
+"""
+
+
+def _stack(*layers: str) -> str:
+    return _STACK.format(layers="".join(f"model.add({layer})\n" for layer in layers))
+
+
+def test_a_tied_alignment_lowers_the_components_it_pairs(tmp_path: Path) -> None:
+    """Two equal Dense layers where the buggy program has one: which one the fix added is a tie,
+    so the units change found on the pair it made is lowered to medium for that reason only."""
+    buggy = _stack("Dense(16, activation='relu', input_dim=8)", "Dense(4, activation='relu')")
+    fixed = _stack(
+        "Dense(16, activation='relu', input_dim=8)",
+        "Dense(16, activation='relu')",
+        "Dense(6, activation='relu')",
+    )
+    comps = {c["code"]: c for c in _classify(tmp_path, buggy, fixed)}
+    assert comps["LCN"]["confidence"] == "medium"
+    assert comps["LCN"]["confidence_reason"] == "alignment with several equally good matches"
+
+
+def test_an_untied_alignment_keeps_the_change_high(tmp_path: Path) -> None:
+    """Control: the inserted layer differs from its neighbour, so only one alignment is best."""
+    buggy = _stack("Dense(16, activation='relu', input_dim=8)", "Dense(4, activation='relu')")
+    fixed = _stack(
+        "Dense(16, activation='relu', input_dim=8)",
+        "Dense(32, activation='tanh')",
+        "Dense(6, activation='relu')",
+    )
+    comps = {c["code"]: c for c in _classify(tmp_path, buggy, fixed)}
+    assert (comps["LCN"]["confidence"], comps["LCN"]["confidence_reason"]) == ("high", None)
+
+
+def test_an_opaque_value_on_one_side_lowers_confidence(tmp_path: Path) -> None:
+    """An input shape read from an array classify cannot resolve (``table.shape[1:]``) on one side: whether it changed at all is a
+    guess, so the component is low, for that reason."""
+    fixed = _stack("Dense(16, activation='relu', input_shape=(8,))")
+    buggy = fixed.replace("input_shape=(8,)", "input_shape=table.shape[1:]")
+    comps = _classify(tmp_path, buggy, fixed)
+    assert [(c["code"], c["confidence"]) for c in comps] == [("LIS", "low")]
+    assert comps[0]["confidence_reason"] == "before value is an unknown expression; before value unresolved"
+
+
+def test_a_call_on_one_side_is_lowered_one_level(tmp_path: Path) -> None:
+    """A loss object built by a call against another: the change is found, one level lower."""
+    base = _stack("Dense(16, activation='relu', input_dim=8)").replace(
+        "loss='binary_crossentropy'", "loss={loss}"
+    )
+    buggy = base.format(loss="keras.losses.BinaryCrossentropy(from_logits=True)")
+    fixed = base.format(loss="keras.losses.BinaryCrossentropy()").replace(
+        "import numpy as np", "import numpy as np\nimport keras"
+    )
+    buggy = buggy.replace("import numpy as np", "import numpy as np\nimport keras")
+    comps = _classify(tmp_path, buggy, fixed)
+    assert [(c["code"], c["confidence"]) for c in comps] == [("LCH", "medium")]
+    assert comps[0]["confidence_reason"].startswith("before value is a call")
+
+
+@settings(deadline=None, max_examples=30)
+@given(
+    width=st.integers(min_value=2, max_value=64),
+    copies=st.integers(min_value=1, max_value=4),
+)
+def test_inserting_a_copy_of_a_repeated_layer_is_always_a_tie(width: int, copies: int) -> None:
+    """Property: a layer inserted among equal copies of itself can be any of them: every pair the
+    alignment makes in that run is tied; the same run without an insertion is not."""
+    from mutreal.compare.alignment import align_layers_with_ties
+    from mutreal.extract import extract_source
+
+    def fold(n: int):
+        text = _stack(*[f"Dense({width}, activation='relu')"] * n)
+        return [x for x in extract_source(text).models[0].folded_layers("keras2") if x.layer.cls == "Dense"]
+
+    pairs, tied = align_layers_with_ties(fold(copies), fold(copies + 1))
+    assert tied and all(p in pairs for p in tied)
+    assert align_layers_with_ties(fold(copies), fold(copies))[1] == set()

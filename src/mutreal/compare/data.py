@@ -310,6 +310,115 @@ def _step_component(role: str, index: int, change: str, b: DataOp | None, f: Dat
     )
 
 
+def _is_int_constant(node: libcst.BaseExpression) -> bool:
+    if isinstance(node, libcst.UnaryOperation) and isinstance(node.operator, libcst.Minus):
+        node = node.expression
+    return isinstance(node, libcst.Integer)
+
+
+def _masked_constant_assignment(text: str) -> bool:
+    """``y[y == 1] = 0``: the elements of an array equal to one constant set to another."""
+    try:
+        stmt = libcst.parse_statement(text)
+    except Exception:
+        return False
+    if not isinstance(stmt, libcst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    assign = stmt.body[0]
+    if not isinstance(assign, libcst.Assign) or len(assign.targets) != 1:
+        return False
+    target = assign.targets[0].target
+    if (
+        not isinstance(target, libcst.Subscript)
+        or len(target.slice) != 1
+        or not _is_int_constant(assign.value)
+    ):
+        return False
+    index = target.slice[0].slice
+    mask = index.value if isinstance(index, libcst.Index) else None
+    return (
+        isinstance(mask, libcst.Comparison)
+        and len(mask.comparisons) == 1
+        and isinstance(mask.comparisons[0].operator, libcst.Equal)
+        and _is_int_constant(mask.comparisons[0].comparator)
+    )
+
+
+_SYNTHETIC = frozenset({"random", "generated", "literal"})
+
+
+@applies(D.CPP_SWAPPED_LABELS)
+def encodes_swapped_labels(
+    ctx: CompareContext, role: str, change: str, op: str, b: DataVar | None, f: DataVar | None
+) -> bool:
+    """Decision CPP-swapped-labels: the buggy program reads its training inputs from a file and the
+    fix trains on generated arrays instead (a swapped data source, decision data-source-noise); the
+    one-hot encoding the fix adds to its generated labels makes random class ids fit the posted
+    model's loss. What the file's labels look like is not in the program, so no missing encoding
+    of the post's labels can be read from it: the step is the generated data's set-up. Unless the
+    buggy program turns its labels into class ids itself (LabelEncoder): then they are known to be
+    integers, and the fix's one-hot encoding is a missing step (CPP)."""
+    if role not in TRAIN_ROLES or not role.startswith("y") or change != "added" or op != "one_hot":
+        return False
+    if b is not None and any(step.op == "encode" for step in b.preprocess):
+        return False
+    bx, fx = ctx.training_inputs()
+    return (
+        f is not None
+        and f.source is not None
+        and f.source.kind in _SYNTHETIC
+        and bx is not None
+        and bx.source is not None
+        and bx.source.kind == "file"
+        and fx is not None
+        and fx.source is not None
+        and fx.source.kind in _SYNTHETIC
+    )
+
+
+_REAL = frozenset({"file", "keras_dataset", "sklearn", "generator"})
+
+
+@applies(D.CPP_SWAPPED_SOURCE_STEPS)
+def prepares_replaced_data(role: str, change: str, b: DataVar | None, f: DataVar | None) -> bool:
+    """Decision CPP-swapped-source-steps: the buggy program trains on real data (a file, a
+    published data set, an image generator) and the fix on generated arrays instead; a step the
+    fix drops from that array (scaling the file's values, a generator's rescale) was the real
+    data's preparation, which went with it; the generated arrays need none. Steps the fix adds
+    still count."""
+    return (
+        role in TRAIN_ROLES
+        and change == "removed"
+        and b is not None
+        and b.source is not None
+        and b.source.kind in _REAL
+        and f is not None
+        and f.source is not None
+        and f.source.kind in _SYNTHETIC
+    )
+
+
+@applies(D.TCL_LABEL_REMAP)
+def remaps_labels(role: str, op: DataOp) -> bool:
+    """Decision TCL-label-remap: a step on a label array that maps label values to other values,
+    ``k - y`` (binary labels inverted) or ``y[y == 1] = 0`` (one class id set to another), changes
+    which class each sample is labelled with: wrong labels of the training data (TCL), not a
+    preprocessing step (one-hot encoding and scaling re-spell the same labels, decision CPP-labels)."""
+    if not role.startswith("y"):
+        return False
+    if op.op == "subtract":
+        operand, reflected = op.args.get("operand"), op.args.get("reflected")
+        return (
+            operand is not None
+            and operand.kind == "const"
+            and isinstance(operand.value, int)
+            and not isinstance(operand.value, bool)
+            and reflected is not None
+            and reflected.value is True
+        )
+    return op.op == "setitem" and _masked_constant_assignment(op.text)
+
+
 @applies(
     D.CPP_ONCE, D.CPP_STEPS, D.CPP_MISSING, D.CPP_RESHAPE, D.CPP_LABELS, D.CPP_LABEL_ENCODING,
     D.CPP_ONE_SIDE_ROLE, D.CPP_TEST_STEP_CHANGED, D.DATA_SPLIT_NOISE, D.IWF_FORMAT,
@@ -319,11 +428,13 @@ def compare_data(ctx: CompareContext) -> list[FaultComponent]:
 
     The study wrote CPP once per bug however many steps the fix touched (decision CPP-once): the
     component names the first changed step and counts the others in ``detail['steps']``. The
-    arrays handed to fit as lists instead of arrays are one IWF (decision IWF-format).
+    arrays handed to fit as lists instead of arrays are one IWF (decision IWF-format); steps that
+    remap label values are one TCL (decision TCL-label-remap), however many arrays they touch.
     """
     bdata, fdata = ctx.buggy.data, ctx.fixed.data
     found: list[FaultComponent] = []
     formats: list[tuple] = []
+    relabels: list[FaultComponent] = []
     roles = [r for r in DATA_ROLES if r in bdata or r in fdata]
     roles += sorted((set(bdata) | set(fdata)) - set(roles))
     for role in roles:
@@ -367,11 +478,22 @@ def compare_data(ctx: CompareContext) -> list[FaultComponent]:
             else:
                 change = "added" if b is None else "removed"
             op = _op_kind(f or b)  # type: ignore[arg-type]
+            if remaps_labels(role, f or b) and not (role not in TRAIN_ROLES and change == "removed"):  # type: ignore[arg-type]
+                relabels.append(
+                    _step_component(
+                        role, (bi if bi is not None else fj) or 0, change, b, f, K.DATA_LABELS, op
+                    )
+                )
+                continue
             if b is not None and f is not None and _keeps_sample_axis(b, f):
                 op, change = "reshape", "added"
             if op in _FORMAT_OPS and role in TRAIN_ROLES:
                 formats.append((role, bi, fj, b, f, change, op))
                 continue
+            if encodes_swapped_labels(ctx, role, change, op, bv, fv):
+                continue  # decision CPP-swapped-labels
+            if prepares_replaced_data(role, change, bv, fv):
+                continue  # decision CPP-swapped-source-steps
             if op not in _CPP_OPS:
                 continue  # slices and splits of the data set are set-up (decision data-split-noise)
             if role not in TRAIN_ROLES and change == "removed":
@@ -394,6 +516,9 @@ def compare_data(ctx: CompareContext) -> list[FaultComponent]:
         out.append(
             _step_component(role, (bi if bi is not None else fj) or 0, change, b, f, K.DATA_INPUT_FORMAT, op)
         )
+    if relabels:
+        relabels[0].detail["steps"] = len(relabels)
+        out.append(relabels[0])
     return out
 
 
@@ -477,3 +602,60 @@ def compare_training_subset(ctx: CompareContext) -> list[FaultComponent]:
             (f.file, f.line) if f else (None, None),
         )
     ]
+
+
+def _other_data_file(b: DataSource | None, f: DataSource | None) -> bool:
+    """Both programs read the array from a file with the same reader, and the files differ by
+    name (the same name in another directory is where a benchmark keeps its files)."""
+    return (
+        b is not None
+        and f is not None
+        and b.kind == f.kind == "file"
+        and bool(b.name)
+        and bool(f.name)
+        and b.reader == f.reader
+        and _file_name(b.name) != _file_name(f.name)
+    )
+
+
+def _file_name(path: str | None) -> str:
+    """The last part of a path written with either separator (``C:\\data\\x.csv`` -> ``x.csv``)."""
+    return re.split(r"[\\/]", path or "")[-1]
+
+
+@applies(D.TRD_DATA_FILE)
+def compare_data_files(ctx: CompareContext) -> list[FaultComponent]:
+    """Decision TRD-data-file: the fix trains on another data file (``np.load('x_small.npy')`` ->
+    ``np.load('x.npy')``, ``read_csv`` of another file): the training data itself changed, a fault
+    of the training data's quality, which the study codes TRD (its only code for the data a program
+    is trained on besides its labels). One component per bug: inputs and labels read from other
+    files are one change of the training data (the files are counted in ``detail['files']``). A file
+    read only on one side, or by another reader, is a swapped data source (set-up, decision
+    data-source-noise)."""
+    out: list[FaultComponent] = []
+    for role in TRAIN_ROLES:
+        bv, fv = ctx.buggy.data.get(role), ctx.fixed.data.get(role)
+        b, f = (bv.source if bv else None), (fv.source if fv else None)
+        if not _other_data_file(b, f):
+            continue
+        if out:
+            if (b.name, f.name) != (out[0].detail["buggy_name"], out[0].detail["fixed_name"]):  # type: ignore[union-attr]
+                out[0].detail["files"] += 1
+            continue
+        out.append(
+            make_component(
+                data_path(role, "source"),
+                K.DATA_SOURCE_FILE,
+                "changed",
+                _without_comments(b.text).strip() or b.name,  # type: ignore[union-attr]
+                _without_comments(f.text).strip() or f.name,  # type: ignore[union-attr]
+                (b.file, b.line),  # type: ignore[union-attr]
+                (f.file, f.line),  # type: ignore[union-attr]
+                role=role,
+                setting="file",
+                buggy_name=b.name,  # type: ignore[union-attr]
+                fixed_name=f.name,  # type: ignore[union-attr]
+                files=1,
+            )
+        )
+    return out

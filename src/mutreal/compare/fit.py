@@ -40,9 +40,25 @@ def compare_fits(ctx: CompareContext) -> list[FaultComponent]:
     return out
 
 
-def _full_batch(v: Any) -> bool:
-    """batch_size = len(x) / x.shape[0]: the whole training set in one batch (DeepCrime's HDB)."""
-    return v is not None and bool(_LENGTH_OF_DATA.match("".join((v.text or "").split())))
+_LEADING_NAME = re.compile(r"^(?:len\()?([A-Za-z_]\w*)")
+
+
+def _leading_name(text: str | None) -> str | None:
+    match = _LEADING_NAME.match("".join((text or "").split()))
+    return match.group(1) if match else None
+
+
+@applies(D.HBS_FULL_BATCH)
+def _full_batch(v: Any, fit: Fit) -> bool:
+    """Decision HBS-full-batch: ``batch_size = len(x)`` / ``x.shape[0]`` where ``x`` is the array
+    this call trains on (its inputs or labels): the whole training set in one batch (DeepCrime's
+    HDB). The length of another array (a frame the post never shows) says nothing of the batch's
+    size, so it stays an unknown value, undecidable against a number."""
+    if v is None or not _LENGTH_OF_DATA.match("".join((v.text or "").split())):
+        return False
+    measured = _leading_name(v.text)
+    trained = {_leading_name(a.text) for k in ("x", "y") if (a := fit.args.get(k)) is not None}
+    return measured is not None and measured in trained
 
 
 @applies(D.HNE_CHANGED, D.HBS_CHANGED, D.HNE_LOOP_PASSES)
@@ -62,7 +78,7 @@ def _diff_budget(ctx: CompareContext, fi: int, bf: Fit, ff: Fit) -> list[FaultCo
             before, after = f"{short(bv)} (x{bf.repeat} loop)", f"{short(fv)} (x{ff.repeat} loop)"
         else:
             before, after = bv, fv  # type: ignore[assignment]
-            if values_equal(bv, fv, strict_opaque=key == "batch_size" and _full_batch(bv) != _full_batch(fv)):
+            if values_equal(bv, fv, strict_opaque=key == "batch_size" and _full_batch(bv, bf) != _full_batch(fv, ff)):
                 continue
         if looped:
             bn, fn = bn * bf.repeat, fn * ff.repeat  # type: ignore[operator]
@@ -79,7 +95,7 @@ def _diff_budget(ctx: CompareContext, fi: int, bf: Fit, ff: Fit) -> list[FaultCo
                 value_location(fv, ff.file, ff.line),
                 before_number=bn,
                 after_number=fn,
-                full_batch=True if key == "batch_size" and (_full_batch(bv) or _full_batch(fv)) else None,
+                full_batch=True if key == "batch_size" and (_full_batch(bv, bf) or _full_batch(fv, ff)) else None,
             )
         )
     return out

@@ -49,6 +49,8 @@ class ComponentKind(str, Enum):
     DATA_RESHAPE = "data.reshape"
     DATA_SIZE = "data.size"
     DATA_TRAINING_DATA = "data.training_data"
+    DATA_SOURCE_FILE = "data.source_file"
+    DATA_LABELS = "data.labels"
 
     def __str__(self) -> str:
         return self.value

@@ -12,7 +12,7 @@ import re
 
 import libcst
 
-from mutreal.compare.alignment import align_layers, compared_layer_args, layer_base, pair_models
+from mutreal.compare.alignment import align_layers_with_ties, compared_layer_args, layer_base, pair_models
 from mutreal.compare.components import FaultComponent, change_of, make_component, value_location
 from mutreal.compare.context import CompareContext
 from mutreal.compare.decisions import DecisionId as D
@@ -83,10 +83,21 @@ _IDEMPOTENT_ACTIVATIONS = frozenset({"relu", "relu6", "linear"})
 def compare_models(ctx: CompareContext) -> list[FaultComponent]:
     """The models pass: every pair of models; records the new input shapes for the data pass."""
     out: list[FaultComponent] = []
-    for mi, bm, fm in pair_models(*wired_loose_layers(ctx.buggy, ctx.fixed)):
+    bs, fs = wired_loose_layers(ctx.buggy, ctx.fixed)
+    for mi, bm, fm in pair_models(bs, fs, _compiled(ctx.buggy, bs), _compiled(ctx.fixed, fs)):
         out.extend(_diff_model(ctx, mi, bm, fm))
     ctx.new_input_shapes = _new_input_shapes(out)
     return out
+
+
+def _compiled(program: ProgramModel, models: list[KerasModel]) -> frozenset[int]:
+    """Indexes in ``models`` of the models the program compiles."""
+    compiled = [
+        program.models[c.model]
+        for c in program.compiles
+        if c.model is not None and c.model < len(program.models)
+    ]
+    return frozenset(i for i, m in enumerate(models) if any(m is c for c in compiled))
 
 
 def _new_input_shapes(components: list[FaultComponent]) -> list[tuple[str, ...] | None]:
@@ -304,49 +315,63 @@ def _diff_model_layers(ctx: CompareContext, mi: int, bm: KerasModel, fm: KerasMo
     out = _diff_model_input(mi, bm, fm)
     bfold = [x for x in bm.folded_layers(ctx.era_b) if x.layer.cls not in _INPUT_ONLY]
     ffold = [x for x in fm.folded_layers(ctx.era_f) if x.layer.cls not in _INPUT_ONLY]
-    pairs = align_layers(bfold, ffold, ctx.era_b, ctx.era_f)
+    pairs, tied = align_layers_with_ties(bfold, ffold, ctx.era_b, ctx.era_f)
     pairs = drop_completed_snippet(pairs, ctx, bfold)
     for bi, fi in pairs:
-        if bi is not None and fi is not None:
-            b, f = bfold[bi], ffold[fi]
-            li = b.sources[0]
-            if b.layer.cls != f.layer.cls:
-                out.append(_layer_type_component(mi, li, b.layer, f.layer))
-                continue
-            out.extend(_diff_layer(ctx, mi, li, b, f))
-        elif (fi is not None and repeats_idempotent_activation(ffold, fi)) or (
-            bi is not None and repeats_idempotent_activation(bfold, bi)
-        ):
-            continue
-        elif fi is not None:
-            f = ffold[fi]
-            out.append(
-                make_component(
-                    layer_path(mi, f.sources[0]),
-                    K.LAYER_MISSING,
-                    "added",
-                    None,
-                    f.layer,
-                    (None, None),
-                    (f.layer.file, f.layer.line),
-                    layer_type=_layer_name_for_leaf(f.layer),
-                )
-            )
-        elif bi is not None:
-            b = bfold[bi]
-            out.append(
-                make_component(
-                    layer_path(mi, b.sources[0]),
-                    K.LAYER_REDUNDANT,
-                    "removed",
-                    b.layer,
-                    None,
-                    (b.layer.file, b.layer.line),
-                    (None, None),
-                    layer_type=_layer_name_for_leaf(b.layer),
-                )
-            )
+        found = _aligned_pair_components(ctx, mi, bfold, ffold, bi, fi)
+        if (bi, fi) in tied:  # another alignment as good would pair these layers otherwise
+            for c in found:
+                c.evidence["ambiguous_alignment"] = True
+        out.extend(found)
     return out
+
+
+def _aligned_pair_components(
+    ctx: CompareContext,
+    mi: int,
+    bfold: list[FoldedLayer],
+    ffold: list[FoldedLayer],
+    bi: int | None,
+    fi: int | None,
+) -> list[FaultComponent]:
+    """The components of one pair of the layer alignment (a layer on one side only, or two)."""
+    if bi is not None and fi is not None:
+        b, f = bfold[bi], ffold[fi]
+        li = b.sources[0]
+        if b.layer.cls != f.layer.cls:
+            return [_layer_type_component(mi, li, b.layer, f.layer)]
+        return _diff_layer(ctx, mi, li, b, f)
+    if (fi is not None and repeats_idempotent_activation(ffold, fi)) or (
+        bi is not None and repeats_idempotent_activation(bfold, bi)
+    ):
+        return []
+    if fi is not None:
+        f = ffold[fi]
+        return [
+            make_component(
+                layer_path(mi, f.sources[0]),
+                K.LAYER_MISSING,
+                "added",
+                None,
+                f.layer,
+                (None, None),
+                (f.layer.file, f.layer.line),
+                layer_type=_layer_name_for_leaf(f.layer),
+            )
+        ]
+    b = bfold[bi]  # type: ignore[index]
+    return [
+        make_component(
+            layer_path(mi, b.sources[0]),
+            K.LAYER_REDUNDANT,
+            "removed",
+            b.layer,
+            None,
+            (b.layer.file, b.layer.line),
+            (None, None),
+            layer_type=_layer_name_for_leaf(b.layer),
+        )
+    ]
 
 
 def _layer_type_component(mi: int, li: int, b: Layer, f: Layer, *path: str) -> FaultComponent:

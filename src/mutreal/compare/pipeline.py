@@ -10,7 +10,7 @@ from __future__ import annotations
 from mutreal.compare.compile import compare_compiles, compare_loss_functions
 from mutreal.compare.components import FaultComponent
 from mutreal.compare.context import CompareContext, ComparePass
-from mutreal.compare.data import compare_color_mode, compare_data, compare_training_subset
+from mutreal.compare.data import compare_color_mode, compare_data, compare_data_files, compare_training_subset
 from mutreal.compare.fit import compare_evaluations, compare_fits, compare_unused_hyperparameters
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.layers import compare_models, compare_unseen_model
@@ -30,6 +30,7 @@ PASSES: tuple[ComparePass, ...] = (
     compare_runtime_calls,
     compare_data,  # reads ctx.new_input_shapes
     compare_training_subset,
+    compare_data_files,
     compare_color_mode,
     compare_unused_hyperparameters,  # reads ctx.budget_kinds
 )

@@ -74,6 +74,10 @@ KIND_RULES: dict[K, KindRule] = {
     K.DATA_INPUT_FORMAT: KindRule("IWF", None, "no DeepCrime operator changes the input format"),
     K.DATA_RESHAPE: KindRule("IWS", None, "no DeepCrime operator changes the shape of input data"),
     K.DATA_SIZE: KindRule("TRD", "TRD"),
+    K.DATA_SOURCE_FILE: KindRule(
+        "TRD", None, "DeepCrime's TRD only drops part of the same data; no operator reads another data file"
+    ),
+    K.DATA_LABELS: KindRule("TCL", "TCL"),
 }
 
 
