@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import ast
+
+import libcst
 import pytest
 
-from mutreal.program.source import SourceError, decode_bytes, load_program, parse_source
+from mutreal.program.source import SourceError, decode_bytes, load_program, parse_source, python_tree
 
 
 def test_python2_print_statement_is_upgraded():
@@ -98,3 +101,25 @@ def test_tolerant_inserts_a_forgotten_comma():
     parsed = parse_source("model.fit(X, Y epochs=50,\n    verbose=1)\n", tolerant=True)
     assert "fit(X, Y, epochs=50" in parsed.module.code
     assert parsed.set_aside[0].line == 1 and "repaired" in parsed.set_aside[0].reason
+
+
+@pytest.mark.parametrize(
+    "text, tolerant",
+    [
+        ("x = 1\nprint(x)\n", False),  # Python 3 as it is
+        ("print 'hello'\n", False),  # upgraded from Python 2
+        ("%matplotlib inline\nx = [1,\n", True),  # lines set aside
+    ],
+)
+def test_the_syntax_checks_tree_is_handed_on_not_parsed_again(text, tolerant):
+    parsed = parse_source(text, tolerant=tolerant)
+    tree = python_tree(parsed.module, parsed.text)
+    assert tree is not None and python_tree(parsed.module, parsed.text) is tree  # kept, not re-parsed
+    assert ast.dump(tree, include_attributes=True) == ast.dump(ast.parse(parsed.text), include_attributes=True)
+
+
+def test_python_tree_of_other_text_is_parsed_fresh():
+    parsed = parse_source("x = 1\n")
+    other = python_tree(parsed.module, "y = 2\n")
+    assert other is not None and ast.dump(other) == ast.dump(ast.parse("y = 2\n"))
+    assert python_tree(libcst.parse_module("x = (1\n)\n"), "x = (\n") is None  # not Python for ast

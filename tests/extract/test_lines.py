@@ -1,12 +1,13 @@
-"""Line numbers and call text: the ``ast``-based index agrees with LibCST's own code generation."""
+"""Line numbers and call text: the ``ast``-based index agrees with the module's NodeIndex."""
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import libcst as cst
 
-from mutreal.extract.lines import AstLineIndex, LineIndex, _cst_calls, line_index
+from mutreal.extract.lines import AstLineIndex, NodeLines, _cst_calls, line_index
 
 PROGRAM = textwrap.dedent(
     '''\
@@ -56,9 +57,9 @@ def _nodes(module: cst.Module) -> list[cst.CSTNode]:
     return out
 
 
-def test_ast_index_matches_codegen_index_for_statements_and_calls():
+def test_ast_index_matches_node_index_for_statements_and_calls():
     module = cst.parse_module(PROGRAM)
-    slow, fast = LineIndex(module), AstLineIndex(module, PROGRAM)
+    slow, fast = NodeLines(module), AstLineIndex(module, PROGRAM, ast.parse(PROGRAM))
     compared = 0
     for node in _nodes(module):
         if isinstance(node, cst.Call):
@@ -83,8 +84,20 @@ def test_ast_index_matches_codegen_index_for_statements_and_calls():
     assert compared >= 30
 
 
-def test_line_index_falls_back_to_codegen_when_source_does_not_match():
+def test_line_index_falls_back_to_node_index_when_source_does_not_match():
     module = cst.parse_module("x = 1\ny = 2\n")
-    assert isinstance(line_index(module, "x = 1\n"), LineIndex)  # one statement short
-    assert isinstance(line_index(module, "x = (\n"), LineIndex)  # not Python for ast
+    assert isinstance(line_index(module, "x = 1\n"), NodeLines)  # one statement short
+    assert isinstance(line_index(module, "x = (\n"), NodeLines)  # not Python for ast
+    assert isinstance(line_index(module), NodeLines)  # no text given
     assert isinstance(line_index(module, "x = 1\ny = 2\n"), AstLineIndex)
+
+
+def test_node_lines_put_functions_at_their_name_and_statements_at_their_keyword():
+    module = cst.parse_module(PROGRAM)
+    lines = NodeLines(module)
+    build = next(n for n in _nodes(module) if isinstance(n, cst.FunctionDef))
+    first_if = next(n for n in _nodes(module) if isinstance(n, cst.If))
+    assert lines.line(build) == PROGRAM.splitlines().index("def build(n=3):") + 1  # not the decorator
+    assert lines.line(first_if) == PROGRAM.splitlines().index("if x:") + 1
+    assert lines.line(build.params) is None  # not a statement or call: no line of its own
+    assert lines.text(build) is None and lines.code == PROGRAM

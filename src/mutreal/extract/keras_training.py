@@ -42,28 +42,15 @@ class KerasTraining(KerasData):
     """Optimizers, callbacks, compile, fit and their data roles."""
 
     def make_optimizer(self, qn: str, node: cst.Call, env: Env) -> OptimizerObj:
-        args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
+        values, kwvalues = self.call_values(node, env)
         opt, _legacy_names = training.optimizer_from_call(
-            qn,
-            self.values_of(args, arg_nodes),
-            self.kwvalues_of(kwargs, kw_nodes),
-            self.text(node),
-            self.path,
-            self.line(node),
-            self.era,
+            qn, values, kwvalues, self.text(node), self.path, self.line(node), self.era
         )
         return OptimizerObj(opt)
 
     def make_callback(self, qn: str, node: cst.Call, env: Env) -> CallbackObj:
-        args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
-        cb = training.callback_from_call(
-            qn,
-            self.values_of(args, arg_nodes),
-            self.kwvalues_of(kwargs, kw_nodes),
-            self.text(node),
-            self.path,
-            self.line(node),
-        )
+        values, kwvalues = self.call_values(node, env)
+        cb = training.callback_from_call(qn, values, kwvalues, self.text(node), self.path, self.line(node))
         return CallbackObj(cb)
 
     def record_compile(self, model: KerasModel | None, node: cst.Call, env: Env) -> None:
@@ -115,24 +102,8 @@ class KerasTraining(KerasData):
         self.program.compiles.append(comp)
 
     def record_fit(self, model: KerasModel | None, method: str, node: cst.Call, env: Env) -> Any:
-        args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
-        positional = training.FIT_POSITIONAL[method]
-        named: dict[str, Any] = {}
-        nodes: dict[str, cst.CSTNode] = {}
-        for i, (a, n) in enumerate(zip(args, arg_nodes, strict=False)):
-            key = positional[i] if i < len(positional) else f"_{i}"
-            named[key], nodes[key] = a, n
-        for k, v in kwargs.items():
-            canon = training.fit_kwarg(k)
-            named[canon], nodes[canon] = v, kw_nodes[k]
-        fit = Fit(
-            index=len(self.program.fits),
-            method=method,
-            model=model.index if model else None,
-            file=self.path,
-            line=self.line(node),
-            text=self.text(node),
-        )
+        named, nodes = self._training_args(node, env, training.FIT_POSITIONAL[method])
+        fit = self._training_call(len(self.program.fits), method, model, node)
         # data arguments
         x = named.pop("x", None) if "x" in named else named.pop("generator", None)
         x_node = nodes.pop("x", None) or nodes.pop("generator", None)
@@ -206,27 +177,11 @@ class KerasTraining(KerasData):
     def record_use(self, model: KerasModel | None, method: str, node: cst.Call, env: Env) -> None:
         """evaluate/predict calls: their arguments (batch size...) and the test/prediction data."""
         family = "evaluate" if method.startswith("evaluate") else "predict"
-        args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
-        positional = training.FIT_POSITIONAL["evaluate" if family == "evaluate" else "predict"]
-        named: dict[str, Any] = {}
-        nodes: dict[str, cst.CSTNode] = {}
-        for i, (a, n) in enumerate(zip(args, arg_nodes, strict=False)):
-            key = positional[i] if i < len(positional) else f"_{i}"
-            named[key], nodes[key] = a, n
-        for k, v in kwargs.items():
-            canon = training.fit_kwarg(k)
-            named[canon], nodes[canon] = v, kw_nodes[k]
+        named, nodes = self._training_args(node, env, training.FIT_POSITIONAL[family])
         if method.endswith("_generator") and "x" not in named and "generator" in named:
             named["x"], nodes["x"] = named.pop("generator"), nodes.pop("generator")
         index = sum(1 for e in self.program.evaluations if e.method.startswith(family))
-        use = Fit(
-            index=index,
-            method=method,
-            model=model.index if model else None,
-            file=self.path,
-            line=self.line(node),
-            text=self.text(node),
-        )
+        use = self._training_call(index, method, model, node)
         x, y = named.pop("x", None), named.pop("y", None)
         x_node, y_node = nodes.pop("x", None), nodes.pop("y", None)
         if isinstance(x, data.Flow):
@@ -244,6 +199,33 @@ class KerasTraining(KerasData):
         for k, v in named.items():
             use.args[k] = self.to_value(v, nodes.get(k))
         self.program.evaluations.append(use)
+
+    def _training_args(
+        self, node: cst.Call, env: Env, positional: tuple[str, ...]
+    ) -> tuple[dict[str, Any], dict[str, cst.CSTNode]]:
+        """A fit/evaluate/predict call's arguments and their nodes by canonical name: positional
+        ones named as the method takes them (``positional``), keywords through their legacy names."""
+        args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
+        named: dict[str, Any] = {}
+        nodes: dict[str, cst.CSTNode] = {}
+        for i, (a, n) in enumerate(zip(args, arg_nodes, strict=False)):
+            key = positional[i] if i < len(positional) else f"_{i}"
+            named[key], nodes[key] = a, n
+        for k, v in kwargs.items():
+            canon = training.fit_kwarg(k)
+            named[canon], nodes[canon] = v, kw_nodes[k]
+        return named, nodes
+
+    def _training_call(self, index: int, method: str, model: KerasModel | None, node: cst.Call) -> Fit:
+        """The record of a training or evaluation call, its arguments still to be filled."""
+        return Fit(
+            index=index,
+            method=method,
+            model=model.index if model else None,
+            file=self.path,
+            line=self.line(node),
+            text=self.text(node),
+        )
 
     def _data_ref(self, role: str | None, obj: Any, node: cst.CSTNode | None) -> Value:
         text = (

@@ -1,22 +1,22 @@
-"""Line numbers and source text of statements and calls, cheaply.
+"""Line numbers and source text of statements and calls for the extractor, cheaply.
 
-``PositionProvider`` costs about three times a parse on real programs (it records a range for
-every node through the metadata framework). mutreal only needs the first line of statements and
-calls, so :class:`AstLineIndex` pairs the CST with Python's ``ast`` of the same text (a few percent
-of a parse). :class:`LineIndex`, LibCST's position metadata, is the fallback where they do not line
-up or no text is given.
+LibCST's position metadata (:class:`~mutreal.extract.positions.NodeIndex`, the one place that reads
+it) costs about four times a parse on real programs: it records a range for every node. The
+extractor only needs the first line of statements and calls, so :class:`AstLineIndex` pairs the CST
+with Python's ``ast`` of the same text, the tree the syntax check already built (a few percent of a
+parse). :class:`NodeLines`, a view of the module's ``NodeIndex``, is the fallback where the two
+trees do not line up or no text is given.
 """
 
 from __future__ import annotations
 
 import ast
-import re
-from typing import Any
+from typing import Any, cast
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider, WhitespaceInclusivePositionProvider
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
+from mutreal.extract.positions import NodeIndex
+from mutreal.program.source import python_tree
 
 _RECORDED = frozenset(
     {
@@ -52,68 +52,44 @@ _COMPOUND = frozenset(
 )
 
 
-class LineIndex:
-    """First line (1-based) of every small statement, call and compound statement of a module.
+class NodeLines:
+    """Same interface as :class:`AstLineIndex`, read from the module's :class:`NodeIndex`.
 
-    The fallback when the source is not at hand or Python's ``ast`` does not line up with the CST
-    (:class:`AstLineIndex` is used otherwise): LibCST's position metadata, resolved once for the
-    module. A small statement or call starts at its first token (a call's parentheses included); a
-    compound statement at its keyword (decorators and leading comments skipped), a function or class
-    at its name.
+    The fallback where Python's ``ast`` of the text is not at hand or does not line up with the CST:
+    LibCST's position metadata, resolved once for the module. A small statement or call starts at
+    its first token (a call's parentheses included); a compound statement at its keyword
+    (decorators and leading comments skipped), a function or class at its name.
     """
 
     #: unused here (every recorded node has its line); same interface as AstLineIndex
     current: cst.CSTNode | None = None
 
     def __init__(self, module: cst.Module) -> None:
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        self._module = module
-        self._inclusive = wrapper.resolve(WhitespaceInclusivePositionProvider)
-        self._syntactic = wrapper.resolve(PositionProvider)
-        self._code: str | None = None
-        self._lines: list[str] | None = None
+        self._index = NodeIndex(module)
+        self.code = self._index.code
 
     def line(self, node: cst.CSTNode | None) -> int | None:
         """Line of ``node`` when it is a recorded node type, else None."""
         if node is None:
             return None
         t = type(node)
-        if t in _RECORDED:
-            where = self._inclusive.get(node)
-        elif type(node) is cst.FunctionDef or type(node) is cst.ClassDef:
-            where = self._syntactic.get(node.name)
-        elif t in _COMPOUND:
-            where = self._syntactic.get(node)
-        else:
+        if t is cst.FunctionDef or t is cst.ClassDef:
+            node = cast(cst.FunctionDef | cst.ClassDef, node).name
+        elif t not in _RECORDED and t not in _COMPOUND:
             return None
-        return where.start.line if where is not None else None
+        try:
+            return self._index.position(id(node))[0]
+        except KeyError:
+            return None
 
     def text(self, node: cst.CSTNode) -> str | None:
-        """Source text of a call node as the module writes it (continuation lines keep the
-        enclosing block's indentation), None for other nodes."""
+        """Source text of a call node as the module writes it, None for other nodes."""
         if type(node) is not cst.Call:
             return None
-        where = self._inclusive.get(node)
-        if where is None:
+        try:
+            return self._index.text(id(node))
+        except KeyError:
             return None
-        if self._lines is None:  # split where LibCST counts lines (not at form feeds and the like)
-            code, starts = self.code, [0, *(mt.end() for mt in _NEWLINE.finditer(self.code))]
-            self._lines = [code[a:b] for a, b in zip(starts, [*starts[1:], len(code)], strict=True)]
-        lines = self._lines
-        (l0, c0), (l1, c1) = (
-            (where.start.line - 1, where.start.column),
-            (where.end.line - 1, where.end.column),
-        )
-        if l0 == l1:
-            return lines[l0][c0:c1]
-        return lines[l0][c0:] + "".join(lines[l0 + 1 : l1]) + lines[l1][:c1]
-
-    @property
-    def code(self) -> str:
-        """The module's source text (regenerated from the module)."""
-        if self._code is None:
-            self._code = self._module.code
-        return self._code
 
 
 class _Mismatch(Exception):
@@ -128,16 +104,16 @@ _HEADERS = {
 
 
 class AstLineIndex:
-    """Same interface as :class:`LineIndex`, from Python's ``ast`` of the same source (much cheaper).
+    """Same interface as :class:`NodeLines`, from Python's ``ast`` of the same source (much cheaper).
 
-    ``ast.parse`` runs in C at a few percent of a LibCST parse. Statements of the two trees are
+    ``tree`` is ``ast.parse(source)``, usually the one parsing the program already made
+    (:func:`~mutreal.program.source.python_tree`); it costs a few percent of a LibCST parse. Statements of the two trees are
     paired in order once; calls are paired lazily, per statement, only when the walker asks for the
     line or text of a call (layers, data steps, compile/fit): the calls of a statement in CST
     pre-order are the AST calls sorted by start position (outer before inner).
     """
 
-    def __init__(self, module: cst.Module, source: str) -> None:
-        tree = ast.parse(source)
+    def __init__(self, module: cst.Module, source: str, tree: ast.Module) -> None:
         self._source = source
         self._lines = source.splitlines(keepends=True)
         self._starts: list[int] | None = None
@@ -373,11 +349,17 @@ def _ast_calls(node: ast.AST, out: list[ast.Call]) -> None:
                     _ast_calls(item, out)
 
 
-def line_index(module: cst.Module, source: str | None = None) -> LineIndex | AstLineIndex:
-    """The cheapest line index that works: from ``ast`` when the source is given and parses, else codegen."""
+def line_index(
+    module: cst.Module, source: str | None = None, tree: ast.Module | None = None
+) -> NodeLines | AstLineIndex:
+    """The cheapest line index that works: from ``ast`` when the source is given and parses (``tree``,
+    its ``ast``, looked up or parsed when not given) and lines up with the module, else positions."""
     if source is not None:
-        try:
-            return AstLineIndex(module, source)
-        except (SyntaxError, ValueError, _Mismatch, RecursionError, MemoryError):
-            pass
-    return LineIndex(module)
+        if tree is None:
+            tree = python_tree(module, source)
+        if tree is not None:
+            try:
+                return AstLineIndex(module, source, tree)
+            except (_Mismatch, RecursionError, MemoryError):
+                pass
+    return NodeLines(module)

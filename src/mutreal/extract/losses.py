@@ -79,18 +79,20 @@ def normalised_body(fn: ast.FunctionDef) -> str:
     return "\n".join(ast.unparse(s) for s in fn.body if not _is_noise(s))
 
 
-def find_loss_functions(source: str) -> dict[str, tuple[int, str]]:
+def find_loss_functions(source: str, tree: ast.Module | None = None) -> dict[str, tuple[int, str]]:
     """Function name -> (line, normalised body) for each user function that computes the training loss.
 
-    Empty when the program has none, when the text cannot be parsed by ``ast`` (Python 2 left in a
-    snippet) or when the function is not defined in this file.
+    ``tree`` is ``ast.parse(source)`` when the caller already has it (it is only read). Empty when
+    the program has none, when the text cannot be parsed by ``ast`` (Python 2 left in a snippet) or
+    when the function is not defined in this file.
     """
     if not _MAYBE_CUSTOM_LOSS.search(source):
         return {}
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {}
+    if tree is None:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return {}
     names = _loss_names(tree)
     if not names:
         return {}

@@ -14,11 +14,12 @@ They are stored in the program model (``ProgramModel.hyperparameter_literals`` a
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from mutreal.extract.names import dotted as dotted_name
+from mutreal.extract.positions import NodeIndex
 from mutreal.program.model import Fit, HyperparameterLiteral, RuntimeDataCall
 
 #: the module whose seeded functions a training-data mutant calls
@@ -61,15 +62,6 @@ def find_hyperparameter_literals(module: cst.Module, source: str) -> dict[str, H
     return found
 
 
-def _dotted(node: cst.BaseExpression) -> str | None:
-    if type(node) is cst.Name:
-        return node.value
-    if type(node) is cst.Attribute:
-        head = _dotted(node.value)
-        return f"{head}.{node.attr.value}" if head else None
-    return None
-
-
 def _training_roles(fits: list[Fit]) -> dict[str, str]:
     """Source text (whitespace removed) of the arrays training calls take as ``x``/``y`` -> role."""
     roles: dict[str, str] = {}
@@ -93,7 +85,8 @@ def find_runtime_data_calls(
 
     The callee is resolved through the program's imports (``imports``: alias -> canonical name); a
     target is a training role when a training call takes it as its ``x`` or ``y``. ``line_of``
-    gives a statement's line (the extractor's line index); where it has none, LibCST's positions.
+    gives a statement's line (the extractor's line index); where it has none, the module's
+    :class:`~mutreal.extract.positions.NodeIndex`.
     """
     if "training_data" not in source or "mutreal" not in source:
         # the cheap test first: most programs never mention the runtime module. A callee resolves
@@ -106,11 +99,11 @@ def find_runtime_data_calls(
     roles = _training_roles(fits)
     prefix = RUNTIME_TRAINING_DATA + "."
     found: list[RuntimeDataCall] = []
-    positions: Mapping[cst.CSTNode, CodeRange] | None = None
+    positions: NodeIndex | None = None
     for node in m.findall(module, m.Assign(value=m.Call())):
         assign = cst.ensure_type(node, cst.Assign)
         call = cst.ensure_type(assign.value, cst.Call)
-        name = _dotted(call.func)
+        name = dotted_name(call.func)
         if name is None:
             continue
         head, _, rest = name.partition(".")
@@ -126,9 +119,8 @@ def find_runtime_data_calls(
         line = line_of(assign)
         if line is None:
             if positions is None:
-                positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-            where = positions.get(assign)
-            line = where.start.line if where is not None else None
+                positions = NodeIndex(module)
+            line = positions.position(id(assign))[0]
         found.append(
             RuntimeDataCall(
                 canonical[len(prefix) :],

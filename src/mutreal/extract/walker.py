@@ -117,7 +117,7 @@ class Walker(KerasLayers):
                 if isinstance(value, data.DataChain) and value.source is not None
             }
         keras_built = bool(pm.models or pm.compiles or pm.fits) or self.keras_defined
-        pm.loss_functions = {n: list(v) for n, v in losses.find_loss_functions(self.lines.code).items()}
+        pm.loss_functions = {n: list(v) for n, v in losses.find_loss_functions(self.lines.code, self.tree).items()}
         pm.raw_tensorflow = names.uses_raw_tensorflow(self.lines.code, self.imports)
         pm.framework = names.framework_of(self.imports, self.keras_seen, keras_built, pm.raw_tensorflow)
         pm.imports = dict(self.imports.aliases)

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
+from mutreal.extract.names import dotted as dotted_name
+from mutreal.extract.positions import NodeIndex
 from mutreal.program import keras_api
 
 #: Keras 1/2 sub-modules whose contents now live in their parent package.
@@ -167,17 +168,8 @@ class ModernizeResult:
         )
 
 
-def _dotted(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr.value}" if base else None
-    return None
-
-
 def _module_name(node: cst.BaseExpression | None) -> str | None:
-    return _dotted(node) if node is not None else None
+    return dotted_name(node) if node is not None else None
 
 
 def _replace_module(name: str) -> str | None:
@@ -204,27 +196,43 @@ def _code(node: cst.CSTNode) -> str:
 
 
 class _Modernizer(cst.CSTTransformer):
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    """Rewrites one module; what it changes or cannot rewrite is noted against the original node,
+    and lines are looked up once after the walk (:meth:`changes_and_warnings`), only when there are
+    notes: most modules need no positions at all."""
 
     def __init__(self, functional: bool = False) -> None:
         super().__init__()
         self.functional = functional  # the program calls Input(...): TF ops may meet KerasTensors
         self.tensorflow_names: set[str] = set()  # names bound to the tensorflow module
-        self.changes: list[Change] = []
-        self.warnings: list[str] = []
+        self._changes: list[tuple[cst.CSTNode, str, str, str]] = []
+        self._warnings: list[tuple[cst.CSTNode, str]] = []
         self.renamed_names: dict[str, str] = {}  # imported legacy layer names -> canonical
         self.optimizer_names: set[str] = set(keras_api.OPTIMIZERS.values())
         self.numpy_names: set[str] = set()  # names bound to the numpy module (`import numpy as np`)
         self.numpy_removed = numpy_aliases_to_rewrite()
 
-    def _line(self, node: cst.CSTNode) -> int:
-        try:
-            return self.get_metadata(PositionProvider, node).start.line
-        except KeyError:
-            return 0
-
     def _note(self, node: cst.CSTNode, kind: str, before: str, after: str) -> None:
-        self.changes.append(Change(self._line(node), kind, before, after))
+        self._changes.append((node, kind, before, after))
+
+    def _warn(self, node: cst.CSTNode, message: str) -> None:
+        self._warnings.append((node, message))
+
+    def changes_and_warnings(self, module: cst.Module) -> tuple[list[Change], list[str]]:
+        """The changes in line order and the distinct warnings (``line N: ...``), sorted, of the
+        walk over ``module`` (the original module: the notes hold its nodes)."""
+        if not self._changes and not self._warnings:
+            return [], []
+        index = NodeIndex(module)
+
+        def line(node: cst.CSTNode) -> int:
+            try:
+                return index.position(id(node))[0]
+            except KeyError:
+                return 0
+
+        changes = [Change(line(node), kind, before, after) for node, kind, before, after in self._changes]
+        warnings = {f"line {line(node)}: {message}" for node, message in self._warnings}
+        return sorted(changes, key=lambda c: c.line), sorted(warnings)
 
     # -- imports -------------------------------------------------------------------------------
     def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.ImportFrom:
@@ -240,7 +248,7 @@ class _Modernizer(cst.CSTTransformer):
             return updated
         if module.endswith(".utils") and len(updated.names) == 1:
             only = updated.names[0]
-            name = _dotted(only.name) or ""
+            name = dotted_name(only.name) or ""
             if name in ("np_utils", "generic_utils", "data_utils", "vis_utils"):
                 # `from keras.utils import np_utils` -> `from keras import utils as np_utils`
                 alias_name = only.asname.name.value if only.asname else name  # type: ignore[union-attr]
@@ -259,7 +267,7 @@ class _Modernizer(cst.CSTTransformer):
                 )
         aliases = []
         for alias in updated.names:
-            name = _dotted(alias.name) or ""
+            name = dotted_name(alias.name) or ""
             canonical = keras_api.LAYER_ALIASES.get(name)
             if module.endswith("layers") and canonical and canonical != name:
                 if alias.asname is None:
@@ -277,14 +285,14 @@ class _Modernizer(cst.CSTTransformer):
                 self._note(original, "optimizer name", name, canonical)
                 alias = alias.with_changes(name=cst.Name(canonical))
             elif name in UNSUPPORTED:
-                self.warnings.append(f"line {self._line(original)}: {UNSUPPORTED[name]}")
+                self._warn(original, UNSUPPORTED[name])
             aliases.append(alias)
         return updated.with_changes(names=aliases)
 
     def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
         aliases = []
         for alias in updated.names:
-            name = _dotted(alias.name) or ""
+            name = dotted_name(alias.name) or ""
             if name == "numpy":
                 self.numpy_names.add(alias.asname.name.value if alias.asname else "numpy")  # type: ignore[union-attr]
             if name == "tensorflow":
@@ -298,7 +306,7 @@ class _Modernizer(cst.CSTTransformer):
 
     # -- names ---------------------------------------------------------------------------------
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
-        dotted = _dotted(updated)
+        dotted = dotted_name(updated)
         if dotted:
             moved = _replace_module(dotted.rsplit(".", 1)[0])
             if moved is not None:  # keras.utils.np_utils.to_categorical -> keras.utils.to_categorical
@@ -306,7 +314,7 @@ class _Modernizer(cst.CSTTransformer):
                 self._note(original, "module", dotted, new)
                 return _dotted_expr(new)
         attr = updated.attr.value
-        parent = _dotted(updated.value) or ""
+        parent = dotted_name(updated.value) or ""
         if parent in self.numpy_names and attr in self.numpy_removed:
             new = self.numpy_removed[attr].replace("np.", f"{parent}.", 1)
             self._note(original, "numpy alias", f"{parent}.{attr}", new)
@@ -330,15 +338,15 @@ class _Modernizer(cst.CSTTransformer):
             self._note(original, "attribute", f"{parent}.lr", f"{parent}.learning_rate")
             return updated.with_changes(attr=cst.Name("learning_rate"))
         if attr in UNSUPPORTED:
-            self.warnings.append(f"line {self._line(original)}: {UNSUPPORTED[attr]}")
+            self._warn(original, UNSUPPORTED[attr])
         return updated
 
     # -- calls ---------------------------------------------------------------------------------
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         if isinstance(updated.func, cst.Name) and updated.func.value in self.renamed_names:
             updated = updated.with_changes(func=cst.Name(self.renamed_names[updated.func.value]))
-        original_name = (_dotted(original.func) or "").rsplit(".", 1)[-1]
-        name = (_dotted(updated.func) or "").rsplit(".", 1)[-1]
+        original_name = (dotted_name(original.func) or "").rsplit(".", 1)[-1]
+        name = (dotted_name(updated.func) or "").rsplit(".", 1)[-1]
         if not name:
             return updated
         if keras_api.is_layer(name):
@@ -375,7 +383,7 @@ class _Modernizer(cst.CSTTransformer):
 
     def _tf_op_call(self, original: cst.Call, updated: cst.Call, name: str) -> cst.Call:
         """``tf.concat([a, b], -1)`` -> ``tf.keras.ops.concatenate([a, b], -1)`` (and the like)."""
-        parent = (_dotted(updated.func) or "").rsplit(".", 1)[0]
+        parent = (dotted_name(updated.func) or "").rsplit(".", 1)[0]
         if parent not in self.tensorflow_names:
             return updated
         new_name, keywords = TF_OPS_ON_SYMBOLIC[name]
@@ -511,9 +519,7 @@ class _Modernizer(cst.CSTTransformer):
             if keyword == "steps_per_epoch" and any(
                 a.keyword and a.keyword.value == "samples_per_epoch" for a in original.args
             ):
-                self.warnings.append(
-                    f"line {self._line(original)}: samples_per_epoch counted samples, steps_per_epoch counts batches"
-                )
+                self._warn(original, "samples_per_epoch counted samples, steps_per_epoch counts batches")
             kept.append(arg)
         return self._with_args(updated, args, kept)
 
@@ -525,8 +531,6 @@ def modernize_source(source: str) -> ModernizeResult:
     """
     module = cst.parse_module(source)
     transformer = _Modernizer(functional=bool(_FUNCTIONAL_INPUT.search(source)))
-    new_module = MetadataWrapper(module).visit(transformer)
-    changes = sorted(transformer.changes, key=lambda c: c.line)
-    return ModernizeResult(
-        source=new_module.code, changes=changes, warnings=sorted(set(transformer.warnings))
-    )
+    new_module = module.visit(transformer)
+    changes, warnings = transformer.changes_and_warnings(module)
+    return ModernizeResult(source=new_module.code, changes=changes, warnings=warnings)

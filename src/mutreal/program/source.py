@@ -10,11 +10,13 @@ or an empty line, never disappears.
 
 from __future__ import annotations
 
+import ast
 import io
 import os
 import re
 import stat
 import tokenize
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -166,15 +168,49 @@ def upgrade_python2(text: str) -> str | None:
     return None
 
 
-def _syntax_error(text: str) -> SyntaxError | None:
-    """Python's own (fast) syntax check; libcst is run only on text that passes it."""
+def _python_parse(text: str) -> tuple[ast.Module | None, SyntaxError | None]:
+    """Python's own (fast, C) parse: the tree, or why the text is not Python 3. libcst is run only
+    on text that passes it, and the tree is kept (:func:`python_tree`) for whoever needs ``ast``."""
     try:
-        compile(text, "<program>", "exec", flags=0x400, dont_inherit=True)  # PyCF_ONLY_AST
+        return ast.parse(text, "<program>"), None
     except SyntaxError as exc:
-        return exc
+        return None, exc
     except (ValueError, RecursionError, MemoryError) as exc:
-        return SyntaxError(str(exc))
-    return None
+        return None, SyntaxError(str(exc))
+
+
+def _syntax_error(text: str) -> SyntaxError | None:
+    """Why ``text`` is not Python 3, None when it parses (see :func:`_python_parse`)."""
+    return _python_parse(text)[1]
+
+
+#: how many recent parses keep their ``ast`` tree: a pair's two sides are parsed and extracted
+#: one after the other, so a few suffice; the modules are held, so ``id`` is never reused here
+_KEPT_TREES = 4
+_recent_trees: OrderedDict[int, tuple[libcst.Module, str, ast.Module]] = OrderedDict()
+
+
+def _keep_tree(module: libcst.Module, text: str, tree: ast.Module) -> None:
+    _recent_trees[id(module)] = (module, text, tree)
+    _recent_trees.move_to_end(id(module))
+    while len(_recent_trees) > _KEPT_TREES:
+        _recent_trees.popitem(last=False)
+
+
+def python_tree(module: libcst.Module, text: str) -> ast.Module | None:
+    """Python's ``ast`` of ``text``, the text ``module`` was parsed from; None if it is not Python 3.
+
+    Why: :func:`parse_source` already parsed the text with ``ast`` to check it, and the extractor
+    needs that tree again (line numbers, loss functions). The tree of a recent parse is handed
+    back instead of parsing the same text twice; any other text is parsed here (and kept).
+    """
+    kept = _recent_trees.get(id(module))
+    if kept is not None and kept[0] is module and (kept[1] is text or kept[1] == text):
+        return kept[2]
+    tree, _ = _python_parse(text)
+    if tree is not None:
+        _keep_tree(module, text, tree)
+    return tree
 
 
 def _libcst_parse(text: str, path: str) -> libcst.Module:
@@ -186,17 +222,33 @@ def _libcst_parse(text: str, path: str) -> libcst.Module:
         raise SourceError("syntax", "program too deeply nested to parse", path) from None
 
 
+def _parsed(
+    path: str,
+    text: str,
+    tree: ast.Module,
+    upgraded_python2: bool = False,
+    set_aside: list[SetAsideLine] | None = None,
+) -> ParsedSource:
+    """The LibCST parse of text Python's parser accepted, its ``ast`` tree kept (:func:`python_tree`)."""
+    module = _libcst_parse(text, path)
+    _keep_tree(module, text, tree)
+    return ParsedSource(path, text, module, upgraded_python2, set_aside or [])
+
+
 def parse_source(text: str, path: str = "<program>", tolerant: bool = False) -> ParsedSource:
     """Parse program text into a LibCST module, upgrading Python 2 and, if tolerant, setting lines aside.
 
     Raises :class:`SourceError` (kind ``syntax`` or ``not_python``) when nothing sensible parses.
     """
-    error = _syntax_error(text)
-    if error is None:
-        return ParsedSource(path, text, _libcst_parse(text, path))
+    tree, error = _python_parse(text)
+    if tree is not None:
+        return _parsed(path, text, tree)
     upgraded = upgrade_python2(text)
-    if upgraded is not None and _syntax_error(upgraded) is None:
-        return ParsedSource(path, upgraded, _libcst_parse(upgraded, path), upgraded_python2=True)
+    if upgraded is not None:
+        tree, _ = _python_parse(upgraded)
+        if tree is not None:
+            return _parsed(path, upgraded, tree, upgraded_python2=True)
+    assert error is not None
     if not tolerant:
         msg = error.msg or "invalid syntax"
         raise SourceError("syntax", f"syntax error: {msg}", path, error.lineno)
@@ -286,8 +338,8 @@ def _parse_tolerant(text: str, path: str) -> ParsedSource:
     tried_blank: set[int] = set()
     for _attempt in range(4 * MAX_SET_ASIDE):
         candidate = "\n".join(lines)
-        error = _syntax_error(candidate)
-        if error is None:
+        tree, error = _python_parse(candidate)
+        if tree is not None:
             break
         if len(set_aside) > MAX_SET_ASIDE:
             raise SourceError(
@@ -340,12 +392,11 @@ def _parse_tolerant(text: str, path: str) -> ParsedSource:
     else:
         raise SourceError("not_python", "not a Python program: no readable part found", path)
     _require_some_python(text.split("\n"), set_aside, path)
-    candidate = "\n".join(lines)
-    module = _libcst_parse(candidate, path)
-    return ParsedSource(
+    assert tree is not None  # the loop above only ends (break) on text that parses
+    return _parsed(
         path,
         candidate,
-        module,
+        tree,
         upgraded_python2=upgraded_any,
         set_aside=[set_aside[k] for k in sorted(set_aside)],
     )

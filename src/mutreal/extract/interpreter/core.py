@@ -2,7 +2,8 @@
 
 :class:`InterpreterCore` holds the walk's state (import table, program model under construction,
 era, steps, current line), renders source text cheaply, turns abstract values into model
-:class:`~mutreal.program.model.Value` s and evaluates call arguments. The methods under "hooks" are what the
+:class:`~mutreal.program.model.Value` s, evaluates call arguments and binds assignment targets
+(expressions bind too: ``:=`` and comprehensions). The methods under "hooks" are what the
 interpreter asks of the Keras semantics (:mod:`mutreal.extract.keras_layers`,
 :mod:`~mutreal.extract.keras_training`, :mod:`~mutreal.extract.keras_data`); the
 :class:`~mutreal.extract.walker.Walker` that combines them implements every one.
@@ -10,6 +11,7 @@ interpreter asks of the Keras semantics (:mod:`mutreal.extract.keras_layers`,
 
 from __future__ import annotations
 
+import ast
 from typing import Any, cast
 
 import libcst as cst
@@ -20,17 +22,20 @@ from mutreal.extract.interpreter.values import (
     ClassObj,
     Env,
     FuncObj,
+    Instance,
     LayerObj,
     LazyValue,
     ModelObj,
     NoLines,
     OptimizerObj,
     Tensor,
+    Unknown,
 )
 from mutreal.extract.lines import line_index
 from mutreal.program import keras_api
 from mutreal.program.model import (
     CALL,
+    CONST,
     OPAQUE,
     REF,
     SEQ,
@@ -40,6 +45,7 @@ from mutreal.program.model import (
     ProgramModel,
     Value,
 )
+from mutreal.program.source import python_tree
 
 _MAX_UNROLL = 64
 
@@ -77,8 +83,12 @@ class InterpreterCore:
         self.path = path
         #: the text that was parsed into ``module`` (None: regenerated from the module when needed)
         self.source = source
+        #: Python's ``ast`` of the text (the syntax check's tree when there was one), None if not Python 3
+        self.tree: ast.Module | None = None
         try:
-            self.lines: Any = line_index(module, source if source is not None else module.code)
+            text = source if source is not None else module.code
+            self.tree = python_tree(module, text)
+            self.lines: Any = line_index(module, text, self.tree)
         except RecursionError:  # a tree too deep to regenerate: no line numbers, still a model
             self.lines = NoLines()
         self.imports = names.ImportTable()
@@ -234,13 +244,14 @@ class InterpreterCore:
     def kwvalues_of(self, objs: dict[str, Any], nodes: dict[str, cst.CSTNode]) -> dict[str, Value]:
         return {k: self.to_value(o, nodes.get(k)) for k, o in objs.items()}
 
-    # ---------------------------------------------------------------------------------------------
-    # the interpreter's later layers (expressions, statements, calls), declared for the earlier ones
-    # ---------------------------------------------------------------------------------------------
-    def ev(self, node: cst.BaseExpression, env: Env) -> Any:
-        """The abstract value of an expression (:mod:`.expressions`)."""
-        raise NotImplementedError
+    def call_values(self, node: cst.Call, env: Env) -> tuple[list[Value], dict[str, Value]]:
+        """A call's positional and keyword arguments as model values (see :meth:`call_args`)."""
+        args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
+        return self.values_of(args, arg_nodes), self.kwvalues_of(kwargs, kw_nodes)
 
+    # ---------------------------------------------------------------------------------------------
+    # binding (assignments, loop targets, comprehensions and ``:=`` all bind)
+    # ---------------------------------------------------------------------------------------------
     def bind(
         self,
         target: cst.BaseExpression,
@@ -248,7 +259,105 @@ class InterpreterCore:
         env: Env,
         source: cst.CSTNode | None = None,
     ) -> None:
-        """Bind ``value`` to an assignment target (:mod:`.statements`)."""
+        """Bind ``value`` to an assignment target: a name (naming the layer, model or data it holds),
+        a tuple or list (unpacked), an attribute or a subscript (an in-place change of an array)."""
+        if type(target) is cst.Name:
+            name = target.value
+            if isinstance(value, data.DataChain):
+                value = data.DataChain(value.source, value.ops, name, value.part)
+            elif isinstance(value, Unknown) and value.node is None:
+                value = Unknown(source, self.cur_line)
+            elif isinstance(value, LayerObj | Tensor) and value.layer is not None and value.layer.var is None:
+                value.layer.var = name
+            elif isinstance(value, ModelObj) and value.model.var is None:
+                value.model.var = name
+            env.set(name, value)
+        elif type(target) is cst.Tuple or type(target) is cst.List:
+            elements = [e.value for e in target.elements]
+            items = self._unpack(value, len(elements))
+            for el, item in zip(elements, items, strict=False):
+                if type(el) is cst.StarredElement:
+                    el = el.value
+                self.bind(el, item, env, source)
+        elif type(target) is cst.Attribute:
+            base = self.ev(target.value, env)
+            attr = target.attr.value
+            if isinstance(base, Instance):
+                base.attrs[attr] = value
+                if base.model is not None:
+                    self._collect_subclass_layer(base.model, value)
+            elif isinstance(base, LayerObj | Tensor) and base.layer is not None:
+                # ``model.layers[0].trainable = False``: the layer's argument changes after the fact
+                layer = base.layer
+                layer.args[keras_api.canonical_kwarg(layer.cls, attr, self.era)] = self.to_value(
+                    value, source
+                )
+            else:
+                key = names.dotted(target)
+                if key:
+                    env.set(key, value)
+        elif type(target) is cst.Subscript:
+            base = self.ev(target.value, env)
+            if isinstance(base, Instance) and base.model is not None:
+                self._collect_subclass_layer(base.model, value)
+            else:
+                # ``y[y == 2] = 1`` / ``df['c'] = ...``: an in-place change of the array
+                self._rebind_root(target, env, "setitem", source or target)
+
+    def _unpack(self, value: Any, n: int) -> list[Any]:
+        if isinstance(value, tuple | list) and not isinstance(value, Value):
+            items = list(value)
+        elif isinstance(value, Value) and value.kind == CONST and isinstance(value.value, list):
+            items = [Value.const(v) for v in value.value]
+        elif isinstance(value, Value) and value.kind == SEQ:
+            items = list(value.args)
+        elif isinstance(value, data.DataChain):
+            # x, y = data (a chain unpacked): each part derives from the same source
+            items = [
+                value.derive(
+                    DataOp(
+                        "slice",
+                        args={"index": Value.const(i)},
+                        text=f"[{i}]",
+                        file=self.path,
+                        line=self.cur_line,
+                    )
+                )
+                for i in range(n)
+            ]
+        else:
+            items = [Unknown(None, self.cur_line) for _ in range(n)]
+        if len(items) < n:
+            items += [Unknown(None, self.cur_line)] * (n - len(items))
+        return items
+
+    def _root_name(self, node: cst.BaseExpression) -> str | None:
+        while type(node) is cst.Subscript or type(node) is cst.Attribute:
+            node = node.value
+        return node.value if type(node) is cst.Name else None
+
+    def _rebind_root(self, target: cst.BaseExpression, env: Env, op: str, node: cst.CSTNode) -> None:
+        name = self._root_name(target)
+        if name is None:
+            return
+        chain = env.get(name)
+        if isinstance(chain, data.DataChain):
+            text = self.text(node) if not isinstance(node, cst.BaseExpression) else self.text(node)
+            step = DataOp(
+                op,
+                None,
+                {},
+                text=f"{self.text(target)} = {text}" if op == "setitem" else text,
+                file=self.path,
+                line=self.cur_line,
+            )
+            env.set(name, chain.derive(step))
+
+    # ---------------------------------------------------------------------------------------------
+    # the interpreter's later layers (expressions, statements, calls), declared for the earlier ones
+    # ---------------------------------------------------------------------------------------------
+    def ev(self, node: cst.BaseExpression, env: Env) -> Any:
+        """The abstract value of an expression (:mod:`.expressions`)."""
         raise NotImplementedError
 
     def ev_call(self, node: cst.Call, env: Env) -> Any:

@@ -52,17 +52,38 @@ _COMPARE = {
 _LITERALS = frozenset({cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString})
 
 
+#: expression types evaluated by a method of their own, by exact type (one dict lookup instead of a
+#: chain of type tests; LibCST's node classes are final)
+_EVALUATORS: dict[type, str] = {
+    cst.Name: "ev_name",
+    cst.Call: "ev_call",
+    cst.Attribute: "ev_attribute",
+    cst.Tuple: "ev_sequence",
+    cst.List: "ev_sequence",
+    cst.Subscript: "ev_subscript",
+    cst.Dict: "ev_dict",
+    cst.Comparison: "ev_comparison",
+    cst.BooleanOperation: "ev_boolean",
+    cst.ListComp: "ev_comprehension",
+    cst.GeneratorExp: "ev_comprehension",
+    cst.SetComp: "ev_comprehension",
+}
+
+
 class ExpressionEvaluator(InterpreterCore):
     """Evaluates LibCST expressions to abstract values."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: expression type -> this walker's method for it (see :data:`_EVALUATORS`)
+        self._evaluators: dict[type, Any] = {t: getattr(self, name) for t, name in _EVALUATORS.items()}
+
     def ev(self, node: cst.BaseExpression, env: Env) -> Any:
-        """The abstract value of an expression (most frequent node types first)."""
-        if type(node) is cst.Name:
-            return self.ev_name(node, env)
-        if type(node) is cst.Call:
-            return self.ev_call(node, env)
-        if type(node) is cst.Attribute:
-            return self.ev_attribute(node, env)
+        """The abstract value of an expression: a method per node type (:data:`_EVALUATORS`),
+        literals and operators folded here."""
+        evaluate = self._evaluators.get(type(node))
+        if evaluate is not None:
+            return evaluate(node, env)
         if type(node) in _LITERALS:
             v = constants.literal(node)
             if v is constants.NOT_CONST:
@@ -79,18 +100,6 @@ class ExpressionEvaluator(InterpreterCore):
             left = self.ev(node.left, env)
             right = self.ev(node.right, env)
             return self.binary(type(node.operator).__name__, left, right, node.right, node, env)
-        if type(node) is cst.Tuple or type(node) is cst.List:
-            return self.ev_sequence(node, env)
-        if type(node) is cst.Subscript:
-            return self.ev_subscript(node, env)
-        if type(node) is cst.Dict:
-            return self.ev_dict(node, env)
-        if type(node) is cst.Comparison:
-            return self.ev_comparison(node, env)
-        if type(node) is cst.BooleanOperation:
-            return self.ev_boolean(node, env)
-        if type(node) is cst.ListComp or type(node) is cst.GeneratorExp or type(node) is cst.SetComp:
-            return self.ev_comprehension(node, env)
         if type(node) is cst.Lambda:
             return self.lazy(OPAQUE, None, node, self.cur_line)
         if type(node) is cst.IfExp:

@@ -1,9 +1,10 @@
-"""Statements and binding: assignments, ``if``/``for``/``while``/``with``/``try`` and in-place changes.
+"""Statements: assignments, ``if``/``for``/``while``/``with``/``try`` and in-place changes.
 
 Constant conditions select their branch, undecidable ones run every branch; loops with literal
-bounds that build layers are unrolled, other loop bodies run once. Binding names values (a layer's
-or model's variable), unpacks tuples and records in-place changes of arrays
-(``np.random.shuffle(x)``, ``x[x > 1] = 1``, ``xs.append(a)``).
+bounds that build layers are unrolled, other loop bodies run once. Binding (naming a layer's or
+model's variable, unpacking tuples, ``x[x > 1] = 1``) is the core's
+(:meth:`~mutreal.extract.interpreter.core.InterpreterCore.bind`); here in-place calls on arrays
+(``np.random.shuffle(x)``, ``xs.append(a)``) are recorded.
 """
 
 from __future__ import annotations
@@ -13,14 +14,13 @@ from typing import Any
 
 import libcst as cst
 
-from mutreal.extract import data, names
+from mutreal.extract import data
 from mutreal.extract.interpreter.core import _MAX_STEPS, _MAX_UNROLL
 from mutreal.extract.interpreter.expressions import ExpressionEvaluator
 from mutreal.extract.interpreter.values import (
     CallbackObj,
     Env,
     FuncObj,
-    Instance,
     LayerObj,
     ModelObj,
     OptimizerObj,
@@ -28,11 +28,8 @@ from mutreal.extract.interpreter.values import (
     Unknown,
     truthy,
 )
-from mutreal.program import keras_api
 from mutreal.program.model import (
     CONST,
-    SEQ,
-    DataOp,
     Value,
 )
 
@@ -198,105 +195,6 @@ class StatementRunner(ExpressionEvaluator):
                     f.repeat = len(iterations)
         if stmt.orelse is not None:
             self.exec_block(stmt.orelse.body.body, env)
-
-    def bind(
-        self,
-        target: cst.BaseExpression,
-        value: Any,
-        env: Env,
-        source: cst.CSTNode | None = None,
-    ) -> None:
-        if type(target) is cst.Name:
-            name = target.value
-            if isinstance(value, data.DataChain):
-                value = data.DataChain(value.source, value.ops, name, value.part)
-            elif isinstance(value, Unknown) and value.node is None:
-                value = Unknown(source, self.cur_line)
-            elif isinstance(value, LayerObj | Tensor) and value.layer is not None and value.layer.var is None:
-                value.layer.var = name
-            elif isinstance(value, ModelObj) and value.model.var is None:
-                value.model.var = name
-            env.set(name, value)
-        elif type(target) is cst.Tuple or type(target) is cst.List:
-            elements = [e.value for e in target.elements]
-            items = self._unpack(value, len(elements))
-            for el, item in zip(elements, items, strict=False):
-                if type(el) is cst.StarredElement:
-                    el = el.value
-                self.bind(el, item, env, source)
-        elif type(target) is cst.Attribute:
-            base = self.ev(target.value, env)
-            attr = target.attr.value
-            if isinstance(base, Instance):
-                base.attrs[attr] = value
-                if base.model is not None:
-                    self._collect_subclass_layer(base.model, value)
-            elif isinstance(base, LayerObj | Tensor) and base.layer is not None:
-                # ``model.layers[0].trainable = False``: the layer's argument changes after the fact
-                layer = base.layer
-                layer.args[keras_api.canonical_kwarg(layer.cls, attr, self.era)] = self.to_value(
-                    value, source
-                )
-            else:
-                key = names.dotted(target)
-                if key:
-                    env.set(key, value)
-        elif type(target) is cst.Subscript:
-            base = self.ev(target.value, env)
-            if isinstance(base, Instance) and base.model is not None:
-                self._collect_subclass_layer(base.model, value)
-            else:
-                # ``y[y == 2] = 1`` / ``df['c'] = ...``: an in-place change of the array
-                self._rebind_root(target, env, "setitem", source or target)
-
-    def _unpack(self, value: Any, n: int) -> list[Any]:
-        if isinstance(value, tuple | list) and not isinstance(value, Value):
-            items = list(value)
-        elif isinstance(value, Value) and value.kind == CONST and isinstance(value.value, list):
-            items = [Value.const(v) for v in value.value]
-        elif isinstance(value, Value) and value.kind == SEQ:
-            items = list(value.args)
-        elif isinstance(value, data.DataChain):
-            # x, y = data (a chain unpacked): each part derives from the same source
-            items = [
-                value.derive(
-                    DataOp(
-                        "slice",
-                        args={"index": Value.const(i)},
-                        text=f"[{i}]",
-                        file=self.path,
-                        line=self.cur_line,
-                    )
-                )
-                for i in range(n)
-            ]
-        else:
-            items = [Unknown(None, self.cur_line) for _ in range(n)]
-        if len(items) < n:
-            items += [Unknown(None, self.cur_line)] * (n - len(items))
-        return items
-
-    def _root_name(self, node: cst.BaseExpression) -> str | None:
-        while type(node) is cst.Subscript or type(node) is cst.Attribute:
-            node = node.value
-        return node.value if type(node) is cst.Name else None
-
-    def _rebind_root(self, target: cst.BaseExpression, env: Env, op: str, node: cst.CSTNode) -> None:
-        name = self._root_name(target)
-        if name is None:
-            return
-        chain = env.get(name)
-        if isinstance(chain, data.DataChain):
-            text = self.text(node) if not isinstance(node, cst.BaseExpression) else self.text(node)
-            step = DataOp(
-                op,
-                None,
-                {},
-                text=f"{self.text(target)} = {text}" if op == "setitem" else text,
-                file=self.path,
-                line=self.cur_line,
-            )
-            env.set(name, chain.derive(step))
 
     def _inplace_call(self, call: cst.Call, env: Env) -> None:
         """Calls that change an array in place: ``np.random.shuffle(x)``, ``df.dropna(inplace=True)``."""
