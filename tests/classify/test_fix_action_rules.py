@@ -174,3 +174,31 @@ def test_recurrent_dropout_is_a_dropout_rate(classify_texts, before, after, expe
         _RNN.format(args=before, epochs=epochs_b), _RNN.format(args=after, epochs="epochs")
     )
     assert [(c.code, c.element, c.deepcrime) for c in result.components] == expected
+
+
+_FULL_BATCH_PROGRAM = """\
+from keras.models import Sequential
+from keras.layers import Dense
+import numpy as np
+x_train = np.random.rand(64, 4)
+y_train = np.random.randint(0, 2, 64)
+model = Sequential()
+model.add(Dense(8, input_dim=4, activation='relu'))
+model.add(Dense(1, activation='sigmoid'))
+model.compile(loss='binary_crossentropy', optimizer='adam')
+model.fit(x_train, y_train, epochs=3, batch_size={batch})
+"""
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "operator"),
+    [
+        ("16", "len(x_train)", "HDB"),  # the whole training set in one batch: DeepCrime's HDB
+        ("16", "len( x_train )", "HDB"),  # however it is spaced
+        ("x_train.shape[0]", "16", "HDB"),  # either side
+        ("16", "32", "HBS"),  # two fixed sizes: HBS
+    ],
+)
+def test_a_batch_of_the_whole_training_set_is_hdb(classify_texts, before, after, operator):
+    result = classify_texts(_FULL_BATCH_PROGRAM.format(batch=before), _FULL_BATCH_PROGRAM.format(batch=after))
+    assert [(c.kind, c.deepcrime) for c in result.components] == [("fit.batch_size", operator)]
