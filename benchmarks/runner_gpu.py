@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from mutreal.execution import LAST_CAMPAIGN, run_campaign, summarize
+from mutreal.execution import execute_campaign, summarize
 from mutreal.execution.environment import describe_environment
 
 SUBJECTS = Path(__file__).resolve().parent / "subjects"
@@ -33,9 +33,10 @@ PROGRAMS = [SUBJECTS / "digits_cnn.py", SUBJECTS / "digits_cnn_wrong_activation.
 def campaign(programs: list[Path], seeds: int, jobs: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
-        records = run_campaign(
+        result = execute_campaign(
             programs, runs=seeds, jobs=jobs, store=Path(tmp) / "runs.sqlite", progress=True
         )
+        records = result.records
         wall = time.perf_counter() - start
     ok = sum(r.outcome == "ok" for r in records)
     in_script = sum(r.fit_time_s + r.evaluate_time_s for r in records)
@@ -47,7 +48,7 @@ def campaign(programs: list[Path], seeds: int, jobs: int) -> dict:
         "wall_s": wall,
         "trainings_per_minute": 60.0 * len(records) / wall,
         "mean_in_script_s": in_script / max(1, len(records)),
-        "gpu": LAST_CAMPAIGN.get("gpu"),
+        "gpu": result.gpu,
         "summaries": summaries,
         "errors": sorted({r.error_message for r in records if r.outcome != "ok"})[:5],
     }

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from mutreal.execution import LAST_CAMPAIGN, run_campaign
+from mutreal.execution import execute_campaign, run_campaign
 
 SUBJECTS = Path(__file__).resolve().parent / "subjects"
 FIXED = SUBJECTS / "digits_mlp.py"
@@ -34,10 +34,11 @@ BUGGY = SUBJECTS / "digits_mlp_wrong_activation.py"
 def overhead(seeds: int, jobs: int, executor: str = "local", address: str | None = None) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
-        records = run_campaign(
+        result = execute_campaign(
             [FIXED, BUGGY], runs=seeds, jobs=jobs, store=Path(tmp) / "runs.sqlite", progress=False,
             executor=executor, address=address,
         )  # fmt: skip
+        records = result.records
         wall = time.perf_counter() - start
     print(f"[overhead] executor {executor}" + (" (workers already warm)" if executor == "pool" else
                                                " (workers start with the campaign)"))  # fmt: skip
@@ -48,7 +49,7 @@ def overhead(seeds: int, jobs: int, executor: str = "local", address: str | None
     print(f"[overhead] {len(records)} runs ({outcomes}), jobs={jobs}: campaign wall {wall:.1f} s, "
           f"sum in-script fit+evaluate {in_script:.1f} s, sum per-run wall {worker_wall:.1f} s")  # fmt: skip
     print(f"[overhead] (wall x jobs) / (fit+evaluate) = {ratio:.3f}   (target <= 1.15)")
-    startup = LAST_CAMPAIGN.get("worker_startup_s") or 0.0
+    startup = result.worker_startup_s or 0.0
     outside = wall * jobs - worker_wall
     print(f"[overhead] inside runs (imports, data, model building, capture): {(worker_wall - in_script) / in_script:.3f}; "
           f"outside runs: {outside / in_script:.3f}, of which worker start-up (TensorFlow import) "
@@ -105,12 +106,12 @@ def main() -> None:
         service_overhead(args.seeds, args.jobs)
     _, first = warm_vs_fresh(args.jobs)
     with tempfile.TemporaryDirectory() as tmp:
-        again = [r.metric_value for r in run_campaign([FIXED], runs=4, jobs=args.jobs, store=Path(tmp) / "s.sqlite",
-                                                       progress=False)]  # fmt: skip
+        last = execute_campaign([FIXED], runs=4, jobs=args.jobs, store=Path(tmp) / "s.sqlite", progress=False)
+        again = [r.metric_value for r in last.records]
     print(
         f"[determinism] same seeds twice: {'identical' if first == again else 'DIFFERENT'} {first} vs {again}"
     )
-    print(f"machine load average after {os.getloadavg()}; last campaign {LAST_CAMPAIGN.get('id')}")
+    print(f"machine load average after {os.getloadavg()}; last campaign {last.id}")
 
 
 if __name__ == "__main__":

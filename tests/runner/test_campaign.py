@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mutreal.execution import LAST_CAMPAIGN, CampaignConfig, RunStore, run_campaign, summarize
+from mutreal.execution import CampaignConfig, RunStore, execute_campaign, run_campaign, summarize
 
 pytestmark = pytest.mark.slow
 
@@ -44,7 +44,7 @@ def test_bad_programs_end_as_recorded_outcomes_and_the_campaign_goes_on(
     )
     good = write_program("good.py", tiny_program(epochs=1))
     store = tmp_path / "runs.sqlite"
-    records = run_campaign(
+    campaign = execute_campaign(
         [forever, hog, raises, exits, needs_mnist, downloads, good],
         runs=1,
         jobs=2,
@@ -53,7 +53,7 @@ def test_bad_programs_end_as_recorded_outcomes_and_the_campaign_goes_on(
         store=store,
         progress=False,
     )
-    by_name = {Path(r.program).name: r for r in records}
+    by_name = {Path(r.program).name: r for r in campaign.records}
     assert by_name["forever.py"].outcome == "timeout"
     assert "time limit of 25 s" in by_name["forever.py"].error_message
     assert by_name["hog.py"].outcome == "memory"
@@ -79,9 +79,9 @@ def test_bad_programs_end_as_recorded_outcomes_and_the_campaign_goes_on(
     with RunStore(store) as opened:
         assert opened.count() == 7
     # the manifest and a re-runnable configuration were written beside the store
-    config = CampaignConfig.load(LAST_CAMPAIGN["config"])
+    config = CampaignConfig.load(campaign.config)
     assert config.timeout_s == 25 and len(config.programs) == 7
-    assert "environment" in Path(LAST_CAMPAIGN["manifest"]).read_text()
+    assert "environment" in Path(campaign.manifest).read_text()
 
 
 def test_state_mutating_program_does_not_change_the_next_run(write_program, tiny_program, tmp_path):
@@ -160,17 +160,19 @@ def test_sigkill_mid_campaign_then_rerun_trains_nothing_twice(write_program, tin
     with RunStore(store) as opened:
         before = {r.key: r for r in opened.records()}
     assert 2 <= len(before) < 6
-    records = run_campaign([program], runs=6, jobs=1, store=store, progress=False)
+    resumed = execute_campaign([program], runs=6, jobs=1, store=store, progress=False)
+    records = resumed.records
     assert len(records) == 6 and all(r.outcome == "ok" for r in records)
-    assert LAST_CAMPAIGN["trained"] == 6 - len(before)
+    assert resumed.trained == 6 - len(before) and resumed.reused == len(before)
     for record in records:
         if record.key in before:
             assert record.reused and record.finished_at == before[record.key].finished_at
         else:
             assert not record.reused
     # a third run of the same campaign trains nothing
-    again = run_campaign([program], runs=6, jobs=1, store=store, progress=False)
-    assert LAST_CAMPAIGN["trained"] == 0 and all(r.reused for r in again)
+    third = execute_campaign([program], runs=6, jobs=1, store=store, progress=False)
+    again = third.records
+    assert third.trained == 0 and third.reused == 6 and all(r.reused for r in again)
     assert [r.metric_value for r in again] == [r.metric_value for r in records]
     summary = summarize(again)[0]
     assert summary.n == 6 and summary.n_ok == 6 and summary.std is not None
@@ -181,10 +183,11 @@ def test_keep_workers_reuses_warm_workers_across_campaigns(write_program, tiny_p
 
     program = write_program("tiny.py", tiny_program(epochs=1))
     try:
-        first = run_campaign([program], seeds=[0], jobs=1, keep_workers=True, progress=False)[0]
-        assert LAST_CAMPAIGN["worker_startup_s"] > 0
-        second = run_campaign([program], seeds=[1], jobs=1, keep_workers=True, progress=False)[0]
-        assert LAST_CAMPAIGN["worker_startup_s"] == 0  # no TensorFlow import the second time
+        cold = execute_campaign([program], seeds=[0], jobs=1, keep_workers=True, progress=False)
+        assert cold.worker_startup_s > 0
+        warm = execute_campaign([program], seeds=[1], jobs=1, keep_workers=True, progress=False)
+        assert warm.worker_startup_s == 0  # no TensorFlow import the second time
+        first, second = cold.records[0], warm.records[0]
         assert second.worker == first.worker and second.worker_run_index == first.worker_run_index + 1
     finally:
         shutdown_idle_workers()

@@ -10,7 +10,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from mutreal.execution import LAST_CAMPAIGN, RunStore, run_campaign
+from mutreal.execution import RunStore, execute_campaign, run_campaign
 
 pytestmark = pytest.mark.slow
 
@@ -74,10 +74,11 @@ def test_a_worker_killed_from_outside_is_retried_once_then_lost_and_the_rerun_tr
     with RunStore(store) as opened:
         assert opened.get(lost.key).outcome == "lost"
     # the rerun trains the lost run again, and only it
-    again = run_campaign([killed_twice, killed_once], seeds=[0], jobs=1, timeout_s=120, store=store,
-                         progress=False, sandbox_mode="bwrap")  # fmt: skip
+    rerun = execute_campaign([killed_twice, killed_once], seeds=[0], jobs=1, timeout_s=120, store=store,
+                             progress=False, sandbox_mode="bwrap")  # fmt: skip
+    again = rerun.records
     assert [r.outcome for r in again] == ["ok", "ok"]
-    assert LAST_CAMPAIGN["trained"] == 1 and not again[0].reused and again[1].reused
+    assert rerun.trained == 1 and not again[0].reused and again[1].reused
 
 
 def test_runs_of_a_worker_service_that_went_away_are_lost_and_the_rerun_trains_them(tmp_path):
@@ -128,6 +129,6 @@ def test_runs_of_a_worker_service_that_went_away_are_lost_and_the_rerun_trains_t
     assert outcomes[0] == "ok" and outcomes.count("lost") >= 1 and set(outcomes) <= {"ok", "lost"}
     lost = next(r for r in records if r.outcome == "lost")
     assert "went away" in lost.error_message and "rerun" in lost.error_message
-    again = run_campaign([program], runs=3, jobs=1, store=store, progress=False)
-    assert [r.outcome for r in again] == ["ok"] * 3
-    assert LAST_CAMPAIGN["trained"] == outcomes.count("lost")
+    rerun = execute_campaign([program], runs=3, jobs=1, store=store, progress=False)
+    assert [r.outcome for r in rerun.records] == ["ok"] * 3
+    assert rerun.trained == outcomes.count("lost")

@@ -36,10 +36,16 @@ PROGRAMS = {
 }
 BUGS = ["shape", "index", "same"]
 EXPECTED = {"shape": True, "index": True, "same": False}
+#: one mutant of each fixed program, written beforehand (``compare --mutants DIR``)
+MUTANTS = {
+    "mutants/shape/m1.py": PAUSE + "import numpy as np\nprint((np.zeros((4, 3)) @ np.zeros((2, 2))).sum())\n",
+    "mutants/index/m1.py": PAUSE + "import numpy as np\nprint(np.arange(3)[1])\n",
+    "mutants/same/m1.py": PAUSE + "import numpy as np\nprint(np.ones(3).max())\n",
+}
 
 
 def _benchmark(folder: Path) -> None:
-    for name, text in PROGRAMS.items():
+    for name, text in {**PROGRAMS, **MUTANTS}.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text)
     with open(folder / "manifest.csv", "w", newline="") as f:
@@ -49,8 +55,8 @@ def _benchmark(folder: Path) -> None:
             writer.writerow([bug, "own", f"{bug}/buggy.py", f"{bug}/fixed.py", "crash"])
 
 
-def _command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "mutreal", "reproduce", "--manifest", "manifest.csv", *args]
+def _command(*args: str, verb: str = "reproduce") -> list[str]:
+    return [sys.executable, "-m", "mutreal", verb, "--manifest", "manifest.csv", *args]
 
 
 def _env() -> dict[str, str]:
@@ -65,6 +71,29 @@ def _stored_runs(store: Path) -> dict[str, tuple[str, str]]:
     with sqlite3.connect(store) as db:
         return {key: (finished, outcome) for key, finished, outcome in db.execute(
             "SELECT key, finished_at, outcome FROM runs")}  # fmt: skip
+
+
+def _plans(store: Path) -> dict[str, list[tuple[str, str]]]:
+    """Plan id -> (run key, status) of its rows in plan order, read with plain sqlite."""
+    plans: dict[str, list[tuple[str, str]]] = {}
+    with sqlite3.connect(store) as db:
+        for plan_id, key, status in db.execute("SELECT plan_id, key, status FROM plan ORDER BY plan_id, position"):
+            plans.setdefault(plan_id, []).append((key, status))
+    return plans
+
+
+def _assert_plans_match_the_runs(store: Path, runs_per_bug: int, finished: bool) -> dict[str, list[tuple[str, str]]]:
+    """Each bug's campaign wrote one plan of all its runs before training; a row is done exactly when
+    its run is stored with a verdict. ``finished``: every row of every plan is done."""
+    plans, runs = _plans(store), _stored_runs(store)
+    assert all(len(rows) == runs_per_bug for rows in plans.values())
+    for rows in plans.values():
+        for key, status in rows:
+            assert status in ("planned", "done", "lost")
+            assert (status == "done") == (key in runs and runs[key][1] != "lost"), (key, status, runs.get(key))
+            if finished:
+                assert status == "done"
+    return plans
 
 
 def _interrupt(folder: Path, command: list[str], out: Path, sig: signal.Signals) -> subprocess.CompletedProcess:
@@ -103,6 +132,8 @@ def test_reproduce_stopped_by_a_signal_resumes_without_training_again(tmp_path, 
     # runs that completed before the signal are kept; runs the signal cut short are lost (no verdict)
     completed = {key: run for key, run in before.items() if run[1] != "lost"}
     assert len(completed) >= 2 * 2 * len(kept)  # 2 programs x 2 seeds for each written bug
+    planned = _assert_plans_match_the_runs(store, 2 * 2, finished=False)
+    assert len(kept) <= len(planned) <= len(kept) + 1  # the bugs written, and the one the signal cut
 
     again = subprocess.run(_command(*REPRODUCE), cwd=tmp_path, env=_env(), capture_output=True,
                            text=True, timeout=600)  # fmt: skip
@@ -113,6 +144,8 @@ def test_reproduce_stopped_by_a_signal_resumes_without_training_again(tmp_path, 
     assert len(after) == 2 * 2 * len(BUGS)  # every bug's 2 programs x 2 seeds, each trained once
     assert {key: after[key] for key in completed} == completed  # completed runs were not trained again
     assert all(run[1] != "lost" for run in after.values())  # the lost ones were trained again
+    resumed = _assert_plans_match_the_runs(store, 2 * 2, finished=True)
+    assert len(resumed) == len(BUGS) and set(planned) <= set(resumed)  # the cut bug's plan was resumed
 
     fresh = tmp_path / "fresh"
     fresh.mkdir()
@@ -124,3 +157,37 @@ def test_reproduce_stopped_by_a_signal_resumes_without_training_again(tmp_path, 
     verdicts = {r["id"]: (r["reproduced"], r["stable"]) for r in rows}
     assert verdicts == {r["id"]: (r["reproduced"], r["stable"]) for r in uninterrupted}
     assert {bug: verdicts[bug][0] for bug in BUGS} == EXPECTED
+
+
+COMPARE = ["--mutants", "mutants", "--out", "rows.jsonl", "--store", "runs.sqlite", "--runs", "2", "--jobs", "1", "-q"]
+
+
+@pytest.mark.slow
+def test_compare_stopped_by_sigint_resumes_its_plans_without_training_again(tmp_path):
+    """``compare --manifest`` through the installed entry point: buggy, fixed and one mutant per bug
+    (3 programs x 2 seeds per plan). After SIGINT the rows written stay, the next start resumes the
+    cut bug's plan, and every run completed before the signal keeps its finish time."""
+    _benchmark(tmp_path)
+    out, store = tmp_path / "rows.jsonl", tmp_path / "runs.sqlite"
+    stopped = _interrupt(tmp_path, _command(*COMPARE, verb="compare"), out, signal.SIGINT)
+    kept = _assert_clean_stop(stopped, out)
+    assert 1 <= len(kept) < len(BUGS), "the signal landed between the first and the last bug"
+    completed = {key: run for key, run in _stored_runs(store).items() if run[1] != "lost"}
+    assert len(completed) >= 3 * 2 * len(kept)
+    planned = _assert_plans_match_the_runs(store, 3 * 2, finished=False)
+    assert len(kept) <= len(planned) <= len(kept) + 1
+
+    again = subprocess.run(_command(*COMPARE, verb="compare"), cwd=tmp_path, env=_env(), capture_output=True,
+                           text=True, timeout=600)  # fmt: skip
+    assert "Traceback" not in again.stderr, again.stderr[-3000:]
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in rows] == BUGS and rows[: len(kept)] == kept
+    after = _stored_runs(store)
+    assert len(after) == 3 * 2 * len(BUGS)  # every run of every bug, each stored once
+    assert {key: after[key] for key in completed} == completed  # not trained again
+    assert all(run[1] != "lost" for run in after.values())
+    resumed = _assert_plans_match_the_runs(store, 3 * 2, finished=True)
+    assert len(resumed) == len(BUGS) and set(planned) <= set(resumed)
+    # the numpy programs report no metric: each row says so, the same way for every bug
+    assert {r["status"] for r in rows} == {"error"} and all("no successful run" in r["error"] for r in rows)
+    assert [r["buggy"]["outcomes"] for r in rows] == [{"crash": 2}, {"crash": 2}, {"ok": 2}]

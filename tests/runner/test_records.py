@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mutreal.execution import EvaluateRecord, FitRecord, RunRecord, default_metric_name, metric_direction
+from mutreal.execution import (
+    EvaluateRecord,
+    FitRecord,
+    Outcome,
+    RunRecord,
+    UnknownOutcome,
+    default_metric_name,
+    metric_direction,
+)
 from mutreal.execution.records import select_metric
 
 
@@ -67,7 +76,7 @@ finite = st.floats(allow_nan=False, allow_infinity=False, width=32)
 
 @given(
     seed=st.integers(0, 2**31),
-    outcome=st.sampled_from(["ok", "crash", "timeout", "memory", "missing-data"]),
+    outcome=st.sampled_from(["ok", "crash", "timeout", "memory", "missing-data", "lost"]),
     history=st.dictionaries(st.sampled_from(["loss", "accuracy", "val_loss"]), st.lists(finite, max_size=4)),
     results=st.dictionaries(st.sampled_from(["loss", "accuracy", "mae"]), finite),
     predictions=st.one_of(st.none(), st.lists(st.integers(0, 9), max_size=6)),
@@ -89,4 +98,36 @@ def test_json_round_trip(seed, outcome, history, results, predictions):
     )
     again = RunRecord.from_dict(json.loads(json.dumps(record.to_dict())))
     assert again == record
-    assert again.crashed == (outcome != "ok")
+    assert again.crashed == (outcome not in ("ok", "lost"))
+
+
+#: The words the store, JSON lines and CSV exports have held for each outcome since the first store.
+STORED_WORDS = ["ok", "crash", "timeout", "memory", "missing-data", "lost"]
+
+
+def test_outcomes_are_a_type_whose_values_are_the_stored_words():
+    assert [o.value for o in Outcome] == STORED_WORDS
+    for word in STORED_WORDS:
+        outcome = Outcome.parse(word)
+        assert outcome == word and str(outcome) == word and f"{outcome}" == word and hash(outcome) == hash(word)
+        assert json.dumps({outcome: outcome}) == json.dumps({word: word})
+    assert {Outcome.OK: 2} == {"ok": 2}  # outcome counts compare with plain-word dictionaries
+    assert Outcome.TIMEOUT.is_limit and Outcome.MEMORY.is_limit and not Outcome.CRASH.is_limit
+
+
+@given(word=st.text(max_size=12).filter(lambda w: w not in STORED_WORDS))
+def test_an_unknown_outcome_word_is_refused_by_name(word):
+    with pytest.raises(UnknownOutcome, match=r"unknown run outcome .*\(this mutreal knows: ok, crash"):
+        RunRecord.from_dict({"key": "k", "program": "p.py", "seed": 0, "outcome": word})
+
+
+@given(outcome=st.sampled_from(STORED_WORDS), seed=st.integers(0, 2**31))
+def test_a_record_serialises_byte_identically_to_the_plain_word_record(outcome, seed):
+    """What a record of the string era serialised to is what the typed record serialises to."""
+    record = RunRecord(key="k", program="p.py", seed=seed, outcome=outcome)
+    assert isinstance(record.outcome, Outcome)
+    data = record.to_dict()
+    assert type(data["outcome"]) is str
+    plain = {**data, "outcome": outcome}
+    assert json.dumps(data) == json.dumps(plain)
+    assert RunRecord.from_dict(json.loads(json.dumps(data))) == record

@@ -155,3 +155,116 @@ def test_runs_that_did_not_hit_a_limit_are_never_retried(program: Path, tmp_path
     config = _config(program, 2, tmp_path, timeout_s=100.0, memory_limit_mb=65536.0)
     records = run_campaign(config=config, store=store, progress=False)
     assert [r.outcome for r in records] == [outcome] * 2 and all(r.reused for r in records)
+
+
+def _plan_rows(store: Path) -> dict[str, list[tuple[int, str, int, str, str]]]:
+    """plan id -> its rows (position, key, seed, status, campaign), read with plain sqlite."""
+    import sqlite3
+
+    plans: dict[str, list[tuple[int, str, int, str, str]]] = {}
+    with sqlite3.connect(store) as db:
+        for plan_id, *row in db.execute(
+            "SELECT plan_id, position, key, seed, status, campaign_id FROM plan ORDER BY plan_id, position"
+        ):
+            plans.setdefault(plan_id, []).append(tuple(row))
+    return plans
+
+
+def test_the_plan_holds_every_run_and_marks_the_ones_a_failed_executor_lost(program: Path, tmp_path: Path):
+    """6 seeds: 3 stored ok, 1 stored lost, 2 never run. The executor does not exist, so nothing
+    trains: the plan has every program x seed with its key, the stored ones done, the rest lost."""
+    config = _config(program, 6, tmp_path)
+    keys = _keys(program, config)
+    store = tmp_path / "runs.sqlite"
+    _store(store, program, keys[:3], "ok")
+    with RunStore(store) as opened:
+        opened.put(RunRecord(key=keys[3], program=str(program), seed=3, outcome="lost"))
+    with pytest.raises(ServiceUnavailable):
+        run_campaign(config=config, store=store, progress=False)
+    (rows,) = _plan_rows(store).values()
+    assert [(position, key, seed) for position, key, seed, _, _ in rows] == [(i, k, i) for i, k in enumerate(keys)]
+    assert [status for _, _, _, status, _ in rows] == ["done"] * 3 + ["lost"] * 3
+    with RunStore(store) as opened:
+        assert [opened.get(key).outcome for key in keys] == ["ok"] * 3 + ["lost"] * 3
+    with RunStore(store) as opened:
+        (campaign,) = opened.campaigns()
+    assert {row[4] for row in rows} == {campaign["id"]}
+
+
+def test_the_same_campaign_again_resumes_its_plan_and_a_finished_plan_trains_nothing(
+    program: Path, tmp_path: Path
+):
+    config = _config(program, 4, tmp_path)
+    keys = _keys(program, config)
+    store = tmp_path / "runs.sqlite"
+    with pytest.raises(ServiceUnavailable):  # nothing stored: every row planned
+        run_campaign(config=config, store=store, progress=False)
+    (first,) = _plan_rows(store).values()
+    assert [row[3] for row in first] == ["lost"] * 4  # planned, then lost with the executor
+    _store(store, program, keys, "ok")  # the runs arrive (as a worker would store them)
+    records = run_campaign(config=config, store=store, progress=False)  # no executor needed: all done
+    assert all(r.reused for r in records) and [r.key for r in records] == keys
+    plans = _plan_rows(store)
+    assert len(plans) == 1, "the second start found the same plan instead of writing another"
+    (second,) = plans.values()
+    assert [row[3] for row in second] == ["done"] * 4 and second[0][4] != first[0][4]
+
+
+def test_a_program_listed_twice_is_planned_twice_and_trained_once(program: Path, tmp_path: Path):
+    config = _config(program, 2, tmp_path)
+    config.programs = [str(program), str(program)]
+    store = tmp_path / "runs.sqlite"
+    keys = _keys(program, config)
+    _store(store, program, keys[:1], "ok")
+    with pytest.raises(ServiceUnavailable):
+        run_campaign(config=config, store=store, progress=False)
+    (rows,) = _plan_rows(store).values()
+    assert [(row[1], row[3]) for row in rows] == [(keys[0], "done"), (keys[1], "lost")] * 2
+    from mutreal.execution.plan import CampaignPlan, PlannedRun, PlanStatus, prepare_program
+
+    prepared = prepare_program(program, False)
+    plan = CampaignPlan("p", [PlannedRun(row[1], prepared, row[2], PlanStatus(row[3])) for row in rows], "e", "c", 1.0)
+    assert [run.key for run in plan.to_train()] == [keys[1]]
+
+
+@pytest.mark.slow  # starts a real local worker (its TensorFlow import takes the time; nothing trains a model)
+def test_every_row_of_the_plan_is_stored_before_the_first_run_finishes(tmp_path: Path):
+    """Watched from the campaign's own per-record callback: when the first run is stored the plan
+    already lists all three runs, and each row turns done as its run is stored."""
+    import sqlite3
+
+    from mutreal.execution import execute_campaign
+
+    program = tmp_path / "quick.py"
+    program.write_text("print('a run that needs no model')\n")
+    store = tmp_path / "runs.sqlite"
+    seen: list[list[str]] = []
+
+    def on_record(record: RunRecord) -> None:
+        with sqlite3.connect(store) as db:
+            seen.append([status for (status,) in db.execute("SELECT status FROM plan ORDER BY position")])
+
+    result = execute_campaign([program], runs=3, jobs=1, store=store, progress=False, on_record=on_record)
+    assert [r.outcome for r in result.records] == ["ok"] * 3 and result.trained == 3
+    assert seen == [["done", "planned", "planned"], ["done", "done", "planned"], ["done", "done", "done"]]
+
+
+def test_a_campaign_returns_its_facts_as_a_serialisable_result(program: Path, tmp_path: Path):
+    """The facts ``mutreal run --json`` prints (in its order), the records, and a JSON round trip;
+    two campaigns of one process each keep their own facts (no module state between them)."""
+    import json
+
+    from mutreal.execution import CampaignResult, execute_campaign
+
+    config = _config(program, 3, tmp_path)
+    store = tmp_path / "runs.sqlite"
+    _store(store, program, _keys(program, config), "ok")
+    first = execute_campaign(config=config, store=store, progress=False)
+    second = execute_campaign(config=_config(program, 2, tmp_path), store=store, progress=False)
+    assert list(first.facts()) == ["id", "config", "manifest", "worker_startup_s", "gpu", "wall_time_s",
+                                   "trained", "reused"]  # fmt: skip
+    assert (first.trained, first.reused, len(first.records)) == (0, 3, 3)
+    assert (second.trained, second.reused, len(second.records)) == (0, 2, 2) and second.id != first.id
+    assert Path(first.config).is_file() and first.id in Path(first.manifest).name
+    again = CampaignResult.from_dict(json.loads(json.dumps(first.to_dict())))
+    assert again.facts() == first.facts() and [r.key for r in again.records] == [r.key for r in first.records]

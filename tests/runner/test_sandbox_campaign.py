@@ -15,7 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from mutreal.execution import LAST_CAMPAIGN, RunStore, run_campaign
+from mutreal.execution import RunStore, execute_campaign, run_campaign
 from mutreal.execution.pool import shutdown_idle_workers
 
 pytestmark = pytest.mark.slow
@@ -163,10 +163,11 @@ subprocess.run([sys.executable, "-c", spawn])
     before_src, before_data = _tree_digest(src), _tree_digest(data)
     store = tmp_path / "runs.sqlite"
     try:
-        records = run_campaign(
+        campaign = execute_campaign(
             paths, seeds=[0], jobs=1, timeout_s=20, memory_limit_mb=1800, store=store, progress=False,
             sandbox_mode="bwrap", env=["MUTREAL_ASKED_FOR"], keep_workers=True,
         )  # fmt: skip
+        records = campaign.records
         # the double-forked process is gone already while the worker stays warm for the next campaign
         leftovers = [
             p for p in psutil.process_iter(["cmdline"]) if marker in " ".join(p.info["cmdline"] or [])
@@ -192,7 +193,7 @@ subprocess.run([sys.executable, "-c", spawn])
                  tmp_path / marker):  # fmt: skip
         assert not path.exists(), path
     assert listener.accepted == [], "a connection left the sandbox"
-    assert "bubblewrap" in Path(LAST_CAMPAIGN["manifest"]).read_text()
+    assert "bubblewrap" in Path(campaign.manifest).read_text()
 
 
 def test_a_forged_pickle_on_the_channel_runs_nothing_and_self_kill_is_a_crash(tmp_path, tiny_program, bwrap):

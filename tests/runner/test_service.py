@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from mutreal.cli import main
-from mutreal.execution import LAST_CAMPAIGN, run_campaign
+from mutreal.execution import execute_campaign, run_campaign
 from mutreal.execution.service import (
     ServiceUnavailable,
     _connect,
@@ -63,18 +63,18 @@ def test_service_runs_campaigns_warm_with_the_local_numbers(
         assert len(status.workers) == 1 and status.workers[0].alive
         with pytest.raises(RuntimeError, match="already runs"):
             start_service(1, {}, socket_path)
-        first = run_campaign(
+        first = execute_campaign(
             [program], runs=3, jobs=1, executor="pool", address=str(socket_path), progress=False
         )
-        assert _from_service(first) == _from_service(local)  # same seeds, same numbers as fresh workers
-        assert LAST_CAMPAIGN["worker_startup_s"] == 0.0  # the worker was warm before the campaign began
+        assert _from_service(first.records) == _from_service(local)  # same seeds, same numbers as fresh workers
+        assert first.worker_startup_s == 0.0  # the worker was warm before the campaign began
         second = run_campaign(
             [program], runs=2, jobs=1, executor="pool", address=str(socket_path), progress=False
         )
         assert _from_service(second) == _from_service(local)[:2]
         # without jobs the campaign takes the service's workers as they are (no new worker starts)
-        third = run_campaign([program], runs=1, executor="pool", address=str(socket_path), progress=False)
-        assert LAST_CAMPAIGN["worker_startup_s"] == 0.0 and third[0].outcome == "ok"
+        third = execute_campaign([program], runs=1, executor="pool", address=str(socket_path), progress=False)
+        assert third.worker_startup_s == 0.0 and third.records[0].outcome == "ok"
         # a caller from another Python environment is refused: its run keys name other versions
         with _connect(socket_path) as conn:
             conn.send({"type": "map", "environment": "another", "tasks": [{"key": "k"}]})

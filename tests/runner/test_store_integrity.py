@@ -48,7 +48,7 @@ def _user_version(path: Path) -> int:
 
 
 def test_a_new_store_carries_the_schema_version(real_store: Path) -> None:
-    assert _user_version(real_store) == SCHEMA_VERSION == 1
+    assert _user_version(real_store) == SCHEMA_VERSION == 2
 
 
 def test_a_store_of_a_newer_mutreal_is_refused_naming_both_versions(real_store: Path, tmp_path: Path) -> None:
@@ -57,7 +57,7 @@ def test_a_store_of_a_newer_mutreal_is_refused_naming_both_versions(real_store: 
     with sqlite3.connect(newer) as db:
         db.execute("PRAGMA user_version = 7")
     before = newer.read_bytes()
-    with pytest.raises(StoreError, match=r"schema version 7 .*newer mutreal.* up to 1"):
+    with pytest.raises(StoreError, match=r"schema version 7 .*newer mutreal.* up to 2"):
         RunStore(newer)
     assert newer.read_bytes() == before
 
@@ -102,29 +102,61 @@ def test_garbage_anywhere_is_refused_untouched_or_opens(
         store.count()
 
 
-def test_an_unversioned_store_opens_and_is_versioned_at_its_first_write(
-    real_store: Path, tmp_path: Path
+def _tables(path: Path) -> set[str]:
+    with sqlite3.connect(path) as db:
+        return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+@pytest.mark.parametrize("version", [0, 1], ids=["unversioned", "version-1"])
+def test_an_older_store_opens_and_is_migrated_at_its_first_write(
+    real_store: Path, tmp_path: Path, version: int
 ) -> None:
+    """Version 0 (before versions) and version 1 (before plans) have no plan table: reading changes
+    nothing, the first write adds the table and marks version 2, and every run is still there."""
     old = tmp_path / "old.sqlite"
     shutil.copy(real_store, old)
-    with sqlite3.connect(old) as db:  # what every store written before versions looks like
-        db.execute("PRAGMA user_version = 0")
+    with sqlite3.connect(old) as db:  # what every store written before plans looks like
+        db.execute("DROP TABLE plan")
+        db.execute(f"PRAGMA user_version = {version}")
+    db.close()
     with RunStore(old) as store:
         assert store.count() == 200 and store.get("k3").seed == 3
         assert [c["id"] for c in store.campaigns()] == ["c1"]
-    assert _user_version(old) == 0  # reading leaves it as it was
+        assert store.plan("any") == []
+    assert _user_version(old) == version and "plan" not in _tables(old)  # reading leaves it as it was
     with RunStore(old) as store:
         store.put(_record("k-new", 999))
-    assert _user_version(old) == SCHEMA_VERSION
+    assert _user_version(old) == SCHEMA_VERSION and "plan" in _tables(old)
     with RunStore(old) as store:
         assert store.count() == 201
+        rows = store.put_plan("p1", [("k3", "/p/a.py", 3, "done"), ("k-x", "/p/a.py", 4, "planned")], "c2")
+        assert [(r.key, r.status) for r in rows] == [("k3", "done"), ("k-x", "planned")]
+
+
+def test_an_unknown_stored_outcome_is_a_clear_error_naming_the_store(real_store: Path, tmp_path: Path) -> None:
+    """An outcome word this mutreal does not know (a newer one's, a hand edit) is refused by name,
+    never read as a new category; the file is not changed."""
+    odd = tmp_path / "odd.sqlite"
+    shutil.copy(real_store, odd)
+    with sqlite3.connect(odd) as db:
+        db.execute("UPDATE runs SET record = replace(record, '\"outcome\": \"ok\"', '\"outcome\": \"exploded\"') "
+                   "WHERE key = 'k5'")  # fmt: skip
+    db.close()
+    before = odd.read_bytes()
+    with RunStore(odd) as store:
+        assert store.get("k4").outcome == "ok"
+        with pytest.raises(StoreError, match=r"odd.sqlite: unknown run outcome 'exploded' \(this mutreal knows: ok, crash"):
+            store.get("k5")
+        with pytest.raises(StoreError, match="exploded"):
+            store.records()
+    assert odd.read_bytes() == before
 
 
 def test_the_cli_refuses_a_newer_store_before_training(real_store: Path, tmp_path: Path) -> None:
     newer = tmp_path / "newer.sqlite"
     shutil.copy(real_store, newer)
     with sqlite3.connect(newer) as db:
-        db.execute("PRAGMA user_version = 2")
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     before = newer.read_bytes()
     program = tmp_path / "p.py"
     marker = tmp_path / "trained"
@@ -138,7 +170,7 @@ def test_the_cli_refuses_a_newer_store_before_training(real_store: Path, tmp_pat
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in result.stderr
-    assert "schema version 2" in lines[0] and "up to 1" in lines[0]
+    assert f"schema version {SCHEMA_VERSION + 1}" in lines[0] and f"up to {SCHEMA_VERSION}" in lines[0]
     assert not marker.exists() and newer.read_bytes() == before
     assert not list(tmp_path.glob("newer.*.manifest.yaml"))
 

@@ -106,3 +106,22 @@ def test_split_by_program_keeps_duplicates_apart(records) -> None:
     assert [len(g) for g in groups] == [2, 2]
     with pytest.raises(RuntimeError):
         split_by_program(runs[:3], 2, 2)
+
+
+def test_decision_settings_come_from_a_commands_mapping_and_refuse_unknown_keys(records) -> None:
+    """The ``statistics`` mapping of the commands (None: the default) and the settings type decide alike;
+    a misspelt key is an error, not a setting silently ignored."""
+    from mutreal.analysis.settings import DecisionSettings
+
+    command = {"metric": None, "lower_is_better": None, "test": "mannwhitney", "alpha": 0.01}
+    settings = DecisionSettings.of(command)
+    assert settings == DecisionSettings(test="mannwhitney", alpha=0.01) and DecisionSettings.of(settings) is settings
+    assert DecisionSettings.of(None) == DecisionSettings() == DecisionSettings.of({"test": None})
+    with pytest.raises(ValueError, match="unknown statistics settings: aplha"):
+        DecisionSettings.of({"aplha": 0.01})
+    assert settings.for_bug("loss", None) == DecisionSettings("loss", None, "mannwhitney", 0.01)
+    assert DecisionSettings("accuracy", False).for_bug(None, True) == DecisionSettings("accuracy", True)
+    buggy, fixed = records("buggy.py", WORSE), records("fixed.py", ORIGINAL)
+    by_mapping = reproduce_from_records(buggy, fixed, settings=command).to_dict()
+    assert by_mapping == reproduce_from_records(buggy, fixed, settings=settings).to_dict()
+    assert by_mapping["stats"] != reproduce_from_records(buggy, fixed).to_dict()["stats"]  # the test was used

@@ -17,6 +17,7 @@ from mutreal.analysis.series import (
     input_width,
     metric_series,
 )
+from mutreal.analysis.settings import DecisionSettings
 from mutreal.stats import (
     FisherKill,
     KillVerdict,
@@ -91,32 +92,34 @@ class KillReport:
         }
 
 
+def series_kill(original: MetricSeries, mutant: MetricSeries, settings: DecisionSettings) -> KillVerdict:
+    """DeepCrime's verdict on ``mutant``'s runs against ``original``'s, in the original's direction.
+
+    Every kill verdict of :mod:`mutreal.analysis` (mutants, the real fault as a mutant, sensitivity
+    points) is this one call, so they cannot drift apart in which direction or crashes they use."""
+    return deepcrime_kill(
+        original.values, mutant.values, crashed_original=original.failed, crashed_mutant=mutant.failed,
+        test=settings.test, lower_is_better=original.lower_is_better, alpha=settings.alpha,
+    )  # fmt: skip
+
+
 def kill_from_records(
     original: Sequence[Any],
     mutants: Mapping[str, Sequence[Any]],
     *,
-    metric: str | None = None,
-    lower_is_better: bool | None = None,
-    test: str = "glm",
-    alpha: float = 0.05,
+    settings: DecisionSettings | Mapping[str, Any] | None = None,
     sequential: Mapping[str, SequentialDecision] | None = None,
 ) -> KillReport:
     """DeepCrime's verdict and the Fisher verdict for each mutant, with Holm across mutants."""
+    settings = DecisionSettings.of(settings)
+    metric, lower_is_better, test, alpha = settings.as_tuple()
     o = metric_series(original, metric, lower_is_better)
     direction = o.lower_is_better
     notes: list[str] = []
     results: list[MutantKill] = []
     for name, records in mutants.items():
         m = metric_series(records, metric or o.metric, direction)
-        verdict = deepcrime_kill(
-            o.values,
-            m.values,
-            crashed_original=o.failed,
-            crashed_mutant=m.failed,
-            test=test,
-            lower_is_better=direction,
-            alpha=alpha,
-        )
+        verdict = series_kill(o, m, settings)
         width = input_width(original, records)
         fisher = None
         original_matrix, mutant_matrix = correctness_matrices(width, original, records)

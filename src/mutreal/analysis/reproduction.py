@@ -5,11 +5,12 @@ Nothing here trains; :mod:`mutreal.campaigns` train and call these functions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from mutreal.analysis.series import MetricSeries, metric_series
+from mutreal.analysis.settings import DecisionSettings
 from mutreal.stats import (
     ReproductionVerdict,
     SequentialDecision,
@@ -41,13 +42,11 @@ def reproduce_from_records(
     fixed: Sequence[Any],
     *,
     symptom: str = "auto",
-    metric: str | None = None,
-    lower_is_better: bool | None = None,
-    test: str = "glm",
-    alpha: float = 0.05,
+    settings: DecisionSettings | Mapping[str, Any] | None = None,
     sequential: SequentialDecision | None = None,
 ) -> ReproductionReport:
     """The study's reproduction verdict from the runs of the buggy and the fixed program."""
+    metric, lower_is_better, test, alpha = DecisionSettings.of(settings).as_tuple()
     b = metric_series(buggy, metric, lower_is_better)
     f = metric_series(
         fixed, metric or b.metric, b.lower_is_better if lower_is_better is None else lower_is_better

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from mutreal.execution.records import Outcome
 from mutreal.stats import (
     FisherKill,
     Summary,
@@ -41,7 +42,7 @@ class MetricSeries:
     @property
     def aborted(self) -> np.ndarray:
         """Runs that did not complete (any outcome but ``ok``); a completed run may lack a metric."""
-        return np.asarray([outcome != "ok" for outcome in self.outcomes], dtype=bool)
+        return np.asarray([outcome != Outcome.OK for outcome in self.outcomes], dtype=bool)
 
     @property
     def summary(self) -> Summary:
@@ -84,7 +85,7 @@ def metric_series(
     ``evaluate()``); ``lower_is_better`` defaults to the metric's direction (loss-like names).
     """
     ordered = _sorted(records)
-    lost = [r for r in ordered if r.outcome == "lost"]
+    lost = [r for r in ordered if r.outcome == Outcome.LOST]
     if lost:
         cause = lost[0].error_message or "its worker went away"
         raise LostRuns(
@@ -94,7 +95,7 @@ def metric_series(
     values, failed, outcomes, names, directions = [], [], [], [], []
     for record in ordered:
         name, value, direction = record.metric(metric)
-        ok = record.outcome == "ok" and value is not None and math.isfinite(float(value))
+        ok = record.outcome == Outcome.OK and value is not None and math.isfinite(float(value))
         values.append(float(value) if ok else math.nan)
         failed.append(not ok)
         outcomes.append(record.outcome)
@@ -124,8 +125,8 @@ def correctness_matrix(records: Sequence[Any], n_inputs: int | None = None) -> n
     labels, regression, generators) or the runs disagree on the number of inputs.
     """
     ordered = _sorted(records)
-    rows = [r.correct if r.outcome == "ok" else None for r in ordered]
-    if any(r.outcome == "ok" and row is None for r, row in zip(ordered, rows, strict=True)):
+    rows = [r.correct if r.outcome == Outcome.OK else None for r in ordered]
+    if any(r.outcome == Outcome.OK and row is None for r, row in zip(ordered, rows, strict=True)):
         return None  # a successful run without per-input correctness: nothing to pair
     lengths = {len(row) for row in rows if row is not None}
     if n_inputs is not None:
@@ -144,7 +145,7 @@ def input_width(*groups: Sequence[Any]) -> int | None:
     """How many test inputs the per-input correctness of these runs has (None: no run recorded it)."""
     for records in groups:
         for record in records:
-            if record.outcome == "ok" and record.correct is not None:
+            if record.outcome == Outcome.OK and record.correct is not None:
                 return len(record.correct)
     return None
 

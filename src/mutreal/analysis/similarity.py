@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mutreal.analysis.killing import series_kill
 from mutreal.analysis.series import (
     MetricSeries,
     as_dict,
@@ -18,6 +19,7 @@ from mutreal.analysis.series import (
     input_width,
     metric_series,
 )
+from mutreal.analysis.settings import DecisionSettings
 from mutreal.stats import (
     FisherKill,
     GroupComparison,
@@ -25,7 +27,6 @@ from mutreal.stats import (
     KillVerdict,
     Similarity,
     compare_groups,
-    deepcrime_kill,
     fisher_kill,
     killing_probabilities,
     similarity,
@@ -106,10 +107,7 @@ def compare_from_records(
     fixed: Sequence[Any],
     mutants: Mapping[str, Sequence[Any]],
     *,
-    metric: str | None = None,
-    lower_is_better: bool | None = None,
-    test: str = "glm",
-    alpha: float = 0.05,
+    settings: DecisionSettings | Mapping[str, Any] | None = None,
 ) -> CompareReport:
     """Compare each mutant of the fixed program with the real fault (the buggy program).
 
@@ -118,14 +116,13 @@ def compare_from_records(
     distribution against the buggy program's (``metric_vs_fault``: ``no difference`` means alike),
     whether both are killed or both survive (killing agreement), and coupling strength / IoU.
     """
+    settings = DecisionSettings.of(settings)
+    metric, lower_is_better, test, alpha = settings.as_tuple()
     f = metric_series(fixed, metric, lower_is_better)
     direction = f.lower_is_better
     b = metric_series(buggy, metric or f.metric, direction)
     notes: list[str] = []
-    fault_kill = deepcrime_kill(
-        f.values, b.values, crashed_original=f.failed, crashed_mutant=b.failed, test=test,
-        lower_is_better=direction, alpha=alpha,
-    )  # fmt: skip
+    fault_kill = series_kill(f, b, settings)  # the real fault judged as a mutant of the fixed program
     width = input_width(fixed, buggy, *mutants.values())
     fixed_matrix, buggy_matrix = correctness_matrices(width, fixed, buggy)
     fault_fisher = fault_kp = None
@@ -138,10 +135,7 @@ def compare_from_records(
     results: list[MutantSimilarity] = []
     for name, records in mutants.items():
         m = metric_series(records, metric or f.metric, direction)
-        kill = deepcrime_kill(
-            f.values, m.values, crashed_original=f.failed, crashed_mutant=m.failed, test=test,
-            lower_is_better=direction, alpha=alpha,
-        )  # fmt: skip
+        kill = series_kill(f, m, settings)
         versus = compare_groups(
             b.values, m.values, crashed_a=b.failed, crashed_b=m.failed, test=test,
             lower_is_better=direction, alpha=alpha,

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mutreal.analysis.settings import DecisionSettings
 from mutreal.campaigns.mutants import (
     MODES,
     MutantSet,
@@ -33,6 +34,7 @@ from mutreal.campaigns.mutants import (
     safe_name,
 )
 from mutreal.campaigns.reproduce import ReproduceTask, entry_program
+from mutreal.execution.records import Outcome
 
 #: a coupling is called reliable from this many paired runs on (fewer: the KP intervals are too wide)
 MIN_RELIABLE_RUNS = 5
@@ -87,7 +89,7 @@ class JudgedRecord:
 
 def regression_pairs(record: Any) -> list[tuple[float, float]] | None:
     """(prediction, target) per input of the last evaluate of a regression run, or None."""
-    last = record.last_evaluation if record.outcome == "ok" else None
+    last = record.last_evaluation if record.outcome == Outcome.OK else None
     if last is None or last.prediction_kind != "value" or not last.predictions or not last.labels:
         return None
     if len(last.predictions) != len(last.labels):
@@ -197,12 +199,11 @@ def decide(
     *,
     mode: str,
     tolerance: float | None = None,
-    statistics: Mapping[str, Any] | None = None,
+    statistics: DecisionSettings | Mapping[str, Any] | None = None,
 ) -> BugComparison:
     """The row of one bug from its runs: ``groups`` are buggy, fixed, then one list per mutant."""
     from mutreal.analysis.similarity import compare_from_records
 
-    statistics = dict(statistics or {})
     row = BugComparison(id=task.id, benchmark=task.benchmark, status="ok", mode=mode,
                         programs={"buggy": buggy, "fixed": fixed}, failures=list(made.failures))  # fmt: skip
     regression, resolved = resolve_tolerance(groups, tolerance)
@@ -211,7 +212,7 @@ def decide(
     row.runs = len(groups[0])
     row.trainings = sum(sum(1 for r in records if not getattr(r, "reused", False)) for records in groups)
     for side, records in (("buggy", groups[0]), ("fixed", groups[1])):
-        missing = next((r for r in records if r.outcome == "missing-data"), None)
+        missing = next((r for r in records if r.outcome == Outcome.MISSING_DATA), None)
         if missing is not None:
             row.status = "missing-data"
             row.error = (
@@ -221,9 +222,7 @@ def decide(
     names = [m.file for m in made.mutants]
     report = compare_from_records(
         judged[0], judged[1], dict(zip(names, judged[2:], strict=True)),
-        metric=task.metric or statistics.get("metric"),
-        lower_is_better=task.lower_is_better if task.lower_is_better is not None else statistics.get("lower_is_better"),
-        test=statistics.get("test", "glm"), alpha=statistics.get("alpha", 0.05),
+        settings=DecisionSettings.of(statistics).for_bug(task.metric, task.lower_is_better),
     ).to_dict()  # fmt: skip
     row.metric, row.lower_is_better = report["fixed"]["metric"], report["fixed"]["lower_is_better"]
     row.buggy, row.fixed = _series(report["buggy"]), _series(report["fixed"])
@@ -270,7 +269,7 @@ def compare_task(
     mode: str,
     work: str | Path,
     campaign: Mapping[str, Any],
-    statistics: Mapping[str, Any] | None = None,
+    statistics: DecisionSettings | Mapping[str, Any] | None = None,
     classified: Any = None,
     tolerance: float | None = None,
 ) -> BugComparison:
@@ -322,7 +321,7 @@ def compare_manifest(
     mode: str = "reconstruct",
     work: str | Path | None = None,
     campaign: Mapping[str, Any] | None = None,
-    statistics: Mapping[str, Any] | None = None,
+    statistics: DecisionSettings | Mapping[str, Any] | None = None,
     classified: Mapping[str, Any] | None = None,
     tolerance: float | None = None,
     skip: Mapping[str, str] | set[str] | None = None,
@@ -333,7 +332,7 @@ def compare_manifest(
     ``work`` holds the mutants (and the run store when ``campaign`` names none); without it a
     temporary folder is used and removed at the end. ``classified`` maps bug ids to classify rows
     (``--results``); bugs it lacks are classified here."""
-    from mutreal.campaigns.pair import WarmWorkers
+    from mutreal.campaigns.pair import bugs_to_decide
     from mutreal.campaigns.sensitivity import mark_output_folder
 
     if mode not in MODES and not Path(mode).is_dir():
@@ -345,16 +344,11 @@ def compare_manifest(
     if not options.get("store"):
         options["store"] = str(folder / "runs.sqlite")
     try:
-        with WarmWorkers(options):
-            for task in tasks:
-                if skip and task.id in skip:
-                    continue
-                if on_start is not None:
-                    on_start(task)
-                yield compare_task(
-                    task, seeds=seeds, mode=mode, work=folder, campaign=options, statistics=statistics,
-                    classified=(classified or {}).get(task.id), tolerance=tolerance,
-                )  # fmt: skip
+        for task in bugs_to_decide(tasks, options, skip, on_start):
+            yield compare_task(
+                task, seeds=seeds, mode=mode, work=folder, campaign=options, statistics=statistics,
+                classified=(classified or {}).get(task.id), tolerance=tolerance,
+            )  # fmt: skip
     finally:
         if temporary is not None:
             temporary.cleanup()

@@ -6,14 +6,15 @@ module only chains them (fixed or adaptive, with warm workers kept across rounds
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from mutreal.analysis.killing import KillReport, kill_from_records
 from mutreal.analysis.reproduction import ReproductionReport, reproduce_from_records
 from mutreal.analysis.series import metric_series
+from mutreal.analysis.settings import DecisionSettings
 from mutreal.analysis.similarity import CompareReport, compare_from_records
 from mutreal.stats import (
     SequentialDecision,
@@ -21,12 +22,21 @@ from mutreal.stats import (
 from mutreal.stats.two_groups import KILL_EFFECT
 
 
+class _Bug(Protocol):
+    """A bug of a benchmark manifest, as far as walking the manifest needs it."""
+
+    id: str
+
+
+T = TypeVar("T", bound=_Bug)
+
+
 def seeds_and_options(
-    runs: int, seeds: Sequence[int] | None, metric: str | None, campaign: Mapping[str, Any] | None
+    runs: int, seeds: Sequence[int] | None, settings: DecisionSettings, campaign: Mapping[str, Any] | None
 ) -> tuple[list[int], dict[str, Any]]:
     """The seeds to train with (``seeds``, else 0..runs-1) and the campaign options with the metric."""
     seed_list = list(seeds) if seeds is not None else list(range(runs))
-    return seed_list, {"metric": metric, **dict(campaign or {})}
+    return seed_list, {"metric": settings.metric, **dict(campaign or {})}
 
 
 def split_by_program(records: Sequence[Any], n_programs: int, n_seeds: int) -> list[list[Any]]:
@@ -94,6 +104,23 @@ class WarmWorkers:
             shutdown_idle_workers()
 
 
+def bugs_to_decide(
+    tasks: Iterable[T], options: dict[str, Any], skip: Container[str] | None, on_start: Callable[[T], None] | None
+) -> Iterator[T]:
+    """The bugs of a benchmark still to decide (those in ``skip`` are in the output already), in
+    manifest order, with the local workers kept warm from the first bug to the last.
+
+    ``reproduce --manifest`` and ``compare --manifest`` walk a benchmark this one way, so resuming
+    and the progress callback (``on_start``, before a bug trains) behave the same in both."""
+    with WarmWorkers(options):
+        for task in tasks:
+            if skip and task.id in skip:
+                continue
+            if on_start is not None:
+                on_start(task)
+            yield task
+
+
 @dataclass
 class _Adaptive:
     """State of one compared program in an adaptive campaign."""
@@ -111,9 +138,7 @@ def run_adaptive(
     *,
     target: str,
     effect: float,
-    lower_is_better: bool | None,
-    metric: str | None,
-    alpha: float,
+    settings: DecisionSettings,
     min_runs: int,
     step: int,
     campaign: Mapping[str, Any] | None = None,
@@ -128,6 +153,7 @@ def run_adaptive(
 
     from mutreal.stats.sequential import RULE, look_at
 
+    metric, lower_is_better, _test, alpha = settings.as_tuple()
     options = dict(campaign or {})
     temporary = None
     if not options.get("store"):
@@ -190,10 +216,7 @@ def reproduce(
     runs: int = 20,
     seeds: Sequence[int] | None = None,
     symptom: str = "auto",
-    metric: str | None = None,
-    lower_is_better: bool | None = None,
-    test: str = "glm",
-    alpha: float = 0.05,
+    statistics: DecisionSettings | Mapping[str, Any] | None = None,
     adaptive: bool = False,
     min_runs: int = 5,
     step: int = 5,
@@ -201,24 +224,24 @@ def reproduce(
 ) -> ReproductionReport:
     """Train the buggy and the fixed program ``runs`` times each and apply the study's rule.
 
-    ``campaign`` holds :func:`mutreal.execution.run_campaign` options (jobs, executor, timeout_s,
-    store, ...). With ``adaptive`` the runs stop early once the verdict is settled (see
-    :mod:`mutreal.stats.sequential`).
+    ``statistics`` are the :class:`DecisionSettings` (or a command's mapping of them); ``campaign``
+    holds :func:`mutreal.execution.run_campaign` options (jobs, executor, timeout_s, store, ...).
+    With ``adaptive`` the runs stop early once the verdict is settled (see :mod:`mutreal.stats.sequential`).
     """
-    seed_list, options = seeds_and_options(runs, seeds, metric, campaign)
+    settings = DecisionSettings.of(statistics)
+    seed_list, options = seeds_and_options(runs, seeds, settings, campaign)
     sequential = None
     if adaptive:
         buggy_records, (fixed_records,), (sequential,) = run_adaptive(
-            buggy, [fixed], seed_list, target="b better", effect=0.2, lower_is_better=lower_is_better,
-            metric=metric, alpha=alpha, min_runs=min_runs, step=step, campaign=options,
+            buggy, [fixed], seed_list, target="b better", effect=0.2, settings=settings,
+            min_runs=min_runs, step=step, campaign=options,
         )  # fmt: skip
         sequential.runs_saved += len(seed_list) - len(buggy_records)  # the buggy program stopped too
     else:
         buggy_records, fixed_records = run_programs([buggy, fixed], seed_list, options)
     return reproduce_from_records(
-        buggy_records, fixed_records, symptom=symptom, metric=metric, lower_is_better=lower_is_better,
-        test=test, alpha=alpha, sequential=sequential,
-    )  # fmt: skip
+        buggy_records, fixed_records, symptom=symptom, settings=settings, sequential=sequential
+    )
 
 
 def kill(
@@ -227,10 +250,7 @@ def kill(
     *,
     runs: int = 20,
     seeds: Sequence[int] | None = None,
-    metric: str | None = None,
-    lower_is_better: bool | None = None,
-    test: str = "glm",
-    alpha: float = 0.05,
+    statistics: DecisionSettings | Mapping[str, Any] | None = None,
     adaptive: bool = False,
     min_runs: int = 5,
     step: int = 5,
@@ -239,22 +259,21 @@ def kill(
     """Train the original and each mutant ``runs`` times; DeepCrime + Fisher verdicts, Holm across mutants.
 
     Mutants in another folder than the original (``mutate --out``) see the original's data files."""
-    seed_list, options = seeds_and_options(runs, seeds, metric, campaign)
+    settings = DecisionSettings.of(statistics)
+    seed_list, options = seeds_and_options(runs, seeds, settings, campaign)
     options["data_folders"] = mutant_data_folders(original, mutants, options.get("data_folders"))
     decisions: dict[str, SequentialDecision] | None = None
     if adaptive:
         original_records, groups, sequential = run_adaptive(
-            original, list(mutants), seed_list, target="b worse", effect=KILL_EFFECT,
-            lower_is_better=lower_is_better, metric=metric, alpha=alpha, min_runs=min_runs, step=step,
-            campaign=options,
+            original, list(mutants), seed_list, target="b worse", effect=KILL_EFFECT, settings=settings,
+            min_runs=min_runs, step=step, campaign=options,
         )  # fmt: skip
         decisions = dict(zip(mutants, sequential, strict=True))
     else:
         original_records, *groups = run_programs([original, *mutants], seed_list, options)
     return kill_from_records(
-        original_records, dict(zip(mutants, groups, strict=True)), metric=metric,
-        lower_is_better=lower_is_better, test=test, alpha=alpha, sequential=decisions,
-    )  # fmt: skip
+        original_records, dict(zip(mutants, groups, strict=True)), settings=settings, sequential=decisions
+    )
 
 
 def compare(
@@ -264,19 +283,16 @@ def compare(
     *,
     runs: int = 20,
     seeds: Sequence[int] | None = None,
-    metric: str | None = None,
-    lower_is_better: bool | None = None,
-    test: str = "glm",
-    alpha: float = 0.05,
+    statistics: DecisionSettings | Mapping[str, Any] | None = None,
     campaign: Mapping[str, Any] | None = None,
 ) -> CompareReport:
     """Train the buggy, fixed and mutant programs ``runs`` times each and compare mutants with the fault.
 
     The mutants are mutants of the fixed program: in another folder they see the fixed program's data."""
-    seed_list, options = seeds_and_options(runs, seeds, metric, campaign)
+    settings = DecisionSettings.of(statistics)
+    seed_list, options = seeds_and_options(runs, seeds, settings, campaign)
     options["data_folders"] = mutant_data_folders(fixed, mutants, options.get("data_folders"))
     buggy_records, fixed_records, *groups = run_programs([buggy, fixed, *mutants], seed_list, options)
     return compare_from_records(
-        buggy_records, fixed_records, dict(zip(mutants, groups, strict=True)), metric=metric,
-        lower_is_better=lower_is_better, test=test, alpha=alpha,
-    )  # fmt: skip
+        buggy_records, fixed_records, dict(zip(mutants, groups, strict=True)), settings=settings
+    )

@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from mutreal.analysis.series import LostRuns
+from mutreal.analysis.settings import DecisionSettings
+from mutreal.execution.records import Outcome
 from mutreal.stats.reproduction import SYMPTOMS
 
 #: error types of a removed API (with the runner's Keras 1/2 hints, see runner.campaign)
@@ -170,7 +172,7 @@ def entry_program(files: Sequence[str], entry: str | None = None) -> str:
 
 def _removed_api_failure(records: Sequence[Any]) -> tuple[str, str] | None:
     """(error type, message) when every run of a program failed on the same removed-API error."""
-    if not records or any(r.outcome != "crash" for r in records):
+    if not records or any(r.outcome != Outcome.CRASH for r in records):
         return None
     first = records[0]
     kind, message = first.error_type or "", first.error_message or ""
@@ -183,7 +185,7 @@ def _removed_api_failure(records: Sequence[Any]) -> tuple[str, str] | None:
 
 def _missing_data(records: Sequence[Any]) -> str | None:
     for record in records:
-        if record.outcome == "missing-data":
+        if record.outcome == Outcome.MISSING_DATA:
             message = record.error_message or ""
             for pattern in _MISSING_PATHS:
                 match = pattern.search(message)
@@ -194,15 +196,14 @@ def _missing_data(records: Sequence[Any]) -> str | None:
 
 
 def _decide(task: ReproduceTask, buggy: str, fixed: str, records: tuple[list[Any], list[Any]],
-            statistics: Mapping[str, Any]) -> BugReproduction:  # fmt: skip
+            settings: DecisionSettings) -> BugReproduction:  # fmt: skip
     from mutreal.analysis.reproduction import reproduce_from_records
 
     row = BugReproduction(id=task.id, benchmark=task.benchmark, status="ok", programs={"buggy": buggy, "fixed": fixed})
     missing = _missing_data(records[0]) or _missing_data(records[1])
     report = reproduce_from_records(
-        records[0], records[1], symptom=task.symptom, metric=task.metric or statistics.get("metric"),
-        lower_is_better=task.lower_is_better if task.lower_is_better is not None else statistics.get("lower_is_better"),
-        test=statistics.get("test", "glm"), alpha=statistics.get("alpha", 0.05),
+        records[0], records[1], symptom=task.symptom,
+        settings=settings.for_bug(task.metric, task.lower_is_better),
     )  # fmt: skip
     data = report.to_dict()
     row.buggy, row.fixed, row.stats = data["buggy"], data["fixed"], data["stats"]
@@ -219,12 +220,12 @@ def reproduce_task(
     *,
     seeds: Sequence[int],
     campaign: Mapping[str, Any],
-    statistics: Mapping[str, Any] | None = None,
+    statistics: DecisionSettings | Mapping[str, Any] | None = None,
 ) -> BugReproduction:
     """Train one bug's two programs and decide; never raises for a bad bug (an error row instead)."""
     from mutreal.campaigns.pair import run_programs
 
-    statistics = dict(statistics or {})
+    settings = DecisionSettings.of(statistics)
     try:
         buggy = entry_program(task.buggy, task.entry)
         fixed = entry_program(task.fixed, task.entry)
@@ -233,14 +234,14 @@ def reproduce_task(
     options = dict(campaign)
     try:
         records = tuple(run_programs([buggy, fixed], seeds, options))
-        row = _decide(task, buggy, fixed, records, statistics)  # type: ignore[arg-type]
+        row = _decide(task, buggy, fixed, records, settings)  # type: ignore[arg-type]
         failure = (_removed_api_failure(records[0]), _removed_api_failure(records[1]))
         # both sides stopped on a removed API: the fault was never reached. The two messages need
         # not be equal (a fix that also changed lr=0.01 to lr=0.001 fails on {'lr': 0.001}).
         if failure[0] is not None and failure[1] is not None and not options.get("modernize"):
             first = {k: row.to_dict()[k] for k in ("reproduced", "stable", "reason", "symptom")}
             records = tuple(run_programs([buggy, fixed], seeds, {**options, "modernize": True}))
-            row = _decide(task, buggy, fixed, records, statistics)  # type: ignore[arg-type]
+            row = _decide(task, buggy, fixed, records, settings)  # type: ignore[arg-type]
             still = _removed_api_failure(records[0]) is not None and _removed_api_failure(records[1]) is not None
             row.version_problem = {
                 "error_type": failure[0][0], "error": failure[0][1], "first_try": first,
@@ -290,18 +291,13 @@ def reproduce_manifest(
     *,
     seeds: Sequence[int],
     campaign: Mapping[str, Any] | None = None,
-    statistics: Mapping[str, Any] | None = None,
+    statistics: DecisionSettings | Mapping[str, Any] | None = None,
     skip: Mapping[str, str] | set[str] | None = None,
     on_start: Callable[[ReproduceTask], None] | None = None,
 ) -> Iterator[BugReproduction]:
     """Yield one decided row per bug, in manifest order, keeping the local workers warm between bugs."""
-    from mutreal.campaigns.pair import WarmWorkers
+    from mutreal.campaigns.pair import bugs_to_decide
 
     options = dict(campaign or {})
-    with WarmWorkers(options):
-        for task in tasks:
-            if skip and task.id in skip:
-                continue
-            if on_start is not None:
-                on_start(task)
-            yield reproduce_task(task, seeds=seeds, campaign=options, statistics=statistics)
+    for task in bugs_to_decide(tasks, options, skip, on_start):
+        yield reproduce_task(task, seeds=seeds, campaign=options, statistics=statistics)

@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mutreal.analysis.killing import series_kill
 from mutreal.analysis.series import MetricSeries, metric_series
+from mutreal.analysis.settings import DecisionSettings
 from mutreal.campaigns.pair import WarmWorkers, mutant_data_folders, run_programs, seeds_and_options
 from mutreal.stats import (
     KillVerdict,
-    deepcrime_kill,
 )
 
 
@@ -126,10 +127,7 @@ def sensitivity(
     search_steps: int = 4,
     search_from: Any = None,
     out_dir: str | Path | None = None,
-    metric: str | None = None,
-    lower_is_better: bool | None = None,
-    test: str = "glm",
-    alpha: float = 0.05,
+    statistics: DecisionSettings | Mapping[str, Any] | None = None,
     campaign: Mapping[str, Any] | None = None,
 ) -> SensitivityReport:
     """Train mutants of ``program`` over operator values; optionally binary-search the killable threshold.
@@ -154,7 +152,9 @@ def sensitivity(
     chosen_site = sites[site]
     candidates = list(values) if values else op.values(source, chosen_site)
     folder = Path(out_dir) if out_dir is not None else Path(program).resolve().parent
-    seed_list, options = seeds_and_options(runs, seeds, metric, campaign)
+    settings = DecisionSettings.of(statistics)
+    metric, lower_is_better = settings.metric, settings.lower_is_better
+    seed_list, options = seeds_and_options(runs, seeds, settings, campaign)
     temporary = None
     if search and not options.get("store"):
         temporary = tempfile.TemporaryDirectory(prefix="mutreal-sensitivity-")
@@ -175,11 +175,7 @@ def sensitivity(
 
         def point(value: Any, path: str, records: Sequence[Any]) -> SensitivityPoint:
             series = metric_series(records, metric or original.metric, original.lower_is_better)
-            verdict = deepcrime_kill(
-                original.values, series.values, crashed_original=original.failed, crashed_mutant=series.failed,
-                test=test, lower_is_better=original.lower_is_better, alpha=alpha,
-            )  # fmt: skip
-            return SensitivityPoint(value=value, program=path, series=series, kill=verdict)
+            return SensitivityPoint(value=value, program=path, series=series, kill=series_kill(original, series, settings))
 
         points = [point(v, p, g) for (v, p), g in zip(written, groups[1:], strict=True)]
         search_result = None

@@ -138,7 +138,7 @@ def compare(
     data = verdict_data(
         lambda: compare_api(
             str(buggy), str(fixed), mutants, runs=runs, seeds=seeds,
-            **statistics, campaign=campaign,
+            statistics=statistics, campaign=campaign,
         ),
     )  # fmt: skip
     if as_json:

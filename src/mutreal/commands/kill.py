@@ -58,7 +58,7 @@ def kill(
     data = verdict_data(
         lambda: kill_api(
             original, list(mutants), runs=runs, seeds=seeds, adaptive=adaptive, min_runs=min_runs, step=step,
-            **statistics, campaign=campaign,
+            statistics=statistics, campaign=campaign,
         ),
     )  # fmt: skip
     if adaptive:

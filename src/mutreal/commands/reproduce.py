@@ -91,7 +91,7 @@ def reproduce(
     data = verdict_data(
         lambda: reproduce_api(
             buggy, fixed, runs=runs, seeds=seeds, symptom=symptom, adaptive=adaptive, min_runs=min_runs,
-            step=step, **statistics, campaign=campaign,
+            step=step, statistics=statistics, campaign=campaign,
         ),
     )  # fmt: skip
     if as_json:

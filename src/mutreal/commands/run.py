@@ -130,7 +130,7 @@ def run(
     Prints mean, spread and N per program; runs that crash, time out, exceed the memory limit or
     miss data are recorded with their message and the campaign goes on (exit code 1 if any did).
     """
-    from mutreal.execution import LAST_CAMPAIGN, CampaignConfig, records_to_rows, run_campaign, summarize
+    from mutreal.execution import CampaignConfig, execute_campaign, records_to_rows, summarize
 
     try:
         config = CampaignConfig.load(config_path) if config_path else None
@@ -145,7 +145,7 @@ def run(
     if deterministic is not None:
         config.deterministic = deterministic
     try:
-        records = run_campaign(
+        result = execute_campaign(
             list(programs) if programs else None,
             runs,
             jobs=jobs,
@@ -167,8 +167,8 @@ def run(
     except RuntimeError as error:  # an unreachable Ray cluster, a worker service that went away: exit 1
         click.echo(f"error: {error}", err=True)
         sys.exit(1)
+    records, campaign = result.records, result.facts()
     summaries = summarize(records, metric)
-    campaign = {k: v for k, v in LAST_CAMPAIGN.items()}
     if csv_path:
         import pandas as pd
 

@@ -109,7 +109,7 @@ def sensitivity(
             lambda: sensitivity_api(
                 program, operator, values, site=site, runs=runs, seeds=seeds, search=search,
                 search_steps=search_steps, search_from=_parse_value(search_from) if search_from else None,
-                out_dir=out / "mutants", **statistics, campaign=campaign,
+                out_dir=out / "mutants", statistics=statistics, campaign=campaign,
             ),
             (ValueError, RuntimeError, MutationError),
         )  # fmt: skip

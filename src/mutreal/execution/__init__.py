@@ -2,17 +2,19 @@
 
 Public API (import from here; importing this package never imports TensorFlow):
 
-* :func:`run_campaign` ``(programs, runs, *, jobs, executor="local"|"ray", address, timeout_s,
-  memory_limit_mb, store, seeds, metric, modernize, config, progress, on_record) -> list[RunRecord]``:
-  trains each program once per seed in spawned warm workers (or Ray), reusing stored runs;
+* :func:`execute_campaign` ``(programs, runs, *, jobs, executor="local"|"pool"|"ray", address,
+  timeout_s, memory_limit_mb, store, seeds, metric, modernize, config, progress, on_record)
+  -> CampaignResult``: trains each program once per seed in spawned warm workers (or Ray), reusing
+  stored runs; :class:`CampaignResult` holds the records and the campaign's facts (id,
+  config/manifest paths, wall time, trained/reused counts, worker start-up seconds, GPU utilisation);
+  :func:`run_campaign` (same arguments) returns only the records;
 * :class:`RunRecord` (with :class:`FitRecord`, :class:`EvaluateRecord`): one run, JSON round-trip;
-  ``outcome`` in :data:`OUTCOMES`, ``metric_name``/``metric_value``/``direction``, ``metric(name)``,
-  ``predictions``/``labels``/``correct`` of the last evaluate, ``fits``, ``evaluations``, timings,
+  ``outcome`` an :class:`Outcome` (a ``str`` Enum: ``ok``, ``crash``, ``timeout``, ``memory``,
+  ``missing-data``, ``lost``; :class:`UnknownOutcome` for any other stored word),
+  ``metric_name``/``metric_value``/``direction``, ``metric(name)``, ``predictions``/``labels``/``correct`` of the last evaluate, ``fits``, ``evaluations``, timings,
   ``error_type``/``error_message``/``traceback``;
 * :class:`RunStore`: the SQLite store (``records()``, ``get()``, ``to_dataframe()``, ``to_csv()``);
-* :class:`CampaignConfig`: the YAML configuration (``load``, ``to_yaml``); :func:`summarize`;
-* :data:`LAST_CAMPAIGN`: id, config/manifest paths, wall time, trained/reused counts, worker start-up
-  seconds and GPU utilisation of the last campaign of this process.
+* :class:`CampaignConfig`: the YAML configuration (``load``, ``to_yaml``); :func:`summarize`.
 
 Warm workers kept with ``run_campaign(..., keep_workers=True)`` are stopped by
 ``mutreal.execution.pool.shutdown_idle_workers()`` or at exit. Run keys include the program text, its
@@ -21,9 +23,10 @@ versions; re-selecting another metric later needs no retraining (``RunRecord.met
 """
 
 from mutreal.execution.campaign import (
-    LAST_CAMPAIGN,
     CampaignConfig,
+    CampaignResult,
     ProgramSummary,
+    execute_campaign,
     run_campaign,
     summarize,
 )
@@ -37,7 +40,9 @@ from mutreal.execution.records import (
     TIMEOUT,
     EvaluateRecord,
     FitRecord,
+    Outcome,
     RunRecord,
+    UnknownOutcome,
     default_metric_name,
     metric_direction,
     select_metric,
@@ -46,7 +51,6 @@ from mutreal.execution.store import RunStore, records_to_rows
 
 __all__ = [
     "CRASH",
-    "LAST_CAMPAIGN",
     "LOST",
     "MEMORY",
     "MISSING_DATA",
@@ -54,12 +58,16 @@ __all__ = [
     "OUTCOMES",
     "TIMEOUT",
     "CampaignConfig",
+    "CampaignResult",
     "EvaluateRecord",
     "FitRecord",
+    "Outcome",
     "ProgramSummary",
     "RunRecord",
     "RunStore",
+    "UnknownOutcome",
     "default_metric_name",
+    "execute_campaign",
     "metric_direction",
     "records_to_rows",
     "run_campaign",

@@ -24,8 +24,9 @@ from typing import Any
 
 import yaml
 
-from mutreal.execution import environment, hashing, sandbox
-from mutreal.execution.records import LIMIT_OUTCOMES, LOST, OK, RunRecord, metric_direction, select_metric
+from mutreal.execution import environment, sandbox
+from mutreal.execution.plan import PlannedRun, PlanStatus, PreparedProgram, plan_campaign, prepare_program
+from mutreal.execution.records import Outcome, RunRecord, metric_direction, select_metric
 from mutreal.execution.store import RunStore
 
 EXECUTORS = ("local", "ray", "pool")
@@ -139,19 +140,6 @@ class CampaignConfig:
 
 
 @dataclass
-class PreparedProgram:
-    """A program read, optionally modernized, and hashed."""
-
-    path: Path
-    source: str
-    program_hash: str
-    data_hash: str
-    modernize_changes: list[str] = field(default_factory=list)
-    error: str | None = None
-    data_folder: Path | None = None  # the folder whose data files it sees (default: its own)
-
-
-@dataclass
 class ProgramSummary:
     """Mean, spread and N of one program's compared metric (never a single run)."""
 
@@ -172,33 +160,6 @@ class ProgramSummary:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ProgramSummary:
         return cls(**data)
-
-
-def prepare_program(path: Path, modernize: bool, data_folder: Path | None = None) -> PreparedProgram:
-    """Read and hash a program (after modernizing it, when asked); errors are kept, not raised."""
-    path = Path(path)
-    data_folder = Path(data_folder) if data_folder is not None else path.resolve().parent
-    try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        return PreparedProgram(path, "", "", "", error=f"cannot read {path}: {error}")
-    changes: list[str] = []
-    if modernize:
-        from mutreal.program.modernize import modernize_source
-
-        try:
-            result = modernize_source(source)
-            source, changes = result.source, [c.describe() for c in result.changes]
-        except Exception as error:  # a program LibCST cannot parse still runs, unmodernized
-            changes = [f"not modernized: {type(error).__name__}: {error}"]
-    return PreparedProgram(
-        path=path,
-        source=source,
-        program_hash=hashing.program_hash(source),
-        data_hash=hashing.data_hash(data_folder),
-        modernize_changes=changes,
-        data_folder=data_folder,
-    )
 
 
 def _now() -> str:
@@ -299,25 +260,62 @@ def _looks_legacy(message: str) -> bool:
     return any(hint in message for hint in _LEGACY_HINTS)
 
 
-def _needs_run(stored: RunRecord | None, config: CampaignConfig, memory_limit: float) -> bool:
-    if stored is None or stored.outcome == LOST:  # a lost run is no verdict: train it again
-        return True
-    if stored.outcome not in LIMIT_OUTCOMES:
-        return False
-    if stored.outcome == "timeout":
-        return config.timeout_s is None or (
-            stored.timeout_s is not None and config.timeout_s > stored.timeout_s
-        )
-    return stored.memory_limit_mb is not None and memory_limit > stored.memory_limit_mb
-
-
 def _progress(total: int, enabled: bool) -> Any:
     from tqdm import tqdm
 
     return tqdm(total=total, desc="runs", unit="run", file=sys.stderr, disable=None if enabled else True)
 
 
+@dataclass
+class CampaignResult:
+    """What one campaign gives back: its records (programs x seeds order) and the facts about it.
+
+    Returned by :func:`execute_campaign` instead of being left in module state, so two campaigns of
+    one process (threads, rounds of ``--adaptive``, a benchmark) never read each other's facts.
+    ``config``/``manifest`` are the paths of the written YAML files (``None`` for a campaign that
+    keeps nothing on disk); ``trained`` counts runs trained now, ``reused`` runs taken from the store.
+    """
+
+    records: list[RunRecord]
+    id: str
+    config: str | None
+    manifest: str | None
+    worker_startup_s: float | None
+    gpu: dict[str, float] | None
+    wall_time_s: float
+    trained: int
+    reused: int
+
+    def facts(self) -> dict[str, Any]:
+        """The campaign's facts without the records (what ``mutreal run --json`` prints as ``campaign``)."""
+        return {name: getattr(self, name) for name in _FACTS}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON: the facts and every record (``RunRecord.to_dict``)."""
+        return {**self.facts(), "records": [record.to_dict() for record in self.records]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CampaignResult:
+        return cls(records=[RunRecord.from_dict(r) for r in data.get("records", [])],
+                   **{name: data.get(name) for name in _FACTS})  # fmt: skip
+
+
+#: The facts of :class:`CampaignResult` in the order ``mutreal run --json`` has always printed them.
+_FACTS = ("id", "config", "manifest", "worker_startup_s", "gpu", "wall_time_s", "trained", "reused")
+
+
 def run_campaign(
+    programs: Sequence[str | Path] | None = None,
+    runs: int | None = None,
+    **options: Any,
+) -> list[RunRecord]:
+    """Train every program once per seed and return one record per run (programs x seeds order).
+
+    The records of :func:`execute_campaign` (same arguments), for callers that need only them."""
+    return execute_campaign(programs, runs, **options).records
+
+
+def execute_campaign(
     programs: Sequence[str | Path] | None = None,
     runs: int | None = None,
     *,
@@ -338,19 +336,19 @@ def run_campaign(
     progress: bool = True,
     on_record: Callable[[RunRecord], None] | None = None,
     manifest_dir: str | Path | None = None,
-) -> list[RunRecord]:
-    """Train every program once per seed in sandboxed warm workers and return one record per run.
+) -> CampaignResult:
+    """Train every program once per seed in sandboxed warm workers; the records and the campaign's facts.
 
     Arguments given here override those of ``config`` (a :class:`CampaignConfig`, e.g. loaded from a
     campaign's ``.config.yaml``). ``store`` is a SQLite path (or an open :class:`RunStore`): runs
     already in it are reused, not retrained (their records have ``reused=True``), and every new run is
     committed the moment it finishes. Without a store nothing is kept on disk.
 
-    Returns records in the order programs x seeds. A program that fails (crash, timeout, memory,
+    The result's records are in the order programs x seeds. A program that fails (crash, timeout, memory,
     missing data) gives records with that outcome; the campaign always goes on. The campaign's
     configuration and manifest are written next to the store (or into ``manifest_dir``) as
-    ``<store stem>.<campaign id>.config.yaml`` / ``.manifest.yaml``; the paths are in
-    :data:`LAST_CAMPAIGN`. ``data_folders`` maps a program to the folder whose data files it sees
+    ``<store stem>.<campaign id>.config.yaml`` / ``.manifest.yaml``; the paths are in the
+    :class:`CampaignResult`. ``data_folders`` maps a program to the folder whose data files it sees
     when that is not its own (mutants written elsewhere read their original's data). ``keep_workers=True`` keeps the warm local workers for the next campaign
     of this process (several rounds or commands in one process pay TensorFlow's start-up once).
     """
@@ -393,8 +391,6 @@ def run_campaign(
     campaign_id = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
     started_at = _now()
     prepared = [prepare_program(Path(p), cfg.modernize, cfg.data_folder(p)) for p in cfg.programs]
-    env_hash = environment.environment_hash()
-    cfg_hash = hashing.config_hash(cfg.result_affecting())
     memory_limit = cfg.resolved_memory_limit_mb()
 
     own_store = not isinstance(store, RunStore)
@@ -404,73 +400,27 @@ def run_campaign(
     if manifest_dir is not None or run_store.path != ":memory:":
         folder = Path(manifest_dir) if manifest_dir is not None else Path(run_store.path).parent
         stem = Path(run_store.path).stem if run_store.path != ":memory:" else "campaign"
-        paths = write_campaign_files(cfg, manifest, folder, f"{stem}.{campaign_id}")
-        LAST_CAMPAIGN.update(id=campaign_id, config=str(paths[0]), manifest=str(paths[1]))
+        config_path, manifest_path = write_campaign_files(cfg, manifest, folder, f"{stem}.{campaign_id}")
+        files: tuple[str | None, str | None] = (str(config_path), str(manifest_path))
     else:
-        LAST_CAMPAIGN.update(id=campaign_id, config=None, manifest=None)
+        files = (None, None)
 
-    ordered: list[tuple[str, PreparedProgram, int]] = []
-    tasks: list[dict[str, Any]] = []
+    plan = plan_campaign(cfg, prepared, run_store, campaign_id, env_hash=environment.environment_hash(),
+                         memory_limit_mb=memory_limit)  # fmt: skip
     records: dict[str, RunRecord] = {}
-    for program in prepared:
-        for seed in cfg.seed_list():
-            key = hashing.run_key(program.program_hash, program.data_hash, cfg_hash, seed, env_hash)
-            if program.error is not None:
-                key = hashing.sha256_text(f"unreadable|{program.path}|{seed}")
-            ordered.append((key, program, seed))
-    stored = run_store.get_many(k for k, _, _ in ordered)
-    seen: set[str] = set()
-    for key, program, seed in ordered:
-        if program.error is not None:
-            records[key] = RunRecord(
-                key=key,
-                program=str(program.path),
-                seed=seed,
-                outcome="missing-data",
-                error_type="ProgramNotReadable",
-                error_message=program.error,
-                campaign_id=campaign_id,
-                finished_at=_now(),
-            )
-            continue
-        if not _needs_run(stored.get(key), cfg, memory_limit):
-            record = stored[key]
-            record.reused = True
-            if cfg.metric is not None and record.metric_name != cfg.metric:
-                name, value, source = select_metric(record.fits, record.evaluations, cfg.metric)
-                record.metric_name, record.metric_value, record.metric_source = name, value, source
-                record.direction = metric_direction(name) if name else None
-            records[key] = record
-            continue
-        if key in seen:  # the same program listed twice: train once
-            continue
-        seen.add(key)
-        tasks.append(
-            {
-                "key": key,
-                "program": str(program.path.resolve()),
-                "folder": str(program.data_folder or program.path.resolve().parent),
-                "source": program.source,
-                "seed": seed,
-                "args": list(cfg.args),
-                "program_hash": program.program_hash,
-                "data_hash": program.data_hash,
-                "config_hash": cfg_hash,
-                "env_hash": env_hash,
-                "memory_limit_mb": memory_limit,
-                "modernize_changes": program.modernize_changes,
-                "block_network": cfg.block_network,
-            }
-        )
+    for run in plan.runs:
+        if run.status == PlanStatus.DONE:
+            records[run.key] = _decided_without_training(run, cfg, campaign_id)
+    tasks = [plan.task(run, cfg) for run in plan.to_train()]
 
     bar = _progress(len(tasks), progress)
 
     def finished(task: dict[str, Any], result: dict[str, Any]) -> None:
         record = record_from_result(task, result, cfg, campaign_id)
-        run_store.put(record)
+        run_store.put(record, plan_id=plan.id, plan_status=PlanStatus.of(record).value)
         records[record.key] = record
         bar.update(1)
-        if record.outcome != OK:
+        if record.outcome != Outcome.OK:
             bar.write(
                 f"{Path(record.program).name} seed {record.seed}: {record.outcome}: {record.error_message}",
                 file=sys.stderr,
@@ -498,20 +448,42 @@ def run_campaign(
                     raise
     finally:
         bar.close()
-        LAST_CAMPAIGN["worker_startup_s"] = getattr(executor_used, "startup_s", None)
-        LAST_CAMPAIGN["gpu"] = monitor.summary()
-        LAST_CAMPAIGN["wall_time_s"] = time.monotonic() - started
-        LAST_CAMPAIGN["trained"] = sum(1 for t in tasks if t["key"] in records)
-        LAST_CAMPAIGN["reused"] = sum(1 for r in records.values() if r.reused)
         if own_store:
             run_store.close()
-    return [records[key] for key, _, _ in ordered if key in records]
+    return CampaignResult(
+        records=[records[run.key] for run in plan.runs if run.key in records],
+        id=campaign_id,
+        config=files[0],
+        manifest=files[1],
+        worker_startup_s=getattr(executor_used, "startup_s", None),
+        gpu=monitor.summary(),
+        wall_time_s=time.monotonic() - started,
+        trained=sum(1 for t in tasks if t["key"] in records),
+        reused=sum(1 for r in records.values() if r.reused),
+    )
+
+
+def _decided_without_training(run: PlannedRun, cfg: CampaignConfig, campaign_id: str) -> RunRecord:
+    """The record of a ``done`` plan row: its stored run (the compared metric chosen again when
+    ``--metric`` changed), or the ``missing-data`` verdict of a program that cannot be read."""
+    if run.program.error is not None:
+        return RunRecord(key=run.key, program=str(run.program.path), seed=run.seed, outcome=Outcome.MISSING_DATA,
+                         error_type="ProgramNotReadable", error_message=run.program.error, campaign_id=campaign_id,
+                         finished_at=_now())  # fmt: skip
+    record = run.stored
+    assert record is not None  # a done row of a readable program carries its stored run
+    record.reused = True
+    if cfg.metric is not None and record.metric_name != cfg.metric:
+        name, value, source = select_metric(record.fits, record.evaluations, cfg.metric)
+        record.metric_name, record.metric_value, record.metric_source = name, value, source
+        record.direction = metric_direction(name) if name else None
+    return record
 
 
 def _lost_result(cause: str) -> dict[str, Any]:
     from mutreal.execution.worker_process import _failure
 
-    return _failure(LOST, "RunLost", f"{cause}; not a verdict: a rerun of the campaign trains it again",
+    return _failure(Outcome.LOST, "RunLost", f"{cause}; not a verdict: a rerun of the campaign trains it again",
                     wall_time_s=0.0)  # fmt: skip
 
 
@@ -546,10 +518,6 @@ def _isolation(cfg: CampaignConfig) -> dict[str, Any]:
     choice = sandbox.resolve(cfg.sandbox)
     sandbox.warn_fallback_once(choice)
     return choice.to_dict()
-
-
-#: Facts about the last campaign of this process: id, config/manifest paths, wall time, trained, reused.
-LAST_CAMPAIGN: dict[str, Any] = {}
 
 
 def worker_options(cfg: CampaignConfig) -> dict[str, Any]:
@@ -605,7 +573,7 @@ def summarize(records: Sequence[RunRecord], metric: str | None = None) -> list[P
         name = direction = None
         for record in group:
             outcomes[record.outcome] = outcomes.get(record.outcome, 0) + 1
-            if record.outcome != OK:
+            if record.outcome != Outcome.OK:
                 continue
             chosen, value, chosen_direction = record.metric(metric)
             if value is not None and not math.isnan(value):
@@ -615,7 +583,7 @@ def summarize(records: Sequence[RunRecord], metric: str | None = None) -> list[P
             ProgramSummary(
                 program=program,
                 n=len(group),
-                n_ok=outcomes.get(OK, 0),
+                n_ok=outcomes.get(Outcome.OK, 0),
                 outcomes=outcomes,
                 metric_name=name,
                 direction=direction,

@@ -80,22 +80,30 @@ def gpu_devices() -> list[dict[str, str]]:
     """GPUs seen by ``nvidia-smi`` (name, driver, memory); empty without NVIDIA GPUs."""
     if shutil.which("nvidia-smi") is None:
         return []
+    rows = query_gpus("index,name,driver_version,memory.total", "csv,noheader", timeout_s=20)
+    return [
+        {"index": parts[0], "name": parts[1], "driver": parts[2], "memory": parts[3]}
+        for parts in rows or []
+        if len(parts) >= 4
+    ]
+
+
+def query_gpus(fields: str, output_format: str, timeout_s: float) -> list[list[str]] | None:
+    """One ``nvidia-smi --query-gpu`` call: per GPU its comma-separated values, stripped.
+
+    ``None`` when the call fails (no driver, a hung device past ``timeout_s``): a campaign never
+    stops because the GPU could not be described or sampled."""
     try:
         out = subprocess.run(
-            ["nvidia-smi", "--query-gpu=index,name,driver_version,memory.total", "--format=csv,noheader"],
+            ["nvidia-smi", f"--query-gpu={fields}", f"--format={output_format}"],
             capture_output=True,
             text=True,
-            timeout=20,
+            timeout=timeout_s,
             check=True,
         ).stdout
     except (OSError, subprocess.SubprocessError):
-        return []
-    devices = []
-    for line in out.strip().splitlines():
-        parts = [p.strip() for p in line.split(",")]
-        if len(parts) >= 4:
-            devices.append({"index": parts[0], "name": parts[1], "driver": parts[2], "memory": parts[3]})
-    return devices
+        return None
+    return [[part.strip() for part in line.split(",")] for line in out.strip().splitlines() if line.strip()]
 
 
 def describe_environment() -> dict[str, Any]:
@@ -130,17 +138,10 @@ class GpuMonitor:
         self.available = shutil.which("nvidia-smi") is not None
 
     def _sample(self) -> None:
-        try:
-            out = subprocess.run(
-                ["nvidia-smi", "--query-gpu=utilization.gpu,memory.used", "--format=csv,noheader,nounits"],
-                capture_output=True,
-                text=True,
-                timeout=10,
-                check=True,
-            ).stdout
-        except (OSError, subprocess.SubprocessError):
+        found = query_gpus("utilization.gpu,memory.used", "csv,noheader,nounits", timeout_s=10)
+        if found is None:
             return
-        rows = [[float(v) for v in line.split(",")] for line in out.strip().splitlines() if line.strip()]
+        rows = [[float(v) for v in parts] for parts in found]
         if rows:
             self.samples.append((sum(r[0] for r in rows) / len(rows), sum(r[1] for r in rows)))
 

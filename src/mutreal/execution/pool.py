@@ -15,10 +15,11 @@ import atexit
 import os
 import queue
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from mutreal.execution.environment import gpu_devices
+from mutreal.execution.executor import Executor, ResultCallback
 from mutreal.execution.worker_process import (  # noqa: F401 - re-exported: service and Ray use them here
     POLL_INTERVAL_S,
     STARTUP_TIMEOUT_S,
@@ -33,25 +34,12 @@ class CampaignAborted(RuntimeError):
     """:meth:`LocalExecutor.abort` was called during :meth:`LocalExecutor.map`."""
 
 
-class LocalExecutor:
+class LocalExecutor(Executor):
     """Runs tasks on ``jobs`` warm local workers; results reach ``on_result`` in the calling thread."""
 
-    def __init__(
-        self,
-        jobs: int,
-        options: dict[str, Any] | None = None,
-        timeout_s: float | None = None,
-        memory_limit_mb: float | None = None,
-        max_runs_per_worker: int = 200,
-        keep_workers: bool = False,
-    ) -> None:
-        self.jobs = max(1, int(jobs))
-        self.options = options or {}
-        self.timeout_s = timeout_s
-        self.memory_limit_mb = memory_limit_mb
-        self.max_runs_per_worker = max_runs_per_worker
+    def __init__(self, jobs: int, *, keep_workers: bool = False, **settings: Any) -> None:
+        super().__init__(jobs, **settings)  # options, timeout_s, memory_limit_mb, max_runs_per_worker
         self.keep_workers = keep_workers
-        self.startup_s = 0.0  # worker start-up seconds summed over workers, after map()
         self.kept: list[WorkerProcess] = []  # with keep_workers: the workers left warm by the last map()
         self.aborted = threading.Event()
         self.workers: list[WorkerProcess] = []  # the workers of the running (or last) map()
@@ -76,12 +64,8 @@ class LocalExecutor:
             workers.append(worker)
         return workers
 
-    def map(
-        self,
-        tasks: Iterable[dict[str, Any]],
-        on_result: Callable[[dict[str, Any], dict[str, Any]], None],
-    ) -> None:
-        """Run every task; call ``on_result(task, result)`` for each as it finishes (any order).
+    def map(self, tasks: Iterable[dict[str, Any]], on_result: ResultCallback) -> None:
+        """See :meth:`Executor.map`.
 
         With ``keep_workers`` the warm workers are kept after the last task (for the next campaign of
         this process, e.g. adaptive rounds) instead of being stopped; :func:`shutdown_idle_workers`

@@ -21,8 +21,10 @@ import contextlib
 import os
 import socket
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
+
+from mutreal.execution.executor import Executor, ResultCallback
 
 #: Seconds a cluster address may take to accept a TCP connection before the run is given up.
 CONNECT_TIMEOUT_S = 5.0
@@ -143,28 +145,17 @@ class _RunnerActor:
         self.worker.stop()
 
 
-class RayExecutor:
+class RayExecutor(Executor):
     """Runs tasks on Ray actors; results reach ``on_result`` in the calling thread as they finish."""
 
     def __init__(
-        self,
-        address: str | None,
-        jobs: int,
-        options: dict[str, Any] | None = None,
-        timeout_s: float | None = None,
-        memory_limit_mb: float | None = None,
-        gpus_per_run: float = 0.0,
-        max_retries: int = 2,
-        max_runs_per_worker: int = 200,
-    ) -> None:
+        self, address: str | None, jobs: int, *, gpus_per_run: float = 0.0, max_retries: int = 2, **settings: Any
+    ) -> None:  # fmt: skip
+        super().__init__(jobs, **settings)  # options, timeout_s, memory_limit_mb, max_runs_per_worker
         self.address = address
-        self.jobs = max(1, int(jobs))
-        self.options = dict(options or {})
-        self.timeout_s = timeout_s
-        self.memory_limit_mb = memory_limit_mb
         self.gpus_per_run = gpus_per_run
         self.max_retries = max_retries
-        self.max_runs_per_worker = max_runs_per_worker
+        self.startup_s = None  # Ray starts its actors inside the cluster: not measured here
 
     def _init_ray(self) -> bool:
         """Connect to the cluster (or start a local one); True when this call started Ray."""
@@ -189,17 +180,14 @@ class RayExecutor:
             )
         return True
 
-    def map(
-        self,
-        tasks: Iterable[dict[str, Any]],
-        on_result: Callable[[dict[str, Any], dict[str, Any]], None],
-    ) -> None:
-        """Run every task; call ``on_result(task, result)`` for each as it finishes (any order)."""
+    def map(self, tasks: Iterable[dict[str, Any]], on_result: ResultCallback) -> None:
+        """See :meth:`Executor.map`."""
         import ray
         from ray.exceptions import RayActorError, RayError
 
         from mutreal.execution import channel
         from mutreal.execution.pool import _failure
+        from mutreal.execution.records import Outcome
 
         started_ray = self._init_ray()
         actor_class = ray.remote(
@@ -231,10 +219,10 @@ class RayExecutor:
                         )
                     result = channel.decode(text.encode("utf-8"))
                 except channel.ChannelError as error:
-                    result = _failure("lost", "ChannelError", str(error))
+                    result = _failure(Outcome.LOST, "ChannelError", str(error))
                 except RayActorError as error:
                     result = _failure(
-                        "lost",
+                        Outcome.LOST,
                         "RayWorkerLost",
                         f"the Ray worker was lost after retries: {error}; not a verdict: a rerun trains it again",
                     )
@@ -242,7 +230,7 @@ class RayExecutor:
                         self.options, self.timeout_s, self.memory_limit_mb, self.max_runs_per_worker
                     )
                 except RayError as error:
-                    result = _failure("lost", type(error).__name__, f"Ray could not run the task: {error}")
+                    result = _failure(Outcome.LOST, type(error).__name__, f"Ray could not run the task: {error}")
                 result.setdefault("wall_time_s", 0.0)
                 on_result(task, result)
                 if pending:

@@ -11,24 +11,64 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
-#: A run that finished; its metric may still be ``None`` when the program never evaluated.
-OK = "ok"
-#: The program raised an exception (or exited non-zero, or killed its worker).
-CRASH = "crash"
-#: The run exceeded the campaign's time limit; its worker was killed and replaced.
-TIMEOUT = "timeout"
-#: The worker's resident memory exceeded the limit; the worker was killed and replaced.
-MEMORY = "memory"
-#: The program needs a data file that is not there (offline dataset download, absent file).
-MISSING_DATA = "missing-data"
-#: Not the program's doing: its worker was lost (the service or a Ray node went away, the runner was
-#: interrupted, the worker was killed from outside twice). Not a verdict: a rerun trains it again.
-LOST = "lost"
-OUTCOMES: tuple[str, ...] = (OK, CRASH, TIMEOUT, MEMORY, MISSING_DATA, LOST)
+
+class Outcome(str, Enum):
+    """How one run ended. A ``str`` whose value is the word the store, JSON and CSV have always held,
+    so records written before this type existed read back unchanged and new ones are byte-identical.
+
+    :meth:`parse` is the only way in from stored text: an outcome this mutreal does not know is a
+    :class:`UnknownOutcome` error naming the known ones, never a silent new category.
+    """
+
+    #: A run that finished; its metric may still be ``None`` when the program never evaluated.
+    OK = "ok"
+    #: The program raised an exception (or exited non-zero, or killed its worker).
+    CRASH = "crash"
+    #: The run exceeded the campaign's time limit; its worker was killed and replaced.
+    TIMEOUT = "timeout"
+    #: The worker's resident memory exceeded the limit; the worker was killed and replaced.
+    MEMORY = "memory"
+    #: The program needs a data file that is not there (offline dataset download, absent file).
+    MISSING_DATA = "missing-data"
+    #: Not the program's doing: its worker was lost (the service or a Ray node went away, the runner
+    #: was interrupted, the worker was killed from outside twice). Not a verdict: a rerun trains it again.
+    LOST = "lost"
+
+    # the value, not ``Outcome.OK``, in f-strings, messages and CSV cells (as the plain strings were)
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+    @classmethod
+    def parse(cls, value: str | Outcome) -> Outcome:
+        """The outcome named ``value``; :class:`UnknownOutcome` for a word this mutreal does not know."""
+        try:
+            return cls(value)
+        except ValueError:
+            known = ", ".join(member.value for member in cls)
+            raise UnknownOutcome(f"unknown run outcome {value!r} (this mutreal knows: {known})") from None
+
+    @property
+    def is_limit(self) -> bool:
+        """Caused by the campaign's limits rather than the program: rerun when a limit is raised."""
+        return self in (Outcome.TIMEOUT, Outcome.MEMORY)
+
+
+class UnknownOutcome(ValueError):
+    """A stored or received outcome that is none of :class:`Outcome` (a newer mutreal, a hand edit)."""
+
+
+OK = Outcome.OK
+CRASH = Outcome.CRASH
+TIMEOUT = Outcome.TIMEOUT
+MEMORY = Outcome.MEMORY
+MISSING_DATA = Outcome.MISSING_DATA
+LOST = Outcome.LOST
+OUTCOMES: tuple[Outcome, ...] = tuple(Outcome)
 #: Outcomes caused by the campaign's limits rather than the program: rerun when a limit is raised.
-LIMIT_OUTCOMES: frozenset[str] = frozenset({TIMEOUT, MEMORY})
+LIMIT_OUTCOMES: frozenset[Outcome] = frozenset(o for o in Outcome if o.is_limit)
 
 #: Substrings of metric names that mean "lower is better" (losses and errors).
 _LOWER_IS_BETTER_HINTS = (
@@ -136,7 +176,7 @@ class RunRecord:
     key: str
     program: str
     seed: int
-    outcome: str
+    outcome: Outcome
     program_hash: str = ""
     data_hash: str = ""
     config_hash: str = ""
@@ -171,6 +211,9 @@ class RunRecord:
     retried_after: str | None = None
     #: True when the record came from the store instead of a training in this campaign (not stored).
     reused: bool = False
+
+    def __post_init__(self) -> None:
+        self.outcome = Outcome.parse(self.outcome)  # a plain word (worker result, old store) is checked once
 
     # -- derived views -------------------------------------------------------------------------
     @property
@@ -219,6 +262,7 @@ class RunRecord:
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data.pop("reused")
+        data["outcome"] = self.outcome.value  # plain JSON, YAML and pickles: the word, not the type
         return data
 
     @classmethod

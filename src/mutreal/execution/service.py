@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from mutreal.execution import environment, pool
+from mutreal.execution.executor import Executor, ResultCallback
 from mutreal.execution.service_socket import (
     Channel,
     HandshakeFailed,
@@ -570,7 +571,7 @@ def start_service(
     raise RuntimeError(f"the worker service did not become ready within {timeout_s:.0f} s (log: {log_path})")
 
 
-class ServiceExecutor:
+class ServiceExecutor(Executor):
     """The campaign side of ``--executor pool``: sends the runs to the service, results come back.
 
     Same interface as :class:`~mutreal.execution.pool.LocalExecutor` (``map``, ``startup_s``), so the
@@ -578,28 +579,12 @@ class ServiceExecutor:
     threads) before its first result; a service that would run another is not used.
     """
 
-    def __init__(
-        self,
-        address: str | Path | None,
-        jobs: int,
-        options: dict[str, Any] | None = None,
-        timeout_s: float | None = None,
-        memory_limit_mb: float | None = None,
-        max_runs_per_worker: int = 200,
-    ) -> None:
+    def __init__(self, address: str | Path | None, jobs: int, **settings: Any) -> None:
+        super().__init__(jobs, **settings)  # options, timeout_s, memory_limit_mb, max_runs_per_worker
         self.address = _address(address)
-        self.jobs = max(1, int(jobs))
-        self.options = dict(options or {})
-        self.timeout_s = timeout_s
-        self.memory_limit_mb = memory_limit_mb
-        self.max_runs_per_worker = max_runs_per_worker
-        self.startup_s = 0.0
 
-    def map(
-        self,
-        tasks: Iterable[dict[str, Any]],
-        on_result: Callable[[dict[str, Any], dict[str, Any]], None],
-    ) -> None:
+    def map(self, tasks: Iterable[dict[str, Any]], on_result: ResultCallback) -> None:
+        """See :meth:`Executor.map`; the service's workers run the tasks."""
         task_list = list(tasks)
         with _connect(self.address) as conn:
             conn.send(

@@ -4,14 +4,20 @@ Every run is written (and committed) the moment it finishes, so a campaign kille
 resumes losing at most the runs that were in flight, and a run whose key is already stored is never
 trained again. The main columns (program, seed, outcome, metric) are queryable in SQL; the whole
 :class:`~mutreal.execution.records.RunRecord` is kept as JSON beside them. Campaigns (their YAML
-configuration and manifest) are kept in a second table. Export with :meth:`RunStore.to_dataframe`
-or :meth:`RunStore.to_csv`.
+configuration and manifest) are kept in a second table, and each campaign's plan (every program x
+seed with its run key and status ``planned``/``done``/``lost``) in a third, written before anything
+trains (see :mod:`mutreal.execution.plan`). Export with :meth:`RunStore.to_dataframe` or
+:meth:`RunStore.to_csv`.
 
 The file carries its layout's version (``PRAGMA user_version``, :data:`SCHEMA_VERSION`). Opening
 checks it and the file's integrity (``PRAGMA quick_check``) before writing a byte: a store of a newer
 mutreal, or a damaged one, is refused with a :class:`StoreError` (the CLI prints one ``error:`` line
 and exits 2) and is left exactly as it was. A store written before versions existed (version 0, the
-same layout as version 1) opens as it is and is marked version 1 at its first write.
+same layout as version 1) opens as it is; a store of version 0 or 1 (no plan table) gets the plan
+table and is marked version 2 at its first write (:func:`_migrate`), its runs untouched.
+
+An outcome this mutreal does not know (a newer mutreal's, a hand edit) is a :class:`StoreError`
+naming the run and the store, not a silently new category.
 """
 
 from __future__ import annotations
@@ -20,14 +26,14 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from mutreal.execution.records import RunRecord
+from mutreal.execution.records import RunRecord, UnknownOutcome
 
 #: The layout this mutreal writes; a store with a higher version is refused (see the module docstring).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -60,6 +66,23 @@ CREATE TABLE IF NOT EXISTS campaigns (
     config TEXT,
     manifest TEXT
 );
+"""
+
+#: Version 2: the plan of each campaign (see :mod:`mutreal.execution.plan`). ``plan_id`` is the hash
+#: of the plan's run keys in order, so the same campaign run again finds its plan and resumes it;
+#: ``campaign_id`` is the campaign that last planned or executed the row.
+_PLAN_SCHEMA = """
+CREATE TABLE IF NOT EXISTS plan (
+    plan_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    program TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    campaign_id TEXT,
+    PRIMARY KEY (plan_id, position)
+);
+CREATE INDEX IF NOT EXISTS plan_key ON plan(plan_id, key);
 """
 
 #: The columns of ``runs`` (a file without them is not a run store).
@@ -172,7 +195,7 @@ class RunStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             if not self._has_tables():
-                self._db.executescript(_SCHEMA)
+                self._db.executescript(_SCHEMA + _PLAN_SCHEMA)
                 self._set_version()
             self._db.commit()
         except (sqlite3.DatabaseError, UnicodeDecodeError) as error:
@@ -184,10 +207,18 @@ class RunStore:
         return {"runs", "campaigns"} <= names
 
     def _set_version(self) -> None:
-        """Mark the file with this layout's version (within the caller's transaction)."""
+        """Bring the file to this layout (within the caller's transaction) and mark its version."""
         if self.version < SCHEMA_VERSION:
+            _migrate(self._db)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             self.version = SCHEMA_VERSION
+
+    def _record(self, text: str) -> RunRecord:
+        """A stored record; an outcome this mutreal does not know is a :class:`StoreError`."""
+        try:
+            return RunRecord.from_dict(json.loads(text))
+        except UnknownOutcome as error:
+            raise StoreError(f"{self.path}: {error}; it was written by another mutreal or by hand") from None
 
     def close(self) -> None:
         with self._lock:
@@ -200,8 +231,11 @@ class RunStore:
         self.close()
 
     # -- runs ----------------------------------------------------------------------------------
-    def put(self, record: RunRecord) -> None:
-        """Insert or replace one run and commit at once (what makes resuming lose nothing)."""
+    def put(self, record: RunRecord, *, plan_id: str | None = None, plan_status: str | None = None) -> None:
+        """Insert or replace one run and commit at once (what makes resuming lose nothing).
+
+        With ``plan_id`` the plan's rows of this run key get ``plan_status`` in the same transaction:
+        a signal can never leave a stored run whose plan row says otherwise."""
         row = (
             record.key,
             record.program,
@@ -227,12 +261,16 @@ class RunStore:
         with self._lock:
             self._set_version()
             self._db.execute(f"INSERT OR REPLACE INTO runs VALUES ({','.join('?' * len(row))})", row)
+            if plan_id is not None:
+                self._db.execute(
+                    "UPDATE plan SET status = ? WHERE plan_id = ? AND key = ?", (plan_status, plan_id, record.key)
+                )
             self._db.commit()
 
     def get(self, key: str) -> RunRecord | None:
         with self._lock:
             row = self._db.execute("SELECT record FROM runs WHERE key = ?", (key,)).fetchone()
-        return RunRecord.from_dict(json.loads(row[0])) if row else None
+        return self._record(row[0]) if row else None
 
     def has(self, key: str) -> bool:
         with self._lock:
@@ -249,7 +287,7 @@ class RunStore:
                     f"SELECT key, record FROM runs WHERE key IN ({','.join('?' * len(chunk))})", chunk
                 ).fetchall()
                 for key, text in rows:
-                    found[key] = RunRecord.from_dict(json.loads(text))
+                    found[key] = self._record(text)
         return found
 
     def records(
@@ -274,7 +312,7 @@ class RunStore:
             rows = self._db.execute(
                 f"SELECT record FROM runs {where} ORDER BY program, seed", params
             ).fetchall()
-        return [RunRecord.from_dict(json.loads(text)) for (text,) in rows]
+        return [self._record(text) for (text,) in rows]
 
     def count(self) -> int:
         with self._lock:
@@ -299,6 +337,37 @@ class RunStore:
             ).fetchall()
         return [{"id": r[0], "started_at": r[1], "config": r[2], "manifest": json.loads(r[3])} for r in rows]
 
+    # -- plans -----------------------------------------------------------------------------------
+    def put_plan(self, plan_id: str, rows: Sequence[tuple[str, str, int, str]], campaign_id: str) -> list[PlanRow]:
+        """Write a plan (rows of key, program, seed, status) and return it as stored, in plan order.
+
+        The same campaign started again has the same ``plan_id`` and rewrites its rows with the
+        statuses its runs now have (the runs decide: a row never claims a run the store lacks). The
+        plan is committed before this returns, so it is on disk before anything trains."""
+        with self._lock:
+            self._set_version()
+            self._db.executemany(
+                "INSERT OR REPLACE INTO plan VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(plan_id, i, key, program, int(seed), status, campaign_id)
+                 for i, (key, program, seed, status) in enumerate(rows)],
+            )  # fmt: skip
+            self._db.commit()
+        return self.plan(plan_id)
+
+    def plan(self, plan_id: str) -> list[PlanRow]:
+        """The rows of a stored plan in plan order (empty for a plan, or a store, without them)."""
+        with self._lock:
+            if self.version < 2 and not self._has_plan_table():
+                return []
+            rows = self._db.execute(
+                "SELECT position, key, program, seed, status, campaign_id FROM plan WHERE plan_id = ? "
+                "ORDER BY position", (plan_id,)
+            ).fetchall()  # fmt: skip
+        return [PlanRow(*row) for row in rows]
+
+    def _has_plan_table(self) -> bool:
+        return self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'plan'").fetchone() is not None
+
     # -- export --------------------------------------------------------------------------------
     def to_rows(self, records: list[RunRecord] | None = None) -> list[dict[str, Any]]:
         """Flat rows (see :data:`EXPORT_COLUMNS`): the format ``mutreal stats`` reads back."""
@@ -317,6 +386,27 @@ class RunStore:
         return Path(path)
 
 
+class PlanRow(NamedTuple):
+    """One planned run: its place in the plan, run key, program, seed and status."""
+
+    position: int
+    key: str
+    program: str
+    seed: int
+    status: str
+    campaign_id: str | None
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Version 0/1 -> 2: add the plan table (runs and campaigns are the same in every version).
+
+    Statement by statement, not ``executescript`` (which commits): the caller's write and the
+    migration land together or not at all."""
+    for statement in _PLAN_SCHEMA.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
 def records_to_rows(records: Iterable[RunRecord]) -> list[dict[str, Any]]:
     """Flat export rows of records, whether stored or not."""
     rows = []
@@ -326,7 +416,7 @@ def records_to_rows(records: Iterable[RunRecord]) -> list[dict[str, Any]]:
                 "program": record.program,
                 "label": record.label,
                 "seed": record.seed,
-                "outcome": record.outcome,
+                "outcome": record.outcome.value,
                 "crashed": int(record.crashed),
                 "metric_name": record.metric_name,
                 "metric": record.metric_value,

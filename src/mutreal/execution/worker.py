@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from mutreal.execution import channel
+from mutreal.execution.records import Outcome
 
 #: Environment every worker starts with (set before TensorFlow is imported).
 WORKER_ENVIRONMENT: dict[str, str] = {
@@ -164,17 +165,17 @@ def _local_modules(names: set[str], roots: list[str]) -> list[str]:
     return local
 
 
-def _classify_error(error: BaseException) -> str:
+def _classify_error(error: BaseException) -> Outcome:
     from mutreal.execution import instrument
 
     seen = error
     while seen is not None:
         if isinstance(seen, (instrument.MissingDatasetError, FileNotFoundError)):
-            return "missing-data"
+            return Outcome.MISSING_DATA
         if isinstance(seen, MemoryError):  # an allocation refused under the address-space limit
-            return "memory"
+            return Outcome.MEMORY
         seen = seen.__cause__ or seen.__context__
-    return "crash"
+    return Outcome.CRASH
 
 
 #: The parent's channel while a run is in progress (for :class:`_SelfSignalNotes`).
@@ -295,7 +296,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
     saved_filters = list(warnings.filters)
     saved_streams = (sys.stdout, sys.stderr)
     saved_builtins = dict(builtins.__dict__)
-    result: dict[str, Any] = {"outcome": "ok", "error_type": None, "error_message": None, "traceback": None}
+    result: dict[str, Any] = {"outcome": Outcome.OK, "error_type": None, "error_message": None, "traceback": None}
     redirect = _RedirectOutput(workdir / ".mutreal-output.log")
     start = time.perf_counter()
     try:
@@ -315,7 +316,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
             except SystemExit as stop:
                 if stop.code not in (None, 0):
                     result.update(
-                        outcome="crash",
+                        outcome=Outcome.CRASH,
                         error_type="SystemExit",
                         error_message=f"the program exited with status {stop.code!r}",
                     )

@@ -40,6 +40,7 @@ from typing import Any
 import psutil
 
 from mutreal.execution import channel, sandbox
+from mutreal.execution.records import Outcome
 from mutreal.execution.worker import WORKER_ENVIRONMENT
 
 #: Seconds between two checks of a running worker's time and memory.
@@ -108,7 +109,7 @@ def _kill_tree(pid: int) -> None:
     psutil.wait_procs([*children, parent], timeout=10)
 
 
-def _failure(outcome: str, error_type: str, message: str, **extra: Any) -> dict[str, Any]:
+def _failure(outcome: Outcome, error_type: str, message: str, **extra: Any) -> dict[str, Any]:
     return {
         "outcome": outcome,
         "error_type": error_type,
@@ -330,14 +331,14 @@ class WorkerProcess:
         name = signal.Signals(again).name
         if again in FAULT_SIGNALS:
             result.update(
-                outcome="crash",
+                outcome=Outcome.CRASH,
                 error_type="WorkerDied",
                 error_message=f"the worker died of {name} twice in a row running this program "
                 "(a fault of the program or of a library it calls)",
             )
         else:
             result.update(
-                outcome="lost",
+                outcome=Outcome.LOST,
                 error_type="WorkerLost",
                 error_message=f"the worker was killed by {name} from outside the runner, twice "
                 f"(first {signal.Signals(first).name}); not a verdict: a rerun of the campaign trains it again",
@@ -353,7 +354,7 @@ class WorkerProcess:
             try:
                 self.start()
             except (RuntimeError, sandbox.SandboxUnavailable) as error:
-                return _failure("lost", "WorkerStartError", str(error), wall_time_s=0.0)
+                return _failure(Outcome.LOST, "WorkerStartError", str(error), wall_time_s=0.0)
         assert self.process is not None and self.conn is not None
         run_index = self.runs_served
         self.runs_served += 1
@@ -376,7 +377,7 @@ class WorkerProcess:
             try:
                 task = {**task, "sandbox_workdir": sandbox.stage_run(self.tmpdir / "tmp", folder)}
             except OSError as error:
-                return _failure("missing-data", type(error).__name__,
+                return _failure(Outcome.MISSING_DATA, type(error).__name__,
                                 f"cannot copy the program's folder {folder} for the run: {error}",
                                 wall_time_s=0.0, **common)  # fmt: skip
         channel.send(self.conn, {"type": "run", "task": task})
@@ -390,7 +391,7 @@ class WorkerProcess:
                 except channel.ChannelError as error:
                     self.kill()
                     return _failure(
-                        "crash", "ChannelError", f"{error}; the program wrote on the worker's channel, "
+                        Outcome.CRASH, "ChannelError", f"{error}; the program wrote on the worker's channel, "
                         "nothing it sent was run; the worker was replaced",
                         wall_time_s=time.monotonic() - start, peak_rss_mb=peak, **common,
                     )  # fmt: skip
@@ -408,7 +409,7 @@ class WorkerProcess:
                 result.update(common, worker=f"{self.name}:{self.process.pid}")
                 if self.cgroup is not None and self.cgroup.oom_kills() > oom_before:
                     result.update(
-                        outcome="memory",
+                        outcome=Outcome.MEMORY,
                         error_type="MemoryLimitExceeded",
                         error_message="the kernel killed a process of the run for going over the memory "
                         f"limit of {memory_limit_mb:g} MiB (all its processes together)",
@@ -423,7 +424,7 @@ class WorkerProcess:
             if timeout_s is not None and elapsed > timeout_s:
                 self.kill()
                 return _failure(
-                    "timeout",
+                    Outcome.TIMEOUT,
                     "TimeoutError",
                     f"the run exceeded the time limit of {timeout_s:g} s and was stopped; its worker was replaced",
                     wall_time_s=elapsed, peak_rss_mb=peak, **common,
@@ -431,7 +432,7 @@ class WorkerProcess:
             if memory_limit_mb is not None and rss > memory_limit_mb:
                 self.kill()
                 return _failure(
-                    "memory",
+                    Outcome.MEMORY,
                     "MemoryLimitExceeded",
                     f"the worker's resident memory reached {rss:.0f} MiB, over the limit of "
                     f"{memory_limit_mb:g} MiB; the run was stopped and its worker replaced",
@@ -455,24 +456,24 @@ class WorkerProcess:
         extra = {"wall_time_s": elapsed, "peak_rss_mb": peak, **common}
         if oom:
             return _failure(
-                "memory", "MemoryLimitExceeded",
+                Outcome.MEMORY, "MemoryLimitExceeded",
                 f"the kernel's OOM killer stopped the worker: its processes together went over the "
                 f"memory limit of {memory_limit_mb:g} MiB; the worker was replaced", **extra,
             )  # fmt: skip
         number = _signal_of(code, self.sandboxed)
         if number is None:
             return _failure(
-                "crash", "WorkerDied",
+                Outcome.CRASH, "WorkerDied",
                 f"the worker process died during the run (exit code {code}); it was replaced", **extra,
             )  # fmt: skip
         name = signal.Signals(number).name
         if number in self_signals:
             return _failure(
-                "crash", "WorkerDied",
+                Outcome.CRASH, "WorkerDied",
                 f"the program killed its own worker process ({name}); the worker was replaced", **extra,
             )  # fmt: skip
         return _failure(
-            "crash", "WorkerDied", f"the worker process was killed by {name}; it was replaced",
+            Outcome.CRASH, "WorkerDied", f"the worker process was killed by {name}; it was replaced",
             _signal=number, **extra,
         )  # fmt: skip
 

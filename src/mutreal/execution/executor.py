@@ -1,0 +1,45 @@
+"""What every executor is: a campaign's tasks in, each run's result handed back as it finishes.
+
+The campaign (and the worker service, which runs a local executor for its callers) talk to local
+warm workers, the worker service and Ray through this one interface, so storing each result the
+moment it arrives, marking the plan and recording lost runs are written once, in the campaign.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+#: ``on_result(task, result)``: the task as sent, the worker's raw result (see ``worker_process._failure``)
+ResultCallback = Callable[[dict[str, Any], dict[str, Any]], None]
+
+
+class Executor:
+    """The settings every executor runs a campaign's tasks with, and the :meth:`map` they implement.
+
+    ``options`` are the workers' start options (threads, determinism, sandbox, passed variables);
+    a worker is replaced after ``max_runs_per_worker`` runs so that leaks of one program cannot add up.
+    """
+
+    def __init__(
+        self,
+        jobs: int,
+        options: dict[str, Any] | None = None,
+        timeout_s: float | None = None,
+        memory_limit_mb: float | None = None,
+        max_runs_per_worker: int = 200,
+    ) -> None:
+        self.jobs = max(1, int(jobs))
+        self.options = dict(options or {})
+        self.timeout_s = timeout_s
+        self.memory_limit_mb = memory_limit_mb
+        self.max_runs_per_worker = max_runs_per_worker
+        #: worker start-up seconds summed over the workers this map() started (``None``: not measured)
+        self.startup_s: float | None = 0.0
+
+    def map(self, tasks: Iterable[dict[str, Any]], on_result: ResultCallback) -> None:
+        """Run every task; call ``on_result(task, result)`` in the calling thread as each finishes (any order).
+
+        Raises ``RuntimeError`` when the workers went away mid-campaign (the campaign then records
+        the runs without a result as lost)."""
+        raise NotImplementedError
