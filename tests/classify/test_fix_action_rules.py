@@ -174,3 +174,72 @@ def test_recurrent_dropout_is_a_dropout_rate(classify_texts, before, after, expe
         _RNN.format(args=before, epochs=epochs_b), _RNN.format(args=after, epochs="epochs")
     )
     assert [(c.code, c.element, c.deepcrime) for c in result.components] == expected
+
+
+_FULL_BATCH_PROGRAM = """\
+from keras.models import Sequential
+from keras.layers import Dense
+import numpy as np
+x_train = np.random.rand(64, 4)
+y_train = np.random.randint(0, 2, 64)
+model = Sequential()
+model.add(Dense(8, input_dim=4, activation='relu'))
+model.add(Dense(1, activation='sigmoid'))
+model.compile(loss='binary_crossentropy', optimizer='adam')
+model.fit(x_train, y_train, epochs=3, batch_size={batch})
+"""
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "operator"),
+    [
+        ("16", "len(x_train)", "HDB"),  # the whole training set in one batch: DeepCrime's HDB
+        ("16", "len( x_train )", "HDB"),  # however it is spaced
+        ("x_train.shape[0]", "16", "HDB"),  # either side
+        ("x_train.shape[ 0 ]", "16", "HDB"),
+        ("16", "32", "HBS"),  # two fixed sizes: HBS
+    ],
+)
+def test_a_batch_of_the_whole_training_set_is_hdb(classify_texts, before, after, operator):
+    result = classify_texts(_FULL_BATCH_PROGRAM.format(batch=before), _FULL_BATCH_PROGRAM.format(batch=after))
+    assert [(c.kind, c.deepcrime) for c in result.components] == [("fit.batch_size", operator)]
+
+
+_SHAPE_PROGRAM = """\
+from keras.models import Sequential
+from keras.layers import Dense, Embedding, Flatten
+import numpy as np
+x_train = np.random.rand(64, 4)
+y_train = np.random.randint(0, 2, 64)
+model = Sequential()
+model.add({first})
+model.add(Dense(1, activation='sigmoid'))
+model.compile(loss='binary_crossentropy', optimizer='adam')
+model.fit(x_train, y_train, epochs=3)
+"""
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("Dense(8, input_shape=(4,))", "Dense(8, input_shape=(6,))"),
+        ("Dense(8, batch_input_shape=(None, 4))", "Dense(8, batch_input_shape=(None, 6))"),
+        ("Dense(8, input_dim=4)", "Dense(8, input_dim=6)"),
+    ],
+)
+def test_every_spelling_of_a_first_layer_input_shape_is_lis(classify_texts, before, after):
+    """input_shape, batch_input_shape and input_dim all declare the model's input: a change is LIS."""
+    result = classify_texts(_SHAPE_PROGRAM.format(first=before), _SHAPE_PROGRAM.format(first=after))
+    assert [c.code for c in result.components] == ["LIS"]
+
+
+def test_an_embedding_input_dim_is_its_vocabulary_not_an_input_shape(classify_texts):
+    """Decision LCN-embedding-size: Embedding(input_dim=...) resized is no input-shape change,
+    while its input_shape changed is one."""
+    base = "Embedding(input_dim=100, output_dim=8, input_shape=(4,))"
+    vocabulary = classify_texts(_SHAPE_PROGRAM.format(first=base),
+                                _SHAPE_PROGRAM.format(first=base.replace("100", "200")))
+    assert "LIS" not in [c.code for c in vocabulary.components]
+    shape = classify_texts(_SHAPE_PROGRAM.format(first=base),
+                           _SHAPE_PROGRAM.format(first=base.replace("(4,)", "(6,)")))
+    assert "LIS" in [c.code for c in shape.components]

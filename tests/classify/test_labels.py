@@ -22,6 +22,20 @@ def test_activation_operator_by_direction(before, after, operator):
     assert (label.code, label.deepcrime, label.simulable) == ("ACH", operator, True)
 
 
+@pytest.mark.parametrize(
+    ("detail", "operator"),
+    [
+        ({"after_activation": "relu"}, "AAL"),  # no activation written before: Keras' linear
+        ({"before_activation": "relu"}, "ARM"),  # none written after: the fix removed it
+        ({"before_activation": "linear", "after_activation": None}, "ACH"),  # linear both ways
+        ({"before_activation": "Linear", "after_activation": "Softmax"}, "AAL"),
+    ],
+)
+def test_an_absent_activation_reads_as_linear(detail, operator):
+    """ARM/AAL are decided against 'linear', which is also what an absent activation means."""
+    assert label_component(comp("layer.activation", **detail)).deepcrime == operator
+
+
 def test_missing_softmax_activation_gets_its_leaf():
     label = label_component(
         comp(
@@ -78,6 +92,16 @@ def test_strict_reading_only_lowers_epochs(before, after, strict):
 def test_raw_tensorflow_is_not_simulable():
     label = label_component(comp("compile.loss", raw_tensorflow=True))
     assert label.code == "LCH" and label.deepcrime is None and label.reason == KERAS_ONLY_REASON
+    assert label.simulable is False and label.deepcrime_strict is False
+    keras = label_component(comp("compile.loss"))
+    assert keras.deepcrime == "LCH" and keras.simulable and keras.deepcrime_strict and keras.reason is None
+
+
+def test_label_carries_the_leaf_id_and_the_category_of_its_code():
+    """taxonomy/fault_codes.csv: LRM's category; the Dropout leaf as taxonomy/tree.yaml names it."""
+    label = label_component(comp("layer.missing", "added", layer_type="Dropout"))
+    assert (label.taxonomy_id, label.taxonomy) == ("L007", "Missing dropout layer")
+    assert label.category == "Model > Layers > Missing/Redundant/Wrong Layer"
 
 
 def test_preprocessing_missing_vs_wrong_leaf():
@@ -103,24 +127,89 @@ def test_learning_rate_of_a_string_optimizer_names_hlr_but_is_not_simulable():
 
 
 @pytest.mark.parametrize(
-    ("function", "code", "operator"),
+    ("function", "code", "operator", "leaf_id", "leaf"),
     [
-        ("change_labels", "TCL", "TCL"),
-        ("remove", "TRD", "TRD"),
-        ("unbalance", "TRD", "TUD"),
-        ("add_noise", "TAN", "TAN"),
-        ("overlap", "TCL", "TCO"),
+        ("change_labels", "TCL", "TCL", "L061", "Wrong labels for training data"),
+        ("remove", "TRD", "TRD", "L064", "Not enough training data"),
+        ("unbalance", "TRD", "TUD", "L063", "Unbalanced training data"),
+        ("add_noise", "TAN", "TAN", "L065", "Low quality training data"),
+        ("overlap", "TCL", "TCO", "L066", "Overlapping output classes in training data"),
     ],
 )
-def test_runtime_training_data_call_is_labelled_by_its_function(function, code, operator):
+def test_runtime_training_data_call_is_labelled_by_its_function(function, code, operator, leaf_id, leaf):
+    """Leaves as taxonomy/tree.yaml names them; DeepCrime's TRD/TCL... do exactly this (strict)."""
     label = label_component(comp("data.training_data", "added", function=function))
-    assert (label.code, label.deepcrime, label.simulable) == (code, operator, True)
-    assert label.taxonomy_id is not None and label.category.startswith("Training")
+    assert (label.code, label.deepcrime, label.simulable, label.deepcrime_strict) == (code, operator, True, True)
+    assert (label.taxonomy_id, label.taxonomy) == (leaf_id, leaf)
+    assert label.category == "Training > Training Data Quality" and label.reason is None
 
 
 def test_unknown_runtime_function_is_not_an_operator():
+    """Code TRD (a training-data change) in its category, but no leaf, no operator, neither reading."""
     label = label_component(comp("data.training_data", "added", function="shuffle_rows"))
-    assert label.deepcrime is None and label.simulable is False and label.reason
+    assert (label.code, label.category) == ("TRD", "Training > Training Data Quality")
+    assert (label.taxonomy, label.taxonomy_id, label.deepcrime) == (None, None, None)
+    assert label.simulable is False and label.deepcrime_strict is False
+    assert label.reason == "mutreal.runtime.training_data.shuffle_rows is no DeepCrime operator"
+
+
+def test_runtime_call_without_a_function_name_says_so_plainly():
+    """A component whose detail lost the function name is no operator; the reason names nothing."""
+    label = label_component(comp("data.training_data", "added"))
+    assert label.deepcrime is None and label.simulable is False
+    assert label.reason == "mutreal.runtime.training_data. is no DeepCrime operator"
+
+
+def test_every_training_data_operator_has_a_leaf_and_a_study_code():
+    """Pins the data that makes the no-leaf / no-code fallbacks of _label_runtime_call unreachable
+    today (tools/mutation/equivalent.toml relies on it): each operator's catalogue entry names a
+    leaf, and its code is in the taxonomy under the same category as that leaf."""
+    from mutreal.label.codes import RUNTIME_FUNCTION_OPERATORS
+    from mutreal.mutation.catalogue import load_catalogue
+
+    taxonomy, catalogue = load_taxonomy(), load_catalogue()
+    for operator in RUNTIME_FUNCTION_OPERATORS.values():
+        spec = catalogue[operator]
+        code = spec.fault_code or operator
+        assert spec.taxonomy_leaf_id and taxonomy.has_code(code), operator
+        assert taxonomy.code(code).category == " > ".join(taxonomy.category_path(spec.taxonomy_leaf_id))
+
+
+@pytest.mark.parametrize(
+    ("detail", "code", "operator"),
+    [
+        ({}, "WAB", "WRB"),  # use_bias not written in the first program: Keras' default True
+        ({"before_value": None}, "WAB", "WRB"),
+        ({"before_value": 1}, "WAB", "WRB"),
+        ({"before_value": "True"}, "WAB", "WRB"),
+        ({"before_value": 0}, "WRB", "WAB"),
+        ({"before_value": "false"}, "WRB", "WAB"),
+    ],
+)
+def test_bias_direction_reads_every_spelling_of_true(detail, code, operator):
+    """The first program has a bias when use_bias is absent (Keras' default), True, 1 or None."""
+    label = label_component(comp("layer.use_bias", **detail))
+    assert (label.code, label.deepcrime) == (code, operator)
+
+
+@pytest.mark.parametrize("kind", ["compile.learning_rate", "fit.epochs", "fit.patience"])
+@pytest.mark.parametrize(
+    ("before", "after", "strict"),
+    [(0.001, 0.01, True), (0.01, 0.001, False), (10, 10, False), (None, 10, False), ("5", 10, False)],
+)
+def test_strict_reading_of_hlr_hne_rcp_needs_the_first_value_strictly_lower(kind, before, after, strict):
+    """DeepCrime's HLR/HNE/RCP only lower a value: the buggy program's must be the lower one; an
+    unchanged value (equal) or one that is not a number is not DeepCrime's change."""
+    label = label_component(comp(kind, before_number=before, after_number=after, optimizer_spelling="object"))
+    assert label.simulable is True and label.deepcrime_strict is strict
+
+
+def test_strict_reading_of_other_operators_and_of_no_operator():
+    """Operators other than HLR/HNE/RCP are DeepCrime's in both readings; no operator is in neither."""
+    assert label_component(comp("layer.activation", before_activation="relu", after_activation="tanh")).deepcrime_strict
+    assert label_component(comp("fit.batch_size", before_number=64, after_number=8)).deepcrime_strict
+    missing = label_component(comp("layer.missing", "added", layer_type="Dropout"))
+    assert missing.deepcrime is None and missing.deepcrime_strict is False
 
 
 def test_kind_rules_cover_exactly_the_kinds_the_comparison_emits():

@@ -146,6 +146,28 @@ def test_rule_is_named():
             ", validation_split=0.2, callbacks=[lr]",
             [("added", "VRM")],
         ),
+        # the monitored name held in a variable (the model folds it): its value decides, not its text
+        (
+            "watched = 'val_loss'\nstop = EarlyStopping(monitor=watched)\n",
+            ", callbacks=[stop]",
+            ", validation_split=0.2, callbacks=[stop]",
+            [("added", "VRM")],
+        ),
+        # a callback that only saves or logs does not change training, whatever it monitors;
+        # the training callback after it still counts
+        (
+            "from keras.callbacks import ModelCheckpoint\nsave = ModelCheckpoint('m.h5', monitor='val_loss')\n",
+            ", callbacks=[save]",
+            ", validation_split=0.2, callbacks=[save]",
+            [],
+        ),
+        (
+            "from keras.callbacks import ModelCheckpoint\nsave = ModelCheckpoint('m.h5', monitor='loss')\n"
+            "stop = EarlyStopping(monitor='val_loss')\n",
+            ", callbacks=[save, stop]",
+            ", validation_split=0.2, callbacks=[save, stop]",
+            [("added", "VRM")],
+        ),
         # only how the validation set is used changes: not a component
         ("", ", validation_split=0.1", ", validation_split=0.1, validation_freq=2", []),
     ],

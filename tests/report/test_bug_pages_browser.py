@@ -188,9 +188,10 @@ def example_pages() -> list[Path]:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not example_pages(), reason="no example bug pages committed")
 def test_every_component_mark_is_on_screen_in_the_example_pages(chromium_binary, tmp_path):
     """The committed example report: a sample of pages with components (one per benchmark style)."""
+    # the pages are committed (reports/example/bugs): their absence is a broken checkout, not a skip
+    assert example_pages(), f"no example bug pages in {EXAMPLE / 'bugs'}"
     from mutreal.report.pages import page_names
 
     rows = [json.loads(line) for line in (EXAMPLE / "results.jsonl").read_text().splitlines() if line.strip()]

@@ -331,3 +331,84 @@ def test_power_on_a_known_effect_is_that_of_the_fixed_rule_less_alpha() -> None:
     fixed_power = float(norm.sf(norm.ppf(0.975) - 1.5 * math.sqrt(6)))
     rate = _simulate(1.5, 200, seed=12)
     assert rate >= fixed_power - 0.05 - 3 * math.sqrt(fixed_power * (1 - fixed_power) / 200)
+
+
+# -- the reproduction rule: crash symptom and its bookkeeping ---------------------------------------
+
+NAN = float("nan")
+
+
+def test_a_crash_is_not_reproduced_without_any_fixed_run() -> None:
+    """The buggy program crashing in every run shows nothing when the fixed one never ran."""
+    verdict = reproduction_verdict([NAN] * 5, [], crashed_buggy=[True] * 5, crashed_fixed=[])
+    assert verdict.symptom == "crash" and not verdict.reproduced and not verdict.stable
+    assert verdict.reason == "no runs"
+
+
+@pytest.mark.parametrize(("failed", "symptom"), [(4, "performance"), (5, "crash")])
+def test_auto_symptom_is_crash_from_half_of_the_buggy_runs(failed: int, symptom: str) -> None:
+    """auto: crash when the buggy program fails more often than the fixed one in at least half (5/10)."""
+    buggy = [NAN] * failed + [0.5] * (10 - failed)
+    crashed = [True] * failed + [False] * (10 - failed)
+    verdict = reproduction_verdict(buggy, [0.5] * 10, crashed_buggy=crashed, crashed_fixed=[False] * 10)
+    assert verdict.symptom == symptom
+
+
+def test_crash_counts_read_the_crash_flags_and_the_metric_counts_the_missing_metrics() -> None:
+    """Crash symptom: a run counts as failed when it ended abnormally (its flag), not when it left no
+    metric; the fixed run without a metric that ended normally did not fail. Under the metric rule
+    (the comparison) both runs without a metric count as failed."""
+    buggy = [NAN] * 5
+    fixed = [NAN, 0.8, 0.8, 0.8, 0.8]
+    verdict = reproduction_verdict(
+        buggy, fixed, crashed_buggy=[True, True, True, True, False], crashed_fixed=[False] * 5, symptom="crash"
+    )
+    assert (verdict.failed_buggy, verdict.failed_fixed) == (4, 0)
+    assert (verdict.comparison.failed_a, verdict.comparison.failed_b) == (5, 1)
+    # 4/5 against 0/5: one-sided Fisher p = C(4,4) C(6,1) / C(10,5) ... = 6/252 + 0 = 0.0238
+    assert verdict.crash_p_value == pytest.approx(6 / 252)
+    assert verdict.reproduced and not verdict.stable  # seed 4: the buggy run did not crash
+
+
+def test_a_flagged_crash_with_a_metric_is_a_failed_run_under_the_metric_rule() -> None:
+    """A run that logged a metric and then crashed is failed for the performance rule too."""
+    buggy, fixed = spread(4, 0.125, 0.5), spread(4, 0.125, 0.75)
+    verdict = reproduction_verdict(buggy, fixed, crashed_buggy=[True] + [False] * 8, symptom="performance")
+    assert verdict.comparison.failed_a == 1 and verdict.failed_buggy == 1
+    assert verdict.comparison.runs_a == 9
+
+
+def test_reproduction_uses_its_own_effect_threshold_in_the_comparison() -> None:
+    # d = 0.25 exactly (shift 0.03125 over sd 0.125), n = 201: p = 2 sf(0.25 sqrt(100.5)) = 0.0122
+    buggy, fixed = spread(100, 0.125, 0.5), spread(100, 0.125, 0.53125)
+    verdict = reproduction_verdict(buggy, fixed)
+    assert verdict.comparison.d_b_better == 0.25
+    assert verdict.comparison.p_value == pytest.approx(glm_p(0.25, 201), rel=1e-6)
+    assert verdict.reproduced  # 0.25 >= 0.2 (the reproduction effect), though below the kill's 0.5
+    assert not reproduction_verdict(buggy, fixed, min_effect=0.3).reproduced
+
+
+def test_p_equal_to_alpha_reads_as_no_significant_difference() -> None:
+    buggy, fixed = spread(4, 0.25, 0.5), spread(4, 0.25, 0.625)  # d = 0.5, p = glm_p(0.5, 9)
+    p = reproduction_verdict(buggy, fixed).comparison.p_value
+    verdict = reproduction_verdict(buggy, fixed, alpha=p)
+    assert not verdict.reproduced and verdict.reason.startswith("no significant difference")
+
+
+def test_reproduced_but_unstable_says_where_the_fixed_run_was_better() -> None:
+    """Seed 0's buggy run (0.9) beats its fixed run (0.625): fixed better at 8 of 9 seed indexes."""
+    worse = [0.9] + spread(4, 0.125, 0.5)[1:]
+    verdict = reproduction_verdict(worse, spread(4, 0.125, 0.75))
+    assert verdict.reproduced and not verdict.stable
+    assert verdict.reason.startswith("fixed better: p = ")
+    assert verdict.reason.endswith("; fixed better at 89% of seed indexes")
+    stable = reproduction_verdict(spread(4, 0.125, 0.25), [0.9] * 9)
+    assert stable.stable and "seed indexes" not in stable.reason
+
+
+def test_a_column_of_metrics_reads_like_a_flat_list() -> None:
+    buggy, fixed = spread(4, 0.125, 0.5), spread(4, 0.125, 0.75)
+    flat = reproduction_verdict(buggy, fixed, crashed_buggy=[False] * 9)
+    column = reproduction_verdict([[v] for v in buggy], [[v] for v in fixed], crashed_buggy=[[False]] * 9)
+    assert (column.reproduced, column.stable, column.fixed_better_share) == (
+        flat.reproduced, flat.stable, flat.fixed_better_share)

@@ -27,9 +27,9 @@ P = [
  ("stats/two_groups.py", "if significant and d_b_better >= min_effect", "if significant and d_b_better > min_effect", "tests/stats/test_rule_boundaries.py::test_performance_fault_reproduced_at_exactly_the_reproduction_effect"),
  ("compare/data.py", "    if a is None or b is None:\n        return False\n    items_a", "    return True\n    if a is None or b is None:\n        return False\n    items_a", "tests/classify/test_noise_rule_controls.py::test_reshape_sample_count_keeps_a_changed_sample_shape"),
  ("compare/layers.py", "SNIPPET_COMPLETION_LAYERS = 2", "SNIPPET_COMPLETION_LAYERS = 1", "tests/classify/test_noise_rule_controls.py::test_completed_snippet_counts_the_appended_layers"),
- ("execution/campaign.py", "config.timeout_s > stored.timeout_s", "config.timeout_s >= stored.timeout_s", "tests/runner/test_resume_rules.py::test_a_timed_out_run_is_retried_only_when_the_timeout_is_raised"),
- ("execution/campaign.py", "return config.timeout_s is None or (", "return (", "tests/runner/test_resume_rules.py::test_a_timed_out_run_is_retried_only_when_the_timeout_is_raised"),
- ("execution/campaign.py", "memory_limit > stored.memory_limit_mb", "memory_limit >= stored.memory_limit_mb", "tests/runner/test_resume_rules.py::test_a_run_out_of_memory_is_retried_only_when_the_memory_limit_is_raised"),
+ ("execution/plan.py", "cfg.timeout_s > stored.timeout_s", "cfg.timeout_s >= stored.timeout_s", "tests/runner/test_resume_rules.py::test_a_timed_out_run_is_retried_only_when_the_timeout_is_raised"),
+ ("execution/plan.py", "return cfg.timeout_s is None or (", "return (", "tests/runner/test_resume_rules.py::test_a_timed_out_run_is_retried_only_when_the_timeout_is_raised"),
+ ("execution/plan.py", "memory_limit > stored.memory_limit_mb", "memory_limit >= stored.memory_limit_mb", "tests/runner/test_resume_rules.py::test_a_run_out_of_memory_is_retried_only_when_the_memory_limit_is_raised"),
  ("execution/store.py", "chunk = keys[start : start + 500]", "chunk = keys[start : start + 499]", "tests/runner/test_resume_rules.py::test_more_than_one_chunk_of_stored_runs_is_reused_whole"),
 ]
 for f, old, new, test in P:

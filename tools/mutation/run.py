@@ -77,6 +77,8 @@ def prepare(group: dict, folder: Path, allow_missing_tests: bool = False) -> Non
     shutil.copytree(ROOT / "tests", folder / "tests", ignore=shutil.ignore_patterns("__pycache__"))
     for name in DATA_DIRS:
         (folder / name).symlink_to(ROOT / name)
+    for path in group["files"]:
+        unwrap_decorators(folder / path)
     pyproject = (ROOT / "pyproject.toml").read_text()
     settings = {
         "source_paths": ["src"],
@@ -89,6 +91,47 @@ def prepare(group: dict, folder: Path, allow_missing_tests: bool = False) -> Non
     }
     lines = ["", "[tool.mutmut]"] + [f"{key} = {json.dumps(value)}" for key, value in settings.items()]
     (folder / "pyproject.toml").write_text(pyproject + "\n".join(lines) + "\n")
+
+
+#: decorators that only cache a pure function: dropped in the scratch copy (a cache the parent
+#: process filled while mutmut mapped tests would hand a mutant the original's answers)
+CACHE_DECORATORS = {"lru_cache", "cache", "functools.lru_cache", "functools.cache"}
+#: decorators mutmut itself mutates through (it leaves every other decorated function unmutated)
+KEPT_DECORATORS = {"staticmethod", "classmethod"}
+
+
+def _decorator_name(node: ast.expr) -> str:
+    target = node.func if isinstance(node, ast.Call) else node
+    return ast.unparse(target)
+
+
+def unwrap_decorators(path: Path) -> None:
+    """Let mutmut mutate decorated module-level functions in the scratch copy.
+
+    mutmut 3 skips every decorated function (but static/class methods), and the decisive rules
+    are decorated: ``@applies(...)`` records which decisions a function applies, ``@noise_rule``
+    registers a noise rule. So ``@d1 @d2 def f`` becomes ``def f`` followed by ``f = d1(d2(f))``:
+    the same object under the same name, registered in the same order, but now with mutmut's
+    trampoline inside. Cache decorators are dropped (see CACHE_DECORATORS).
+    """
+    source = path.read_text()
+    lines = source.splitlines(keepends=True)
+    tree = ast.parse(source)
+    for node in reversed(tree.body):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.decorator_list:
+            continue
+        names = [_decorator_name(d) for d in node.decorator_list]
+        if set(names) & KEPT_DECORATORS:
+            continue
+        wrapped = node.name
+        for decorator, name in reversed(list(zip(node.decorator_list, names, strict=True))):
+            if name not in CACHE_DECORATORS:
+                wrapped = f"({ast.get_source_segment(source, decorator)})({wrapped})"
+        first = node.decorator_list[0].lineno - 1
+        after = [f"{node.name} = {wrapped}\n"] if wrapped != node.name else []
+        lines[node.end_lineno:node.end_lineno] = after
+        del lines[first:node.lineno - 1]
+    path.write_text("".join(lines))
 
 
 def run_group(group: dict, folder: Path, jobs: int) -> float:
@@ -122,6 +165,17 @@ def statuses(group: dict, folder: Path) -> dict[str, tuple[str, str]]:
     return found
 
 
+def unmutated(group: dict, found: dict[str, tuple[str, str]]) -> list[str]:
+    """Listed functions with no mutant at all (a stale name, or code mutmut cannot mutate): a
+    scope that silently tests nothing must not read as a perfect score."""
+    missing = []
+    for name in group["functions"]:
+        globs = mutant_globs({"files": group["files"], "functions": [name]})
+        if not any(fnmatch.fnmatchcase(key, g) for key in found for g in globs):
+            missing.append(name)
+    return missing
+
+
 _DIFF_SCRIPT = """
 import json, sys
 from mutmut.mutation.diff_apply import get_diff_for_mutant
@@ -150,7 +204,9 @@ def _function_line(source_path: Path, mutant: str) -> int:
         for node in body:
             if getattr(node, "name", None) == part:
                 if index == len(parts) - 1:
-                    return node.lineno if not node.decorator_list else node.decorator_list[0].lineno
+                    # mutmut's diff starts at the decorators it keeps; the others are unwrapped
+                    kept = [d for d in node.decorator_list if _decorator_name(d) in KEPT_DECORATORS]
+                    return node.decorator_list[0].lineno if kept else node.lineno
                 body = node.body
                 break
     return 0
@@ -206,6 +262,11 @@ def main() -> int:
             print(f"[{group['name']}] running mutmut ...", flush=True)
             seconds = run_group(group, folder, args.jobs)
         found = statuses(group, folder)
+        for name in unmutated(group, found):
+            print(f"[{group['name']}] WARNING: {name} is listed in scope.toml but has no mutant", flush=True)
+            results.append({"group": group["name"], "file": None, "mutant": name, "status": "not mutated",
+                            "line": 0, "change": "", "equivalent": False, "reason": None,
+                            "stale_equivalent": False})
         survivors = [(name, path) for name, (path, status) in found.items() if status not in KILLED]
         diff_by_name = diffs(folder, survivors)
         for name, (path, status) in sorted(found.items()):
@@ -228,7 +289,7 @@ def main() -> int:
 
 def score_rows(results: list[dict]) -> list[tuple[str, int, int, int, float]]:
     rows = []
-    for path in sorted({r["file"] for r in results}):
+    for path in sorted({r["file"] for r in results if r["file"]}):
         mine = [r for r in results if r["file"] == path]
         equivalent = sum(r["equivalent"] for r in mine)
         killed = sum(r["status"] in KILLED for r in mine)
@@ -248,9 +309,13 @@ def write_report(results: list[dict], seconds: float) -> None:
              f"of non-equivalent mutants ({seconds / 60:.1f} min)", "",
              "| module | mutants | equivalent | killed | score |", "| --- | ---: | ---: | ---: | ---: |"]
     lines += [f"| {p} | {n} | {e} | {k} | {s:.1%} |" for p, n, e, k, s in rows]
+    missing = [r for r in results if r["status"] == "not mutated"]
+    if missing:
+        lines += ["", "## Listed in scope.toml but without any mutant (fix the scope)", ""]
+        lines += [f"- group {r['group']}: `{r['mutant']}`" for r in missing]
     lines += ["", "## Surviving mutants", ""]
     for r in results:
-        if r["status"] not in KILLED and not r["equivalent"]:
+        if r["status"] not in KILLED and not r["equivalent"] and r["file"]:
             stale = " (listed as equivalent, but the change no longer matches)" if r["stale_equivalent"] else ""
             lines.append(f"- `{r['file']}:{r['line']}` {r['status']}{stale} `{r['mutant']}`: `{r['change']}`")
     lines += ["", "## Equivalent mutants (tools/mutation/equivalent.toml)", ""]

@@ -131,7 +131,7 @@ def reproduction_verdict(
         symptom = "crash" if k_b > k_f and 2 * k_b >= n_b else "performance"
 
     if symptom == "crash":
-        always = n_b > 0 and k_b == n_b and k_f == 0
+        always = n_b > 0 and n_f > 0 and k_b == n_b and k_f == 0  # no fixed runs: nothing shown
         reproduced = k_b > k_f and (always or crash_p < alpha)
         pairs = min(n_b, n_f)
         per_seed = pairs > 0 and all(aborted_buggy[i] and not aborted_fixed[i] for i in range(pairs))
