@@ -137,3 +137,21 @@ def test_unknown_operator_is_a_key_error() -> None:
 def test_param_spec_is_the_catalogue_s() -> None:
     assert isinstance(registry.get("ACH").spec.param, ParamSpec)
     assert registry.get("ACH").spec.param.values == load_catalogue()["ACH"].param.values
+
+
+def test_a_plugin_under_the_group_s_old_name_still_loads(tmp_path, monkeypatch) -> None:
+    """A plugin package written before the operators moved into ``mutreal.mutation`` registers under
+    ``mutreal.operators``; it is installed here for real (a dist-info folder on sys.path)."""
+    dist = tmp_path / "old_style_plugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: old-style-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text(f"[mutreal.operators]\nXDE = {__name__}:DoubleEpochs\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        registry.reload()
+        assert "XDE" in registry.ids()
+        assert isinstance(registry.get("XDE"), DoubleEpochs)
+    finally:
+        monkeypatch.undo()
+        registry.reload()
+    assert "XDE" not in registry.ids()

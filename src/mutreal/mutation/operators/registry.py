@@ -17,6 +17,9 @@ from importlib import metadata
 from mutreal.mutation.operators.base import Operator
 
 GROUP = "mutreal.mutation.operators"
+#: the group's name before the operators moved into ``mutreal.mutation`` (plugins written for it
+#: still load; a plugin under both names counts once)
+LEGACY_GROUP = "mutreal.operators"
 
 #: the built-in operators (the same table as pyproject's entry points)
 BUILTINS: dict[str, str] = {
@@ -65,7 +68,8 @@ def _load_target(target: str) -> object:
 def load() -> dict[str, Operator]:
     """All registered operators by id: built-ins in catalogue order, then plugins (entry-point order)."""
     ops: dict[str, Operator] = {}
-    for ep in metadata.entry_points(group=GROUP):
+    entry_points = [*metadata.entry_points(group=GROUP), *metadata.entry_points(group=LEGACY_GROUP)]
+    for ep in entry_points:
         try:
             op = _instantiate(ep.load(), ep.name)
         except Exception as exc:  # one broken plugin must not hide the others
