@@ -26,7 +26,9 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -112,6 +114,10 @@ EXPORT_COLUMNS: tuple[str, ...] = (
     "campaign_id",
     "finished_at",
 )
+
+
+class StoreWarning(UserWarning):
+    """Stored runs left out of a listing because this mutreal cannot read them (the rest is listed)."""
 
 
 class StoreError(Exception):
@@ -206,9 +212,29 @@ class RunStore:
         names = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         return {"runs", "campaigns"} <= names
 
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """One write: the file brought to this layout first, then everything committed together;
+        on any error nothing of it stays (the migration included) and the store is as it was."""
+        version = self.version
+        try:
+            self._set_version()
+            yield
+            self._db.commit()
+        except BaseException:
+            self._db.rollback()
+            self.version = version
+            raise
+
     def _set_version(self) -> None:
-        """Bring the file to this layout (within the caller's transaction) and mark its version."""
+        """Bring the file to this layout (within the caller's transaction) and mark its version.
+
+        sqlite3 opens a transaction by itself only before a data change, so the migration's
+        CREATE statements would each commit at once: the transaction is opened here, and the
+        migration, the version and the caller's write are committed together or not at all."""
         if self.version < SCHEMA_VERSION:
+            if not self._db.in_transaction:
+                self._db.execute("BEGIN IMMEDIATE")
             _migrate(self._db)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             self.version = SCHEMA_VERSION
@@ -258,14 +284,12 @@ class RunStore:
             record.finished_at,
             json.dumps(record.to_dict()),
         )
-        with self._lock:
-            self._set_version()
+        with self._lock, self._writing():
             self._db.execute(f"INSERT OR REPLACE INTO runs VALUES ({','.join('?' * len(row))})", row)
             if plan_id is not None:
                 self._db.execute(
                     "UPDATE plan SET status = ? WHERE plan_id = ? AND key = ?", (plan_status, plan_id, record.key)
                 )
-            self._db.commit()
 
     def get(self, key: str) -> RunRecord | None:
         with self._lock:
@@ -310,9 +334,21 @@ class RunStore:
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         with self._lock:
             rows = self._db.execute(
-                f"SELECT record FROM runs {where} ORDER BY program, seed", params
+                f"SELECT key, record FROM runs {where} ORDER BY program, seed", params
             ).fetchall()
-        return [self._record(text) for (text,) in rows]
+        found, unreadable = [], []
+        for key, text in rows:
+            try:
+                found.append(self._record(text))
+            except StoreError as error:  # one odd row must not hide every other run of an export
+                unreadable.append(f"{key} ({error})")
+        if unreadable:
+            warnings.warn(
+                f"{len(unreadable)} stored run(s) left out, not readable by this mutreal: {'; '.join(unreadable)}",
+                StoreWarning,
+                stacklevel=2,
+            )
+        return found
 
     def count(self) -> int:
         with self._lock:
@@ -322,13 +358,11 @@ class RunStore:
     def put_campaign(
         self, campaign_id: str, started_at: str, config_yaml: str, manifest: dict[str, Any]
     ) -> None:
-        with self._lock:
-            self._set_version()
+        with self._lock, self._writing():
             self._db.execute(
                 "INSERT OR REPLACE INTO campaigns VALUES (?, ?, ?, ?)",
                 (campaign_id, started_at, config_yaml, json.dumps(manifest, default=str)),
             )
-            self._db.commit()
 
     def campaigns(self) -> list[dict[str, Any]]:
         with self._lock:
@@ -342,16 +376,15 @@ class RunStore:
         """Write a plan (rows of key, program, seed, status) and return it as stored, in plan order.
 
         The same campaign started again has the same ``plan_id`` and rewrites its rows with the
-        statuses its runs now have (the runs decide: a row never claims a run the store lacks). The
+        statuses its runs now have (the runs decide: a ``done`` row is a stored run, or a program that
+        needs no training because it cannot be read). The
         plan is committed before this returns, so it is on disk before anything trains."""
-        with self._lock:
-            self._set_version()
+        with self._lock, self._writing():
             self._db.executemany(
                 "INSERT OR REPLACE INTO plan VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(plan_id, i, key, program, int(seed), status, campaign_id)
                  for i, (key, program, seed, status) in enumerate(rows)],
             )  # fmt: skip
-            self._db.commit()
         return self.plan(plan_id)
 
     def plan(self, plan_id: str) -> list[PlanRow]:
