@@ -8,24 +8,26 @@ then trains the rows read back from the plan that are not ``done`` and marks eac
 transaction that stores its run. The plan's id is the hash of its keys in order, so the same campaign started again
 (after Ctrl-C, a lost service, a killed machine) finds the same plan: rows whose run is stored stay
 ``done`` and are reused, ``planned`` and ``lost`` rows are trained, and no run is trained twice.
+That holds for campaigns run one after another; two processes started at once on one store and one
+plan do not claim rows from each other, and may both train a row that neither has stored yet.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mutreal.execution import hashing
 from mutreal.execution.records import Outcome, RunRecord
 from mutreal.execution.store import RunStore
+from mutreal.serialise import TextEnum
 
 if TYPE_CHECKING:
     from mutreal.execution.campaign import CampaignConfig
 
 
-class PlanStatus(str, Enum):
+class PlanStatus(TextEnum):
     """Where one planned run stands; stored as its value in the plan table."""
 
     #: not trained yet (or trained by a campaign that stopped before storing it)
@@ -34,9 +36,6 @@ class PlanStatus(str, Enum):
     DONE = "done"
     #: its run was stored as ``lost`` (no verdict): the next campaign trains it again
     LOST = "lost"
-
-    __str__ = str.__str__
-    __format__ = str.__format__
 
     @classmethod
     def of(cls, record: RunRecord) -> PlanStatus:

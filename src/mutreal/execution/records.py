@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
+from mutreal.serialise import TextEnum
 
-class Outcome(str, Enum):
+
+class Outcome(TextEnum):
     """How one run ended. A ``str`` whose value is the word the store, JSON and CSV have always held,
     so records written before this type existed read back unchanged and new ones are byte-identical.
 
@@ -36,10 +37,6 @@ class Outcome(str, Enum):
     #: Not the program's doing: its worker was lost (the service or a Ray node went away, the runner
     #: was interrupted, the worker was killed from outside twice). Not a verdict: a rerun trains it again.
     LOST = "lost"
-
-    # the value, not ``Outcome.OK``, in f-strings, messages and CSV cells (as the plain strings were)
-    __str__ = str.__str__
-    __format__ = str.__format__
 
     @classmethod
     def parse(cls, value: str | Outcome) -> Outcome:
@@ -67,8 +64,6 @@ MEMORY = Outcome.MEMORY
 MISSING_DATA = Outcome.MISSING_DATA
 LOST = Outcome.LOST
 OUTCOMES: tuple[Outcome, ...] = tuple(Outcome)
-#: Outcomes caused by the campaign's limits rather than the program: rerun when a limit is raised.
-LIMIT_OUTCOMES: frozenset[Outcome] = frozenset(o for o in Outcome if o.is_limit)
 
 #: Substrings of metric names that mean "lower is better" (losses and errors).
 _LOWER_IS_BETTER_HINTS = (
