@@ -39,10 +39,14 @@ PLANNED = 20
 def replay(name: str, buggy: np.ndarray, fixed: np.ndarray, crashed_b: np.ndarray, crashed_f: np.ndarray,
            lower_is_better: bool, min_runs: int, step: int) -> tuple[int, bool, bool]:  # fmt: skip
     """(runs used, early verdict, full 20-run verdict) of one pair, a = buggy, b = fixed."""
+    # the study's published files sometimes hold a 21st run: both verdicts see the first 20 only, and a
+    # shorter series is planned at its own length (the full verdict then really is the last look)
+    buggy, fixed, crashed_b, crashed_f = (np.asarray(v)[:PLANNED] for v in (buggy, fixed, crashed_b, crashed_f))
+    planned = min(PLANNED, len(buggy), len(fixed))
     common = {"target": "b better", "effect": 0.2, "lower_is_better": lower_is_better, "alpha": 0.05}
-    early = sequential_decision(buggy, fixed, planned_runs=PLANNED, min_runs=min_runs, step=step,
+    early = sequential_decision(buggy, fixed, planned_runs=planned, min_runs=min_runs, step=step,
                                 crashed_a=crashed_b, crashed_b=crashed_f, **common)  # fmt: skip
-    full = look_at(buggy, fixed, planned_runs=PLANNED, crashed_a=crashed_b, crashed_b=crashed_f, **common)
+    full = look_at(buggy, fixed, planned_runs=planned, crashed_a=crashed_b, crashed_b=crashed_f, **common)
     verdict = bool(full.decision)
     print(f"  {name:28} runs {early.used_runs:2d}/{PLANNED}  adaptive {'yes' if early.decision else 'no ':3}  "
           f"20-run {'yes' if verdict else 'no ':3}  {'equal' if early.decision == verdict else 'DIFFERENT'}")  # fmt: skip
