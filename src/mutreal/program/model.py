@@ -195,7 +195,7 @@ class Optimizer(Record):
     :meth:`arg` fills in the era's defaults, so ``'adam'`` and ``Adam()`` compare equal.
     """
 
-    cls: str | None
+    cls: str | None = None
     args: dict[str, Value] = field(default_factory=dict)
     spelling: str = "object"
     text: str = ""

@@ -202,7 +202,8 @@ def python_tree(module: libcst.Module, text: str) -> ast.Module | None:
 
     Why: :func:`parse_source` already parsed the text with ``ast`` to check it, and the extractor
     needs that tree again (line numbers, loss functions). The tree of a recent parse is handed
-    back instead of parsing the same text twice; any other text is parsed here (and kept).
+    back instead of parsing the same text twice; any other text is parsed here (and kept). The
+    tree is shared with later callers: read it, never change it (no NodeTransformer on it).
     """
     kept = _recent_trees.get(id(module))
     if kept is not None and kept[0] is module and (kept[1] is text or kept[1] == text):
