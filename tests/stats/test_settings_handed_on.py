@@ -1,4 +1,4 @@
-"""reproduce_from_records hands every setting on: each test changes one setting away from its default
+"""reproduce_from_records and kill_from_records hand every setting on: each test changes one setting away from its default
 in a way that changes the verdict, so a setting dropped on the way to the rule is seen (the other
 tests use the defaults, where a dropped setting falls back to the same value)."""
 
@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from mutreal.analysis.killing import kill_from_records
 from mutreal.analysis.reproduction import reproduce_from_records
 from mutreal.analysis.settings import DecisionSettings
 from mutreal.execution.records import EvaluateRecord, RunRecord
 from mutreal.stats.sequential import RULE, SequentialDecision
+
+from .conftest import correctness, make_records
 
 
 def _runs(program: str, metrics: Sequence[dict[str, float]], *, outcome: str = "ok") -> list[RunRecord]:
@@ -102,3 +105,61 @@ def test_the_sequential_decision_is_kept_on_the_report() -> None:
     report = reproduce_from_records(_crashed("b.py", 5), _ok_without_metric("f.py", 5), sequential=decision)
     assert report.sequential is decision
     assert report.to_dict()["sequential"]["runs_saved"] == 15
+
+
+# ------------------------------------------------------------------------------------------ kill
+
+
+def _decision(runs_saved: int) -> SequentialDecision:
+    return SequentialDecision(target="b worse", planned_runs=20, min_runs=5, used_runs=20 - runs_saved,
+                              decision=True, stopped_early=runs_saved > 0, runs_saved=runs_saved, rule=RULE)  # fmt: skip
+
+
+def test_kill_compares_the_named_metric_of_original_and_mutants() -> None:
+    original = _runs("o.py", SAME_ACCURACY_FIXED)
+    mutant = _runs("m.py", SAME_ACCURACY_BUGGY)
+    assert not kill_from_records(original, {"m.py": mutant}).mutants[0].deepcrime.killed
+    report = kill_from_records(original, {"m.py": mutant}, settings={"metric": "auc"})
+    assert report.original.metric == "auc" and report.mutants[0].series.metric == "auc"
+    assert report.mutants[0].deepcrime.killed
+
+
+def test_kill_takes_the_given_direction_for_original_and_mutants() -> None:
+    original = _runs("o.py", [{"accuracy": 0.8, "error": 0.60 + 0.01 * (s % 3)} for s in range(8)])
+    mutant = _runs("m.py", [{"accuracy": 0.8, "error": 0.10 + 0.01 * (s % 3)} for s in range(8)])
+    by_name = kill_from_records(original, {"m.py": mutant}, settings={"metric": "error"})
+    assert not by_name.mutants[0].deepcrime.killed  # a lower error is better: the mutant is no worse
+    told = kill_from_records(original, {"m.py": mutant}, settings={"metric": "error", "lower_is_better": False})
+    assert told.original.lower_is_better is False and told.mutants[0].series.lower_is_better is False
+    assert told.mutants[0].deepcrime.killed
+
+
+def test_kill_alpha_reaches_deepcrime_fisher_holm_and_the_report() -> None:
+    """6 right runs against 6 wrong ones on an input: Fisher's one-sided p is 1 / C(12, 6) = 1/924."""
+    n, inputs = 6, 4
+    original = make_records("o.py", [0.90, 0.91, 0.92, 0.90, 0.91, 0.92], correctness(n, inputs, []))
+    mutant = make_records("m.py", [0.80, 0.81, 0.82, 0.80, 0.81, 0.82], correctness(n, inputs, [0]))
+    loose = kill_from_records(original, {"m.py": mutant}).mutants[0]
+    assert loose.fisher.killed and loose.fisher.min_p_value == 1 / 924
+    assert loose.deepcrime.killed and loose.killed_holm and loose.fisher_killed_holm
+    strict = kill_from_records(original, {"m.py": mutant}, settings={"alpha": 1e-4, "test": "mannwhitney"})
+    assert strict.alpha == 1e-4 and strict.test == "mannwhitney"
+    only = strict.mutants[0]
+    assert only.fisher.alpha == 1e-4 and not only.fisher.killed and not only.fisher_killed_holm
+    assert only.deepcrime.comparison.test == "mannwhitney" and not only.deepcrime.killed and not only.killed_holm
+
+
+def test_kill_keeps_each_mutant_s_own_sequential_decision_and_notes_missing_correctness() -> None:
+    n, inputs = 6, 4
+    original = make_records("o.py", [0.9] * n, correctness(n, inputs, []))
+    mutants = {
+        "a.py": make_records("a.py", [0.9] * n, correctness(n, inputs, [])),
+        "b.py": make_records("b.py", [0.9] * n),  # no per-input correctness
+    }
+    decisions = {"a.py": _decision(5), "b.py": _decision(10)}
+    report = kill_from_records(original, mutants, sequential=decisions)
+    by_name = {m.program: m for m in report.mutants}
+    assert by_name["a.py"].sequential is decisions["a.py"] and by_name["b.py"].sequential is decisions["b.py"]
+    assert report.notes == ["b.py: no per-input correctness (labels, class predictions), no Fisher verdict"]
+    assert by_name["a.py"].fisher is not None and by_name["b.py"].fisher is None
+    assert kill_from_records(original, mutants).mutants[0].sequential is None
