@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from mutreal.analysis.killing import kill_from_records
 from mutreal.analysis.reproduction import reproduce_from_records
+from mutreal.analysis.similarity import compare_from_records
 from mutreal.analysis.settings import DecisionSettings
 from mutreal.execution.records import EvaluateRecord, RunRecord
 from mutreal.stats.sequential import RULE, SequentialDecision
@@ -163,3 +164,67 @@ def test_kill_keeps_each_mutant_s_own_sequential_decision_and_notes_missing_corr
     assert report.notes == ["b.py: no per-input correctness (labels, class predictions), no Fisher verdict"]
     assert by_name["a.py"].fisher is not None and by_name["b.py"].fisher is None
     assert kill_from_records(original, mutants).mutants[0].sequential is None
+
+
+# --------------------------------------------------------------------------------------- compare
+
+
+def test_jaccard_of_killing_inputs_by_hand() -> None:
+    from mutreal.analysis.similarity import _jaccard
+
+    assert _jaccard([0, 1], [1, 2]) == 1 / 3
+    assert _jaccard([0, 1], [0, 1]) == 1.0
+    assert _jaccard([0], []) == 0.0 and _jaccard([], [3]) == 0.0
+    assert _jaccard([], []) is None  # neither kills anywhere: nothing to compare
+
+
+def test_compare_uses_the_named_metric_and_direction_for_fault_and_mutants() -> None:
+    fixed = _runs("f.py", SAME_ACCURACY_FIXED)
+    buggy = _runs("b.py", SAME_ACCURACY_BUGGY)
+    mutant = _runs("m.py", SAME_ACCURACY_BUGGY)
+    plain = compare_from_records(buggy, fixed, {"m.py": mutant})
+    assert not plain.fault_kill.killed and not plain.mutants[0].kill.killed
+    named = compare_from_records(buggy, fixed, {"m.py": mutant}, settings={"metric": "auc"})
+    assert named.fixed.metric == named.buggy.metric == named.mutants[0].series.metric == "auc"
+    assert named.fault_kill.killed and named.mutants[0].kill.killed and named.mutants[0].killing_agreement
+    told = compare_from_records(buggy, fixed, {"m.py": mutant}, settings={"metric": "auc", "lower_is_better": True})
+    assert told.buggy.lower_is_better and told.mutants[0].series.lower_is_better
+    assert told.mutants[0].versus_fault.lower_is_better is True
+    assert not told.fault_kill.killed  # a lower auc is now the better one
+
+
+def test_compare_fisher_agreement_jaccard_alpha_and_test_by_hand() -> None:
+    """Fault wrong on inputs 0 and 1 in every run, one mutant on 1 and 2, one nowhere: Fisher kills
+    the fault and the first mutant (p = 1/924 < 0.05 on each killing input), not the second."""
+    n, inputs = 6, 4
+    fixed = make_records("f.py", [0.90, 0.91, 0.92, 0.90, 0.91, 0.92], correctness(n, inputs, []))
+    buggy = make_records("b.py", [0.80, 0.81, 0.82, 0.80, 0.81, 0.82], correctness(n, inputs, [0, 1]))
+    mutants = {
+        "like.py": make_records("like.py", [0.80, 0.81, 0.82, 0.80, 0.81, 0.82], correctness(n, inputs, [1, 2])),
+        "unlike.py": make_records("unlike.py", [0.90, 0.91, 0.92, 0.90, 0.91, 0.92], correctness(n, inputs, [])),
+    }
+    report = compare_from_records(buggy, fixed, mutants)
+    like, unlike = report.mutants
+    assert report.fault_fisher.killed and report.fault_fisher.killing_inputs == [0, 1]
+    assert like.fisher.killed and like.fisher_agreement is True and like.fisher_input_jaccard == 1 / 3
+    assert not unlike.fisher.killed and unlike.fisher_agreement is False and unlike.fisher_input_jaccard == 0.0
+    assert report.fault_kp is not None and like.similarity is not None and report.notes == []
+    strict = compare_from_records(buggy, fixed, mutants, settings={"alpha": 1e-4, "test": "mannwhitney"})
+    assert strict.fault_fisher.alpha == 1e-4 and not strict.fault_fisher.killed
+    assert strict.mutants[0].fisher.alpha == 1e-4 and not strict.mutants[0].fisher.killed
+    assert strict.mutants[0].fisher_agreement is True  # neither is killed at that level
+    assert strict.mutants[0].versus_fault.test == "mannwhitney" and strict.mutants[0].versus_fault.alpha == 1e-4
+
+
+def test_compare_notes_what_has_no_per_input_correctness() -> None:
+    n, inputs = 6, 4
+    fixed = make_records("f.py", [0.9] * n, correctness(n, inputs, []))
+    buggy = make_records("b.py", [0.8] * n, correctness(n, inputs, [0]))
+    bare = make_records("bare.py", [0.8] * n)
+    report = compare_from_records(buggy, fixed, {"bare.py": bare})
+    assert report.notes == ["bare.py: no per-input correctness, no KP, CS, IoU"]
+    only = report.mutants[0]
+    assert only.fisher is None and only.kp is None and only.similarity is None and only.fisher_agreement is None
+    no_pair = compare_from_records(make_records("b.py", [0.8] * n), fixed, {"bare.py": bare})
+    assert no_pair.notes[0] == "no per-input correctness for the fixed/buggy pair: no KP, CS, IoU"
+    assert no_pair.fault_fisher is None and no_pair.fault_kp is None
