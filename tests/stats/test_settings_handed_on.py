@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 from mutreal.analysis.killing import kill_from_records
 from mutreal.analysis.reproduction import reproduce_from_records
-from mutreal.analysis.similarity import compare_from_records
 from mutreal.analysis.settings import DecisionSettings
+from mutreal.analysis.similarity import compare_from_records
 from mutreal.execution.records import EvaluateRecord, RunRecord
 from mutreal.stats.sequential import RULE, SequentialDecision
 
