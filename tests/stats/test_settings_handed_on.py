@@ -81,6 +81,31 @@ def test_a_buggy_run_that_crashed_after_evaluating_counts_as_failed() -> None:
     assert verdict.symptom == "crash" and verdict.failed_buggy == 5 and verdict.reproduced
 
 
+def test_a_buggy_program_that_ends_without_evaluate_did_not_crash() -> None:
+    """No metric but outcome ok on the buggy side: no crash (the flags say so), and with no metric to
+    compare the fault is not reproduced, rather than read as a buggy program failing every run."""
+    verdict = reproduce_from_records(_ok_without_metric("b.py", 5), _runs("f.py", [{"accuracy": 0.8}] * 5)).verdict
+    assert verdict.symptom == "performance" and not verdict.reproduced
+    assert verdict.reason == "a group has no successful runs"
+
+
+def test_the_fixed_side_is_read_with_the_buggy_side_s_metric_and_direction() -> None:
+    """The two programs' runs name different default metrics and directions: the fixed one is read
+    the buggy one's way, so both series compare the same quantity in the same direction."""
+    buggy = [RunRecord(key=f"b-{s}", program="b.py", seed=s, outcome="ok", metric_name="error",
+                       metric_value=0.5, direction="lower",
+                       evaluations=[EvaluateRecord(results={"error": 0.50 + 0.01 * (s % 3), "accuracy": 0.9})])
+             for s in range(6)]  # fmt: skip
+    fixed = [RunRecord(key=f"f-{s}", program="f.py", seed=s, outcome="ok", metric_name="accuracy",
+                       metric_value=0.9, direction="higher",
+                       evaluations=[EvaluateRecord(results={"accuracy": 0.9, "error": 0.10 + 0.01 * (s % 3)})])
+             for s in range(6)]  # fmt: skip
+    report = reproduce_from_records(buggy, fixed)
+    assert report.buggy.metric == report.fixed.metric == "error"
+    assert report.buggy.lower_is_better is True and report.fixed.lower_is_better is True
+    assert report.verdict.reproduced  # the fixed program's error is far lower
+
+
 def test_the_symptom_asked_for_is_the_rule_applied() -> None:
     """Asked for the performance rule, a buggy program that always crashes has no metric to compare."""
     buggy, fixed = _crashed("b.py", 5), _runs("f.py", [{"accuracy": 0.8 + 0.01 * s} for s in range(5)])
