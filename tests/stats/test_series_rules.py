@@ -74,3 +74,18 @@ def test_fisher_verdicts_read_both_fields_of_a_verdict() -> None:
     assert fisher_verdicts(None) == {"fisher_killed": None, "fisher_killed_pool": None}
     verdict = fisher_kill(correctness(6, 100, []), correctness(6, 100, [0]))
     assert fisher_verdicts(verdict) == {"fisher_killed": True, "fisher_killed_pool": False}
+
+
+def test_a_single_run_names_its_program_and_no_run_gives_boolean_flags() -> None:
+    assert metric_series(make_records("solo.py", [0.9])).program == "solo.py"
+    empty = metric_series([])
+    assert empty.failed.dtype == np.bool_ and empty.values.dtype == np.float64
+
+
+def test_a_run_that_crashed_after_evaluating_is_wrong_on_every_input() -> None:
+    """Its last evaluate() left per-input correctness, but a crash counts as wrong everywhere."""
+    crashed = make_records("p.py", [0.9], [[True, True, True]])[0]
+    crashed.outcome = "crash"
+    crashed.seed, crashed.key = 1, "p-1"
+    runs = make_records("p.py", [0.9], [[True, False, True]]) + [crashed]
+    assert correctness_matrix(runs).tolist() == [[True, False, True], [False, False, False]]

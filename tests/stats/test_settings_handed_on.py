@@ -253,3 +253,61 @@ def test_compare_notes_what_has_no_per_input_correctness() -> None:
     no_pair = compare_from_records(make_records("b.py", [0.8] * n), fixed, {"bare.py": bare})
     assert no_pair.notes[0] == "no per-input correctness for the fixed/buggy pair: no KP, CS, IoU"
     assert no_pair.fault_fisher is None and no_pair.fault_kp is None
+
+
+def _named(program: str, name: str, direction: str, values: Sequence[dict[str, float]],
+           correct: Sequence[Sequence[bool]] | None = None) -> list[RunRecord]:
+    """Runs whose own default metric is ``name`` (what their last evaluate() named first)."""
+    runs = []
+    for seed, results in enumerate(values):
+        evaluation = EvaluateRecord(results=dict(results))
+        if correct is not None:
+            evaluation.labels = [1] * len(correct[seed])
+            evaluation.predictions = [1 if ok else 0 for ok in correct[seed]]
+            evaluation.prediction_kind = "class"
+            evaluation.n_inputs = len(correct[seed])
+        runs.append(RunRecord(key=f"{program}-{seed}", program=program, seed=seed, outcome="ok", metric_name=name,
+                              metric_value=results[name], direction=direction, evaluations=[evaluation]))  # fmt: skip
+    return runs
+
+
+def test_mutants_are_read_with_the_original_s_metric_not_their_own_default() -> None:
+    original = _named("o.py", "auc", "higher", [{"auc": 0.90 + 0.01 * (s % 3), "accuracy": 0.8} for s in range(8)])
+    mutant = _named("m.py", "accuracy", "higher", [{"auc": 0.50 + 0.01 * (s % 3), "accuracy": 0.8} for s in range(8)])
+    kill = kill_from_records(original, {"m.py": mutant})
+    assert kill.mutants[0].series.metric == "auc" and kill.mutants[0].deepcrime.killed
+    fixed, buggy = original, _named("b.py", "accuracy", "higher", [{"auc": 0.5 + 0.01 * (s % 3), "accuracy": 0.8} for s in range(8)])
+    compared = compare_from_records(buggy, fixed, {"m.py": mutant})
+    assert compared.buggy.metric == compared.mutants[0].series.metric == "auc"
+    assert compared.fault_kill.killed and compared.mutants[0].kill.killed
+
+
+def test_an_original_that_always_crashed_still_gets_a_fisher_verdict_from_the_mutant_s_inputs() -> None:
+    """Every original run wrong everywhere (crashed): the input count comes from the mutant's runs,
+    and no mutant can be worse than that."""
+    original = make_records("o.py", [None] * 6)
+    mutant = make_records("m.py", [0.9] * 6, correctness(6, 4, [0]))
+    only = kill_from_records(original, {"m.py": mutant}).mutants[0]
+    assert only.fisher is not None and only.fisher.n_inputs == 4 and not only.fisher.killed
+
+
+def test_inputs_are_counted_from_the_fixed_program_first() -> None:
+    """Fixed and mutant evaluate 4 inputs, the buggy program 5: the fault has no per-input pairing
+    (no Fisher verdict, a note), the mutant is still paired with the fixed program."""
+    n = 6
+    fixed = make_records("f.py", [0.9] * n, correctness(n, 4, []))
+    buggy = make_records("b.py", [0.8] * n, correctness(n, 5, [0]))
+    mutant = make_records("m.py", [0.8] * n, correctness(n, 4, [0]))
+    report = compare_from_records(buggy, fixed, {"m.py": mutant})
+    assert report.fault_fisher is None and report.notes == ["no per-input correctness for the fixed/buggy pair: no KP, CS, IoU"]
+    assert report.mutants[0].fisher is not None and report.mutants[0].fisher.killed
+
+
+def test_a_mutant_with_another_input_count_is_not_paired() -> None:
+    n = 6
+    fixed = make_records("f.py", [0.9] * n, correctness(n, 4, []))
+    buggy = make_records("b.py", [0.8] * n, correctness(n, 4, [0]))
+    other = make_records("other.py", [0.8] * n, correctness(n, 5, [0]))
+    report = compare_from_records(buggy, fixed, {"other.py": other})
+    assert report.fault_fisher is not None and report.mutants[0].fisher is None
+    assert report.notes == ["other.py: no per-input correctness, no KP, CS, IoU"]
