@@ -311,3 +311,13 @@ def test_a_mutant_with_another_input_count_is_not_paired() -> None:
     report = compare_from_records(buggy, fixed, {"other.py": other})
     assert report.fault_fisher is not None and report.mutants[0].fisher is None
     assert report.notes == ["other.py: no per-input correctness, no KP, CS, IoU"]
+
+
+def test_the_fixed_side_takes_the_buggy_side_s_direction_when_none_is_given() -> None:
+    """Both sides name the metric ``score`` (no direction in its name) but record opposite
+    directions: the fixed side is read the buggy side's way, not its own."""
+    buggy = _named("b.py", "score", "lower", [{"score": 0.50 + 0.01 * (s % 3)} for s in range(6)])
+    fixed = _named("f.py", "score", "higher", [{"score": 0.10 + 0.01 * (s % 3)} for s in range(6)])
+    report = reproduce_from_records(buggy, fixed)
+    assert report.buggy.lower_is_better is True and report.fixed.lower_is_better is True
+    assert report.verdict.reproduced  # a lower score is better, and the fixed one is far lower
