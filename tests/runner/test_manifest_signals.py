@@ -96,10 +96,16 @@ def _assert_plans_match_the_runs(store: Path, runs_per_bug: int, finished: bool)
     return plans
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt(folder: Path, command: list[str], out: Path, sig: signal.Signals) -> subprocess.CompletedProcess:
     """Start ``command``, wait for the first whole line of ``out``, send ``sig``, collect the result."""
+    # A shell starts background jobs with SIGINT ignored (a CI script run with `&`, nohup), and Python
+    # then installs no Ctrl-C handler: the child gets SIGINT's default back, as a terminal gives it.
     process = subprocess.Popen(command, cwd=folder, env=_env(), stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)  # fmt: skip
+                               stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)  # fmt: skip
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline and process.poll() is None:
         if out.is_file() and out.read_text().endswith("\n"):
