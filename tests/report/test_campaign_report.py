@@ -195,3 +195,29 @@ def test_campaign_plots_render_in_chromium(campaign_report: Path, chromium_binar
         assert plot is not None, f"{name} missing from the page"
         assert plot["complete"] and plot["natural"] > 200, f"{name} did not decode: {plot}"
         assert plot["width"] > 100 and plot["height"] > 50 and plot["inside"], f"{name} not on screen: {plot}"
+
+
+def test_a_partial_reconstruction_is_counted_apart_from_a_full_one(tmp_path: Path):
+    from mutreal.report.campaigns import coupling_best_table, coupling_html
+
+    def reconstructed(operator: str, coupling: float, partial: bool, status: str = "reconstructed") -> dict:
+        made = mutant(operator, coupling, [0.5, 0.5, 0.0], exact=not partial)
+        made["provenance"].update(partial=partial, components=[{"operator": operator, "status": status}])
+        return made
+
+    note = "partial reconstruction: the mutants reconstruct 1 of 2 fault component(s) (HLR at lr)"
+    rows = [
+        comparison("full", [reconstructed("HLR", 0.9, partial=False)], [0.5, 0.5, 0.0]),
+        {**comparison("part", [reconstructed("HLR", 0.85, partial=True)], [0.5, 0.5, 0.0]), "notes": [note]},
+        comparison("off", [reconstructed("HLR", 0.1, partial=True, status="residual")], [0.5, 0.5, 0.0]),
+    ]
+    read = CampaignRows.read(write_jsonl(tmp_path / "c.jsonl", rows))
+    table = coupling_operators_table(read)
+    (hlr,) = [dict(zip(table.columns, r, strict=True)) for r in table.rows]
+    # the partial mutant does not reconstruct the fault; one whose own part has a residual is neither
+    assert (hlr["bugs tried"], hlr["reconstructs"], hlr["reconstructs partly"]) == (3, 1, 1)
+    assert hlr["share reconstructed"] == round(1 / 3, 4) and hlr["couples strongly"] == 2
+    best = {r[0]: dict(zip(coupling_best_table(read).columns, r, strict=True)) for r in coupling_best_table(read).rows}
+    assert best["full"]["mutants from"] == "reconstruct" and best["part"]["mutants from"] == "reconstruct (partial)"
+    page = coupling_html(read.by_id()["part"])
+    assert "reconstruct (partial)" in page and html.escape(note) in page

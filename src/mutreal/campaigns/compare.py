@@ -226,7 +226,7 @@ def decide(
     ).to_dict()  # fmt: skip
     row.metric, row.lower_is_better = report["fixed"]["metric"], report["fixed"]["lower_is_better"]
     row.buggy, row.fixed = _series(report["buggy"]), _series(report["fixed"])
-    row.notes = list(report["notes"])
+    row.notes = [*made.notes, *report["notes"]]
     if not report["fixed"]["summary"]["n"]:
         row.status, row.error = "error", "the fixed program has no successful run: nothing to compare with"
         return row

@@ -8,7 +8,9 @@ behave like the real ones. Three sets of mutants of a bug's fixed program answer
   :func:`mutreal.study.validate.validate_bug`): one mutant per component, plus the higher-order mutant
   of all of them when there are several. If the real fault is reconstructed exactly this mutant
   *is* the fault, and it must couple with it; a bug none of whose components an operator
-  simulates gets no mutant and a reason.
+  simulates gets no mutant and a reason. A bug only some of whose components an operator
+  simulates gets the mutants of those (the closest a mutation tool comes to it), marked
+  ``partial`` with the components left out and why, and a note on the bug's row.
 - ``all``: every first-order mutant of every registered operator at the catalogue's (DeepCrime's)
   parameter values, the exhaustive search for the mutant closest to the fault.
 - a folder: mutants written beforehand, ``DIR/<bug id>/*.py`` (with ``mutate``'s provenance
@@ -25,7 +27,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +57,8 @@ class MutantSet:
     mutants: list[MutantSpec] = field(default_factory=list)
     failures: list[dict[str, Any]] = field(default_factory=list)
     reason: str | None = None
+    #: what a report must know of the set as a whole (a partial reconstruction says so here)
+    notes: list[str] = field(default_factory=list)
 
 
 def safe_name(text: str) -> str:
@@ -70,18 +74,23 @@ def _plain(value: Any) -> Any:
         return repr(value)
 
 
+def _row(classified: Any) -> dict[str, Any]:
+    return classified.to_dict() if hasattr(classified, "to_dict") else dict(classified)
+
+
 def not_simulable_reason(classified: Any) -> str | None:
-    """Why no operator can simulate this bug (from its classify row), or None when every component can.
+    """Why no operator can simulate any part of this bug (from its classify row), or None when at
+    least one component can (the others make the reconstruction partial).
 
     ``classified`` is a :class:`mutreal.label.classify.BugResult` or its JSON dict."""
-    data = classified.to_dict() if hasattr(classified, "to_dict") else dict(classified)
+    data = _row(classified)
     if data.get("status") != "ok":
         return f"the pair cannot be classified: {data.get('error') or data.get('status')}"
     components = data.get("components") or []
     if not components:
         return "classify found no fault component (order 0): nothing to reconstruct"
     missing = [c for c in components if not c.get("simulable")]
-    if not missing:
+    if len(missing) < len(components):
         return None
     parts = [f"{c.get('code')} at {c.get('element')}: {c.get('reason') or 'no operator'}" for c in missing]
     share = f"{len(missing)} of {len(components)} component(s)"
@@ -113,7 +122,8 @@ def reconstruct_mutants(
     folder = Path(folder)
     if folder.exists():
         shutil.rmtree(folder)  # a resumed bug starts from a clean folder: no stale mutant trained
-    validation = validate_bug(ManifestRow(bug_id, benchmark, list(buggy), list(fixed)), workdir=str(folder))
+    row = ManifestRow(bug_id, benchmark, list(buggy), list(fixed))
+    validation = validate_bug(row, workdir=str(folder), partial=True)
     if validation.status in ("error", "not_simulable", "no_components"):
         return MutantSet(
             reason=f"validate-operators: {validation.status}: {validation.error or ''}".rstrip(": ")
@@ -122,7 +132,7 @@ def reconstruct_mutants(
     failures = [
         {"operator": c.operator, "element": c.element, "status": c.status, "error": c.detail}
         for c in validation.components
-        if c not in applied
+        if c not in applied and c.status != "not_simulable"
     ]
     if not applied:
         return MutantSet(failures=failures, reason="no component's operator could be applied: " + "; ".join(
@@ -130,6 +140,7 @@ def reconstruct_mutants(
     mirror = folder / "builtin"
     combined = _mirrored_entry(mirror, fixed, fixed_entry)
     exact = validation.status == "reconstructed"
+    coverage = _coverage(validation.components, applied, classified)
     mutants: list[MutantSpec] = []
     if len(applied) == 1 or len(fixed) > 1:
         # one edit: the validated mutant is the first-order one; several files: only the mirror imports
@@ -144,7 +155,51 @@ def reconstruct_mutants(
                 failures.append({"operator": component.operator, "element": component.element,
                                  "status": "operator_error", "error": "the single edit could not be written"})  # fmt: skip
         mutants.append(_reconstructed(combined, applied, exact, validation.residual, None))
-    return MutantSet(mutants=mutants, failures=failures)
+    for spec in mutants:
+        spec.provenance.update(coverage)
+    return MutantSet(mutants=mutants, failures=failures, notes=_partial_note(coverage))
+
+
+def _coverage(outcomes: Sequence[Any], applied: Sequence[Any], classified: Any) -> dict[str, Any]:
+    """Which fault components the mutants reconstruct and which they leave out (code, element, why).
+
+    The reconstruction is ``partial`` when a component has no edit in any mutant: no operator
+    simulates it, or its operator could not be applied. Codes and reasons are the classify row's
+    (buggy to fixed, what the user sees) where it has the element, else validate's."""
+    from mutreal.program.model import canonical_path
+
+    shown = {canonical_path(str(c.get("element"))): c for c in _row(classified).get("components") or []}
+
+    def code(outcome: Any) -> str:
+        return str((shown.get(canonical_path(outcome.element)) or {}).get("code") or outcome.code)
+
+    reconstructed = [{"code": code(c), "element": c.element, "operator": c.operator}
+                     for c in applied if c.reconstructed]  # fmt: skip
+    left_out = []
+    for c in outcomes:
+        if c.reconstructed:
+            continue
+        if c.status == "not_simulable":
+            why = (shown.get(canonical_path(c.element)) or {}).get("reason") or c.detail or "no operator simulates it"
+        else:
+            why = f"{c.status}: {c.detail}".rstrip(": ")
+        left_out.append({"code": code(c), "element": c.element, "reason": why, "status": c.status})
+    partial = any(c not in applied for c in outcomes)
+    return {"partial": partial, "reconstructed": reconstructed, "not_reconstructed": left_out}
+
+
+def _partial_note(coverage: Mapping[str, Any]) -> list[str]:
+    """The row's note of a partial reconstruction (none for a full one)."""
+    if not coverage["partial"]:
+        return []
+    done = "; ".join(f"{c['code']} at {c['element']}" + ("" if c["operator"] == c["code"] else f" by {c['operator']}")
+                     for c in coverage["reconstructed"])  # fmt: skip
+    left = "; ".join(f"{c['code']} at {c['element']}: {c['reason']}" for c in coverage["not_reconstructed"])
+    total = len(coverage["reconstructed"]) + len(coverage["not_reconstructed"])
+    return [
+        f"partial reconstruction: the mutants reconstruct {len(coverage['reconstructed'])} of {total} fault "
+        f"component(s) ({done or 'none exactly'}); not reconstructed: {left}"
+    ]
 
 
 def _mirrored_entry(mirror: Path, fixed: Sequence[str], entry: str) -> str:

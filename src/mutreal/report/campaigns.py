@@ -185,6 +185,7 @@ def coupling_operators_table(rows: CampaignRows) -> Table:
     compared = [r for r in rows.rows if r.get("status") == "ok"]
     tried: dict[str, set[str]] = defaultdict(set)
     exact: dict[str, set[str]] = defaultdict(set)
+    partly: dict[str, set[str]] = defaultdict(set)
     strong: dict[str, set[str]] = defaultdict(set)
     couplings: dict[str, list[float]] = defaultdict(list)
     ious: dict[str, list[float]] = defaultdict(list)
@@ -194,8 +195,11 @@ def coupling_operators_table(rows: CampaignRows) -> Table:
             op = _operators_of(m)
             mutants[op] += 1
             tried[op].add(row["id"])
-            if (m.get("provenance") or {}).get("exact"):
+            provenance = m.get("provenance") or {}
+            if provenance.get("exact") and not provenance.get("partial"):
                 exact[op].add(row["id"])
+            elif provenance.get("partial") and _reconstructs_its_part(provenance):
+                partly[op].add(row["id"])
             if m.get("coupling") is not None:
                 couplings[op].append(float(m["coupling"]))
                 if m["coupling"] >= STRONG_COUPLING:
@@ -206,20 +210,35 @@ def coupling_operators_table(rows: CampaignRows) -> Table:
     out = []
     for op in sorted(tried, key=lambda o: (-len(exact[o]), -(_mean(couplings[o]) or 0.0), o)):
         share = round(len(exact[op]) / n, 4) if n else None
-        out.append([op, mutants[op], len(tried[op]), len(exact[op]), share, len(strong[op]),
+        out.append([op, mutants[op], len(tried[op]), len(exact[op]), share, len(partly[op]), len(strong[op]),
                     _mean(couplings[op]), _mean(ious[op])])  # fmt: skip
     note = (
         f"{n} bug(s) compared (status ok). reconstructs: the operator's mutant is the real fault exactly "
-        f"(classify finds nothing left between them); share: of the {n} bugs compared. couples strongly: "
+        f"(classify finds nothing left between them); share: of the {n} bugs compared. reconstructs partly: "
+        "the mutant is exactly the fault's components it was made for, but the fault has others no mutant "
+        "makes (no operator simulates them, or one could not be applied); not counted as reconstructing "
+        "the fault. couples strongly: "
         f"a mutant with coupling strength >= {STRONG_COUPLING}. Means over the operator's mutants with a "
         "coupling (per-input correctness on every side). A+B is the higher-order mutant of a fault of "
         "several components."
     )
-    columns = ["operator", "mutants", "bugs tried", "reconstructs", "share reconstructed", "couples strongly",
-               "mean coupling", "mean IoU"]  # fmt: skip
+    columns = ["operator", "mutants", "bugs tried", "reconstructs", "share reconstructed", "reconstructs partly",
+               "couples strongly", "mean coupling", "mean IoU"]  # fmt: skip
     return Table(
         "coupling_operators", "Operators against real faults: reconstruction and coupling", columns, out, note
     )
+
+
+def _reconstructs_its_part(provenance: Mapping[str, Any]) -> bool:
+    """A partial mutant whose own components are all reconstructed (classify finds them gone)."""
+    own = provenance.get("components") or []
+    return bool(own) and all(c.get("status") == "reconstructed" for c in own)
+
+
+def _mode(row: Mapping[str, Any]) -> str:
+    """Where the row's mutants came from, with ``(partial)`` when they leave fault components out."""
+    partial = any((m.get("provenance") or {}).get("partial") for m in row.get("mutants") or [])
+    return str(row.get("mode") or "") + (" (partial)" if partial else "")
 
 
 def coupling_best_table(rows: CampaignRows) -> Table:
@@ -230,7 +249,7 @@ def coupling_best_table(rows: CampaignRows) -> Table:
         fault = row.get("fault") or {}
         why = row.get("reason") or row.get("error") or ("" if best else "no mutant with a coupling")
         out.append([
-            row["id"], _benchmark(row), row.get("status"), row.get("mode") or "", len(row.get("mutants") or []),
+            row["id"], _benchmark(row), row.get("status"), _mode(row), len(row.get("mutants") or []),
             _yes_no(fault.get("killed")), best.get("operator") or "", json.dumps(best.get("value")) if best else "",
             best.get("coupling"), best.get("iou"), _yes_no(best.get("reliable")) if best else "", why,
         ])  # fmt: skip
@@ -320,13 +339,14 @@ def coupling_html(row: Mapping[str, Any]) -> str:
     fault = row.get("fault") or {}
     kp = fault.get("kp") or {}
     head = (
-        f"<p>mutants from <strong>{_e(row.get('mode'))}</strong>; status <strong>{_e(row.get('status'))}</strong>; "
+        f"<p>mutants from <strong>{_e(_mode(row))}</strong>; status <strong>{_e(row.get('status'))}</strong>; "
         f"real fault killed <strong>{_e(_yes_no(fault.get('killed')))}</strong>"
         + (f", inputs with KP &gt; 0: {_e(kp.get('inputs_killing'))}/{_e(kp.get('n_inputs'))}" if kp else "")
         + f'</p><p class="note">{_e(row.get("correctness") or "")} {_e(row.get("reliable_rule") or "")}</p>'
     )
     if row.get("reason") or row.get("error"):
         head += f'<p class="note">{_e(row.get("reason") or row.get("error"))}</p>'
+    head += "".join(f'<p class="note">{_e(n)}</p>' for n in row.get("notes") or [] if n.startswith("partial "))
     best = (row.get("best") or {}).get("file")
     body = []
     for m in row.get("mutants") or []:

@@ -97,8 +97,9 @@ class BugValidation(Record):
     """The validation of one real bug (with the built-in matching, plus any plugin trials).
 
     status: ``reconstructed`` (no component left), ``partial`` (some components reconstructed),
-    ``failed``, ``not_simulable`` (not every component simulable: not attempted), ``no_components``
-    or ``error`` (the pair cannot be classified, or an internal failure; ``error`` says why).
+    ``failed``, ``not_simulable`` (not every component simulable, or with ``partial`` none: not
+    attempted), ``no_components`` or ``error`` (the pair cannot be classified, or an internal
+    failure; ``error`` says why).
     """
 
     id: str
@@ -466,11 +467,20 @@ def _reconstruct(
 
 
 def validate_bug(
-    row: ManifestRow, *, workdir: str | None = None, operators: Mapping[str, Operator] | None = None
+    row: ManifestRow,
+    *,
+    workdir: str | None = None,
+    operators: Mapping[str, Operator] | None = None,
+    partial: bool = False,
 ) -> BugValidation:
-    """Validate the operators on one real bug (never raises: failures become an ``error`` row)."""
+    """Validate the operators on one real bug (never raises: failures become an ``error`` row).
+
+    ``partial``: a bug only some of whose components are simulable is attempted on those (the
+    closest mutant a campaign can train); the others stay in the residual and are listed as
+    ``not_simulable`` outcomes, so the bug is ``partial`` at best. ``validate-operators`` leaves
+    it off: its figures are over the bugs an operator set could reproduce whole."""
     try:
-        return _validate_bug(row, workdir, operators)
+        return _validate_bug(row, workdir, operators, partial)
     except Exception as exc:  # one bad bug never stops the run
         return BugValidation(
             row.id, row.benchmark, "error", error=f"internal error: {type(exc).__name__}: {exc}"
@@ -478,7 +488,7 @@ def validate_bug(
 
 
 def _validate_bug(
-    row: ManifestRow, workdir: str | None, operators: Mapping[str, Operator] | None
+    row: ManifestRow, workdir: str | None, operators: Mapping[str, Operator] | None, partial: bool = False
 ) -> BugValidation:
     ops = dict(operators if operators is not None else registry.operators())
     if not row.buggy or not row.fixed:
@@ -491,17 +501,22 @@ def _validate_bug(
         return BugValidation(row.id, row.benchmark, "error", error=cls.error)
     if not cls.components:
         return BugValidation(row.id, row.benchmark, "no_components")
-    if not cls.simulable:
+    comps = [c for c in cls.components if c.simulable] if partial else cls.components
+    if not cls.simulable and not (partial and comps):
         return BugValidation(row.id, row.benchmark, "not_simulable")
     fixed_files = expand_side(row.fixed)
     own_tmp = workdir is None
     base = workdir or tempfile.mkdtemp(prefix="mutreal-validate-")
     try:
-        comps = cls.components
         outcomes, residual = _reconstruct(
             comps, ops, fixed_files, row.buggy, os.path.join(base, "builtin"), row.id, row.benchmark
         )
         done = sum(o.reconstructed for o in outcomes)
+        outcomes += [
+            ComponentOutcome(c.element, c.code, None, c.before, c.after, "not_simulable", c.reason or "")
+            for c in cls.components
+            if not c.simulable
+        ]
         status = (
             RECONSTRUCTED if not residual and done == len(outcomes) else ("partial" if done else "failed")
         )
