@@ -3,7 +3,7 @@
 Own pairs (benchmarks/campaign_pairs, digits MLPs written for mutreal): a fault an operator
 reconstructs exactly must give that operator's mutant, with the fault's value, and (trained, slow)
 couple strongly with the fault; a missing layer, which no operator makes, gives no mutant and a
-reason. Regression inputs are judged by a tolerance (a property over any predictions).
+reason; a fault of both kinds gives the mutant of its simulable part, marked partial. Regression inputs are judged by a tolerance (a property over any predictions).
 """
 
 from __future__ import annotations
@@ -139,6 +139,11 @@ def test_cli_refuses_mixed_or_unknown_modes(tmp_path: Path):
 @pytest.mark.slow
 def test_compare_manifest_reconstructs_couples_and_resumes(tmp_path: Path):
     m = manifest(tmp_path, ["too_few_epochs", "missing_layer", "not_there"])  # not_there: no such program
+    # a fault of two components, one HLR makes, one none makes (a missing layer); its fixed program is
+    # too_few_epochs' (the same MLP), so its fixed runs are the ones trained for that bug
+    partial = PAIRS / "learning_rate_too_high_missing_layer"
+    with m.open("a") as handle:
+        handle.write(f"partial,own,{partial / 'buggy.py'},{PAIRS / 'too_few_epochs' / 'fixed.py'}\n")
     out = tmp_path / "c.jsonl"
     done = mutreal("compare", "--manifest", str(m), "--runs", "3", "--jobs", "2", "--out", str(out), "-q",
                    cwd=tmp_path, timeout=1200)  # fmt: skip
@@ -159,6 +164,13 @@ def test_compare_manifest_reconstructs_couples_and_resumes(tmp_path: Path):
         tmp_path / "c.jsonl.work"
     )
     assert rows["missing_layer"]["status"] == "no-mutants" and "LRM" in rows["missing_layer"]["reason"]
+    part = rows["partial"]
+    assert part["status"] == "ok" and part["trainings"] == 6  # buggy and the mutant; fixed runs reused
+    (mutant,) = part["mutants"]
+    assert (mutant["operator"], mutant["value"], mutant["provenance"]["partial"]) == ("HLR", 2.0, True)
+    assert mutant["provenance"]["exact"] is False and mutant["provenance"]["not_reconstructed"][0]["code"] == "LRM"
+    assert part["notes"][0].startswith("partial reconstruction: the mutants reconstruct 1 of 2")
+    assert not any(n.startswith("partial") for n in epochs["notes"])
     # resume: every bug has a row (the error row too, as reproduce --manifest keeps it), nothing runs again
     before = out.read_text().splitlines()
     again = mutreal("compare", "--manifest", str(m), "--runs", "3", "--out", str(out), "-q", cwd=tmp_path)
