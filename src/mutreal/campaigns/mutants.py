@@ -135,8 +135,10 @@ def reconstruct_mutants(
         if c not in applied and c.status != "not_simulable"
     ]
     if not applied:
+        unsimulated = [f"{c.code} at {c.element}" for c in validation.components if c.status == "not_simulable"]
         return MutantSet(failures=failures, reason="no component's operator could be applied: " + "; ".join(
-            f"{f['operator'] or '-'} at {f['element']}: {f['status']} {f['error']}".strip() for f in failures))  # fmt: skip
+            f"{f['operator'] or '-'} at {f['element']}: {f['status']} {f['error']}".strip() for f in failures)
+            + (f" (and no operator simulates {', '.join(unsimulated)})" if unsimulated else ""))  # fmt: skip
     mirror = folder / "builtin"
     combined = _mirrored_entry(mirror, fixed, fixed_entry)
     exact = validation.status == "reconstructed"
