@@ -48,13 +48,14 @@ class BenchmarkCampaign:
     """One campaign over a benchmark's bugs: planned whole, executed bug by bug (see the module).
 
     ``options`` are :func:`mutreal.execution.execute_campaign`'s keyword arguments without
-    ``programs`` (``progress``, ``store``, ``executor``, ``data_folders`` ...); ``seeds`` are every
+    ``programs`` (``progress``, ``store``, ``executor``, ``on_record`` ...); ``seeds`` are every
     program's seeds. Use it as a context manager, or call :meth:`close`."""
 
     def __init__(self, seeds: Sequence[int], options: Mapping[str, Any]) -> None:
         given = dict(options)
         self._progress = bool(given.pop("progress", True))
         self._manifest_dir = given.pop("manifest_dir", None)
+        self._on_record = given.pop("on_record", None)
         self._store = given.get("store")
         self.config: CampaignConfig = campaign_config(given.pop("config", None), {**given, "seeds": list(seeds)})
         self._groups: dict[str, list[PreparedProgram]] = {}
@@ -148,7 +149,7 @@ class BenchmarkCampaign:
         recheck(runs, cfg, opened.store, plan.memory_limit_mb)  # trained meanwhile for an earlier bug
         self._bar.update(len(_split(runs)[1] - before))
         self._bar.set_description(f"runs of {group}")
-        done = execute_plan(plan, runs, cfg, opened.store, campaign_id, bar=self._bar)
+        done = execute_plan(plan, runs, cfg, opened.store, campaign_id, bar=self._bar, on_record=self._on_record)
         return [done.records[run.key] for run in runs if run.key in done.records]
 
     def _planned(self) -> tuple[CampaignPlan, OpenCampaign]:
