@@ -196,3 +196,32 @@ def test_extending_a_plan_twice_with_the_same_rows_adds_them_once(tmp_path: Path
                                                                            ("y", "lost")]  # fmt: skip
         store.put_plan("p", [("a", "/a.py", 0, "done", "g1"), ("b", "/b.py", 0, "planned", "g2")], "c")
         assert len(store.plan("p")) == 4  # planning the benchmark again keeps the rows added after it
+
+
+def test_the_progress_counts_the_planned_runs_of_the_bugs_to_decide(tmp_path: Path) -> None:
+    """The bar's done / total: every distinct run of the bugs this start decides (a bug an earlier
+    start wrote is planned but not counted); runs stored earlier start as done, a run the bug shares
+    with an earlier bug turns done when that bug is reached, and a retry adds its runs to the total."""
+    from mutreal.execution.benchmark import BenchmarkCampaign
+    from mutreal.execution.service import ServiceUnavailable
+
+    _benchmark(tmp_path)
+    store = tmp_path / "runs.sqlite"
+    programs = {bug: [str(tmp_path / bug / "buggy.py"), str(tmp_path / bug / "fixed.py")] for bug in BUGS}
+    with BenchmarkCampaign(SEEDS, _no_service(tmp_path, store)) as campaign:
+        for bug in BUGS:
+            campaign.add(bug, programs[bug])
+        campaign.add("crash", programs["crash"])  # the same bug twice: a group of its own, same keys
+        plan = campaign.write_plan(to_decide={"legacy", "same", "crash#2"})
+        assert [run.group for run in plan.runs][-4:] == ["crash#2"] * 4 and campaign.progress == (0, 12)
+    _finish(store, _plan(store))  # every run of the plan is stored now
+    with BenchmarkCampaign(SEEDS, _no_service(tmp_path, store)) as campaign:
+        for bug in BUGS:
+            campaign.add(bug, programs[bug])
+        campaign.write_plan(to_decide={"same", "legacy"})
+        assert campaign.progress == (8, 8)
+        assert [r.outcome for r in campaign.run("same")] == ["ok"] * 4  # stored: nothing trains
+        assert campaign.progress == (8, 8)
+        with pytest.raises(ServiceUnavailable):  # the retry's runs are not stored: it would train
+            campaign.extend("legacy", programs["legacy"], modernize=True)
+        assert campaign.progress == (12, 12)  # 4 more planned; each attempt ended (as lost)

@@ -2,8 +2,9 @@
 
 For every bug of a manifest the buggy program is the real fault, seen as a mutant of the fixed
 program; the mutants of :mod:`mutreal.campaigns.mutants` are set beside it. Buggy, fixed and every
-mutant are trained with the same seeds in one campaign on one store (a run is never trained
-twice, and an interrupted benchmark resumes), then :func:`mutreal.analysis.similarity.compare_from_records`
+mutant are trained with the same seeds; the whole benchmark is one campaign on one store, whose
+plan of every bug's runs is written once every bug's mutants are built and before anything trains
+(a run is never trained twice, and an interrupted benchmark resumes the same plan), then :func:`mutreal.analysis.similarity.compare_from_records`
 decides per mutant: DeepCrime's kill (GLM + Cohen's d), the Fisher kill, the killing probability
 of each input with its Wilson interval, and the coupling strength and detectability IoU with the
 fault (Ahmed et al.). One JSON line per bug is written the moment it is decided; a bad bug is an

@@ -3,8 +3,10 @@
 A manifest (the one ``classify`` reads: ``id,benchmark,buggy,fixed``, ``;``-lists of files, plus the
 optional columns ``symptom``, ``metric``, ``lower_is_better`` and ``entry``) becomes one decided row
 per bug, written the moment it is decided. The realism study trained 165 bugs 20 times each by hand;
-here one store holds every run, so an interrupted benchmark resumes where it stopped (rows already
-in the output are kept, stored runs are not trained again) and one bad bug never stops the rest.
+here the benchmark is one campaign whose plan of every bug's runs is stored before the first one
+trains (:mod:`mutreal.execution.benchmark`), so an interrupted benchmark resumes where it stopped
+(rows already in the output are kept, stored runs are not trained again) and one bad bug never
+stops the rest.
 
 What is decided per bug, beyond the pair verdict of :func:`mutreal.analysis.reproduction.reproduce_from_records`:
 

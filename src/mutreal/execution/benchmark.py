@@ -61,10 +61,11 @@ class BenchmarkCampaign:
         self._groups: dict[str, list[PreparedProgram]] = {}
         self._folders: dict[str, dict[str, str]] = {}
         self._base: dict[str, list[PlannedRun]] = {}
-        self._extra: dict[str, tuple[CampaignConfig, list[PreparedProgram]]] = {}
+        self._extra: dict[str, list[PreparedProgram]] = {}  # the programs of each extension's campaign
         self._opened: OpenCampaign | None = None
         self.plan: CampaignPlan | None = None
         self._bar: Any = None
+        self._done, self._total = 0, 0
         self._counted: set[str] = set()
 
     def __enter__(self) -> BenchmarkCampaign:
@@ -104,6 +105,11 @@ class BenchmarkCampaign:
         the one plan of every bug added; the progress bar counts the runs of the bugs in
         ``to_decide`` (all without it: bugs an earlier start decided are planned, not counted)."""
         prepared = [program for programs in self._groups.values() for program in programs]
+        # the campaign's configuration file names every program and data folder: ``run --config`` of it
+        # trains the same runs (same keys), as one flat campaign
+        self.config.programs = [str(program.path) for program in prepared]
+        self.config.data_folders = {**self.config.data_folders,
+                                    **{k: v for folders in self._folders.values() for k, v in folders.items()}}  # fmt: skip
         self._opened = open_campaign(self.config, self._store, prepared, self._manifest_dir)
         self.plan = plan_benchmark(self.config, list(self._groups.items()), self._opened.store, self._opened.id,
                                    env_hash=environment.environment_hash(),
@@ -111,8 +117,8 @@ class BenchmarkCampaign:
         counted = [g for g in self._groups if to_decide is None or g in to_decide]
         self._counted = set(counted)
         splits = [_split(self.plan.group(g)) for g in counted]
-        self._bar = _progress(sum(len(every) for every, _ in splits), sum(len(done) for _, done in splits),
-                              self._progress)  # fmt: skip
+        self._total, self._done = sum(len(every) for every, _ in splits), sum(len(done) for _, done in splits)
+        self._bar = _progress(self._total, self._done, self._progress)
         for group in self._groups:
             self._base[group] = self.plan.group(group)
         return self.plan
@@ -133,24 +139,34 @@ class BenchmarkCampaign:
         cfg = dataclasses.replace(self.config, **changes)
         campaign_id = f"{opened.id}-{'-'.join(sorted(changes))}"
         prepared = self._prepare(cfg, group, programs)
-        _, earlier = self._extra.get(campaign_id, (cfg, []))
-        self._extra[campaign_id] = (cfg, earlier + prepared)
-        open_campaign(cfg, opened.store, earlier + prepared, self._manifest_dir, campaign_id=campaign_id)
+        every = self._extra[campaign_id] = self._extra.get(campaign_id, []) + prepared
+        recorded = dataclasses.replace(cfg, programs=[str(program.path) for program in every])
+        open_campaign(recorded, opened.store, every, self._manifest_dir, campaign_id=campaign_id)
         runs = extend_plan(plan, cfg, group, prepared, opened.store, campaign_id)
         if group in self._counted:
-            total, done = _split(runs)
-            self._bar.total += len(total)
-            self._bar.update(len(done))
+            every, done = _split(runs)
+            self._total += len(every)
+            self._bar.total = self._total
+            self._advance(len(done))
         return self._execute(group, runs, cfg, campaign_id)
 
     def _execute(self, group: str, runs: list[PlannedRun], cfg: CampaignConfig, campaign_id: str) -> list[RunRecord]:
         plan, opened = self._planned()
         before = _split(runs)[1]
         recheck(runs, cfg, opened.store, plan.memory_limit_mb)  # trained meanwhile for an earlier bug
-        self._bar.update(len(_split(runs)[1] - before))
+        self._advance(len(_split(runs)[1] - before))
         self._bar.set_description(f"runs of {group}")
-        done = execute_plan(plan, runs, cfg, opened.store, campaign_id, bar=self._bar, on_record=self._on_record)
+        done = execute_plan(plan, runs, cfg, opened.store, campaign_id, bar=_Counted(self), on_record=self._on_record)
         return [done.records[run.key] for run in runs if run.key in done.records]
+
+    @property
+    def progress(self) -> tuple[int, int]:
+        """(runs done, runs planned) of the bugs this start decides: what the progress bar shows."""
+        return self._done, self._total
+
+    def _advance(self, n: int) -> None:
+        self._done += n
+        self._bar.update(n)
 
     def _planned(self) -> tuple[CampaignPlan, OpenCampaign]:
         if self.plan is None or self._opened is None:
@@ -159,6 +175,7 @@ class BenchmarkCampaign:
 
     def _opened_id(self) -> str:
         return self._planned()[1].id
+
 
 def _distinct(runs: Sequence[PlannedRun]) -> set[str]:
     return {run.key for run in runs}
@@ -175,3 +192,16 @@ def _progress(total: int, initial: int, enabled: bool) -> Any:
     return tqdm(total=total, initial=initial, desc="runs", unit="run", file=sys.stderr,
                 disable=None if enabled else True)  # fmt: skip
 
+
+
+class _Counted:
+    """The bar :func:`execute_plan` advances, counted by the campaign too (its :attr:`progress`)."""
+
+    def __init__(self, campaign: BenchmarkCampaign) -> None:
+        self._campaign = campaign
+
+    def update(self, n: int = 1) -> None:
+        self._campaign._advance(n)
+
+    def write(self, text: str, file: Any = None) -> None:
+        self._campaign._bar.write(text, file=file)
