@@ -225,3 +225,11 @@ def test_the_progress_counts_the_planned_runs_of_the_bugs_to_decide(tmp_path: Pa
         with pytest.raises(ServiceUnavailable):  # the retry's runs are not stored: it would train
             campaign.extend("legacy", programs["legacy"], modernize=True)
         assert campaign.progress == (12, 12)  # 4 more planned; each attempt ended (as lost)
+
+
+def test_a_benchmark_of_bugs_without_programs_writes_no_campaign(tmp_path: Path) -> None:
+    """Every bug is an error row (its program is missing): nothing to plan, no store is created."""
+    tasks = [ReproduceTask(id="gone", benchmark=None, buggy=[str(tmp_path / "b.py")], fixed=[str(tmp_path / "f.py")])]
+    store = tmp_path / "runs.sqlite"
+    (row,) = reproduce_manifest(tasks, seeds=SEEDS, campaign=_no_service(tmp_path, store))
+    assert row.status == "error" and "program not found" in row.error and not store.exists()

@@ -300,34 +300,6 @@ def _programs(prepared: tuple[str, str, MutantSet]) -> tuple[list[str], dict[str
     return [buggy, fixed, *files], mutant_data_folders(fixed, files)
 
 
-def compare_task(
-    task: ReproduceTask,
-    *,
-    seeds: Sequence[int],
-    mode: str,
-    work: str | Path,
-    campaign: Mapping[str, Any],
-    statistics: DecisionSettings | Mapping[str, Any] | None = None,
-    classified: Any = None,
-    tolerance: float | None = None,
-) -> BugComparison:
-    """Make one bug's mutants, train everything in a campaign of its own, decide; never raises for
-    a bad bug (an error row)."""
-    from mutreal.campaigns.pair import run_programs
-
-    prepared = prepare_bug(task, mode, work, classified)
-    if isinstance(prepared, BugComparison):
-        return prepared
-    try:
-        programs, folders = _programs(prepared)
-        options = dict(campaign)
-        options["data_folders"] = {**folders, **(options.get("data_folders") or {})}
-        groups = run_programs(programs, seeds, options)
-        return decide(task, *prepared, groups, mode=mode, tolerance=tolerance, statistics=statistics)
-    except Exception as error:  # noqa: BLE001 - one bad bug never stops the benchmark
-        return _error_row(task, mode, error)
-
-
 def read_classified(path: str | Path) -> dict[str, dict[str, Any]]:
     """Bug id -> classify row of a results JSONL (the last row of an id wins; unreadable lines skipped)."""
     import json

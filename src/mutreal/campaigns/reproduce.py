@@ -222,29 +222,6 @@ def _decide(task: ReproduceTask, buggy: str, fixed: str, records: tuple[list[Any
 Train = Callable[[list[str], dict[str, Any]], Sequence[list[Any]]]
 
 
-def reproduce_task(
-    task: ReproduceTask,
-    *,
-    seeds: Sequence[int],
-    campaign: Mapping[str, Any],
-    statistics: DecisionSettings | Mapping[str, Any] | None = None,
-) -> BugReproduction:
-    """Train one bug's two programs (a campaign of its own) and decide; never raises for a bad bug
-    (an error row instead)."""
-    from mutreal.campaigns.pair import run_programs
-
-    options = dict(campaign)
-    try:
-        buggy = entry_program(task.buggy, task.entry)
-        fixed = entry_program(task.fixed, task.entry)
-    except (ValueError, OSError) as error:
-        return BugReproduction(id=task.id, benchmark=task.benchmark, status="error", error=str(error))
-    return reproduce_trained(
-        task, buggy, fixed, lambda programs, changes: run_programs(programs, seeds, {**options, **changes}),
-        modernized=bool(options.get("modernize")), statistics=statistics,
-    )  # fmt: skip
-
-
 def reproduce_trained(
     task: ReproduceTask,
     buggy: str,
@@ -256,7 +233,7 @@ def reproduce_trained(
 ) -> BugReproduction:
     """Decide one bug from the runs ``train`` gives, retrying it modernized once when both sides
     stopped on a removed API (unless the runs were ``modernized`` already); never raises for a bad
-    bug. ``train`` is a campaign of the bug's own, or its rows of a benchmark's plan."""
+    bug. ``train`` gives the bug's rows of a benchmark's plan (or a campaign of the bug's own)."""
     settings = DecisionSettings.of(statistics)
     try:
         records = tuple(train([buggy, fixed], {}))

@@ -105,6 +105,10 @@ class BenchmarkCampaign:
         the one plan of every bug added; the progress bar counts the runs of the bugs in
         ``to_decide`` (all without it: bugs an earlier start decided are planned, not counted)."""
         prepared = [program for programs in self._groups.values() for program in programs]
+        if not prepared:  # no bug has a program to run (all error rows): no campaign, nothing written
+            self.plan = CampaignPlan("", [], "", "", 0.0)
+            self._bar = _progress(0, 0, False)
+            return self.plan
         # the campaign's configuration file names every program and data folder: ``run --config`` of it
         # trains the same runs (same keys), as one flat campaign
         self.config.programs = [str(program.path) for program in prepared]
