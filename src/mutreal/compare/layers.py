@@ -28,6 +28,7 @@ from mutreal.compare.values import (
     short,
     values_equal,
 )
+from mutreal.program import keras_api
 from mutreal.program.model import FoldedLayer, KerasModel, Layer, ProgramModel, Value, layer_path
 
 #: layer argument -> component kind
@@ -76,6 +77,10 @@ MWA_STRUCTURAL_CHANGES = 4
 _STRUCTURAL = frozenset({K.LAYER_MISSING, K.LAYER_REDUNDANT, K.LAYER_TYPE})
 #: layers a classifier or regressor can end with; a model ending otherwise (a bare Conv1D) was cut short
 _OUTPUT_LAYERS = frozenset({"Dense", "Activation", "Softmax", "TimeDistributed", "Lambda", "Reshape"})
+#: layers that join several inputs (Keras 1 ``Merge`` and Keras 2's merge layers)
+_MERGE_LAYERS = frozenset(keras_api.MERGE_FUNCTIONS.values())
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_MERGING = " merging branches"
 #: activations f with f(f(x)) == f(x): a second one right after the first changes nothing
 _IDEMPOTENT_ACTIVATIONS = frozenset({"relu", "relu6", "linear"})
 
@@ -170,20 +175,48 @@ def _diff_model(ctx: CompareContext, mi: int, bm: KerasModel, fm: KerasModel) ->
         mine = [c for c in mine if c.kind is not K.LAYER_PADDING or c is paddings[0]]
     structural = sum(c.kind in _STRUCTURAL for c in mine)
     kept = max(len(bm.layers), len(fm.layers)) - structural  # layers the fix left in place
-    if structural >= MWA_STRUCTURAL_CHANGES and 2 * structural >= kept:
+    if (structural >= MWA_STRUCTURAL_CHANGES and 2 * structural >= kept) or rejoins_branches(
+        ctx, bm, fm, structural
+    ):
         return [
             make_component(
                 layer_path(mi),
                 K.MODEL_ARCHITECTURE,
                 "changed",
-                f"{len(bm.layers)} layers",
-                f"{len(fm.layers)} layers",
+                f"{len(bm.layers)} layers{_MERGING if _merges(ctx.buggy, bm) else ''}",
+                f"{len(fm.layers)} layers{_MERGING if _merges(ctx.fixed, fm) else ''}",
                 (bm.file, bm.line),
                 (fm.file, fm.line),
                 structural_changes=structural,
             )
         ]
     return mine
+
+
+@applies(D.MWA_MERGED_MODELS)
+def rejoins_branches(ctx: CompareContext, bm: KerasModel, fm: KerasModel, structural: int) -> bool:
+    """Decision MWA-merged-models: one program's model merges the outputs of two or more models
+    or branches (Keras 1 ``Merge([left, right])``, ``concatenate([a.output, b.output])``, a merge
+    layer fed by two layers) and the other's does not: the model's topology changed, one MWA (the
+    study's wrong architecture) rather than the merge layer and the layers around it one by one.
+    Needs two structural changes besides, so a fix that only adds or drops the merge is not one."""
+    if structural < 2:
+        return False
+    return _merges(ctx.buggy, bm) != _merges(ctx.fixed, fm)
+
+
+def _merges(program: ProgramModel, model: KerasModel) -> bool:
+    """Whether ``model`` joins two or more models or branches in a merge layer."""
+    others = {m.var for m in program.models if m is not model and m.var}
+    for layer in model.layers:
+        if layer.cls not in _MERGE_LAYERS:
+            continue
+        if len(set(layer.inbound)) >= 2:
+            return True
+        named = {n for v in layer.args.values() for n in _IDENTIFIER.findall(v.text or "")}
+        if len(named & others) >= 2:
+            return True
+    return False
 
 
 def _input_shape(layer: Layer) -> Value | None:
