@@ -106,6 +106,7 @@ class DecisionId(TextEnum):
     CPP_COMPLETION_DATA = "CPP-completion-data"
     RCP_EARLY_STOPPING = "RCP-early-stopping"
     MWA_MERGED_MODELS = "MWA-merged-models"
+    CPP_COMPLETION_LABELS = "CPP-completion-labels"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)
