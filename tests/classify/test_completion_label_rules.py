@@ -37,7 +37,8 @@ import numpy as np
 from mylib import load_trained
 
 net = load_trained("weights.h5")
-print(net.predict(np.zeros((1, 6))))
+sample = np.load("sample.npy")
+print(net.predict(sample))
 """
 
 
@@ -70,5 +71,7 @@ def test_a_changed_loss_keeps_the_encoding_as_cpp(classify_cli):
 
 
 def test_a_program_that_only_predicts_gets_no_cpp_for_the_completions_labels(classify_cli):
+    """The buggy program binds a prediction input but never trains: the fix's labels and their
+    encoding come with the completion."""
     comps = classify_cli(_PREDICT_ONLY, _COMPLETED.format(loss="categorical_crossentropy", labels="ys"))
     assert "CPP" not in _codes(comps)
