@@ -251,14 +251,46 @@ def _reads_sample_count(v: Value) -> bool:
     return bool(_SAMPLE_COUNT.search(v.text or ""))
 
 
+@applies(D.LIS_FRONT_LAYER)
+def _front_layer_inserted(
+    bm: KerasModel,
+    fm: KerasModel,
+    bfold: list[FoldedLayer],
+    ffold: list[FoldedLayer],
+    pairs: list[tuple[int | None, int | None]],
+) -> tuple[Layer, Value] | None | bool:
+    """Decision LIS-front-layer: the fix puts a new layer in front of the buggy model's first layer,
+    which declared the input shape, and declares none in front. What the fixed program still
+    declares on that layer's counterpart stands for the model's input (a (layer, shape) pair); when
+    it declares none there either, the input is left to the data the model is fitted on (True): the
+    inserted layer is the fix (LRM), not a removed input shape. False when the rule does not apply."""
+    b = _model_input(bm)
+    if b is None or _model_input(fm) is not None or not ffold or (None, 0) not in pairs:
+        return False
+    bi = next((k for k, x in enumerate(bfold) if x.layer is b[0]), None)
+    fi = next((j for i, j in pairs if i == bi and bi is not None), None)
+    if bi is None:
+        return False
+    counterpart = ffold[fi].layer if fi is not None else None
+    shape = _input_shape(counterpart) if counterpart is not None else None
+    if counterpart is None or shape is None:
+        return True
+    return counterpart, shape
+
+
 @applies(D.LIS_MODEL_INPUT, D.LIS_CHANGED, D.LIS_ONE_SIDE)
-def _diff_model_input(mi: int, bm: KerasModel, fm: KerasModel) -> list[FaultComponent]:
+def _diff_model_input(
+    mi: int, bm: KerasModel, fm: KerasModel, front: tuple[Layer, Value] | None | bool = False
+) -> list[FaultComponent]:
     """Decision LIS-model-input: the model's declared input shape changed, was added or was removed.
 
     ``input_dim=n`` equals ``input_shape=(n,)`` and ``Input(shape=(n,))``; where it is written
-    (Input layer or first layer) does not matter.
+    (Input layer or first layer) does not matter. ``front``: decision LIS-front-layer's reading.
     """
-    b, f = _model_input(bm), _model_input(fm)
+    if front is True:
+        return []
+    b = _model_input(bm)
+    f = front if isinstance(front, tuple) else _model_input(fm)
     if b is None and f is None:
         return []
     if (
@@ -345,10 +377,10 @@ def _layer_name_for_leaf(layer: Layer) -> str:
 def _diff_model_layers(ctx: CompareContext, mi: int, bm: KerasModel, fm: KerasModel) -> list[FaultComponent]:
     """The model's input shape, then its aligned layers: a layer on one side only is missing (LRM) or
     redundant (LAD), a paired layer of another class a wrong layer (LWS), else its arguments."""
-    out = _diff_model_input(mi, bm, fm)
     bfold = [x for x in bm.folded_layers(ctx.era_b) if x.layer.cls not in _INPUT_ONLY]
     ffold = [x for x in fm.folded_layers(ctx.era_f) if x.layer.cls not in _INPUT_ONLY]
     pairs, tied = align_layers_with_ties(bfold, ffold, ctx.era_b, ctx.era_f)
+    out = _diff_model_input(mi, bm, fm, _front_layer_inserted(bm, fm, bfold, ffold, pairs))
     pairs = drop_completed_snippet(pairs, ctx, bfold)
     for bi, fi in pairs:
         found = _aligned_pair_components(ctx, mi, bfold, ffold, bi, fi)
