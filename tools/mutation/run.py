@@ -87,7 +87,10 @@ def prepare(group: dict, folder: Path, allow_missing_tests: bool = False) -> Non
         "pytest_add_cli_args": ["-m", "not slow", "-p", "no:cacheprovider"],
         "pytest_add_cli_args_test_selection": tests,
         "use_git_change_detection": False,
-        "timeout_multiplier": 10.0,
+        # a mutant gets (its tests' clean time + 1 s) x 6 x 2 CPU seconds before it counts as a
+        # timeout (killed): a mutant that loops is cut off soon, and CPU time, unlike wall time,
+        # does not grow when other jobs share the cores
+        "timeout_multiplier": 6.0,
     }
     lines = ["", "[tool.mutmut]"] + [f"{key} = {json.dumps(value)}" for key, value in settings.items()]
     (folder / "pyproject.toml").write_text(pyproject + "\n".join(lines) + "\n")
@@ -137,6 +140,8 @@ def unwrap_decorators(path: Path) -> None:
 def run_group(group: dict, folder: Path, jobs: int) -> float:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    # fewer Hypothesis examples, no shrinking, a fixed seed (the profile is in tests/conftest.py)
+    env["MUTREAL_HYPOTHESIS_PROFILE"] = "mutation"
     start = time.monotonic()
     # the mutmut script next to this interpreter (a venv's bin/ need not be on PATH)
     beside = Path(sys.executable).parent / "mutmut"
