@@ -57,9 +57,32 @@ def test_the_final_rule_uses_the_given_alpha_and_effect() -> None:
     strict = sequential_decision(a, b, planned_runs=20, alpha=0.01)
     assert all(look.alpha_look == 0.01 / 15 for look in strict.looks)
     assert strict.decision is False
-    # effect 1.25: d = 1 falls short; effect exactly 1: d = 1 suffices (inclusive)
+    # effect 1.25: d = 1 falls short; effect exactly 1: d = 1 suffices (inclusive); 1.005 is just
+    # above the last look's d = 1 (the look before, n = 8, has d = 1.009: it is not the one read)
     assert sequential_decision(a, b, planned_runs=20, effect=1.25).decision is False
     assert sequential_decision(a, b, planned_runs=20, effect=1.0).decision is True
+    assert sequential_decision(a, b, planned_runs=20, effect=1.005).decision is False
+
+
+def test_the_final_rule_needs_p_strictly_below_alpha() -> None:
+    a, b = worse_by_one(9)
+    p = sequential_decision(a, b, planned_runs=20).looks[-1].p_value
+    assert p == pytest.approx(glm_p(1.0, 9), rel=1e-9)
+    assert sequential_decision(a, b, planned_runs=20, alpha=p).decision is False
+    assert sequential_decision(a, b, planned_runs=20, alpha=math.nextafter(p, 1.0)).decision is True
+
+
+def test_the_effect_reaches_the_interim_looks() -> None:
+    # 40 planned and run, looks at alpha / 35 = 0.00143: at n = 21 p = 2 sf(sqrt(10.5)) = 0.0012
+    # and d = 1, so efficacy stops there for the default effect 0.5; for effect 1.5 no look stops
+    # early (the optimistic bound 1 + 2.98 * 1.5 / sqrt(n) stays above 1.5 up to n = 80) and the
+    # planned end decides: d = 1 < 1.5
+    a, b = worse_by_one(40)
+    default = sequential_decision(a, b, planned_runs=40)
+    assert default.used_runs == 21 and default.decision is True
+    assert default.looks[-1].reason.startswith("efficacy")
+    large = sequential_decision(a, b, planned_runs=40, effect=1.5)
+    assert large.used_runs == 40 and not large.stopped_early and large.decision is False
 
 
 def test_planned_runs_beyond_the_data_is_what_the_saving_is_counted_from() -> None:
