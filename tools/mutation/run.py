@@ -87,10 +87,11 @@ def prepare(group: dict, folder: Path, allow_missing_tests: bool = False) -> Non
         "pytest_add_cli_args": ["-m", "not slow", "-p", "no:cacheprovider"],
         "pytest_add_cli_args_test_selection": tests,
         "use_git_change_detection": False,
-        # a mutant gets (its tests' clean time + 1 s) x 6 x 2 CPU seconds before it counts as a
-        # timeout (killed): a mutant that loops is cut off soon, and CPU time, unlike wall time,
-        # does not grow when other jobs share the cores
-        "timeout_multiplier": 6.0,
+        # mutmut stops a mutant after (its tests' clean time + 1 s) x this many seconds of WALL time
+        # (and twice that of CPU time) and counts it killed; the clean time is measured once, so
+        # on a shared, loaded machine a small multiplier turns slow-but-passing mutants into false
+        # "timeouts" (6 did here); 20 leaves room for a load several times the clean run's
+        "timeout_multiplier": 20.0,
     }
     lines = ["", "[tool.mutmut]"] + [f"{key} = {json.dumps(value)}" for key, value in settings.items()]
     (folder / "pyproject.toml").write_text(pyproject + "\n".join(lines) + "\n")
@@ -323,6 +324,9 @@ def write_report(results: list[dict], seconds: float) -> None:
         if r["status"] not in KILLED and not r["equivalent"] and r["file"]:
             stale = " (listed as equivalent, but the change no longer matches)" if r["stale_equivalent"] else ""
             lines.append(f"- `{r['file']}:{r['line']}` {r['status']}{stale} `{r['mutant']}`: `{r['change']}`")
+    timeouts = [r for r in results if r["status"] == "timeout"]
+    lines += ["", f"## Counted killed by a timeout ({len(timeouts)}): check these on a quiet machine", ""]
+    lines += [f"- `{r['file']}` `{r['mutant']}`" for r in timeouts]
     lines += ["", "## Equivalent mutants (tools/mutation/equivalent.toml)", ""]
     lines += [f"- `{r['file']}:{r['line']}` `{r['mutant']}`: {r['reason']}" for r in results if r["equivalent"]]
     (OUT / "report.md").write_text("\n".join(lines) + "\n")
@@ -331,6 +335,7 @@ def write_report(results: list[dict], seconds: float) -> None:
     for p, n, e, k, s in rows:
         print(f"{p:<45} {n:>7} {e:>6} {k:>6} {s:>7.1%}")
     print(f"{'total':<45} {total:>7} {equivalent:>6} {killed:>6} {overall:>7.1%}")
+    print(f"{len(timeouts)} of the killed mutants were stopped by mutmut's timeout")
     print(f"report: {OUT / 'report.md'}")
 
 
