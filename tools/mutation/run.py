@@ -260,6 +260,7 @@ def main() -> int:
     groups = [g for g in scope if (g["name"] in args.group if args.group else not g.get("optional"))]
     equivalents = load_equivalents()
     results, started = [], time.monotonic()
+    walls: list[tuple[str, int, float]] = []
     for group in groups:
         folder = SCRATCH / group["name"]
         seconds = 0.0
@@ -285,11 +286,12 @@ def main() -> int:
             results.append({"group": group["name"], "file": path, "mutant": name, "status": status,
                             "line": line, "change": change, "equivalent": equivalent,
                             "reason": entry["reason"] if equivalent else None, "stale_equivalent": stale})
+        walls.append((group["name"], len(found), seconds))
         print(f"[{group['name']}] {len(found)} mutants in {seconds:.0f} s", flush=True)
-
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "results.json").write_text(json.dumps(results, indent=1) + "\n")
-    write_report(results, time.monotonic() - started)
+        # the report is rewritten after every group, so a run cut short keeps the finished groups
+        OUT.mkdir(parents=True, exist_ok=True)
+        (OUT / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+        write_report(results, time.monotonic() - started, walls, quiet=group is not groups[-1])
     return 0
 
 
@@ -304,7 +306,8 @@ def score_rows(results: list[dict]) -> list[tuple[str, int, int, int, float]]:
     return rows
 
 
-def write_report(results: list[dict], seconds: float) -> None:
+def write_report(results: list[dict], seconds: float, walls: list[tuple[str, int, float]],
+                 quiet: bool = False) -> None:
     rows = score_rows(results)
     total = sum(r[1] for r in rows)
     equivalent = sum(r[2] for r in rows)
@@ -315,6 +318,8 @@ def write_report(results: list[dict], seconds: float) -> None:
              f"of non-equivalent mutants ({seconds / 60:.1f} min)", "",
              "| module | mutants | equivalent | killed | score |", "| --- | ---: | ---: | ---: | ---: |"]
     lines += [f"| {p} | {n} | {e} | {k} | {s:.1%} |" for p, n, e, k, s in rows]
+    lines += ["", "| group | mutants | wall |", "| --- | ---: | ---: |"]
+    lines += [f"| {name} | {count} | {wall / 60:.1f} min |" for name, count, wall in walls]
     missing = [r for r in results if r["status"] == "not mutated"]
     if missing:
         lines += ["", "## Listed in scope.toml but without any mutant (fix the scope)", ""]
@@ -330,7 +335,8 @@ def write_report(results: list[dict], seconds: float) -> None:
     lines += ["", "## Equivalent mutants (tools/mutation/equivalent.toml)", ""]
     lines += [f"- `{r['file']}:{r['line']}` `{r['mutant']}`: {r['reason']}" for r in results if r["equivalent"]]
     (OUT / "report.md").write_text("\n".join(lines) + "\n")
-
+    if quiet:
+        return
     print(f"\n{'module':<45} {'mutants':>7} {'equiv':>6} {'killed':>6} {'score':>7}")
     for p, n, e, k, s in rows:
         print(f"{p:<45} {n:>7} {e:>6} {k:>6} {s:>7.1%}")
