@@ -162,3 +162,51 @@ def test_a_preprocessing_step_with_another_argument_is_a_changed_step(classify_t
     assert _components(classify_texts(program(buggy_step), program(fixed_step))) == [
         ("CPP", "data.x_train.preprocess[0]", "changed", buggy_step, fixed_step)
     ]
+
+
+def test_a_row_kept_as_a_batch_in_any_spacing_is_cpp(classify_texts):
+    fixed = PREDICT_ROW.replace("x_train[0]", "x_train[ [0] ]")
+    assert _components(classify_texts(PREDICT_ROW, fixed)) == [
+        ("CPP", "data.x_pred.preprocess[0]", "added", "x_train[0]", "x_train[ [0] ]")
+    ]
+
+
+def test_a_batch_of_two_rows_cut_to_one_keeps_its_batch_axis(classify_texts):
+    buggy = PREDICT_ROW.replace("x_train[0]", "x_train[0:2]")
+    assert _components(classify_texts(buggy, buggy.replace("x_train[0:2]", "x_train[0:1]"))) == []
+
+
+# -- more of the elements the equalities read -------------------------------------------------------
+
+
+def test_a_regulariser_held_in_a_variable_is_a_regulariser(classify_texts):
+    fixed = _with_first_layer("Dense(8, input_dim=4, activation='relu', kernel_regularizer=reg)")
+    assert _components(classify_texts(BASE, fixed)) == [
+        ("RCW", "model[0].layer[0].kernel_regularizer", "added", None, "reg")
+    ]
+
+
+def test_a_monitor_built_from_a_validation_prefix_watches_validation(classify_texts):
+    # the monitor is an expression, read by its text once the quotes are stripped: 'val_' + metric
+    buggy = BASE.replace("verbose=0)", "verbose=0, callbacks=[EarlyStopping(monitor='val_' + metric)])")
+    fixed = buggy.replace("verbose=0,", "verbose=0, validation_split=0.2,")
+    assert _components(classify_texts(buggy, fixed)) == [
+        ("VRM", "fit.validation", "added", None, "validation_split=0.2")
+    ]
+
+
+def _reshaped(target: str) -> str:
+    return BASE.replace("model = Sequential()", f"x_train = x_train.reshape({target})\nmodel = Sequential()")
+
+
+@pytest.mark.parametrize("fixed_target", ["50, x_test.shape[1]", "100, 2, 2"])
+def test_a_reshape_whose_sample_shape_changes_is_a_changed_step(classify_texts, fixed_target):
+    # another rank, or another sample count together with a feature axis that cannot be shown equal
+    assert _components(classify_texts(_reshaped("100, 4"), _reshaped(fixed_target))) == [
+        ("CPP", "data.x_train.preprocess[0]", "changed", "x_train.reshape(100, 4)", f"x_train.reshape({fixed_target})")
+    ]
+
+
+@pytest.mark.parametrize(("buggy_target", "fixed_target"), [("100, 4", "new_shape"), ("new_shape", "100, 4")])
+def test_a_reshape_to_an_unknown_shape_is_undecidable(classify_texts, buggy_target, fixed_target):
+    assert _components(classify_texts(_reshaped(buggy_target), _reshaped(fixed_target))) == []
