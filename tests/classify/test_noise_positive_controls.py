@@ -210,3 +210,11 @@ def test_a_reshape_whose_sample_shape_changes_is_a_changed_step(classify_texts, 
 @pytest.mark.parametrize(("buggy_target", "fixed_target"), [("100, 4", "new_shape"), ("new_shape", "100, 4")])
 def test_a_reshape_to_an_unknown_shape_is_undecidable(classify_texts, buggy_target, fixed_target):
     assert _components(classify_texts(_reshaped(buggy_target), _reshaped(fixed_target))) == []
+
+
+@pytest.mark.parametrize("monitor", ["watched", "Xval_loss"])
+def test_a_monitor_named_by_a_variable_is_not_read_as_a_validation_quantity(classify_texts, monitor):
+    # only quotes and spaces are stripped from a monitor's text: a name is not a 'val_' string
+    buggy = BASE.replace("verbose=0)", f"verbose=0, callbacks=[EarlyStopping(monitor={monitor})])")
+    fixed = buggy.replace("verbose=0,", "verbose=0, validation_split=0.2,")
+    assert _components(classify_texts(buggy, fixed)) == []
