@@ -218,3 +218,30 @@ def test_a_monitor_named_by_a_variable_is_not_read_as_a_validation_quantity(clas
     buggy = BASE.replace("verbose=0)", f"verbose=0, callbacks=[EarlyStopping(monitor={monitor})])")
     fixed = buggy.replace("verbose=0,", "verbose=0, validation_split=0.2,")
     assert _components(classify_texts(buggy, fixed)) == []
+
+
+# -- argument values: a shape moved into a variable, an unfolded name, a list against a tuple ------
+
+
+def test_a_shape_moved_into_a_variable_is_compared_by_its_items(classify_texts):
+    buggy = _with_first_layer("Dense(8, input_shape=(4,), activation='relu')")
+    moved = BASE.replace("model = Sequential()", "SHAPE = (4,)\nmodel = Sequential()").replace(
+        "input_dim=4", "input_shape=SHAPE"
+    )
+    assert _components(classify_texts(buggy, moved)) == []
+    other = moved.replace("SHAPE = (4,)", "SHAPE = (5,)")
+    assert _components(classify_texts(buggy, other)) == [
+        ("LIS", "model[0].layer[0].input_shape", "changed", "(4,)", "SHAPE")
+    ]
+
+
+def test_an_input_size_the_program_never_binds_is_undecidable(classify_texts):
+    buggy = _with_first_layer("Dense(8, input_dim=n_features, activation='relu')")
+    assert _components(classify_texts(buggy, BASE)) == []
+
+
+@pytest.mark.parametrize(("fixed_shape", "expected"), [("[4, 1]", []), ("[4, 2]", ["LIS"])])
+def test_a_list_shape_against_a_tuple_shape_is_compared_item_by_item(classify_texts, fixed_shape, expected):
+    buggy = _with_first_layer("Dense(8, input_shape=(4, 1), activation='relu')")
+    fixed = _with_first_layer(f"Dense(8, input_shape={fixed_shape}, activation='relu')")
+    assert [c.code for c in classify_texts(buggy, fixed).components] == expected
