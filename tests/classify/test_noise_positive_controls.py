@@ -245,3 +245,46 @@ def test_a_list_shape_against_a_tuple_shape_is_compared_item_by_item(classify_te
     buggy = _with_first_layer("Dense(8, input_shape=(4, 1), activation='relu')")
     fixed = _with_first_layer(f"Dense(8, input_shape={fixed_shape}, activation='relu')")
     assert [c.code for c in classify_texts(buggy, fixed).components] == expected
+
+
+# -- the data reshaped to the model's new input shape is one fix action with it (LIS) --------------
+
+
+def _new_input(step: str, shape: str = "(4, 1)", before: str = "") -> str:
+    return BASE.replace("model = Sequential()", f"{before}x_train = {step}\nmodel = Sequential()").replace(
+        "input_dim=4", f"input_shape={shape}"
+    )
+
+
+@pytest.mark.parametrize(
+    "fixed",
+    [
+        _new_input("x_train.reshape(100, 4, 1)"),
+        _new_input("x_train.reshape((100, 4, 1))"),
+        _new_input("np.reshape(x_train, (100, 4, 1))"),
+        _new_input("numpy.reshape(x_train, (100, 4, 1))"),
+        _new_input("tf.reshape(x_train, (100, 4, 1))"),
+        _new_input("np.reshape(x_train, newshape=(100, 4, 1))"),
+        _new_input("np.expand_dims(x_train, -1)"),
+        _new_input("np.expand_dims(x_train, axis=-1)"),
+        _new_input("x_train.reshape(100, STEPS, 1)", "(STEPS, 1)", "STEPS = 4\n"),
+        _new_input("x_train.reshape(100, STEPS, 1)", "(4, 1)", "STEPS = 4\n"),
+        _new_input("x_train.reshape(100, 1, 4)", "(1, 4)"),
+    ],
+)
+def test_data_reshaped_to_exactly_the_new_input_shape_is_only_the_input_shape_change(classify_texts, fixed):
+    assert [(c.code, c.change) for c in classify_texts(BASE, fixed).components] == [("LIS", "changed")]
+
+
+@pytest.mark.parametrize(
+    "fixed",
+    [
+        _new_input("x_train.reshape(100, 2, 2)"),  # another shape than the model's (4, 1)
+        _new_input("np.expand_dims(x_train, 1)"),  # a new axis, but not the last one
+        _new_input("np.expand_dims(x_train, -1)", "(1, 4)"),  # a last axis of 1, for a shape ending in 4
+    ],
+)
+def test_data_reshaped_to_another_shape_is_a_fix_action_of_its_own(classify_texts, fixed):
+    assert sorted((c.code, c.change) for c in classify_texts(BASE, fixed).components) == [
+        ("CPP", "added"), ("LIS", "changed")
+    ]
