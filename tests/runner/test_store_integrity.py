@@ -48,7 +48,7 @@ def _user_version(path: Path) -> int:
 
 
 def test_a_new_store_carries_the_schema_version(real_store: Path) -> None:
-    assert _user_version(real_store) == SCHEMA_VERSION == 2
+    assert _user_version(real_store) == SCHEMA_VERSION == 3
 
 
 def test_a_store_of_a_newer_mutreal_is_refused_naming_both_versions(real_store: Path, tmp_path: Path) -> None:
@@ -57,7 +57,7 @@ def test_a_store_of_a_newer_mutreal_is_refused_naming_both_versions(real_store: 
     with sqlite3.connect(newer) as db:
         db.execute("PRAGMA user_version = 7")
     before = newer.read_bytes()
-    with pytest.raises(StoreError, match=r"schema version 7 .*newer mutreal.* up to 2"):
+    with pytest.raises(StoreError, match=r"schema version 7 .*newer mutreal.* up to 3"):
         RunStore(newer)
     assert newer.read_bytes() == before
 

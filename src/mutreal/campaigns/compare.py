@@ -2,8 +2,9 @@
 
 For every bug of a manifest the buggy program is the real fault, seen as a mutant of the fixed
 program; the mutants of :mod:`mutreal.campaigns.mutants` are set beside it. Buggy, fixed and every
-mutant are trained with the same seeds in one campaign on one store (a run is never trained
-twice, and an interrupted benchmark resumes), then :func:`mutreal.analysis.similarity.compare_from_records`
+mutant are trained with the same seeds; the whole benchmark is one campaign on one store, whose
+plan of every bug's runs is written once every bug's mutants are built and before anything trains
+(a run is never trained twice, and an interrupted benchmark resumes the same plan), then :func:`mutreal.analysis.similarity.compare_from_records`
 decides per mutant: DeepCrime's kill (GLM + Cohen's d), the Fisher kill, the killing probability
 of each input with its Wilson interval, and the coupling strength and detectability IoU with the
 fault (Ahmed et al.). One JSON line per bug is written the moment it is decided; a bad bug is an
@@ -262,20 +263,11 @@ def make_mutants(
     return given_mutants(mode, task.id)
 
 
-def compare_task(
-    task: ReproduceTask,
-    *,
-    seeds: Sequence[int],
-    mode: str,
-    work: str | Path,
-    campaign: Mapping[str, Any],
-    statistics: DecisionSettings | Mapping[str, Any] | None = None,
-    classified: Any = None,
-    tolerance: float | None = None,
-) -> BugComparison:
-    """Make one bug's mutants, train everything, decide; never raises for a bad bug (an error row)."""
-    from mutreal.campaigns.pair import mutant_data_folders, run_programs
-
+def prepare_bug(
+    task: ReproduceTask, mode: str, work: str | Path, classified: Any = None
+) -> tuple[str, str, MutantSet] | BugComparison:
+    """One bug's buggy and fixed programs and its mutants (nothing trains), or the row that
+    decides it without training (an error, no mutants); never raises for a bad bug."""
     try:
         buggy = entry_program(task.buggy, task.entry)
         fixed = entry_program(task.fixed, task.entry)
@@ -285,18 +277,27 @@ def compare_task(
         )
     try:
         made = make_mutants(task, buggy, fixed, mode, Path(work) / safe_name(task.id), classified)
-        if not made.mutants:
-            return BugComparison(id=task.id, benchmark=task.benchmark, status="no-mutants", mode=mode,
-                                 reason=made.reason, programs={"buggy": buggy, "fixed": fixed},
-                                 failures=made.failures)  # fmt: skip
-        files = [m.file for m in made.mutants]
-        options = dict(campaign)
-        options["data_folders"] = mutant_data_folders(fixed, files, options.get("data_folders"))
-        groups = run_programs([buggy, fixed, *files], seeds, options)
-        return decide(task, buggy, fixed, made, groups, mode=mode, tolerance=tolerance, statistics=statistics)
     except Exception as error:  # noqa: BLE001 - one bad bug never stops the benchmark
-        return BugComparison(id=task.id, benchmark=task.benchmark, status="error", mode=mode,
-                             error=f"{type(error).__name__}: {error}")  # fmt: skip
+        return _error_row(task, mode, error)
+    if not made.mutants:
+        return BugComparison(id=task.id, benchmark=task.benchmark, status="no-mutants", mode=mode,
+                             reason=made.reason, programs={"buggy": buggy, "fixed": fixed},
+                             failures=made.failures)  # fmt: skip
+    return buggy, fixed, made
+
+
+def _error_row(task: ReproduceTask, mode: str, error: Exception) -> BugComparison:
+    return BugComparison(id=task.id, benchmark=task.benchmark, status="error", mode=mode,
+                         error=f"{type(error).__name__}: {error}")  # fmt: skip
+
+
+def _programs(prepared: tuple[str, str, MutantSet]) -> tuple[list[str], dict[str, str]]:
+    """Buggy, fixed and mutant files in training order, and where the mutants find their data."""
+    from mutreal.campaigns.pair import mutant_data_folders
+
+    buggy, fixed, made = prepared
+    files = [m.file for m in made.mutants]
+    return [buggy, fixed, *files], mutant_data_folders(fixed, files)
 
 
 def read_classified(path: str | Path) -> dict[str, dict[str, Any]]:
@@ -332,7 +333,8 @@ def compare_manifest(
     ``work`` holds the mutants (and the run store when ``campaign`` names none); without it a
     temporary folder is used and removed at the end. ``classified`` maps bug ids to classify rows
     (``--results``); bugs it lacks are classified here."""
-    from mutreal.campaigns.pair import bugs_to_decide
+    from mutreal.campaigns.pair import benchmark_campaign, bugs_to_decide, split_by_program
+    from mutreal.campaigns.reproduce import groups_to_decide
     from mutreal.campaigns.sensitivity import mark_output_folder
 
     if mode not in MODES and not Path(mode).is_dir():
@@ -344,11 +346,28 @@ def compare_manifest(
     if not options.get("store"):
         options["store"] = str(folder / "runs.sqlite")
     try:
-        for task in bugs_to_decide(tasks, options, skip, on_start):
-            yield compare_task(
-                task, seeds=seeds, mode=mode, work=folder, campaign=options, statistics=statistics,
-                classified=(classified or {}).get(task.id), tolerance=tolerance,
-            )  # fmt: skip
+        with benchmark_campaign(seeds, options) as benchmark:
+            chosen: dict[int, Any] = {}  # task object -> (group, buggy, fixed, mutants) or its decided row
+            for task in tasks:
+                prepared = prepare_bug(task, mode, folder, (classified or {}).get(task.id))
+                if isinstance(prepared, BugComparison):
+                    chosen[id(task)] = prepared
+                    continue
+                programs, folders = _programs(prepared)
+                chosen[id(task)] = (benchmark.add(task.id, programs, folders), *prepared)
+            benchmark.write_plan(to_decide=groups_to_decide(tasks, chosen, skip))
+            for task in bugs_to_decide(tasks, skip, on_start):
+                bug = chosen[id(task)]
+                if isinstance(bug, BugComparison):
+                    yield bug
+                    continue
+                group, buggy, fixed, made = bug
+                try:
+                    groups = split_by_program(benchmark.run(group), 2 + len(made.mutants), len(seeds))
+                    yield decide(task, buggy, fixed, made, groups, mode=mode, tolerance=tolerance,
+                                 statistics=statistics)  # fmt: skip
+                except Exception as error:  # noqa: BLE001 - one bad bug never stops the benchmark
+                    yield _error_row(task, mode, error)
     finally:
         if temporary is not None:
             temporary.cleanup()

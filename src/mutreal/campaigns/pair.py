@@ -7,9 +7,10 @@ module only chains them (fixed or adaptive, with warm workers kept across rounds
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from mutreal.analysis.killing import KillReport, kill_from_records
 from mutreal.analysis.reproduction import ReproductionReport, reproduce_from_records
@@ -20,6 +21,9 @@ from mutreal.stats import (
     SequentialDecision,
 )
 from mutreal.stats.two_groups import KILL_EFFECT
+
+if TYPE_CHECKING:
+    from mutreal.execution.benchmark import BenchmarkCampaign
 
 
 class _Bug(Protocol):
@@ -105,20 +109,29 @@ class WarmWorkers:
 
 
 def bugs_to_decide(
-    tasks: Iterable[T], options: dict[str, Any], skip: Container[str] | None, on_start: Callable[[T], None] | None
+    tasks: Iterable[T], skip: Container[str] | None, on_start: Callable[[T], None] | None
 ) -> Iterator[T]:
     """The bugs of a benchmark still to decide (those in ``skip`` are in the output already), in
-    manifest order, with the local workers kept warm from the first bug to the last.
+    manifest order.
 
     ``reproduce --manifest`` and ``compare --manifest`` walk a benchmark this one way, so resuming
     and the progress callback (``on_start``, before a bug trains) behave the same in both."""
-    with WarmWorkers(options):
-        for task in tasks:
-            if skip and task.id in skip:
-                continue
-            if on_start is not None:
-                on_start(task)
-            yield task
+    for task in tasks:
+        if skip and task.id in skip:
+            continue
+        if on_start is not None:
+            on_start(task)
+        yield task
+
+
+@contextmanager
+def benchmark_campaign(seeds: Sequence[int], options: dict[str, Any]) -> Iterator[BenchmarkCampaign]:
+    """The one campaign of a benchmark (:class:`mutreal.execution.benchmark.BenchmarkCampaign`),
+    with the local workers kept warm from the first bug to the last."""
+    from mutreal.execution.benchmark import BenchmarkCampaign
+
+    with WarmWorkers(options), BenchmarkCampaign(seeds, options) as campaign:
+        yield campaign
 
 
 @dataclass

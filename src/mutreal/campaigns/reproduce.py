@@ -3,8 +3,10 @@
 A manifest (the one ``classify`` reads: ``id,benchmark,buggy,fixed``, ``;``-lists of files, plus the
 optional columns ``symptom``, ``metric``, ``lower_is_better`` and ``entry``) becomes one decided row
 per bug, written the moment it is decided. The realism study trained 165 bugs 20 times each by hand;
-here one store holds every run, so an interrupted benchmark resumes where it stopped (rows already
-in the output are kept, stored runs are not trained again) and one bad bug never stops the rest.
+here the benchmark is one campaign whose plan of every bug's runs is stored before the first one
+trains (:mod:`mutreal.execution.benchmark`), so an interrupted benchmark resumes where it stopped
+(rows already in the output are kept, stored runs are not trained again) and one bad bug never
+stops the rest.
 
 What is decided per bug, beyond the pair verdict of :func:`mutreal.analysis.reproduction.reproduce_from_records`:
 
@@ -20,7 +22,7 @@ from __future__ import annotations
 import csv
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -215,32 +217,33 @@ def _decide(task: ReproduceTask, buggy: str, fixed: str, records: tuple[list[Any
     return row
 
 
-def reproduce_task(
+#: ``train(programs, changes)``: the records of each program (programs x seeds), trained with the
+#: campaign's options changed by ``changes`` (``{"modernize": True}`` for a version problem's retry)
+Train = Callable[[list[str], dict[str, Any]], Sequence[list[Any]]]
+
+
+def reproduce_trained(
     task: ReproduceTask,
+    buggy: str,
+    fixed: str,
+    train: Train,
     *,
-    seeds: Sequence[int],
-    campaign: Mapping[str, Any],
+    modernized: bool,
     statistics: DecisionSettings | Mapping[str, Any] | None = None,
 ) -> BugReproduction:
-    """Train one bug's two programs and decide; never raises for a bad bug (an error row instead)."""
-    from mutreal.campaigns.pair import run_programs
-
+    """Decide one bug from the runs ``train`` gives, retrying it modernized once when both sides
+    stopped on a removed API (unless the runs were ``modernized`` already); never raises for a bad
+    bug. ``train`` gives the bug's rows of a benchmark's plan (or a campaign of the bug's own)."""
     settings = DecisionSettings.of(statistics)
     try:
-        buggy = entry_program(task.buggy, task.entry)
-        fixed = entry_program(task.fixed, task.entry)
-    except (ValueError, OSError) as error:
-        return BugReproduction(id=task.id, benchmark=task.benchmark, status="error", error=str(error))
-    options = dict(campaign)
-    try:
-        records = tuple(run_programs([buggy, fixed], seeds, options))
+        records = tuple(train([buggy, fixed], {}))
         row = _decide(task, buggy, fixed, records, settings)  # type: ignore[arg-type]
         failure = (_removed_api_failure(records[0]), _removed_api_failure(records[1]))
         # both sides stopped on a removed API: the fault was never reached. The two messages need
         # not be equal (a fix that also changed lr=0.01 to lr=0.001 fails on {'lr': 0.001}).
-        if failure[0] is not None and failure[1] is not None and not options.get("modernize"):
+        if failure[0] is not None and failure[1] is not None and not modernized:
             first = {k: row.to_dict()[k] for k in ("reproduced", "stable", "reason", "symptom")}
-            records = tuple(run_programs([buggy, fixed], seeds, {**options, "modernize": True}))
+            records = tuple(train([buggy, fixed], {"modernize": True}))
             row = _decide(task, buggy, fixed, records, settings)  # type: ignore[arg-type]
             still = _removed_api_failure(records[0]) is not None and _removed_api_failure(records[1]) is not None
             row.version_problem = {
@@ -295,9 +298,42 @@ def reproduce_manifest(
     skip: Mapping[str, str] | set[str] | None = None,
     on_start: Callable[[ReproduceTask], None] | None = None,
 ) -> Iterator[BugReproduction]:
-    """Yield one decided row per bug, in manifest order, keeping the local workers warm between bugs."""
-    from mutreal.campaigns.pair import bugs_to_decide
+    """Yield one decided row per bug, in manifest order, from one campaign over the benchmark.
+
+    Before anything trains, every bug's two programs are read and hashed and one plan of every bug
+    x program x seed is stored (bugs in ``skip`` too, so a resumed benchmark finds the same plan);
+    then bug after bug trains its rows not done and is decided, and a version problem's modernized
+    retry is added to the bug's rows of the plan before it trains
+    (:class:`mutreal.execution.benchmark.BenchmarkCampaign`). Local workers stay warm throughout."""
+    from mutreal.campaigns.pair import benchmark_campaign, bugs_to_decide, split_by_program
 
     options = dict(campaign or {})
-    for task in bugs_to_decide(tasks, options, skip, on_start):
-        yield reproduce_task(task, seeds=seeds, campaign=options, statistics=statistics)
+    with benchmark_campaign(seeds, options) as benchmark:
+        chosen: dict[int, tuple[str, str, str] | str] = {}  # by the task object: ids may repeat
+        for task in tasks:
+            try:
+                buggy, fixed = entry_program(task.buggy, task.entry), entry_program(task.fixed, task.entry)
+            except (ValueError, OSError) as error:
+                chosen[id(task)] = str(error)
+                continue
+            chosen[id(task)] = (benchmark.add(task.id, [buggy, fixed]), buggy, fixed)
+        benchmark.write_plan(to_decide=groups_to_decide(tasks, chosen, skip))
+        for task in bugs_to_decide(tasks, skip, on_start):
+            bug = chosen[id(task)]
+            if isinstance(bug, str):
+                yield BugReproduction(id=task.id, benchmark=task.benchmark, status="error", error=bug)
+                continue
+            group, buggy, fixed = bug
+
+            def train(programs: list[str], changes: dict[str, Any], group: str = group) -> list[list[Any]]:
+                records = benchmark.extend(group, programs, **changes) if changes else benchmark.run(group)
+                return split_by_program(records, len(programs), len(seeds))
+
+            yield reproduce_trained(task, buggy, fixed, train, modernized=benchmark.config.modernize,
+                                    statistics=statistics)  # fmt: skip
+
+
+def groups_to_decide(tasks: Sequence[Any], chosen: Mapping[int, Any], skip: Container[str] | None) -> set[str]:
+    """The plan groups of the bugs this start decides (the progress bar counts their runs only);
+    ``chosen`` maps each task object to a tuple starting with its group, or to its error."""
+    return {chosen[id(t)][0] for t in tasks if isinstance(chosen[id(t)], tuple) and not (skip and t.id in skip)}

@@ -1,7 +1,8 @@
 """The ``--manifest`` side of ``reproduce`` and ``compare``: read a benchmark, write one JSON line per bug.
 
 Both commands decide bug after bug and append each row as soon as it is decided (so an interrupted
-run resumes from ``--out``), with a progress bar on stderr and exit status 1 when some bug was not
+run resumes from ``--out``), with a progress bar of bugs on stderr (the benchmark campaign adds one
+of its planned runs, naming the bug being trained) and exit status 1 when some bug was not
 decided, and both end a run stopped by Ctrl-C or SIGTERM with one line saying how to resume. That
 loop lives here once (:func:`decide_benchmark`); each command says only how its rows are made and
 which statuses count as undecided.

@@ -379,6 +379,38 @@ def encodes_swapped_labels(
 _REAL = frozenset({"file", "keras_dataset", "sklearn", "generator"})
 
 
+@applies(D.CPP_COMPLETION_LABELS)
+def encodes_completed_labels(
+    ctx: CompareContext, role: str, change: str, op: str, b: DataVar | None, f: DataVar | None
+) -> bool:
+    """Decision CPP-completion-labels: the fix supplies training data (generated or loaded) the
+    buggy program never builds, with a one-hot encoding of its labels, and the post's labels are
+    known to need none: the buggy program never trains or compiles at all (it only predicts: the
+    labels and their encoding come with the completion), or it trains on labels bound out of view
+    whose name says they are already encoded (``y_onehot``, ``labels_encoded``) with the loss the
+    fix keeps. Otherwise the encoding stays CPP: the study reads a completion's label encoding as
+    the missing step."""
+    if role != "y_train" or change != "added" or op != "one_hot" or f is None or f.source is None:
+        return False
+    if f.source.kind not in _SYNTHETIC | _REAL:
+        return False
+    if b is None:
+        return not ctx.buggy.fits and not ctx.buggy.compiles
+    return (
+        b.source is not None
+        and b.source.kind == "opaque"
+        and not b.preprocess
+        and bool(_ENCODED_NAME.search(b.var or b.source.text or ""))
+        and len(ctx.buggy.compiles) == len(ctx.fixed.compiles) == 1
+        and ctx.buggy.compiles[0].loss is not None
+        and values_equal(ctx.buggy.compiles[0].loss, ctx.fixed.compiles[0].loss)
+    )
+
+
+#: names of label arrays that say they are already one-hot encoded
+_ENCODED_NAME = re.compile(r"(?i)one_?hot|encoded|categorical|dummies")
+
+
 @applies(D.CPP_SWAPPED_SOURCE_STEPS)
 def prepares_replaced_data(role: str, change: str, b: DataVar | None, f: DataVar | None) -> bool:
     """Decision CPP-swapped-source-steps: the buggy program trains on real data (a file, a
@@ -492,6 +524,8 @@ def compare_data(ctx: CompareContext) -> list[FaultComponent]:
                 continue
             if encodes_swapped_labels(ctx, role, change, op, bv, fv):
                 continue  # decision CPP-swapped-labels
+            if encodes_completed_labels(ctx, role, change, op, bv, fv):
+                continue  # decision CPP-completion-labels
             if prepares_replaced_data(role, change, bv, fv):
                 continue  # decision CPP-swapped-source-steps
             if op not in _CPP_OPS:

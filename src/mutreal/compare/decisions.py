@@ -105,6 +105,9 @@ class DecisionId(TextEnum):
     DATA_SPLIT_NOISE = "data-split-noise"
     CPP_COMPLETION_DATA = "CPP-completion-data"
     RCP_EARLY_STOPPING = "RCP-early-stopping"
+    MWA_MERGED_MODELS = "MWA-merged-models"
+    CPP_COMPLETION_LABELS = "CPP-completion-labels"
+    LIS_FRONT_LAYER = "LIS-front-layer"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

@@ -28,6 +28,7 @@ from mutreal.compare.values import (
     short,
     values_equal,
 )
+from mutreal.program import keras_api
 from mutreal.program.model import FoldedLayer, KerasModel, Layer, ProgramModel, Value, layer_path
 
 #: layer argument -> component kind
@@ -76,6 +77,10 @@ MWA_STRUCTURAL_CHANGES = 4
 _STRUCTURAL = frozenset({K.LAYER_MISSING, K.LAYER_REDUNDANT, K.LAYER_TYPE})
 #: layers a classifier or regressor can end with; a model ending otherwise (a bare Conv1D) was cut short
 _OUTPUT_LAYERS = frozenset({"Dense", "Activation", "Softmax", "TimeDistributed", "Lambda", "Reshape"})
+#: layers that join several inputs (Keras 1 ``Merge`` and Keras 2's merge layers)
+_MERGE_LAYERS = frozenset(keras_api.MERGE_FUNCTIONS.values())
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_MERGING = " merging branches"
 #: activations f with f(f(x)) == f(x): a second one right after the first changes nothing
 _IDEMPOTENT_ACTIVATIONS = frozenset({"relu", "relu6", "linear"})
 
@@ -170,20 +175,48 @@ def _diff_model(ctx: CompareContext, mi: int, bm: KerasModel, fm: KerasModel) ->
         mine = [c for c in mine if c.kind is not K.LAYER_PADDING or c is paddings[0]]
     structural = sum(c.kind in _STRUCTURAL for c in mine)
     kept = max(len(bm.layers), len(fm.layers)) - structural  # layers the fix left in place
-    if structural >= MWA_STRUCTURAL_CHANGES and 2 * structural >= kept:
+    if (structural >= MWA_STRUCTURAL_CHANGES and 2 * structural >= kept) or rejoins_branches(
+        ctx, bm, fm, structural
+    ):
         return [
             make_component(
                 layer_path(mi),
                 K.MODEL_ARCHITECTURE,
                 "changed",
-                f"{len(bm.layers)} layers",
-                f"{len(fm.layers)} layers",
+                f"{len(bm.layers)} layers{_MERGING if _merges(ctx.buggy, bm) else ''}",
+                f"{len(fm.layers)} layers{_MERGING if _merges(ctx.fixed, fm) else ''}",
                 (bm.file, bm.line),
                 (fm.file, fm.line),
                 structural_changes=structural,
             )
         ]
     return mine
+
+
+@applies(D.MWA_MERGED_MODELS)
+def rejoins_branches(ctx: CompareContext, bm: KerasModel, fm: KerasModel, structural: int) -> bool:
+    """Decision MWA-merged-models: one program's model merges the outputs of two or more models
+    or branches (Keras 1 ``Merge([left, right])``, ``concatenate([a.output, b.output])``, a merge
+    layer fed by two layers) and the other's does not: the model's topology changed, one MWA (the
+    study's wrong architecture) rather than the merge layer and the layers around it one by one.
+    Needs two structural changes besides, so a fix that only adds or drops the merge is not one."""
+    if structural < 2:
+        return False
+    return _merges(ctx.buggy, bm) != _merges(ctx.fixed, fm)
+
+
+def _merges(program: ProgramModel, model: KerasModel) -> bool:
+    """Whether ``model`` joins two or more models or branches in a merge layer."""
+    others = {m.var for m in program.models if m is not model and m.var}
+    for layer in model.layers:
+        if layer.cls not in _MERGE_LAYERS:
+            continue
+        if len(set(layer.inbound)) >= 2:
+            return True
+        named = {n for v in layer.args.values() for n in _IDENTIFIER.findall(v.text or "")}
+        if len(named & others) >= 2:
+            return True
+    return False
 
 
 def _input_shape(layer: Layer) -> Value | None:
@@ -218,14 +251,46 @@ def _reads_sample_count(v: Value) -> bool:
     return bool(_SAMPLE_COUNT.search(v.text or ""))
 
 
+@applies(D.LIS_FRONT_LAYER)
+def _front_layer_inserted(
+    bm: KerasModel,
+    fm: KerasModel,
+    bfold: list[FoldedLayer],
+    ffold: list[FoldedLayer],
+    pairs: list[tuple[int | None, int | None]],
+) -> tuple[Layer, Value] | None | bool:
+    """Decision LIS-front-layer: the fix puts a new layer in front of the buggy model's first layer,
+    which declared the input shape, and declares none in front. What the fixed program still
+    declares on that layer's counterpart stands for the model's input (a (layer, shape) pair); when
+    it declares none there either, the input is left to the data the model is fitted on (True): the
+    inserted layer is the fix (LRM), not a removed input shape. False when the rule does not apply."""
+    b = _model_input(bm)
+    if b is None or _model_input(fm) is not None or not ffold or (None, 0) not in pairs:
+        return False
+    bi = next((k for k, x in enumerate(bfold) if x.layer is b[0]), None)
+    fi = next((j for i, j in pairs if i == bi and bi is not None), None)
+    if bi is None:
+        return False
+    counterpart = ffold[fi].layer if fi is not None else None
+    shape = _input_shape(counterpart) if counterpart is not None else None
+    if counterpart is None or shape is None:
+        return True
+    return counterpart, shape
+
+
 @applies(D.LIS_MODEL_INPUT, D.LIS_CHANGED, D.LIS_ONE_SIDE)
-def _diff_model_input(mi: int, bm: KerasModel, fm: KerasModel) -> list[FaultComponent]:
+def _diff_model_input(
+    mi: int, bm: KerasModel, fm: KerasModel, front: tuple[Layer, Value] | None | bool = False
+) -> list[FaultComponent]:
     """Decision LIS-model-input: the model's declared input shape changed, was added or was removed.
 
     ``input_dim=n`` equals ``input_shape=(n,)`` and ``Input(shape=(n,))``; where it is written
-    (Input layer or first layer) does not matter.
+    (Input layer or first layer) does not matter. ``front``: decision LIS-front-layer's reading.
     """
-    b, f = _model_input(bm), _model_input(fm)
+    if front is True:
+        return []
+    b = _model_input(bm)
+    f = front if isinstance(front, tuple) else _model_input(fm)
     if b is None and f is None:
         return []
     if (
@@ -312,10 +377,10 @@ def _layer_name_for_leaf(layer: Layer) -> str:
 def _diff_model_layers(ctx: CompareContext, mi: int, bm: KerasModel, fm: KerasModel) -> list[FaultComponent]:
     """The model's input shape, then its aligned layers: a layer on one side only is missing (LRM) or
     redundant (LAD), a paired layer of another class a wrong layer (LWS), else its arguments."""
-    out = _diff_model_input(mi, bm, fm)
     bfold = [x for x in bm.folded_layers(ctx.era_b) if x.layer.cls not in _INPUT_ONLY]
     ffold = [x for x in fm.folded_layers(ctx.era_f) if x.layer.cls not in _INPUT_ONLY]
     pairs, tied = align_layers_with_ties(bfold, ffold, ctx.era_b, ctx.era_f)
+    out = _diff_model_input(mi, bm, fm, _front_layer_inserted(bm, fm, bfold, ffold, pairs))
     pairs = drop_completed_snippet(pairs, ctx, bfold)
     for bi, fi in pairs:
         found = _aligned_pair_components(ctx, mi, bfold, ffold, bi, fi)

@@ -25,7 +25,14 @@ from typing import Any
 import yaml
 
 from mutreal.execution import environment, sandbox
-from mutreal.execution.plan import PlannedRun, PlanStatus, PreparedProgram, plan_campaign, prepare_program
+from mutreal.execution.plan import (
+    CampaignPlan,
+    PlannedRun,
+    PlanStatus,
+    PreparedProgram,
+    plan_campaign,
+    prepare_program,
+)
 from mutreal.execution.records import Outcome, RunRecord, metric_direction, select_metric
 from mutreal.execution.store import RunStore
 
@@ -352,68 +359,153 @@ def execute_campaign(
     when that is not its own (mutants written elsewhere read their original's data). ``keep_workers=True`` keeps the warm local workers for the next campaign
     of this process (several rounds or commands in one process pay TensorFlow's start-up once).
     """
+    cfg = campaign_config(config, {
+        "programs": programs, "runs": runs, "jobs": jobs, "executor": executor, "address": address,
+        "timeout_s": timeout_s, "memory_limit_mb": memory_limit_mb, "seeds": seeds, "metric": metric,
+        "modernize": modernize, "keep_workers": keep_workers, "sandbox_mode": sandbox_mode, "env": env,
+        "store": store, "data_folders": data_folders,
+    })  # fmt: skip
+    if not cfg.programs:
+        raise ValueError("no programs to run")
+    prepared = [prepare_program(Path(p), cfg.modernize, cfg.data_folder(p)) for p in cfg.programs]
+    opened = open_campaign(cfg, store, prepared, manifest_dir)
+    try:
+        plan = plan_campaign(cfg, prepared, opened.store, opened.id, env_hash=environment.environment_hash(),
+                             memory_limit_mb=opened.memory_limit_mb)  # fmt: skip
+        bar = _progress(len(plan.to_train()), progress)
+        try:
+            done = execute_plan(plan, plan.runs, cfg, opened.store, opened.id, bar=bar, on_record=on_record)
+        finally:
+            bar.close()
+    finally:
+        opened.close()
+    return CampaignResult(
+        records=[done.records[run.key] for run in plan.runs if run.key in done.records],
+        id=opened.id,
+        config=opened.files[0],
+        manifest=opened.files[1],
+        worker_startup_s=done.worker_startup_s,
+        gpu=done.gpu,
+        wall_time_s=done.wall_time_s,
+        trained=done.trained,
+        reused=sum(1 for r in done.records.values() if r.reused),
+    )
+
+
+def campaign_config(config: CampaignConfig | None, options: Mapping[str, Any]) -> CampaignConfig:
+    """``config`` (or the defaults) with ``options`` applied: :func:`execute_campaign`'s keyword
+    arguments, ``None`` meaning not given. Checks the executor and ``--env``; a benchmark
+    (:mod:`mutreal.execution.benchmark`) builds its one configuration the same way."""
     cfg = dataclasses.replace(config) if config is not None else CampaignConfig()
+    programs, seeds, env, store, folders = (options.get(name) for name in ("programs", "seeds", "env", "store",
+                                                                           "data_folders"))  # fmt: skip
     overrides = {
+        **{name: options.get(name) for name in ("runs", "jobs", "executor", "address", "timeout_s",
+                                                "memory_limit_mb", "metric", "modernize", "keep_workers")},
         "programs": [str(p) for p in programs] if programs is not None else None,
-        "runs": runs,
-        "jobs": jobs,
-        "executor": executor,
-        "address": address,
-        "timeout_s": timeout_s,
-        "memory_limit_mb": memory_limit_mb,
         "seeds": list(seeds) if seeds is not None else None,
-        "metric": metric,
-        "modernize": modernize,
-        "keep_workers": keep_workers,
-        "sandbox": sandbox_mode,
+        "sandbox": options.get("sandbox_mode"),
         "env": list(env) if env else None,
         "store": str(store) if isinstance(store, (str, Path)) else None,
-        "data_folders": {str(k): str(v) for k, v in data_folders.items()} if data_folders else None,
-    }
+        "data_folders": {str(k): str(v) for k, v in folders.items()} if folders else None,
+    }  # fmt: skip
     for name, value in overrides.items():
         if value is not None:
             setattr(cfg, name, value)
-    if seeds is None and runs is not None and config is not None and config.seeds is not None:
+    if seeds is None and options.get("runs") is not None and config is not None and config.seeds is not None:
         cfg.seeds = None  # an explicit --runs replaces the configuration's seed list
     if cfg.executor not in EXECUTORS:
         raise ValueError(f"unknown executor {cfg.executor!r}: choose one of {', '.join(EXECUTORS)}")
-    jobs_chosen = jobs is not None or cfg.threads_per_worker is not None
+    jobs_chosen = options.get("jobs") is not None or cfg.threads_per_worker is not None
     if cfg.executor == "pool" and not jobs_chosen and (config is None or config.jobs == _default_jobs()):
         # no --jobs: use the service's workers as they are (their thread count enters run keys)
         from mutreal.execution.service import service_layout
 
         cfg.jobs, cfg.threads_per_worker = service_layout(cfg.address)
-    if not cfg.programs:
-        raise ValueError("no programs to run")
     sandbox.passed_variables(cfg.env)  # a malformed --env is an error before anything runs
+    return cfg
+
+
+@dataclass
+class OpenCampaign:
+    """A campaign started: its id, its store (closed with it when it opened it), the paths of its
+    written configuration and manifest, and the memory limit its runs get."""
+
+    id: str
+    store: RunStore
+    own_store: bool
+    files: tuple[str | None, str | None]
+    memory_limit_mb: float
+
+    def close(self) -> None:
+        if self.own_store:
+            self.store.close()
+
+
+def open_campaign(
+    cfg: CampaignConfig,
+    store: str | Path | RunStore | None,
+    prepared: Sequence[PreparedProgram],
+    manifest_dir: str | Path | None = None,
+    campaign_id: str | None = None,
+) -> OpenCampaign:
+    """Give the campaign an id, open its store, record it there and write its configuration and
+    manifest files (next to the store, or into ``manifest_dir``)."""
     isolation = _isolation(cfg)
-
-    campaign_id = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
+    campaign_id = campaign_id or (
+        _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
+    )
     started_at = _now()
-    prepared = [prepare_program(Path(p), cfg.modernize, cfg.data_folder(p)) for p in cfg.programs]
     memory_limit = cfg.resolved_memory_limit_mb()
-
     own_store = not isinstance(store, RunStore)
     run_store = store if isinstance(store, RunStore) else RunStore(cfg.store or ":memory:")
-    manifest = build_manifest(cfg, campaign_id, prepared, isolation)
-    run_store.put_campaign(campaign_id, started_at, cfg.to_yaml(), manifest)
-    if manifest_dir is not None or run_store.path != ":memory:":
-        folder = Path(manifest_dir) if manifest_dir is not None else Path(run_store.path).parent
-        stem = Path(run_store.path).stem if run_store.path != ":memory:" else "campaign"
-        config_path, manifest_path = write_campaign_files(cfg, manifest, folder, f"{stem}.{campaign_id}")
-        files: tuple[str | None, str | None] = (str(config_path), str(manifest_path))
-    else:
-        files = (None, None)
+    try:
+        manifest = build_manifest(cfg, campaign_id, list(prepared), isolation)
+        run_store.put_campaign(campaign_id, started_at, cfg.to_yaml(), manifest)
+        files: tuple[str | None, str | None] = (None, None)
+        if manifest_dir is not None or run_store.path != ":memory:":
+            folder = Path(manifest_dir) if manifest_dir is not None else Path(run_store.path).parent
+            stem = Path(run_store.path).stem if run_store.path != ":memory:" else "campaign"
+            config_path, manifest_path = write_campaign_files(cfg, manifest, folder, f"{stem}.{campaign_id}")
+            files = (str(config_path), str(manifest_path))
+    except BaseException:
+        if own_store:
+            run_store.close()
+        raise
+    return OpenCampaign(campaign_id, run_store, own_store, files, memory_limit)
 
-    plan = plan_campaign(cfg, prepared, run_store, campaign_id, env_hash=environment.environment_hash(),
-                         memory_limit_mb=memory_limit)  # fmt: skip
+
+@dataclass
+class PlanExecution:
+    """What executing rows of a plan gave: the records by run key and the executor's facts."""
+
+    records: dict[str, RunRecord]
+    trained: int
+    worker_startup_s: float | None
+    gpu: dict[str, float] | None
+    wall_time_s: float
+
+
+def execute_plan(
+    plan: CampaignPlan,
+    runs: Sequence[PlannedRun],
+    cfg: CampaignConfig,
+    run_store: RunStore,
+    campaign_id: str,
+    *,
+    bar: Any,
+    on_record: Callable[[RunRecord], None] | None = None,
+) -> PlanExecution:
+    """Train the rows among ``runs`` (rows of ``plan``) that are not ``done``, storing each run with
+    its row's new status in one transaction; the records of every row of ``runs`` by key.
+
+    ``bar`` (a tqdm bar) advances by one per trained run. On Ctrl-C/SIGTERM, or an executor gone
+    mid-way, every run without a result is stored as ``lost`` (the next start trains it again)."""
     records: dict[str, RunRecord] = {}
-    for run in plan.runs:
+    for run in runs:
         if run.status == PlanStatus.DONE:
             records[run.key] = _decided_without_training(run, cfg, campaign_id)
-    tasks = [plan.task(run, cfg) for run in plan.to_train()]
-
-    bar = _progress(len(tasks), progress)
+    tasks = [plan.task(run, cfg) for run in plan.to_train(runs)]
 
     def finished(task: dict[str, Any], result: dict[str, Any]) -> None:
         record = record_from_result(task, result, cfg, campaign_id)
@@ -431,35 +523,24 @@ def execute_campaign(
     started = time.monotonic()
     monitor = environment.GpuMonitor()
     executor_used = None
-    try:
-        if tasks:
-            executor_used = _executor(cfg, memory_limit)
-            with monitor:
-                try:
-                    executor_used.map(tasks, finished)
-                except _setup_errors():
-                    raise
-                except RuntimeError as error:  # the service or the cluster went away mid-campaign
-                    _record_lost(tasks, records, finished, f"the executor lost the run: {error}")
-                except BaseException as error:  # interrupted (Ctrl-C, SIGTERM): keep what is known
-                    _record_lost(
-                        tasks, records, finished, f"the runner was interrupted ({type(error).__name__})"
-                    )
-                    raise
-    finally:
-        bar.close()
-        if own_store:
-            run_store.close()
-    return CampaignResult(
-        records=[records[run.key] for run in plan.runs if run.key in records],
-        id=campaign_id,
-        config=files[0],
-        manifest=files[1],
+    if tasks:
+        executor_used = _executor(cfg, plan.memory_limit_mb)
+        with monitor:
+            try:
+                executor_used.map(tasks, finished)
+            except _setup_errors():
+                raise
+            except RuntimeError as error:  # the service or the cluster went away mid-campaign
+                _record_lost(tasks, records, finished, f"the executor lost the run: {error}")
+            except BaseException as error:  # interrupted (Ctrl-C, SIGTERM): keep what is known
+                _record_lost(tasks, records, finished, f"the runner was interrupted ({type(error).__name__})")
+                raise
+    return PlanExecution(
+        records=records,
+        trained=sum(1 for t in tasks if t["key"] in records),
         worker_startup_s=getattr(executor_used, "startup_s", None),
         gpu=monitor.summary(),
         wall_time_s=time.monotonic() - started,
-        trained=sum(1 for t in tasks if t["key"] in records),
-        reused=sum(1 for r in records.values() if r.reused),
     )
 
 

@@ -10,6 +10,24 @@ transaction that stores its run. The plan's id is the hash of its keys in order,
 ``done`` and are reused, ``planned`` and ``lost`` rows are trained, and no run is trained twice.
 That holds for campaigns run one after another; two processes started at once on one store and one
 plan do not claim rows from each other, and may both train a row that neither has stored yet.
+
+A benchmark (``reproduce --manifest``, ``compare --manifest``) is one campaign with one plan:
+:func:`plan_benchmark` plans every bug's programs x seeds, each row carrying its bug as its
+*group*, and commits them all before the first bug trains; the id hashes every (group, key) in
+order, so the same command again (a resumed ``--out`` included: bugs already written are still
+planned) finds the same plan. Execution then goes group by group
+(:mod:`mutreal.execution.benchmark`), so each bug is decided as soon as its own rows are done.
+Why one plan and not one per bug: the store then says, before anything trains, what the whole
+benchmark will cost and how much of it is done, and a resumed benchmark is the same plan picked up.
+
+Runs that only a result calls for cannot be planned beforehand. They *extend* the plan
+(:func:`extend_plan`): their rows are appended after the plan's last row, in their bug's group, in
+one transaction, before they train. ``reproduce --manifest`` does so for the ``--modernize`` retry of
+a bug whose two versions stopped on a removed API (its rows have their own configuration hash); the
+same benchmark started again extends the plan with the same keys, which updates those rows rather
+than adding them twice. Adaptive looks would extend a group the same way, one round of seeds at a
+time; the benchmarks have no ``--adaptive`` (a single-pair ``reproduce --adaptive`` runs each round
+as its own campaign with its own plan).
 """
 
 from __future__ import annotations
@@ -24,6 +42,8 @@ from mutreal.execution.store import RunStore
 from mutreal.serialise import TextEnum
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
     from mutreal.execution.campaign import CampaignConfig
 
 
@@ -92,6 +112,8 @@ class PlannedRun:
     seed: int
     status: PlanStatus
     stored: RunRecord | None = None
+    group: str | None = None  # the bug of a benchmark's plan
+    config_hash: str | None = None  # its own, when it differs from the plan's (a modernized retry)
 
 
 @dataclass
@@ -104,11 +126,16 @@ class CampaignPlan:
     config_hash: str
     memory_limit_mb: float
 
-    def to_train(self) -> list[PlannedRun]:
-        """The rows that need a training, each key once (a program listed twice is trained once)."""
+    def group(self, name: str) -> list[PlannedRun]:
+        """The rows of one group (a benchmark's bug) in plan order, extensions included."""
+        return [run for run in self.runs if run.group == name]
+
+    def to_train(self, runs: Iterable[PlannedRun] | None = None) -> list[PlannedRun]:
+        """The rows (of ``runs``, else all) that need a training, each key once (a program listed
+        twice is trained once)."""
         seen: set[str] = set()
         chosen = []
-        for run in self.runs:
+        for run in self.runs if runs is None else runs:
             if run.status != PlanStatus.DONE and run.key not in seen:
                 seen.add(run.key)
                 chosen.append(run)
@@ -126,7 +153,7 @@ class CampaignPlan:
             "args": list(cfg.args),
             "program_hash": program.program_hash,
             "data_hash": program.data_hash,
-            "config_hash": self.config_hash,
+            "config_hash": run.config_hash or self.config_hash,
             "env_hash": self.env_hash,
             "memory_limit_mb": self.memory_limit_mb,
             "modernize_changes": program.modernize_changes,
@@ -152,16 +179,16 @@ def run_key(program: PreparedProgram, seed: int, config_hash: str, env_hash: str
     return hashing.run_key(program.program_hash, program.data_hash, config_hash, seed, env_hash)
 
 
-def plan_campaign(
+def _planned_runs(
     cfg: CampaignConfig,
-    programs: list[PreparedProgram],
+    programs: Sequence[PreparedProgram],
     store: RunStore,
-    campaign_id: str,
     *,
     env_hash: str,
     memory_limit_mb: float,
-) -> CampaignPlan:
-    """Plan every program x seed, commit the plan to ``store`` and return it as the store holds it.
+    group: str | None = None,
+) -> list[PlannedRun]:
+    """Every program x seed with its key and its status decided from ``store`` (not yet written).
 
     A row is ``done`` when the store has its run with a verdict that still stands (see
     :func:`needs_run`) or when its program cannot be read (that is decided without a worker),
@@ -177,9 +204,86 @@ def plan_campaign(
         else:
             status = PlanStatus.LOST if record is not None and record.outcome == Outcome.LOST else PlanStatus.PLANNED
             record = None
-        runs.append(PlannedRun(key, program, seed, status, record))
-    plan_id = hashing.sha256_text("plan|" + "|".join(key for key, _, _ in order))
-    rows = store.put_plan(plan_id, [(r.key, str(r.program.path), r.seed, r.status.value) for r in runs], campaign_id)
+        runs.append(PlannedRun(key, program, seed, status, record, group, config_hash))
+    return runs
+
+
+def _row(run: PlannedRun) -> tuple[str, str, int, str, str | None]:
+    return (run.key, str(run.program.path), run.seed, run.status.value, run.group)
+
+
+def _follow_the_store(runs: Sequence[PlannedRun], rows: Sequence[Any]) -> None:
     for run, row in zip(runs, rows, strict=True):  # what execution follows is the plan as stored
         run.status = PlanStatus(row.status)
-    return CampaignPlan(plan_id, runs, env_hash, config_hash, memory_limit_mb)
+
+
+def plan_campaign(
+    cfg: CampaignConfig,
+    programs: list[PreparedProgram],
+    store: RunStore,
+    campaign_id: str,
+    *,
+    env_hash: str,
+    memory_limit_mb: float,
+) -> CampaignPlan:
+    """Plan every program x seed, commit the plan to ``store`` and return it as the store holds it
+    (the statuses are those of :func:`_planned_runs`)."""
+    runs = _planned_runs(cfg, programs, store, env_hash=env_hash, memory_limit_mb=memory_limit_mb)
+    plan_id = hashing.sha256_text("plan|" + "|".join(run.key for run in runs))
+    rows = store.put_plan(plan_id, [_row(r)[:4] for r in runs], campaign_id)
+    _follow_the_store(runs, rows[: len(runs)])
+    return CampaignPlan(plan_id, runs, env_hash, hashing.config_hash(cfg.result_affecting()), memory_limit_mb)
+
+
+def plan_benchmark(
+    cfg: CampaignConfig,
+    groups: Sequence[tuple[str, Sequence[PreparedProgram]]],
+    store: RunStore,
+    campaign_id: str,
+    *,
+    env_hash: str,
+    memory_limit_mb: float,
+) -> CampaignPlan:
+    """Plan every group's (bug's) programs x seeds as one plan, commit it whole and return it.
+
+    The id hashes each row's group and key in order: the same benchmark finds its plan again, and
+    two benchmarks that share programs (hence keys) but not bugs have plans of their own. Rows a
+    previous start added to the plan (:func:`extend_plan`) are kept in the store after these and
+    read back with the group they extend."""
+    runs = [run for group, programs in groups
+            for run in _planned_runs(cfg, programs, store, env_hash=env_hash, memory_limit_mb=memory_limit_mb,
+                                     group=group)]  # fmt: skip
+    plan_id = hashing.sha256_text("benchmark|" + "|".join(f"{run.group}:{run.key}" for run in runs))
+    rows = store.put_plan(plan_id, [_row(r) for r in runs], campaign_id)
+    _follow_the_store(runs, rows[: len(runs)])
+    return CampaignPlan(plan_id, runs, env_hash, hashing.config_hash(cfg.result_affecting()), memory_limit_mb)
+
+
+def extend_plan(
+    plan: CampaignPlan,
+    cfg: CampaignConfig,
+    group: str,
+    programs: Sequence[PreparedProgram],
+    store: RunStore,
+    campaign_id: str,
+) -> list[PlannedRun]:
+    """Add ``programs`` x seeds, planned with ``cfg`` (e.g. ``modernize`` on), to ``group`` of a
+    stored plan in one transaction, before they train; the new rows, as stored.
+
+    Rows the group already has (the same benchmark started again) are updated, not repeated."""
+    runs = _planned_runs(cfg, programs, store, env_hash=plan.env_hash, memory_limit_mb=plan.memory_limit_mb,
+                         group=group)  # fmt: skip
+    _follow_the_store(runs, store.extend_plan(plan.id, [_row(r) for r in runs], campaign_id))
+    plan.runs.extend(runs)
+    return runs
+
+
+def recheck(runs: Sequence[PlannedRun], cfg: CampaignConfig, store: RunStore, memory_limit_mb: float) -> None:
+    """Mark ``done`` the rows whose run the store holds now with a verdict that stands: a benchmark's
+    later bug that shares a program with an earlier one reuses the run trained for that bug."""
+    pending = [run for run in runs if run.status != PlanStatus.DONE and run.program.error is None]
+    stored = store.get_many(run.key for run in pending)
+    for run in pending:
+        record = stored.get(run.key)
+        if record is not None and not needs_run(record, cfg, memory_limit_mb):
+            run.status, run.stored = PlanStatus.DONE, record

@@ -6,7 +6,8 @@ trained again. The main columns (program, seed, outcome, metric) are queryable i
 :class:`~mutreal.execution.records.RunRecord` is kept as JSON beside them. Campaigns (their YAML
 configuration and manifest) are kept in a second table, and each campaign's plan (every program x
 seed with its run key and status ``planned``/``done``/``lost``) in a third, written before anything
-trains (see :mod:`mutreal.execution.plan`). Export with :meth:`RunStore.to_dataframe` or
+trains (see :mod:`mutreal.execution.plan`); a benchmark's plan holds every bug's runs, each row naming
+its bug (its ``group_id``). Export with :meth:`RunStore.to_dataframe` or
 :meth:`RunStore.to_csv`.
 
 The file carries its layout's version (``PRAGMA user_version``, :data:`SCHEMA_VERSION`). Opening
@@ -14,7 +15,8 @@ checks it and the file's integrity (``PRAGMA quick_check``) before writing a byt
 mutreal, or a damaged one, is refused with a :class:`StoreError` (the CLI prints one ``error:`` line
 and exits 2) and is left exactly as it was. A store written before versions existed (version 0, the
 same layout as version 1) opens as it is; a store of version 0 or 1 (no plan table) gets the plan
-table and is marked version 2 at its first write (:func:`_migrate`), its runs untouched.
+table, and one of version 2 (a plan without groups) gets the ``group_id`` column, at its first write
+(:func:`_migrate`), in the transaction of that write; its runs and plans are untouched.
 
 An outcome this mutreal does not know (a newer mutreal's, a hand edit) is a :class:`StoreError`
 naming the run and the store, not a silently new category.
@@ -35,7 +37,7 @@ from typing import Any, NamedTuple
 from mutreal.execution.records import RunRecord, UnknownOutcome
 
 #: The layout this mutreal writes; a store with a higher version is refused (see the module docstring).
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -72,7 +74,8 @@ CREATE TABLE IF NOT EXISTS campaigns (
 
 #: Version 2: the plan of each campaign (see :mod:`mutreal.execution.plan`). ``plan_id`` is the hash
 #: of the plan's run keys in order, so the same campaign run again finds its plan and resumes it;
-#: ``campaign_id`` is the campaign that last planned or executed the row.
+#: ``campaign_id`` is the campaign that last planned or executed the row. Version 3 adds ``group_id``:
+#: the part of a benchmark's plan the row belongs to (a bug's id; ``NULL`` in a one-campaign plan).
 _PLAN_SCHEMA = """
 CREATE TABLE IF NOT EXISTS plan (
     plan_id TEXT NOT NULL,
@@ -82,9 +85,11 @@ CREATE TABLE IF NOT EXISTS plan (
     seed INTEGER NOT NULL,
     status TEXT NOT NULL,
     campaign_id TEXT,
+    group_id TEXT,
     PRIMARY KEY (plan_id, position)
 );
 CREATE INDEX IF NOT EXISTS plan_key ON plan(plan_id, key);
+CREATE INDEX IF NOT EXISTS plan_group ON plan(plan_id, group_id);
 """
 
 #: The columns of ``runs`` (a file without them is not a run store).
@@ -372,34 +377,64 @@ class RunStore:
         return [{"id": r[0], "started_at": r[1], "config": r[2], "manifest": json.loads(r[3])} for r in rows]
 
     # -- plans -----------------------------------------------------------------------------------
-    def put_plan(self, plan_id: str, rows: Sequence[tuple[str, str, int, str]], campaign_id: str) -> list[PlanRow]:
-        """Write a plan (rows of key, program, seed, status) and return it as stored, in plan order.
+    def put_plan(self, plan_id: str, rows: Sequence[Sequence[Any]], campaign_id: str) -> list[PlanRow]:
+        """Write a plan (rows of key, program, seed, status and optionally group) and return it as
+        stored, in plan order.
 
         The same campaign started again has the same ``plan_id`` and rewrites its rows with the
         statuses its runs now have (the runs decide: a ``done`` row is a stored run, or a program that
-        needs no training because it cannot be read). The
-        plan is committed before this returns, so it is on disk before anything trains."""
+        needs no training because it cannot be read); rows a benchmark added later
+        (:meth:`extend_plan`) stay after them. The plan is committed before this returns, so it is on
+        disk before anything trains."""
         with self._lock, self._writing():
             self._db.executemany(
-                "INSERT OR REPLACE INTO plan VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(plan_id, i, key, program, int(seed), status, campaign_id)
-                 for i, (key, program, seed, status) in enumerate(rows)],
-            )  # fmt: skip
+                f"INSERT OR REPLACE INTO plan ({_PLAN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(plan_id, i, *_plan_values(row, campaign_id)) for i, row in enumerate(rows)],
+            )
         return self.plan(plan_id)
 
-    def plan(self, plan_id: str) -> list[PlanRow]:
-        """The rows of a stored plan in plan order (empty for a plan, or a store, without them)."""
+    def extend_plan(self, plan_id: str, rows: Sequence[Sequence[Any]], campaign_id: str) -> list[PlanRow]:
+        """Add rows (key, program, seed, status, group) after a stored plan's last row, in one
+        transaction, and return them as stored.
+
+        A run that only an earlier result calls for (a bug's modernized retry) joins the plan this
+        way. A row whose group already has its key is updated in place, not added again: the same
+        benchmark started again extends its plan once and finds the retry's rows where they were."""
+        with self._lock, self._writing():
+            placed = {(group, key): position for position, key, group in self._db.execute(
+                "SELECT position, key, group_id FROM plan WHERE plan_id = ?", (plan_id,))}  # fmt: skip
+            following = max(placed.values(), default=-1) + 1
+            positions = []
+            for row in rows:
+                values = _plan_values(row, campaign_id)
+                position = placed.get((values[5], values[0]))
+                if position is None:
+                    position, following = following, following + 1
+                    placed[(values[5], values[0])] = position
+                self._db.execute(
+                    f"INSERT OR REPLACE INTO plan ({_PLAN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (plan_id, position, *values),
+                )
+                positions.append(position)
+        stored = {row.position: row for row in self.plan(plan_id)}
+        return [stored[position] for position in positions]
+
+    def plan(self, plan_id: str, group: str | None = None) -> list[PlanRow]:
+        """The rows of a stored plan in plan order, or only those of ``group`` (empty for a plan, or a
+        store, without them). A store of version 2 not yet written to has no groups: ``None``."""
         with self._lock:
-            if self.version < 2 and not self._has_plan_table():
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(plan)")}
+            if not columns:
+                return []
+            grouped = "group_id" in columns
+            where = "plan_id = ?" + (" AND group_id = ?" if group is not None and grouped else "")
+            if group is not None and not grouped:
                 return []
             rows = self._db.execute(
-                "SELECT position, key, program, seed, status, campaign_id FROM plan WHERE plan_id = ? "
-                "ORDER BY position", (plan_id,)
+                f"SELECT position, key, program, seed, status, campaign_id, {'group_id' if grouped else 'NULL'} "
+                f"FROM plan WHERE {where} ORDER BY position", (plan_id,) if group is None else (plan_id, group),
             ).fetchall()  # fmt: skip
         return [PlanRow(*row) for row in rows]
-
-    def _has_plan_table(self) -> bool:
-        return self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'plan'").fetchone() is not None
 
     # -- export --------------------------------------------------------------------------------
     def to_rows(self, records: list[RunRecord] | None = None) -> list[dict[str, Any]]:
@@ -420,7 +455,8 @@ class RunStore:
 
 
 class PlanRow(NamedTuple):
-    """One planned run: its place in the plan, run key, program, seed and status."""
+    """One planned run: its place in the plan, run key, program, seed, status, and its group (a
+    benchmark's bug; ``None`` in a one-campaign plan)."""
 
     position: int
     key: str
@@ -428,13 +464,28 @@ class PlanRow(NamedTuple):
     seed: int
     status: str
     campaign_id: str | None
+    group: str | None = None
+
+
+#: the columns a plan row is written with, in the order of :func:`_plan_values` after plan id and position
+_PLAN_COLUMNS = "plan_id, position, key, program, seed, status, campaign_id, group_id"
+
+
+def _plan_values(row: Sequence[Any], campaign_id: str) -> tuple[Any, ...]:
+    """(key, program, seed, status, campaign, group) of a row given as key, program, seed, status[, group]."""
+    key, program, seed, status, *group = row
+    return (key, program, int(seed), status, campaign_id, group[0] if group else None)
 
 
 def _migrate(db: sqlite3.Connection) -> None:
-    """Version 0/1 -> 2: add the plan table (runs and campaigns are the same in every version).
+    """Version 0/1 -> 3: add the plan table; version 2 -> 3: add its ``group_id`` column (``NULL``:
+    the plans of version 2 are one-campaign plans). Runs and campaigns are the same in every version.
 
     Statement by statement, not ``executescript`` (which commits): the caller's write and the
     migration land together or not at all."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(plan)")}
+    if columns and "group_id" not in columns:
+        db.execute("ALTER TABLE plan ADD COLUMN group_id TEXT")
     for statement in _PLAN_SCHEMA.split(";"):
         if statement.strip():
             db.execute(statement)

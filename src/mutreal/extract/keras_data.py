@@ -13,10 +13,11 @@ from typing import Any
 
 import libcst as cst
 
-from mutreal.extract import data
+from mutreal.extract import data, names
 from mutreal.extract.interpreter.calls import CallInterpreter
 from mutreal.extract.interpreter.values import (
     Env,
+    FuncObj,
     Unknown,
 )
 from mutreal.program.model import (
@@ -43,6 +44,7 @@ DATASET_METHODS = frozenset(
         "skip",
         "unbatch",
         "padded_batch",
+        "apply",
     }
 )
 
@@ -347,9 +349,18 @@ class KerasData(CallInterpreter):
             receiver = data.Flow(
                 x if isinstance(x, data.DataChain) else None, y if isinstance(y, data.DataChain) else None, {}
             )
+        if method == "apply" and receiver.x is not None:
+            mapped = self._map_and_batch(receiver, node, env)
+            if mapped is not None:
+                return mapped
         if method not in DATASET_METHODS:
             self.call_args(node, env)
             return receiver
+        if method == "map" and receiver.x is not None:
+            mapped = self.follow_map(receiver, _map_function(node), env)
+            if mapped is not None:
+                self.call_args(node, env)
+                return mapped
         args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
         values = self.values_of(args, arg_nodes)
         if method == "batch" and values:
@@ -360,3 +371,101 @@ class KerasData(CallInterpreter):
             y = receiver.y.derive(op) if receiver.y is not None and method != "map" else receiver.y
             return data.Flow(receiver.x.derive(op), y, receiver.kwargs)
         return receiver
+
+    def dataset_elements(self, elements: Any, node: cst.CSTNode) -> Any:
+        """``Dataset.from_tensor_slices((a, b))``: the pipeline's (x, y). Elements the walker cannot
+        follow to a source (lists of file names read later by a mapped function) become opaque
+        chains, so the steps a mapped function applies to them are still seen."""
+        if isinstance(elements, Value) and elements.kind == SEQ:
+            elements = tuple(elements.args)
+        if not isinstance(elements, tuple | list) or isinstance(elements, Value) or len(elements) != 2:
+            return elements
+        nodes = list(node.elements) if isinstance(node, cst.Tuple | cst.List) else []
+        if len(nodes) != 2:
+            return elements
+        return tuple(self.as_chain(e, n.value) for e, n in zip(elements, nodes, strict=True))
+
+    def branch_result(self, qn: str, node: cst.Call, env: Env) -> Any:
+        """``tf.cond(p, lambda: a, lambda: b)`` / ``tf.case([(p, lambda: a)], default=lambda: b)``
+        (a random flip of an image): the array either branch returns, so the chain of a mapped
+        function's element is not lost at a branch both programs share. The step is one ``call``."""
+        self.call_args(node, env)
+        lambdas = [n for n in _lambdas(node) if not n.params.params]
+        for branch in reversed(lambdas):  # the default / false branch first
+            chain = self.ev(branch.body, env)
+            if isinstance(chain, data.DataChain):
+                return chain.derive(self._op("call", qn, {}, node))
+        return Unknown(node, self.cur_line)
+
+    def follow_map(self, flow: data.Flow, fn_node: cst.BaseExpression | None, env: Env) -> data.Flow | None:
+        """``ds.map(fn)`` with a function of this program (a ``def`` or a lambda): the function runs
+        with the pipeline's elements, so a normalisation, resize or encoding inside it is a step of
+        those arrays as it would be outside it. None when the function is not the program's or does
+        not hand the elements back (then the step stays an opaque ``map``)."""
+        if fn_node is None:
+            return None
+        inputs = [c for c in (flow.x, flow.y) if c is not None]
+        if type(fn_node) is cst.Lambda:
+            params = fn_node.params.params
+            if len(params) != len(inputs) or fn_node.params.star_arg not in (cst.MaybeSentinel.DEFAULT, None):
+                return None
+            local = Env(env)
+            for p, chain in zip(params, inputs, strict=True):
+                local.set(p.name.value, chain)
+            result = self.ev(fn_node.body, local)
+        else:
+            fn = self.ev(fn_node, env)
+            if not isinstance(fn, FuncObj):
+                return None
+            result = self.inline(fn, None, env, None, given=inputs)
+        outputs = list(result) if isinstance(result, list | tuple) and not isinstance(result, Value) else [result]
+        if len(outputs) != len(inputs):
+            return None
+        followed = [
+            out if isinstance(out, data.DataChain) and out.source is chain.source else None
+            for out, chain in zip(outputs, inputs, strict=True)
+        ]
+        if followed[0] is None:
+            return None
+        y = followed[1] if flow.y is not None and len(followed) > 1 else flow.y
+        return data.Flow(followed[0], y if y is not None else flow.y, flow.kwargs)
+
+    def _map_and_batch(self, flow: data.Flow, node: cst.Call, env: Env) -> data.Flow | None:
+        """``ds.apply(tf.data.experimental.map_and_batch(map_func=fn, batch_size=n))``: the map
+        followed as :meth:`follow_map` and the batch size kept."""
+        inner = node.args[0].value if node.args else None
+        if type(inner) is not cst.Call or not (names.dotted(inner.func) or "").endswith("map_and_batch"):
+            return None
+        fn_node = _map_function(inner, "map_func")
+        mapped = self.follow_map(flow, fn_node, env)
+        if mapped is None:
+            return None
+        _, kwargs, _, kw_nodes = self.call_args(inner, env)
+        size = self.kwvalues_of(kwargs, kw_nodes).get("batch_size")
+        positional = [a for a in inner.args if a.keyword is None]
+        if size is None and len(positional) > 1:
+            size = self.to_value(self.ev(positional[1].value, env), positional[1].value)
+        return data.Flow(mapped.x, mapped.y, {**mapped.kwargs, **({"batch_size": size} if size else {})})
+
+
+def _lambdas(node: cst.CSTNode) -> list[cst.Lambda]:
+    """Every lambda among a call's arguments (also inside lists and tuples), in source order."""
+    found: list[cst.Lambda] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Lambda(self, lam: cst.Lambda) -> bool:
+            found.append(lam)
+            return False
+
+    for arg in getattr(node, "args", ()):
+        arg.value.visit(_Collect())
+    return found
+
+
+def _map_function(node: cst.Call, keyword: str = "map_func") -> cst.BaseExpression | None:
+    """The function argument of ``map(fn)`` / ``map(map_func=fn)`` / ``map_and_batch(fn, n)``."""
+    for arg in node.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+    positional = [a for a in node.args if a.keyword is None]
+    return positional[0].value if positional else None

@@ -230,10 +230,12 @@ class Walker(KerasLayers):
         if qn in _BUILTIN_SCALARS:
             self.call_args(node, env)
             return self.lazy(OPAQUE, None, node, self.cur_line)
+        if qn in ("tensorflow.case", "tensorflow.cond"):
+            return self.branch_result(qn, node, env)
         if qn.startswith("tensorflow.data.Dataset.from_tensor"):
-            args, _, _, _ = self.call_args(node, env)
+            args, _, arg_nodes, _ = self.call_args(node, env)
             if args:
-                return args[0]
+                return self.dataset_elements(args[0], arg_nodes[0])
         args, kwargs, arg_nodes, _ = self.call_args(node, env)
         chain = next((a for a in args if isinstance(a, data.DataChain)), None)
         if chain is not None:

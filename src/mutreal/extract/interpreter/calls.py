@@ -207,8 +207,11 @@ class CallInterpreter(StatementRunner):
         elif isinstance(value, ModelObj) and value.model is not model:
             model.layers.append(self._model_as_layer(value, None))
 
-    def inline(self, func: FuncObj, node: cst.Call | None, env: Env, self_obj: Any) -> Any:
-        """Run a user function's body with its parameters bound to the call's argument values."""
+    def inline(
+        self, func: FuncObj, node: cst.Call | None, env: Env, self_obj: Any, given: list[Any] | None = None
+    ) -> Any:
+        """Run a user function's body with its parameters bound to the call's argument values (or to
+        ``given``: values a library passes it, as ``Dataset.map`` passes each element)."""
         func.called = True
         if self.depth >= _MAX_INLINE_DEPTH or self.steps > _MAX_STEPS:
             if node is not None:
@@ -219,7 +222,9 @@ class CallInterpreter(StatementRunner):
         positional = [*params.posonly_params, *params.params]
         args: list[Any] = []
         kwargs: dict[str, Any] = {}
-        if node is not None:
+        if given is not None:
+            args = list(given)
+        elif node is not None:
             args, kwargs, _, _ = self.call_args(node, env)
         if self_obj is not None and positional:
             local.set(positional[0].name.value, self_obj)
