@@ -46,6 +46,9 @@ def test_a_missing_metric_given_as_none_is_a_failed_run() -> None:
     verdict = reproduction_verdict([0.5, None, 0.5, 0.5], [0.9] * 4)
     assert verdict.fixed_better_share == 1.0
     assert verdict.failed_buggy == 1 and verdict.reproduced
+    # on the fixed side: no win at seed 1, 3 of 4
+    verdict = reproduction_verdict([0.5] * 4, [0.9, None, 0.9, 0.9])
+    assert verdict.fixed_better_share == 0.75 and verdict.failed_fixed == 1
 
 
 def test_the_share_follows_the_direction_and_ignores_the_array_shape() -> None:
