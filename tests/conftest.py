@@ -11,6 +11,22 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import Phase, settings
+
+#: `make mutation` (tools/mutation/run.py sets MUTREAL_HYPOTHESIS_PROFILE=mutation) runs each
+#: mutant's tests once: a tenth of the examples (tests that set their own count scale it by
+#: `settings().max_examples / 100`), a fixed seed so a kill is reproducible, no example database
+#: shared between mutants, and no shrinking (a mutant is killed by the first failing example; the
+#: minimal one is of no use there). Every other run uses Hypothesis' defaults.
+settings.register_profile(
+    "mutation",
+    max_examples=10,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    phases=(Phase.explicit, Phase.generate),
+)
+settings.load_profile(os.environ.get("MUTREAL_HYPOTHESIS_PROFILE", "default"))
 
 #: skip reasons (lower case) that name a part .ci/run provides
 INSTALLED_BY_CI = ("no chromium", "could not import 'ray'")

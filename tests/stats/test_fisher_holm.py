@@ -12,6 +12,12 @@ from hypothesis import strategies as st
 from mutreal.stats import FisherKill, HolmResult, fisher_kill, fisher_kill_p_values, holm
 
 
+def examples(count: int) -> int:
+    """``count`` examples under Hypothesis' default profile, scaled with the loaded profile's
+    ``max_examples`` (the mutation run's profile in tests/conftest.py asks for a tenth)."""
+    return max(1, round(count * settings().max_examples / 100))
+
+
 def test_fisher_p_value_of_a_fully_separated_input() -> None:
     # 5 original instances all right, 5 mutant instances all wrong on input 0:
     # one-sided hypergeometric p = 1 / C(10, 5) = 1/252; input 1 is right everywhere: p = 1.
@@ -61,7 +67,7 @@ matrices = st.integers(min_value=1, max_value=8).flatmap(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(matrices)
 def test_adding_inputs_never_unkills(data: tuple[list[list[bool]], list[list[bool]], list[bool]]) -> None:
     """Monotonicity (Kim et al.): a mutant killed by a test subset stays killed by any superset."""
@@ -90,7 +96,7 @@ def test_holm_missing_p_values_count_as_one_and_empty_is_empty() -> None:
     assert holm([]).adjusted == []
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(st.floats(min_value=0, max_value=1), min_size=1, max_size=15),
     st.data(),
@@ -106,7 +112,7 @@ def test_holm_is_monotone(p_values: list[float], data: st.DataObject) -> None:
     assert all(a <= b + 1e-12 for a, b in zip(after.adjusted, before.adjusted, strict=True))
 
 
-@settings(max_examples=25, deadline=None)  # statsmodels' multipletests runs gc.collect() per call
+@settings(max_examples=examples(25), deadline=None)  # statsmodels' multipletests runs gc.collect() per call
 @given(st.lists(st.floats(min_value=0, max_value=1), min_size=1, max_size=12))
 def test_holm_agrees_with_statsmodels(p_values: list[float]) -> None:
     from statsmodels.stats.multitest import multipletests
@@ -117,7 +123,7 @@ def test_holm_agrees_with_statsmodels(p_values: list[float]) -> None:
     assert np.allclose(result.adjusted, adjusted)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(matrices)
 def test_pool_corrected_verdict_is_monotone_over_subsets_of_the_pool(
     data: tuple[list[list[bool]], list[list[bool]], list[bool]],

@@ -87,7 +87,11 @@ def prepare(group: dict, folder: Path, allow_missing_tests: bool = False) -> Non
         "pytest_add_cli_args": ["-m", "not slow", "-p", "no:cacheprovider"],
         "pytest_add_cli_args_test_selection": tests,
         "use_git_change_detection": False,
-        "timeout_multiplier": 10.0,
+        # mutmut stops a mutant after (its tests' clean time + 1 s) x this many seconds of WALL time
+        # (and twice that of CPU time) and counts it killed; the clean time is measured once, so
+        # on a shared, loaded machine a small multiplier turns slow-but-passing mutants into false
+        # "timeouts" (6 did here); 20 leaves room for a load several times the clean run's
+        "timeout_multiplier": 20.0,
     }
     lines = ["", "[tool.mutmut]"] + [f"{key} = {json.dumps(value)}" for key, value in settings.items()]
     (folder / "pyproject.toml").write_text(pyproject + "\n".join(lines) + "\n")
@@ -137,6 +141,8 @@ def unwrap_decorators(path: Path) -> None:
 def run_group(group: dict, folder: Path, jobs: int) -> float:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    # fewer Hypothesis examples, no shrinking, a fixed seed (the profile is in tests/conftest.py)
+    env["MUTREAL_HYPOTHESIS_PROFILE"] = "mutation"
     start = time.monotonic()
     # the mutmut script next to this interpreter (a venv's bin/ need not be on PATH)
     beside = Path(sys.executable).parent / "mutmut"
@@ -254,6 +260,7 @@ def main() -> int:
     groups = [g for g in scope if (g["name"] in args.group if args.group else not g.get("optional"))]
     equivalents = load_equivalents()
     results, started = [], time.monotonic()
+    walls: list[tuple[str, int, float]] = []
     for group in groups:
         folder = SCRATCH / group["name"]
         seconds = 0.0
@@ -279,11 +286,12 @@ def main() -> int:
             results.append({"group": group["name"], "file": path, "mutant": name, "status": status,
                             "line": line, "change": change, "equivalent": equivalent,
                             "reason": entry["reason"] if equivalent else None, "stale_equivalent": stale})
+        walls.append((group["name"], len(found), seconds))
         print(f"[{group['name']}] {len(found)} mutants in {seconds:.0f} s", flush=True)
-
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "results.json").write_text(json.dumps(results, indent=1) + "\n")
-    write_report(results, time.monotonic() - started)
+        # the report is rewritten after every group, so a run cut short keeps the finished groups
+        OUT.mkdir(parents=True, exist_ok=True)
+        (OUT / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+        write_report(results, time.monotonic() - started, walls, quiet=group is not groups[-1])
     return 0
 
 
@@ -298,7 +306,8 @@ def score_rows(results: list[dict]) -> list[tuple[str, int, int, int, float]]:
     return rows
 
 
-def write_report(results: list[dict], seconds: float) -> None:
+def write_report(results: list[dict], seconds: float, walls: list[tuple[str, int, float]],
+                 quiet: bool = False) -> None:
     rows = score_rows(results)
     total = sum(r[1] for r in rows)
     equivalent = sum(r[2] for r in rows)
@@ -309,6 +318,8 @@ def write_report(results: list[dict], seconds: float) -> None:
              f"of non-equivalent mutants ({seconds / 60:.1f} min)", "",
              "| module | mutants | equivalent | killed | score |", "| --- | ---: | ---: | ---: | ---: |"]
     lines += [f"| {p} | {n} | {e} | {k} | {s:.1%} |" for p, n, e, k, s in rows]
+    lines += ["", "| group | mutants | wall |", "| --- | ---: | ---: |"]
+    lines += [f"| {name} | {count} | {wall / 60:.1f} min |" for name, count, wall in walls]
     missing = [r for r in results if r["status"] == "not mutated"]
     if missing:
         lines += ["", "## Listed in scope.toml but without any mutant (fix the scope)", ""]
@@ -318,14 +329,19 @@ def write_report(results: list[dict], seconds: float) -> None:
         if r["status"] not in KILLED and not r["equivalent"] and r["file"]:
             stale = " (listed as equivalent, but the change no longer matches)" if r["stale_equivalent"] else ""
             lines.append(f"- `{r['file']}:{r['line']}` {r['status']}{stale} `{r['mutant']}`: `{r['change']}`")
+    timeouts = [r for r in results if r["status"] == "timeout"]
+    lines += ["", f"## Counted killed by a timeout ({len(timeouts)}): check these on a quiet machine", ""]
+    lines += [f"- `{r['file']}` `{r['mutant']}`" for r in timeouts]
     lines += ["", "## Equivalent mutants (tools/mutation/equivalent.toml)", ""]
     lines += [f"- `{r['file']}:{r['line']}` `{r['mutant']}`: {r['reason']}" for r in results if r["equivalent"]]
     (OUT / "report.md").write_text("\n".join(lines) + "\n")
-
+    if quiet:
+        return
     print(f"\n{'module':<45} {'mutants':>7} {'equiv':>6} {'killed':>6} {'score':>7}")
     for p, n, e, k, s in rows:
         print(f"{p:<45} {n:>7} {e:>6} {k:>6} {s:>7.1%}")
     print(f"{'total':<45} {total:>7} {equivalent:>6} {killed:>6} {overall:>7.1%}")
+    print(f"{len(timeouts)} of the killed mutants were stopped by mutmut's timeout")
     print(f"report: {OUT / 'report.md'}")
 
 
