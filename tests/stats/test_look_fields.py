@@ -41,8 +41,11 @@ def fields(look) -> tuple:
 )
 def test_every_field_of_each_kind_of_look(shift, min_runs, planned, effect, alpha_look, stop, decision, reason):
     look = look_at(spread(4, 1.0, shift), spread(4), planned_runs=planned, min_runs=min_runs, effect=effect)
-    expected = (9, glm_p(shift, 9), shift, bound(shift, 9, alpha_look), alpha_look, stop, decision)
-    assert fields(look) == pytest.approx(expected, rel=1e-9)
+    expected = (9, glm_p(shift, 9), shift, bound(shift, 9, alpha_look), alpha_look)
+    # the numbers approximately, the stop and the decision (None on a look that goes on) exactly:
+    # pytest >= 9.1 refuses None inside an approx sequence
+    assert fields(look)[:5] == pytest.approx(expected, rel=1e-9)
+    assert (look.stop, look.decision) == (stop, decision)
     assert look.reason.startswith(reason)
 
 
