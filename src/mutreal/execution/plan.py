@@ -230,9 +230,7 @@ def plan_campaign(
     (the statuses are those of :func:`_planned_runs`)."""
     runs = _planned_runs(cfg, programs, store, env_hash=env_hash, memory_limit_mb=memory_limit_mb)
     plan_id = hashing.sha256_text("plan|" + "|".join(run.key for run in runs))
-    rows = store.put_plan(plan_id, [_row(r)[:4] for r in runs], campaign_id)
-    _follow_the_store(runs, rows[: len(runs)])
-    return CampaignPlan(plan_id, runs, env_hash, hashing.config_hash(cfg.result_affecting()), memory_limit_mb)
+    return _committed(plan_id, runs, cfg, store, campaign_id, env_hash, memory_limit_mb)
 
 
 def plan_benchmark(
@@ -254,6 +252,20 @@ def plan_benchmark(
             for run in _planned_runs(cfg, programs, store, env_hash=env_hash, memory_limit_mb=memory_limit_mb,
                                      group=group)]  # fmt: skip
     plan_id = hashing.sha256_text("benchmark|" + "|".join(f"{run.group}:{run.key}" for run in runs))
+    return _committed(plan_id, runs, cfg, store, campaign_id, env_hash, memory_limit_mb)
+
+
+def _committed(
+    plan_id: str,
+    runs: list[PlannedRun],
+    cfg: CampaignConfig,
+    store: RunStore,
+    campaign_id: str,
+    env_hash: str,
+    memory_limit_mb: float,
+) -> CampaignPlan:
+    """Commit ``runs`` as plan ``plan_id`` and return the plan with the statuses the store holds
+    (rows a previous start appended with :func:`extend_plan` stay in the store after these)."""
     rows = store.put_plan(plan_id, [_row(r) for r in runs], campaign_id)
     _follow_the_store(runs, rows[: len(runs)])
     return CampaignPlan(plan_id, runs, env_hash, hashing.config_hash(cfg.result_affecting()), memory_limit_mb)
