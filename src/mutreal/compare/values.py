@@ -89,6 +89,7 @@ def values_equal(a: Value | None, b: Value | None, strict_opaque: bool = False) 
     if _unresolved(a) or _unresolved(b):
         return True
     if a.kind in ("seq", "const") and b.kind in ("seq", "const") and "seq" in (a.kind, b.kind):
+        # two sequences, or a sequence against its folded constant: item by item
         items_a, items_b = items(a), items(b)
         if items_a is not None and items_b is not None:
             return len(items_a) == len(items_b) and all(
@@ -100,10 +101,6 @@ def values_equal(a: Value | None, b: Value | None, strict_opaque: bool = False) 
         return False
     if not strict_opaque and (a.kind == "opaque" or b.kind == "opaque"):
         return True  # a runtime value (desc[i], y.nunique()) against a constant: undecidable
-    if a.kind == b.kind == "seq":
-        return len(a.args) == len(b.args) and all(
-            values_equal(x, y) for x, y in zip(a.args, b.args, strict=True)
-        )
     if a.kind == b.kind == "call" and a.value == b.value:
         return (
             len(a.args) == len(b.args)
