@@ -44,9 +44,12 @@ def _as_array(values: Sequence[float] | np.ndarray) -> np.ndarray:
 
 
 def pooled_sd(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:
-    """Pooled standard deviation of two groups (sample variances); 0 when it cannot be estimated."""
+    """Pooled standard deviation of two groups (sample variances); 0 when it cannot be estimated.
+
+    The degrees of freedom are ``n_a + n_b - 2``; an empty group has no mean to estimate and takes
+    none, so ``pooled_sd([], b)`` is the sample sd of ``b``.
+    """
     x, y = _as_array(a), _as_array(b)
-    # n_a + n_b - 2 for two groups with runs; an empty group has no mean to estimate, so no -1.
     dof = max(len(x) - 1, 0) + max(len(y) - 1, 0)
     if dof <= 0:
         return 0.0
