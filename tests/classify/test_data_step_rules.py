@@ -162,3 +162,6 @@ def test_completed_snippet_needs_a_buggy_layer():
     only_fixed = [(None, 0), (None, 1)]  # no layer of the buggy model at all: nothing was appended
     assert drop_completed_snippet(only_fixed, _context(compiles=False)) == only_fixed
     assert drop_completed_snippet([], _context(compiles=False)) == []
+    # however many layers the fixed model has, none of them was appended to a buggy layer
+    four = [(None, 0), (None, 1), (None, 2), (None, 3)]
+    assert drop_completed_snippet(four, _context(compiles=False)) == four

@@ -53,6 +53,9 @@ def test_an_embeddings_input_dim_is_its_vocabulary_not_an_input_shape():
     assert _input_shape(Layer("Embedding", {"input_dim": C(1000), "output_dim": C(64)})) is None
     length = C(50)
     assert _input_shape(Layer("Embedding", {"input_dim": C(1000), "input_shape": length})) is length
+    # the spellings after input_dim are still read for an Embedding
+    batch = C((None, 50))
+    assert _input_shape(Layer("Embedding", {"input_dim": C(1000), "batch_shape": batch})) is batch
     # a Dense layer's input_dim is its input width
     assert _input_shape(Layer("Dense", {"input_dim": C(1000)})).value == 1000
 

@@ -77,6 +77,7 @@ CASES = [
     (opaque("x.shape"), C((30, 1)), True, False, "strict: a shape changed from X.shape to (30, 1)"),
     (C((30, 1)), opaque("x.shape"), True, False, "strict, other order"),
     (C(3, text="len(xs)"), opaque("len(ys)"), True, True, "strict, the same text resolved on one side"),
+    (opaque("len(xs)"), C(3, text="len(ys)"), True, True, "strict, resolved on one side, other order"),
     (C(3, text=""), opaque(""), True, False, "no text to compare: strict decides"),
     (call("Adam", LEN_X), call("Adam", LEN_Y), False, True, "a call, positional arguments renamed"),
     (call("Adam", LEN_X), call("SGD", LEN_Y), False, False, "two different callables"),
