@@ -285,7 +285,9 @@ def main() -> int:
             stale = entry is not None and status not in KILLED and not equivalent
             results.append({"group": group["name"], "file": path, "mutant": name, "status": status,
                             "line": line, "change": change, "equivalent": equivalent,
-                            "reason": entry["reason"] if equivalent else None, "stale_equivalent": stale})
+                            "reason": entry["reason"] if equivalent else None, "stale_equivalent": stale,
+                            # listed as equivalent, yet a test tells it apart: the reason is wrong
+                            "killed_equivalent": entry is not None and status in KILLED})
         walls.append((group["name"], len(found), seconds))
         print(f"[{group['name']}] {len(found)} mutants in {seconds:.0f} s", flush=True)
         # the report is rewritten after every group, so a run cut short keeps the finished groups
@@ -329,6 +331,10 @@ def write_report(results: list[dict], seconds: float, walls: list[tuple[str, int
         if r["status"] not in KILLED and not r["equivalent"] and r["file"]:
             stale = " (listed as equivalent, but the change no longer matches)" if r["stale_equivalent"] else ""
             lines.append(f"- `{r['file']}:{r['line']}` {r['status']}{stale} `{r['mutant']}`: `{r['change']}`")
+    refuted = [r for r in results if r.get("killed_equivalent")]
+    if refuted:
+        lines += ["", "## Listed as equivalent but killed (remove from equivalent.toml: the reason is wrong)", ""]
+        lines += [f"- `{r['file']}` `{r['mutant']}`" for r in refuted]
     timeouts = [r for r in results if r["status"] == "timeout"]
     lines += ["", f"## Counted killed by a timeout ({len(timeouts)}): check these on a quiet machine", ""]
     lines += [f"- `{r['file']}` `{r['mutant']}`" for r in timeouts]
@@ -342,6 +348,8 @@ def write_report(results: list[dict], seconds: float, walls: list[tuple[str, int
         print(f"{p:<45} {n:>7} {e:>6} {k:>6} {s:>7.1%}")
     print(f"{'total':<45} {total:>7} {equivalent:>6} {killed:>6} {overall:>7.1%}")
     print(f"{len(timeouts)} of the killed mutants were stopped by mutmut's timeout")
+    if refuted:
+        print(f"{len(refuted)} mutants listed in equivalent.toml were killed: see the report")
     print(f"report: {OUT / 'report.md'}")
 
 
