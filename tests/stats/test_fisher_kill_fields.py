@@ -127,24 +127,20 @@ def test_p_values_are_floats_and_one_per_input() -> None:
     assert p.tolist() == pytest.approx([oracle_p(2, 2, 1, 3), oracle_p(1, 2, 1, 3), oracle_p(1, 2, 2, 3)])
 
 
-def test_a_three_dimensional_original_is_refused_with_its_name_and_shape() -> None:
-    cube = np.ones((2, 2, 2), dtype=bool)
+@pytest.mark.parametrize(
+    ("cube_side", "shape", "message"),
+    [
+        ("original", (2, 2, 2), r"^original_correct: expected instances x inputs, got shape \(2, 2, 2\)$"),
+        ("mutant", (3, 1, 2), r"^mutant_correct: expected instances x inputs, got shape \(3, 1, 2\)$"),
+    ],
+)
+@pytest.mark.parametrize("function", [fisher_kill, fisher_kill_p_values])
+def test_a_three_dimensional_matrix_is_refused_with_its_name_and_shape(cube_side, shape, message, function) -> None:
+    cube = np.ones(shape, dtype=bool)
     flat = np.ones((2, 2), dtype=bool)
-    message = r"^original_correct: expected instances x inputs, got shape \(2, 2, 2\)$"
+    args = (cube, flat) if cube_side == "original" else (flat, cube)
     with pytest.raises(ValueError, match=message):
-        fisher_kill(cube, flat)
-    with pytest.raises(ValueError, match=message):
-        fisher_kill_p_values(cube, flat)
-
-
-def test_a_three_dimensional_mutant_is_refused_with_its_name_and_shape() -> None:
-    cube = np.ones((3, 1, 2), dtype=bool)
-    flat = np.ones((2, 2), dtype=bool)
-    message = r"^mutant_correct: expected instances x inputs, got shape \(3, 1, 2\)$"
-    with pytest.raises(ValueError, match=message):
-        fisher_kill(flat, cube)
-    with pytest.raises(ValueError, match=message):
-        fisher_kill_p_values(flat, cube)
+        function(*args)
 
 
 def test_different_input_counts_are_refused_with_both_counts() -> None:

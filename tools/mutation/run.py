@@ -273,7 +273,7 @@ def main() -> int:
             print(f"[{group['name']}] WARNING: {name} is listed in scope.toml but has no mutant", flush=True)
             results.append({"group": group["name"], "file": None, "mutant": name, "status": "not mutated",
                             "line": 0, "change": "", "equivalent": False, "reason": None,
-                            "stale_equivalent": False})
+                            "stale_equivalent": False, "killed_equivalent": False})
         survivors = [(name, path) for name, (path, status) in found.items() if status not in KILLED]
         diff_by_name = diffs(folder, survivors)
         for name, (path, status) in sorted(found.items()):
@@ -331,7 +331,7 @@ def write_report(results: list[dict], seconds: float, walls: list[tuple[str, int
         if r["status"] not in KILLED and not r["equivalent"] and r["file"]:
             stale = " (listed as equivalent, but the change no longer matches)" if r["stale_equivalent"] else ""
             lines.append(f"- `{r['file']}:{r['line']}` {r['status']}{stale} `{r['mutant']}`: `{r['change']}`")
-    refuted = [r for r in results if r.get("killed_equivalent")]
+    refuted = [r for r in results if r["killed_equivalent"]]
     if refuted:
         lines += ["", "## Listed as equivalent but killed (remove from equivalent.toml: the reason is wrong)", ""]
         lines += [f"- `{r['file']}` `{r['mutant']}`" for r in refuted]
