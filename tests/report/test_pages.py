@@ -56,7 +56,7 @@ def test_a_page_per_bug_with_marks_and_both_readers(classified_corpus, tmp_path)
         cwd=elsewhere,
     )
     assert done.returncode == 0, done.stderr
-    assert f"bug pages: {out / 'bugs'} (3 HTML)" in done.stdout
+    assert f"bug pages: {out / 'bugs'} ({len(rows_of(results))} HTML)" in done.stdout
     rows = rows_of(results)
     index = (out / "report.html").read_text()
     markdown = (out / "report.md").read_text()
