@@ -86,7 +86,9 @@ def one_sided(row: dict, pairs: list[dict] | None) -> list[str]:
             continue
         shown = next((p for p in pairs if p["buggy"] == f"buggy: {pair['buggy']}"), None)
         if shown is None:
-            problems.append(f"no pair headed by buggy {pair['buggy']} (headers: {[p['buggy'] for p in pairs]})")
+            problems.append(
+                f"no pair headed by buggy {pair['buggy']} (headers: {[p['buggy'] for p in pairs]})"
+            )
             continue
         if shown["fixed"] != f"fixed: {pair['fixed']}":
             problems.append(f"{pair['buggy']} is paired with {shown['fixed']}")

@@ -114,7 +114,9 @@ def file_pairs(row: ResultRow) -> list[tuple[str | None, str | None]]:
     return pair_component_files([(c.buggy_file, c.fixed_file) for c in row.components])
 
 
-def pair_component_files(named: Sequence[tuple[str | None, str | None]]) -> list[tuple[str | None, str | None]]:
+def pair_component_files(
+    named: Sequence[tuple[str | None, str | None]],
+) -> list[tuple[str | None, str | None]]:
     """Pair the files components name, as (buggy, fixed).
 
     A component seen on one side only (no buggy line for an added step) names one file; when
@@ -126,7 +128,9 @@ def pair_component_files(named: Sequence[tuple[str | None, str | None]]) -> list
     lone_fixed = list(dict.fromkeys(f for b, f in named if f and not b and all(f != p for _, p in pairs)))
     for b in lone_buggy:
         same = [f for f in lone_fixed if Path(f).name == Path(b).name]
-        partner = same[0] if same else lone_fixed[0] if len(lone_fixed) == 1 and len(lone_buggy) == 1 else None
+        partner = (
+            same[0] if same else lone_fixed[0] if len(lone_fixed) == 1 and len(lone_buggy) == 1 else None
+        )
         if partner is not None:
             lone_fixed.remove(partner)
         pairs.append((b, partner))
