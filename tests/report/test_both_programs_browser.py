@@ -76,11 +76,17 @@ def probe_pages(binary: str, pages: list[Path], tmp_path: Path) -> dict[str, lis
 
 
 def one_sided(row: dict, pairs: list[dict] | None) -> list[str]:
-    """What is wrong with a page: each file pair of the row must be on it with both programs drawn,
-    buggy on the left of fixed."""
+    """What is wrong with a page: it must show the row's file pairs, no other, each with both
+    programs drawn, buggy on the left of fixed."""
     if pairs is None:
         return ["the page could not be read"]
     problems = []
+    want = [
+        (f"buggy: {p.get('buggy') or '(none)'}", f"fixed: {p.get('fixed') or '(none)'}") for p in row["files"]
+    ]
+    shown_pairs = [(p["buggy"], p["fixed"]) for p in pairs]
+    if shown_pairs != want:
+        problems.append(f"the page shows the pairs {shown_pairs}, the row names {want}")
     for pair in row.get("files") or []:
         if not (pair.get("buggy") and pair.get("fixed")):
             continue
@@ -151,9 +157,8 @@ def test_probe_sees_a_page_that_shows_one_side(own_pages, chromium_binary, tmp_p
     assert one_sided(original, seen[page.name]), "a one-sided page must be reported"
 
 
-@pytest.mark.slow
 def test_every_example_page_shows_both_programs(chromium_binary, tmp_path):
-    """All pages of the committed example report (one Chromium load for all of them)."""
+    """All pages of the committed example report (one Chromium load for all of them, about 4 s)."""
     from mutreal.report.pages import page_names
 
     rows = rows_of(EXAMPLE / "results.jsonl")
