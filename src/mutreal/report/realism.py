@@ -130,31 +130,41 @@ def _round(value: Any) -> float | None:
     return None if value is None else round(float(value), 4)
 
 
+def _mutant_text(mutant: Mapping[str, Any] | None) -> str:
+    """``HLR+HNE = [0.1, 2]``: the operator(s) and the value(s) the mutant writes."""
+    if mutant is None:
+        return ""
+    value = mutant.get("value")
+    return str(mutant.get("operator") or "(given)") + ("" if value is None else f" = {json.dumps(value)}")
+
+
 def realism_bugs_table(rows: Sequence[Mapping[str, Any]], source: str,
                        codes: Mapping[str, Sequence[str]] | None = None) -> Table:  # fmt: skip
-    """Per bug: its best reconstructing mutant, coupling and IoU with the fault, or why there is none."""
+    """Per bug: its best reconstructing mutant, coupling and IoU with the fault, or why there is none.
+
+    Ten columns, so that the reason of a bug without a figure stays on screen beside it."""
     out = []
     for row in rows:
         best = best_reconstruction(row)
         fault = row.get("fault") or {}
         out.append([
-            row["id"], str(row.get("benchmark") or "(none)"), row.get("status"), fault_codes(row, codes),
-            _yes_no(fault.get("killed")), reconstruction_kind(row, best), (best or {}).get("operator") or "",
-            order_of(best) if best else "", json.dumps((best or {}).get("value")) if best else "",
-            _yes_no((best or {}).get("killed")) if best else "", _round((best or {}).get("coupling")),
-            _round((best or {}).get("iou")), _yes_no(best.get("reliable")) if best else "",
-            no_figure_reason(row, best),
+            row["id"], str(row.get("benchmark") or "(none)"), fault_codes(row, codes),
+            reconstruction_kind(row, best), _mutant_text(best),
+            f"{_yes_no(fault.get('killed')) or '-'} / {_yes_no((best or {}).get('killed')) or '-'}",
+            _round((best or {}).get("coupling")), _round((best or {}).get("iou")),
+            _yes_no(best.get("reliable")) if best else "", no_figure_reason(row, best),
         ])  # fmt: skip
-    with_figure = sum(1 for r in out if r[10] is not None and r[11] is not None)
-    columns = ["id", "benchmark", "status", "fault codes", "fault killed", "reconstruction",
-               "best reconstructing mutant", "order", "value", "mutant killed", "coupling", "IoU",
-               "reliable", "reason (no figure)"]  # fmt: skip
+    with_figure = sum(1 for r in out if r[6] is not None and r[7] is not None)
+    columns = ["id", "benchmark", "fault codes", "reconstruction", "best reconstructing mutant",
+               "killed (fault / mutant)", "coupling", "IoU", "reliable", "no figure because"]  # fmt: skip
     note = (
         f"From {source}: {len(out)} bug(s), {with_figure} with a coupling and an IoU. best reconstructing "
         "mutant: of the mutants compare --mutants reconstruct made from the fault's components, the one "
-        "carrying the most of them (exact before partial), then reliable, then highest coupling and IoU. "
-        "coupling: Ahmed et al.'s coupling strength sum min(KP_M, KP_F) / sum KP_M over the inputs; IoU: "
-        "sum min / sum max. reliable: as the row's rule says (enough paired runs, both kill an input)."
+        "carrying the most of them (exact before partial), then reliable, then highest coupling and IoU; "
+        "shown as operator(s) = value(s). killed: DeepCrime's kill of the fault and of the mutant "
+        "against the fixed program. coupling: Ahmed et al.'s coupling strength sum min(KP_M, KP_F) / "
+        "sum KP_M over the inputs; IoU: sum min / sum max. reliable: as the row's rule says (enough "
+        "paired runs, both kill an input). A bug whose compare row is not ok gives its status and reason."
     )
     return Table("realism_bugs", "Each real fault and its best reconstructing mutant", columns, out, note)
 
