@@ -7,6 +7,7 @@ of one real run, saved as it came out::
     mutreal classify --manifest tests/report/data/realism/manifest.csv --out classify.jsonl
     mutreal compare --manifest tests/report/data/realism/manifest.csv --results classify.jsonl \\
         --runs 3 --out compare.jsonl
+    mutreal reproduce --manifest tests/report/data/realism/manifest.csv --runs 3 --out reproduce.jsonl
 
 Its bugs cover every case of the section: exact reconstructions of one component, a fault of two
 components (lr_and_epochs: two first-order mutants and their higher-order combination), a partial
@@ -34,6 +35,7 @@ from mutreal.report.realism import best_reconstruction, hom_against_foms, no_fig
 DATA = Path(__file__).resolve().parent / "data" / "realism"
 COMPARE = DATA / "compare.jsonl"
 CLASSIFY = DATA / "classify.jsonl"
+REPRODUCE = DATA / "reproduce.jsonl"
 
 
 def compare_rows() -> list[dict]:
@@ -50,7 +52,7 @@ def realism_report(tmp_path_factory) -> Path:
     """`python -m mutreal report` of the saved run, from the repository root (where classify ran)."""
     out = tmp_path_factory.mktemp("realism") / "report"
     done = subprocess.run(
-        [sys.executable, "-m", "mutreal", "report", str(CLASSIFY), "--compare", str(COMPARE), "--out", str(out),
+        [sys.executable, "-m", "mutreal", "report", str(CLASSIFY), "--reproduce", str(REPRODUCE), "--compare", str(COMPARE), "--out", str(out),
          "--no-plots"],
         cwd=DATA.parents[3], capture_output=True, text=True, timeout=300,
     )  # fmt: skip
@@ -122,7 +124,9 @@ def test_the_best_reconstruction_does_not_depend_on_the_mutants_order(data):
 #: scrolls to the realism section and reports, per row of its tables, what is drawn
 PROBE = """<script>
 window.addEventListener('load', function () {
-  var out = {nav: !!document.querySelector('nav a[href="#section-realism"]'), tables: {}};
+  var out = {nav: !!document.querySelector('nav a[href="#section-realism"]'), tables: {},
+             order: Array.prototype.map.call(document.querySelectorAll('section[id^=section-]'), function (s) {
+               return s.id.slice(8); }).filter(function (k) { return ['reproduction', 'realism', 'coupling'].indexOf(k) >= 0; })};
   var section = document.getElementById('section-realism');
   out.section = !!section;
   if (section) {
@@ -161,6 +165,9 @@ def test_realism_section_in_chromium(realism_report, chromium_binary, tmp_path):
     assert found, f"probe did not run; chromium said: {done.stderr[-2000:]}"
     seen = json.loads(html.unescape(found.group(1)))
     assert seen["nav"] and seen["section"]
+    assert seen["order"] == ["reproduction", "realism", "coupling"], (
+        "Table 5, then realism, then per operator"
+    )
     bugs, hom = seen["tables"]["realism_bugs"], seen["tables"]["realism_hom"]
     assert bugs is not None and hom is not None
     assert 0 <= bugs["top"] < HEIGHT and bugs["width"] > 600, "the table is on screen after the jump"
