@@ -1,7 +1,7 @@
 """The report's realism section from a real ``compare --manifest`` run, in files and in Chromium.
 
 data/realism/ holds the project's own pairs (digits MLPs: the campaign pairs of
-benchmarks/campaign_pairs and four written for these tests) with their classify rows and the rows
+benchmarks/campaign_pairs and three written for these tests) with their classify rows and the rows
 of one real run, saved as it came out::
 
     mutreal classify --manifest tests/report/data/realism/manifest.csv --out classify.jsonl
