@@ -16,6 +16,7 @@ from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.layers import compare_models, compare_unseen_model
 from mutreal.compare.noise import noise_rule
 from mutreal.compare.source_facts import HyperVariable, RuntimeCall
+from mutreal.compare.tensors import compare_tensor_ops
 from mutreal.compare.training_data import compare_runtime_calls
 from mutreal.program.model import ProgramModel
 
@@ -33,6 +34,7 @@ PASSES: tuple[ComparePass, ...] = (
     compare_data_files,
     compare_color_mode,
     compare_unused_hyperparameters,  # reads ctx.budget_kinds
+    compare_tensor_ops,  # graph code only: shape-changing tensor operations
 )
 
 
@@ -52,6 +54,7 @@ def empty_program(program: ProgramModel) -> bool:
         or program.data
         or program.untrained_data
         or program.loss_functions
+        or program.tensor_ops
     )
 
 

@@ -220,6 +220,18 @@ def uses_raw_tensorflow(code: str, imports: ImportTable) -> bool:
     return imports.uses(_TF_ROOTS) and RAW_TF.search(code) is not None
 
 
+#: ``tf.`` written in a snippet that imports nothing (a posted fragment)
+_TF_PREFIX = re.compile(r"\btf\.\w")
+
+
+def uses_graph_code(code: str, imports: ImportTable) -> bool:
+    """Whether the graph front-end reads this program: it uses raw TensorFlow, or it is a fragment
+    without imports that calls ``tf.*`` graph functions (a posted snippet)."""
+    if RAW_TF.search(code) is None:
+        return False
+    return imports.uses(_TF_ROOTS) or (not imports.aliases and _TF_PREFIX.search(code) is not None)
+
+
 def framework_of(
     imports: ImportTable, keras_seen: bool, keras_built: bool = True, raw_tf: bool = False
 ) -> str:

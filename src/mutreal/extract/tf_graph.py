@@ -62,6 +62,8 @@ class GraphTensor:
     #: the canonical loss name when this tensor is (a reduction of) a loss
     loss: Value | None = None
     text: str = ""
+    #: a variable's shape as a tensor operation (dropped when a layer's weights read it)
+    op: TensorOp | None = None
 
 
 @dataclass
@@ -163,6 +165,7 @@ class TfGraph(KerasLayers):
             return self.initialiser_call(name, node, env)
         if last in api.SESSIONS or name in api.SESSIONS:
             self.call_args(node, env)
+            self.graph_model()
             return SessionObj()
         return NOT_GRAPH
 
@@ -192,13 +195,36 @@ class TfGraph(KerasLayers):
         init_value = init.init if isinstance(init, GraphTensor) else None
         if init_value is None and isinstance(init, Value) and init.kind in (CALL, REF):
             init_value = Value.const(_initializer_name(str(init.value)) or str(init.value), text=init.text)
+        op = None
+        if isinstance(shape, Value):
+            op = self._record_op("Variable", {"shape": shape}, node)
+        else:
+            self.graph_model()
         return GraphTensor(
             kind="variable",
             shape=shape if isinstance(shape, Value) else None,
             init=init_value,
             dims=list(dims) if isinstance(dims, list | tuple) else None,
             text=self.text(node),
+            op=op,
         )
+
+    def _record_op(self, name: str, args: dict[str, Value], node: cst.CSTNode) -> TensorOp:
+        """A tensor operation, once per call site (loops and inlined helpers run a site again)."""
+        self.graph_model()
+        key = id(node)
+        known = self.graph_calls.get(key)
+        if isinstance(known, TensorOp):
+            return known
+        op = TensorOp(op=name, args=args, text=self.text(node), file=self.path, line=self.line(node))
+        self.graph_calls[key] = op
+        self.program.tensor_ops.append(op)
+        return op
+
+    def _weights_read(self, weight: Any) -> None:
+        """A variable a layer reads as its weights: its shape is the layer's (units, filters)."""
+        if isinstance(weight, GraphTensor) and weight.op is not None and weight.op in self.program.tensor_ops:
+            self.program.tensor_ops.remove(weight.op)
 
     def initialiser_call(self, name: str, node: cst.Call, env: Env) -> Any:
         """``tf.random_normal([784, 10])``: a variable's initial value with its shape."""
@@ -250,6 +276,7 @@ class TfGraph(KerasLayers):
             if isinstance(a, GraphTensor | GraphCell) or isinstance(b, GraphTensor):
                 return GraphTensor(text=self.text(node))
             return NOT_GRAPH
+        self._weights_read(weight)
         dims = weight.dims or []
         args_out: dict[str, Value] = {}
         if len(dims) == 2:
@@ -265,6 +292,7 @@ class TfGraph(KerasLayers):
         args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
         filt = args[1] if len(args) > 1 else kwargs.get("filter", kwargs.get("filters"))
         out: dict[str, Value] = {}
+        self._weights_read(filt)
         dims = filt.dims if isinstance(filt, GraphTensor) else None
         if dims and len(dims) >= 3:
             out["filters"] = _const(dims[-1])
@@ -351,12 +379,7 @@ class TfGraph(KerasLayers):
         if name in api.SHAPE_OPS_NEEDING_ARGS and not named:
             first = args[0] if args else None
             return first if isinstance(first, GraphTensor) else GraphTensor(text=self.text(node))
-        self.graph_model()
-        op = TensorOp(op=name, args=named, text=self.text(node), file=self.path, line=self.line(node))
-        key = id(node)
-        if key not in self.graph_calls:
-            self.graph_calls[key] = op
-            self.program.tensor_ops.append(op)
+        self._record_op(name, named, node)
         first = args[0] if args else None
         if isinstance(first, GraphTensor) and first.loss is not None:
             return first
@@ -369,7 +392,11 @@ class TfGraph(KerasLayers):
             return self._minimize(receiver, node, env)
         if method == "run" and (isinstance(receiver, SessionObj | TrainOp) or self._fetches_train_op(node, env)):
             return self._session_run(receiver, node, env)
-        if isinstance(receiver, GraphTensor) and method in ("get_shape", "eval", "set_shape", "assign"):
+        if method == "set_shape" and node.args:
+            values, kwvalues = self.call_values(node, env)
+            self._record_op("set_shape", {"shape": kwvalues.get("shape") or values[0]}, node)
+            return None
+        if isinstance(receiver, GraphTensor) and method in ("get_shape", "eval", "assign"):
             self.call_args(node, env)
             return Unknown(node, self.cur_line)
         return NOT_GRAPH

@@ -122,15 +122,13 @@ SHAPE_OPS: dict[str, tuple[str, ...]] = {
     "slice": ("begin", "size"),
     "gather": ("indices", "axis"),
     "one_hot": ("depth",),
-    "reduce_mean": ("axis",),
-    "reduce_sum": ("axis",),
-    "argmax": ("axis",),
     "image.resize_images": ("size",),
+    "TensorShape": ("dims",),
+    "broadcast_to": ("shape",),
 }
 
 #: shape-changing operations that only become a tensor op when an argument names a shape or axis
-#: (a plain ``tf.reduce_mean(loss)`` is a reduction, not a shape edit)
-SHAPE_OPS_NEEDING_ARGS = frozenset({"reduce_mean", "reduce_sum", "argmax"})
+SHAPE_OPS_NEEDING_ARGS: frozenset[str] = frozenset()
 
 #: calls that create a session (training loops run ``session.run(train_op, feed_dict=...)``)
 SESSIONS = frozenset({"Session", "InteractiveSession", "train.MonitoredTrainingSession", "train.MonitoredSession"})

@@ -122,7 +122,7 @@ class Walker(TfGraph):
             or self.keras_defined
         )
         pm.loss_functions = {n: list(v) for n, v in losses.find_loss_functions(self.lines.code, self.tree).items()}
-        pm.raw_tensorflow = names.uses_raw_tensorflow(self.lines.code, self.imports)
+        pm.raw_tensorflow = names.uses_raw_tensorflow(self.lines.code, self.imports) or self.graph_mode
         pm.framework = names.framework_of(self.imports, self.keras_seen, keras_built, pm.raw_tensorflow)
         if self.graph_mode and pm.framework == "tensorflow" and not self.forced_era:
             pm.era = self.era = "tf1"
@@ -161,7 +161,7 @@ class Walker(TfGraph):
                 for small in stmt.body:
                     if type(small) is cst.Import or type(small) is cst.ImportFrom:
                         self.imports.add(small)
-        self.graph_mode = names.uses_raw_tensorflow(code, self.imports)
+        self.graph_mode = names.uses_graph_code(code, self.imports)
         era, ev = names.era_from_imports(self.imports)
         evidence.extend(ev)
         legacy = _LEGACY_TEXT.search(code)

@@ -1,0 +1,78 @@
+"""The tensor pass: shape-changing tensor operations of graph code (the study's TWS).
+
+Graph programs change the shape of a tensor with ``tf.reshape``, ``tf.expand_dims``, ``tf.squeeze``,
+``tf.transpose``... where a Keras program would change a layer. Both programs' operations
+(:class:`~mutreal.program.model.TensorOp`, in source order) are aligned as sequences: an operation
+the fix adds or removes, or whose shape arguments it changes, is one TWS component (decision
+TWS-tensor-op). Arrays of the training data are not tensors: their reshapes are preprocessing
+(CPP), read by the data pass.
+"""
+
+from __future__ import annotations
+
+from difflib import SequenceMatcher
+
+from mutreal.compare.components import FaultComponent, make_component
+from mutreal.compare.context import CompareContext
+from mutreal.compare.decisions import DecisionId as D
+from mutreal.compare.decisions import applies
+from mutreal.compare.kinds import ComponentKind as K
+from mutreal.program.model import TensorOp
+
+#: the most operations one side may add before the pass takes the other as a posted snippet the
+#: benchmark completed: a completion adds a whole program around the fix, not a fix
+_COMPLETION = 4
+
+
+def _text(op: TensorOp) -> str:
+    return " ".join(op.text.split())
+
+
+@applies(D.TWS_TENSOR_OP)
+def compare_tensor_ops(ctx: CompareContext) -> list[FaultComponent]:
+    """Decision TWS-tensor-op: tensor operations paired by a sequence alignment of (operation,
+    shape arguments); a changed pair, an added or a removed operation is TWS. Operations written
+    the same (same text) on both sides are equal whatever their arguments resolved to."""
+    bops, fops = ctx.buggy.tensor_ops, ctx.fixed.tensor_ops
+    if not bops and not fops:
+        return []
+    bkeys = [(op.op, _text(op)) for op in bops]
+    fkeys = [(op.op, _text(op)) for op in fops]
+    out: list[FaultComponent] = []
+    matcher = SequenceMatcher(a=bkeys, b=fkeys, autojunk=False)
+    added: list[tuple[int, TensorOp]] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        left, right = list(range(i1, i2)), list(range(j1, j2))
+        for i in list(left):
+            j = next((j for j in right if fops[j].op == bops[i].op), None)
+            if j is None:
+                continue
+            left.remove(i)
+            right.remove(j)
+            if bops[i].key() == fops[j].key():
+                continue
+            out.append(_component(i, bops[i], fops[j], "changed", ctx))
+        out.extend(_component(i, bops[i], None, "removed", ctx) for i in left)
+        added.extend((j, fops[j]) for j in right)
+    if bops and len(added) > _COMPLETION and len(added) > 2 * len(bops):
+        added = []  # a snippet completed into a program: what it adds is the benchmark's set-up
+    out.extend(_component(j, None, op, "added", ctx) for j, op in added)
+    return sorted(out, key=lambda c: (c.fixed_line or c.buggy_line or 0))
+
+
+def _component(
+    index: int, before: TensorOp | None, after: TensorOp | None, change: str, ctx: CompareContext
+) -> FaultComponent:
+    op = (before or after).op  # type: ignore[union-attr]
+    return make_component(
+        f"tensor[{index}].{op}",
+        K.TENSOR_SHAPE,
+        change,
+        _text(before) if before is not None else None,
+        _text(after) if after is not None else None,
+        (before.file, before.line) if before is not None else (None, None),
+        (after.file, after.line) if after is not None else (None, None),
+        operation=op,
+    )
