@@ -19,6 +19,10 @@ from mutreal.compare.decisions import applies
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.program.model import TensorOp
 
+#: operations compared only where both programs have them: a variable or a declared shape one
+#: program adds is part of what it builds around the fix, not a tensor whose shape the fix changed
+_CHANGED_ONLY = frozenset({"Variable", "TensorShape"})
+
 #: the most operations one side may add before the pass takes the other as a posted snippet the
 #: benchmark completed: a completion adds a whole program around the fix, not a fix
 _COMPLETION = 4
@@ -54,8 +58,8 @@ def compare_tensor_ops(ctx: CompareContext) -> list[FaultComponent]:
             if bops[i].key() == fops[j].key():
                 continue
             out.append(_component(i, bops[i], fops[j], "changed", ctx))
-        out.extend(_component(i, bops[i], None, "removed", ctx) for i in left)
-        added.extend((j, fops[j]) for j in right)
+        out.extend(_component(i, bops[i], None, "removed", ctx) for i in left if bops[i].op not in _CHANGED_ONLY)
+        added.extend((j, fops[j]) for j in right if fops[j].op not in _CHANGED_ONLY)
     if bops and len(added) > _COMPLETION and len(added) > 2 * len(bops):
         added = []  # a snippet completed into a program: what it adds is the benchmark's set-up
     out.extend(_component(j, None, op, "added", ctx) for j, op in added)

@@ -225,11 +225,14 @@ _TF_PREFIX = re.compile(r"\btf\.\w")
 
 
 def uses_graph_code(code: str, imports: ImportTable) -> bool:
-    """Whether the graph front-end reads this program: it uses raw TensorFlow, or it is a fragment
-    without imports that calls ``tf.*`` graph functions (a posted snippet)."""
-    if RAW_TF.search(code) is None:
+    """Whether the graph front-end reads this program: it uses raw TensorFlow (:data:`RAW_TF`), or
+    it calls TensorFlow without importing Keras at all (tensor programs: ``tf.constant``,
+    ``tf.while_loop``, input queues). A fragment that imports nothing counts as importing
+    TensorFlow when it writes ``tf.`` (a posted snippet)."""
+    tf_used = imports.uses(_TF_ROOTS) or (not imports.aliases and _TF_PREFIX.search(code) is not None)
+    if not tf_used:
         return False
-    return imports.uses(_TF_ROOTS) or (not imports.aliases and _TF_PREFIX.search(code) is not None)
+    return RAW_TF.search(code) is not None or not imports.keras_modules()
 
 
 def framework_of(

@@ -94,8 +94,17 @@ class TfGraph(KerasLayers):
     _graph: KerasModel | None = None
 
     # -- the graph model ---------------------------------------------------------------------------
+    def graph_state(self) -> dict[int, Any]:
+        """The call sites already read (a loop or an inlined helper runs a site again)."""
+        calls = self.__dict__.get("graph_calls")
+        if calls is None:
+            calls = self.__dict__["graph_calls"] = {}
+            self.graph_records: set[int] = set()
+        return calls
+
     def graph_model(self) -> KerasModel:
         """The one model of the graph, created with its first layer."""
+        self.graph_state()
         if self._graph is None:
             self._graph = KerasModel(
                 index=len(self.program.models),
@@ -106,8 +115,6 @@ class TfGraph(KerasLayers):
                 text="(TensorFlow graph)",
             )
             self.program.models.append(self._graph)
-            self.graph_records: set[int] = set()
-            self.graph_calls: dict[int, Any] = {}
         return self._graph
 
     def graph_layer(self, cls: str, args: dict[str, Value], node: cst.CSTNode) -> GraphTensor:
@@ -165,7 +172,8 @@ class TfGraph(KerasLayers):
             return self.initialiser_call(name, node, env)
         if last in api.SESSIONS or name in api.SESSIONS:
             self.call_args(node, env)
-            self.graph_model()
+            self.graph_state()
+            self.graph_session = True
             return SessionObj()
         return NOT_GRAPH
 
@@ -198,8 +206,6 @@ class TfGraph(KerasLayers):
         op = None
         if isinstance(shape, Value):
             op = self._record_op("Variable", {"shape": shape}, node)
-        else:
-            self.graph_model()
         return GraphTensor(
             kind="variable",
             shape=shape if isinstance(shape, Value) else None,
@@ -211,13 +217,12 @@ class TfGraph(KerasLayers):
 
     def _record_op(self, name: str, args: dict[str, Value], node: cst.CSTNode) -> TensorOp:
         """A tensor operation, once per call site (loops and inlined helpers run a site again)."""
-        self.graph_model()
-        key = id(node)
-        known = self.graph_calls.get(key)
+        calls = self.graph_state()
+        known = calls.get(id(node))
         if isinstance(known, TensorOp):
             return known
         op = TensorOp(op=name, args=args, text=self.text(node), file=self.path, line=self.line(node))
-        self.graph_calls[key] = op
+        calls[id(node)] = op
         self.program.tensor_ops.append(op)
         return op
 
@@ -396,6 +401,10 @@ class TfGraph(KerasLayers):
             values, kwvalues = self.call_values(node, env)
             self._record_op("set_shape", {"shape": kwvalues.get("shape") or values[0]}, node)
             return None
+        if method == "eval" and any(a.keyword is not None and a.keyword.value == "feed_dict" for a in node.args):
+            feed = next(a.value for a in node.args if a.keyword is not None and a.keyword.value == "feed_dict")
+            self._evaluation_feed(feed, env)
+            return Unknown(node, self.cur_line)
         if isinstance(receiver, GraphTensor) and method in ("get_shape", "eval", "assign"):
             self.call_args(node, env)
             return Unknown(node, self.cur_line)
@@ -403,7 +412,7 @@ class TfGraph(KerasLayers):
 
     def _minimize(self, opt: OptimizerObj, node: cst.Call, env: Env) -> TrainOp:
         key = id(node)
-        known = self.graph_model() and self.graph_calls.get(key)
+        known = self.graph_state().get(key)
         if isinstance(known, TrainOp):
             self.call_args(node, env)
             return known
@@ -427,11 +436,20 @@ class TfGraph(KerasLayers):
         self.program.compiles.append(comp)
         self.graph_records.add(id(comp))
         op = TrainOp(comp)
-        self.graph_calls[key] = op
+        self.graph_state()[key] = op
         return op
 
+    def _evaluation_feed(self, feed_node: cst.BaseExpression | None, env: Env) -> None:
+        """A run or ``eval`` that trains nothing: the arrays it feeds are the test data (the data
+        pass compares their preprocessing as it does for Keras' evaluate)."""
+        fed = self._fed_arrays(feed_node, env)
+        if not fed or "x_test" in self.program.data:
+            return
+        for role, (value, vnode) in zip(("x_test", "y_test"), fed, strict=False):
+            self._record_data(role, value, vnode)
+
     def _fetches_train_op(self, node: cst.Call, env: Env) -> bool:
-        if not node.args or self._graph is None:
+        if not node.args or "graph_calls" not in self.__dict__:
             return False
         first = node.args[0].value
         items = first.elements if type(first) in (cst.List, cst.Tuple) else [first]
@@ -452,11 +470,11 @@ class TfGraph(KerasLayers):
         if feed_node is None and len(node.args) > 1 and node.args[1].keyword is None:
             feed_node = node.args[1].value
         if train is None:
-            if feed_node is not None:
-                self.ev(feed_node, env)
+            self._evaluation_feed(feed_node, env)
             return Unknown(node, self.cur_line)
         key = id(node)
-        if key in self.graph_calls:
+        calls = self.graph_state()
+        if key in calls:
             return Unknown(node, self.cur_line)
         fit = Fit(
             index=len(self.program.fits),
@@ -466,7 +484,7 @@ class TfGraph(KerasLayers):
             line=self.line(node),
             text=self.text(node),
         )
-        self.graph_calls[key] = fit
+        calls[key] = fit
         self.graph_records.add(id(fit))
         loops = getattr(self, "graph_loops", [])
         if loops:
@@ -493,7 +511,8 @@ class TfGraph(KerasLayers):
                 self.ev(feed_node, env)
             return []
         fed: list[tuple[int, Any, cst.CSTNode]] = []
-        order = {id(layer): i for i, layer in enumerate(self.graph_model().layers)}
+        layers_so_far = self._graph.layers if self._graph is not None else []
+        order = {id(layer): i for i, layer in enumerate(layers_so_far)}
         for el in feed_node.elements:
             if type(el) is not cst.DictElement:
                 continue
@@ -590,7 +609,12 @@ class TfGraph(KerasLayers):
 
     def is_graph_record(self, record: Any) -> bool:
         """Whether a compile or fit record came from graph code (not from a Keras call)."""
-        return self._graph is not None and id(record) in self.graph_records
+        return "graph_calls" in self.__dict__ and id(record) in self.graph_records
+
+    @property
+    def graph_read(self) -> bool:
+        """Whether the walk met graph code at all (a session, a variable, a tensor operation)."""
+        return "graph_calls" in self.__dict__
 
 
 def _const(v: Any) -> Value:

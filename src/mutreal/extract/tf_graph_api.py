@@ -124,6 +124,10 @@ SHAPE_OPS: dict[str, tuple[str, ...]] = {
     "one_hot": ("depth",),
     "image.resize_images": ("size",),
     "TensorShape": ("dims",),
+    "random_crop": ("size",),
+    "image.resize_image_with_crop_or_pad": ("target_height", "target_width"),
+    "image.resize": ("size",),
+    "pad": ("paddings",),
     "broadcast_to": ("shape",),
 }
 
