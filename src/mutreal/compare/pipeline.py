@@ -55,6 +55,7 @@ def empty_program(program: ProgramModel) -> bool:
         or program.untrained_data
         or program.loss_functions
         or program.tensor_ops
+        or program.era == "tf1"  # graph code run in a session: its tensors are the program
     )
 
 
