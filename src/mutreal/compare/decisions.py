@@ -101,6 +101,7 @@ class DecisionId(TextEnum):
     TWS_PLACEHOLDER = "TWS-placeholder"
     GRAPH_KERAS_ONLY = "graph-Keras-only"
     ACH_GRAPH_FUNCTION = "ACH-graph-function"
+    LWC_GRAPH_EXPRESSION = "LWC-graph-expression"
     TRD_DATA_FILE = "TRD-data-file"
     TCL_LABEL_REMAP = "TCL-label-remap"
     HBS_FULL_BATCH = "HBS-full-batch"

@@ -426,7 +426,7 @@ class TfGraph(KerasLayers):
             value = Value(OPAQUE, None, text=text)
         comp = Compile(
             index=len(self.program.compiles),
-            model=self.graph_model().index,
+            model=self.trained_model().index,
             loss=value,
             optimizer=opt.optimizer,
             file=self.path,
@@ -479,7 +479,7 @@ class TfGraph(KerasLayers):
         fit = Fit(
             index=len(self.program.fits),
             method=SESSION_RUN,
-            model=self.graph_model().index,
+            model=self.trained_model().index,
             file=self.path,
             line=self.line(node),
             text=self.text(node),
@@ -589,6 +589,26 @@ class TfGraph(KerasLayers):
         for fit in self.program.fits[fits_before:]:
             if fit.method == SESSION_RUN:
                 fit.repeat = None
+
+    def ev(self, node: cst.BaseExpression, env: Env) -> Any:
+        """``-tf.reduce_sum(y * tf.log(p))``: a negated graph tensor stays one (a hand-written loss)."""
+        if self.graph_mode and type(node) is cst.UnaryOperation and type(node.expression) is cst.Call:
+            inner = self.ev(node.expression, env)
+            if isinstance(inner, GraphTensor):
+                text = self.text(node)
+                loss = Value(OPAQUE, None, text=text) if inner.loss is not None else None
+                return GraphTensor(kind=inner.kind if loss is None else "loss", loss=loss, text=text)
+            return self.lazy(OPAQUE, None, node, self.cur_line)
+        return super().ev(node, env)
+
+    def trained_model(self) -> KerasModel:
+        """The model a ``minimize`` or training ``run`` belongs to: the graph's, or in a program that
+        builds a Keras model and trains it in a session, that Keras model (read once, not twice)."""
+        if self._graph is None:
+            keras_models = [m for m in self.program.models if m.kind not in ("graph", "loose")]
+            if keras_models:
+                return keras_models[-1]
+        return self.graph_model()
 
     def binary(
         self, op_name: str, left: Any, right: Any, right_node: cst.CSTNode, node: cst.CSTNode, env: Env

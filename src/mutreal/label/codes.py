@@ -248,13 +248,18 @@ def label_component(component: FaultComponent) -> Label:
     )
 
 
-@applies(DecisionId.ACH_GRAPH_FUNCTION)
+@applies(DecisionId.ACH_GRAPH_FUNCTION, DecisionId.LWC_GRAPH_EXPRESSION)
 def _graph_code(component: FaultComponent, code: str) -> str:
     """Graph code's own readings (decision TWS-placeholder: a placeholder's shape is a tensor's;
     decision ACH-graph-function: an activation function applied or no longer applied to a tensor
-    is a wrong activation, there being no layer to add or remove)."""
+    is a wrong activation, there being no layer to add or remove; decision LWC-graph-expression: a
+    loss written out as tensor arithmetic on both sides, rewritten, is a wrong loss calculation)."""
     if component.kind in GRAPH_CODES:
         return GRAPH_CODES[component.kind]
+    if component.kind is K.COMPILE_LOSS and component.evidence.get("before_kind") == component.evidence.get(
+        "after_kind"
+    ) == "opaque":
+        return "LWC"  # decision LWC-graph-expression
     if component.kind in (K.LAYER_MISSING, K.LAYER_REDUNDANT) and str(
         component.detail.get("layer_type", "")
     ).startswith("Activation"):
