@@ -58,12 +58,14 @@ def compare_tensor_ops(ctx: CompareContext) -> list[FaultComponent]:
             if bops[i].key() == fops[j].key():
                 continue
             out.append(_component(i, bops[i], fops[j], "changed", ctx))
-        out.extend(_component(i, bops[i], None, "removed", ctx) for i in left if bops[i].op not in _CHANGED_ONLY)
+        out.extend(
+            _component(i, bops[i], None, "removed", ctx) for i in left if bops[i].op not in _CHANGED_ONLY
+        )
         added.extend((j, fops[j]) for j in right if fops[j].op not in _CHANGED_ONLY)
     if len(added) > _COMPLETION and len(added) > 2 * len(bops):
         added = []  # a snippet completed into a program: what it adds is the benchmark's set-up
     out.extend(_component(j, None, op, "added", ctx) for j, op in added)
-    return sorted(out, key=lambda c: (c.fixed_line or c.buggy_line or 0))
+    return sorted(out, key=lambda c: c.fixed_line or c.buggy_line or 0)
 
 
 def _component(

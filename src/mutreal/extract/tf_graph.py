@@ -9,14 +9,14 @@ as ``Activation``, ``tf.nn.conv2d`` as ``Conv2D``...), a ``Compile`` per ``optim
 method ``session.run`` per training ``sess.run(train_op, feed_dict=...)`` (epochs from the loop
 around it, the batch size its feed slices or ``next_batch`` read, the fed arrays as the training
 data), and the shape-changing tensor operations (``tf.reshape``, ``tf.expand_dims``...) as
-:class:`~mutreal.program.model.TensorOp` records. Only a program the walker found raw TensorFlow
-in (``graph_mode``) is read this way, so Keras programs walk exactly as before; a Keras model
+:class:`~mutreal.program.model.TensorOp` records. Training (``minimize``, session loops) is
+:mod:`mutreal.extract.tf_graph_training`. Only a program the walker found raw TensorFlow in
+(``graph_mode``) is read this way, so Keras programs walk exactly as before; a Keras model
 trained in a session, or graph layers fed to a Keras ``fit``, are read by both, each element once.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +24,7 @@ import libcst as cst
 
 from mutreal.extract import data, layers
 from mutreal.extract import tf_graph_api as api
-from mutreal.extract.interpreter.values import Env, LayerObj, ModelObj, OptimizerObj, Tensor, Unknown
+from mutreal.extract.interpreter.values import Env, LayerObj, ModelObj
 from mutreal.extract.keras_layers import KerasLayers
 from mutreal.program import keras_api
 from mutreal.program.model import (
@@ -33,7 +33,6 @@ from mutreal.program.model import (
     OPAQUE,
     REF,
     Compile,
-    Fit,
     KerasModel,
     Layer,
     TensorOp,
@@ -42,11 +41,6 @@ from mutreal.program.model import (
 
 #: what a graph-code call returns when it is none of the graph's business
 NOT_GRAPH = object()
-
-#: the method name of a training step run in a session (a :class:`Fit` record's ``method``)
-SESSION_RUN = "session.run"
-
-_BATCH_NAME = re.compile(r"next_batch\(\s*([^,)]+)|\b(\w*batch_size\w*)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -87,8 +81,9 @@ class SessionObj:
     """A ``tf.Session()``."""
 
 
-class TfGraph(KerasLayers):
-    """Graph semantics on top of the Keras ones (see the module docstring)."""
+class TfGraphLayers(KerasLayers):
+    """Graph semantics on top of the Keras ones: layers, losses and tensor operations (the module
+    docstring); :class:`~mutreal.extract.tf_graph_training.TfGraph` adds training."""
 
     graph_mode: bool = False
     _graph: KerasModel | None = None
@@ -149,6 +144,8 @@ class TfGraph(KerasLayers):
             return self._matmul(node, env)
         if name in ("add", "nn.bias_add", "math.add"):
             args, _, _, _ = self.call_args(node, env)
+            if len(args) == 2 and isinstance(args[0], GraphTensor):
+                return self.graph_binary(args[0], args[1], node)
             return next((a for a in args if isinstance(a, GraphTensor)), NOT_GRAPH)
         if name in ("nn.conv2d", "nn.conv1d"):
             return self._conv(name, node, env)
@@ -159,7 +156,9 @@ class TfGraph(KerasLayers):
         if last in api.RNN_CELLS and name.startswith(("rnn.", "nn.rnn_cell.", "contrib.rnn.")):
             values, kwvalues = self.call_values(node, env)
             units = kwvalues.get("num_units") or (values[0] if values else None)
-            return GraphCell(api.RNN_CELLS[last], {"units": units} if units is not None else {}, self.text(node))
+            return GraphCell(
+                api.RNN_CELLS[last], {"units": units} if units is not None else {}, self.text(node)
+            )
         if last in api.RNN_RUNNERS:
             return self._rnn(node, env)
         if name in api.LOSSES:
@@ -379,7 +378,11 @@ class TfGraph(KerasLayers):
         values = self.values_of(args[1:], arg_nodes[1:])
         named = {params[i] if i < len(params) else f"_{i}": v for i, v in enumerate(values)}
         named.update(
-            {k: v for k, v in self.kwvalues_of(kwargs, kw_nodes).items() if k not in ("name", "tensor", "input")}
+            {
+                k: v
+                for k, v in self.kwvalues_of(kwargs, kw_nodes).items()
+                if k not in ("name", "tensor", "input")
+            }
         )
         if name in api.SHAPE_OPS_NEEDING_ARGS and not named:
             first = args[0] if args else None
@@ -389,160 +392,6 @@ class TfGraph(KerasLayers):
         if isinstance(first, GraphTensor) and first.loss is not None:
             return first
         return GraphTensor(text=self.text(node))
-
-    # -- methods: minimize, session.run, applying Keras layers to graph tensors ---------------------
-    def graph_method(self, receiver: Any, method: str, node: cst.Call, env: Env) -> Any:
-        """A method of a graph value, or :data:`NOT_GRAPH`."""
-        if isinstance(receiver, OptimizerObj) and method == "minimize":
-            return self._minimize(receiver, node, env)
-        if method == "run" and (isinstance(receiver, SessionObj | TrainOp) or self._fetches_train_op(node, env)):
-            return self._session_run(receiver, node, env)
-        if method == "set_shape" and node.args:
-            values, kwvalues = self.call_values(node, env)
-            self._record_op("set_shape", {"shape": kwvalues.get("shape") or values[0]}, node)
-            return None
-        if method == "eval" and any(a.keyword is not None and a.keyword.value == "feed_dict" for a in node.args):
-            feed = next(a.value for a in node.args if a.keyword is not None and a.keyword.value == "feed_dict")
-            self._evaluation_feed(feed, env)
-            return Unknown(node, self.cur_line)
-        if isinstance(receiver, GraphTensor) and method in ("get_shape", "eval", "assign"):
-            self.call_args(node, env)
-            return Unknown(node, self.cur_line)
-        return NOT_GRAPH
-
-    def _minimize(self, opt: OptimizerObj, node: cst.Call, env: Env) -> TrainOp:
-        key = id(node)
-        known = self.graph_state().get(key)
-        if isinstance(known, TrainOp):
-            self.call_args(node, env)
-            return known
-        args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
-        loss = args[0] if args else kwargs.get("loss")
-        loss_node = arg_nodes[0] if arg_nodes else kw_nodes.get("loss")
-        if isinstance(loss, GraphTensor) and loss.loss is not None:
-            value = loss.loss
-        else:
-            text = loss.text if isinstance(loss, GraphTensor) else (self.text(loss_node) if loss_node else "")
-            value = Value(OPAQUE, None, text=text)
-        comp = Compile(
-            index=len(self.program.compiles),
-            model=self.trained_model().index,
-            loss=value,
-            optimizer=opt.optimizer,
-            file=self.path,
-            line=self.line(node),
-            text=self.text(node),
-        )
-        self.program.compiles.append(comp)
-        self.graph_records.add(id(comp))
-        op = TrainOp(comp)
-        self.graph_state()[key] = op
-        return op
-
-    def _evaluation_feed(self, feed_node: cst.BaseExpression | None, env: Env) -> None:
-        """A run or ``eval`` that trains nothing: the arrays it feeds are the test data (the data
-        pass compares their preprocessing as it does for Keras' evaluate)."""
-        fed = self._fed_arrays(feed_node, env)
-        if not fed or "x_test" in self.program.data:
-            return
-        for role, (value, vnode) in zip(("x_test", "y_test"), fed, strict=False):
-            self._record_data(role, value, vnode)
-
-    def _fetches_train_op(self, node: cst.Call, env: Env) -> bool:
-        if not node.args or "graph_calls" not in self.__dict__:
-            return False
-        first = node.args[0].value
-        items = first.elements if type(first) in (cst.List, cst.Tuple) else [first]
-        for item in items:
-            value = item.value if isinstance(item, cst.Element) else item
-            if isinstance(self.ev(value, env), TrainOp):
-                return True
-        return False
-
-    def _session_run(self, receiver: Any, node: cst.Call, env: Env) -> Any:
-        """``sess.run(train_op, feed_dict={x: xs, y: ys})`` inside the training loops."""
-        fetches = [self.ev(a.value, env) for a in node.args if a.keyword is None]
-        flat: list[Any] = []
-        for f in fetches:
-            flat.extend(f if isinstance(f, list | tuple) else [f])
-        train = next((f for f in flat if isinstance(f, TrainOp)), receiver if isinstance(receiver, TrainOp) else None)
-        feed_node = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "feed_dict"), None)
-        if feed_node is None and len(node.args) > 1 and node.args[1].keyword is None:
-            feed_node = node.args[1].value
-        if train is None:
-            self._evaluation_feed(feed_node, env)
-            return Unknown(node, self.cur_line)
-        key = id(node)
-        calls = self.graph_state()
-        if key in calls:
-            return Unknown(node, self.cur_line)
-        fit = Fit(
-            index=len(self.program.fits),
-            method=SESSION_RUN,
-            model=self.trained_model().index,
-            file=self.path,
-            line=self.line(node),
-            text=self.text(node),
-        )
-        calls[key] = fit
-        self.graph_records.add(id(fit))
-        loops = getattr(self, "graph_loops", [])
-        if loops:
-            fit.args["epochs"] = loops[0][0]
-        batch = self._batch_size(loops, env)
-        if batch is not None:
-            fit.args["batch_size"] = batch
-        fed = self._fed_arrays(feed_node, env)
-        first = not self.data_fit_done
-        for role, (value, vnode) in zip(("x", "y"), fed, strict=False):
-            fit.args[role] = self._data_ref(f"{role}_train" if first else None, value, vnode)
-            if first:
-                self._record_data(f"{role}_train", value, vnode)
-        if first and fed:
-            self.data_fit_done = True
-        self.program.fits.append(fit)
-        return Unknown(node, self.cur_line)
-
-    def _fed_arrays(self, feed_node: cst.BaseExpression | None, env: Env) -> list[tuple[Any, cst.CSTNode]]:
-        """The arrays fed to the graph's placeholders, in the order the placeholders were made (inputs
-        before labels); scalars (keep_prob, a learning rate) are left out."""
-        if feed_node is None or type(feed_node) is not cst.Dict:
-            if feed_node is not None:
-                self.ev(feed_node, env)
-            return []
-        fed: list[tuple[int, Any, cst.CSTNode]] = []
-        layers_so_far = self._graph.layers if self._graph is not None else []
-        order = {id(layer): i for i, layer in enumerate(layers_so_far)}
-        for el in feed_node.elements:
-            if type(el) is not cst.DictElement:
-                continue
-            k, v = self.ev(el.key, env), self.ev(el.value, env)
-            if isinstance(v, Value) and v.kind == CONST and not isinstance(v.value, list):
-                continue
-            if isinstance(k, GraphTensor) and k.layer is not None:
-                shape = k.shape.value if k.shape is not None and k.shape.kind == CONST else None
-                if shape == [] or shape == ():
-                    continue
-                fed.append((order.get(id(k.layer), len(order)), v, el.value))
-            else:
-                fed.append((len(order) + len(fed), v, el.value))
-        fed.sort(key=lambda item: item[0])
-        return [(v, n) for _, v, n in fed]
-
-    def _batch_size(self, loops: list[tuple[Value, str]], env: Env) -> Value | None:
-        """The batch size the training loop's body reads: ``next_batch(n)`` or a ``*batch_size*`` name."""
-        for _, body in reversed(loops):
-            match = _BATCH_NAME.search(body)
-            if match is None:
-                continue
-            text = (match.group(1) or match.group(2)).strip()
-            value = env.get(text)
-            if isinstance(value, Value) and value.kind == CONST:
-                return Value(CONST, value.value, text=text, line=value.line)
-            if re.fullmatch(r"\d+", text):
-                return Value.const(int(text), text=text)
-            return Value(OPAQUE, None, text=text)
-        return None
 
     def graph_apply(self, target: LayerObj, inputs: Any, node: cst.Call) -> Any:
         """A Keras layer applied to a graph tensor: a layer of the graph."""
@@ -558,37 +407,14 @@ class TfGraph(KerasLayers):
         for side in (left, right):
             if isinstance(side, GraphTensor) and side.loss is not None:
                 return side
+        for side, other in ((left, right), (right, left)):
+            if isinstance(side, GraphTensor) and side.layer is not None and isinstance(other, GraphTensor):
+                self._weights_read(other)  # a bias variable added to a layer's output
         if isinstance(left, GraphTensor) and left.kind != "variable":
             return left if left.layer is not None else GraphTensor(text=self.text(node))
         if isinstance(right, GraphTensor) and right.kind != "variable":
             return right if right.layer is not None else GraphTensor(text=self.text(node))
         return GraphTensor(text=self.text(node))
-
-    def exec_for(self, stmt: cst.For, env: Env) -> None:
-        """Loops around a training step give its epochs (the outermost) and its batches (the body)."""
-        if not self.graph_mode:
-            super().exec_for(stmt, env)
-            return
-        loops: list[tuple[Value, str]] = self.__dict__.setdefault("graph_loops", [])
-        bound: Value
-        it = stmt.iter
-        if type(it) is cst.Call and type(it.func) is cst.Name and it.func.value in ("range", "xrange") and it.args:
-            last_arg = it.args[1].value if len(it.args) > 1 else it.args[0].value
-            v = self.ev(last_arg, env)
-            bound = v if isinstance(v, Value) else Value(OPAQUE, None, text=self.text(last_arg))
-            if bound.kind != CONST or bound.text != self.text(last_arg):
-                bound = Value(bound.kind, bound.value, bound.args, bound.kwargs, text=self.text(last_arg))
-        else:
-            bound = Value(OPAQUE, None, text=self.text(it))
-        loops.append((bound, self.lines.text(stmt) or self.text(stmt.body)))
-        fits_before = len(self.program.fits)
-        try:
-            super().exec_for(stmt, env)
-        finally:
-            loops.pop()
-        for fit in self.program.fits[fits_before:]:
-            if fit.method == SESSION_RUN:
-                fit.repeat = None
 
     def ev(self, node: cst.BaseExpression, env: Env) -> Any:
         """``-tf.reduce_sum(y * tf.log(p))``: a negated graph tensor stays one (a hand-written loss)."""
@@ -600,15 +426,6 @@ class TfGraph(KerasLayers):
                 return GraphTensor(kind=inner.kind if loss is None else "loss", loss=loss, text=text)
             return self.lazy(OPAQUE, None, node, self.cur_line)
         return super().ev(node, env)
-
-    def trained_model(self) -> KerasModel:
-        """The model a ``minimize`` or training ``run`` belongs to: the graph's, or in a program that
-        builds a Keras model and trains it in a session, that Keras model (read once, not twice)."""
-        if self._graph is None:
-            keras_models = [m for m in self.program.models if m.kind not in ("graph", "loose")]
-            if keras_models:
-                return keras_models[-1]
-        return self.graph_model()
 
     def binary(
         self, op_name: str, left: Any, right: Any, right_node: cst.CSTNode, node: cst.CSTNode, env: Env

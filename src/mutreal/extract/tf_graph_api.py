@@ -74,7 +74,9 @@ RNN_CELLS: dict[str, str] = {
 }
 
 #: functions that run a recurrent cell over a sequence
-RNN_RUNNERS = frozenset({"dynamic_rnn", "static_rnn", "rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"})
+RNN_RUNNERS = frozenset(
+    {"dynamic_rnn", "static_rnn", "rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"}
+)
 
 #: loss functions -> the Keras loss name the program model compares
 LOSSES: dict[str, str] = {
@@ -135,7 +137,9 @@ SHAPE_OPS: dict[str, tuple[str, ...]] = {
 SHAPE_OPS_NEEDING_ARGS: frozenset[str] = frozenset()
 
 #: calls that create a session (training loops run ``session.run(train_op, feed_dict=...)``)
-SESSIONS = frozenset({"Session", "InteractiveSession", "train.MonitoredTrainingSession", "train.MonitoredSession"})
+SESSIONS = frozenset(
+    {"Session", "InteractiveSession", "train.MonitoredTrainingSession", "train.MonitoredSession"}
+)
 
 #: initialiser functions -> the Keras initializer name
 INITIALISERS: dict[str, str] = {

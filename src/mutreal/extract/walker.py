@@ -36,7 +36,8 @@ from mutreal.extract.interpreter.values import (
     materialise,
 )
 from mutreal.extract.keras_data import DATASET_METHODS
-from mutreal.extract.tf_graph import NOT_GRAPH, TfGraph
+from mutreal.extract.tf_graph import NOT_GRAPH
+from mutreal.extract.tf_graph_training import TfGraph
 from mutreal.program import keras_api
 from mutreal.program.model import CALL, CONST, NAME, OPAQUE, REF, DataSource, ProgramModel, Value
 
@@ -121,7 +122,9 @@ class Walker(TfGraph):
             or any(not self.is_graph_record(r) for r in (*pm.compiles, *pm.fits))
             or self.keras_defined
         )
-        pm.loss_functions = {n: list(v) for n, v in losses.find_loss_functions(self.lines.code, self.tree).items()}
+        pm.loss_functions = {
+            n: list(v) for n, v in losses.find_loss_functions(self.lines.code, self.tree).items()
+        }
         pm.raw_tensorflow = names.uses_raw_tensorflow(self.lines.code, self.imports) or self.graph_mode
         pm.framework = names.framework_of(self.imports, self.keras_seen, keras_built, pm.raw_tensorflow)
         if self.graph_mode and pm.framework == "tensorflow" and not self.forced_era:

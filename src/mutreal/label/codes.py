@@ -256,9 +256,10 @@ def _graph_code(component: FaultComponent, code: str) -> str:
     loss written out as tensor arithmetic on both sides, rewritten, is a wrong loss calculation)."""
     if component.kind in GRAPH_CODES:
         return GRAPH_CODES[component.kind]
-    if component.kind is K.COMPILE_LOSS and component.evidence.get("before_kind") == component.evidence.get(
-        "after_kind"
-    ) == "opaque":
+    if (
+        component.kind is K.COMPILE_LOSS
+        and component.evidence.get("before_kind") == component.evidence.get("after_kind") == "opaque"
+    ):
         return "LWC"  # decision LWC-graph-expression
     if component.kind in (K.LAYER_MISSING, K.LAYER_REDUNDANT) and str(
         component.detail.get("layer_type", "")
