@@ -21,7 +21,7 @@ from mutreal.program.model import TensorOp
 
 #: operations compared only where both programs have them: a variable or a declared shape one
 #: program adds is part of what it builds around the fix, not a tensor whose shape the fix changed
-_CHANGED_ONLY = frozenset({"Variable", "TensorShape"})
+_CHANGED_ONLY = frozenset({"Variable", "TensorShape", "placeholder"})
 
 #: the most operations one side may add before the pass takes the other as a posted snippet the
 #: benchmark completed: a completion adds a whole program around the fix, not a fix
@@ -32,11 +32,23 @@ def _text(op: TensorOp) -> str:
     return " ".join(op.text.split())
 
 
-@applies(D.TWS_TENSOR_OP)
+def _loss_texts(ctx: CompareContext) -> str:
+    """The texts of both programs' losses when the fix changed the loss, else ''."""
+    texts = []
+    for bc, fc in zip(ctx.buggy.compiles, ctx.fixed.compiles, strict=False):
+        if bc.loss is not None and fc.loss is not None and bc.loss.key() != fc.loss.key():
+            texts += [" ".join(bc.loss.text.split()), " ".join(fc.loss.text.split())]
+    return "\n".join(texts)
+
+
+@applies(D.TWS_TENSOR_OP, D.TWS_PLACEHOLDER)
 def compare_tensor_ops(ctx: CompareContext) -> list[FaultComponent]:
     """Decision TWS-tensor-op: tensor operations paired by a sequence alignment of (operation,
     shape arguments); a changed pair, an added or a removed operation is TWS. Operations written
-    the same (same text) on both sides are equal whatever their arguments resolved to."""
+    the same (same text) on both sides are equal whatever their arguments resolved to. Decision
+    TWS-placeholder: a placeholder whose shape changed is TWS too (one the fix adds or drops is
+    set-up, like a variable). An operation written inside the arguments of a loss the fix swaps
+    for another changes with the loss (LCH), not on its own."""
     bops, fops = ctx.buggy.tensor_ops, ctx.fixed.tensor_ops
     if not bops and not fops:
         return []
@@ -65,6 +77,9 @@ def compare_tensor_ops(ctx: CompareContext) -> list[FaultComponent]:
     if len(added) > _COMPLETION and len(added) > 2 * len(bops):
         added = []  # a snippet completed into a program: what it adds is the benchmark's set-up
     out.extend(_component(j, None, op, "added", ctx) for j, op in added)
+    loss = _loss_texts(ctx)
+    if loss:
+        out = [c for c in out if c.change == "changed" or (c.before or c.after or "") not in loss]
     return sorted(out, key=lambda c: c.fixed_line or c.buggy_line or 0)
 
 

@@ -181,12 +181,9 @@ class TfGraphLayers(KerasLayers):
         values, kwvalues = self.call_values(node, env)
         dtype = kwvalues.get("dtype") or (values[0] if values else None)
         shape = kwvalues.get("shape") or (values[1] if len(values) > 1 else None)
-        args: dict[str, Value] = {}
-        if shape is not None:
-            args["shape"] = shape
-        if dtype is not None:
-            args["dtype"] = dtype
-        t = self.graph_layer("Input", args, node)
+        # the shape is a tensor's (decision TWS-placeholder): a tensor operation, not a layer argument
+        self._record_op("placeholder", {"shape": shape if shape is not None else Value.const(None)}, node)
+        t = self.graph_layer("Input", {"dtype": dtype} if dtype is not None else {}, node)
         t.kind, t.shape = "placeholder", shape
         return t
 
