@@ -282,7 +282,6 @@ class TfGraphLayers(KerasLayers):
         args_out: dict[str, Value] = {}
         if len(dims) == 2:
             args_out["units"] = _const(dims[1])
-            args_out["input_dim"] = _const(dims[0])
         elif weight.shape is not None:
             args_out["units"] = Value(OPAQUE, None, text=weight.shape.text)
         if weight.init is not None:
