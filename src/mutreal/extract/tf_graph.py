@@ -22,7 +22,7 @@ from typing import Any
 
 import libcst as cst
 
-from mutreal.extract import data, layers
+from mutreal.extract import constants, data, layers
 from mutreal.extract import tf_graph_api as api
 from mutreal.extract.interpreter.values import Env, LayerObj, ModelObj
 from mutreal.extract.keras_layers import KerasLayers
@@ -412,16 +412,24 @@ class TfGraphLayers(KerasLayers):
             return right if right.layer is not None else GraphTensor(text=self.text(node))
         return GraphTensor(text=self.text(node))
 
-    def ev(self, node: cst.BaseExpression, env: Env) -> Any:
+    def enter_graph_mode(self) -> None:
+        """Graph code from here on: negated tensors are read by :meth:`ev_graph_unary` (only graph
+        programs pay for it; the walker's other expressions are evaluated as before)."""
+        self.graph_mode = True
+        self._evaluators[cst.UnaryOperation] = self.ev_graph_unary
+
+    def ev_graph_unary(self, node: cst.UnaryOperation, env: Env) -> Any:
         """``-tf.reduce_sum(y * tf.log(p))``: a negated graph tensor stays one (a hand-written loss)."""
-        if self.graph_mode and type(node) is cst.UnaryOperation and type(node.expression) is cst.Call:
-            inner = self.ev(node.expression, env)
-            if isinstance(inner, GraphTensor):
-                text = self.text(node)
-                loss = Value(OPAQUE, None, text=text) if inner.loss is not None else None
-                return GraphTensor(kind=inner.kind if loss is None else "loss", loss=loss, text=text)
-            return self.lazy(OPAQUE, None, node, self.cur_line)
-        return super().ev(node, env)
+        inner = self.ev(node.expression, env)
+        if isinstance(inner, GraphTensor):
+            text = self.text(node)
+            loss = Value(OPAQUE, None, text=text) if inner.loss is not None else None
+            return GraphTensor(kind=inner.kind if loss is None else "loss", loss=loss, text=text)
+        if isinstance(inner, Value) and inner.kind == CONST:
+            v = constants.fold_unary(node.operator, inner.value)
+            if v is not constants.NOT_CONST:
+                return self.lazy(CONST, v, node, self.cur_line)
+        return self.lazy(OPAQUE, None, node, self.cur_line)
 
     def binary(
         self, op_name: str, left: Any, right: Any, right_node: cst.CSTNode, node: cst.CSTNode, env: Env

@@ -164,7 +164,8 @@ class Walker(TfGraph):
                 for small in stmt.body:
                     if type(small) is cst.Import or type(small) is cst.ImportFrom:
                         self.imports.add(small)
-        self.graph_mode = names.uses_graph_code(code, self.imports)
+        if names.uses_graph_code(code, self.imports):
+            self.enter_graph_mode()
         era, ev = names.era_from_imports(self.imports)
         evidence.extend(ev)
         legacy = _LEGACY_TEXT.search(code)
