@@ -20,7 +20,18 @@ from mutreal.label.codes import KERAS_ONLY_REASON, label_component
 HEADS = {
     "tf": "import numpy as np\nimport tensorflow as tf\n",
     "compat": "import numpy as np\nimport tensorflow.compat.v1 as tf\n\ntf.disable_v2_behavior()\n",
+    "compat-attribute": "import numpy as np\nimport tensorflow as tf\n",
 }
+
+#: the TF 1 names a TF 2 program reaches through ``tf.compat.v1.`` (spelling "compat-attribute")
+_COMPAT_NAMES = (
+    "placeholder",
+    "Session",
+    "train.",
+    "layers.",
+    "random_normal",
+    "global_variables_initializer",
+)
 
 PROGRAM = """
 samples = np.random.rand(200, 20).astype(np.float32)
@@ -80,6 +91,9 @@ def _program(spelling: str, replace: tuple[str, str] | None = None) -> str:
     if replace is not None:
         assert replace[0] in text, replace
         text = text.replace(replace[0], replace[1])
+    if spelling == "compat-attribute":
+        for name in _COMPAT_NAMES:
+            text = text.replace(f"tf.{name}", f"tf.compat.v1.{name}")
     return text
 
 
@@ -97,7 +111,7 @@ def test_the_graph_program_is_read_into_the_program_model(spelling: str) -> None
     assert graph.kind == "graph"
     classes = [layer.cls for layer in graph.layers]
     assert classes == ["Input", "Input", "Dense", "Activation", "Dropout", "Dense"]
-    assert graph.layers[0].args["dtype"].text == "tf.float32"
+    assert graph.layers[0].args["dtype"].value == "tensorflow.float32"
     assert graph.layers[2].args["units"].value == 16
     assert graph.layers[2].args["kernel_initializer"].value == "random_normal"
     assert graph.layers[4].args["rate"].value == pytest.approx(0.2)
@@ -209,3 +223,35 @@ def test_a_keras_program_is_not_read_as_graph_code() -> None:
     assert [m.kind for m in model.models] == ["sequential"]
     assert model.tensor_ops == []
     assert "tensor_ops" not in model.to_dict()
+
+
+SEQUENTIAL_IN_SESSION = """
+import numpy as np
+import tensorflow as tf
+from tensorflow import keras
+
+x_data = np.random.rand(50, 4).astype(np.float32)
+y_data = np.random.rand(50, 1).astype(np.float32)
+net = keras.Sequential([keras.layers.Dense(8, activation="{act}", input_shape=(4,)), keras.layers.Dense(1)])
+x = tf.placeholder(tf.float32, [None, 4])
+y = tf.placeholder(tf.float32, [None, 1])
+loss = tf.losses.mean_squared_error(y, net(x))
+step = tf.train.AdamOptimizer({lr}).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for epoch in range({epochs}):
+        sess.run(step, feed_dict={{x: x_data, y: y_data}})
+"""
+
+
+def test_a_keras_model_trained_in_a_session_is_counted_once() -> None:
+    model = extract_source(SEQUENTIAL_IN_SESSION.format(act="relu", lr=0.01, epochs=20), "prog.py")
+    assert model.framework == "keras"
+    kinds = [m.kind for m in model.models]
+    assert "sequential" in kinds
+    assert [len(m.layers) for m in model.models if m.kind == "sequential"] == [2]
+    assert [c.loss.value for c in model.compiles] == ["mean_squared_error"]
+    assert [f.method for f in model.fits] == ["session.run"]
+    buggy = SEQUENTIAL_IN_SESSION.format(act="sigmoid", lr=2.0, epochs=2)
+    fixed = SEQUENTIAL_IN_SESSION.format(act="relu", lr=0.01, epochs=20)
+    assert sorted(c for c, _, _ in _codes(buggy, fixed)) == ["ACH", "HLR", "HNE"]

@@ -181,6 +181,10 @@ class TfGraphLayers(KerasLayers):
         values, kwvalues = self.call_values(node, env)
         dtype = kwvalues.get("dtype") or (values[0] if values else None)
         shape = kwvalues.get("shape") or (values[1] if len(values) > 1 else None)
+        if dtype is not None and dtype.kind == REF and api.graph_name(str(dtype.value)):
+            dtype = Value(
+                REF, f"tensorflow.{api.graph_name(str(dtype.value))}", text=dtype.text, line=dtype.line
+            )
         # the shape is a tensor's (decision TWS-placeholder): a tensor operation, not a layer argument
         self._record_op("placeholder", {"shape": shape if shape is not None else Value.const(None)}, node)
         t = self.graph_layer("Input", {"dtype": dtype} if dtype is not None else {}, node)

@@ -19,7 +19,8 @@ import libcst as cst
 
 from mutreal.extract.interpreter.values import Env, OptimizerObj, Unknown
 from mutreal.extract.tf_graph import NOT_GRAPH, GraphTensor, SessionObj, TfGraphLayers, TrainOp
-from mutreal.program.model import CONST, OPAQUE, Compile, Fit, KerasModel, Value
+from mutreal.program import keras_api
+from mutreal.program.model import CALL, CONST, OPAQUE, REF, Compile, Fit, KerasModel, Value
 
 #: the method name of a training step run in a session (a :class:`Fit` record's ``method``)
 SESSION_RUN = "session.run"
@@ -65,8 +66,15 @@ class TfGraph(TfGraphLayers):
         args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
         loss = args[0] if args else kwargs.get("loss")
         loss_node = arg_nodes[0] if arg_nodes else kw_nodes.get("loss")
+        canon = (
+            keras_api.canonical_loss(str(loss.value).rsplit(".", 1)[-1])
+            if isinstance(loss, Value) and loss.kind in (CALL, REF)
+            else None
+        )
         if isinstance(loss, GraphTensor) and loss.loss is not None:
             value = loss.loss
+        elif canon is not None:  # tf.losses.* read as Keras losses (tf.losses is tf.keras.losses in TF 2)
+            value = Value(CONST, canon, text=loss.text)
         else:
             text = loss.text if isinstance(loss, GraphTensor) else (self.text(loss_node) if loss_node else "")
             value = Value(OPAQUE, None, text=text)
