@@ -47,7 +47,8 @@ def compare_tensor_ops(ctx: CompareContext) -> list[FaultComponent]:
     shape arguments); a changed pair, an added or a removed operation is TWS. Operations written
     the same (same text) on both sides are equal whatever their arguments resolved to. Decision
     TWS-placeholder: a placeholder whose shape changed is TWS too (one the fix adds or drops is
-    set-up, like a variable). An operation written inside the arguments of a loss the fix swaps
+    set-up, like a variable). Operations left over in one aligned block are paired in order: one
+    replaced by another at the same place is one change. An operation written inside the arguments of a loss the fix swaps
     for another changes with the loss (LCH), not on its own."""
     bops, fops = ctx.buggy.tensor_ops, ctx.fixed.tensor_ops
     if not bops and not fops:
@@ -70,10 +71,13 @@ def compare_tensor_ops(ctx: CompareContext) -> list[FaultComponent]:
             if bops[i].key() == fops[j].key():
                 continue
             out.append(_component(i, bops[i], fops[j], "changed", ctx))
-        out.extend(
-            _component(i, bops[i], None, "removed", ctx) for i in left if bops[i].op not in _CHANGED_ONLY
-        )
-        added.extend((j, fops[j]) for j in right if fops[j].op not in _CHANGED_ONLY)
+        left = [i for i in left if bops[i].op not in _CHANGED_ONLY]
+        right = [j for j in right if fops[j].op not in _CHANGED_ONLY]
+        # an operation replaced by another at the same place (set_shape -> reshape) is one change
+        for i, j in zip(left, right, strict=False):
+            out.append(_component(i, bops[i], fops[j], "changed", ctx))
+        out.extend(_component(i, bops[i], None, "removed", ctx) for i in left[len(right) :])
+        added.extend((j, fops[j]) for j in right[len(left) :])
     if len(added) > _COMPLETION and len(added) > 2 * len(bops):
         added = []  # a snippet completed into a program: what it adds is the benchmark's set-up
     out.extend(_component(j, None, op, "added", ctx) for j, op in added)

@@ -457,6 +457,18 @@ class TfGraphLayers(KerasLayers):
         return "graph_calls" in self.__dict__ and id(record) in self.graph_records
 
     @property
+    def graph_model_or_none(self) -> KerasModel | None:
+        return self._graph
+
+    def finish_graph(self) -> None:
+        """A graph whose layers this file never builds (a snippet that minimizes a loss made out of
+        view) is a model used without being built, like a Keras model compiled but never built."""
+        graph = self._graph
+        if graph is not None and all(layer.cls == "Input" for layer in graph.layers):
+            graph.kind, graph.layers = "unknown", []
+            self.program.notes.append("TensorFlow graph trained without its layers being built in this file")
+
+    @property
     def graph_read(self) -> bool:
         """Whether the walk met graph code at all (a session, a variable, a tensor operation)."""
         return "graph_calls" in self.__dict__

@@ -118,7 +118,7 @@ class Walker(TfGraph):
                 if isinstance(value, data.DataChain) and value.source is not None
             }
         keras_built = (
-            any(m.kind != "graph" for m in pm.models)
+            any(m is not self.graph_model_or_none for m in pm.models)
             or any(not self.is_graph_record(r) for r in (*pm.compiles, *pm.fits))
             or self.keras_defined
         )
@@ -127,6 +127,7 @@ class Walker(TfGraph):
         }
         pm.raw_tensorflow = names.uses_raw_tensorflow(self.lines.code, self.imports) or self.graph_mode
         pm.framework = names.framework_of(self.imports, self.keras_seen, keras_built, pm.raw_tensorflow)
+        self.finish_graph()
         if self.graph_mode and pm.framework == "tensorflow" and not self.forced_era:
             pm.era = self.era = "tf1"
             pm.era_evidence.append("TensorFlow 1 graph code (placeholders, sessions, tf.train optimizers)")
