@@ -375,7 +375,8 @@ class TfGraphLayers(KerasLayers):
         if chain is not None:
             return chain.derive(self._op("call", qn, {}, node))
         params = api.SHAPE_OPS[name]
-        values = self.values_of(args[1:], arg_nodes[1:])
+        skip = 0 if name in api.SHAPE_CONSTRUCTORS else 1  # the tensor the operation reshapes
+        values = self.values_of(args[skip:], arg_nodes[skip:])
         named = {params[i] if i < len(params) else f"_{i}": v for i, v in enumerate(values)}
         named.update(
             {

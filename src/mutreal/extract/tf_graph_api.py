@@ -133,6 +133,9 @@ SHAPE_OPS: dict[str, tuple[str, ...]] = {
     "broadcast_to": ("shape",),
 }
 
+#: shape operations that take no tensor: their first argument is already the shape
+SHAPE_CONSTRUCTORS = frozenset({"TensorShape"})
+
 #: shape-changing operations that only become a tensor op when an argument names a shape or axis
 SHAPE_OPS_NEEDING_ARGS: frozenset[str] = frozenset()
 
