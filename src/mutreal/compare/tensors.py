@@ -48,7 +48,8 @@ def compare_tensor_ops(ctx: CompareContext) -> list[FaultComponent]:
     the same (same text) on both sides are equal whatever their arguments resolved to. Decision
     TWS-placeholder: a placeholder whose shape changed is TWS too (one the fix adds or drops is
     set-up, like a variable). Operations left over in one aligned block are paired in order: one
-    replaced by another at the same place is one change. An operation written inside the arguments of a loss the fix swaps
+    replaced by another at the same place is one change; operations the fix edits on one line are
+    one component. An operation written inside the arguments of a loss the fix swaps
     for another changes with the loss (LCH), not on its own."""
     bops, fops = ctx.buggy.tensor_ops, ctx.fixed.tensor_ops
     if not bops and not fops:
@@ -84,7 +85,20 @@ def compare_tensor_ops(ctx: CompareContext) -> list[FaultComponent]:
     loss = _loss_texts(ctx)
     if loss:
         out = [c for c in out if c.change == "changed" or (c.before or c.after or "") not in loss]
-    return sorted(out, key=lambda c: c.fixed_line or c.buggy_line or 0)
+    return _one_per_line(sorted(out, key=lambda c: c.fixed_line or c.buggy_line or 0))
+
+
+def _one_per_line(components: list[FaultComponent]) -> list[FaultComponent]:
+    """One component per edited line: ``tf.matmul(tf.expand_dims(a, 0), tf.expand_dims(b, 1))``
+    is one fix of one statement, however many operations it nests."""
+    seen: set[tuple] = set()
+    out = []
+    for c in components:
+        key = (c.change, c.buggy_file, c.buggy_line, c.fixed_file, c.fixed_line)
+        if (c.buggy_line is None and c.fixed_line is None) or key not in seen:
+            out.append(c)
+        seen.add(key)
+    return out
 
 
 def _component(
