@@ -22,9 +22,10 @@ from typing import Any
 
 import libcst as cst
 
-from mutreal.extract import constants, data, layers
+from mutreal.extract import constants, data, layers, names
 from mutreal.extract import tf_graph_api as api
-from mutreal.extract.interpreter.values import Env, LayerObj, ModelObj
+from mutreal.extract import tf_graph_data as tutorial
+from mutreal.extract.interpreter.values import Env, LayerObj, ModelObj, Unknown
 from mutreal.extract.keras_layers import KerasLayers
 from mutreal.program import keras_api
 from mutreal.program.model import (
@@ -132,6 +133,9 @@ class TfGraphLayers(KerasLayers):
         if name is None:
             return NOT_GRAPH
         last = name.rsplit(".", 1)[-1]
+        if name == tutorial.LOADER:
+            values, kwvalues = self.call_values(node, env)
+            return tutorial.tutorial_source(values, kwvalues, self.text(node), self.path, self.line(node))
         if name == "placeholder" or name == "placeholder_with_default":
             return self._placeholder(node, env)
         if name in ("Variable", "get_variable"):
@@ -422,6 +426,19 @@ class TfGraphLayers(KerasLayers):
         programs pay for it; the walker's other expressions are evaluated as before)."""
         self.graph_mode = True
         self._evaluators[cst.UnaryOperation] = self.ev_graph_unary
+        self._evaluators[cst.Attribute] = self.ev_graph_attribute
+
+    def ev_graph_attribute(self, node: cst.Attribute, env: Env) -> Any:
+        """``mnist.train.images``: the tutorial data sets' arrays; any other attribute as before."""
+        key = names.dotted(node)
+        if key is not None:
+            head, *rest = key.split(".")
+            value = env.get(head)
+            if isinstance(value, tutorial.TutorialData) and env.get(key) is None:
+                for attr in rest:
+                    value = value.attribute(attr) if isinstance(value, tutorial.TutorialData) else None
+                return value if value is not None else Unknown(node, self.cur_line)
+        return self.ev_attribute(node, env)
 
     def ev_graph_unary(self, node: cst.UnaryOperation, env: Env) -> Any:
         """``-tf.reduce_sum(y * tf.log(p))``: a negated graph tensor stays one (a hand-written loss)."""

@@ -19,6 +19,7 @@ import libcst as cst
 
 from mutreal.extract.interpreter.values import Env, OptimizerObj, Unknown
 from mutreal.extract.tf_graph import NOT_GRAPH, GraphTensor, SessionObj, TfGraphLayers, TrainOp
+from mutreal.extract.tf_graph_data import TutorialData
 from mutreal.program import keras_api
 from mutreal.program.model import CALL, CONST, OPAQUE, REF, Compile, Fit, KerasModel, Value
 
@@ -36,6 +37,11 @@ class TfGraph(TfGraphLayers):
         """A method of a graph value, or :data:`NOT_GRAPH`."""
         if isinstance(receiver, OptimizerObj) and method == "minimize":
             return self._minimize(receiver, node, env)
+        if isinstance(receiver, TutorialData) and method == "next_batch":
+            values, kwvalues = self.call_values(node, env)
+            size = kwvalues.get("batch_size") or (values[0] if values else Value(OPAQUE, None))
+            batch = receiver.next_batch(self._op("slice", "next_batch", {"batch_size": size}, node))
+            return batch if batch is not None else Unknown(node, self.cur_line)
         if method == "run" and (
             isinstance(receiver, SessionObj | TrainOp) or self._fetches_train_op(node, env)
         ):
