@@ -419,7 +419,8 @@ class ProgramModel(Record):
     ``framework`` is ``"keras"`` for Keras in any packaging (keras, tf.keras, tensorflow.keras),
     ``"tensorflow"`` for raw TensorFlow without Keras, ``"pytorch"``, ``"other"`` or ``"none"``.
     ``era`` is the Keras API era assumed for defaults and positional arguments (see
-    :data:`mutreal.program.keras_api.ERAS`), ``era_evidence`` says why.
+    :data:`mutreal.program.keras_api.ERAS`), or ``tf1`` for TensorFlow 1 graph code (read by
+    :mod:`mutreal.extract.tf_graph`; defaults as in ``keras2``); ``era_evidence`` says why.
     """
 
     path: str = "<string>"
