@@ -59,6 +59,7 @@ def compare_tensor_ops(ctx: CompareContext) -> list[FaultComponent]:
     out: list[FaultComponent] = []
     matcher = SequenceMatcher(a=bkeys, b=fkeys, autojunk=False)
     added: list[tuple[int, TensorOp]] = []
+    removed: list[int] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
@@ -77,8 +78,17 @@ def compare_tensor_ops(ctx: CompareContext) -> list[FaultComponent]:
         # an operation replaced by another at the same place (set_shape -> reshape) is one change
         for i, j in zip(left, right, strict=False):
             out.append(_component(i, bops[i], fops[j], "changed", ctx))
-        out.extend(_component(i, bops[i], None, "removed", ctx) for i in left[len(right) :])
+        removed.extend(left[len(right) :])
         added.extend((j, fops[j]) for j in right[len(left) :])
+    # the alignment of repeated operations can split one edit into a removal and an addition
+    for i in list(removed):
+        match = next(((j, op) for j, op in added if op.op == bops[i].op), None)
+        if match is not None:
+            removed.remove(i)
+            added.remove(match)
+            if bops[i].key() != match[1].key():
+                out.append(_component(i, bops[i], match[1], "changed", ctx))
+    out.extend(_component(i, bops[i], None, "removed", ctx) for i in removed)
     if len(added) > _COMPLETION and len(added) > 2 * len(bops):
         added = []  # a snippet completed into a program: what it adds is the benchmark's set-up
     out.extend(_component(j, None, op, "added", ctx) for j, op in added)

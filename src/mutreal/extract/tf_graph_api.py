@@ -123,6 +123,7 @@ SHAPE_OPS: dict[str, tuple[str, ...]] = {
     "tile": ("multiples",),
     "slice": ("begin", "size"),
     "gather": ("indices", "axis"),
+    "gather_nd": ("indices",),
     "one_hot": ("depth",),
     "image.resize_images": ("size",),
     "TensorShape": ("dims",),
