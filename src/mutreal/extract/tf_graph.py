@@ -252,7 +252,9 @@ class TfGraphLayers(KerasLayers):
         args, _, _, _ = self.call_args(node, env)
         if args and isinstance(args[0], data.DataChain):
             return args[0].derive(self._op("call", qn, {}, node))
-        return self.graph_layer("Activation", {"activation": Value.const(name, text=self.text(node))}, node)
+        return self.graph_layer(
+            "Activation", {"activation": Value(CONST, name, text=self.text(node), line=self.line(node))}, node
+        )
 
     def _layer_function(self, name: str, node: cst.Call, env: Env) -> GraphTensor:
         cls, params, default_activation = api.LAYER_FUNCTIONS[name]
@@ -354,7 +356,8 @@ class TfGraphLayers(KerasLayers):
     # -- losses and shapes -------------------------------------------------------------------------
     def _loss(self, name: str, node: cst.Call, env: Env) -> GraphTensor:
         self.call_args(node, env)
-        return GraphTensor(kind="loss", loss=Value.const(name, text=self.text(node)), text=self.text(node))
+        loss = Value(CONST, name, text=self.text(node), line=self.line(node))
+        return GraphTensor(kind="loss", loss=loss, text=self.text(node))
 
     def _reduction(self, qn: str, name: str, node: cst.Call, env: Env) -> Any:
         args, kwargs, _, _ = self.call_args(node, env)
@@ -366,11 +369,21 @@ class TfGraphLayers(KerasLayers):
         if name in api.REDUCTIONS:
             if isinstance(first, GraphTensor) and first.loss is not None:
                 return GraphTensor(kind="loss", loss=first.loss, text=text)
-            return GraphTensor(kind="loss", loss=Value(OPAQUE, None, text=text), text=text)
+            return GraphTensor(
+                kind="loss", loss=Value(OPAQUE, None, text=text, line=self.line(node)), text=text
+            )
         if name in ("square", "math.square", "squared_difference"):
-            return GraphTensor(kind="loss", loss=Value.const("mean_squared_error", text=text), text=text)
+            return GraphTensor(
+                kind="loss",
+                loss=Value(CONST, "mean_squared_error", text=text, line=self.line(node)),
+                text=text,
+            )
         if name == "abs":
-            return GraphTensor(kind="loss", loss=Value.const("mean_absolute_error", text=text), text=text)
+            return GraphTensor(
+                kind="loss",
+                loss=Value(CONST, "mean_absolute_error", text=text, line=self.line(node)),
+                text=text,
+            )
         return GraphTensor(text=text)
 
     def _shape_op(self, qn: str, name: str, node: cst.Call, env: Env) -> Any:
