@@ -3,7 +3,9 @@
 :class:`Walker` combines the interpreter (:mod:`mutreal.extract.interpreter`: environment, values,
 statements, expressions, calls, user functions and classes) with the Keras semantics it dispatches
 to (:mod:`~mutreal.extract.keras_layers`, :mod:`~mutreal.extract.keras_training`,
-:mod:`~mutreal.extract.keras_data`). This module owns the entry (:meth:`Walker.run`), the era
+:mod:`~mutreal.extract.keras_data`) and, in TensorFlow 1 graph code (decided before the walk, see
+:func:`~mutreal.extract.names.uses_graph_code`), the graph semantics
+(:mod:`~mutreal.extract.tf_graph`, :mod:`~mutreal.extract.tf_graph_training`). This module owns the entry (:meth:`Walker.run`), the era
 decided before the walk, and the two dispatch tables from the interpreter to the semantics: named
 callables (:meth:`Walker.call_qualified`, :meth:`Walker.call_keras`) and methods on modelled values
 (:meth:`Walker.value_method`).
