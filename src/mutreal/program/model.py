@@ -68,7 +68,8 @@ class Layer(Record):
     file: str = "<string>"
     line: int | None = None
     text: str = ""
-    #: how the layer entered the model: "list", "add", "functional", "subclass", "helper", "loop"
+    #: how the layer entered the model: "list", "add", "functional", "subclass", "helper", "loop",
+    #: "graph" (an operation of TensorFlow 1 graph code, :mod:`mutreal.extract.tf_graph`)
     origin: str = "add"
     #: the variable the layer (or its output tensor, in functional code) was bound to
     var: str | None = None
