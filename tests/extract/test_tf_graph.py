@@ -284,3 +284,10 @@ def test_the_tutorial_mnist_loader_gives_the_training_data() -> None:
     assert model.fits[0].args["epochs"].value == 100
     buggy, fixed = TUTORIAL.format(one_hot=False), TUTORIAL.format(one_hot=True)
     assert [c for c, _, _ in _codes(buggy, fixed)] == ["CPP"]
+
+
+def test_a_keras_model_trained_in_a_session_has_no_deepcrime_operator_for_its_training() -> None:
+    buggy = SEQUENTIAL_IN_SESSION.format(act="sigmoid", lr=2.0, epochs=2)
+    fixed = SEQUENTIAL_IN_SESSION.format(act="relu", lr=0.01, epochs=20)
+    operators = dict((c, op) for c, op, _ in _codes(buggy, fixed))
+    assert operators == {"ACH": "ACH", "HLR": None, "HNE": None}  # the Keras layer stays DeepCrime's

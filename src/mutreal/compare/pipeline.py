@@ -85,7 +85,22 @@ def diff_models(
     if buggy.framework == "tensorflow" or fixed.framework == "tensorflow":
         for c in out:
             c.detail["raw_tensorflow"] = True
+    else:
+        for c in out:
+            if _trained_in_session(c, buggy) or _trained_in_session(c, fixed):
+                c.detail["raw_tensorflow"] = True
     return out
+
+
+def _trained_in_session(component: FaultComponent, program: ProgramModel) -> bool:
+    """A compile or training component of a Keras model trained by TensorFlow 1 graph code
+    (``optimizer.minimize(loss)``, ``session.run(train_op)``): no Keras call for DeepCrime to edit."""
+    element = component.element
+    if element.startswith("compile"):
+        return any(".minimize(" in c.text for c in program.compiles)
+    if element.startswith("fit"):
+        return any(f.method == "session.run" for f in program.fits)
+    return False
 
 
 def dedupe_same_source(components: list[FaultComponent]) -> list[FaultComponent]:
