@@ -89,7 +89,9 @@ def not_simulable_reason(classified: Any) -> str | None:
     components = data.get("components") or []
     if not components:
         return "classify found no fault component (order 0): nothing to reconstruct"
-    missing = [c for c in components if not c.get("simulable")]
+    from mutreal.mutation.reconstruct import attempted
+
+    missing = [c for c in components if not attempted(c)]
     if len(missing) < len(components):
         return None
     parts = [f"{c.get('code')} at {c.get('element')}: {c.get('reason') or 'no operator'}" for c in missing]

@@ -39,6 +39,7 @@ from functools import cache
 from typing import Any, ClassVar
 
 from mutreal.label.classify import classify_safely, expand_side
+from mutreal.label.codes import STRING_OPTIMIZER_REASON
 from mutreal.mutation.operator_values import checked_value, literal_value, number, value_from_text
 from mutreal.mutation.operators import MutationError, Operator, Program, Site, apply_edits, registry
 from mutreal.program.model import canonical_path, parse_path
@@ -53,6 +54,7 @@ __all__ = [
     "FirstOrderMutant",
     "Reconstruction",
     "PairReconstruction",
+    "attempted",
     "folded_value",
     "mirror_path",
     "reconstruct",
@@ -152,6 +154,17 @@ class PairReconstruction(Record):
 # ---------------------------------------------------------------------------------------------------
 # Elements and values
 # ---------------------------------------------------------------------------------------------------
+
+
+def attempted(component: Any) -> bool:
+    """Whether reconstruction attempts a component (a :class:`ComponentResult` or its JSON dict):
+    the study's simulable ones, and a learning rate against an optimizer the fixed program names
+    as a string (``'rmsprop'``), which the study counts as not simulable because DeepCrime's own HLR
+    fails there, while mutreal's HLR writes the optimizer object with the buggy rate."""
+    get = component.get if isinstance(component, Mapping) else lambda k: getattr(component, k, None)
+    if get("simulable"):
+        return True
+    return bool(get("deepcrime")) and get("reason") == STRING_OPTIMIZER_REASON
 
 
 def element_match(site_element: str, component_element: str) -> bool:
@@ -596,8 +609,8 @@ def reconstruct_pair(
         return PairReconstruction("error", cls.error, cls)
     if not cls.components:
         return PairReconstruction("no_components", classified=cls)
-    comps = [c for c in cls.components if c.simulable] if partial else list(cls.components)
-    if not cls.simulable and not (partial and comps):
+    comps = [c for c in cls.components if attempted(c)]
+    if not comps or (len(comps) < len(cls.components) and not partial):
         return PairReconstruction("not_simulable", classified=cls, outcomes=_unsimulated(cls))
     made = reconstruct(
         comps,
@@ -625,5 +638,5 @@ def _unsimulated(cls: BugResult) -> list[ComponentOutcome]:
     return [
         ComponentOutcome(c.element or "", c.code, None, c.before, c.after, "not_simulable", c.reason or "")
         for c in cls.components
-        if not c.simulable
+        if not attempted(c)
     ]

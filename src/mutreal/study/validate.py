@@ -31,6 +31,7 @@ from mutreal.mutation.reconstruct import (
     FAILURE_REASONS,
     RECONSTRUCTED,
     ComponentOutcome,
+    attempted,
     folded_value,
     reconstruct,
     reconstruct_pair,
@@ -239,7 +240,7 @@ def _validate_bug(
         bug = BugValidation(row.id, row.benchmark, made.status, made.outcomes, made.reconstruction.residual)
         cls = made.classified
         assert cls is not None
-        comps = [c for c in cls.components if c.simulable] if partial else cls.components
+        comps = [c for c in cls.components if attempted(c)]
         for op in ops.values():
             if not is_plugin(op):
                 continue
