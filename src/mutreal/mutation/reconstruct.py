@@ -517,7 +517,7 @@ def reconstruct(
     planned = [
         _Planned(
             ComponentOutcome(c.element or "", c.code, c.deepcrime, c.before, c.after, "no_operator"),
-            c.buggy_file or "",  # the fixed program: it sits in classify's first slot here
+            c.buggy_file or _home(fixed_files),  # the fixed program: classify's first slot here
             i,
         )
         for i, c in enumerate(comps)
@@ -560,6 +560,20 @@ def reconstruct(
     if first_order and len(applied) > 1:
         made.first_order = _first_order_mutants(applied, comps, ops, fixed_files, workdir)
     return made
+
+
+def _home(fixed_files: Sequence[str]) -> str:
+    """The fixed file of a component that names none (an element the buggy program adds, such as
+    a relabelling step): the only file, else the first whose program trains."""
+    if len(fixed_files) == 1:
+        return fixed_files[0]
+    for path in fixed_files:
+        try:
+            if Program.from_file(path).model.fits:
+                return path
+        except Exception:  # an unreadable file is not the home of anything
+            continue
+    return fixed_files[0]
 
 
 def _first_order_mutants(
