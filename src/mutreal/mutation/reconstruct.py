@@ -32,6 +32,7 @@ component and the higher-order mutant of all of them (the combined one).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -344,7 +345,7 @@ def _complete(
     done: list[dict[str, Any]] = []
     top = canonical_path(element)
     for oid, op in ops.items():
-        if op.spec.param is None:
+        if op.spec.param is None or not _may_edit_below(op, top):
             continue
         try:
             sites = [s for s in op.sites(program) if canonical_path(s.element).startswith(top + ".")]
@@ -368,6 +369,17 @@ def _complete(
             done.append({"operator": oid, "element": part, "value": value, "mutant": have, "buggy": want})
             break  # the program changed: the other operators' sites are read again next time
     return program, done
+
+
+def _may_edit_below(op: Operator, top: str) -> bool:
+    """Whether the catalogue lets ``op`` edit an element below ``top`` (indices ignored): the
+    cheap test before its sites are searched."""
+    bare = re.sub(r"\[[^\]]*\]", "", top) + "."
+    try:
+        patterns = op.spec.elements
+    except (KeyError, AttributeError):
+        return True  # a plugin without a catalogue entry: look at its sites
+    return any(re.sub(r"\[[^\]]*\]", "", str(e)).startswith(bare) for e in patterns)
 
 
 def _mutate_file(
