@@ -267,3 +267,46 @@ def test_validate_operators_command_reconstructs_defaults(tmp_path: Path) -> Non
     assert (hlr["claimed"], hlr["reconstructed"]) == (2, 2)
     text = CliRunner().invoke(main, ["validate-operators", str(manifest)])
     assert text.exit_code == 0 and "2 reconstructed exactly" in text.output
+
+
+BUDGET = (
+    HEAD
+    + """
+EPOCHS = {epochs}
+batch_size = {batch}
+
+
+def batches(xs, ys, size):
+    while True:
+        for start in range(0, len(xs), size):
+            yield xs[start : start + size], ys[start : start + size]
+
+
+def train(net, epochs_):
+    net.fit_generator(batches(x, y, batch_size), steps_per_epoch=len(x) // batch_size, epochs=epochs_)
+
+
+"""
+    + MODEL
+    + """model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+train(model, EPOCHS)
+"""
+)
+
+
+def test_the_stated_budget_literals_are_written_with_the_buggy_values(tmp_path: Path) -> None:
+    # epochs reach fit through a helper's parameter, the batch size through a generator: the fault
+    # is in the module-level literals, which classify reads as the program's stated budget
+    buggy, fixed = pair(tmp_path, BUDGET.format(epochs=1, batch=8), BUDGET.format(epochs=40, batch=64))
+    made = rec.reconstruct_pair(buggy, fixed, str(tmp_path / "m"))
+    assert made.status == "reconstructed", [o.to_dict() for o in made.outcomes]
+    by_op = {o.operator: o for o in made.outcomes}
+    assert set(by_op) == {"HNE", "HBS"}
+    assert [(c["literal"], c["value"]) for c in by_op["HNE"].completions] == [("EPOCHS", 40)]
+    # no training call takes the batch size: the literal is the HBS edit itself, and the row says so
+    assert by_op["HBS"].site is None and by_op["HBS"].applied
+    assert [(c["literal"], c["value"]) for c in by_op["HBS"].completions] == [("batch_size", 64)]
+    assert "budget literal batch_size is written instead" in by_op["HBS"].detail
+    text = Path(mutant_of(made)).read_text(encoding="utf-8")
+    assert "EPOCHS = 40\nbatch_size = 64\n" in text
+    assert components(mutant_of(made), buggy) == []

@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, ClassVar
 
+import libcst as cst
+
 from mutreal.label.classify import classify_safely, expand_side
 from mutreal.label.codes import STRING_OPTIMIZER_REASON
 from mutreal.mutation.operator_values import checked_value, literal_value, number, value_from_text
@@ -103,7 +105,8 @@ class ComponentOutcome(Record):
     @property
     def applied(self) -> bool:
         """Whether the component's edit is in the combined mutant (reconstructed or not)."""
-        return self.site is not None and self.status in (RECONSTRUCTED, "residual", "planned")
+        edited = self.site is not None or any("literal" in c for c in self.completions)
+        return edited and self.status in (RECONSTRUCTED, "residual", "planned")
 
 
 @dataclass
@@ -371,6 +374,71 @@ def _complete(
     return program, done
 
 
+#: the training-budget elements a module-level literal states (``EPOCHS = 5``: rule unused_hyperparameter)
+BUDGET_ELEMENTS = ("fit.epochs", "fit.batch_size")
+
+
+def _budget_literals(
+    program: Program, path: str, element: str, op: Operator, buggy_model: Callable[[], Any] | None
+) -> tuple[Program, list[dict[str, Any]]]:
+    """The program's stated training budget (``EPOCHS = 1``, ``batch_size = 32`` at module level)
+    written with the buggy program's literal where the two differ and the operator can take it.
+
+    classify reads these literals as part of the fault (a fix that changes only the literal still
+    changes what the author meant to train with), and a program that trains through a generator
+    or a helper's parameter reads its budget from them: the fit call's argument alone does not
+    give back the buggy program."""
+    kind = canonical_path(element)
+    spec = op.spec.param
+    model = buggy_model() if buggy_model is not None and kind in BUDGET_ELEMENTS else None
+    if model is None or spec is None:
+        return program, []
+    theirs = model.hyperparameter_literals
+    done: list[dict[str, Any]] = []
+    for name, lit in list(program.model.hyperparameter_literals.items()):
+        other = theirs.get(name)
+        if lit.kind != kind or other is None or other.kind != kind or other.value == lit.value:
+            continue
+        try:
+            value = spec.validate(other.value)
+        except ValueError:
+            continue
+        text = _set_module_literal(program.module, name, other.text or repr(other.value))
+        if text is None:
+            continue
+        program = Program(text, path)
+        done.append(
+            {
+                "operator": op.id,
+                "element": kind,
+                "literal": name,
+                "value": value,
+                "mutant": lit.text,
+                "buggy": other.text,
+            }
+        )
+    return program, done
+
+
+def _set_module_literal(module: cst.Module, name: str, code: str) -> str | None:
+    """The module with every top-level ``name = <number>`` written ``name = code`` (None: none)."""
+    body, changed = [], False
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+            assign = stmt.body[0]
+            if (
+                isinstance(assign, cst.Assign)
+                and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name)
+                and assign.targets[0].target.value == name
+                and isinstance(assign.value, cst.Integer | cst.Float)
+            ):
+                stmt = stmt.with_changes(body=[assign.with_changes(value=cst.parse_expression(code))])
+                changed = True
+        body.append(stmt)
+    return module.with_changes(body=body).code if changed else None
+
+
 def _may_edit_below(op: Operator, top: str) -> bool:
     """Whether the catalogue lets ``op`` edit an element below ``top`` (indices ignored): the
     cheap test before its sites are searched."""
@@ -393,7 +461,7 @@ def _mutate_file(
     the previous edit left, so an optimizer change and a learning rate on the same call compose),
     whole elements before their parts. Returns the mutant's text (None: nothing applied)."""
     try:
-        program = Program.from_file(path)
+        program = _load(path)
     except Exception as exc:
         for it in items:
             it.outcome.status, it.outcome.detail = "operator_error", f"cannot read the fixed program: {exc}"
@@ -416,8 +484,18 @@ def _mutate_file(
         try:
             sites = _sites_at(op, program, element)
             if not sites and prior is None:
-                outcome.status = "no_site"
-                outcome.detail = _no_site_detail(op, program, element, ops)
+                why = _no_site_detail(op, program, element, ops)
+                program, literals = _budget_literals(program, path, element, op, buggy_model)
+                if literals:
+                    # no training call takes the value (a generator's batch size): the stated budget does
+                    changed = True
+                    outcome.status, outcome.completions = "planned", literals
+                    outcome.value, outcome.value_origin = literals[0]["value"], "buggy"
+                    outcome.detail = (
+                        f"{why}; the program's budget literal {literals[0]['literal']} is written instead"
+                    )
+                    continue
+                outcome.status, outcome.detail = "no_site", why
                 continue
             site = sites[0] if sites else None
             if site is None:
@@ -451,12 +529,24 @@ def _mutate_file(
             changed = True
             outcome.status = "planned"
             program, completions = _complete(program, path, element, ops, buggy_model, claimed)
-            outcome.completions = completions
+            program, literals = _budget_literals(program, path, element, op, buggy_model)
+            outcome.completions = completions + literals
         except MutationError as exc:
             outcome.status, outcome.detail = "operator_error", str(exc)
         except Exception as exc:  # an operator failing on this program is its own finding
             outcome.status, outcome.detail = "operator_error", f"{type(exc).__name__}: {exc}"
     return program.text if changed else None
+
+
+def _load(path: str) -> Program:
+    """A program as the mutation stage reads it; one LibCST cannot parse as written (Python 2,
+    mixed indentation) is read as classify reads it, upgraded by :mod:`mutreal.program.source`."""
+    try:
+        return Program.from_file(path)
+    except Exception:
+        from mutreal.program.source import load_program
+
+        return Program(load_program(path, tolerant=True).text, path)
 
 
 def _buggy_model(items: Sequence[_Planned], comps: Sequence[ComponentResult]) -> Callable[[], Any]:
@@ -469,7 +559,7 @@ def _buggy_model(items: Sequence[_Planned], comps: Sequence[ComponentResult]) ->
         if path is None:
             return None
         try:
-            return Program.from_file(path).model  # the buggy program sits in classify's second slot here
+            return _load(path).model  # the buggy program sits in classify's second slot here
         except Exception:
             return None
 
@@ -486,9 +576,7 @@ def mirror_path(root: str, files: Sequence[str], file: str) -> str:
     return os.path.join(root, os.path.relpath(os.path.abspath(file), common))
 
 
-def _write_mirror(
-    root: str, fixed_files: Sequence[str], texts: Mapping[str, str | None]
-) -> list[str]:
+def _write_mirror(root: str, fixed_files: Sequence[str], texts: Mapping[str, str | None]) -> list[str]:
     """The fixed side mirrored under ``root``: each file's mutated text, else a copy."""
     out = []
     for fixed in fixed_files:
@@ -539,7 +627,8 @@ def reconstruct(
         by_file.setdefault(os.path.abspath(p.file), []).append(p)
     os.makedirs(workdir, exist_ok=True)
     texts = {
-        key: _mutate_file(key, items, comps, ops, _buggy_model(items, comps)) for key, items in by_file.items()
+        key: _mutate_file(key, items, comps, ops, _buggy_model(items, comps))
+        for key, items in by_file.items()
     }
     files = _write_mirror(os.path.join(workdir, "builtin"), fixed_files, texts)
     outcomes = [p.outcome for p in planned]
@@ -581,7 +670,7 @@ def _home(fixed_files: Sequence[str]) -> str:
         return fixed_files[0]
     for path in fixed_files:
         try:
-            if Program.from_file(path).model.fits:
+            if _load(path).model.fits:
                 return path
         except Exception:  # an unreadable file is not the home of anything
             continue
@@ -599,7 +688,9 @@ def _first_order_mutants(
     out = []
     for n, p in enumerate(applied, start=1):
         single = _Planned(
-            ComponentOutcome(p.outcome.element, p.outcome.code, p.outcome.operator, None, None, "no_operator"),
+            ComponentOutcome(
+                p.outcome.element, p.outcome.code, p.outcome.operator, None, None, "no_operator"
+            ),
             p.file,
             p.index,
         )

@@ -40,15 +40,21 @@ def fit_calls(program: Program, methods: Collection[str] = ("fit",)) -> Iterator
             yield fi, fit, cid
 
 
-def fit_no_site_reasons(program: Program, methods: Collection[str], key: str) -> list[str]:
+def fit_no_site_reasons(
+    program: Program, methods: Collection[str], key: str, skip: Collection[str] = ()
+) -> list[str]:
     """Why a training call has no site for its ``key`` argument: it runs in a loop (the value is
     one of many trainings, a mutant must change it once), the call is not found, or the value is
     not a number the model folds."""
     out = []
     for fi, fit in enumerate(program.model.fits):
         where = f"{fit.method} call at line {fit.line}"
+        if fit_path(fi, key) in skip:
+            continue
         if fit.method not in methods:
-            out.append(f"{where}: {fit.method} takes no {key} this operator writes")
+            out.append(
+                f"{where}: {fit.method} takes no {key} this operator writes (nor a generator it traces)"
+            )
         elif fit.repeat:
             out.append(f"{where}: runs in a loop ({fit.repeat}), so its {key} is not one value")
         elif program.fit_call(fi) is None:
@@ -106,11 +112,47 @@ class _FitNumber(Operator):
 
 
 class ChangeBatchSize(_FitNumber):
-    """HBS: fit's batch_size (explicit or the default 32) becomes one of DeepCrime's sizes."""
+    """HBS: fit's batch_size (explicit or the default 32) becomes one of DeepCrime's sizes; where
+    a training call takes its batches from a generator that fixes their size
+    (``flow_from_directory(..., batch_size=16)``), the generator's argument is the site."""
 
     id = "HBS"
     key = "batch_size"
     aliases = ("batch_size",)
+
+    def find_sites(self, program: Program) -> list[Site]:
+        return super().find_sites(program) + self._generator_sites(program)
+
+    def _generator_sites(self, program: Program) -> list[Site]:
+        """One site per call written with ``batch_size=`` that a training call's batch size comes
+        from (the program model traces it there), for training calls that take no batch size."""
+        calls: dict[int, tuple[list[str], Any, cst.Arg]] = {}
+        for fi, fit in enumerate(program.model.fits):
+            v = fit.args.get("batch_size")
+            if fit.method == "fit" or fit.repeat or not is_number(v) or v.line is None or v.line == fit.line:
+                continue
+            for cid in program.index.calls_by_line.get(v.line, []):
+                arg = program.find_arg(cid, ("batch_size",), None)
+                if arg is not None and code_of(program, arg[1].value) == v.text:
+                    calls.setdefault(cid, ([], v.value, arg[1]))[0].append(fit_path(fi, "batch_size"))
+                    break
+        return [
+            program.make_site(
+                self, cid, elements, code_of(program, arg.value), value, detail={"via": "generator"}
+            )
+            for cid, (elements, value, arg) in calls.items()
+        ]
+
+    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
+        if site.detail.get("via") != "generator":
+            return super().edit(program, site, value, options)
+        assert site.anchor is not None
+        arg = program.find_arg(site.anchor, ("batch_size",), None)
+        return set_value(self, program, site, value, arg, num(value), "batch_size")
+
+    def no_site_reasons(self, program: Program) -> list[str]:
+        traced = {e for site in self._generator_sites(program) for e in site.elements}
+        return fit_no_site_reasons(program, self.methods, self.key, skip=traced)
 
     def examples(self) -> list[Example]:
         return [
@@ -125,6 +167,16 @@ class ChangeBatchSize(_FitNumber):
                 "history = model.fit(\n    x,\n    y,\n    epochs=3,\n    batch_size=256,\n)\n",
                 value=256,
                 style="one argument per line, default batch size",
+            ),
+            Example(
+                "from keras.preprocessing.image import ImageDataGenerator\n"
+                'batches = ImageDataGenerator().flow_from_directory("train", batch_size=16)\n'
+                "model.fit_generator(batches, steps_per_epoch=10, epochs=2)\n",
+                "from keras.preprocessing.image import ImageDataGenerator\n"
+                'batches = ImageDataGenerator().flow_from_directory("train", batch_size=64)\n'
+                "model.fit_generator(batches, steps_per_epoch=10, epochs=2)\n",
+                value=64,
+                style="batches from a generator",
             ),
         ]
 
