@@ -182,6 +182,12 @@ def test_a_computed_ratio_is_folded_and_a_computed_share_takes_the_catalogue_val
     assert outcome.value == 5.0 and "catalogue's value 5.0 is used" in outcome.detail
     assert outcome.applied  # the component gets its mutant, whose value is not the fault's
     assert "change_labels(y, pct=5.0" in Path(mutant_of(made)).read_text(encoding="utf-8")
+    # compare's row says so too
+    made_for_compare = reconstruct_mutants("share", "own", [buggy], [fixed], fixed, tmp_path / "c")
+    (note,) = made_for_compare.notes
+    assert note.startswith(
+        "TCL at data.y_train.preprocess[0] uses the catalogue's value 5.0, not the fault's"
+    )
     # a written value the operator cannot take is no computed value: not inferable, no catalogue
     zero_text = program("optimizer=Adam(learning_rate=0.01)", "epochs=0")
     buggy, fixed = pair(tmp_path, fixed_text, zero_text, "zero")

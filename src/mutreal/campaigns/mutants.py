@@ -125,7 +125,13 @@ def reconstruct_mutants(
     if folder.exists():
         shutil.rmtree(folder)  # a resumed bug starts from a clean folder: no stale mutant trained
     made = reconstruct_pair(
-        list(buggy), list(fixed), str(folder), bug_id=bug_id, benchmark=benchmark, partial=True, first_order=True
+        list(buggy),
+        list(fixed),
+        str(folder),
+        bug_id=bug_id,
+        benchmark=benchmark,
+        partial=True,
+        first_order=True,
     )
     if made.reconstruction is None:
         return MutantSet(reason=f"reconstruction: {made.status}: {made.error or ''}".rstrip(": "))
@@ -157,7 +163,19 @@ def reconstruct_mutants(
     mutants.append(_reconstructed(combined, applied, exact, rec.residual, only))
     for spec in mutants:
         spec.provenance.update(coverage)
-    return MutantSet(mutants=mutants, failures=failures, notes=_partial_note(coverage))
+    return MutantSet(
+        mutants=mutants, failures=failures, notes=_partial_note(coverage) + _value_notes(applied)
+    )
+
+
+def _value_notes(applied: Sequence[Any]) -> list[str]:
+    """The row's note of each mutant value that is not the fault's: the buggy program computes it
+    and nothing folds it, so the catalogue's value stands in (the reconstruction's detail says which)."""
+    return [
+        f"{c.operator} at {c.element} uses the catalogue's value {c.value!r}, not the fault's: {c.detail.split('; ')[0]}"
+        for c in applied
+        if c.value_origin == "catalogue"
+    ]
 
 
 def _coverage(outcomes: Sequence[Any], applied: Sequence[Any], classified: Any) -> dict[str, Any]:
@@ -180,7 +198,11 @@ def _coverage(outcomes: Sequence[Any], applied: Sequence[Any], classified: Any) 
         if c.reconstructed:
             continue
         if c.status == "not_simulable":
-            why = (shown.get(canonical_path(c.element)) or {}).get("reason") or c.detail or "no operator simulates it"
+            why = (
+                (shown.get(canonical_path(c.element)) or {}).get("reason")
+                or c.detail
+                or "no operator simulates it"
+            )
         else:
             why = f"{c.status}: {c.detail}".rstrip(": ")
         left_out.append({"code": code(c), "element": c.element, "reason": why, "status": c.status})
@@ -231,7 +253,13 @@ def _first_order(path: str, component: Any, exact: bool) -> MutantSpec:
 
 
 def _component_provenance(c: Any) -> dict[str, Any]:
-    out = {"operator": c.operator, "element": c.element, "fixed": c.fixed, "buggy": c.buggy, "status": c.status}
+    out = {
+        "operator": c.operator,
+        "element": c.element,
+        "fixed": c.fixed,
+        "buggy": c.buggy,
+        "status": c.status,
+    }
     if c.value_origin and c.value_origin != "buggy":
         out["value_origin"] = c.value_origin
     if c.completions:
