@@ -316,3 +316,35 @@ def test_the_stated_budget_literals_are_written_with_the_buggy_values(tmp_path: 
     text = Path(mutant_of(made)).read_text(encoding="utf-8")
     assert "EPOCHS = 40\nbatch_size = 64\n" in text
     assert components(mutant_of(made), buggy) == []
+
+
+def test_a_program_of_several_files_gets_its_first_order_mutants_mirrored(tmp_path: Path) -> None:
+    data = "from sklearn.datasets import load_iris\n\niris = load_iris()\nx, y = iris.data, iris.target\n"
+    train = (
+        HEAD.replace("from sklearn.datasets import load_iris\n", "from data import x, y\n").split("data = ")[
+            0
+        ]
+        + MODEL
+        + 'model.compile(optimizer="adam", loss="{loss}")\nmodel.fit(x, y, epochs={epochs})\n'
+    )
+    sides = {}
+    for side, loss, epochs in (("fixed", "sparse_categorical_crossentropy", 5), ("buggy", "poisson", 50)):
+        folder = tmp_path / side
+        folder.mkdir()
+        (folder / "data.py").write_text(data, encoding="utf-8")
+        (folder / "train.py").write_text(train.format(loss=loss, epochs=epochs), encoding="utf-8")
+        sides[side] = [str(folder / "data.py"), str(folder / "train.py")]
+    entry = sides["fixed"][1]
+    made = reconstruct_mutants("files", "own", sides["buggy"], sides["fixed"], entry, tmp_path / "m")
+    assert made.reason is None and made.failures == []
+    assert [m.operator for m in made.mutants] == ["LCH", "HNE", "LCH+HNE"]
+    for mutant in made.mutants:
+        # the entry of each mirror, its sibling beside it: the mutant still imports its data module
+        assert (
+            Path(mutant.file).name == "train.py"
+            and (Path(mutant.file).parent / "data.py").read_text() == data
+        )
+    lch, hne, hom = (Path(m.file).read_text(encoding="utf-8") for m in made.mutants)
+    assert "poisson" in lch and "epochs=5" in lch
+    assert "poisson" not in hne and "epochs=50" in hne
+    assert "poisson" in hom and "epochs=50" in hom
