@@ -160,7 +160,7 @@ def test_fit_defaults_are_written_with_the_buggy_values(
     assert found == expected
 
 
-def test_a_computed_ratio_is_folded_and_a_computed_share_takes_the_catalogue_value(tmp_path: Path) -> None:
+def test_computed_values_are_folded_else_the_catalogue_value_is_used_and_said(tmp_path: Path) -> None:
     fixed_text = program("optimizer=Adam(learning_rate=0.01)", "epochs=5")
     buggy_text = program(
         "optimizer=Adam(learning_rate=BASE / 1000)", "epochs=5", before_model="KEEP = 0.25\nBASE = 1.0\n"
@@ -188,6 +188,13 @@ def test_a_computed_ratio_is_folded_and_a_computed_share_takes_the_catalogue_val
     assert note.startswith(
         "TCL at data.y_train.preprocess[0] uses the catalogue's value 5.0, not the fault's"
     )
+    # a share of the rows the buggy program keeps, computed from the data set's size, is folded
+    for keep, removed in (("x[: int(len(x) * 0.4)]", 60.0), ("x[:30]", 80.0)):
+        cut = "x, y = data.data, data.target\n"
+        sliced_text = fixed_text.replace(cut, cut + f"x = {keep}\ny = {keep.replace('x', 'y')}\n")
+        buggy, fixed = pair(tmp_path, fixed_text, sliced_text, f"slice-{removed}")
+        (outcome,) = rec.reconstruct_pair(buggy, fixed, str(tmp_path / f"s{removed}")).outcomes
+        assert (outcome.operator, outcome.value, outcome.value_origin) == ("TRD", removed, "folded")
     # a written value the operator cannot take is no computed value: not inferable, no catalogue
     zero_text = program("optimizer=Adam(learning_rate=0.01)", "epochs=0")
     buggy, fixed = pair(tmp_path, fixed_text, zero_text, "zero")

@@ -31,6 +31,7 @@ component and the higher-order mutant of all of them (the combined one).
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -239,6 +240,88 @@ def _computed(op: Operator, text: str | None) -> bool:
     return spec.type in ("int", "float") and literal_value(text) is None and number(text) is None
 
 
+def _removed_share(op: Operator, comp: ComponentResult, model: Any) -> float | None:
+    """TRD's parameter (the percentage of training rows removed) from a slice of the buggy
+    program's training array (``x_train[:600]``, ``x[: int(0.3 * len(x))]``) whose source size
+    the program model knows (a Keras or scikit-learn data set): ``100 * (1 - kept / size)``."""
+    element = comp.element or ""
+    if op.id != "TRD" or model is None or not element.startswith("data."):
+        return None
+    role = element.split(".")[1]
+    var = (getattr(model, "data", None) or {}).get(role)
+    size = getattr(getattr(var, "source", None), "size", None)
+    if not size:
+        return None
+    want = "".join(str(comp.after or "").split())
+    slices = [o for o in var.preprocess if o.op == "slice"]
+    step = next(
+        (o for o in slices if "".join(o.text.split()) == want), slices[0] if len(slices) == 1 else None
+    )
+    if step is None:
+        return None
+    kept = _slice_length(step.text, int(size))
+    if kept is None or not 0 < kept < size:
+        return None
+    return round(100.0 * (1 - kept / size), 4)
+
+
+def _slice_length(text: str, size: int) -> int | None:
+    """How many rows ``name[a:b]`` keeps of ``size``: bounds that are numbers, or arithmetic over
+    ``len(...)`` (the array's size) with ``int``/``round``; None for anything else."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(node, ast.Subscript) or not isinstance(node.slice, ast.Slice) or node.slice.step:
+        return None
+
+    def bound(expr: ast.expr | None, default: int) -> int | None:
+        if expr is None:
+            return default
+        try:
+            return int(_evaluate(expr, size))
+        except (ValueError, TypeError, ArithmeticError):
+            return None
+
+    lo, hi = bound(node.slice.lower, 0), bound(node.slice.upper, size)
+    if lo is None or hi is None:
+        return None
+    return len(range(size)[lo:hi])
+
+
+def _evaluate(node: ast.expr, size: int) -> float:
+    """Constant arithmetic where ``len(...)`` is ``size`` and ``int``/``round`` are allowed."""
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int | float)
+        and not isinstance(node.value, bool)
+    ):
+        return node.value
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        if node.func.id == "len":
+            return size
+        if node.func.id in ("int", "round"):
+            inner = _evaluate(node.args[0], size)
+            return int(inner) if node.func.id == "int" else round(inner)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_evaluate(node.operand, size)
+    if isinstance(node, ast.BinOp):
+        a, b = _evaluate(node.left, size), _evaluate(node.right, size)
+        ops = {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}
+        if type(node.op) in ops:
+            return ops[type(node.op)]
+        if isinstance(node.op, ast.Div):
+            return a / b
+        if isinstance(node.op, ast.FloorDiv):
+            return a // b
+    raise ValueError("not a size expression")
+
+
 def _catalogue_value(op: Operator, site: Site) -> tuple[bool, Any, str]:
     """The catalogue's first value the operator accepts at ``site`` (DeepCrime's list or grid)."""
     spec = op.spec.param
@@ -271,6 +354,11 @@ def _infer(
             if ok2:
                 return True, value2, "", "folded"
             return False, None, f"{why} (folded: {folded})", None
+    share = _removed_share(op, comp, model)
+    if share is not None:
+        ok4, value4, _ = checked_value(op, site, share)
+        if ok4:
+            return True, value4, "", "folded"
     if resolved is None and _computed(op, comp.after):
         # the buggy program computes the value (or has none written): the catalogue's, said so
         ok3, value3, why3 = _catalogue_value(op, site)
