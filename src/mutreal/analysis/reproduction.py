@@ -32,6 +32,7 @@ class ReproductionReport:
         data["buggy"] = self.buggy.to_dict()
         data["fixed"] = self.fixed.to_dict()
         data["metric"] = self.buggy.metric or self.fixed.metric
+        data["metric_reason"] = self.buggy.metric_reason if self.buggy.metric else self.fixed.metric_reason
         data["lower_is_better"] = self.verdict.comparison.lower_is_better
         data["sequential"] = self.sequential.to_dict() if self.sequential else None
         return data
@@ -49,8 +50,9 @@ def reproduce_from_records(
     metric, lower_is_better, test, alpha = DecisionSettings.of(settings).as_tuple()
     b = metric_series(buggy, metric, lower_is_better)
     f = metric_series(
-        fixed, metric or b.metric, b.lower_is_better if lower_is_better is None else lower_is_better
-    )
+        fixed, metric or b.metric, b.lower_is_better if lower_is_better is None else lower_is_better,
+        chosen_by_user=metric is not None,
+    )  # fmt: skip
     verdict = reproduction_verdict(
         b.values,
         f.values,
@@ -61,4 +63,9 @@ def reproduce_from_records(
         test=test,
         alpha=alpha,
     )
+    # a program that crashed before its first epoch is trained once: its other runs repeat that crash
+    # (mutreal.execution.crash_repeats), which the rule above counts as the failures they are; say so
+    for note in (b.repeated_note, f.repeated_note):
+        if note:
+            verdict.reason += f"; {note}"
     return ReproductionReport(buggy=b, fixed=f, verdict=verdict, sequential=sequential)
