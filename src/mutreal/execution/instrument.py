@@ -230,10 +230,13 @@ def _count_steps(original: Callable[..., Any]) -> Callable[..., Any]:
     return counted
 
 
-def _patch_steps(owner: Any, name: str) -> None:
-    original = owner.__dict__.get(name) if isinstance(owner, type) else None
-    if original is not None and not hasattr(original, "__wrapped__"):
-        setattr(owner, name, _count_steps(original))
+def _patch_steps(owner: type, name: str) -> None:
+    """Count the calls of ``owner.name`` where the class that defines it (``Session.run`` is
+    ``BaseSession``'s, shared with ``InteractiveSession``), once."""
+    defining = next((cls for cls in owner.__mro__ if name in cls.__dict__), None)
+    original = defining.__dict__[name] if defining is not None else None
+    if original is not None and callable(original) and not hasattr(original, "__wrapped__"):
+        setattr(defining, name, _count_steps(original))
 
 
 def _dataset_cache_dir(cache_dir: str | None, cache_subdir: str, keras_home: bool = True) -> Path:
