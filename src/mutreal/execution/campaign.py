@@ -536,11 +536,17 @@ def execute_plan(
     if every:
         phased = bool(later) and bool(first)
         executor_used = _executor(cfg, plan.memory_limit_mb, keep_workers=cfg.keep_workers or phased)
+        startups: list[float | None] = []
+
+        def train(phase: Sequence[PlannedRun]) -> None:
+            if phase:
+                executor_used.map([plan.task(run, cfg) for run in phase], finished)
+                startups.append(getattr(executor_used, "startup_s", None))
+
         with monitor:
             try:
-                executor_used.map([plan.task(run, cfg) for run in first], finished)
-                remaining = after_probes(plan, later, records, campaign_id, bar, lambda r: _announce(r, bar, on_record))
-                executor_used.map([plan.task(run, cfg) for run in remaining], finished)
+                train(first)
+                train(after_probes(plan, later, records, campaign_id, bar, lambda r: _announce(r, bar, on_record)))
             except _setup_errors():
                 raise
             except RuntimeError as error:  # the service or the cluster went away mid-campaign
@@ -554,10 +560,16 @@ def execute_plan(
     return PlanExecution(
         records=records,
         trained=len(trained),
-        worker_startup_s=getattr(executor_used, "startup_s", None),
+        worker_startup_s=_startup(startups) if every else None,
         gpu=monitor.summary(),
         wall_time_s=time.monotonic() - started,
     )
+
+
+def _startup(phases: Sequence[float | None]) -> float | None:
+    """Worker start-up seconds over a campaign's phases (None when no executor measured it)."""
+    measured = [seconds for seconds in phases if seconds is not None]
+    return sum(measured) if measured else None
 
 
 def _announce(record: RunRecord, bar: Any, on_record: Callable[[RunRecord], None] | None) -> None:
