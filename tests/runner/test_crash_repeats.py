@@ -68,12 +68,12 @@ def test_one_row_per_program_trains_first_and_a_crash_is_repeated_for_the_rest()
     assert [r.key for r in first] == ["broken.py-0", "fine.py-0"]
     assert len(later) == 8
     records = {"broken.py-0": _crash(key="broken.py-0"), "fine.py-0": RunRecord("fine.py-0", "/b/fine.py", 0, "ok")}
-    announced: list[RunRecord] = []
+    kept: list[RunRecord] = []
     bar = _Bar()
-    remaining = after_probes(plan, later, records, "c1", bar, announced.append)
+    remaining = after_probes(plan, later, records, "c1", bar, kept.append)
     assert [r.key for r in remaining] == [f"fine.py-{s}" for s in range(1, 5)]
-    assert [r.key for r in announced] == [f"broken.py-{s}" for s in range(1, 5)]
-    repeated = records["broken.py-3"]
+    assert [r.key for r in kept] == [f"broken.py-{s}" for s in range(1, 5)]
+    repeated = kept[2]
     assert (repeated.seed, repeated.repeated_from, repeated.outcome, repeated.error_type) == (3, "broken.py-0",
                                                                                             "crash", "ValueError")  # fmt: skip
     assert len(bar.lines) == 1 and "--repeat-crashes" in bar.lines[0]
@@ -105,12 +105,16 @@ def test_the_reproduction_rule_reads_repeated_crashes_as_failures_and_says_so() 
 
 
 @pytest.mark.slow
-def test_a_program_that_crashes_at_build_is_trained_once_in_a_five_run_campaign(write_program, tiny_program):
+def test_a_program_that_crashes_at_build_is_trained_once_in_a_five_run_campaign(
+    write_program, tiny_program, tmp_path
+):
     from mutreal.execution import execute_campaign
+    from mutreal.execution.store import RunStore
 
     broken = write_program("broken.py", tiny_program(1).replace('activation="relu"', 'activation="nonexistent"'))
     fine = write_program("fine.py", "import numpy as np\nprint(np.random.default_rng().normal())\n")
-    result = execute_campaign([broken, fine], runs=5, jobs=1, progress=False)
+    store = tmp_path / "runs.sqlite"
+    result = execute_campaign([broken, fine], runs=5, jobs=1, progress=False, store=store)
     assert result.trained == 6  # broken once, fine five times
     by_program: dict[str, list[RunRecord]] = {}
     for record in result.records:
@@ -120,3 +124,8 @@ def test_a_program_that_crashes_at_build_is_trained_once_in_a_five_run_campaign(
     assert [r.repeated_from for r in broken_runs] == [None] + [broken_runs[0].key] * 4
     assert all("nonexistent" in (r.error_message or "") for r in broken_runs)
     assert [r.outcome for r in by_program["fine.py"]] == ["ok"] * 5
+    with RunStore(store) as opened:  # stored like trained runs: every plan row is done, resumable
+        assert sorted(r.repeated_from is not None for r in opened.records()) == [False] * 6 + [True] * 4
+    again = execute_campaign([broken], runs=5, jobs=1, progress=False, store=store, repeat_crashes=True)
+    assert (again.trained, again.reused) == (4, 1)  # --repeat-crashes trains the repeated seeds for real
+    assert all(r.repeated_from is None and r.outcome == "crash" for r in again.records)

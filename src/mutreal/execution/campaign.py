@@ -509,9 +509,8 @@ def execute_plan(
 
     Unless ``cfg.repeat_crashes``, a program with several rows to train is trained with one seed
     first: when that run crashes before its first epoch (:func:`crashed_before_first_epoch`), its
-    other rows are not trained but get records repeating that crash (not
-    stored: the next campaign decides them again from the stored run, or trains them with
-    ``repeat_crashes``); the others train next, on the same warm workers.
+    other rows are not trained but get records repeating that crash, stored as trained runs are
+    (``repeat_crashes`` trains them again); the others train next, on the same warm workers.
 
     ``bar`` (a tqdm bar) advances by one per trained or repeated run. On Ctrl-C/SIGTERM, or an executor
     gone mid-way, every run without a result is stored as ``lost`` (the next start trains it again)."""
@@ -523,12 +522,15 @@ def execute_plan(
     every = [plan.task(run, cfg) for run in [*first, *later]]
     trained: set[str] = set()
 
-    def finished(task: dict[str, Any], result: dict[str, Any]) -> None:
-        record = record_from_result(task, result, cfg, campaign_id)
+    def keep(record: RunRecord) -> None:
         run_store.put(record, plan_id=plan.id, plan_status=PlanStatus.of(record).value)
         records[record.key] = record
-        trained.add(record.key)
         _announce(record, bar, on_record)
+
+    def finished(task: dict[str, Any], result: dict[str, Any]) -> None:
+        record = record_from_result(task, result, cfg, campaign_id)
+        trained.add(record.key)
+        keep(record)
 
     started = time.monotonic()
     monitor = environment.GpuMonitor()
@@ -546,7 +548,7 @@ def execute_plan(
         with monitor:
             try:
                 train(first)
-                train(after_probes(plan, later, records, campaign_id, bar, lambda r: _announce(r, bar, on_record)))
+                train(after_probes(plan, later, records, campaign_id, bar, keep))
             except _setup_errors():
                 raise
             except RuntimeError as error:  # the service or the cluster went away mid-campaign

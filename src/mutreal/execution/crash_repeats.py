@@ -7,10 +7,10 @@ program that cannot build is the cheap case, a benchmark of them is not). The ca
 (:func:`mutreal.execution.campaign.execute_plan`) trains one row per program first
 (:func:`phases`); a program whose run :func:`crashed_before_first_epoch` gets, for each other seed,
 a record that repeats the crash (:func:`repeated_crash`, ``repeated_from`` naming the trained run),
-so the statistics see a program that crashes in every run, as it does: the reproduction rule's
+stored like a trained run (its plan row done: a benchmark run again reuses it), so the statistics see a program that crashes in every run, as it does: the reproduction rule's
 crash symptom and DeepCrime's killed-by-crash read those records as they read trained ones, and
 the analysis rows say how many were repeated. ``--repeat-crashes`` (``repeat_crashes``) trains every
-seed instead.
+seed instead, stored repeated records included (:func:`mutreal.execution.plan.needs_run`).
 """
 
 from __future__ import annotations
@@ -87,13 +87,13 @@ def phases(
 def after_probes(
     plan: CampaignPlan,
     later: Sequence[PlannedRun],
-    records: dict[str, RunRecord],
+    records: Mapping[str, RunRecord],
     campaign_id: str,
     bar: Any,
-    announce: Callable[[RunRecord], None],
+    keep: Callable[[RunRecord], None],
 ) -> list[PlannedRun]:
     """Give each row of ``later`` whose program crashed before its first epoch the repeated record of
-    that crash; the rows still to train."""
+    that crash (``keep`` stores it, its plan row done, as a trained run is); the rows still to train."""
     crashes: dict[tuple[str, str, str], RunRecord] = {}
     for run in plan.runs:
         record = records.get(run.key)
@@ -106,11 +106,10 @@ def after_probes(
         if crash is None:
             remaining.append(run)
             continue
-        records[run.key] = repeated_crash(run, crash, campaign_id)
         if program_identity(plan, run) not in told:
             told.add(program_identity(plan, run))
             bar.write(f"{run.program.path.name}: crashed before its first epoch ({crash.error_type}) in seed "
                       f"{crash.seed}: its other seeds repeat that crash untrained (--repeat-crashes trains them)",
                       file=sys.stderr)  # fmt: skip
-        announce(records[run.key])
+        keep(repeated_crash(run, crash, campaign_id))
     return remaining
