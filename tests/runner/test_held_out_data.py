@@ -64,3 +64,15 @@ def test_correctness_needs_labels_paired_with_predictions() -> None:
     assert per_input.has_correctness(EvaluateRecord(predictions=[1, 0], labels=[1, 1]))
     assert not per_input.has_correctness(EvaluateRecord(predictions=[1, 0]))
     assert not per_input.has_correctness(EvaluateRecord(results={"accuracy": 0.5}))
+
+
+def test_a_diverged_output_predicts_no_class_and_is_wrong() -> None:
+    """A model whose outputs are NaN in some runs (real programs train on ``np.empty`` arrays) is wrong
+    on those inputs; it does not turn the run's per-input record into regression values."""
+    nan = float("nan")
+    assert per_input.to_classes(np.array([[0.2], [nan], [0.9]]), is_label=False) == ([0, -1, 1], "class")
+    assert per_input.to_classes(np.array([[0.1, 0.9], [nan, nan]]), is_label=False) == ([1, -1], "class")
+    result = per_input.per_input_result(np.full((3, 1), nan), np.array([1.0, 0.0, 0.0]))
+    assert result["prediction_kind"] == "class" and result["predictions"] == [-1, -1, -1]
+    record = EvaluateRecord(**{k: v for k, v in result.items() if k != "n_inputs"})
+    assert record.correct == [False, False, False]

@@ -53,20 +53,29 @@ def as_numpy(value: Any) -> Any:
 
 
 def to_classes(array: Any, *, is_label: bool) -> tuple[list[Any], str]:
-    """Class indices from probabilities/one-hot (argmax) or one sigmoid unit (0.5), else raw values."""
+    """Class indices from probabilities/one-hot (argmax) or one sigmoid unit (0.5), else raw values.
+
+    An output that is not finite (a model that diverged to NaN) predicts no class: it gets class -1,
+    wrong whatever the label, instead of turning the whole run into "values"."""
     import numpy as np
 
+    rows = array.reshape(len(array), -1) if array.ndim >= 2 else array.reshape(len(array), 1)
+    finite = (
+        np.isfinite(rows).all(axis=1) if np.issubdtype(rows.dtype, np.floating) else np.ones(len(rows), bool)
+    )
     if array.ndim >= 2 and array.shape[-1] > 1:
-        return np.argmax(array, axis=-1).reshape(len(array), -1)[:, 0].tolist(), "class"
-    flat = array.reshape(len(array), -1)[:, 0] if array.ndim >= 2 else array
+        classes = np.argmax(np.nan_to_num(array, nan=0.0), axis=-1).reshape(len(array), -1)[:, 0]
+        return np.where(finite, classes, -1).tolist(), "class"
+    flat = rows[:, 0]
     if np.issubdtype(flat.dtype, np.integer) or np.issubdtype(flat.dtype, np.bool_):
         return flat.astype(int).tolist(), "class"
+    seen = flat[finite]
     if is_label:
-        if np.all(np.equal(np.mod(flat, 1), 0)):
-            return flat.astype(int).tolist(), "class"
+        if np.all(np.equal(np.mod(seen, 1), 0)):
+            return np.where(finite, np.nan_to_num(flat), -1).astype(int).tolist(), "class"
         return _floats(flat), "value"
-    if np.all((flat >= 0.0) & (flat <= 1.0)):
-        return (flat > 0.5).astype(int).tolist(), "class"
+    if np.all((seen >= 0.0) & (seen <= 1.0)):
+        return np.where(finite, np.nan_to_num(flat) > 0.5, -1).astype(int).tolist(), "class"
     return _floats(flat), "value"
 
 
