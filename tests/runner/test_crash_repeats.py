@@ -3,11 +3,16 @@
 The rules without training: which failures count as "before the first epoch" (only the program's
 own, with no epoch, evaluate or training step behind it), which rows train first, and how the
 repeated records read to the statistics (the reproduction rule sees a program that fails in every
-run, and the row says the runs were not trained). The slow test at the end runs a 5-run campaign.
+run, and the row says the runs were not trained). The slow test at the end runs a 5-run campaign,
+decides it through the ``mutreal`` entry point and trains the repeated seeds with ``repeat_crashes``.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -126,6 +131,15 @@ def test_a_program_that_crashes_at_build_is_trained_once_in_a_five_run_campaign(
     assert [r.outcome for r in by_program["fine.py"]] == ["ok"] * 5
     with RunStore(store) as opened:  # stored like trained runs: every plan row is done, resumable
         assert sorted(r.repeated_from is not None for r in opened.records()) == [False] * 6 + [True] * 4
+    # the verdict through the entry point, from the stored runs: the reason says what was not trained
+    done = subprocess.run([sys.executable, "-m", "mutreal", "reproduce", str(broken), str(fine), "--runs", "5",
+                           "--jobs", "1", "--store", str(store), "--json", "-q"], capture_output=True, text=True,
+                          timeout=600, env=dict(os.environ, PYTHONPATH=str(Path(__file__).parents[2] / "src")))  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    verdict = json.loads(done.stdout)
+    assert verdict["symptom"] == "crash" and verdict["reproduced"] and verdict["buggy"]["repeated"] == 4
+    assert "broken.py crashed before its first epoch in seed 0 (ValueError" in verdict["reason"]
+    assert "4 of its 5 runs repeat that crash, not trained" in verdict["reason"]
     again = execute_campaign([broken], runs=5, jobs=1, progress=False, store=store, repeat_crashes=True)
     assert (again.trained, again.reused) == (4, 1)  # --repeat-crashes trains the repeated seeds for real
     assert all(r.repeated_from is None and r.outcome == "crash" for r in again.records)
