@@ -8,16 +8,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from mutreal.execution import instrument
+from mutreal.execution import instrument, per_input
 
 
 def test_probabilities_and_one_hot_become_class_indices():
     probabilities = np.array([[0.1, 0.7, 0.2], [0.8, 0.1, 0.1]])
-    assert instrument._to_classes(probabilities, is_label=False) == ([1, 0], "class")
-    assert instrument._to_classes(np.eye(3)[[2, 0]], is_label=True) == ([2, 0], "class")
-    assert instrument._to_classes(np.array([[0.2], [0.9]]), is_label=False) == ([0, 1], "class")
-    assert instrument._to_classes(np.array([1.0, 0.0]), is_label=True) == ([1, 0], "class")
-    values, kind = instrument._to_classes(np.array([[3.5], [-1.0]]), is_label=False)
+    assert per_input.to_classes(probabilities, is_label=False) == ([1, 0], "class")
+    assert per_input.to_classes(np.eye(3)[[2, 0]], is_label=True) == ([2, 0], "class")
+    assert per_input.to_classes(np.array([[0.2], [0.9]]), is_label=False) == ([0, 1], "class")
+    assert per_input.to_classes(np.array([1.0, 0.0]), is_label=True) == ([1, 0], "class")
+    values, kind = per_input.to_classes(np.array([[3.5], [-1.0]]), is_label=False)
     assert kind == "value" and values == [3.5, -1.0]
 
 
@@ -25,7 +25,7 @@ def test_probabilities_and_one_hot_become_class_indices():
     arrays(np.float32, st.tuples(st.integers(1, 20), st.integers(2, 6)), elements=st.floats(0, 1, width=32))
 )
 def test_argmax_classes_are_in_range(outputs):
-    classes, kind = instrument._to_classes(outputs, is_label=False)
+    classes, kind = per_input.to_classes(outputs, is_label=False)
     assert kind == "class" and len(classes) == len(outputs)
     assert all(0 <= c < outputs.shape[1] for c in classes)
 

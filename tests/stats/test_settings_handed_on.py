@@ -89,21 +89,26 @@ def test_a_buggy_program_that_ends_without_evaluate_did_not_crash() -> None:
     assert verdict.reason == "a group has no successful runs"
 
 
-def test_the_fixed_side_is_read_with_the_buggy_side_s_metric_and_direction() -> None:
-    """The two programs' runs name different default metrics and directions: the fixed one is read
-    the buggy one's way, so both series compare the same quantity in the same direction."""
-    buggy = [RunRecord(key=f"b-{s}", program="b.py", seed=s, outcome="ok", metric_name="error",
-                       metric_value=0.5, direction="lower",
+def test_the_buggy_side_is_read_with_the_fixed_side_s_metric_and_direction() -> None:
+    """The two programs' runs name different default metrics and directions: the buggy one is read
+    the fixed one's way (the fixed program's model has the task the program is for), so both series
+    compare the same quantity in the same direction."""
+    buggy = [RunRecord(key=f"b-{s}", program="b.py", seed=s, outcome="ok", metric_name="accuracy",
+                       metric_value=0.9, direction="higher",
                        evaluations=[EvaluateRecord(results={"error": 0.50 + 0.01 * (s % 3), "accuracy": 0.9})])
              for s in range(6)]  # fmt: skip
-    fixed = [RunRecord(key=f"f-{s}", program="f.py", seed=s, outcome="ok", metric_name="accuracy",
-                       metric_value=0.9, direction="higher",
+    fixed = [RunRecord(key=f"f-{s}", program="f.py", seed=s, outcome="ok", metric_name="error",
+                       metric_value=0.1, direction="lower",
                        evaluations=[EvaluateRecord(results={"accuracy": 0.9, "error": 0.10 + 0.01 * (s % 3)})])
              for s in range(6)]  # fmt: skip
     report = reproduce_from_records(buggy, fixed)
     assert report.buggy.metric == report.fixed.metric == "error"
     assert report.buggy.lower_is_better is True and report.fixed.lower_is_better is True
     assert report.verdict.reproduced  # the fixed program's error is far lower
+    # without any metric on the fixed side (it crashed in every run) the buggy side's is used
+    crashed = [RunRecord(key=f"c-{s}", program="f.py", seed=s, outcome="crash", error_type="ValueError",
+                         traceback="Traceback", error_message="boom") for s in range(6)]  # fmt: skip
+    assert reproduce_from_records(buggy, crashed).to_dict()["metric"] == "accuracy"
 
 
 def test_the_symptom_asked_for_is_the_rule_applied() -> None:
@@ -313,11 +318,11 @@ def test_a_mutant_with_another_input_count_is_not_paired() -> None:
     assert report.notes == ["other.py: no per-input correctness, no KP, CS, IoU"]
 
 
-def test_the_fixed_side_takes_the_buggy_side_s_direction_when_none_is_given() -> None:
+def test_the_buggy_side_takes_the_fixed_side_s_direction_when_none_is_given() -> None:
     """Both sides name the metric ``score`` (no direction in its name) but record opposite
-    directions: the fixed side is read the buggy side's way, not its own."""
-    buggy = _named("b.py", "score", "lower", [{"score": 0.50 + 0.01 * (s % 3)} for s in range(6)])
-    fixed = _named("f.py", "score", "higher", [{"score": 0.10 + 0.01 * (s % 3)} for s in range(6)])
+    directions: the buggy side is read the fixed side's way, not its own."""
+    buggy = _named("b.py", "score", "higher", [{"score": 0.50 + 0.01 * (s % 3)} for s in range(6)])
+    fixed = _named("f.py", "score", "lower", [{"score": 0.10 + 0.01 * (s % 3)} for s in range(6)])
     report = reproduce_from_records(buggy, fixed)
     assert report.buggy.lower_is_better is True and report.fixed.lower_is_better is True
     assert report.verdict.reproduced  # a lower score is better, and the fixed one is far lower

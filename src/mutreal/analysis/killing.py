@@ -118,7 +118,9 @@ def kill_from_records(
     notes: list[str] = []
     results: list[MutantKill] = []
     for name, records in mutants.items():
-        m = metric_series(records, metric or o.metric, direction)
+        m = metric_series(records, metric or o.metric, direction, chosen_by_user=metric is not None)
+        if m.repeated_note:
+            notes.append(m.repeated_note)
         verdict = series_kill(o, m, settings)
         width = input_width(original, records)
         fisher = None

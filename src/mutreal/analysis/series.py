@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from mutreal.execution.records import Outcome
+from mutreal.execution.model_task import metric_reason
+from mutreal.execution.records import Outcome, run_task
 from mutreal.stats import (
     FisherKill,
     Summary,
@@ -38,6 +39,14 @@ class MetricSeries:
     metric: str | None
     lower_is_better: bool
     outcomes: list[str]
+    #: why ``metric`` is the compared one (the model's task, or the user's choice)
+    metric_reason: str | None = None
+    #: which inputs the per-input correctness is on (:func:`per_input_set`), None without any
+    per_input: dict[str, Any] | None = None
+    #: runs not trained because the program crashed before its first epoch in its first run
+    repeated: int = 0
+    #: what the series' rows say about those runs (None when every run was trained)
+    repeated_note: str | None = None
 
     @property
     def aborted(self) -> np.ndarray:
@@ -62,6 +71,10 @@ class MetricSeries:
             "outcomes": counts,
             "summary": self.summary.to_dict(),
             "values": [None if not math.isfinite(v) else float(v) for v in self.values],
+            "metric_reason": self.metric_reason,
+            "per_input": self.per_input,
+            "repeated": self.repeated,
+            "repeated_note": self.repeated_note,
         }
 
 
@@ -75,14 +88,20 @@ class LostRuns(RuntimeError):
 
 
 def metric_series(
-    records: Sequence[Any], metric: str | None = None, lower_is_better: bool | None = None
+    records: Sequence[Any],
+    metric: str | None = None,
+    lower_is_better: bool | None = None,
+    *,
+    chosen_by_user: bool | None = None,
 ) -> MetricSeries:
     """The compared metric of each run of one program, in seed order.
 
     Raises :class:`LostRuns` when some run was lost: a lost run is no outcome of the program.
 
-    ``metric`` picks a metric by name (default: the campaign's, i.e. the first of the last
-    ``evaluate()``); ``lower_is_better`` defaults to the metric's direction (loss-like names).
+    ``metric`` picks a metric by name (default: the campaign's, i.e. the one that fits the model's
+    task among the last ``evaluate()``'s results); ``lower_is_better`` defaults to the metric's
+    direction (loss-like names). ``chosen_by_user`` (default: ``metric`` is given) says whether the
+    metric is the user's or follows another program's series, for :attr:`MetricSeries.metric_reason`.
     """
     ordered = _sorted(records)
     lost = [r for r in ordered if r.outcome == Outcome.LOST]
@@ -107,6 +126,7 @@ def metric_series(
     if lower_is_better is None:
         lower_is_better = bool(directions) and directions[0] == "lower"
     program = ordered[0].program if ordered else ""
+    repeated = [r for r in ordered if getattr(r, "repeated_from", None)]
     return MetricSeries(
         program=program,
         seeds=[r.seed for r in ordered],
@@ -115,6 +135,72 @@ def metric_series(
         metric=chosen,
         lower_is_better=lower_is_better,
         outcomes=outcomes,
+        metric_reason=_metric_reason(
+            ordered, chosen, metric is not None if chosen_by_user is None else chosen_by_user
+        ),
+        per_input=per_input_set(ordered),
+        repeated=len(repeated),
+        repeated_note=_repeated_note(program, ordered, repeated),
+    )
+
+
+def _metric_reason(records: Sequence[Any], chosen: str | None, by_user: bool) -> str:
+    """Why ``chosen`` is compared, from the task and the metrics of the first run that completed."""
+    done = [r for r in records if r.outcome == Outcome.OK]
+    if not done:
+        return metric_reason(chosen, None, given=by_user) if chosen else "no run completed: no metric"
+    first = done[0]
+    evaluations = [e for e in first.evaluations if getattr(e, "source", "evaluate") == "evaluate"]
+    if evaluations:
+        available = list(evaluations[-1].results)
+    else:
+        history = first.fits[-1].history if first.fits else {}
+        available = [name[4:] if name.startswith("val_") else name for name in history]
+    return metric_reason(chosen, run_task(first.fits, evaluations), available, given=by_user)
+
+
+#: what each per-input source means, for the rows
+PER_INPUT_SETS = {
+    "evaluate": "the data of its last evaluate() call",
+    "validation": "its validation data (fit's validation_data, or the share validation_split holds out)",
+    "training": "its training data (the arrays passed to fit; DeepCrime measures killability there)",
+}
+
+
+def per_input_set(records: Sequence[Any]) -> dict[str, Any] | None:
+    """Which inputs the completed runs' per-input correctness is on: ``{"source", "set", "n_inputs",
+    "runs"}`` (``source`` is ``mixed`` when runs disagree), or None when no run recorded any."""
+    sources: dict[str, int] = {}
+    widths: set[int] = set()
+    for record in records:
+        last = record.last_evaluation if record.outcome == Outcome.OK else None
+        if last is None or last.predictions is None:
+            continue
+        source = getattr(last, "source", "evaluate")
+        sources[source] = sources.get(source, 0) + 1
+        widths.add(len(last.predictions))
+    if not sources:
+        return None
+    source = next(iter(sources)) if len(sources) == 1 else "mixed"
+    return {
+        "source": source,
+        "set": PER_INPUT_SETS.get(source, "runs disagree on their per-input data"),
+        "n_inputs": widths.pop() if len(widths) == 1 else None,
+        "runs": sum(sources.values()),
+    }
+
+
+def _repeated_note(program: str, records: Sequence[Any], repeated: Sequence[Any]) -> str | None:
+    if not repeated:
+        return None
+    first = repeated[0]
+    trained = next((r for r in records if r.key == first.repeated_from), None)
+    seed = f"seed {trained.seed}" if trained is not None else "its first run"
+    return (
+        f"{Path(program).name} crashed before its first epoch in {seed} ({first.error_type}: "
+        f"{(first.error_message or '').splitlines()[0][:200] if first.error_message else 'no message'}); "
+        f"{len(repeated)} of its {len(records)} runs repeat that crash, not trained (a crash before training "
+        "does not depend on the seed; --repeat-crashes trains them)"
     )
 
 
@@ -128,6 +214,9 @@ def correctness_matrix(records: Sequence[Any], n_inputs: int | None = None) -> n
     rows = [r.correct if r.outcome == Outcome.OK else None for r in ordered]
     if any(r.outcome == Outcome.OK and row is None for r, row in zip(ordered, rows, strict=True)):
         return None  # a successful run without per-input correctness: nothing to pair
+    chosen = per_input_set(ordered)
+    if chosen is not None and chosen["source"] == "mixed":
+        return None  # runs on different inputs cannot be paired input by input
     lengths = {len(row) for row in rows if row is not None}
     if n_inputs is not None:
         lengths.add(n_inputs)
@@ -141,8 +230,25 @@ def correctness_matrix(records: Sequence[Any], n_inputs: int | None = None) -> n
     return matrix
 
 
+def per_input_mismatch(*groups: Sequence[Any]) -> str | None:
+    """Why these groups' per-input correctness cannot be paired input by input (programs measured on
+    different sets: one evaluates, another only fits), or None when they can."""
+    sets = [per_input_set(records) for records in groups]
+    sources = {found["source"] for found in sets if found is not None}
+    if len(sources) <= 1:
+        return None
+    return (
+        "per-input correctness is on different sets ("
+        + ", ".join(sorted(sources))
+        + "): inputs cannot be paired, no per-input verdicts"
+    )
+
+
 def input_width(*groups: Sequence[Any]) -> int | None:
-    """How many test inputs the per-input correctness of these runs has (None: no run recorded it)."""
+    """How many test inputs the per-input correctness of these runs has (None: no run recorded it, or
+    the groups recorded it on different sets)."""
+    if per_input_mismatch(*groups) is not None:
+        return None
     for records in groups:
         for record in records:
             if record.outcome == Outcome.OK and record.correct is not None:

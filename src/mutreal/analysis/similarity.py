@@ -13,11 +13,11 @@ from mutreal.analysis.killing import series_kill
 from mutreal.analysis.series import (
     MetricSeries,
     as_dict,
-    correctness_matrices,
     correctness_matrix,
     fisher_verdicts,
     input_width,
     metric_series,
+    per_input_mismatch,
 )
 from mutreal.analysis.settings import DecisionSettings
 from mutreal.stats import (
@@ -81,6 +81,9 @@ class CompareReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "metric": self.fixed.metric,
+            "metric_reason": self.fixed.metric_reason,
+            "per_input": self.fixed.per_input,
             "buggy": self.buggy.to_dict(),
             "fixed": self.fixed.to_dict(),
             "fault": {
@@ -115,32 +118,43 @@ def compare_from_records(
     killing probabilities are computed for it and for each mutant; then per mutant its metric
     distribution against the buggy program's (``metric_vs_fault``: ``no difference`` means alike),
     whether both are killed or both survive (killing agreement), and coupling strength / IoU.
+
+    The fixed program sets the compared metric (the one that fits its model's task) and the inputs
+    of per-input correctness (its last evaluate's, else its validation or training data): the buggy
+    program and each mutant are paired with it on those inputs, and one measured on other inputs
+    gets a note instead of a KP.
     """
     settings = DecisionSettings.of(settings)
     metric, lower_is_better, test, alpha = settings.as_tuple()
     f = metric_series(fixed, metric, lower_is_better)
     direction = f.lower_is_better
-    b = metric_series(buggy, metric or f.metric, direction)
-    notes: list[str] = []
+    b = metric_series(buggy, metric or f.metric, direction, chosen_by_user=metric is not None)
+    notes = [note for note in (b.repeated_note, f.repeated_note) if note]
     fault_kill = series_kill(f, b, settings)  # the real fault judged as a mutant of the fixed program
-    width = input_width(fixed, buggy, *mutants.values())
-    fixed_matrix, buggy_matrix = correctness_matrices(width, fixed, buggy)
+    # the fixed program's inputs; where it crashed in every run (wrong on every input), another's
+    width = next((w for w in map(input_width, (fixed, buggy, *mutants.values())) if w is not None), None)
+    fixed_matrix = correctness_matrix(fixed, width) if width is not None else None
+    buggy_matrix = _paired_matrix(fixed, buggy, width)
     fault_fisher = fault_kp = None
     if fixed_matrix is not None and buggy_matrix is not None:
         fault_fisher = fisher_kill(fixed_matrix, buggy_matrix, alpha)
         fault_kp = killing_probabilities(fixed_matrix, buggy_matrix)
     else:
-        notes.append("no per-input correctness for the fixed/buggy pair: no KP, CS, IoU")
+        mismatch = per_input_mismatch(fixed, buggy)
+        notes.append(f"fixed/buggy: {mismatch}" if mismatch
+                     else "no per-input correctness for the fixed/buggy pair: no KP, CS, IoU")  # fmt: skip
 
     results: list[MutantSimilarity] = []
     for name, records in mutants.items():
-        m = metric_series(records, metric or f.metric, direction)
+        m = metric_series(records, metric or f.metric, direction, chosen_by_user=metric is not None)
+        if m.repeated_note:
+            notes.append(m.repeated_note)
         kill = series_kill(f, m, settings)
         versus = compare_groups(
             b.values, m.values, crashed_a=b.failed, crashed_b=m.failed, test=test,
             lower_is_better=direction, alpha=alpha,
         )  # fmt: skip
-        mutant_matrix = correctness_matrix(records, width) if width is not None else None
+        mutant_matrix = _paired_matrix(fixed, records, width)
         fisher = kp = sim = None
         if fixed_matrix is not None and mutant_matrix is not None:
             fisher = fisher_kill(fixed_matrix, mutant_matrix, alpha)
@@ -148,7 +162,8 @@ def compare_from_records(
             if fault_kp is not None:
                 sim = similarity(kp.kp, fault_kp.kp)
         elif fixed_matrix is not None:
-            notes.append(f"{name}: no per-input correctness, no KP, CS, IoU")
+            mismatch = per_input_mismatch(fixed, records)
+            notes.append(f"{name}: {mismatch}" if mismatch else f"{name}: no per-input correctness, no KP, CS, IoU")
         results.append(
             MutantSimilarity(
                 program=name,
@@ -176,3 +191,11 @@ def compare_from_records(
         mutants=results,
         notes=notes,
     )
+
+
+def _paired_matrix(fixed: Sequence[Any], records: Sequence[Any], width: int | None) -> Any:
+    """``records``' correctness matrix over the fixed program's inputs, or None when they were
+    measured on other inputs (or not at all)."""
+    if width is None or per_input_mismatch(fixed, records) is not None:
+        return None
+    return correctness_matrix(records, width)

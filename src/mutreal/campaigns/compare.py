@@ -130,6 +130,8 @@ class BugComparison:
     trainings: int = 0
     metric: str | None = None
     lower_is_better: bool | None = None
+    metric_reason: str | None = None  # why that metric: the fixed model's task, or the user's choice
+    per_input: dict[str, Any] | None = None  # the inputs of per-input correctness: which set, how many
     buggy: dict[str, Any] | None = None
     fixed: dict[str, Any] | None = None
     fault: dict[str, Any] | None = None
@@ -164,7 +166,8 @@ def _kp(data: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 def _series(data: Mapping[str, Any]) -> dict[str, Any]:
     """A program's runs for the row: summary, outcomes and per-run values (never a single run alone)."""
-    return {k: data[k] for k in ("program", "runs", "failed", "outcomes", "summary", "values")}
+    return {k: data.get(k) for k in ("program", "runs", "failed", "outcomes", "summary", "values", "per_input",
+                                     "repeated")}  # fmt: skip
 
 
 def _reliable(mutant: Mapping[str, Any], fault_kp: Mapping[str, Any] | None) -> bool:
@@ -226,6 +229,7 @@ def decide(
         settings=DecisionSettings.of(statistics).for_bug(task.metric, task.lower_is_better),
     ).to_dict()  # fmt: skip
     row.metric, row.lower_is_better = report["fixed"]["metric"], report["fixed"]["lower_is_better"]
+    row.metric_reason, row.per_input = report["metric_reason"], report["per_input"]
     row.buggy, row.fixed = _series(report["buggy"]), _series(report["fixed"])
     row.notes = [*made.notes, *report["notes"]]
     if not report["fixed"]["summary"]["n"]:

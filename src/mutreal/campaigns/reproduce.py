@@ -90,6 +90,7 @@ class BugReproduction:
     stable: bool | None = None
     version_problem: dict[str, Any] | None = None
     reason: str | None = None
+    metric_reason: str | None = None  # which metric was compared and why (the model's task, or the user's)
     missing: str | None = None
     programs: dict[str, str] = field(default_factory=dict)
     buggy: dict[str, Any] | None = None
@@ -209,6 +210,7 @@ def _decide(task: ReproduceTask, buggy: str, fixed: str, records: tuple[list[Any
     )  # fmt: skip
     data = report.to_dict()
     row.buggy, row.fixed, row.stats = data["buggy"], data["fixed"], data["stats"]
+    row.metric_reason = data["metric_reason"]
     if missing is not None:
         row.status, row.missing = "missing-data", missing
         row.error = f"a program could not find its data: place {missing}"

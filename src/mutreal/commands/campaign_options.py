@@ -55,6 +55,8 @@ CAMPAIGN_OPTIONS: list[Decorator] = [
     runner_option("memory-limit", "Resident-memory limit per worker in MiB."),
     runner_option("store", "SQLite run store: stored runs are reused, never trained twice."),
     runner_option("modernize", "Rewrite Keras 1/2-era programs on the fly."),
+    runner_option("repeat-crashes", "Train every seed of a program whose first run crashed before its first "
+                  "epoch (by default its other runs repeat that crash untrained)."),
     *ISOLATION_OPTIONS,
     runner_option("quiet", "No progress bar."),
 ]  # fmt: skip

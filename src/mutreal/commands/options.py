@@ -101,6 +101,7 @@ RUNNER_FLAGS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
                      {"type": click.FloatRange(0, min_open=True), "default": None}),
     "store": (("--store",), {"type": click.Path(dir_okay=False), "default": None}),
     "modernize": (("--modernize",), {"is_flag": True}),
+    "repeat-crashes": (("--repeat-crashes",), {"is_flag": True}),
     "quiet": (("--quiet", "-q"), {"is_flag": True}),
 }  # fmt: skip
 

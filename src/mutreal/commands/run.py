@@ -58,6 +58,12 @@ def _seeds(ctx: click.Context, param: click.Parameter, value: str | None) -> lis
     "--metric", default=None, help="Compared metric [first metric of the last evaluate(), accuracy first]."
 )
 @runner_option("modernize", "Rewrite Keras 1/2-era programs on the fly.", default=None)
+@runner_option(
+    "repeat-crashes",
+    "Train every seed of a program whose first run crashed before its first epoch [its other runs "
+    "repeat that crash untrained].",
+    default=None,
+)
 @click.option(
     "--deterministic/--no-deterministic",
     default=None,
@@ -83,6 +89,7 @@ def run(
     store: str | None,
     metric: str | None,
     modernize: bool | None,
+    repeat_crashes: bool | None,
     deterministic: bool | None,
     gpus_per_run: float | None,
     config_path: str | None,
@@ -124,6 +131,7 @@ def run(
             seeds=seeds,
             metric=metric,
             modernize=modernize,
+            repeat_crashes=repeat_crashes,
             config=config,
             progress=not quiet,
             sandbox_mode=sandbox_mode if sandbox_mode != "auto" else None,

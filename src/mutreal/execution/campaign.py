@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 
 from mutreal.execution import environment, sandbox
+from mutreal.execution.crash_repeats import after_probes, phases
 from mutreal.execution.plan import (
     CampaignPlan,
     PlannedRun,
@@ -49,7 +50,7 @@ class CampaignConfig:
 
     Only ``modernize``, ``args``, ``deterministic`` and the TensorFlow threads per worker (by default
     cores / jobs) can change a run's numbers, so only they enter run keys (:meth:`result_affecting`);
-    limits and executor do not. A run that hit a limit is
+    limits, executor and ``repeat_crashes`` do not. A run that hit a limit is
     retried when the limit is raised.
     """
 
@@ -76,6 +77,9 @@ class CampaignConfig:
     sandbox: str = "auto"
     #: Variables passed into the sandbox: ``NAME`` (the caller's value) or ``NAME=VALUE``.
     env: list[str] = field(default_factory=list)
+    #: Train every seed of a program whose first run crashed before its first epoch (by default
+    #: such a crash is taken as deterministic: its other seeds repeat it without training).
+    repeat_crashes: bool = False
     #: program path -> the folder whose data files it sees (default: its own folder). ``kill`` and
     #: ``compare`` point mutants written elsewhere (``mutate --out``) at their original's folder.
     data_folders: dict[str, str] = field(default_factory=dict)
@@ -339,6 +343,7 @@ def execute_campaign(
     sandbox_mode: str | None = None,
     env: Sequence[str] | None = None,
     data_folders: Mapping[str | Path, str | Path] | None = None,
+    repeat_crashes: bool | None = None,
     config: CampaignConfig | None = None,
     progress: bool = True,
     on_record: Callable[[RunRecord], None] | None = None,
@@ -358,12 +363,14 @@ def execute_campaign(
     :class:`CampaignResult`. ``data_folders`` maps a program to the folder whose data files it sees
     when that is not its own (mutants written elsewhere read their original's data). ``keep_workers=True`` keeps the warm local workers for the next campaign
     of this process (several rounds or commands in one process pay TensorFlow's start-up once).
+    A program whose first run crashes before its first epoch is not trained again: its other seeds
+    get records that repeat that crash (``repeated_from``); ``repeat_crashes=True`` trains them all.
     """
     cfg = campaign_config(config, {
         "programs": programs, "runs": runs, "jobs": jobs, "executor": executor, "address": address,
         "timeout_s": timeout_s, "memory_limit_mb": memory_limit_mb, "seeds": seeds, "metric": metric,
         "modernize": modernize, "keep_workers": keep_workers, "sandbox_mode": sandbox_mode, "env": env,
-        "store": store, "data_folders": data_folders,
+        "store": store, "data_folders": data_folders, "repeat_crashes": repeat_crashes,
     })  # fmt: skip
     if not cfg.programs:
         raise ValueError("no programs to run")
@@ -401,7 +408,8 @@ def campaign_config(config: CampaignConfig | None, options: Mapping[str, Any]) -
                                                                            "data_folders"))  # fmt: skip
     overrides = {
         **{name: options.get(name) for name in ("runs", "jobs", "executor", "address", "timeout_s",
-                                                "memory_limit_mb", "metric", "modernize", "keep_workers")},
+                                                "memory_limit_mb", "metric", "modernize", "keep_workers",
+                                                "repeat_crashes")},
         "programs": [str(p) for p in programs] if programs is not None else None,
         "seeds": list(seeds) if seeds is not None else None,
         "sandbox": options.get("sandbox_mode"),
@@ -499,49 +507,91 @@ def execute_plan(
     """Train the rows among ``runs`` (rows of ``plan``) that are not ``done``, storing each run with
     its row's new status in one transaction; the records of every row of ``runs`` by key.
 
-    ``bar`` (a tqdm bar) advances by one per trained run. On Ctrl-C/SIGTERM, or an executor gone
-    mid-way, every run without a result is stored as ``lost`` (the next start trains it again)."""
+    Unless ``cfg.repeat_crashes``, a program with several rows to train is trained with one seed
+    first: when that run crashes before its first epoch (:func:`crashed_before_first_epoch`), its
+    other rows are not trained but get records repeating that crash, stored as trained runs are
+    (``repeat_crashes`` trains them again); the others train next, on the same warm workers.
+
+    ``bar`` (a tqdm bar) advances by one per trained or repeated run. On Ctrl-C/SIGTERM, or an executor
+    gone mid-way, every run without a result is stored as ``lost`` (the next start trains it again)."""
     records: dict[str, RunRecord] = {}
     for run in runs:
         if run.status == PlanStatus.DONE:
             records[run.key] = _decided_without_training(run, cfg, campaign_id)
-    tasks = [plan.task(run, cfg) for run in plan.to_train(runs)]
+    first, later = phases(plan, runs, records, cfg.repeat_crashes)
+    every = [plan.task(run, cfg) for run in [*first, *later]]
+    trained: set[str] = set()
+
+    def keep(record: RunRecord) -> None:
+        run_store.put(record, plan_id=plan.id, plan_status=PlanStatus.of(record).value)
+        records[record.key] = record
+        _announce(record, bar, on_record)
 
     def finished(task: dict[str, Any], result: dict[str, Any]) -> None:
         record = record_from_result(task, result, cfg, campaign_id)
-        run_store.put(record, plan_id=plan.id, plan_status=PlanStatus.of(record).value)
-        records[record.key] = record
-        bar.update(1)
-        if record.outcome != Outcome.OK:
-            bar.write(
-                f"{Path(record.program).name} seed {record.seed}: {record.outcome}: {record.error_message}",
-                file=sys.stderr,
-            )
-        if on_record is not None:
-            on_record(record)
+        trained.add(record.key)
+        keep(record)
 
     started = time.monotonic()
     monitor = environment.GpuMonitor()
     executor_used = None
-    if tasks:
-        executor_used = _executor(cfg, plan.memory_limit_mb)
+    if every:
+        phased = bool(later) and bool(first)
+        executor_used = _executor(cfg, plan.memory_limit_mb, keep_workers=cfg.keep_workers or phased)
+        startups: list[float | None] = []
+
+        def train(phase: Sequence[PlannedRun]) -> None:
+            if phase:
+                executor_used.map([plan.task(run, cfg) for run in phase], finished)
+                startups.append(getattr(executor_used, "startup_s", None))
+
         with monitor:
             try:
-                executor_used.map(tasks, finished)
+                train(first)
+                train(after_probes(plan, later, records, campaign_id, bar, keep))
             except _setup_errors():
                 raise
             except RuntimeError as error:  # the service or the cluster went away mid-campaign
-                _record_lost(tasks, records, finished, f"the executor lost the run: {error}")
+                _record_lost(every, records, finished, f"the executor lost the run: {error}")
             except BaseException as error:  # interrupted (Ctrl-C, SIGTERM): keep what is known
-                _record_lost(tasks, records, finished, f"the runner was interrupted ({type(error).__name__})")
+                _record_lost(every, records, finished, f"the runner was interrupted ({type(error).__name__})")
                 raise
+            finally:
+                if phased and not cfg.keep_workers:
+                    _end_kept_workers(executor_used)
     return PlanExecution(
         records=records,
-        trained=sum(1 for t in tasks if t["key"] in records),
-        worker_startup_s=getattr(executor_used, "startup_s", None),
+        trained=len(trained),
+        worker_startup_s=_startup(startups) if every else None,
         gpu=monitor.summary(),
         wall_time_s=time.monotonic() - started,
     )
+
+
+def _startup(phases: Sequence[float | None]) -> float | None:
+    """Worker start-up seconds over a campaign's phases (None when no executor measured it)."""
+    measured = [seconds for seconds in phases if seconds is not None]
+    return sum(measured) if measured else None
+
+
+def _announce(record: RunRecord, bar: Any, on_record: Callable[[RunRecord], None] | None) -> None:
+    bar.update(1)
+    if record.outcome != Outcome.OK and record.repeated_from is None:
+        bar.write(
+            f"{Path(record.program).name} seed {record.seed}: {record.outcome}: {record.error_message}",
+            file=sys.stderr,
+        )
+    if on_record is not None:
+        on_record(record)
+
+
+def _end_kept_workers(executor: Any) -> None:
+    """Kill the local workers a phased campaign kept warm between its phases only."""
+    kept = getattr(executor, "kept", None)
+    if kept:
+        from mutreal.execution.pool import kill_idle
+
+        kill_idle(kept)
 
 
 def _decided_without_training(run: PlannedRun, cfg: CampaignConfig, campaign_id: str) -> RunRecord:
@@ -619,7 +669,7 @@ def worker_options(cfg: CampaignConfig) -> dict[str, Any]:
     return options
 
 
-def _executor(cfg: CampaignConfig, memory_limit: float) -> Any:
+def _executor(cfg: CampaignConfig, memory_limit: float, keep_workers: bool | None = None) -> Any:
     common = {
         "jobs": cfg.jobs,
         "options": worker_options(cfg),
@@ -639,7 +689,7 @@ def _executor(cfg: CampaignConfig, memory_limit: float) -> Any:
         )
     from mutreal.execution.pool import LocalExecutor
 
-    return LocalExecutor(keep_workers=cfg.keep_workers, **common)
+    return LocalExecutor(keep_workers=cfg.keep_workers if keep_workers is None else keep_workers, **common)
 
 
 def summarize(records: Sequence[RunRecord], metric: str | None = None) -> list[ProgramSummary]:

@@ -1,30 +1,47 @@
 """In-worker capture of what a Keras program does, without editing the program.
 
-Runs only inside worker processes (it imports TensorFlow). :func:`install` patches, once per worker:
+Runs only inside worker processes (it imports TensorFlow). :func:`install` patches, once per worker
+and framework (``keras3``: Keras 3; ``tf_keras``: Keras 2 as the ``tf-keras`` package maintains it,
+what ``tf.keras`` is under ``TF_USE_LEGACY_KERAS=1``; ``tf1``: TensorFlow 1 graph code, whose
+``tf.keras`` is whichever of the two that variable selects):
 
-* ``keras.Model.fit`` / ``evaluate`` / ``predict`` so every top-level call is timed and its history
-  or results are recorded; after each top-level ``evaluate`` the model predicts the same inputs, so
-  per-input correctness is available for per-input killing (Kim et al. 2025): arrays are predicted
-  again, a tf.data dataset or PyDataset is read once more, and a generator's batches are predicted
-  as they pass on their way to ``evaluate`` (a one-pass generator cannot be read twice);
-* ``keras.utils.get_file`` (and every module that imported it, e.g. ``keras.datasets.mnist``), so a
-  dataset that is not in the local cache fails at once with the path to place it at, instead of a
-  network time-out;
+* the framework's ``Model.fit`` / ``evaluate`` / ``predict``, so every top-level call is timed and its
+  history or results are recorded with the model's task (:mod:`mutreal.execution.model_task`); a
+  fit that raises is recorded too, with the epochs it completed (a crash before the first epoch is
+  deterministic: the campaign does not repeat it). After each top-level ``evaluate`` the model
+  predicts the same inputs, so per-input correctness is available for per-input killing (Kim et
+  al. 2025; :mod:`mutreal.execution.per_input`); a program whose last evaluate gave none gets it
+  from :func:`finish_capture` on its last fit's validation data, else its training data;
+* the framework's ``get_file`` (and every module that imported it, e.g. ``keras.datasets.mnist``),
+  so a dataset that is not in the local cache fails at once with the path to place it at, instead of
+  a network time-out;
+* training steps outside ``fit`` (TF1 ``Session.run``, an optimiser's ``apply_gradients`` in a
+  custom loop) are counted, so a crash after a custom loop trained is not taken for an early one;
 * outbound network connections, which fail fast for the same reason (worker machines are offline).
 
-The patches write into the module-level :data:`CURRENT` capture, which the worker swaps per run.
+The patches write into the module-level :data:`CURRENT` capture, which the worker swaps per run
+(:func:`start_capture`) and closes after the program (:func:`finish_capture`).
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import socket
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mutreal.execution import per_input
+from mutreal.execution.model_task import read_task
+from mutreal.execution.per_input import MAX_PREDICTIONS  # noqa: F401 - the limit, where it always was
 from mutreal.execution.records import EvaluateRecord, FitRecord
+
+#: The frameworks a worker can run programs on (the era helper's ``framework`` option).
+FRAMEWORKS = ("keras3", "tf_keras", "tf1")
 
 
 class MissingDatasetError(FileNotFoundError):
@@ -40,230 +57,16 @@ class Capture:
     predict_calls: int = 0
     warnings: list[str] = field(default_factory=list)
     depth: int = 0  # >0 while inside a patched call: inner calls (fit's validation) are not recorded
+    #: training calls outside fit (TF1 ``Session.run``, ``apply_gradients`` of a custom loop)
+    steps_outside_fit: int = 0
+    #: the last top-level fit: (model, its bound arguments, the framework's predict), until finished
+    last_fit: tuple[Any, dict[str, Any], Callable[..., Any]] | None = None
 
 
 CURRENT: Capture = Capture()
-_INSTALLED = False
+_INSTALLED: set[str] = set()
+_NETWORK_BLOCKED = False
 _ORIGINALS: dict[str, Any] = {}
-#: Keep per-input predictions for at most this many inputs per evaluate (memory of the store).
-MAX_PREDICTIONS = 100_000
-
-
-def _floats(values: Any) -> list[float]:
-    return [float(v) for v in values]
-
-
-def _as_numpy(value: Any) -> Any:
-    import numpy as np
-
-    if value is None:
-        return None
-    if isinstance(value, (list, tuple)) and value and not isinstance(value[0], (int, float)):
-        return None  # several inputs/outputs: no single per-input label vector
-    try:
-        array = np.asarray(value)
-    except Exception:
-        return None
-    if array.dtype == object or array.ndim == 0:
-        return None
-    return array
-
-
-def _to_classes(array: Any, *, is_label: bool) -> tuple[list[Any], str]:
-    """Class indices from probabilities/one-hot (argmax) or one sigmoid unit (0.5), else raw values."""
-    import numpy as np
-
-    if array.ndim >= 2 and array.shape[-1] > 1:
-        return np.argmax(array, axis=-1).reshape(len(array), -1)[:, 0].tolist(), "class"
-    flat = array.reshape(len(array), -1)[:, 0] if array.ndim >= 2 else array
-    if np.issubdtype(flat.dtype, np.integer) or np.issubdtype(flat.dtype, np.bool_):
-        return flat.astype(int).tolist(), "class"
-    if is_label:
-        if np.all(np.equal(np.mod(flat, 1), 0)):
-            return flat.astype(int).tolist(), "class"
-        return _floats(flat), "value"
-    if np.all((flat >= 0.0) & (flat <= 1.0)):
-        return (flat > 0.5).astype(int).tolist(), "class"
-    return _floats(flat), "value"
-
-
-def _per_input(model: Any, x: Any, y: Any, batch_size: Any) -> dict[str, Any]:
-    """Predictions (and labels) of ``model`` on the array inputs of an evaluate call, or nothing."""
-    labels = _as_numpy(y)
-    inputs = _as_numpy(x) if not isinstance(x, dict) else x
-    if inputs is None or (labels is None and y is not None):
-        return {}
-    try:
-        n_inputs = len(labels) if labels is not None else len(inputs)
-    except TypeError:
-        return {}
-    if n_inputs > MAX_PREDICTIONS:
-        return {"n_inputs": int(n_inputs)}
-    outputs = _predict_eagerly(model, inputs, batch_size)
-    if outputs is None:
-        outputs = _as_numpy(_ORIGINALS["predict"](model, x, batch_size=batch_size or 32, verbose=0))
-    if outputs is None or len(outputs) != n_inputs:
-        return {"n_inputs": int(n_inputs)}
-    return _per_input_result(outputs, labels)
-
-
-def _per_input_result(outputs: Any, labels: Any) -> dict[str, Any]:
-    """The per-input fields of an :class:`EvaluateRecord` from the model's outputs and the labels."""
-    n_inputs = len(outputs)
-    predictions, kind = _to_classes(outputs, is_label=False)
-    result: dict[str, Any] = {"n_inputs": int(n_inputs), "predictions": predictions, "prediction_kind": kind}
-    if labels is not None and len(labels) == n_inputs:
-        label_values, label_kind = _to_classes(labels, is_label=True)
-        if kind == "class" and label_kind != "class":
-            result["prediction_kind"] = "value"
-            result["predictions"] = _floats(outputs.reshape(n_inputs, -1)[:, 0])
-        result["labels"] = label_values
-    return result
-
-
-def _predict_eagerly(model: Any, inputs: Any, batch_size: int | None) -> Any:
-    """Outputs of ``model`` on array inputs by direct calls in chunks (no ``predict`` function tracing,
-    which would cost more than the evaluate itself on small test sets); ``None`` if that fails."""
-    import numpy as np
-
-    if isinstance(inputs, dict):
-        return None
-    chunk = max(int(batch_size or 0), 1024)
-    try:
-        parts = [
-            np.asarray(model(inputs[i : i + chunk], training=False)) for i in range(0, len(inputs), chunk)
-        ]
-    except Exception:
-        return None
-    return np.concatenate(parts) if parts else None
-
-
-def _split_batch(batch: Any) -> tuple[Any, Any]:
-    """(inputs, labels) of one batch as Keras reads it: ``x``, ``(x,)``, ``(x, y)`` or ``(x, y, w)``."""
-    if isinstance(batch, (tuple, list)):
-        if len(batch) == 1:
-            return batch[0], None
-        return batch[0], batch[1]
-    return batch, None
-
-
-class BatchPredictions:
-    """Per-input outputs and labels collected batch by batch (generators, datasets, PyDatasets).
-
-    Each batch is predicted when it passes (eager calls, no ``predict`` tracing), so only the outputs
-    and labels are kept, not the inputs: a test set of large images costs no more memory than its
-    labels. Past :data:`MAX_PREDICTIONS` inputs only the count is kept. Any failure (a batch that is
-    not an array, inputs and labels of different lengths) gives up quietly: capture must never break
-    the program, and an evaluate without per-input records is still recorded.
-    """
-
-    def __init__(self, model: Any) -> None:
-        self.model = model
-        self.outputs: list[Any] = []
-        self.labels: list[Any] = []
-        self.count = 0
-        self.failed = False
-        self.labelled = True
-        self.seconds = 0.0  # spent predicting (inside evaluate for a generator: not evaluate's time)
-
-    def add(self, batch: Any) -> None:
-        if self.failed:
-            return
-        try:
-            xb, yb = _split_batch(batch)
-            inputs = _as_numpy(xb) if not isinstance(xb, dict) else None
-            labels = _as_numpy(yb)
-            if inputs is None or (yb is not None and labels is None):
-                self.failed = True
-                return
-            self.count += len(inputs)
-            if self.count > MAX_PREDICTIONS:
-                self.outputs, self.labels = [], []
-                return
-            began = time.perf_counter()
-            outputs = _predict_eagerly(self.model, inputs, None)
-            self.seconds += time.perf_counter() - began
-            if (
-                outputs is None
-                or len(outputs) != len(inputs)
-                or (labels is not None and len(labels) != len(inputs))
-            ):
-                self.failed = True
-                return
-            self.outputs.append(outputs)
-            if labels is None:
-                self.labelled = False
-            else:
-                self.labels.append(labels)
-        except Exception:
-            self.failed = True
-
-    def result(self) -> dict[str, Any]:
-        import numpy as np
-
-        if self.failed or not self.count:
-            return {}
-        if self.count > MAX_PREDICTIONS:
-            return {"n_inputs": int(self.count)}
-        outputs = np.concatenate(self.outputs)
-        labels = np.concatenate(self.labels) if self.labelled and self.labels else None
-        return _per_input_result(outputs, labels)
-
-
-def _is_tf_dataset(x: Any) -> bool:
-    return type(x).__module__.startswith("tensorflow") and hasattr(x, "cardinality") and hasattr(x, "take")
-
-
-def _is_py_dataset(x: Any) -> bool:
-    """A ``keras.utils.PyDataset`` or ``Sequence`` (indexable batches; ``len`` is the batch count)."""
-    try:
-        from keras.utils import PyDataset
-    except ImportError:  # pragma: no cover - Keras 3 always has it
-        return False
-    return isinstance(x, PyDataset)
-
-
-def _is_python_iterator(x: Any) -> bool:
-    """A generator or other one-pass iterator of batches (``evaluate(gen, steps=...)``)."""
-    import collections.abc
-
-    return isinstance(x, collections.abc.Iterator) and not _is_tf_dataset(x) and not _is_py_dataset(x)
-
-
-def _recording(iterator: Any, collector: BatchPredictions, steps: int | None) -> Any:
-    """Yield the program's batches unchanged to ``evaluate``, predicting each as it passes.
-
-    At most ``steps`` batches are recorded: Keras may read ahead of the last evaluated step."""
-    recorded = 0
-    for batch in iterator:
-        if steps is None or recorded < steps:
-            collector.add(batch)
-            recorded += 1
-        yield batch
-
-
-def _per_input_batches(model: Any, x: Any, steps: int | None) -> dict[str, Any]:
-    """Per-input records of an evaluate on a tf.data dataset or a PyDataset, by reading it once more.
-
-    This assumes the test set yields the same inputs in every run of a program (as arrays do); a
-    test set reshuffled per iteration would pair runs' inputs wrongly, as it would for any tool."""
-    collector = BatchPredictions(model)
-    if _is_tf_dataset(x):
-        import tensorflow as tf
-
-        dataset = x.take(steps) if steps else x
-        if int(dataset.cardinality()) == int(tf.data.INFINITE_CARDINALITY):
-            return {}
-        for batch in dataset:
-            collector.add(batch)
-            if collector.failed or collector.count > MAX_PREDICTIONS:
-                break
-    else:
-        for index in range(min(len(x), steps) if steps else len(x)):
-            collector.add(x[index])
-            if collector.failed or collector.count > MAX_PREDICTIONS:
-                break
-    return collector.result()
 
 
 def _flatten_like_keras(model: Any, logs: dict[str, float]) -> Any:
@@ -278,104 +81,215 @@ def _flatten_like_keras(model: Any, logs: dict[str, float]) -> Any:
     return values[0] if len(values) == 1 else values
 
 
-def _patched_fit(self: Any, *args: Any, **kwargs: Any) -> Any:
-    capture = CURRENT
-    if capture.depth:
-        return _ORIGINALS["fit"](self, *args, **kwargs)
-    capture.depth += 1
-    start = time.perf_counter()
+def _bound(
+    function: Callable[..., Any], model: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    """A call's arguments by name (``x``, ``y``, ``batch_size``, ``validation_split`` ...), or the
+    keyword arguments alone when the signature cannot bind them."""
     try:
-        history = _ORIGINALS["fit"](self, *args, **kwargs)
-    finally:
-        elapsed = time.perf_counter() - start
-        capture.depth -= 1
+        bound = inspect.signature(function).bind(model, *args, **kwargs)
+    except (TypeError, ValueError):
+        return dict(kwargs)
+    named = dict(bound.arguments)
+    named.update(named.pop("kwargs", None) or {})
+    return named
+
+
+def _epochs_completed(model: Any, before: Any) -> tuple[int, dict[str, list[float]]]:
+    """Epochs a fit that raised had completed, from the History callback Keras sets on the model
+    (Keras 3 sets it after the first epoch ends, tf_keras before training: both keep ``epoch``)."""
+    history = getattr(model, "history", None)
+    if history is None or history is before:
+        return 0, {}
+    epochs = getattr(history, "epoch", None) or []
     logs = getattr(history, "history", None) or {}
-    record = FitRecord(
-        history={str(k): _floats(v) for k, v in logs.items()},
-        epochs=len(next(iter(logs.values()), [])),
-        time_s=elapsed,
-    )
-    capture.fits.append(record)
-    return history
-
-
-def _patched_evaluate(self: Any, x: Any = None, y: Any = None, *args: Any, **kwargs: Any) -> Any:
-    capture = CURRENT
-    if capture.depth:
-        return _ORIGINALS["evaluate"](self, x, y, *args, **kwargs)
-    wants_dict = bool(kwargs.pop("return_dict", False))
-    steps = kwargs.get("steps")
-    steps = steps if isinstance(steps, int) and steps > 0 else None
-    recorder = BatchPredictions(self) if _is_python_iterator(x) else None
-    x_eval = _recording(x, recorder, steps) if recorder is not None else x
-    capture.depth += 1
-    start = time.perf_counter()
     try:
-        logs = _ORIGINALS["evaluate"](self, x_eval, y, *args, return_dict=True, **kwargs)
-        elapsed = time.perf_counter() - start
-        record = EvaluateRecord(results={str(k): float(v) for k, v in dict(logs).items()}, time_s=elapsed)
-        if recorder is not None:  # the batches were predicted while evaluate read them: not timed
-            record.time_s = max(0.0, elapsed - recorder.seconds)
+        return len(epochs), {str(k): [float(v) for v in values] for k, values in dict(logs).items()}
+    except (TypeError, ValueError):
+        return len(epochs), {}
+
+
+def _make_model_patches(originals: dict[str, Callable[..., Any]]) -> dict[str, Callable[..., Any]]:
+    """``fit``/``evaluate``/``predict`` of one framework's Model, recording into :data:`CURRENT`."""
+    fit_original, evaluate_original, predict_original = (
+        originals["fit"],
+        originals["evaluate"],
+        originals["predict"],
+    )
+
+    def predict(model: Any, x: Any, batch_size: int) -> Any:
+        return predict_original(model, x, batch_size=batch_size, verbose=0)
+
+    def fit(self: Any, *args: Any, **kwargs: Any) -> Any:
+        capture = CURRENT
+        if capture.depth:
+            return fit_original(self, *args, **kwargs)
+        capture.depth += 1
+        before = getattr(self, "history", None)
+        start = time.perf_counter()
         try:
-            batch_size = kwargs.get("batch_size", args[0] if args else None)
-            if recorder is not None:
-                extra = recorder.result()
-            elif _is_tf_dataset(x) or _is_py_dataset(x):
-                extra = _per_input_batches(self, x, steps)
-            else:
-                extra = _per_input(self, x, y, batch_size if isinstance(batch_size, int) else None)
-        except Exception as error:  # capture must never break the program
+            history = fit_original(self, *args, **kwargs)
+        except BaseException:
+            epochs, logs = _epochs_completed(self, before)
+            capture.fits.append(FitRecord(history=logs, epochs=epochs, time_s=time.perf_counter() - start,
+                                          task=read_task(self), completed=False))  # fmt: skip
+            raise
+        finally:
+            capture.depth -= 1
+        elapsed = time.perf_counter() - start
+        logs = getattr(history, "history", None) or {}
+        capture.fits.append(FitRecord(
+            history={str(k): [float(v) for v in values] for k, values in logs.items()},
+            epochs=len(next(iter(logs.values()), [])), time_s=elapsed, task=read_task(self),
+        ))  # fmt: skip
+        capture.last_fit = (self, _bound(fit_original, self, args, kwargs), predict)
+        return history
+
+    def evaluate(self: Any, x: Any = None, y: Any = None, *args: Any, **kwargs: Any) -> Any:
+        capture = CURRENT
+        if capture.depth:
+            return evaluate_original(self, x, y, *args, **kwargs)
+        wants_dict = bool(kwargs.pop("return_dict", False))
+        steps = kwargs.get("steps")
+        steps = steps if isinstance(steps, int) and steps > 0 else None
+        task = read_task(self)
+        recorder = per_input.BatchPredictions(self, task) if per_input.is_python_iterator(x) else None
+        x_eval = per_input.recording(x, recorder, steps) if recorder is not None else x
+        capture.depth += 1
+        start = time.perf_counter()
+        try:
+            logs = evaluate_original(self, x_eval, y, *args, return_dict=True, **kwargs)
+            elapsed = time.perf_counter() - start
+            record = EvaluateRecord(results={str(k): float(v) for k, v in dict(logs).items()}, time_s=elapsed,
+                                    task=task)  # fmt: skip
+            if recorder is not None:  # the batches were predicted while evaluate read them: not timed
+                record.time_s = max(0.0, elapsed - recorder.seconds)
+            try:
+                batch_size = kwargs.get("batch_size", args[0] if args else None)
+                if recorder is not None:
+                    extra = recorder.result()
+                elif per_input.is_tf_dataset(x) or per_input.is_py_dataset(x):
+                    extra = per_input.per_input_batches(self, x, steps, task)
+                else:
+                    extra = per_input.per_input_arrays(self, x, y, batch_size, predict, task)
+            except Exception as error:  # capture must never break the program
+                extra = {}
+                capture.warnings.append(f"per-input predictions not captured: {error!r}")
+            for name, value in extra.items():
+                setattr(record, name, value)
+            capture.evaluations.append(record)
+        finally:
+            capture.depth -= 1
+        return logs if wants_dict else _flatten_like_keras(self, logs)
+
+    def counted_predict(self: Any, *args: Any, **kwargs: Any) -> Any:
+        CURRENT.predict_calls += 1
+        return predict_original(self, *args, **kwargs)
+
+    return {"fit": fit, "evaluate": evaluate, "predict": counted_predict}
+
+
+def finish_capture(completed: bool = True) -> dict[str, Any]:
+    """Close the run's capture after the program; the extra fields of the worker's result.
+
+    For a program that completed and whose last evaluate gave no per-input correctness (or that
+    never evaluated), the model of its last fit predicts that fit's validation data, else its
+    training data, and the result is added as an evaluate record whose ``source`` says which
+    (``validation`` / ``training``) and whose ``n_inputs`` says how many. The model and data of
+    the last fit are then let go."""
+    capture = CURRENT
+    last_fit, capture.last_fit = capture.last_fit, None
+    last = capture.evaluations[-1] if capture.evaluations else None
+    if completed and last_fit is not None and (last is None or not per_input.has_correctness(last)):
+        model, call, predict = last_fit
+        task = read_task(model)
+        start = time.perf_counter()
+        try:
+            extra = per_input.per_input_after_fit(model, call, predict, task)
+        except Exception as error:  # noqa: BLE001 - capture must never break the run
             extra = {}
-            capture.warnings.append(f"per-input predictions not captured: {error!r}")
-        for name, value in extra.items():
-            setattr(record, name, value)
-        capture.evaluations.append(record)
-    finally:
-        capture.depth -= 1
-    return logs if wants_dict else _flatten_like_keras(self, logs)
+            capture.warnings.append(f"per-input predictions after fit not captured: {error!r}")
+        if extra:
+            record = EvaluateRecord(time_s=time.perf_counter() - start, task=task)
+            for name, value in extra.items():
+                setattr(record, name, value)
+            capture.evaluations.append(record)
+    return {"steps_outside_fit": capture.steps_outside_fit}
 
 
-def _patched_predict(self: Any, *args: Any, **kwargs: Any) -> Any:
-    CURRENT.predict_calls += 1
-    return _ORIGINALS["predict"](self, *args, **kwargs)
+def _count_steps(original: Callable[..., Any]) -> Callable[..., Any]:
+    """``original`` counting its successful calls made outside ``fit`` (custom training loops)."""
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        result = original(*args, **kwargs)
+        if not CURRENT.depth:
+            CURRENT.steps_outside_fit += 1
+        return result
+
+    counted.__wrapped__ = original  # type: ignore[attr-defined]
+    return counted
 
 
-def _dataset_cache_dir(cache_dir: str | None, cache_subdir: str) -> Path:
+def _patch_steps(owner: type, name: str) -> None:
+    """Count the calls of ``owner.name`` where the class that defines it (``Session.run`` is
+    ``BaseSession``'s, shared with ``InteractiveSession``), once."""
+    defining = next((cls for cls in owner.__mro__ if name in cls.__dict__), None)
+    original = defining.__dict__[name] if defining is not None else None
+    if original is not None and callable(original) and not hasattr(original, "__wrapped__"):
+        setattr(defining, name, _count_steps(original))
+
+
+def _dataset_cache_dir(cache_dir: str | None, cache_subdir: str, keras_home: bool = True) -> Path:
     if cache_dir is None:
-        cache_dir = os.environ.get("KERAS_HOME") or os.path.join(os.path.expanduser("~"), ".keras")
+        home = os.environ.get("KERAS_HOME") if keras_home else None
+        cache_dir = home or os.path.join(os.path.expanduser("~"), ".keras")
     return Path(cache_dir) / cache_subdir
 
 
-def _patched_get_file(fname: Any = None, origin: Any = None, *args: Any, **kwargs: Any) -> Any:
-    """``get_file`` that never downloads: cached files are served, absent ones fail with their path."""
-    cache_subdir = kwargs.get("cache_subdir", "datasets")
-    cache_dir = kwargs.get("cache_dir")
-    name = fname or (str(origin).rstrip("/").split("/")[-1] if origin else "?")
-    folder = _dataset_cache_dir(cache_dir, cache_subdir)
-    target = Path(name) if os.path.isabs(str(name)) else folder / str(name)
-    candidates = [target, Path(str(target) + ".tar.gz"), target.with_suffix("")]
-    if kwargs.get("extract") or kwargs.get("untar"):
-        candidates.append(Path(str(target) + "_extracted"))
-    if any(c.exists() for c in candidates):
-        return _ORIGINALS["get_file"](fname, origin, *args, **kwargs)
-    raise MissingDatasetError(
-        f"dataset file '{name}' is not available offline: place it at {target}"
-        + (f" (downloaded from {origin})" if origin else "")
-    )
+def _offline_get_file(original_key: str, keras_home: bool) -> Callable[..., Any]:
+    """A ``get_file`` that never downloads: cached files are served, absent ones fail with their path.
+
+    ``original_key`` names the framework's own ``get_file`` in :data:`_ORIGINALS`; ``keras_home``:
+    whether that framework reads ``KERAS_HOME`` (Keras 3 does, tf_keras does not)."""
+
+    def get_file(fname: Any = None, origin: Any = None, *args: Any, **kwargs: Any) -> Any:
+        cache_subdir = kwargs.get("cache_subdir", "datasets")
+        cache_dir = kwargs.get("cache_dir")
+        name = fname or (str(origin).rstrip("/").split("/")[-1] if origin else "?")
+        folder = _dataset_cache_dir(cache_dir, cache_subdir, keras_home)
+        target = Path(name) if os.path.isabs(str(name)) else folder / str(name)
+        candidates = [target, Path(str(target) + ".tar.gz"), target.with_suffix("")]
+        if kwargs.get("extract") or kwargs.get("untar") or (args and args[0] is True):
+            candidates.append(Path(str(target) + "_extracted"))
+        if any(c.exists() for c in candidates):
+            return _ORIGINALS[original_key](fname, origin, *args, **kwargs)
+        raise MissingDatasetError(
+            f"dataset file '{name}' is not available offline: place it at {target}"
+            + (f" (downloaded from {origin})" if origin else "")
+        )
+
+    return get_file
+
+
+_patched_get_file = _offline_get_file("get_file", keras_home=True)
+_patched_tf_keras_get_file = _offline_get_file("tf_keras.get_file", keras_home=False)
+#: each framework's own get_file (key in _ORIGINALS) -> the offline one that replaces it
+_GET_FILES = {"get_file": _patched_get_file, "tf_keras.get_file": _patched_tf_keras_get_file}
 
 
 def _patch_get_file_everywhere() -> None:
-    import sys
-
-    original = _ORIGINALS.get("get_file")
-    if original is None:
+    """Point every loaded module's ``get_file`` that is a framework's own at the offline one
+    (``from keras.utils import get_file`` in a dataset module made its own reference)."""
+    replacements = {id(_ORIGINALS[key]): patched for key, patched in _GET_FILES.items() if key in _ORIGINALS}
+    if not replacements:
         return
     for module in list(sys.modules.values()):
         if module is None:
             continue
         try:
-            if getattr(module, "get_file", None) is original:
-                module.get_file = _patched_get_file
+            patched = replacements.get(id(getattr(module, "get_file", None)))
+            if patched is not None:
+                module.get_file = patched
         except Exception:
             continue
 
@@ -410,31 +324,74 @@ def _blocked_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
     )
 
 
-def install(block_network: bool = True) -> None:
-    """Patch Keras (and the network) once in this worker; later calls only re-patch ``get_file``."""
-    global _INSTALLED
-    if _INSTALLED:
-        _patch_get_file_everywhere()  # modules imported by a program since the last run
-        return
+def _install_keras3() -> None:
     import keras
     from keras.src.models.model import Model
+    from keras.src.optimizers.base_optimizer import BaseOptimizer
     from keras.src.utils import file_utils
 
-    _ORIGINALS["fit"] = Model.fit
-    _ORIGINALS["evaluate"] = Model.evaluate
-    _ORIGINALS["predict"] = Model.predict
+    originals = {"fit": Model.fit, "evaluate": Model.evaluate, "predict": Model.predict}
+    _ORIGINALS.update(originals)
     _ORIGINALS["get_file"] = file_utils.get_file
-    Model.fit = _patched_fit
-    Model.evaluate = _patched_evaluate
-    Model.predict = _patched_predict
-    _patch_get_file_everywhere()
+    for name, patched in _make_model_patches(originals).items():
+        setattr(Model, name, patched)
     keras.utils.get_file = _patched_get_file
-    if block_network:
+    _patch_steps(BaseOptimizer, "apply_gradients")
+
+
+def _install_tf_keras() -> None:
+    """tf_keras' Model and get_file, patched without importing Keras 3."""
+    import tf_keras
+    from tf_keras.src.engine.training import Model
+    from tf_keras.src.utils import data_utils
+
+    originals = {"fit": Model.fit, "evaluate": Model.evaluate, "predict": Model.predict}
+    _ORIGINALS.update({f"tf_keras.{name}": function for name, function in originals.items()})
+    _ORIGINALS["tf_keras.get_file"] = data_utils.get_file
+    for name, patched in _make_model_patches(originals).items():
+        setattr(Model, name, patched)
+    tf_keras.utils.get_file = _patched_tf_keras_get_file
+    for module_name, class_name in (("tf_keras.src.optimizers.optimizer", "_BaseOptimizer"),
+                                    ("tf_keras.src.optimizers.legacy.optimizer_v2", "OptimizerV2")):  # fmt: skip
+        try:
+            module = __import__(module_name, fromlist=[class_name])
+            _patch_steps(getattr(module, class_name), "apply_gradients")
+        except (ImportError, AttributeError):
+            continue
+
+
+def _install_tf1() -> None:
+    """TensorFlow 1 graph code: its sessions' runs are its training steps; its ``tf.keras`` is
+    tf_keras under ``TF_USE_LEGACY_KERAS=1``, else Keras 3."""
+    import tensorflow as tf
+
+    _patch_steps(tf.compat.v1.Session, "run")
+    legacy = os.environ.get("TF_USE_LEGACY_KERAS", "").strip().lower() in ("1", "true", "yes")
+    install_framework("tf_keras" if legacy else "keras3")
+
+
+def install_framework(framework: str) -> None:
+    """Patch one framework once in this worker (see the module); an unknown name is a ValueError."""
+    if framework not in FRAMEWORKS:
+        raise ValueError(f"unknown framework {framework!r}: choose one of {', '.join(FRAMEWORKS)}")
+    if framework in _INSTALLED:
+        return
+    {"keras3": _install_keras3, "tf_keras": _install_tf_keras, "tf1": _install_tf1}[framework]()
+    _INSTALLED.add(framework)
+
+
+def install(block_network: bool = True, framework: str = "keras3") -> None:
+    """Patch ``framework`` (``keras3``, ``tf_keras`` or ``tf1``) and the network once in this worker;
+    later calls patch only a framework not patched yet and the ``get_file`` of modules imported since."""
+    global _NETWORK_BLOCKED
+    install_framework(framework)
+    _patch_get_file_everywhere()  # modules imported by a program since the last run
+    if block_network and not _NETWORK_BLOCKED:
         _ORIGINALS["connect"] = socket.socket.connect
         _ORIGINALS["getaddrinfo"] = socket.getaddrinfo
         socket.socket.connect = _blocked_connect  # type: ignore[method-assign]
         socket.getaddrinfo = _blocked_getaddrinfo
-    _INSTALLED = True
+        _NETWORK_BLOCKED = True
 
 
 def start_capture() -> Capture:

@@ -162,8 +162,11 @@ class CampaignPlan:
 
 
 def needs_run(stored: RunRecord | None, cfg: CampaignConfig, memory_limit: float) -> bool:
-    """Whether a run must be trained: not stored, stored as ``lost``, or stopped by a limit since raised."""
+    """Whether a run must be trained: not stored, stored as ``lost``, stopped by a limit since raised,
+    or repeating an early crash untrained when ``repeat_crashes`` asks for every seed."""
     if stored is None or stored.outcome == Outcome.LOST:  # a lost run is no verdict: train it again
+        return True
+    if stored.repeated_from is not None and cfg.repeat_crashes:  # not trained: see execution.crash_repeats
         return True
     if not stored.outcome.is_limit:
         return False

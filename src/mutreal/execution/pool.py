@@ -160,6 +160,17 @@ def idle_workers() -> list[WorkerProcess]:
         return list(_IDLE_WORKERS)
 
 
+def kill_idle(workers: Iterable[WorkerProcess]) -> None:
+    """Kill these workers and forget them as idle: a campaign that kept its workers warm only between
+    its own phases (see ``campaign.execute_plan``) ends them as a campaign that keeps none does."""
+    chosen = {id(worker) for worker in workers}
+    with _IDLE_LOCK:
+        ended = [w for w in _IDLE_WORKERS if id(w) in chosen]
+        _IDLE_WORKERS[:] = [w for w in _IDLE_WORKERS if id(w) not in chosen]
+    for worker in ended:
+        worker.kill()
+
+
 def shutdown_idle_workers(keep: Iterable[WorkerProcess] = ()) -> None:
     """Stop the warm workers kept by campaigns run with ``keep_workers=True``, except those in ``keep``."""
     spared = {id(worker) for worker in keep}

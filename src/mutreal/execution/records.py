@@ -13,6 +13,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from mutreal.execution.model_task import choose_metric
 from mutreal.serialise import TextEnum
 
 
@@ -89,22 +90,14 @@ def metric_direction(name: str) -> str:
     return "lower" if any(hint in lowered for hint in _LOWER_IS_BETTER_HINTS) else "higher"
 
 
-def default_metric_name(results: dict[str, float]) -> str | None:
+def default_metric_name(results: dict[str, float], task: dict[str, Any] | None = None) -> str | None:
     """The metric compared by default among one ``evaluate()``'s named results.
 
     An accuracy-like metric when there is one (the study compares accuracy), otherwise the first
-    metric that is not the loss, otherwise the loss itself.
+    metric that is not the loss, otherwise the loss itself; for a regression model (``task``, read at
+    run time) no classification metric: see :func:`mutreal.execution.model_task.choose_metric`.
     """
-    names = list(results)
-    if not names:
-        return None
-    for name in names:
-        if "acc" in name.lower():
-            return name
-    for name in names:
-        if name != "loss":
-            return name
-    return names[0]
+    return choose_metric(results, task)
 
 
 @dataclass
@@ -114,13 +107,17 @@ class FitRecord:
     history: dict[str, list[float]] = field(default_factory=dict)
     epochs: int = 0
     time_s: float = 0.0
+    #: what the compiled model is for (:func:`mutreal.execution.model_task.read_task`), or None
+    task: dict[str, Any] | None = None
+    #: False when the fit raised: ``epochs`` then counts the epochs it completed before
+    completed: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FitRecord:
-        return cls(**{k: data[k] for k in ("history", "epochs", "time_s") if k in data})
+        return cls(**{k: data[k] for k in ("history", "epochs", "time_s", "task", "completed") if k in data})
 
 
 @dataclass
@@ -131,6 +128,13 @@ class EvaluateRecord:
     with the same weights: class indices when ``prediction_kind == "class"`` (argmax, or threshold 0.5
     for one sigmoid unit), raw numbers for ``"value"``; ``labels`` are the true labels in the same form
     when the program passed arrays (``None`` for generators and datasets, whose inputs are not kept).
+
+    ``source`` says which inputs these are: ``evaluate`` (a top-level evaluate call of the program),
+    or, for a program whose last evaluate gave no per-input correctness (most real programs never
+    evaluate), a record mutreal made after the program ended, predicting with the trained model the
+    last fit's ``validation`` data (``validation_data``, or the part ``validation_split`` held out)
+    or else its ``training`` data (where DeepCrime measures killability); such a record has no
+    ``results`` and is never the source of the compared metric.
     """
 
     results: dict[str, float] = field(default_factory=dict)
@@ -139,6 +143,8 @@ class EvaluateRecord:
     predictions: list[Any] | None = None
     labels: list[Any] | None = None
     prediction_kind: str | None = None
+    source: str = "evaluate"
+    task: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -204,6 +210,11 @@ class RunRecord:
     sandbox: str = ""
     #: The signal that killed the run's first worker when the run was retried once (e.g. ``SIGKILL``).
     retried_after: str | None = None
+    #: The calls that trained outside ``fit`` (TF1 ``Session.run``, ``apply_gradients`` of a custom loop).
+    steps_outside_fit: int = 0
+    #: Not trained: the key of this program's run that crashed before its first epoch, whose crash
+    #: this seed's record repeats (such a crash is deterministic; ``--repeat-crashes`` trains it).
+    repeated_from: str | None = None
     #: True when the record came from the store instead of a training in this campaign (not stored).
     reused: bool = False
 
@@ -286,9 +297,11 @@ def select_metric(
     the last epoch of the last ``fit`` (validation values preferred). ``name`` picks a metric by name;
     ``val_`` prefixes are tried on fit histories.
     """
+    evaluations = [e for e in evaluations if e.source == "evaluate"]  # not the per-input records after fit
+    task = run_task(fits, evaluations)
     if evaluations:
         results = evaluations[-1].results
-        chosen = name if name is not None else default_metric_name(results)
+        chosen = name if name is not None else default_metric_name(results, task)
         if chosen is not None and chosen in results:
             return chosen, _as_float(results[chosen]), "evaluate"
     if fits:
@@ -296,7 +309,7 @@ def select_metric(
         if name is None:
             val_only = {k[4:]: v for k, v in history.items() if k.startswith("val_")}
             base = val_only or history
-            chosen = default_metric_name({k: 0.0 for k in base})
+            chosen = default_metric_name({k: 0.0 for k in base}, task)
             key = ("val_" + chosen) if val_only and chosen is not None else chosen
         else:
             chosen = name
@@ -304,3 +317,11 @@ def select_metric(
         if chosen is not None and key in history and history[key]:
             return chosen, _as_float(history[key][-1]), "fit"
     return name, None, None
+
+
+def run_task(fits: list[FitRecord], evaluations: list[EvaluateRecord]) -> dict[str, Any] | None:
+    """The task of the model a run trained or evaluated last, as read at run time (None: not read)."""
+    for record in [*reversed(evaluations), *reversed(fits)]:
+        if record.task:
+            return record.task
+    return None

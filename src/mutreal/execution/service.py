@@ -292,7 +292,7 @@ class WorkerService:
                     return
 
         with self.campaign_lock:
-            self.campaigns += 1
+            self.campaigns += 0 if request.get("continues") else 1
             watcher = threading.Thread(target=watch_caller, daemon=True)
             watcher.start()
             self.current = executor
@@ -582,6 +582,7 @@ class ServiceExecutor(Executor):
     def __init__(self, address: str | Path | None, jobs: int, **settings: Any) -> None:
         super().__init__(jobs, **settings)  # options, timeout_s, memory_limit_mb, max_runs_per_worker
         self.address = _address(address)
+        self._mapped = False  # a campaign's later maps (its phases) continue the campaign of its first
 
     def map(self, tasks: Iterable[dict[str, Any]], on_result: ResultCallback) -> None:
         """See :meth:`Executor.map`; the service's workers run the tasks."""
@@ -597,8 +598,10 @@ class ServiceExecutor(Executor):
                     "timeout_s": self.timeout_s,
                     "memory_limit_mb": self.memory_limit_mb,
                     "max_runs_per_worker": self.max_runs_per_worker,
+                    "continues": self._mapped,
                 }
             )
+            self._mapped = True
             accepted, received = False, 0
             while True:
                 try:

@@ -331,6 +331,9 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
                 if isinstance(error, KeyboardInterrupt):
                     raise
     finally:
+        # per-input correctness after fit for a program that did not evaluate; the training steps
+        # outside fit (an early crash is told from a late one by them)
+        extra = instrument.finish_capture(completed=result["outcome"] == Outcome.OK)
         wall = time.perf_counter() - start
         os.chdir(saved_cwd)
         sys.argv = saved_argv
@@ -359,6 +362,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
         evaluate_time_s=sum(e.time_s for e in capture.evaluations),
         output_tail=output_tail,
         capture_warnings=list(capture.warnings),
+        **extra,
     )
     return result
 

@@ -1,0 +1,78 @@
+"""Which data a program that never evaluates is judged on, input by input (no TensorFlow needed).
+
+The order is the one the issue asks for: a fit's ``validation_data``, else the share that
+``validation_split`` holds out (Keras takes the last ``floor(n * (1 - split))``-th on), else the
+training arrays; a generator is never read twice. Regression outputs stay numbers.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mutreal.execution import per_input
+from mutreal.execution.records import EvaluateRecord
+
+
+def _sources(call: dict) -> list[tuple[str, int]]:
+    return [(source, len(y) if y is not None else -1) for source, _x, y in per_input.held_out_candidates(call)]
+
+
+def test_validation_data_then_training_arrays() -> None:
+    x, y = np.zeros((50, 3)), np.arange(50)
+    call = {"x": x, "y": y, "validation_data": (np.ones((7, 3)), np.ones(7), np.ones(7))}  # with sample weights
+    assert _sources(call) == [("validation", 7), ("training", 50)]
+    assert _sources({"x": x, "y": y}) == [("training", 50)]
+
+
+@given(st.integers(2, 400), st.floats(0.01, 0.99))
+def test_the_validation_split_holds_out_the_last_share_as_keras_does(n: int, split: float) -> None:
+    x, y = np.arange(n * 2).reshape(n, 2), np.arange(n)
+    candidates = per_input.held_out_candidates({"x": x, "y": y, "validation_split": split})
+    split_at = int(math.floor(n * (1.0 - split)))  # keras.src.trainers.data_adapters.array_slicing
+    held = [c for c in candidates if c[0] == "validation"]
+    if 0 < split_at < n:
+        assert len(held) == 1 and held[0][2].tolist() == list(range(split_at, n))
+        assert held[0][1].shape == (n - split_at, 2)
+    else:
+        assert held == []
+    assert candidates[-1][0] == "training"
+
+
+def test_a_generator_is_never_a_candidate() -> None:
+    batches = ((np.zeros((2, 3)), np.zeros(2)) for _ in range(3))
+    assert per_input.held_out_candidates({"x": batches, "y": None}) == []
+
+
+def test_regression_outputs_stay_numbers_even_when_they_look_like_classes() -> None:
+    outputs = np.array([[0.2], [0.9], [0.4]], dtype="float32")  # in [0, 1]: a classifier's would be thresholded
+    labels = np.array([0.0, 1.0, 1.0])
+    regression = per_input.per_input_result(outputs, labels, {"kind": "regression"})
+    assert regression["prediction_kind"] == "value"
+    assert regression["predictions"] == [float(np.float32(v)) for v in (0.2, 0.9, 0.4)]
+    assert regression["labels"] == [0.0, 1.0, 1.0]
+    classifier = per_input.per_input_result(outputs, labels, {"kind": "classification"})
+    assert classifier["prediction_kind"] == "class" and classifier["predictions"] == [0, 1, 0]
+    wide = per_input.per_input_result(np.zeros((3, 2)), np.zeros((3, 2)), {"kind": "regression"})
+    assert wide == {"n_inputs": 3}  # two numbers per input: no single tolerance rule
+
+
+def test_correctness_needs_labels_paired_with_predictions() -> None:
+    assert per_input.has_correctness(EvaluateRecord(predictions=[1, 0], labels=[1, 1]))
+    assert not per_input.has_correctness(EvaluateRecord(predictions=[1, 0]))
+    assert not per_input.has_correctness(EvaluateRecord(results={"accuracy": 0.5}))
+
+
+def test_a_diverged_output_predicts_no_class_and_is_wrong() -> None:
+    """A model whose outputs are NaN in some runs (real programs train on ``np.empty`` arrays) is wrong
+    on those inputs; it does not turn the run's per-input record into regression values."""
+    nan = float("nan")
+    assert per_input.to_classes(np.array([[0.2], [nan], [0.9]]), is_label=False) == ([0, -1, 1], "class")
+    assert per_input.to_classes(np.array([[0.1, 0.9], [nan, nan]]), is_label=False) == ([1, -1], "class")
+    result = per_input.per_input_result(np.full((3, 1), nan), np.array([1.0, 0.0, 0.0]))
+    assert result["prediction_kind"] == "class" and result["predictions"] == [-1, -1, -1]
+    record = EvaluateRecord(**{k: v for k, v in result.items() if k != "n_inputs"})
+    assert record.correct == [False, False, False]

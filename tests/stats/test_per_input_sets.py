@@ -1,0 +1,70 @@
+"""The analysis rows say which inputs per-input correctness is on, and pair only runs on the same inputs.
+
+A program that never evaluates is judged on its validation or training data (recorded by the
+runner with a ``source``); KP, coupling and IoU are made from the fixed program's inputs, so the
+buggy program or a mutant measured on other inputs gets a note, never a KP over unrelated inputs.
+The compared metric of a regression model is its loss, and the row says why. No training.
+"""
+
+from __future__ import annotations
+
+from mutreal.analysis.series import metric_series, per_input_mismatch, per_input_set
+from mutreal.analysis.similarity import compare_from_records
+from mutreal.execution.records import EvaluateRecord, FitRecord, RunRecord
+
+REGRESSION_TASK = {"kind": "regression", "loss": "mse", "activation": "linear"}
+
+
+def _runs(program: str, source: str, rows: list[list[bool]], accuracy: float = 0.9) -> list[RunRecord]:
+    """Completed runs of a fit-only program whose per-input record is on ``source``."""
+    runs = []
+    for seed, row in enumerate(rows):
+        fit = FitRecord(history={"loss": [0.5], "accuracy": [accuracy]}, epochs=1,
+                        task={"kind": "classification", "loss": "sparse_categorical_crossentropy"})  # fmt: skip
+        after = EvaluateRecord(source=source, n_inputs=len(row), predictions=[1 if ok else 0 for ok in row],
+                               labels=[1] * len(row), prediction_kind="class")  # fmt: skip
+        runs.append(RunRecord(f"{program}-{seed}", program, seed, "ok", metric_name="accuracy",
+                              metric_value=accuracy, fits=[fit], evaluations=[after]))  # fmt: skip
+    return runs
+
+
+def test_a_series_says_which_set_and_how_many_inputs() -> None:
+    runs = _runs("fixed.py", "training", [[True, True, False]] * 3)
+    found = per_input_set(runs)
+    assert found == {"source": "training", "n_inputs": 3, "runs": 3,
+                     "set": "its training data (the arrays passed to fit; DeepCrime measures killability there)"}  # fmt: skip
+    series = metric_series(runs).to_dict()
+    assert series["per_input"]["source"] == "training" and series["repeated"] == 0
+    assert series["metric"] == "accuracy" and "accuracy-like" in series["metric_reason"]
+
+
+def test_fault_and_mutants_are_paired_with_the_fixed_program_on_its_inputs_only() -> None:
+    fixed = _runs("fixed.py", "training", [[True] * 4] * 5)
+    buggy = _runs("buggy.py", "training", [[False, True, True, True]] * 5, accuracy=0.5)
+    same = _runs("m_same.py", "training", [[False, True, True, True]] * 5, accuracy=0.5)
+    other = _runs("m_vrm.py", "validation", [[False, True, True, True]] * 5, accuracy=0.5)  # VRM-like: no split
+    assert per_input_mismatch(fixed, buggy) is None
+    assert "different sets (training, validation)" in per_input_mismatch(fixed, other)
+    report = compare_from_records(buggy, fixed, {"m_same.py": same, "m_vrm.py": other})
+    paired, unpaired = report.mutants
+    assert report.fault_kp is not None and report.fault_kp.kp[0] == 1.0
+    assert paired.similarity is not None and paired.similarity.coupling_strength == 1.0
+    assert unpaired.kp is None and unpaired.similarity is None
+    assert any(note.startswith("m_vrm.py: per-input correctness is on different sets") for note in report.notes)
+    data = report.to_dict()
+    assert data["per_input"]["source"] == "training" and data["metric"] == "accuracy"
+
+
+def test_a_regression_series_compares_its_loss_and_says_why() -> None:
+    runs = []
+    for seed, loss in enumerate([2.0, 2.2, 1.9]):
+        evaluation = EvaluateRecord(results={"loss": loss, "accuracy": 0.0}, task=REGRESSION_TASK)
+        record = RunRecord(f"r-{seed}", "reg.py", seed, "ok", evaluations=[evaluation])
+        record.metric_name = None  # as a stored run: chosen again from its results
+        runs.append(record)
+    series = metric_series(runs)
+    assert series.metric == "loss" and series.lower_is_better is True
+    assert list(series.values) == [2.0, 2.2, 1.9]
+    assert series.metric_reason.startswith("loss: a regression model (loss mse, last activation linear)")
+    given = metric_series(runs, "accuracy")
+    assert given.metric_reason.startswith("accuracy: chosen by the user")
