@@ -12,7 +12,6 @@ from mutreal.compare.components import FaultComponent
 from mutreal.compare.context import CompareContext, ComparePass
 from mutreal.compare.data import compare_color_mode, compare_data, compare_data_files, compare_training_subset
 from mutreal.compare.fit import compare_evaluations, compare_fits, compare_unused_hyperparameters
-from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.layers import compare_models, compare_unseen_model
 from mutreal.compare.noise import noise_rule
 from mutreal.compare.source_facts import HyperVariable, RuntimeCall
@@ -89,8 +88,7 @@ def dedupe_same_source(components: list[FaultComponent]) -> list[FaultComponent]
     seen: set[tuple] = set()
     out = []
     for c in components:
-        same_text_elsewhere = (c.buggy_line or c.fixed_line) and c.kind is not K.DATA_TRAINING_DATA
-        # a runtime call rebinding x and y is one edit of two arrays: one component per array
+        same_text_elsewhere = c.buggy_line or c.fixed_line
         where = c.element.rsplit(".", 1)[-1] if same_text_elsewhere else c.element
         key = (c.kind, where, c.buggy_file, c.buggy_line, c.fixed_file, c.fixed_line, c.before, c.after)
         if key in seen:

@@ -119,10 +119,15 @@ def _runtime_index(model: ProgramModel, role: str, call: RuntimeCall) -> int:
 
 @applies(D.TCO_RUNTIME_CALL, D.TAN_RUNTIME_CALL)
 def compare_runtime_calls(ctx: CompareContext) -> list[FaultComponent]:
-    """One component per training array a runtime training-data call rebinds (TCL, TRD, TUD, TAN,
-    TCO mutants, as their provenance lists them), matched across the programs by function and
-    arguments. The calls are those read from the source (:mod:`mutreal.compare.source_facts`), else
-    those the extractor followed into the chains."""
+    """One component per runtime training-data call (TCL, TRD, TUD, TAN, TCO mutants), matched across
+    the programs by function and arguments. The calls are those read from the source
+    (:mod:`mutreal.compare.source_facts`), else those the extractor followed into the chains.
+
+    A call that rebinds the inputs and the labels together (``x, y = remove(x, y, ...)``) is one
+    fault of the training data, not one per array: the rows it drops, unbalances or duplicates are
+    dropped from both arrays at once, and neither array's change means anything without the other's.
+    The component sits on the first array the call rebinds (the inputs for TRD/TUD/TCO, the labels
+    for TCL) and lists every rebound array in ``detail['roles']``."""
     bcalls, fcalls = (
         ctx.runtime_calls
         if ctx.runtime_calls is not None
@@ -139,18 +144,24 @@ def compare_runtime_calls(ctx: CompareContext) -> list[FaultComponent]:
             if call.key() in other_keys:
                 continue
             loc = (call.file, call.line)
-            for role in call.roles or ["x_train"]:
-                out.append(
-                    make_component(
-                        data_path(role, "preprocess", _runtime_index(model, role, call)),
-                        K.DATA_TRAINING_DATA,
-                        change,
-                        call.text if change == "removed" else None,
-                        call.text if change == "added" else None,
-                        loc if change == "removed" else (None, None),
-                        loc if change == "added" else (None, None),
-                        function=call.function,
-                        role=role,
-                    )
+            roles = sorted(call.roles or ["x_train"], key=_role_order)
+            out.append(
+                make_component(
+                    data_path(roles[0], "preprocess", _runtime_index(model, roles[0], call)),
+                    K.DATA_TRAINING_DATA,
+                    change,
+                    call.text if change == "removed" else None,
+                    call.text if change == "added" else None,
+                    loc if change == "removed" else (None, None),
+                    loc if change == "added" else (None, None),
+                    function=call.function,
+                    role=roles[0],
+                    roles=roles,
                 )
+            )
     return out
+
+
+def _role_order(role: str) -> tuple[int, str]:
+    """Inputs before labels (``x_train`` then ``y_train``), other roles after, by name."""
+    return (TRAIN_ROLES.index(role) if role in TRAIN_ROLES else len(TRAIN_ROLES), role)
