@@ -71,53 +71,83 @@ def _diff_loss(ci: int, bc: Compile, fc: Compile) -> list[FaultComponent]:
 
 @applies(D.OCH_CLASS, D.OCH_SWALLOWS_HLR, D.HLR_CHANGED)
 def _diff_optimizer(ctx: CompareContext, ci: int, bc: Compile, fc: Compile) -> list[FaultComponent]:
-    """A new optimizer class is one OCH component (decision OCH-class): DeepCrime's OCH, too, swaps
-    the optimizer with its own hyperparameters, so its learning rate is not compared as well. The same
-    class compares its hyperparameters (:data:`OPTIMIZER_ARG_KINDS`). An optimizer on one side only is
-    undecidable (the other compile is incomplete)."""
+    """A new optimizer class is one OCH component (decision OCH-class); written bare, with its own
+    defaults (DeepCrime's OCH writes it so), its learning rate comes with it and is not compared as
+    well (decision OCH-swallows-HLR); one that writes a learning rate of its own carries an HLR too
+    (:func:`chosen_learning_rate`). The same class compares its hyperparameters
+    (:data:`OPTIMIZER_ARG_KINDS`). An optimizer on one side only is undecidable (the other compile
+    is incomplete)."""
     bo, fo = bc.optimizer, fc.optimizer
     if bo is None or fo is None or bo.cls is None or fo.cls is None:
         return []
     if bo.cls.lower() != fo.cls.lower():
-        return [
-            make_component(
-                compile_path(ci, "optimizer"),
-                K.COMPILE_OPTIMIZER,
-                "changed",
-                bo.text or bo.cls,
-                fo.text or fo.cls,
-                (bo.file, bo.line or bc.line),
-                (fo.file, fo.line or fc.line),
-                before_value=bo.cls,
-                after_value=fo.cls,
-            )
-        ]
+        och = make_component(
+            compile_path(ci, "optimizer"),
+            K.COMPILE_OPTIMIZER,
+            "changed",
+            bo.text or bo.cls,
+            fo.text or fo.cls,
+            (bo.file, bo.line or bc.line),
+            (fo.file, fo.line or fc.line),
+            before_value=bo.cls,
+            after_value=fo.cls,
+        )
+        return [och, *chosen_learning_rate(ctx, ci, bc, fc)]
     out: list[FaultComponent] = []
     for key in sorted(set(bo.args) | set(fo.args)):
         kind = OPTIMIZER_ARG_KINDS.get(key)
         if kind is None:
             continue
-        bv, fv = bo.arg(key, ctx.era_b), fo.arg(key, ctx.era_f)
-        if values_equal(bv, fv):
-            continue
-        bn, fn = number(bv), number(fv)
-        if bn is not None and fn is not None and abs(bn - fn) <= 1e-12 * max(abs(bn), abs(fn), 1):
-            continue
-        out.append(
-            make_component(
-                compile_path(ci, "optimizer", key),
-                kind,
-                change_of(bv, fv),
-                bv,
-                fv,
-                value_location(bv, bo.file, bo.line or bc.line),
-                value_location(fv, fo.file, fo.line or fc.line),
-                before_number=bn,
-                after_number=fn,
-                optimizer_spelling=bo.spelling,
-            )
-        )
+        component = _hyperparameter_component(ctx, ci, bc, fc, key, kind)
+        if component is not None:
+            out.append(component)
     return out
+
+
+def _hyperparameter_component(
+    ctx: CompareContext, ci: int, bc: Compile, fc: Compile, key: str, kind: K
+) -> FaultComponent | None:
+    """One optimizer hyperparameter of both compiles (the era's default where unwritten), or None
+    when the values are equal (or undecidable: an unknown value on one side)."""
+    bo, fo = bc.optimizer, fc.optimizer
+    assert bo is not None and fo is not None
+    bv, fv = bo.arg(key, ctx.era_b), fo.arg(key, ctx.era_f)
+    if values_equal(bv, fv):
+        return None
+    bn, fn = number(bv), number(fv)
+    if bn is not None and fn is not None and abs(bn - fn) <= 1e-12 * max(abs(bn), abs(fn), 1):
+        return None
+    return make_component(
+        compile_path(ci, "optimizer", key),
+        kind,
+        change_of(bv, fv),
+        bv,
+        fv,
+        value_location(bv, bo.file, bo.line or bc.line),
+        value_location(fv, fo.file, fo.line or fc.line),
+        before_number=bn,
+        after_number=fn,
+        optimizer_spelling=bo.spelling,
+    )
+
+
+@applies(D.HLR_WITH_OCH)
+def chosen_learning_rate(ctx: CompareContext, ci: int, bc: Compile, fc: Compile) -> list[FaultComponent]:
+    """Decision HLR-with-OCH: the second program's new optimizer writes a learning rate of its own
+    (``'rmsprop'`` -> ``Adam(lr=0.1)``) that differs from the rate the first program trained with,
+    its written value or its optimizer's default in its era: the fix chose a learning rate as well as
+    an optimizer, two faults (OCH and HLR). A new optimizer written bare takes its defaults with it
+    (decision OCH-swallows-HLR), and an unknown rate on either side is undecidable."""
+    fo = fc.optimizer
+    assert fo is not None
+    written = fo.args.get("learning_rate")
+    if written is None or written.implicit or number(written) is None:
+        return []
+    component = _hyperparameter_component(ctx, ci, bc, fc, "learning_rate", K.COMPILE_LEARNING_RATE)
+    if component is None or component.detail.get("before_number") is None:
+        return []
+    component.detail["with_optimizer"] = True
+    return [component]
 
 
 @applies(D.LWC_CUSTOM_LOSS)

@@ -108,6 +108,7 @@ class DecisionId(TextEnum):
     MWA_MERGED_MODELS = "MWA-merged-models"
     CPP_COMPLETION_LABELS = "CPP-completion-labels"
     LIS_FRONT_LAYER = "LIS-front-layer"
+    HLR_WITH_OCH = "HLR-with-OCH"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)
