@@ -109,6 +109,7 @@ class DecisionId(TextEnum):
     CPP_COMPLETION_LABELS = "CPP-completion-labels"
     LIS_FRONT_LAYER = "LIS-front-layer"
     HLR_WITH_OCH = "HLR-with-OCH"
+    MWA_REPLACED_LAYERS = "MWA-replaced-layers"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)
