@@ -180,3 +180,36 @@ def compare_loss_functions(ctx: CompareContext) -> list[FaultComponent]:
             )
         )
     return out
+
+
+@applies(D.HLR_SCHEDULE)
+def compare_learning_rate_schedules(ctx: CompareContext) -> list[FaultComponent]:
+    """Decision HLR-schedule: the fix rewrites the user function that gives the learning rate (the
+    one a ``LearningRateScheduler`` callback calls each epoch, or the optimizer's ``lr`` is computed
+    by): the learning rate changed though every argument that names the function stayed the same,
+    an HLR. Bodies compare as loss bodies do (renamed locals, docstrings and prints do not count, a
+    lambda equals the function returning its expression); functions pair by name, or the only one
+    of each program with the other's."""
+    buggy, fixed = ctx.buggy, ctx.fixed
+    bs, fs = buggy.schedule_functions, fixed.schedule_functions
+    pairs = [(n, n) for n in bs if n in fs]
+    if not pairs and len(bs) == len(fs) == 1:
+        pairs = [(next(iter(bs)), next(iter(fs)))]
+    out: list[FaultComponent] = []
+    for bn, fn in pairs:
+        (b_line, b_body), (f_line, f_body) = bs[bn], fs[fn]
+        if b_body == f_body:
+            continue
+        out.append(
+            make_component(
+                compile_path(0, "optimizer", "learning_rate"),
+                K.COMPILE_LEARNING_RATE,
+                "changed",
+                f"{bn}: " + " ".join(b_body.split()),
+                f"{fn}: " + " ".join(f_body.split()),
+                (buggy.path, b_line),
+                (fixed.path, f_line),
+                schedule=fn,
+            )
+        )
+    return out

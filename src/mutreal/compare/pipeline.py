@@ -7,7 +7,7 @@ the later passes read (named fields of the context, see :mod:`mutreal.compare.co
 
 from __future__ import annotations
 
-from mutreal.compare.compile import compare_compiles, compare_loss_functions
+from mutreal.compare.compile import compare_compiles, compare_learning_rate_schedules, compare_loss_functions
 from mutreal.compare.components import FaultComponent
 from mutreal.compare.context import CompareContext, ComparePass
 from mutreal.compare.data import compare_color_mode, compare_data, compare_data_files, compare_training_subset
@@ -26,6 +26,7 @@ PASSES: tuple[ComparePass, ...] = (
     compare_fits,  # writes ctx.budget_kinds
     compare_evaluations,  # reads and writes ctx.budget_kinds
     compare_loss_functions,
+    compare_learning_rate_schedules,
     compare_runtime_calls,
     compare_data,  # reads ctx.new_input_shapes
     compare_training_subset,

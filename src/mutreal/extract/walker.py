@@ -26,7 +26,7 @@ from typing import Any
 
 import libcst as cst
 
-from mutreal.extract import data, losses, names, source_facts
+from mutreal.extract import data, losses, names, schedules, source_facts
 from mutreal.extract.interpreter.values import (
     ArgParserObj,
     Env,
@@ -128,6 +128,9 @@ class Walker(KerasLayers):
             }
         keras_built = bool(pm.models or pm.compiles or pm.fits) or self.keras_defined
         pm.loss_functions = {n: list(v) for n, v in losses.find_loss_functions(self.lines.code, self.tree).items()}
+        pm.schedule_functions = {
+            n: list(v) for n, v in schedules.find_schedule_functions(self.lines.code, self.tree).items()
+        }
         pm.raw_tensorflow = names.uses_raw_tensorflow(self.lines.code, self.imports)
         pm.framework = names.framework_of(self.imports, self.keras_seen, keras_built, pm.raw_tensorflow)
         pm.imports = dict(self.imports.aliases)
