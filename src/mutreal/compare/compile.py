@@ -36,6 +36,7 @@ def compare_compiles(ctx: CompareContext) -> list[FaultComponent]:
     for ci, bc, fc in pair_by_index(ctx.buggy.compiles, ctx.fixed.compiles):
         out.extend(_diff_loss(ci, bc, fc))  # type: ignore[arg-type]
         out.extend(_diff_optimizer(ctx, ci, bc, fc))  # type: ignore[arg-type]
+    ctx.learning_rate_changed = any(c.kind is K.COMPILE_LEARNING_RATE for c in out)
     return out
 
 
@@ -189,8 +190,11 @@ def compare_learning_rate_schedules(ctx: CompareContext) -> list[FaultComponent]
     by): the learning rate changed though every argument that names the function stayed the same,
     an HLR. Bodies compare as loss bodies do (renamed locals, docstrings and prints do not count, a
     lambda equals the function returning its expression); functions pair by name, or the only one
-    of each program with the other's."""
+    of each program with the other's. A rate the compile pass already found changed (the schedule
+    folded into the optimizer's rate) is that same change, coded once."""
     buggy, fixed = ctx.buggy, ctx.fixed
+    if ctx.learning_rate_changed:
+        return []
     bs, fs = buggy.schedule_functions, fixed.schedule_functions
     pairs = [(n, n) for n in bs if n in fs]
     if not pairs and len(bs) == len(fs) == 1:
