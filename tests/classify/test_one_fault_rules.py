@@ -237,17 +237,32 @@ _LOADS = (
 
 @pytest.mark.parametrize("load", _LOADS)
 @pytest.mark.parametrize("epochs", [5, 20])
-def test_a_step_on_data_from_an_unknown_loader_is_cpp(classify_texts, load, epochs):
+@pytest.mark.parametrize(
+    "step", ["frames = frames.reshape(64, 4, 4, 1)", "frames = frames / 255.0", "frames = frames - 0.5"]
+)
+def test_a_step_on_data_from_an_unknown_loader_is_cpp(classify_texts, load, epochs, step):
     """The step was missed because the walker could not follow the loader, not because of the
-    epochs: an array method on the loaded arrays starts an opaque chain."""
+    epochs: an array method, or arithmetic with a number, on the loaded arrays starts an opaque chain."""
     buggy = _LOADED.format(load=load, step="", epochs=5)
-    fixed = _LOADED.format(load=load, step="frames = frames.reshape(64, 4, 4, 1)", epochs=epochs)
-    assert _codes(classify_texts(buggy, fixed)) == sorted(["CPP"] + (["HNE"] if epochs != 5 else []))
+    fixed = _LOADED.format(load=load, step=step, epochs=epochs)
+    result = classify_texts(buggy, fixed)
+    assert _codes(result) == sorted(["CPP"] + (["HNE"] if epochs != 5 else []))
+    assert [c.after for c in result.components if c.code == "CPP"] == [step.split(" = ")[1]]
+
+
+def test_a_number_from_an_unknown_call_scaled_is_no_data(classify_texts):
+    """Negative control: a learning rate read from a settings call and scaled is no data step; a
+    change of its scaling stays an unknown rate on both sides (undecidable), as before."""
+    program = _OPTIMISED.format(opt="Adam(lr=rate)").replace(
+        "est = Sequential()", "import settings\nrate = settings.rate()\nrate = rate / 10\nest = Sequential()"
+    )
+    assert _codes(classify_texts(program, program.replace("rate / 10", "rate / 100"))) == []
 
 
 @pytest.mark.parametrize("load", _LOADS)
 def test_the_same_step_on_both_sides_is_no_component(classify_texts, load):
-    program = _LOADED.format(load=load, step="frames = frames.astype('float32').reshape(64, 4, 4, 1)", epochs=5)
+    step = "frames = frames.astype('float32').reshape(64, 4, 4, 1)\nframes = frames / 255.0"
+    program = _LOADED.format(load=load, step=step, epochs=5)
     assert _codes(classify_texts(program, program.replace("epochs=5", "epochs=5, verbose=0"))) == []
 
 
