@@ -151,7 +151,7 @@ def test_train_on_batch_in_literal_loop_records_repeat(ex):
     assert pm.fits[0].method == "train_on_batch" and pm.fits[0].repeat == 100
 
 
-def test_raw_tensorflow_program_is_flagged_not_crashed(ex):
+def test_raw_tensorflow_program_is_flagged_and_read_as_graph_code(ex):
     pm = ex(
         """
         import tensorflow as tf
@@ -163,8 +163,9 @@ def test_raw_tensorflow_program_is_flagged_not_crashed(ex):
             sess.run(train)
         """
     )
-    assert pm.framework == "tensorflow"
-    assert not pm.models and not pm.is_keras
+    assert (pm.framework, pm.era) == ("tensorflow", "tf1")
+    assert [m.kind for m in pm.models] == ["graph"] and not pm.is_keras
+    assert [layer.cls for layer in pm.models[0].layers] == ["Input", "Dense", "Activation"]
     assert any("raw TensorFlow" in n for n in pm.notes)
 
 

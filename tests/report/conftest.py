@@ -131,6 +131,7 @@ from tensorflow import keras
 {pad}
 data = load_iris()
 x, y = data.data.astype("float32"), data.target
+{prep}
 model = keras.Sequential()
 model.add(keras.layers.Dense({units}, activation="{activation}", input_shape=(4,)))
 model.add(keras.layers.Dense(3, activation="softmax"))
@@ -143,7 +144,7 @@ print(model.evaluate(x, y, verbose=0))
 
 def program(pad: int = 0, between: int = 0, **values) -> str:
     """The program with ``pad`` helper functions before the model and ``between`` after compile."""
-    settings = {"units": 8, "activation": "relu", "lr": 0.01, "epochs": 50, **values}
+    settings = {"units": 8, "activation": "relu", "lr": 0.01, "epochs": 50, "prep": "", **values}
     helpers = "".join(f"\n\ndef helper_{i}(v):\n    return v * {i} + 1\n" for i in range(pad))
     filler = "\n".join(
         f"print('step {i}', helper_0(np.float32({i})) if False else {i})" for i in range(between)
@@ -156,6 +157,8 @@ CORPUS = {
     "tall-ach-hne": ({"activation": "sigmoid", "epochs": 2}, {}, {"pad": 30, "between": 70}),
     "short-hlr": ({"lr": 5.0}, {}, {}),
     "noise-only": ({}, {}, {"pad": 2}),
+    # a component on one side only: the fixed program adds a scaling step the buggy one lacks
+    "added-scaling": ({}, {"prep": "x = x / 8.0"}, {"pad": 4}),
 }
 
 

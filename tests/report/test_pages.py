@@ -56,7 +56,7 @@ def test_a_page_per_bug_with_marks_and_both_readers(classified_corpus, tmp_path)
         cwd=elsewhere,
     )
     assert done.returncode == 0, done.stderr
-    assert f"bug pages: {out / 'bugs'} (3 HTML)" in done.stdout
+    assert f"bug pages: {out / 'bugs'} ({len(rows_of(results))} HTML)" in done.stdout
     rows = rows_of(results)
     index = (out / "report.html").read_text()
     markdown = (out / "report.md").read_text()
@@ -262,3 +262,29 @@ def test_page_names_are_unique_and_safe(ids):
     assert set(names) == set(ids)
     assert len({n.lower() for n in names.values()}) == len(names)
     assert all(re.fullmatch(r"[A-Za-z0-9._-]+\.html", n) for n in names.values())
+
+
+def test_file_pairs_follow_the_rows_files_whatever_the_components_name(classified_corpus):
+    """The added step's component names the fixed file only; the page still pairs both programs.
+    Rows without ``files`` (older results) pair a one-sided component's file by name."""
+    from mutreal.report.pages import SourceFinder, file_pairs, pair_component_files, render_bug_page
+
+    root, results = classified_corpus
+    row = ResultRow.from_dict(next(r for r in rows_of(results) if r["id"] == "added-scaling"))
+    both = ("corpus/added-scaling/buggy/train.py", "corpus/added-scaling/fixed/train.py")
+    assert [(c.buggy_file, c.fixed_file) for c in row.components] == [(None, both[1])]
+    assert file_pairs(row) == [both]
+    page = render_bug_page(row, SourceFinder.for_results(None, [root]))
+    assert f"buggy: {both[0]}" in page and "on one side only" not in page
+    older = ResultRow.from_dict({**row.to_dict(), "files": []})
+    assert file_pairs(older) == [(None, both[1])], "one file and no other: nothing to pair it with"
+    assert pair_component_files([(None, "f/a.py"), ("b/x.py", None), ("b/a.py", None)]) == [
+        ("b/x.py", None),
+        ("b/a.py", "f/a.py"),
+    ]
+    assert pair_component_files([(None, "f/a.py"), ("b/a.py", "f/a.py")]) == [("b/a.py", "f/a.py")]
+    assert pair_component_files([("b/m.py", "f/m.py"), (None, "f/new.py")]) == [
+        ("b/m.py", "f/m.py"),
+        (None, "f/new.py"),
+    ]
+    assert pair_component_files([(None, "f/a.py"), ("b/z.py", None)]) == [("b/z.py", "f/a.py")]

@@ -4,9 +4,10 @@ The question behind ``compare --manifest`` is whether a mutation tool's operator
 behave like the real ones. Three sets of mutants of a bug's fixed program answer it at three costs:
 
 - ``reconstruct``: the operators classify matched to the fault's components, applied to the fixed
-  program with the values the buggy program has (what ``validate-operators`` does statically,
-  :func:`mutreal.study.validate.validate_bug`): one mutant per component, plus the higher-order mutant
-  of all of them when there are several. If the real fault is reconstructed exactly this mutant
+  program with the values the buggy program has (the mutation stage's
+  :func:`mutreal.mutation.reconstruct.reconstruct_pair`, which ``validate-operators`` calls too):
+  one mutant per component, plus the higher-order mutant of all of them when there are several
+  (a program of several files included). If the real fault is reconstructed exactly this mutant
   *is* the fault, and it must couple with it; a bug none of whose components an operator
   simulates gets no mutant and a reason. A bug only some of whose components an operator
   simulates gets the mutants of those (the closest a mutation tool comes to it), marked
@@ -24,7 +25,6 @@ their original's data files through the campaign's data folders (see
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from collections.abc import Mapping, Sequence
@@ -89,7 +89,9 @@ def not_simulable_reason(classified: Any) -> str | None:
     components = data.get("components") or []
     if not components:
         return "classify found no fault component (order 0): nothing to reconstruct"
-    missing = [c for c in components if not c.get("simulable")]
+    from mutreal.mutation.reconstruct import attempted
+
+    missing = [c for c in components if not attempted(c)]
     if len(missing) < len(components):
         return None
     parts = [f"{c.get('code')} at {c.get('element')}: {c.get('reason') or 'no operator'}" for c in missing]
@@ -111,8 +113,8 @@ def reconstruct_mutants(
     ``classified`` is the bug's classify row (``--results``); without it the pair is classified
     here. The mutant sits in ``folder`` (the fixed side mirrored there, so a program of several
     files still imports its siblings)."""
-    from mutreal.label.classify import ManifestRow, classify_safely
-    from mutreal.study.validate import validate_bug
+    from mutreal.label.classify import classify_safely
+    from mutreal.mutation.reconstruct import mirror_path, reconstruct_pair
 
     if classified is None:
         classified = classify_safely(list(buggy), list(fixed), bug_id=bug_id, benchmark=benchmark)
@@ -122,44 +124,58 @@ def reconstruct_mutants(
     folder = Path(folder)
     if folder.exists():
         shutil.rmtree(folder)  # a resumed bug starts from a clean folder: no stale mutant trained
-    row = ManifestRow(bug_id, benchmark, list(buggy), list(fixed))
-    validation = validate_bug(row, workdir=str(folder), partial=True)
-    if validation.status in ("error", "not_simulable", "no_components"):
-        return MutantSet(
-            reason=f"validate-operators: {validation.status}: {validation.error or ''}".rstrip(": ")
-        )
-    applied = [c for c in validation.components if c.site is not None and c.operator]
+    made = reconstruct_pair(
+        list(buggy),
+        list(fixed),
+        str(folder),
+        bug_id=bug_id,
+        benchmark=benchmark,
+        partial=True,
+        first_order=True,
+    )
+    if made.reconstruction is None:
+        return MutantSet(reason=f"reconstruction: {made.status}: {made.error or ''}".rstrip(": "))
+    outcomes, rec = made.outcomes, made.reconstruction
+    applied = rec.applied
     failures = [
         {"operator": c.operator, "element": c.element, "status": c.status, "error": c.detail}
-        for c in validation.components
+        for c in outcomes
         if c not in applied and c.status != "not_simulable"
     ]
     if not applied:
-        unsimulated = [f"{c.code} at {c.element}" for c in validation.components if c.status == "not_simulable"]
+        unsimulated = [f"{c.code} at {c.element}" for c in outcomes if c.status == "not_simulable"]
         return MutantSet(failures=failures, reason="no component's operator could be applied: " + "; ".join(
             f"{f['operator'] or '-'} at {f['element']}: {f['status']} {f['error']}".strip() for f in failures)
             + (f" (and no operator simulates {', '.join(unsimulated)})" if unsimulated else ""))  # fmt: skip
-    mirror = folder / "builtin"
-    combined = _mirrored_entry(mirror, fixed, fixed_entry)
-    exact = validation.status == "reconstructed"
-    coverage = _coverage(validation.components, applied, classified)
+    combined = mirror_path(str(folder / "builtin"), fixed, fixed_entry)
+    exact = made.status == "reconstructed"
+    coverage = _coverage(outcomes, applied, classified)
     mutants: list[MutantSpec] = []
-    if len(applied) == 1 or len(fixed) > 1:
-        # one edit: the validated mutant is the first-order one; several files: only the mirror imports
-        only = applied[0] if len(applied) == 1 else None
-        mutants.append(_reconstructed(combined, applied, exact, validation.residual, only))
-    else:
-        for component in applied:
-            spec = _first_order(fixed_entry, component, folder / "components", exact)
-            if spec is not None:
-                mutants.append(spec)
-            else:
-                failures.append({"operator": component.operator, "element": component.element,
-                                 "status": "operator_error", "error": "the single edit could not be written"})  # fmt: skip
-        mutants.append(_reconstructed(combined, applied, exact, validation.residual, None))
+    by_index = {i: c for i, c in enumerate(rec.outcomes) if c.applied}
+    for fom in rec.first_order:
+        component = by_index[fom.component]
+        mutants.append(_first_order(mirror_path(fom.root, fixed, fixed_entry), component, exact))
+    for component in applied:
+        if len(applied) > 1 and not any(by_index[f.component] is component for f in rec.first_order):
+            failures.append({"operator": component.operator, "element": component.element,
+                             "status": "operator_error", "error": "the single edit could not be written"})  # fmt: skip
+    only = applied[0] if len(applied) == 1 else None
+    mutants.append(_reconstructed(combined, applied, exact, rec.residual, only))
     for spec in mutants:
         spec.provenance.update(coverage)
-    return MutantSet(mutants=mutants, failures=failures, notes=_partial_note(coverage))
+    return MutantSet(
+        mutants=mutants, failures=failures, notes=_partial_note(coverage) + _value_notes(applied)
+    )
+
+
+def _value_notes(applied: Sequence[Any]) -> list[str]:
+    """The row's note of each mutant value that is not the fault's: the buggy program computes it
+    and nothing folds it, so the catalogue's value stands in (the reconstruction's detail says which)."""
+    return [
+        f"{c.operator} at {c.element} uses the catalogue's value {c.value!r}, not the fault's: {c.detail.split('; ')[0]}"
+        for c in applied
+        if c.value_origin == "catalogue"
+    ]
 
 
 def _coverage(outcomes: Sequence[Any], applied: Sequence[Any], classified: Any) -> dict[str, Any]:
@@ -182,7 +198,11 @@ def _coverage(outcomes: Sequence[Any], applied: Sequence[Any], classified: Any) 
         if c.reconstructed:
             continue
         if c.status == "not_simulable":
-            why = (shown.get(canonical_path(c.element)) or {}).get("reason") or c.detail or "no operator simulates it"
+            why = (
+                (shown.get(canonical_path(c.element)) or {}).get("reason")
+                or c.detail
+                or "no operator simulates it"
+            )
         else:
             why = f"{c.status}: {c.detail}".rstrip(": ")
         left_out.append({"code": code(c), "element": c.element, "reason": why, "status": c.status})
@@ -204,14 +224,6 @@ def _partial_note(coverage: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def _mirrored_entry(mirror: Path, fixed: Sequence[str], entry: str) -> str:
-    """The path of the fixed entry program inside validate's mirror of the fixed side."""
-    if len(fixed) == 1:
-        return str(mirror / os.path.basename(fixed[0]))
-    common = os.path.commonpath([os.path.abspath(f) for f in fixed])
-    return str(mirror / os.path.relpath(os.path.abspath(entry), common))
-
-
 def _reconstructed(
     path: str, applied: Sequence[Any], exact: bool, residual: Sequence[Any], only: Any
 ) -> MutantSpec:
@@ -219,16 +231,7 @@ def _reconstructed(
         "mode": "reconstruct",
         "order": len(applied),
         "exact": exact,
-        "components": [
-            {
-                "operator": c.operator,
-                "element": c.element,
-                "fixed": c.fixed,
-                "buggy": c.buggy,
-                "status": c.status,
-            }
-            for c in applied
-        ],
+        "components": [_component_provenance(c) for c in applied],
         "residual": list(residual),
     }
     if only is not None:
@@ -239,22 +242,29 @@ def _reconstructed(
     )  # fmt: skip
 
 
-def _first_order(fixed_entry: str, component: Any, folder: Path, exact: bool) -> MutantSpec | None:
-    """One component's edit alone, written with mutate's provenance (a part of a higher-order fault)."""
-    from mutreal.mutation.mutate import Failure, generate, write_mutant
-    from mutreal.mutation.operators import Program
-
-    program = Program.from_file(fixed_entry)
-    made = next(generate(program, component.operator, site=component.site, value=component.value), None)
-    if made is None or isinstance(made, Failure):
-        return None
-    path, _ = write_mutant(made, str(folder))
+def _first_order(path: str, component: Any, exact: bool) -> MutantSpec:
+    """One component's mutant (its edit and the completions of its element): a part of a
+    higher-order fault."""
     provenance = {
         "mode": "reconstruct", "order": 1, "exact": False, "part_of_exact": exact,
-        "components": [{"operator": component.operator, "element": component.element, "fixed": component.fixed,
-                        "buggy": component.buggy, "status": component.status}],
+        "components": [_component_provenance(component)],
     }  # fmt: skip
     return MutantSpec(path, component.operator, component.site, _plain(component.value), provenance)
+
+
+def _component_provenance(c: Any) -> dict[str, Any]:
+    out = {
+        "operator": c.operator,
+        "element": c.element,
+        "fixed": c.fixed,
+        "buggy": c.buggy,
+        "status": c.status,
+    }
+    if c.value_origin and c.value_origin != "buggy":
+        out["value_origin"] = c.value_origin
+    if c.completions:
+        out["completions"] = [_plain(x) for x in c.completions]
+    return out
 
 
 def all_mutants(fixed_entry: str, folder: str | Path, operators: Sequence[str] | None = None) -> MutantSet:

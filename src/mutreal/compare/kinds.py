@@ -51,6 +51,7 @@ class ComponentKind(TextEnum):
     DATA_TRAINING_DATA = "data.training_data"
     DATA_SOURCE_FILE = "data.source_file"
     DATA_LABELS = "data.labels"
+    TENSOR_SHAPE = "tensor.shape"
 
     @classmethod
     def _missing_(cls, value: object) -> ComponentKind:

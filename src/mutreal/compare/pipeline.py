@@ -15,6 +15,7 @@ from mutreal.compare.fit import compare_evaluations, compare_fits, compare_unuse
 from mutreal.compare.layers import compare_models, compare_unseen_model
 from mutreal.compare.noise import noise_rule
 from mutreal.compare.source_facts import HyperVariable, RuntimeCall
+from mutreal.compare.tensors import compare_tensor_ops
 from mutreal.compare.training_data import compare_runtime_calls
 from mutreal.program.model import ProgramModel
 
@@ -33,6 +34,7 @@ PASSES: tuple[ComparePass, ...] = (
     compare_data_files,
     compare_color_mode,
     compare_unused_hyperparameters,  # reads ctx.budget_kinds
+    compare_tensor_ops,  # graph code only: shape-changing tensor operations
 )
 
 
@@ -52,6 +54,8 @@ def empty_program(program: ProgramModel) -> bool:
         or program.data
         or program.untrained_data
         or program.loss_functions
+        or program.tensor_ops
+        or program.era == "tf1"  # graph code run in a session: its tensors are the program
     )
 
 
@@ -81,7 +85,22 @@ def diff_models(
     if buggy.framework == "tensorflow" or fixed.framework == "tensorflow":
         for c in out:
             c.detail["raw_tensorflow"] = True
+    else:
+        for c in out:
+            if _trained_in_session(c, buggy) or _trained_in_session(c, fixed):
+                c.detail["raw_tensorflow"] = True
     return out
+
+
+def _trained_in_session(component: FaultComponent, program: ProgramModel) -> bool:
+    """A compile or training component of a Keras model trained by TensorFlow 1 graph code
+    (``optimizer.minimize(loss)``, ``session.run(train_op)``): no Keras call for DeepCrime to edit."""
+    element = component.element
+    if element.startswith("compile"):
+        return any(".minimize(" in c.text for c in program.compiles)
+    if element.startswith("fit"):
+        return any(f.method == "session.run" for f in program.fits)
+    return False
 
 
 def dedupe_same_source(components: list[FaultComponent]) -> list[FaultComponent]:

@@ -220,6 +220,21 @@ def uses_raw_tensorflow(code: str, imports: ImportTable) -> bool:
     return imports.uses(_TF_ROOTS) and RAW_TF.search(code) is not None
 
 
+#: ``tf.`` written in a snippet that imports nothing (a posted fragment)
+_TF_PREFIX = re.compile(r"\btf\.\w")
+
+
+def uses_graph_code(code: str, imports: ImportTable) -> bool:
+    """Whether the graph front-end reads this program: it uses raw TensorFlow (:data:`RAW_TF`), or
+    it calls TensorFlow without using Keras at all, not even as ``tf.keras`` (tensor programs:
+    ``tf.constant``, ``tf.while_loop``, input queues). A fragment that imports nothing counts as importing
+    TensorFlow when it writes ``tf.`` (a posted snippet)."""
+    tf_used = imports.uses(_TF_ROOTS) or (not imports.aliases and _TF_PREFIX.search(code) is not None)
+    if not tf_used:
+        return False
+    return RAW_TF.search(code) is not None or not (imports.keras_modules() or "keras" in code)
+
+
 def framework_of(
     imports: ImportTable, keras_seen: bool, keras_built: bool = True, raw_tf: bool = False
 ) -> str:

@@ -3,7 +3,9 @@
 :class:`Walker` combines the interpreter (:mod:`mutreal.extract.interpreter`: environment, values,
 statements, expressions, calls, user functions and classes) with the Keras semantics it dispatches
 to (:mod:`~mutreal.extract.keras_layers`, :mod:`~mutreal.extract.keras_training`,
-:mod:`~mutreal.extract.keras_data`). This module owns the entry (:meth:`Walker.run`), the era
+:mod:`~mutreal.extract.keras_data`) and, in TensorFlow 1 graph code (decided before the walk, see
+:func:`~mutreal.extract.names.uses_graph_code`), the graph semantics
+(:mod:`~mutreal.extract.tf_graph`, :mod:`~mutreal.extract.tf_graph_training`). This module owns the entry (:meth:`Walker.run`), the era
 decided before the walk, and the two dispatch tables from the interpreter to the semantics: named
 callables (:meth:`Walker.call_qualified`, :meth:`Walker.call_keras`) and methods on modelled values
 (:meth:`Walker.value_method`).
@@ -36,7 +38,8 @@ from mutreal.extract.interpreter.values import (
     materialise,
 )
 from mutreal.extract.keras_data import DATASET_METHODS
-from mutreal.extract.keras_layers import KerasLayers
+from mutreal.extract.tf_graph import NOT_GRAPH
+from mutreal.extract.tf_graph_training import TfGraph
 from mutreal.program import keras_api
 from mutreal.program.model import CALL, CONST, NAME, OPAQUE, REF, DataSource, ProgramModel, Value
 
@@ -108,7 +111,7 @@ _MODEL_METHODS = frozenset(
 )
 
 
-class Walker(KerasLayers):
+class Walker(TfGraph):
     """Builds a :class:`ProgramModel` from one LibCST module (see module docstring)."""
 
     def run(self) -> ProgramModel:
@@ -126,13 +129,23 @@ class Walker(KerasLayers):
                 for name, value in env.vars.items()
                 if isinstance(value, data.DataChain) and value.source is not None
             }
-        keras_built = bool(pm.models or pm.compiles or pm.fits) or self.keras_defined
-        pm.loss_functions = {n: list(v) for n, v in losses.find_loss_functions(self.lines.code, self.tree).items()}
+        keras_built = (
+            any(m is not self.graph_model_or_none for m in pm.models)
+            or any(not self.is_graph_record(r) for r in (*pm.compiles, *pm.fits))
+            or self.keras_defined
+        )
+        pm.loss_functions = {
+            n: list(v) for n, v in losses.find_loss_functions(self.lines.code, self.tree).items()
+        }
         pm.schedule_functions = {
             n: list(v) for n, v in schedules.find_schedule_functions(self.lines.code, self.tree).items()
         }
-        pm.raw_tensorflow = names.uses_raw_tensorflow(self.lines.code, self.imports)
+        pm.raw_tensorflow = names.uses_raw_tensorflow(self.lines.code, self.imports) or self.graph_mode
         pm.framework = names.framework_of(self.imports, self.keras_seen, keras_built, pm.raw_tensorflow)
+        self.finish_graph()
+        if self.graph_mode and pm.framework == "tensorflow" and not self.forced_era:
+            pm.era = self.era = "tf1"
+            pm.era_evidence.append("TensorFlow 1 graph code (placeholders, sessions, tf.train optimizers)")
         pm.imports = dict(self.imports.aliases)
         self._read_source_facts(pm)
         if pm.framework == "tensorflow":
@@ -167,6 +180,8 @@ class Walker(KerasLayers):
                 for small in stmt.body:
                     if type(small) is cst.Import or type(small) is cst.ImportFrom:
                         self.imports.add(small)
+        if names.uses_graph_code(code, self.imports):
+            self.enter_graph_mode()
         era, ev = names.era_from_imports(self.imports)
         evidence.extend(ev)
         legacy = _LEGACY_TEXT.search(code)
@@ -208,6 +223,10 @@ class Walker(KerasLayers):
             return self.call_keras(part, last, qn, node, env)
         if qn.startswith("tensorflow.") and last in keras_api.TF_TRAIN_OPTIMIZERS:
             return self.make_optimizer(qn, node, env)
+        if self.graph_mode:
+            built = self.graph_call(qn, node, env)
+            if built is not NOT_GRAPH:
+                return built
         if (
             qn.startswith(data.SKLEARN_PREFIX)
             or qn in data.FILE_READERS
@@ -341,6 +360,10 @@ class Walker(KerasLayers):
         augmenters, tf.data pipelines; an unknown receiver of ``fit``/``compile`` is taken as a model."""
         if isinstance(receiver, ModelObj):
             return self.model_method(receiver, method, node, env)
+        if self.graph_mode:
+            built = self.graph_method(receiver, method, node, env)
+            if built is not NOT_GRAPH:
+                return built
         if isinstance(receiver, data.DataChain):
             return self.chain_method(receiver, method, node, env)
         if isinstance(receiver, data.Scaler):

@@ -203,7 +203,9 @@ def _data_summary(model) -> dict[str, Any]:
 
 
 def _has_keras(model) -> bool:
-    return bool(model.models or model.compiles or model.fits)
+    """A model, compile or fit call, or TensorFlow 1 graph code (era ``tf1``: a graph built and run
+    in a session, read by :mod:`mutreal.extract.tf_graph`)."""
+    return bool(model.models or model.compiles or model.fits) or model.era == "tf1"
 
 
 def classify_pair(

@@ -21,7 +21,7 @@ from mutreal.compare.decisions import DecisionId, applies
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.label.taxonomy import load_taxonomy
 
-KERAS_ONLY_REASON = "raw TensorFlow code, DeepCrime is Keras-only"
+KERAS_ONLY_REASON = "none: DeepCrime mutates Keras programs only"
 STRING_OPTIMIZER_REASON = (
     "the first program names its optimizer as a string ('adam'); DeepCrime's own HLR can only set the "
     "learning rate of an optimizer object (mutreal's HLR writes one)"
@@ -78,7 +78,12 @@ KIND_RULES: dict[K, KindRule] = {
         "TRD", None, "DeepCrime's TRD only drops part of the same data; no operator reads another data file"
     ),
     K.DATA_LABELS: KindRule("TCL", "TCL"),
+    K.TENSOR_SHAPE: KindRule("TWS", None, "no DeepCrime operator changes tensor shapes"),
 }
+
+#: graph code (TensorFlow 1): kinds whose element is a tensor there, not a Keras layer's argument
+#: (decision TWS-placeholder: a placeholder's shape, a weight variable's input dimension)
+GRAPH_CODES: dict[K, str] = {K.LAYER_INPUT_SHAPE: "TWS"}
 
 
 @dataclass
@@ -203,7 +208,7 @@ def _label_runtime_call(component: FaultComponent) -> Label:
     )
 
 
-@applies(DecisionId.HLR_EXPLICIT)
+@applies(DecisionId.HLR_EXPLICIT, DecisionId.TWS_PLACEHOLDER, DecisionId.GRAPH_KERAS_ONLY)
 def label_component(component: FaultComponent) -> Label:
     """Label one component (see the module docstring); a kind without a rule is an error (a kind
     added to :class:`~mutreal.compare.kinds.ComponentKind` needs its row in :data:`KIND_RULES`)."""
@@ -214,6 +219,8 @@ def label_component(component: FaultComponent) -> Label:
         raise KeyError(f"no labelling rule for component kind {component.kind!r}")
     taxonomy = load_taxonomy()
     code = _code_for(component, rule)
+    if component.detail.get("raw_tensorflow"):
+        code = _graph_code(component, code)
     info = taxonomy.code(code)
     facts = {"change": component.change, **{k: str(v) for k, v in component.detail.items() if v is not None}}
     leaf_obj = taxonomy.resolve_leaf(code, **facts)
@@ -227,6 +234,7 @@ def label_component(component: FaultComponent) -> Label:
         # operator; DeepCrime's own HLR fails on a string optimizer and the study flagged it N
         simulable, strict, reason = False, False, STRING_OPTIMIZER_REASON
     if component.detail.get("raw_tensorflow"):
+        # decision graph-Keras-only: DeepCrime's operators edit Keras calls; graph code has none
         operator, reason, simulable, strict = None, KERAS_ONLY_REASON, False, False
     return Label(
         code=code,
@@ -238,6 +246,26 @@ def label_component(component: FaultComponent) -> Label:
         deepcrime_strict=strict,
         reason=reason,
     )
+
+
+@applies(DecisionId.ACH_GRAPH_FUNCTION, DecisionId.LWC_GRAPH_EXPRESSION)
+def _graph_code(component: FaultComponent, code: str) -> str:
+    """Graph code's own readings (decision TWS-placeholder: a placeholder's shape is a tensor's;
+    decision ACH-graph-function: an activation function applied or no longer applied to a tensor
+    is a wrong activation, there being no layer to add or remove; decision LWC-graph-expression: a
+    loss written out as tensor arithmetic on both sides, rewritten, is a wrong loss calculation)."""
+    if component.kind in GRAPH_CODES:
+        return GRAPH_CODES[component.kind]
+    if (
+        component.kind is K.COMPILE_LOSS
+        and component.evidence.get("before_kind") == component.evidence.get("after_kind") == "opaque"
+    ):
+        return "LWC"  # decision LWC-graph-expression
+    if component.kind in (K.LAYER_MISSING, K.LAYER_REDUNDANT) and str(
+        component.detail.get("layer_type", "")
+    ).startswith("Activation"):
+        return "ACH"
+    return code
 
 
 def _string_optimizer_learning_rate(component: FaultComponent) -> bool:

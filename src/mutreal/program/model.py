@@ -68,7 +68,8 @@ class Layer(Record):
     file: str = "<string>"
     line: int | None = None
     text: str = ""
-    #: how the layer entered the model: "list", "add", "functional", "subclass", "helper", "loop"
+    #: how the layer entered the model: "list", "add", "functional", "subclass", "helper", "loop",
+    #: "graph" (an operation of TensorFlow 1 graph code, :mod:`mutreal.extract.tf_graph`)
     origin: str = "add"
     #: the variable the layer (or its output tensor, in functional code) was bound to
     var: str | None = None
@@ -330,6 +331,27 @@ class DataOp(Record):
         return (self.op, self.name, tuple(sorted((k, v.key()) for k, v in self.args.items())))
 
 
+@dataclass
+class TensorOp(Record):
+    """One shape-changing tensor operation of TensorFlow graph code, in source order.
+
+    ``op`` is the TensorFlow function's last name (``reshape``, ``expand_dims``, ``squeeze``,
+    ``transpose``, ``stack``, ``concat``...); ``args`` its shape arguments by name (``shape``,
+    ``axis``, ``perm``). Graph programs change tensor shapes with these calls where Keras programs
+    change layers, so the study's TWS (wrong tensor shape) faults live here.
+    """
+
+    op: str
+    args: dict[str, Value] = field(default_factory=dict)
+    text: str = ""
+    file: str = "<string>"
+    line: int | None = None
+
+    def key(self) -> Any:
+        """Normalised form for comparisons (op, argument keys)."""
+        return (self.op, tuple(sorted((k, v.key()) for k, v in self.args.items())))
+
+
 #: data roles, in the order reports list them (``x_pred``: the first input given to ``predict``)
 DATA_ROLES = ("x_train", "y_train", "x_val", "y_val", "x_test", "y_test", "x_pred")
 
@@ -398,7 +420,8 @@ class ProgramModel(Record):
     ``framework`` is ``"keras"`` for Keras in any packaging (keras, tf.keras, tensorflow.keras),
     ``"tensorflow"`` for raw TensorFlow without Keras, ``"pytorch"``, ``"other"`` or ``"none"``.
     ``era`` is the Keras API era assumed for defaults and positional arguments (see
-    :data:`mutreal.program.keras_api.ERAS`), ``era_evidence`` says why.
+    :data:`mutreal.program.keras_api.ERAS`), or ``tf1`` for TensorFlow 1 graph code (read by
+    :mod:`mutreal.extract.tf_graph`; defaults as in ``keras2``); ``era_evidence`` says why.
     """
 
     path: str = "<string>"
@@ -433,6 +456,9 @@ class ProgramModel(Record):
     #: every ``targets = <mutreal.runtime.training_data>.fn(...)`` statement, in source order (rule
     #: ``training_data_runtime_calls``; :func:`mutreal.extract.source_facts.find_runtime_data_calls`)
     runtime_data_calls: list[RuntimeDataCall] = field(default_factory=list)
+    #: graph code only: shape-changing tensor operations (``tf.reshape``, ``tf.expand_dims``...) in
+    #: source order (:mod:`mutreal.extract.tf_graph`); written out only when there are some
+    tensor_ops: list[TensorOp] = field(default_factory=list, metadata=wire(omit="empty"))
 
     # -- convenience -------------------------------------------------------------------------------
     @property

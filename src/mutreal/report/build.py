@@ -209,7 +209,7 @@ def build_report(
     tables += [combos_table, simulable_table, cooccurrence_table(graph), order_distribution_table(figures)]
     tables += [order0_table(bugs), errors_table(bugs, problems)]
     if campaigns is not None:
-        tables += campaigns.tables()
+        tables += campaigns.tables({bug.id: bug.codes for bug in bugs})
         if pages is not None:
             pages.extra = campaigns.page_sections()
     if pages is not None:

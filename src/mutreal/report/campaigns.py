@@ -3,7 +3,8 @@
 ``mutreal report --reproduce R.jsonl`` reads the rows of ``reproduce --manifest`` and prints the
 study's Table 5 per benchmark (bugs, version problems, reproduced, stable) with the study's
 published figures beside this run's; ``--compare C.jsonl`` reads ``compare --manifest`` rows and
-shows, per operator, the share of real faults it reconstructs and its mean coupling and IoU, the
+shows the realism section (:mod:`mutreal.report.realism`: per bug its best reconstructing mutant,
+first-order mutants against their higher-order combination), then, per operator, the share of real faults it reconstructs and its mean coupling and IoU, the
 best mutant of each bug, a bugs x operators coupling heatmap and KP(mutant) against KP(fault) per
 input for the best mutants. Both add their results to the per-bug pages.
 
@@ -61,11 +62,17 @@ class Campaigns:
     reproduce: CampaignRows | None = None
     compare: CampaignRows | None = None
 
-    def tables(self) -> list[Table]:
+    def tables(self, codes: Mapping[str, Sequence[str]] | None = None) -> list[Table]:
+        """The campaign tables; ``codes`` (bug id -> classify's codes) names each fault's codes in the
+        realism table (else they come from the mutants' provenance)."""
+        from mutreal.report.realism import realism_bugs_table, realism_hom_table
+
         out: list[Table] = []
         if self.reproduce is not None:
             out += [table5(self.reproduce), reproduction_bugs_table(self.reproduce)]
         if self.compare is not None:
+            rows, source = self.compare.rows, self.compare.path
+            out += [realism_bugs_table(rows, source, codes), realism_hom_table(rows, source)]
             out += [coupling_operators_table(self.compare), coupling_best_table(self.compare)]
         return out
 
@@ -347,6 +354,7 @@ def coupling_html(row: Mapping[str, Any]) -> str:
     if row.get("reason") or row.get("error"):
         head += f'<p class="note">{_e(row.get("reason") or row.get("error"))}</p>'
     head += "".join(f'<p class="note">{_e(n)}</p>' for n in row.get("notes") or [] if n.startswith("partial "))
+    head += _realism_line(row)
     best = (row.get("best") or {}).get("file")
     body = []
     for m in row.get("mutants") or []:
@@ -371,3 +379,20 @@ def coupling_html(row: Mapping[str, Any]) -> str:
         + table
         + "</section>"
     )
+
+
+def _realism_line(row: Mapping[str, Any]) -> str:
+    """The bug's figure of the report's realism section: its best reconstructing mutant, or why none."""
+    from mutreal.report.realism import best_reconstruction, no_figure_reason, reconstruction_kind
+
+    best = best_reconstruction(row)
+    why = no_figure_reason(row, best)
+    text = "best reconstructing mutant: "
+    if best is not None:
+        text += (f"<strong>{_e(best.get('operator'))}</strong> ({_e(reconstruction_kind(row, best))}), "
+                 f"coupling {_e(_number(best.get('coupling')) or 'none')}, IoU {_e(_number(best.get('iou')) or 'none')}")  # fmt: skip
+    else:
+        text += "none"
+    if why and row.get("status") == "ok":  # otherwise the row's reason is shown above
+        text += f'; <span class="note">no figure: {_e(why)}</span>'
+    return f'<p class="realism">{text}</p>'

@@ -99,16 +99,43 @@ def page_names(ids: Iterable[str]) -> dict[str, str]:
 
 
 def file_pairs(row: ResultRow) -> list[tuple[str | None, str | None]]:
-    """The (buggy, fixed) file pairs of a row: its ``files`` field, else the files its components name."""
+    """The (buggy, fixed) file pairs of a row: its ``files`` field, else the files its components name.
+
+    The ``files`` field pairs every file classify compared, so a component found on one side only
+    (an added preprocessing step or layer has no buggy line) still shows both programs. Rows
+    without it (older results) are paired from the components by :func:`pair_component_files`.
+    """
     pairs: list[tuple[str | None, str | None]] = []
-    for pair in row.extra.get("files") or []:
+    for pair in [*(getattr(row, "files", None) or []), *(row.extra.get("files") or [])]:
         if isinstance(pair, dict) and (pair.get("buggy") or pair.get("fixed")):
             pairs.append((pair.get("buggy"), pair.get("fixed")))
-    if not pairs:
-        for c in row.components:
-            if c.buggy_file or c.fixed_file:
-                pairs.append((c.buggy_file, c.fixed_file))
-    return list(dict.fromkeys(pairs))
+    if pairs:
+        return list(dict.fromkeys(pairs))
+    return pair_component_files([(c.buggy_file, c.fixed_file) for c in row.components])
+
+
+def pair_component_files(
+    named: Sequence[tuple[str | None, str | None]],
+) -> list[tuple[str | None, str | None]]:
+    """Pair the files components name, as (buggy, fixed).
+
+    A component seen on one side only (no buggy line for an added step) names one file; when
+    another component pairs that file it is shown there, else it is paired with the unpaired file
+    of the other side of the same name (``buggy/train.py`` with ``fixed/train.py``), else with the
+    only unpaired file of the other side. A file left without a partner is on one side only."""
+    pairs = list(dict.fromkeys((b, f) for b, f in named if b and f))
+    lone_buggy = list(dict.fromkeys(b for b, f in named if b and not f and all(b != p for p, _ in pairs)))
+    lone_fixed = list(dict.fromkeys(f for b, f in named if f and not b and all(f != p for _, p in pairs)))
+    for b in lone_buggy:
+        same = [f for f in lone_fixed if Path(f).name == Path(b).name]
+        partner = (
+            same[0] if same else lone_fixed[0] if len(lone_fixed) == 1 and len(lone_buggy) == 1 else None
+        )
+        if partner is not None:
+            lone_fixed.remove(partner)
+        pairs.append((b, partner))
+    pairs += [(None, f) for f in lone_fixed]
+    return pairs
 
 
 # ------------------------------------------------------------------------------------------ pieces

@@ -74,13 +74,21 @@ SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         ("combinations", "combinations_simulable", "cooccurrence"),
     ),
     ("reproduction", "Reproduction of the real faults (RQ5)", ("table5_reproduction", "reproduction_bugs")),
+    (
+        "realism",
+        "Realism of the real faults: their reconstructing mutants",
+        ("realism_bugs", "realism_hom"),
+    ),
     ("coupling", "Mutants against the real faults: coupling", ("coupling_operators", "coupling_best")),
     ("apart", "Listed apart: order-0 bugs and errors", ("order0", "errors")),
     ("bugs", "Every bug, with a link to its page", ("bugs",)),
 )
 
-#: tables shown whole however long (the bug list: every bug must link to its page)
-UNCUT = {"bugs"}
+#: tables shown whole however long (the bug list: every bug must link to its page; the realism
+#: table: every compared bug shows its figure or why it has none)
+UNCUT = {"bugs", "realism_bugs"}
+#: tables whose first column is a bug id, linked to the bug's page
+LINKED = {"bugs", "realism_bugs", "realism_hom", "coupling_best", "reproduction_bugs"}
 
 
 def render_plots(report: Report) -> dict[str, bytes]:
@@ -181,10 +189,9 @@ def render_markdown(report: Report, image_paths: dict[str, str] | None = None) -
         for plot in plots:
             out += [f"![{plot.caption}]({image_paths[plot.name]})", ""]
         for table in tables:
-            if table.name in UNCUT:
-                out += [table_markdown(table, max_rows=len(table.rows), links=_links(report))]
-            else:
-                out += [table_markdown(table)]
+            links = _links(report) if table.name in LINKED else None
+            rows = len(table.rows) if table.name in UNCUT else MAX_ROWS
+            out += [table_markdown(table, max_rows=rows, links=links)]
     return "\n".join(out)
 
 
@@ -252,7 +259,11 @@ def render_html(report: Report, images: dict[str, bytes]) -> str:
                 f'src="data:image/png;base64,{data}"><figcaption>{html.escape(plot.caption)}</figcaption></figure>'
             )
         body += [
-            table_html(t, max_rows=len(t.rows), links=_links(report)) if t.name in UNCUT else table_html(t)
+            table_html(
+                t,
+                max_rows=len(t.rows) if t.name in UNCUT else MAX_ROWS,
+                links=_links(report) if t.name in LINKED else None,
+            )
             for t in tables
         ]
         body.append("</section>")

@@ -2,16 +2,11 @@
 
 For a mutation-tool developer the question is not whether an operator *could* simulate a kind of
 fault, but whether, applied to the fixed program of a real bug with the values the buggy version
-has, it gives back the buggy program. For every bug of a manifest:
-
-1. classify the pair in the *mutation direction* (fixed program first, buggy second), so each
-   component's ``deepcrime`` operator names the edit that turns the fixed value into the buggy
-   one (the same convention as ``classify(original, mutant)`` for mutants);
-2. keep bugs whose components are all simulable; for each component find the matched operator's
-   site at that element in the fixed program and infer its parameter from the buggy value;
-3. apply all edits to the fixed program (one file per fixed file) and classify (mutant, buggy):
-   no component left means the real fault was reconstructed exactly; a component is
-   reconstructed when no residual component touches its element.
+has, it gives back the buggy program. For every bug of a manifest the reconstruction itself (classify
+in the mutation direction, the operators applied to the fixed program with the buggy values,
+classify of mutant against buggy) is the mutation stage's job, :mod:`mutreal.mutation.reconstruct`,
+which ``compare --mutants reconstruct`` calls too; this module keeps the bugs whose components are
+all simulable (``partial`` attempts the others' simulable part as well) and counts.
 
 Components that fail are counted by why: no operator registered, no site found, parameter not
 inferable, operator error, or residual components (listed). Operators are taken from the
@@ -25,17 +20,23 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, ClassVar
 
-from mutreal.label.classify import classify_safely, expand_side
+from mutreal.label.classify import expand_side
 from mutreal.manifest import ManifestRow, read_manifest
-from mutreal.mutation.operator_values import value_from_text
-from mutreal.mutation.operators import MutationError, Operator, Program, apply_edits, registry
+from mutreal.mutation.operators import Operator, registry
+from mutreal.mutation.reconstruct import (
+    FAILURE_REASONS,
+    RECONSTRUCTED,
+    ComponentOutcome,
+    attempted,
+    folded_value,
+    reconstruct,
+    reconstruct_pair,
+)
 from mutreal.parallel import map_with_progress
-from mutreal.program.model import canonical_path, parse_path
 from mutreal.results import ComponentResult
 from mutreal.serialise import Record, record_kwargs, record_to_dict
 
@@ -55,41 +56,11 @@ __all__ = [
     "folded_value",
 ]
 
-#: why a claimed component was not reconstructed, in report order
-FAILURE_REASONS = ("no_operator", "no_site", "not_inferable", "operator_error", "residual")
-RECONSTRUCTED = "reconstructed"
 
 
 # ---------------------------------------------------------------------------------------------------
 # Records
 # ---------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class ComponentOutcome(Record):
-    """One claimed component of a real bug: the operator used, and whether it was reconstructed.
-
-    ``fixed``/``buggy`` are the element's source text in each program; ``status`` is
-    ``reconstructed`` or one of :data:`FAILURE_REASONS`; ``residual`` lists what classify still
-    found after mutation at this element or at another element the operator's site edits.
-    """
-
-    element: str
-    code: str
-    operator: str | None
-    fixed: str | None
-    buggy: str | None
-    status: str
-    detail: str = ""
-    site: int | None = None
-    value: Any = None
-    residual: list[dict[str, Any]] = field(default_factory=list)
-    #: every element the operator's site edits (a layer built in a loop is one site, several layers)
-    elements: list[str] = field(default_factory=list)
-
-    @property
-    def reconstructed(self) -> bool:
-        return self.status == RECONSTRUCTED
 
 
 @dataclass
@@ -229,243 +200,6 @@ def _get(obj: Any, key: str) -> Any:
 # ---------------------------------------------------------------------------------------------------
 
 
-def _element_match(site_element: str, component_element: str) -> bool:
-    a, b = canonical_path(site_element), canonical_path(component_element)
-    return a == b or (a.endswith(".preprocess") and b.startswith(a + "["))
-
-
-def _residual_dict(c: ComponentResult) -> dict[str, Any]:
-    return {
-        "element": c.element,
-        "code": c.code,
-        "deepcrime": c.deepcrime,
-        "kind": c.kind,
-        "mutant": c.before,
-        "buggy": c.after,
-    }
-
-
-def folded_value(model: Any, element: str) -> str | None:
-    """The buggy program's value at ``element`` as the program model folded it (a variable holding
-    ``'mse'``, a constant ``EPOCHS``), as source text for :func:`value_from_text`; None when the
-    model has no constant there. Used when the component's own text is not a value (a name)."""
-    try:
-        segs = parse_path(canonical_path(element))
-    except Exception:
-        return None
-    names = [name for name, _ in segs]
-    value: Any = None
-    try:
-        if names[0] == "compile" and len(segs) >= 2:
-            comp = model.compiles[segs[0][1] or 0]
-            if names[1:] == ["loss"]:
-                value = comp.loss
-            elif names[1:] == ["optimizer"] and comp.optimizer is not None and comp.optimizer.cls:
-                return repr(comp.optimizer.cls)
-            elif names[1] == "optimizer" and len(names) == 3 and comp.optimizer is not None:
-                value = comp.optimizer.arg(names[2], model.era)
-        elif names[0] == "fit" and len(segs) == 2:
-            value = model.fits[segs[0][1] or 0].arg(names[1], model.era)
-        elif names[:2] == ["model", "layer"] and len(segs) == 3:
-            folded = model.models[segs[0][1] or 0].folded_layers(model.era)[segs[1][1] or 0]
-            value = folded.activation if names[2] == "activation" else folded.layer.arg(names[2], model.era)
-    except (IndexError, KeyError, AttributeError, TypeError):
-        return None
-    if value is None or not getattr(value, "is_const", False) or value.value is None:
-        return None
-    return repr(value.value)
-
-
-@dataclass
-class _Planned:
-    outcome: ComponentOutcome
-    file: str
-    index: int
-
-
-def _covers(element: str, other: str) -> bool:
-    """``element`` is ``other`` or an element above it (``compile.optimizer`` covers its learning rate)."""
-    a, b = canonical_path(element), canonical_path(other)
-    return _element_match(a, b) or b.startswith(a + ".")
-
-
-def _mutate_file(
-    path: str,
-    items: list[_Planned],
-    comps: Sequence[ComponentResult],
-    ops: Mapping[str, Operator],
-    buggy_model: Callable[[], Any] | None = None,
-) -> str | None:
-    """Apply the components' operators to one fixed file, one after the other (each on the program
-    the previous edit left, so an optimizer change and a learning rate on the same call compose),
-    whole elements before their parts. Returns the mutant's text (None: nothing applied)."""
-    try:
-        program = Program.from_file(path)
-    except Exception as exc:
-        for it in items:
-            it.outcome.status, it.outcome.detail = "operator_error", f"cannot read the fixed program: {exc}"
-        return None
-    changed = False
-    done: list[tuple[str, Any, set[str]]] = []  # (operator, value, elements) of applied edits
-    for it in sorted(items, key=lambda it: (canonical_path(it.outcome.element).count("."), it.index)):
-        comp, outcome = comps[it.index], it.outcome
-        op = ops.get(outcome.operator or "")
-        if op is None:
-            outcome.detail = (
-                f"no registered operator {outcome.operator!r}"
-                if outcome.operator
-                else "classify names no operator"
-            )
-            continue
-        prior = next((d for d in done if d[0] == op.id and canonical_path(comp.element) in d[2]), None)
-        try:
-            sites = [s for s in op.sites(program) if any(_element_match(e, comp.element) for e in s.elements)]
-            if not sites and prior is None:
-                outcome.status = "no_site"
-                outcome.detail = f"{op.id} has no site at {comp.element} in the fixed program"
-                others = _operators_with_site(program, comp.element, ops, exclude=op.id)
-                if others:
-                    outcome.detail += f" ({', '.join(others)} has one: is the direction of the label right?)"
-                continue
-            site = sites[0] if sites else None
-            ok, value, why = (True, prior[1], "") if site is None else value_from_text(op, site, comp.after)
-            model = buggy_model() if not ok and site is not None and buggy_model is not None else None
-            if model is not None:
-                folded = folded_value(model, comp.element)
-                if folded is not None:
-                    ok2, value2, _ = value_from_text(op, site, folded)
-                    if ok2:
-                        ok, value, why = True, value2, ""
-            if not ok:
-                outcome.status, outcome.detail = "not_inferable", why
-                continue
-            outcome.site, outcome.value = (site.index if site else None), value
-            if site is not None:
-                outcome.elements = list(site.elements)
-            if prior is not None:
-                # one site builds several layers (a loop): the edit made for one covers the others
-                outcome.status = "planned" if prior[1] == value else "not_inferable"
-                if prior[1] != value:
-                    outcome.detail = "one site builds several layers whose buggy values differ"
-                continue
-            assert site is not None
-            try:
-                mutant = apply_edits(program, [op.apply(program, site, value)])
-            except MutationError as exc:
-                if "changes nothing" in str(exc):
-                    outcome.status = "planned"  # an earlier edit already wrote this value
-                    continue
-                raise
-            done.append((op.id, value, {canonical_path(e) for e in site.elements}))
-            program = Program(mutant.code, path)
-            changed = True
-            outcome.status = "planned"
-        except MutationError as exc:
-            outcome.status, outcome.detail = "operator_error", str(exc)
-        except Exception as exc:  # an operator failing on this program is its own finding
-            outcome.status, outcome.detail = "operator_error", f"{type(exc).__name__}: {exc}"
-    return program.text if changed else None
-
-
-def _operators_with_site(
-    program: Program, element: str, ops: Mapping[str, Operator], exclude: str
-) -> list[str]:
-    """Other registered operators that do have a site at ``element`` (a hint for a no-site failure)."""
-    out = []
-    for oid, op in ops.items():
-        if oid == exclude:
-            continue
-        try:
-            if any(_element_match(e, element) for s in op.sites(program) for e in s.elements):
-                out.append(oid)
-        except Exception:  # a hint only
-            continue
-    return out
-
-
-def _buggy_model(items: Sequence[_Planned], comps: Sequence[ComponentResult]) -> Callable[[], Any]:
-    """Lazily, the program model of the buggy file paired with these components' fixed file
-    (None when unreadable); built only when some value must be read from it."""
-    path = next((comps[it.index].fixed_file for it in items if comps[it.index].fixed_file), None)
-
-    @cache
-    def load() -> Any:
-        if path is None:
-            return None
-        try:
-            return Program.from_file(path).model  # the buggy program sits in classify's second slot here
-        except Exception:
-            return None
-
-    return load
-
-
-def _mirror_names(files: Sequence[str]) -> list[str]:
-    if len(files) == 1:
-        return [os.path.basename(files[0])]
-    common = os.path.commonpath([os.path.abspath(f) for f in files])
-    return [os.path.relpath(os.path.abspath(f), common) for f in files]
-
-
-def _reconstruct(
-    comps: Sequence[ComponentResult],
-    ops: Mapping[str, Operator],
-    fixed_files: Sequence[str],
-    buggy_files: Sequence[str],
-    workdir: str,
-    bug_id: str,
-    benchmark: str | None,
-) -> tuple[list[ComponentOutcome], list[dict[str, Any]]]:
-    """Mutate the fixed side, classify (mutant, buggy), settle every component; and the residual."""
-    planned = [
-        _Planned(
-            ComponentOutcome(c.element, c.code, c.deepcrime, c.before, c.after, "no_operator"),
-            c.buggy_file or "",  # the fixed program: it sits in classify's first slot here
-            i,
-        )
-        for i, c in enumerate(comps)
-    ]
-    by_file: dict[str, list[_Planned]] = {}
-    for p in planned:
-        by_file.setdefault(os.path.abspath(p.file), []).append(p)
-    os.makedirs(workdir, exist_ok=True)
-    mutant_files = []
-    for name, fixed in zip(_mirror_names(fixed_files), fixed_files, strict=True):
-        target = os.path.join(workdir, name)
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        items = by_file.get(os.path.abspath(fixed), [])
-        code = _mutate_file(fixed, items, comps, ops, _buggy_model(items, comps)) if items else None
-        if code is None:
-            shutil.copyfile(fixed, target)
-        else:
-            with open(target, "w", encoding="utf-8", newline="") as fh:
-                fh.write(code)
-        mutant_files.append(target)
-    outcomes = [p.outcome for p in planned]
-    result = classify_safely(mutant_files, list(buggy_files), bug_id=bug_id, benchmark=benchmark)
-    if result.status != "ok":
-        for o in outcomes:
-            if o.status == "planned":
-                o.status, o.detail = "operator_error", f"the mutant cannot be classified: {result.error}"
-        return outcomes, []
-    residual = [_residual_dict(c) for c in result.components]
-    for o in outcomes:
-        if o.status != "planned":
-            continue
-        left = [
-            r
-            for r in residual
-            if _covers(o.element, r["element"]) or any(_element_match(e, r["element"]) for e in o.elements)
-        ]
-        if left:
-            o.status = "residual"
-            o.residual = left
-            o.detail = "; ".join(f"{r['element']}: mutant {r['mutant']} vs buggy {r['buggy']}" for r in left)
-        else:
-            o.status = RECONSTRUCTED
-    return outcomes, residual
-
-
 def validate_bug(
     row: ManifestRow,
     *,
@@ -495,32 +229,18 @@ def _validate_bug(
         return BugValidation(
             row.id, row.benchmark, "error", error="manifest row names no buggy or no fixed file"
         )
-    # the mutation direction: the fixed program takes classify's first slot
-    cls = classify_safely(row.fixed, row.buggy, bug_id=row.id, benchmark=row.benchmark)
-    if cls.status != "ok":
-        return BugValidation(row.id, row.benchmark, "error", error=cls.error)
-    if not cls.components:
-        return BugValidation(row.id, row.benchmark, "no_components")
-    comps = [c for c in cls.components if c.simulable] if partial else cls.components
-    if not cls.simulable and not (partial and comps):
-        return BugValidation(row.id, row.benchmark, "not_simulable")
-    fixed_files = expand_side(row.fixed)
     own_tmp = workdir is None
     base = workdir or tempfile.mkdtemp(prefix="mutreal-validate-")
     try:
-        outcomes, residual = _reconstruct(
-            comps, ops, fixed_files, row.buggy, os.path.join(base, "builtin"), row.id, row.benchmark
+        made = reconstruct_pair(
+            row.buggy, row.fixed, base, bug_id=row.id, benchmark=row.benchmark, partial=partial, operators=ops
         )
-        done = sum(o.reconstructed for o in outcomes)
-        outcomes += [
-            ComponentOutcome(c.element, c.code, None, c.before, c.after, "not_simulable", c.reason or "")
-            for c in cls.components
-            if not c.simulable
-        ]
-        status = (
-            RECONSTRUCTED if not residual and done == len(outcomes) else ("partial" if done else "failed")
-        )
-        bug = BugValidation(row.id, row.benchmark, status, outcomes, residual)
+        if made.reconstruction is None:
+            return BugValidation(row.id, row.benchmark, made.status, error=made.error)
+        bug = BugValidation(row.id, row.benchmark, made.status, made.outcomes, made.reconstruction.residual)
+        cls = made.classified
+        assert cls is not None
+        comps = [c for c in cls.components if attempted(c)]
         for op in ops.values():
             if not is_plugin(op):
                 continue
@@ -528,16 +248,16 @@ def _validate_bug(
             if not mine:
                 continue
             swapped = [_with_operator(c, op.id) if i in mine else c for i, c in enumerate(comps)]
-            trial, _ = _reconstruct(
+            trial = reconstruct(
                 swapped,
-                ops,
-                fixed_files,
-                row.buggy,
+                expand_side(row.fixed),
+                expand_side(row.buggy),
                 os.path.join(base, f"plugin-{_safe(op.id)}"),
-                row.id,
-                row.benchmark,
+                bug_id=row.id,
+                benchmark=row.benchmark,
+                operators=ops,
             )
-            bug.plugin_trials[op.id] = [trial[i] for i in mine]
+            bug.plugin_trials[op.id] = [trial.outcomes[i] for i in mine]
         return bug
     finally:
         if own_tmp:

@@ -234,3 +234,5 @@ def materialise(program: ProgramModel) -> None:
     for var in program.data.values():
         for op in var.preprocess:
             _plain_args(op.args)
+    for tensor_op in program.tensor_ops:
+        _plain_args(tensor_op.args)

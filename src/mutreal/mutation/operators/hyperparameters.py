@@ -9,6 +9,7 @@ imports (``optimizers.Adam``, ``tf.keras.optimizers.Adam``) or with an added imp
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Collection, Iterator, Mapping
 from typing import Any, ClassVar
 
@@ -37,6 +38,30 @@ def fit_calls(program: Program, methods: Collection[str] = ("fit",)) -> Iterator
         cid = program.fit_call(fi)
         if cid is not None:
             yield fi, fit, cid
+
+
+def fit_no_site_reasons(
+    program: Program, methods: Collection[str], key: str, skip: Collection[str] = ()
+) -> list[str]:
+    """Why a training call has no site for its ``key`` argument: it runs in a loop (the value is
+    one of many trainings, a mutant must change it once), the call is not found, or the value is
+    not a number the model folds."""
+    out = []
+    for fi, fit in enumerate(program.model.fits):
+        where = f"{fit.method} call at line {fit.line}"
+        if fit_path(fi, key) in skip:
+            continue
+        if fit.method not in methods:
+            out.append(
+                f"{where}: {fit.method} takes no {key} this operator writes (nor a generator it traces)"
+            )
+        elif fit.repeat:
+            out.append(f"{where}: runs in a loop ({fit.repeat}), so its {key} is not one value")
+        elif program.fit_call(fi) is None:
+            out.append(f"{where}: the call is not found in the source")
+        elif not is_number(fit.arg(key, program.era)):
+            out.append(f"{where}: {key} is not a number the program model folds")
+    return out
 
 
 class _FitNumber(Operator):
@@ -74,6 +99,9 @@ class _FitNumber(Operator):
     def _arg(self, program: Program, call: int, method: str) -> tuple[int, cst.Arg] | None:
         return program.find_arg(call, self.aliases, fit_arg_position(method, self.key))
 
+    def no_site_reasons(self, program: Program) -> list[str]:
+        return fit_no_site_reasons(program, self.methods, self.key)
+
     def accepts(self, site: Site, value: Any) -> bool:
         return value != site.original
 
@@ -84,11 +112,47 @@ class _FitNumber(Operator):
 
 
 class ChangeBatchSize(_FitNumber):
-    """HBS: fit's batch_size (explicit or the default 32) becomes one of DeepCrime's sizes."""
+    """HBS: fit's batch_size (explicit or the default 32) becomes one of DeepCrime's sizes; where
+    a training call takes its batches from a generator that fixes their size
+    (``flow_from_directory(..., batch_size=16)``), the generator's argument is the site."""
 
     id = "HBS"
     key = "batch_size"
     aliases = ("batch_size",)
+
+    def find_sites(self, program: Program) -> list[Site]:
+        return super().find_sites(program) + self._generator_sites(program)
+
+    def _generator_sites(self, program: Program) -> list[Site]:
+        """One site per call written with ``batch_size=`` that a training call's batch size comes
+        from (the program model traces it there), for training calls that take no batch size."""
+        calls: dict[int, tuple[list[str], Any, cst.Arg]] = {}
+        for fi, fit in enumerate(program.model.fits):
+            v = fit.args.get("batch_size")
+            if fit.method == "fit" or fit.repeat or not is_number(v) or v.line is None or v.line == fit.line:
+                continue
+            for cid in program.index.calls_by_line.get(v.line, []):
+                arg = program.find_arg(cid, ("batch_size",), None)
+                if arg is not None and code_of(program, arg[1].value) == v.text:
+                    calls.setdefault(cid, ([], v.value, arg[1]))[0].append(fit_path(fi, "batch_size"))
+                    break
+        return [
+            program.make_site(
+                self, cid, elements, code_of(program, arg.value), value, detail={"via": "generator"}
+            )
+            for cid, (elements, value, arg) in calls.items()
+        ]
+
+    def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
+        if site.detail.get("via") != "generator":
+            return super().edit(program, site, value, options)
+        assert site.anchor is not None
+        arg = program.find_arg(site.anchor, ("batch_size",), None)
+        return set_value(self, program, site, value, arg, num(value), "batch_size")
+
+    def no_site_reasons(self, program: Program) -> list[str]:
+        traced = {e for site in self._generator_sites(program) for e in site.elements}
+        return fit_no_site_reasons(program, self.methods, self.key, skip=traced)
 
     def examples(self) -> list[Example]:
         return [
@@ -103,6 +167,16 @@ class ChangeBatchSize(_FitNumber):
                 "history = model.fit(\n    x,\n    y,\n    epochs=3,\n    batch_size=256,\n)\n",
                 value=256,
                 style="one argument per line, default batch size",
+            ),
+            Example(
+                "from keras.preprocessing.image import ImageDataGenerator\n"
+                'batches = ImageDataGenerator().flow_from_directory("train", batch_size=16)\n'
+                "model.fit_generator(batches, steps_per_epoch=10, epochs=2)\n",
+                "from keras.preprocessing.image import ImageDataGenerator\n"
+                'batches = ImageDataGenerator().flow_from_directory("train", batch_size=64)\n'
+                "model.fit_generator(batches, steps_per_epoch=10, epochs=2)\n",
+                value=64,
+                style="batches from a generator",
             ),
         ]
 
@@ -189,7 +263,12 @@ class DisableBatching(Operator):
 
 
 def optimizer_target(program: Program, ci: int) -> tuple[str, int] | None:
-    """Where compile ``ci``'s optimizer is written: ("string", string node) or ("object", call node)."""
+    """Where compile ``ci``'s optimizer is written: ("string", string node) or ("object", call node).
+
+    The optimizer may be written where compile names it, or bound to a name first (``opt =
+    SGD(...)``, ``opt = 'adam'``), or be a default of a helper's parameter (``def build(...,
+    optimizer=Adam(learning_rate=0.01))``: the model records the helper's call line there, so the
+    node is looked for by its text, and taken when the program writes it once)."""
     comp = program.model.compiles[ci]
     opt = comp.optimizer
     if opt is None or opt.cls is None:
@@ -202,11 +281,48 @@ def optimizer_target(program: Program, ci: int) -> tuple[str, int] | None:
         return None
     v = arg[1].value
     if opt.spelling == "string":
-        return ("string", id(v)) if isinstance(v, cst.SimpleString) else None
+        if isinstance(v, cst.SimpleString):
+            return "string", id(v)
+        found = _unique_string(program, opt.text)
+        return ("string", found) if found is not None else None
     if isinstance(v, cst.Call):
         return "object", id(v)
     found = program.find_call(opt.line, opt.text, None)
+    if found is None:
+        found = _unique_call(program, opt.text)
     return ("object", found) if found is not None else None
+
+
+def _unique_call(program: Program, text: str | None) -> int | None:
+    """The one call of the program whose text is ``text`` (None: none, or several)."""
+    if not text:
+        return None
+    want = "".join(text.split())
+    found = [
+        cid
+        for ids in program.index.calls_by_line.values()
+        for cid in ids
+        if "".join(program.index.text(cid).split()).strip("()") == want.strip("()")
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _unique_string(program: Program, text: str | None) -> int | None:
+    """The one string literal of the program that spells ``text`` (the optimizer's name)."""
+    if not text:
+        return None
+    try:
+        name = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError):
+        name = text.strip()
+    if not isinstance(name, str):
+        return None
+    found = [
+        nid
+        for nid, node in program.index.nodes.items()
+        if isinstance(node, cst.SimpleString) and node.evaluated_value == name
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def optimizer_targets(program: Program) -> Iterator[tuple[int, Optimizer, tuple[str, int]]]:
@@ -223,7 +339,9 @@ def lr_keyword(program: Program) -> str:
 
 
 class ChangeLearningRate(Operator):
-    """HLR: the optimizer's learning rate (explicit, legacy ``lr=``, positional, or the era's default)."""
+    """HLR: the optimizer's learning rate (explicit, legacy ``lr=``, positional, or the era's
+    default), and a rate set on the compiled model before a training call
+    (``K.set_value(model.optimizer.lr, 1e-4)``: element ``fit[i].learning_rate``)."""
 
     id = "HLR"
 
@@ -250,7 +368,27 @@ class ChangeLearningRate(Operator):
                     detail={"compile": ci, "spelling": kind, "optimizer": optimizer.cls},
                 )
             )
-        return sites
+        return sites + self._set_value_sites(program)
+
+    def _set_value_sites(self, program: Program) -> list[Site]:
+        """One site per ``set_value`` call that sets the learning rate before training calls
+        (every training call it governs is one of its elements)."""
+        calls: dict[int, tuple[list[str], Any, cst.Arg]] = {}
+        for fi, fit in enumerate(program.model.fits):
+            v = fit.learning_rate
+            if not is_number(v) or v.line is None:
+                continue
+            cid = program.find_call(v.line, None, "set_value")
+            arg = program.find_arg(cid, ("value",), 1) if cid is not None else None
+            if cid is None or arg is None:
+                continue
+            calls.setdefault(cid, ([], v.value, arg[1]))[0].append(fit_path(fi, "learning_rate"))
+        return [
+            program.make_site(
+                self, cid, elements, code_of(program, arg.value), value, detail={"spelling": "set_value"}
+            )
+            for cid, (elements, value, arg) in calls.items()
+        ]
 
     def accepts(self, site: Site, value: Any) -> bool:
         return float(value) != float(site.original)
@@ -258,6 +396,9 @@ class ChangeLearningRate(Operator):
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         assert site.anchor is not None
         code = num(value)
+        if site.detail["spelling"] == "set_value":
+            arg = program.find_arg(site.anchor, ("value",), 1)
+            return set_value(self, program, site, value, arg, code, "value")
         if site.detail["spelling"] == "object":
             arg = program.find_arg(site.anchor, ("learning_rate", "lr"), 0)
             return set_value(self, program, site, value, arg, code, lr_keyword(program))
@@ -288,5 +429,20 @@ class ChangeLearningRate(Operator):
                 "model.compile(loss='mse', optimizer=RMSprop(learning_rate=0.1))\n",
                 value=0.1,
                 style="keras string optimizer, import added",
+            ),
+            Example(
+                "from keras import backend as K\n"
+                "model.compile(optimizer='sgd', loss='mse')\n"
+                "model.fit(x, y, epochs=2)\n"
+                "K.set_value(model.optimizer.lr, 0.001)\n"
+                "model.fit(x, y, epochs=2)\n",
+                "from keras import backend as K\n"
+                "model.compile(optimizer='sgd', loss='mse')\n"
+                "model.fit(x, y, epochs=2)\n"
+                "K.set_value(model.optimizer.lr, 0.1)\n"
+                "model.fit(x, y, epochs=2)\n",
+                site=1,
+                value=0.1,
+                style="rate set on the compiled model before a second fit",
             ),
         ]
