@@ -203,7 +203,26 @@ def test_computed_values_are_folded_else_the_catalogue_value_is_used_and_said(tm
 
 
 def test_a_whole_optimizer_change_is_completed_with_the_buggy_learning_rate(tmp_path: Path) -> None:
-    # classify reads one component (the optimizer); OCH alone would write SGD with its default rate
+    # classify reads one component (the optimizer): the buggy rate equals the fixed optimizer's
+    # default (decision HLR-with-OCH sees no other rate), but OCH alone would write Adam with its own
+    buggy, fixed = pair(
+        tmp_path,
+        program('optimizer="sgd"', "epochs=5"),
+        program("optimizer=Adam(learning_rate=0.01)", "epochs=5"),
+    )
+    made = rec.reconstruct_pair(buggy, fixed, str(tmp_path / "m"))
+    assert made.status == "reconstructed", [o.to_dict() for o in made.outcomes]
+    (outcome,) = made.outcomes
+    assert outcome.operator == "OCH"
+    assert [(c["operator"], c["element"], c["value"]) for c in outcome.completions] == [
+        ("HLR", "compile.optimizer.learning_rate", 0.01)
+    ]
+    assert components(mutant_of(made), buggy) == []
+
+
+def test_a_new_optimizer_with_another_rate_is_two_components_reconstructed(tmp_path: Path) -> None:
+    # decision HLR-with-OCH: the buggy optimizer writes a rate of its own (0.5, not Adam's 0.001):
+    # OCH and HLR, each reconstructed, nothing left to complete
     buggy, fixed = pair(
         tmp_path,
         program('optimizer="adam"', "epochs=5"),
@@ -211,11 +230,7 @@ def test_a_whole_optimizer_change_is_completed_with_the_buggy_learning_rate(tmp_
     )
     made = rec.reconstruct_pair(buggy, fixed, str(tmp_path / "m"))
     assert made.status == "reconstructed", [o.to_dict() for o in made.outcomes]
-    (outcome,) = made.outcomes
-    assert outcome.operator == "OCH"
-    assert [(c["operator"], c["element"], c["value"]) for c in outcome.completions] == [
-        ("HLR", "compile.optimizer.learning_rate", 0.5)
-    ]
+    assert [(o.operator, o.value, o.completions) for o in made.outcomes] == [("OCH", "sgd", []), ("HLR", 0.5, [])]
     assert components(mutant_of(made), buggy) == []
 
 

@@ -1,7 +1,7 @@
 """Sites beyond ``fit(x_train, y_train)``: training arrays behind generators, ``Sequence``s,
 ``tf.data`` and several inputs; user-defined losses; layers of a subclassed model and Embedding
 tables. Each kind has a subject in benchmarks/subjects_mutation; classify(original, mutant) names
-the operator, and agrees with the provenance except for the listed classify gaps (diff.py)."""
+the operator and agrees with the provenance at every site."""
 
 from __future__ import annotations
 
@@ -36,35 +36,14 @@ NEW_KIND_OPS = {
     "subclassed_recommender": ("ACH", "ARM", "AAL", "WCI", "WAB", "WRB", "RAW", "RCW", "RRW"),
 }
 
-_ROLE_GAP = (
-    "the runtime training-data calls (ProgramModel.runtime_data_calls) give a rebound array a training role only when fit takes it directly; "
-    "behind a generator/Sequence every call is reported as data.x_train"
-)
-_TFDATA_GAP = "classify follows the tf.data chain to the labels only: no data.x_train component"
-
-
-def _gap(subject: str, op_id: str, site) -> str | None:
-    """Why classify does not agree with the provenance at this site (diff.py behaviour), or None."""
-    if subject in ("gen_function_iris", "gen_class_digits", "sequence_digits") and op_id in (
-        "TCL",
-        "TRD",
-        "TUD",
-        "TCO",
-    ):
-        return _ROLE_GAP
-    if subject == "tfdata_digits" and op_id in ("TRD", "TUD", "TCO"):
-        return _TFDATA_GAP
-    return None
-
-
-def _new_cases(names_only: bool = False):
+def _new_cases():
+    # every site agrees: a training-data call is one component on the inputs' chain (the labels'
+    # for TCL) wherever the arrays go next, a generator, a Sequence or a tf.data pipeline
     for name in NEW_SUBJECTS:
         program = subject_program(name)
         for op_id in NEW_KIND_OPS[name]:
             for site in registry.get(op_id).sites(program):
-                gap = _gap(name, op_id, site)
-                marks = [] if names_only or gap is None else [pytest.mark.xfail(reason=gap, strict=True)]
-                yield pytest.param(name, op_id, site.index, id=f"{name}-{op_id}-{site.index}", marks=marks)
+                yield pytest.param(name, op_id, site.index, id=f"{name}-{op_id}-{site.index}")
 
 
 @pytest.mark.parametrize("name", list(DATA_SUBJECTS))
@@ -90,7 +69,7 @@ def test_training_arrays_are_found_behind_the_wrapper(name: str, op_id: str) -> 
     assert later or sites[0].detail["via"] == "several inputs"
 
 
-@pytest.mark.parametrize(("name", "op_id", "site_index"), list(_new_cases(names_only=True)))
+@pytest.mark.parametrize(("name", "op_id", "site_index"), list(_new_cases()))
 def test_classify_names_the_operator_of_new_sites(tmp_path, name: str, op_id: str, site_index: int) -> None:
     program = subject_program(name)
     op = registry.get(op_id)

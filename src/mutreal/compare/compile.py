@@ -36,6 +36,7 @@ def compare_compiles(ctx: CompareContext) -> list[FaultComponent]:
     for ci, bc, fc in pair_by_index(ctx.buggy.compiles, ctx.fixed.compiles):
         out.extend(_diff_loss(ci, bc, fc))  # type: ignore[arg-type]
         out.extend(_diff_optimizer(ctx, ci, bc, fc))  # type: ignore[arg-type]
+    ctx.learning_rate_changed = any(c.kind is K.COMPILE_LEARNING_RATE for c in out)
     return out
 
 
@@ -71,53 +72,83 @@ def _diff_loss(ci: int, bc: Compile, fc: Compile) -> list[FaultComponent]:
 
 @applies(D.OCH_CLASS, D.OCH_SWALLOWS_HLR, D.HLR_CHANGED)
 def _diff_optimizer(ctx: CompareContext, ci: int, bc: Compile, fc: Compile) -> list[FaultComponent]:
-    """A new optimizer class is one OCH component (decision OCH-class): DeepCrime's OCH, too, swaps
-    the optimizer with its own hyperparameters, so its learning rate is not compared as well. The same
-    class compares its hyperparameters (:data:`OPTIMIZER_ARG_KINDS`). An optimizer on one side only is
-    undecidable (the other compile is incomplete)."""
+    """A new optimizer class is one OCH component (decision OCH-class); written bare, with its own
+    defaults (DeepCrime's OCH writes it so), its learning rate comes with it and is not compared as
+    well (decision OCH-swallows-HLR); one that writes a learning rate of its own carries an HLR too
+    (:func:`chosen_learning_rate`). The same class compares its hyperparameters
+    (:data:`OPTIMIZER_ARG_KINDS`). An optimizer on one side only is undecidable (the other compile
+    is incomplete)."""
     bo, fo = bc.optimizer, fc.optimizer
     if bo is None or fo is None or bo.cls is None or fo.cls is None:
         return []
     if bo.cls.lower() != fo.cls.lower():
-        return [
-            make_component(
-                compile_path(ci, "optimizer"),
-                K.COMPILE_OPTIMIZER,
-                "changed",
-                bo.text or bo.cls,
-                fo.text or fo.cls,
-                (bo.file, bo.line or bc.line),
-                (fo.file, fo.line or fc.line),
-                before_value=bo.cls,
-                after_value=fo.cls,
-            )
-        ]
+        och = make_component(
+            compile_path(ci, "optimizer"),
+            K.COMPILE_OPTIMIZER,
+            "changed",
+            bo.text or bo.cls,
+            fo.text or fo.cls,
+            (bo.file, bo.line or bc.line),
+            (fo.file, fo.line or fc.line),
+            before_value=bo.cls,
+            after_value=fo.cls,
+        )
+        return [och, *chosen_learning_rate(ctx, ci, bc, fc)]
     out: list[FaultComponent] = []
     for key in sorted(set(bo.args) | set(fo.args)):
         kind = OPTIMIZER_ARG_KINDS.get(key)
         if kind is None:
             continue
-        bv, fv = bo.arg(key, ctx.era_b), fo.arg(key, ctx.era_f)
-        if values_equal(bv, fv):
-            continue
-        bn, fn = number(bv), number(fv)
-        if bn is not None and fn is not None and abs(bn - fn) <= 1e-12 * max(abs(bn), abs(fn), 1):
-            continue
-        out.append(
-            make_component(
-                compile_path(ci, "optimizer", key),
-                kind,
-                change_of(bv, fv),
-                bv,
-                fv,
-                value_location(bv, bo.file, bo.line or bc.line),
-                value_location(fv, fo.file, fo.line or fc.line),
-                before_number=bn,
-                after_number=fn,
-                optimizer_spelling=bo.spelling,
-            )
-        )
+        component = _hyperparameter_component(ctx, ci, bc, fc, key, kind)
+        if component is not None:
+            out.append(component)
     return out
+
+
+def _hyperparameter_component(
+    ctx: CompareContext, ci: int, bc: Compile, fc: Compile, key: str, kind: K
+) -> FaultComponent | None:
+    """One optimizer hyperparameter of both compiles (the era's default where unwritten), or None
+    when the values are equal (or undecidable: an unknown value on one side)."""
+    bo, fo = bc.optimizer, fc.optimizer
+    assert bo is not None and fo is not None
+    bv, fv = bo.arg(key, ctx.era_b), fo.arg(key, ctx.era_f)
+    if values_equal(bv, fv):
+        return None
+    bn, fn = number(bv), number(fv)
+    if bn is not None and fn is not None and abs(bn - fn) <= 1e-12 * max(abs(bn), abs(fn), 1):
+        return None
+    return make_component(
+        compile_path(ci, "optimizer", key),
+        kind,
+        change_of(bv, fv),
+        bv,
+        fv,
+        value_location(bv, bo.file, bo.line or bc.line),
+        value_location(fv, fo.file, fo.line or fc.line),
+        before_number=bn,
+        after_number=fn,
+        optimizer_spelling=bo.spelling,
+    )
+
+
+@applies(D.HLR_WITH_OCH)
+def chosen_learning_rate(ctx: CompareContext, ci: int, bc: Compile, fc: Compile) -> list[FaultComponent]:
+    """Decision HLR-with-OCH: the second program's new optimizer writes a learning rate of its own
+    (``'rmsprop'`` -> ``Adam(lr=0.1)``) that differs from the rate the first program trained with,
+    its written value or its optimizer's default in its era: the fix chose a learning rate as well as
+    an optimizer, two faults (OCH and HLR). A new optimizer written bare takes its defaults with it
+    (decision OCH-swallows-HLR), and an unknown rate on either side is undecidable."""
+    fo = fc.optimizer
+    assert fo is not None
+    written = fo.args.get("learning_rate")
+    if written is None or written.implicit or number(written) is None:
+        return []
+    component = _hyperparameter_component(ctx, ci, bc, fc, "learning_rate", K.COMPILE_LEARNING_RATE)
+    if component is None or component.detail.get("before_number") is None:
+        return []
+    component.detail["with_optimizer"] = True
+    return [component]
 
 
 @applies(D.LWC_CUSTOM_LOSS)
@@ -147,6 +178,42 @@ def compare_loss_functions(ctx: CompareContext) -> list[FaultComponent]:
                 (buggy.path, b_line),
                 (fixed.path, f_line),
                 function=fn,
+            )
+        )
+    return out
+
+
+@applies(D.HLR_SCHEDULE)
+def compare_learning_rate_schedules(ctx: CompareContext) -> list[FaultComponent]:
+    """Decision HLR-schedule: the fix rewrites the user function that gives the learning rate (the
+    one a ``LearningRateScheduler`` callback calls each epoch, or the optimizer's ``lr`` is computed
+    by): the learning rate changed though every argument that names the function stayed the same,
+    an HLR. Bodies compare as loss bodies do (renamed locals, docstrings and prints do not count, a
+    lambda equals the function returning its expression); functions pair by name, or the only one
+    of each program with the other's. A rate the compile pass already found changed (the schedule
+    folded into the optimizer's rate) is that same change, coded once."""
+    buggy, fixed = ctx.buggy, ctx.fixed
+    if ctx.learning_rate_changed:
+        return []
+    bs, fs = buggy.schedule_functions, fixed.schedule_functions
+    pairs = [(n, n) for n in bs if n in fs]
+    if not pairs and len(bs) == len(fs) == 1:
+        pairs = [(next(iter(bs)), next(iter(fs)))]
+    out: list[FaultComponent] = []
+    for bn, fn in pairs:
+        (b_line, b_body), (f_line, f_body) = bs[bn], fs[fn]
+        if b_body == f_body:
+            continue
+        out.append(
+            make_component(
+                compile_path(0, "optimizer", "learning_rate"),
+                K.COMPILE_LEARNING_RATE,
+                "changed",
+                f"{bn}: " + " ".join(b_body.split()),
+                f"{fn}: " + " ".join(f_body.split()),
+                (buggy.path, b_line),
+                (fixed.path, f_line),
+                schedule=fn,
             )
         )
     return out

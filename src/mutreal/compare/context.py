@@ -28,6 +28,9 @@ class CompareContext:
     hyper_variables: tuple[dict[str, HyperVariable], dict[str, HyperVariable]] | None = None
     new_input_shapes: list[tuple[str, ...] | None] = field(default_factory=list)
     budget_kinds: set[ComponentKind] = field(default_factory=set)
+    #: the compile pass found a learning rate changed: a schedule the rate is computed by is then
+    #: that same change (decision HLR-schedule codes it once)
+    learning_rate_changed: bool = False
 
     @property
     def era_b(self) -> str:

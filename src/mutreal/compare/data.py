@@ -20,7 +20,7 @@ from mutreal.compare.decisions import DecisionId as D
 from mutreal.compare.decisions import applies
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.noise import data_source_swapped, noise_rule
-from mutreal.compare.training_data import TRAIN_ROLES, without_runtime_calls
+from mutreal.compare.training_data import TRAIN_ROLES, follows_other_array, without_runtime_calls
 from mutreal.compare.values import items, values_equal
 from mutreal.program.model import DATA_ROLES, DataOp, DataSource, DataVar, ProgramModel, Value, data_path
 
@@ -669,6 +669,8 @@ def compare_data_files(ctx: CompareContext) -> list[FaultComponent]:
     out: list[FaultComponent] = []
     for role in TRAIN_ROLES:
         bv, fv = ctx.buggy.data.get(role), ctx.fixed.data.get(role)
+        if follows_other_array(bv) or follows_other_array(fv):
+            continue  # the array's source is another array's (a runtime call rebinding x and y)
         b, f = (bv.source if bv else None), (fv.source if fv else None)
         if not _other_data_file(b, f):
             continue

@@ -113,6 +113,9 @@ class DecisionId(TextEnum):
     MWA_MERGED_MODELS = "MWA-merged-models"
     CPP_COMPLETION_LABELS = "CPP-completion-labels"
     LIS_FRONT_LAYER = "LIS-front-layer"
+    HLR_WITH_OCH = "HLR-with-OCH"
+    MWA_REPLACED_LAYERS = "MWA-replaced-layers"
+    HLR_SCHEDULE = "HLR-schedule"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

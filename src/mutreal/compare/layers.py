@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 
 import libcst
 
@@ -161,22 +162,60 @@ def wired_loose_layers(buggy: ProgramModel, fixed: ProgramModel) -> tuple[list[K
     return bs, fs
 
 
+@dataclass
+class LayerChanges:
+    """How much of one model the fix changed: ``slots`` is the number of places of the layer
+    alignment (a layer on both sides or on one), ``changed`` how many of them carry a component,
+    ``components`` how many components the layers carry (the model's input shape not counted: it
+    is compared once per model)."""
+
+    slots: int = 0
+    changed: int = 0
+    components: int = 0
+
+
+@applies(D.MWA_REPLACED_LAYERS)
+def layers_mostly_replaced(changes: LayerChanges) -> bool:
+    """Decision MWA-replaced-layers: most of the model's layers were written anew, one MWA however
+    the edits spell out layer by layer (other activations, regularisers and initialisers on every
+    layer of a model rebuilt by other code).
+
+    Two thresholds, both from what the study's codes name. A layer code (LCN, ACH, WCI, RCW...)
+    names one hyperparameter of one layer: a layer that differs in one respect was tuned, one that
+    differs in two or more was replaced by another layer written in its place. The model was
+    rebuilt when the changed layers are a strict majority of its places (the fix kept less of the
+    model than it changed) and they differ in two or more respects each on average (replaced, not
+    tuned); and the layers carry at least :data:`MWA_STRUCTURAL_CHANGES` components, the count the
+    structural rule needs too (fewer is a multi-fault fix the study codes one by one). One edit
+    repeated on every layer (every initialiser, every epsilon) differs in one respect per layer and
+    stays its own code, layer by layer."""
+    return (
+        2 * changes.changed > changes.slots
+        and changes.components >= 2 * changes.changed
+        and changes.components >= MWA_STRUCTURAL_CHANGES
+    )
+
+
 @applies(D.MWA_REBUILT, D.TWP_ONCE)
 def _diff_model(ctx: CompareContext, mi: int, bm: KerasModel, fm: KerasModel) -> list[FaultComponent]:
     """Components of one model pair; a rebuilt model (decision MWA-rebuilt) is one MWA component.
 
     Rebuilt: at least MWA_STRUCTURAL_CHANGES layers added, removed or replaced, and at least half as
-    many as the layers left in place (a large model losing one block is not rebuilt). The study
-    wrote one TWP for a model's padding (decision TWP-once).
+    many as the layers left in place (a large model losing one block is not rebuilt); or most of
+    its layers written anew (:func:`layers_mostly_replaced`). The study wrote one TWP for a model's
+    padding (decision TWP-once).
     """
-    mine = _diff_model_layers(ctx, mi, bm, fm)
+    changes = LayerChanges()
+    mine = _diff_model_layers(ctx, mi, bm, fm, changes)
     paddings = [c for c in mine if c.kind is K.LAYER_PADDING]
     if len(paddings) > 1:
         mine = [c for c in mine if c.kind is not K.LAYER_PADDING or c is paddings[0]]
     structural = sum(c.kind in _STRUCTURAL for c in mine)
     kept = max(len(bm.layers), len(fm.layers)) - structural  # layers the fix left in place
-    if (structural >= MWA_STRUCTURAL_CHANGES and 2 * structural >= kept) or rejoins_branches(
-        ctx, bm, fm, structural
+    if (
+        (structural >= MWA_STRUCTURAL_CHANGES and 2 * structural >= kept)
+        or rejoins_branches(ctx, bm, fm, structural)
+        or layers_mostly_replaced(changes)
     ):
         return [
             make_component(
@@ -374,19 +413,28 @@ def _layer_name_for_leaf(layer: Layer) -> str:
 
 
 @applies(D.LRM_DROPOUT, D.LRM_FLATTEN, D.LAD_REMOVED, D.LWS_SWAP, D.LWS_UNRELATED)
-def _diff_model_layers(ctx: CompareContext, mi: int, bm: KerasModel, fm: KerasModel) -> list[FaultComponent]:
+def _diff_model_layers(
+    ctx: CompareContext, mi: int, bm: KerasModel, fm: KerasModel, changes: LayerChanges | None = None
+) -> list[FaultComponent]:
     """The model's input shape, then its aligned layers: a layer on one side only is missing (LRM) or
-    redundant (LAD), a paired layer of another class a wrong layer (LWS), else its arguments."""
+    redundant (LAD), a paired layer of another class a wrong layer (LWS), else its arguments.
+    ``changes`` (when given) receives how many places changed."""
     bfold = [x for x in bm.folded_layers(ctx.era_b) if x.layer.cls not in _INPUT_ONLY]
     ffold = [x for x in fm.folded_layers(ctx.era_f) if x.layer.cls not in _INPUT_ONLY]
     pairs, tied = align_layers_with_ties(bfold, ffold, ctx.era_b, ctx.era_f)
     out = _diff_model_input(mi, bm, fm, _front_layer_inserted(bm, fm, bfold, ffold, pairs))
     pairs = drop_completed_snippet(pairs, ctx, bfold)
+    if changes is not None:
+        changes.slots = len(pairs)
     for bi, fi in pairs:
         found = _aligned_pair_components(ctx, mi, bfold, ffold, bi, fi)
         if (bi, fi) in tied:  # another alignment as good would pair these layers otherwise
             for c in found:
                 c.evidence["ambiguous_alignment"] = True
+        if changes is not None:
+            counted = [c for c in found if c.kind is not K.LAYER_INPUT_SHAPE]
+            changes.changed += bool(counted)
+            changes.components += len(counted)
         out.extend(found)
     return out
 

@@ -7,12 +7,11 @@ the later passes read (named fields of the context, see :mod:`mutreal.compare.co
 
 from __future__ import annotations
 
-from mutreal.compare.compile import compare_compiles, compare_loss_functions
+from mutreal.compare.compile import compare_compiles, compare_learning_rate_schedules, compare_loss_functions
 from mutreal.compare.components import FaultComponent
 from mutreal.compare.context import CompareContext, ComparePass
 from mutreal.compare.data import compare_color_mode, compare_data, compare_data_files, compare_training_subset
 from mutreal.compare.fit import compare_evaluations, compare_fits, compare_unused_hyperparameters
-from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.layers import compare_models, compare_unseen_model
 from mutreal.compare.noise import noise_rule
 from mutreal.compare.source_facts import HyperVariable, RuntimeCall
@@ -28,6 +27,7 @@ PASSES: tuple[ComparePass, ...] = (
     compare_fits,  # writes ctx.budget_kinds
     compare_evaluations,  # reads and writes ctx.budget_kinds
     compare_loss_functions,
+    compare_learning_rate_schedules,
     compare_runtime_calls,
     compare_data,  # reads ctx.new_input_shapes
     compare_training_subset,
@@ -108,8 +108,7 @@ def dedupe_same_source(components: list[FaultComponent]) -> list[FaultComponent]
     seen: set[tuple] = set()
     out = []
     for c in components:
-        same_text_elsewhere = (c.buggy_line or c.fixed_line) and c.kind is not K.DATA_TRAINING_DATA
-        # a runtime call rebinding x and y is one edit of two arrays: one component per array
+        same_text_elsewhere = c.buggy_line or c.fixed_line
         where = c.element.rsplit(".", 1)[-1] if same_text_elsewhere else c.element
         key = (c.kind, where, c.buggy_file, c.buggy_line, c.fixed_file, c.fixed_line, c.before, c.after)
         if key in seen:

@@ -16,7 +16,7 @@ from mutreal.compare.decisions import applies
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.noise import noise_rule
 from mutreal.compare.source_facts import RUNTIME_TRAINING_DATA, RuntimeCall
-from mutreal.program.model import DataOp, ProgramModel, data_path
+from mutreal.program.model import DataOp, DataVar, ProgramModel, data_path
 
 #: data roles compared in full; for the other roles (test and prediction inputs) only steps the
 #: fix adds or changes count, since benchmarks often drop a post's evaluation code
@@ -119,10 +119,15 @@ def _runtime_index(model: ProgramModel, role: str, call: RuntimeCall) -> int:
 
 @applies(D.TCO_RUNTIME_CALL, D.TAN_RUNTIME_CALL)
 def compare_runtime_calls(ctx: CompareContext) -> list[FaultComponent]:
-    """One component per training array a runtime training-data call rebinds (TCL, TRD, TUD, TAN,
-    TCO mutants, as their provenance lists them), matched across the programs by function and
-    arguments. The calls are those read from the source (:mod:`mutreal.compare.source_facts`), else
-    those the extractor followed into the chains."""
+    """One component per runtime training-data call (TCL, TRD, TUD, TAN, TCO mutants), matched across
+    the programs by function and arguments. The calls are those read from the source
+    (:mod:`mutreal.compare.source_facts`), else those the extractor followed into the chains.
+
+    A call that rebinds the inputs and the labels together (``x, y = remove(x, y, ...)``) is one
+    fault of the training data, not one per array: the rows it drops, unbalances or duplicates are
+    dropped from both arrays at once, and neither array's change means anything without the other's.
+    The component sits on the inputs' chain (the labels' for TCL, which changes only them) and lists
+    the rebound arrays the training call takes directly in ``detail['roles']``."""
     bcalls, fcalls = (
         ctx.runtime_calls
         if ctx.runtime_calls is not None
@@ -139,18 +144,42 @@ def compare_runtime_calls(ctx: CompareContext) -> list[FaultComponent]:
             if call.key() in other_keys:
                 continue
             loc = (call.file, call.line)
-            for role in call.roles or ["x_train"]:
-                out.append(
-                    make_component(
-                        data_path(role, "preprocess", _runtime_index(model, role, call)),
-                        K.DATA_TRAINING_DATA,
-                        change,
-                        call.text if change == "removed" else None,
-                        call.text if change == "added" else None,
-                        loc if change == "removed" else (None, None),
-                        loc if change == "added" else (None, None),
-                        function=call.function,
-                        role=role,
-                    )
+            role = _component_role(call.function)
+            out.append(
+                make_component(
+                    data_path(role, "preprocess", _runtime_index(model, role, call)),
+                    K.DATA_TRAINING_DATA,
+                    change,
+                    call.text if change == "removed" else None,
+                    call.text if change == "added" else None,
+                    loc if change == "removed" else (None, None),
+                    loc if change == "added" else (None, None),
+                    function=call.function,
+                    role=role,
+                    roles=sorted(call.roles, key=_role_order) or None,
                 )
+            )
     return out
+
+
+#: runtime functions that rebind the labels only (TCL); the others rebind the inputs (with the labels)
+_LABELS_ONLY = frozenset({"change_labels"})
+
+
+def _component_role(function: str) -> str:
+    """The array a runtime call's component sits on: the labels for a call that changes only them,
+    else the inputs. Decided by the function, not by which arrays the source facts could name (behind
+    a generator fit takes neither array directly)."""
+    return "y_train" if function in _LABELS_ONLY else "x_train"
+
+
+def follows_other_array(var: DataVar | None) -> bool:
+    """Whether this training array's chain was followed from another array: ``x, y = remove(x, y)``
+    hands ``y`` the call's first argument, ``x``, so ``y``'s source and earlier steps are ``x``'s
+    (see :func:`_split_runtime_calls`); what the chain says of ``y``'s own source is not known."""
+    return var is not None and not _split_runtime_calls(var.preprocess).prefix_known
+
+
+def _role_order(role: str) -> tuple[int, str]:
+    """Inputs before labels (``x_train`` then ``y_train``), other roles after, by name."""
+    return (TRAIN_ROLES.index(role) if role in TRAIN_ROLES else len(TRAIN_ROLES), role)

@@ -28,7 +28,7 @@ from typing import Any
 
 import libcst as cst
 
-from mutreal.extract import data, losses, names, source_facts
+from mutreal.extract import data, losses, names, schedules, source_facts
 from mutreal.extract.interpreter.values import (
     ArgParserObj,
     Env,
@@ -86,6 +86,16 @@ _BUILTIN_SCALARS = frozenset(
 )
 
 #: methods that make an unknown receiver a model (built elsewhere, or never built in a snippet)
+#: methods only an array has (a number, a string or a model has none): the receiver is data even
+#: when the walker could not follow it to a source
+_ARRAY_ONLY_METHODS = frozenset({"reshape", "astype", "transpose", "swapaxes", "ravel", "squeeze"})
+
+
+def receiver_is_data(receiver: Unknown | Value) -> bool:
+    """An unknown receiver, or a value the walker holds only as a call's result or an unbound name."""
+    return isinstance(receiver, Unknown) or receiver.kind in (CALL, OPAQUE, NAME)
+
+
 _MODEL_METHODS = frozenset(
     {
         "compile",
@@ -126,6 +136,9 @@ class Walker(TfGraph):
         )
         pm.loss_functions = {
             n: list(v) for n, v in losses.find_loss_functions(self.lines.code, self.tree).items()
+        }
+        pm.schedule_functions = {
+            n: list(v) for n, v in schedules.find_schedule_functions(self.lines.code, self.tree).items()
         }
         pm.raw_tensorflow = names.uses_raw_tensorflow(self.lines.code, self.imports) or self.graph_mode
         pm.framework = names.framework_of(self.imports, self.keras_seen, keras_built, pm.raw_tensorflow)
@@ -331,6 +344,17 @@ class Walker(TfGraph):
             line=self.line(node),
         )
 
+    def _unfollowed_array(self, receiver: Unknown | Value, node: cst.Call) -> data.DataChain:
+        """An array the walker could not follow to a source (the result of a loader it does not
+        know) that the program reshapes or converts: an opaque chain, so the step is kept like the
+        steps of any array (``x, y = loader(); x = x.reshape(n, 28, 28, 1)``)."""
+        assert isinstance(node.func, cst.Attribute)
+        owner = node.func.value
+        text = receiver.text if isinstance(receiver, Value) and receiver.text else self.text(owner)
+        var = owner.value if type(owner) is cst.Name else None
+        src = DataSource("opaque", text=text, file=self.path, line=self.cur_line)
+        return data.DataChain(src, [], var=var)
+
     def value_method(self, receiver: Any, method: str, node: cst.Call, env: Env) -> Any:
         """A method called on a value that is not a user object: models, data chains, scalers,
         augmenters, tf.data pipelines; an unknown receiver of ``fit``/``compile`` is taken as a model."""
@@ -369,6 +393,8 @@ class Walker(TfGraph):
             return self.model_method(None, method, node, env)
         if isinstance(receiver, Value) and receiver.kind == REF:
             return self.call_qualified(f"{receiver.value}.{method}", node, env)
+        if method in _ARRAY_ONLY_METHODS and isinstance(receiver, Unknown | Value) and receiver_is_data(receiver):
+            return self.chain_method(self._unfollowed_array(receiver, node), method, node, env)
         args, kwargs, _, _ = self.call_args(node, env)
         chain = next((a for a in args if isinstance(a, data.DataChain)), None)
         if chain is not None:

@@ -447,6 +447,9 @@ class ProgramModel(Record):
     #: user functions that compute the training loss (``compile(loss=f)``, or ``tape.gradient`` of
     #: their result): name -> [line, body normalised by :mod:`mutreal.extract.losses`]
     loss_functions: dict[str, list] = field(default_factory=dict)
+    #: user functions that give the learning rate (a ``LearningRateScheduler``'s, or called for the
+    #: optimizer's ``lr``): name -> [line, body normalised by :mod:`mutreal.extract.schedules`]
+    schedule_functions: dict[str, list] = field(default_factory=dict)
     #: module-level ``epochs = 5`` / ``batch_size = 32`` number literals, by variable name, read as
     #: written (rule ``unused_hyperparameter``; :func:`mutreal.extract.source_facts.find_hyperparameter_literals`)
     hyperparameter_literals: dict[str, HyperparameterLiteral] = field(default_factory=dict)

@@ -25,6 +25,7 @@ from mutreal.extract.interpreter.values import (
     is_text,
 )
 from mutreal.program.model import (
+    CALL,
     CONST,
     NAME,
     OPAQUE,
@@ -68,6 +69,10 @@ _EVALUATORS: dict[type, str] = {
     cst.GeneratorExp: "ev_comprehension",
     cst.SetComp: "ev_comprehension",
 }
+
+
+#: arithmetic that scales or shifts data by a number (``x / 255.0``, ``x - mean``)
+_SCALING = frozenset({"Divide", "FloorDivide", "Multiply", "Subtract", "Add"})
 
 
 class ExpressionEvaluator(InterpreterCore):
@@ -373,6 +378,30 @@ class ExpressionEvaluator(InterpreterCore):
             return Unknown(node, self.cur_line)
         return self.lazy(OPAQUE, None, node, self.cur_line)
 
+    @staticmethod
+    def _scales_unfollowed_data(op_name: str, left: Any, right: Any, node: cst.CSTNode) -> bool:
+        """``x / 255.0`` where ``x`` is a name holding what the walker could not follow (the
+        result of a loader it does not know): arithmetic with a number on such a name is a step on
+        data, kept like the steps of any array, so a fix that adds it is not missed (CPP). A name
+        folded to a constant or bound to anything the walker knows is not touched."""
+        return (
+            op_name in _SCALING
+            and type(getattr(node, "left", None)) is cst.Name
+            and (isinstance(left, Unknown) or (isinstance(left, Value) and left.kind in (CALL, OPAQUE)))
+            and isinstance(right, Value)
+            and right.kind == CONST
+            and isinstance(right.value, int | float)
+            and not isinstance(right.value, bool)
+        )
+
+    def _unfollowed_chain(self, left: Unknown | Value, node: cst.BinaryOperation) -> data.DataChain:
+        """An opaque chain for the name on the left of ``node`` (see :meth:`_scales_unfollowed_data`)."""
+        owner = node.left
+        assert type(owner) is cst.Name
+        text = left.text if isinstance(left, Value) and left.text else self.text(owner)
+        src = DataSource("opaque", text=text, file=self.path, line=self.cur_line)
+        return data.DataChain(src, [], var=owner.value)
+
     def binary(
         self,
         op_name: str,
@@ -382,6 +411,15 @@ class ExpressionEvaluator(InterpreterCore):
         node: cst.CSTNode,
         env: Env,
     ) -> Any:
+        if self._scales_unfollowed_data(op_name, left, right, node):
+            return self._unfollowed_chain(left, node).derive(  # type: ignore[arg-type]
+                self._op(
+                    data.BINARY_OPS.get(op_name, "call"),
+                    None,
+                    {"operand": self.to_value(right, right_node)},
+                    node,
+                )
+            )
         if isinstance(left, Value) and isinstance(right, Value):
             if left.kind == CONST and right.kind == CONST:
                 op = getattr(cst, op_name, None)

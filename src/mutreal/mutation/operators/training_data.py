@@ -51,11 +51,9 @@ class _TrainingDataOperator(Operator):
             a = finding.arrays
             if a is None or self._applies(a):
                 continue
-            elements = []
-            if "x" in self.arrays:
-                elements.append(data_path("x_train", "preprocess"))
-            if "y" in self.arrays:
-                elements.append(data_path("y_train", "preprocess"))
+            # one fault of the training data however many arrays the call rebinds together: the
+            # inputs' chain when it rebinds them, else the labels' (classify reports it there)
+            elements = [data_path("x_train" if "x" in self.arrays else "y_train", "preprocess")]
             detail: dict[str, Any] = {"fit": finding.fit, "x": a.x_text, "y": a.y_text}
             if a.via != "direct":
                 detail.update(arrays=self._changed(a), via=a.via)
