@@ -83,6 +83,12 @@ FAULTS = {
         "TWS",
     ),
     "label encoding": ("labels = np.eye(3)[targets]", "labels = targets", "CPP"),
+    # decision CPP-label-placeholder: the placeholder fed the labels declares their format
+    "labels placeholder shape": (
+        "y = tf.placeholder(tf.float32, [None, 3])",
+        "y = tf.placeholder(tf.float32, [None, 3, 1])",
+        "CPP",
+    ),
 }
 
 
@@ -279,7 +285,10 @@ def test_the_tutorial_mnist_loader_gives_the_training_data() -> None:
     model = extract_source(TUTORIAL.format(one_hot=True), "prog.py")
     x_train, y_train = model.data["x_train"], model.data["y_train"]
     assert (x_train.source.kind, x_train.source.name, x_train.source.origin) == ("keras_dataset", "mnist", "real")
-    assert [op.op for op in y_train.preprocess] == ["one_hot", "slice"]
+    # the labels' placeholder declares the shape they are fed in (decision CPP-label-placeholder)
+    assert [op.op for op in y_train.preprocess] == ["one_hot", "slice", "reshape"]
+    assert y_train.preprocess[-1].args["shape"].value == [None, 10]
+    assert [op.role for op in model.tensor_ops] == [None, "labels"]
     assert model.fits[0].args["batch_size"].value == 64
     assert model.fits[0].args["epochs"].value == 100
     buggy, fixed = TUTORIAL.format(one_hot=False), TUTORIAL.format(one_hot=True)

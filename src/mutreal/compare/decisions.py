@@ -99,6 +99,7 @@ class DecisionId(TextEnum):
     TRD_SUBSET = "TRD-subset"
     TWS_TENSOR_OP = "TWS-tensor-op"
     TWS_PLACEHOLDER = "TWS-placeholder"
+    CPP_LABEL_PLACEHOLDER = "CPP-label-placeholder"
     GRAPH_KERAS_ONLY = "graph-Keras-only"
     ACH_GRAPH_FUNCTION = "ACH-graph-function"
     LWC_GRAPH_EXPRESSION = "LWC-graph-expression"

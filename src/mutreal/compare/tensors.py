@@ -41,13 +41,15 @@ def _loss_texts(ctx: CompareContext) -> str:
     return "\n".join(texts)
 
 
-@applies(D.TWS_TENSOR_OP, D.TWS_PLACEHOLDER)
+@applies(D.TWS_TENSOR_OP, D.TWS_PLACEHOLDER, D.CPP_LABEL_PLACEHOLDER)
 def compare_tensor_ops(ctx: CompareContext) -> list[FaultComponent]:
     """Decision TWS-tensor-op: tensor operations paired by a sequence alignment of (operation,
     shape arguments); a changed pair, an added or a removed operation is TWS. Operations written
     the same (same text) on both sides are equal whatever their arguments resolved to. Decision
     TWS-placeholder: a placeholder whose shape changed is TWS too (one the fix adds or drops is
-    set-up, like a variable). Operations left over in one aligned block are paired in order: one
+    set-up, like a variable). The placeholder a training run feeds the labels to declares the
+    labels' format: its shape is a step of their data chain, left to the data pass (decision
+    CPP-label-placeholder). Operations left over in one aligned block are paired in order: one
     replaced by another at the same place is one change; operations the fix edits on one line are
     one component. An operation written inside the arguments of a loss the fix swaps
     for another changes with the loss (LCH), not on its own."""
@@ -70,7 +72,7 @@ def compare_tensor_ops(ctx: CompareContext) -> list[FaultComponent]:
                 continue
             left.remove(i)
             right.remove(j)
-            if bops[i].key() == fops[j].key():
+            if bops[i].key() == fops[j].key() or _in_label_chains(bops[i], fops[j]):
                 continue
             out.append(_component(i, bops[i], fops[j], "changed", ctx))
         left = [i for i in left if bops[i].op not in _CHANGED_ONLY]
@@ -109,6 +111,12 @@ def _one_per_line(components: list[FaultComponent]) -> list[FaultComponent]:
             out.append(c)
         seen.add(key)
     return out
+
+
+def _in_label_chains(before: TensorOp, after: TensorOp) -> bool:
+    """A placeholder a training run feeds the labels to: its shape is a step of the labels' data
+    chain, which the data pass compares (decision CPP-label-placeholder)."""
+    return "labels" in (before.role, after.role)
 
 
 def _component(

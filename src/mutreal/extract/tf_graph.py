@@ -59,6 +59,8 @@ class GraphTensor:
     text: str = ""
     #: a variable's shape as a tensor operation (dropped when a layer's weights read it)
     op: TensorOp | None = None
+    #: a placeholder's declared shape as a tensor operation (dropped when it is fed the labels)
+    declared: TensorOp | None = None
 
 
 @dataclass
@@ -190,9 +192,11 @@ class TfGraphLayers(KerasLayers):
                 REF, f"tensorflow.{api.graph_name(str(dtype.value))}", text=dtype.text, line=dtype.line
             )
         # the shape is a tensor's (decision TWS-placeholder): a tensor operation, not a layer argument
-        self._record_op("placeholder", {"shape": shape if shape is not None else Value.const(None)}, node)
+        op = self._record_op(
+            "placeholder", {"shape": shape if shape is not None else Value.const(None)}, node
+        )
         t = self.graph_layer("Input", {"dtype": dtype} if dtype is not None else {}, node)
-        t.kind, t.shape = "placeholder", shape
+        t.kind, t.shape, t.declared = "placeholder", shape, op
         return t
 
     def _variable(self, name: str, node: cst.Call, env: Env) -> GraphTensor:

@@ -17,11 +17,23 @@ from typing import Any
 
 import libcst as cst
 
+from mutreal.extract import data
 from mutreal.extract.interpreter.values import Env, OptimizerObj, Unknown
 from mutreal.extract.tf_graph import NOT_GRAPH, GraphTensor, SessionObj, TfGraphLayers, TrainOp
 from mutreal.extract.tf_graph_data import TutorialData
 from mutreal.program import keras_api
-from mutreal.program.model import CALL, CONST, OPAQUE, REF, Compile, Fit, KerasModel, Value
+from mutreal.program.model import (
+    CALL,
+    CONST,
+    OPAQUE,
+    REF,
+    Compile,
+    DataOp,
+    DataSource,
+    Fit,
+    KerasModel,
+    Value,
+)
 
 #: the method name of a training step run in a session (a :class:`Fit` record's ``method``)
 SESSION_RUN = "session.run"
@@ -156,25 +168,57 @@ class TfGraph(TfGraphLayers):
         batch = self._batch_size(loops, env)
         if batch is not None:
             fit.args["batch_size"] = batch
-        fed = self._fed_arrays(feed_node, env)
+        fed = self._fed_entries(feed_node, env)
         first = not self.data_fit_done
-        for role, (value, vnode) in zip(("x", "y"), fed, strict=False):
+        for role, (key, value, vnode) in zip(("x", "y"), fed, strict=False):
             fit.args[role] = self._data_ref(f"{role}_train" if first else None, value, vnode)
             if first:
+                if role == "y":
+                    value = self._labels_as_declared(key, value, vnode)
                 self._record_data(f"{role}_train", value, vnode)
         if first and fed:
             self.data_fit_done = True
         self.program.fits.append(fit)
         return Unknown(node, self.cur_line)
 
+    def _labels_as_declared(self, key: Any, value: Any, vnode: cst.CSTNode) -> Any:
+        """Decision CPP-label-placeholder: the placeholder the training labels are fed to declares
+        the shape they must have (``tf.placeholder(tf.int32, [None, 1])``), a step of the labels'
+        preparation, not a tensor of the model: a fix that changes it changes the format the labels
+        are fed in (the study's CPP, 'change shape of data for labels'). The shape joins the
+        labels' data chain as a reshape, which the data pass compares; the inputs' placeholder stays
+        a tensor shape (TWS), the model's input."""
+        if not isinstance(key, GraphTensor) or key.kind != "placeholder" or key.declared is None:
+            return value
+        declared = key.declared
+        declared.role = "labels"
+        if not isinstance(value, data.DataChain):
+            text = self.text(vnode)
+            value = data.DataChain(DataSource("opaque", text=text, file=self.path, line=self.cur_line), [])
+        op = DataOp(
+            "reshape",
+            name="placeholder",
+            args={"shape": key.shape if key.shape is not None else Value.const(None)},
+            text=declared.text,
+            file=declared.file,
+            line=declared.line,
+        )
+        return value.derive(op)
+
     def _fed_arrays(self, feed_node: cst.BaseExpression | None, env: Env) -> list[tuple[Any, cst.CSTNode]]:
-        """The arrays fed to the graph's placeholders, in the order the placeholders were made (inputs
-        before labels); scalars (keep_prob, a learning rate) are left out."""
+        """The arrays fed to the graph's placeholders (:meth:`_fed_entries` without the keys)."""
+        return [(v, n) for _, v, n in self._fed_entries(feed_node, env)]
+
+    def _fed_entries(
+        self, feed_node: cst.BaseExpression | None, env: Env
+    ) -> list[tuple[Any, Any, cst.CSTNode]]:
+        """The placeholders and the arrays fed to them, in the order the placeholders were made
+        (inputs before labels); scalars (keep_prob, a learning rate) are left out."""
         if feed_node is None or type(feed_node) is not cst.Dict:
             if feed_node is not None:
                 self.ev(feed_node, env)
             return []
-        fed: list[tuple[int, Any, cst.CSTNode]] = []
+        fed: list[tuple[int, Any, Any, cst.CSTNode]] = []
         layers_so_far = self._graph.layers if self._graph is not None else []
         order = {id(layer): i for i, layer in enumerate(layers_so_far)}
         for el in feed_node.elements:
@@ -187,11 +231,11 @@ class TfGraph(TfGraphLayers):
                 shape = k.shape.value if k.shape is not None and k.shape.kind == CONST else None
                 if shape == [] or shape == ():
                     continue
-                fed.append((order.get(id(k.layer), len(order)), v, el.value))
+                fed.append((order.get(id(k.layer), len(order)), k, v, el.value))
             else:
-                fed.append((len(order) + len(fed), v, el.value))
+                fed.append((len(order) + len(fed), k, v, el.value))
         fed.sort(key=lambda item: item[0])
-        return [(v, n) for _, v, n in fed]
+        return [(k, v, n) for _, k, v, n in fed]
 
     def _batch_size(self, loops: list[tuple[Value, str]], env: Env) -> Value | None:
         """The batch size the training loop's body reads: ``next_batch(n)`` or a ``*batch_size*`` name."""
