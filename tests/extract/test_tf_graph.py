@@ -300,3 +300,39 @@ def test_a_keras_model_trained_in_a_session_has_no_deepcrime_operator_for_its_tr
     fixed = SEQUENTIAL_IN_SESSION.format(act="relu", lr=0.01, epochs=20)
     operators = dict((c, op) for c, op, _ in _codes(buggy, fixed))
     assert operators == {"ACH": "ACH", "HLR": None, "HNE": None}  # the Keras layer stays DeepCrime's
+
+
+SNIPPET_OF_TENSORS = """
+input_size = tf.shape(features)[1]
+stddev = 1.0 / tf.cast(input_size, tf.float32)
+shape = tf.stack([input_size, 4])
+weights = tf.Variable(tf.truncated_normal(shape, stddev=stddev))
+"""
+
+COMPLETED = """
+rows = np.random.rand(60, 6).astype(np.float32)
+rows = rows / rows.max()
+classes = np.eye(4)[np.random.randint(0, 4, 60)]
+features = tf.placeholder(tf.float32, [None, 6])
+truth = tf.placeholder(tf.float32, [None, 4])
+weights = tf.Variable(tf.truncated_normal([6, 4], stddev=0.1))
+logits = tf.matmul(features, weights)
+loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=truth, logits=logits))
+step = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for epoch in range(10):
+        sess.run(step, feed_dict={features: rows, truth: classes})
+"""
+
+
+@pytest.mark.parametrize("spelling", ["tf", "compat"])
+def test_tensor_arithmetic_of_a_snippet_is_no_data_of_its_own(spelling: str) -> None:
+    """Decision CPP-completion-data in graph code: ``1.0 / tf.cast(dim, tf.float32)`` of a tensor's
+    dimension is no array the snippet binds, so the completion's data and their steps (the
+    scaling of ``rows``) are the benchmark's, not a fix; the snippet's shape operation the
+    completion drops is its TWS."""
+    snippet = HEADS[spelling] + SNIPPET_OF_TENSORS
+    buggy = extract_source(snippet, "buggy.py")
+    assert buggy.untrained_data == {}
+    assert [c for c, _, _ in _codes(snippet, HEADS[spelling] + COMPLETED)] == ["TWS"]

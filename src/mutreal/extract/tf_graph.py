@@ -503,6 +503,19 @@ class TfGraphLayers(KerasLayers):
             graph.kind, graph.layers = "unknown", []
             self.program.notes.append("TensorFlow graph trained without its layers being built in this file")
 
+    def graph_tensor_chain(self, chain: data.DataChain) -> bool:
+        """Decision CPP-completion-data in graph code: a chain of an array never followed to a
+        source (``1.0 / tf.cast(input_size, tf.float32)`` of a tensor's dimension) whose every step
+        is a TensorFlow call is tensor arithmetic of the graph, not data the program binds; a
+        snippet with only such chains has no data of its own for a completion to be compared with."""
+        source = chain.source
+        return (
+            source is not None
+            and source.kind == "opaque"
+            and bool(chain.ops)
+            and all("tf." in (op.text or "") for op in chain.ops)
+        )
+
     @property
     def graph_read(self) -> bool:
         """Whether the walk met graph code at all (a session, a variable, a tensor operation)."""

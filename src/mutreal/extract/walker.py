@@ -117,7 +117,9 @@ class Walker(TfGraph):
             pm.untrained_data = {
                 name: value.to_var(name)
                 for name, value in env.vars.items()
-                if isinstance(value, data.DataChain) and value.source is not None
+                if isinstance(value, data.DataChain)
+                and value.source is not None
+                and not (self.graph_mode and self.graph_tensor_chain(value))
             }
         keras_built = (
             any(m is not self.graph_model_or_none for m in pm.models)
