@@ -284,7 +284,11 @@ for step in range(100):
 def test_the_tutorial_mnist_loader_gives_the_training_data() -> None:
     model = extract_source(TUTORIAL.format(one_hot=True), "prog.py")
     x_train, y_train = model.data["x_train"], model.data["y_train"]
-    assert (x_train.source.kind, x_train.source.name, x_train.source.origin) == ("keras_dataset", "mnist", "real")
+    assert (x_train.source.kind, x_train.source.name, x_train.source.origin) == (
+        "keras_dataset",
+        "mnist",
+        "real",
+    )
     # the labels' placeholder declares the shape they are fed in (decision CPP-label-placeholder)
     assert [op.op for op in y_train.preprocess] == ["one_hot", "slice", "reshape"]
     assert y_train.preprocess[-1].args["shape"].value == [None, 10]
@@ -336,3 +340,18 @@ def test_tensor_arithmetic_of_a_snippet_is_no_data_of_its_own(spelling: str) -> 
     buggy = extract_source(snippet, "buggy.py")
     assert buggy.untrained_data == {}
     assert [c for c, _, _ in _codes(snippet, HEADS[spelling] + COMPLETED)] == ["TWS"]
+
+
+@pytest.mark.parametrize("spelling", sorted(HEADS))
+def test_one_hot_encoding_by_comparison_is_a_step_of_the_labels(spelling: str) -> None:
+    """``(np.arange(n) == y[:, None])`` one-hot encodes the labels as ``np.eye(n)[y]`` does
+    (decision CPP-one-hot): the two spellings give no component, its absence is CPP."""
+    by_comparison = "labels = (np.arange(3) == targets[:, None]).astype(np.float32)"
+    fixed = _program(spelling, ("labels = np.eye(3)[targets]", by_comparison))
+    model = extract_source(fixed, "fixed.py")
+    assert "one_hot" in [op.op for op in model.data["y_train"].preprocess]
+    assert _codes(_program(spelling), fixed) == []
+    assert [
+        c
+        for c, _, _ in _codes(_program(spelling, ("labels = np.eye(3)[targets]", "labels = targets")), fixed)
+    ] == ["CPP"]

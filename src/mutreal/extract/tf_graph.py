@@ -444,6 +444,22 @@ class TfGraphLayers(KerasLayers):
         self.graph_mode = True
         self._evaluators[cst.UnaryOperation] = self.ev_graph_unary
         self._evaluators[cst.Attribute] = self.ev_graph_attribute
+        self._evaluators[cst.Comparison] = self.ev_graph_comparison
+
+    def ev_graph_comparison(self, node: cst.Comparison, env: Env) -> Any:
+        """``(np.arange(n) == y[:, None])``: the labels compared with every class id, the one-hot
+        encoding graph programs write by hand (decision CPP-one-hot), a step of the labels' chain;
+        any other comparison as before."""
+        if len(node.comparisons) == 1 and type(node.comparisons[0].operator) is cst.Equal:
+            sides = (node.left, node.comparisons[0].comparator)
+            for side, other in (sides, sides[::-1]):
+                other_name = names.dotted(other.func) if type(other) is cst.Call else None
+                if other_name is None or other_name.rsplit(".", 1)[-1] != "arange":
+                    continue
+                chain = self.ev(side, env)
+                if isinstance(chain, data.DataChain):
+                    return chain.derive(self._op("one_hot", "arange", {}, node))
+        return self.ev_comparison(node, env)
 
     def ev_graph_attribute(self, node: cst.Attribute, env: Env) -> Any:
         """``mnist.train.images``: the tutorial data sets' arrays; any other attribute as before."""
