@@ -355,3 +355,19 @@ def test_one_hot_encoding_by_comparison_is_a_step_of_the_labels(spelling: str) -
         c
         for c, _, _ in _codes(_program(spelling, ("labels = np.eye(3)[targets]", "labels = targets")), fixed)
     ] == ["CPP"]
+
+
+RNN_FRAGMENT = """
+x = tf.placeholder(tf.float32, [None, 5, 3])
+cell = rnn.BasicLSTMCell(8, forget_bias=1.0)
+outputs, states = rnn.static_rnn(cell, tf.unstack(x, 5, 1), dtype=tf.float32)
+"""
+
+
+def test_rnn_in_a_fragment_that_imports_nothing_is_tensorflow_contrib_rnn() -> None:
+    """A posted fragment writes ``rnn.`` as ``tf.`` without importing it: the completed program's
+    ``from tensorflow.contrib import rnn`` adds no layer."""
+    fragment = extract_source(RNN_FRAGMENT, "buggy.py")
+    assert [layer.cls for layer in fragment.models[0].layers] == ["Input", "LSTM"]
+    completed = "import tensorflow as tf\nfrom tensorflow.contrib import rnn\n" + RNN_FRAGMENT
+    assert _codes(RNN_FRAGMENT, completed) == []

@@ -442,9 +442,18 @@ class TfGraphLayers(KerasLayers):
         """Graph code from here on: negated tensors are read by :meth:`ev_graph_unary` (only graph
         programs pay for it; the walker's other expressions are evaluated as before)."""
         self.graph_mode = True
+        self.graph_fragment = not self.imports.aliases
         self._evaluators[cst.UnaryOperation] = self.ev_graph_unary
         self._evaluators[cst.Attribute] = self.ev_graph_attribute
         self._evaluators[cst.Comparison] = self.ev_graph_comparison
+
+    def graph_fragment_names(self) -> None:
+        """In a graph fragment that imports nothing, ``rnn.`` is TensorFlow 1's
+        ``tensorflow.contrib.rnn`` (its tutorials' ``from tensorflow.contrib import rnn``), as
+        ``tf.`` is TensorFlow: the cells and runners of a posted snippet are read as the completed
+        program's are."""
+        if getattr(self, "graph_fragment", False):
+            self.imports.aliases.setdefault("rnn", "tensorflow.contrib.rnn")
 
     def ev_graph_comparison(self, node: cst.Comparison, env: Env) -> Any:
         """``(np.arange(n) == y[:, None])``: the labels compared with every class id, the one-hot

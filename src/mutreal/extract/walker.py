@@ -200,6 +200,8 @@ class Walker(TfGraph):
         self.program.era = era
         # start again with an empty table: the walk adds imports in order
         self.imports = names.ImportTable()
+        if self.graph_mode:
+            self.graph_fragment_names()
 
     def call_qualified(self, qn: str, node: cst.Call, env: Env) -> Any:
         if qn == "argparse.ArgumentParser":
