@@ -371,3 +371,26 @@ def test_rnn_in_a_fragment_that_imports_nothing_is_tensorflow_contrib_rnn() -> N
     assert [layer.cls for layer in fragment.models[0].layers] == ["Input", "LSTM"]
     completed = "import tensorflow as tf\nfrom tensorflow.contrib import rnn\n" + RNN_FRAGMENT
     assert _codes(RNN_FRAGMENT, completed) == []
+
+
+def test_a_reshape_of_an_array_out_of_view_is_the_same_statement_as_its_data_step() -> None:
+    """``tf.reshape(batch, [1, 3]).eval()`` where ``batch`` comes from out of view is a tensor
+    operation; where the completion generates the array it is a step of its data: one statement,
+    not a TWS the fix removed (decision TWS-tensor-op)."""
+    loop = """
+features = tf.placeholder(tf.float32, [None, 3])
+truth = tf.placeholder(tf.float32, [None, 2])
+out = tf.layers.dense(features, 2)
+loss = tf.reduce_mean(tf.square(out - truth))
+step = tf.train.AdamOptimizer(0.01).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for i in range(len(samples)):
+        batch = samples[i]
+        batch = tf.reshape(batch, [1, 3]).eval()
+        sess.run(step, feed_dict={features: batch, truth: targets[i:i + 1]})
+"""
+    generated = "samples = np.random.rand(20, 3)\ntargets = np.random.rand(20, 2)\n"
+    buggy = extract_source(HEADS["tf"] + loop, "buggy.py")
+    assert [op.op for op in buggy.tensor_ops if op.op != "placeholder"] == ["reshape"]
+    assert _codes(HEADS["tf"] + loop, HEADS["tf"] + generated + loop) == []

@@ -17,7 +17,7 @@ from mutreal.compare.context import CompareContext
 from mutreal.compare.decisions import DecisionId as D
 from mutreal.compare.decisions import applies
 from mutreal.compare.kinds import ComponentKind as K
-from mutreal.program.model import TensorOp
+from mutreal.program.model import ProgramModel, TensorOp
 
 #: operations compared only where both programs have them: a variable or a declared shape one
 #: program adds is part of what it builds around the fix, not a tensor whose shape the fix changed
@@ -90,6 +90,13 @@ def compare_tensor_ops(ctx: CompareContext) -> list[FaultComponent]:
             added.remove(match)
             if bops[i].key() != match[1].key():
                 out.append(_component(i, bops[i], match[1], "changed", ctx))
+    # a statement one program applies to a tensor and the other to an array it follows as data
+    if removed:
+        fixed_steps = _data_step_texts(ctx.fixed)
+        removed = [i for i in removed if _text(bops[i]) not in fixed_steps]
+    if added:
+        buggy_steps = _data_step_texts(ctx.buggy)
+        added = [(j, op) for j, op in added if _text(op) not in buggy_steps]
     out.extend(_component(i, bops[i], None, "removed", ctx) for i in removed)
     if len(added) > _COMPLETION and len(added) > 2 * len(bops):
         added = []  # a snippet completed into a program: what it adds is the benchmark's set-up
@@ -98,6 +105,15 @@ def compare_tensor_ops(ctx: CompareContext) -> list[FaultComponent]:
     if loss:
         out = [c for c in out if c.change == "changed" or (c.before or c.after or "") not in loss]
     return _one_per_line(sorted(out, key=lambda c: c.fixed_line or c.buggy_line or 0))
+
+
+def _data_step_texts(program: ProgramModel) -> set[str]:
+    """The texts of every step of a program's data chains: ``tf.reshape(batch, [1, 2])`` applied to
+    an array the walk followed to its source is a data step there, and a tensor operation in the
+    other program, where the array comes from out of view. It is one statement in both, no
+    operation added or removed (decision TWS-tensor-op)."""
+    chains = [*program.data.values(), *program.untrained_data.values()]
+    return {" ".join(op.text.split()) for var in chains for op in var.preprocess if op.text}
 
 
 def _one_per_line(components: list[FaultComponent]) -> list[FaultComponent]:
