@@ -394,3 +394,37 @@ with tf.Session() as sess:
     buggy = extract_source(HEADS["tf"] + loop, "buggy.py")
     assert [op.op for op in buggy.tensor_ops if op.op != "placeholder"] == ["reshape"]
     assert _codes(HEADS["tf"] + loop, HEADS["tf"] + generated + loop) == []
+
+
+def _spelled_out(spelling: str, fault: tuple[str, str] | None = None) -> str:
+    """The program with ``minimize`` spelled out as ``apply_gradients(compute_gradients(loss))``,
+    and one fault's edit (fixed text -> buggy text) when given."""
+    minimize = "train_op = tf.train.AdamOptimizer(learning_rate=0.001).minimize(loss)"
+    spelled_out = (
+        "opt = tf.train.AdamOptimizer(learning_rate=0.001)\n"
+        "grads = opt.compute_gradients(loss)\n"
+        "train_op = opt.apply_gradients(grads)"
+    )
+    text = HEADS[spelling] + textwrap.dedent(PROGRAM).replace(minimize, spelled_out)
+    if fault is not None:
+        assert fault[0] in text, fault
+        text = text.replace(*fault)
+    if spelling == "compat-attribute":
+        for name in _COMPAT_NAMES:
+            text = text.replace(f"tf.{name}", f"tf.compat.v1.{name}")
+    return text
+
+
+@pytest.mark.parametrize("spelling", sorted(HEADS))
+@pytest.mark.parametrize("fault", ["epochs", "learning rate", "loss"])
+def test_apply_gradients_of_computed_gradients_is_the_graph_training(fault: str, spelling: str) -> None:
+    """``opt.apply_gradients(opt.compute_gradients(loss))`` spells ``opt.minimize(loss)`` out: the
+    same compile and session training, so the same faults get the same codes."""
+    fixed = _spelled_out(spelling)
+    model = extract_source(fixed, "fixed.py")
+    [comp] = model.compiles
+    assert (comp.loss.value, comp.optimizer.cls) == ("categorical_crossentropy", "Adam")
+    assert [fit.method for fit in model.fits] == ["session.run"]
+    fixed_text, buggy_text, code = FAULTS[fault]
+    buggy = _spelled_out(spelling, (fixed_text, buggy_text))
+    assert [c for c, _, _ in _codes(buggy, fixed)] == [code]

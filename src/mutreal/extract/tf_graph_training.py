@@ -49,6 +49,16 @@ class TfGraph(TfGraphLayers):
         """A method of a graph value, or :data:`NOT_GRAPH`."""
         if isinstance(receiver, OptimizerObj) and method == "minimize":
             return self._minimize(receiver, node, env)
+        if isinstance(receiver, OptimizerObj) and method == "compute_gradients":
+            args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
+            loss = args[0] if args else kwargs.get("loss")
+            loss_node = arg_nodes[0] if arg_nodes else kw_nodes.get("loss")
+            self.__dict__.setdefault("graph_gradients", {})[id(receiver)] = (loss, loss_node)
+            return Unknown(node, self.cur_line)
+        if isinstance(receiver, OptimizerObj) and method == "apply_gradients":
+            known = self.__dict__.get("graph_gradients", {}).get(id(receiver))
+            if known is not None:
+                return self._minimize(receiver, node, env, known)
         if isinstance(receiver, TutorialData) and method == "next_batch":
             values, kwvalues = self.call_values(node, env)
             size = kwvalues.get("batch_size") or (values[0] if values else Value(OPAQUE, None))
@@ -75,15 +85,23 @@ class TfGraph(TfGraphLayers):
             return Unknown(node, self.cur_line)
         return NOT_GRAPH
 
-    def _minimize(self, opt: OptimizerObj, node: cst.Call, env: Env) -> TrainOp:
+    def _minimize(
+        self, opt: OptimizerObj, node: cst.Call, env: Env, gradients: tuple[Any, Any] | None = None
+    ) -> TrainOp:
+        """``optimizer.minimize(loss)``, or ``optimizer.apply_gradients(grads)`` of the gradients
+        ``optimizer.compute_gradients(loss)`` gave (``gradients``: that loss and its node), the
+        spelled-out minimize of programs that clip or log their gradients: the graph's compile."""
         key = id(node)
         known = self.graph_state().get(key)
         if isinstance(known, TrainOp):
             self.call_args(node, env)
             return known
         args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
-        loss = args[0] if args else kwargs.get("loss")
-        loss_node = arg_nodes[0] if arg_nodes else kw_nodes.get("loss")
+        if gradients is not None:
+            loss, loss_node = gradients
+        else:
+            loss = args[0] if args else kwargs.get("loss")
+            loss_node = arg_nodes[0] if arg_nodes else kw_nodes.get("loss")
         canon = (
             keras_api.canonical_loss(str(loss.value).rsplit(".", 1)[-1])
             if isinstance(loss, Value) and loss.kind in (CALL, REF)
