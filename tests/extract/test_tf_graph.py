@@ -294,7 +294,7 @@ def test_the_tutorial_mnist_loader_gives_the_training_data() -> None:
     assert y_train.preprocess[-1].args["shape"].value == [None, 10]
     assert [op.role for op in model.tensor_ops] == [None, "labels"]
     assert model.fits[0].args["batch_size"].value == 64
-    assert model.fits[0].args["epochs"].value == 100
+    assert model.fits[0].args["steps"].value == 100  # one batch a turn (decision HNE-graph-epochs)
     buggy, fixed = TUTORIAL.format(one_hot=False), TUTORIAL.format(one_hot=True)
     assert [c for c, _, _ in _codes(buggy, fixed)] == ["CPP"]
 
@@ -428,3 +428,34 @@ def test_apply_gradients_of_computed_gradients_is_the_graph_training(fault: str,
     fixed_text, buggy_text, code = FAULTS[fault]
     buggy = _spelled_out(spelling, (fixed_text, buggy_text))
     assert [c for c, _, _ in _codes(buggy, fixed)] == [code]
+
+
+STEP_LOOP = """
+samples = np.random.rand(200, 20).astype(np.float32)
+labels = np.eye(3)[np.random.randint(0, 3, 200)]
+x = tf.placeholder(tf.float32, [None, 20])
+y = tf.placeholder(tf.float32, [None, 3])
+logits = tf.layers.dense(x, 3)
+loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=logits))
+train_op = tf.train.AdamOptimizer(0.01).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for {var} in range({bound}):
+        picked = np.random.randint(0, 200, 20)
+        sess.run(train_op, feed_dict={{x: samples[picked], y: labels[picked]}})
+"""
+
+
+@pytest.mark.parametrize("spelling", ["tf", "compat"])
+def test_a_single_loop_of_training_steps_counts_steps_not_epochs(spelling: str) -> None:
+    """Decision HNE-graph-epochs: ``for i in range(20000)`` around one batch's run counts steps
+    (kept as ``steps``, no HNE when the fix changes it); the same loop over ``epoch`` is HNE."""
+
+    def program(var: str, bound: str) -> str:
+        return HEADS[spelling] + STEP_LOOP.format(var=var, bound=bound)
+
+    model = extract_source(program("i", "20000"), "buggy.py")
+    [fit] = model.fits
+    assert fit.args["steps"].value == 20000 and "epochs" not in fit.args
+    assert _codes(program("i", "20000"), program("i", "50")) == []
+    assert [c for c, _, _ in _codes(program("epoch", "20000"), program("epoch", "50"))] == ["HNE"]

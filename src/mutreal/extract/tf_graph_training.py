@@ -17,6 +17,8 @@ from typing import Any
 
 import libcst as cst
 
+from mutreal.compare.decisions import DecisionId as D
+from mutreal.compare.decisions import applies
 from mutreal.extract import data
 from mutreal.extract.interpreter.values import Env, OptimizerObj, Unknown
 from mutreal.extract.tf_graph import NOT_GRAPH, GraphTensor, SessionObj, TfGraphLayers, TrainOp
@@ -182,7 +184,7 @@ class TfGraph(TfGraphLayers):
         self.graph_records.add(id(fit))
         loops = getattr(self, "graph_loops", [])
         if loops:
-            fit.args["epochs"] = loops[0][0]
+            fit.args["epochs" if _counts_epochs(loops) else "steps"] = loops[0][0]
         batch = self._batch_size(loops, env)
         if batch is not None:
             fit.args["batch_size"] = batch
@@ -309,3 +311,14 @@ class TfGraph(TfGraphLayers):
             if keras_models:
                 return keras_models[-1]
         return self.graph_model()
+
+
+@applies(D.HNE_GRAPH_EPOCHS)
+def _counts_epochs(loops: list[tuple[Value, str]]) -> bool:
+    """Decision HNE-graph-epochs: the outermost loop around a training run counts epochs when it
+    says so (``for epoch in range(n)``, ``range(training_epochs)``) or when a loop over batches runs
+    inside it (a pass over the data per turn); a single loop that says nothing of epochs,
+    ``for i in range(20000): sess.run(train, feed_dict=next_batch(50))``, counts training steps,
+    one batch each, which the study did not read as a number of epochs (it is kept as ``steps``)."""
+    header = loops[0][1].split("\n", 1)[0]
+    return len(loops) > 1 or "epoch" in header.lower() or "epoch" in (loops[0][0].text or "").lower()
