@@ -459,3 +459,17 @@ def test_a_single_loop_of_training_steps_counts_steps_not_epochs(spelling: str) 
     assert fit.args["steps"].value == 20000 and "epochs" not in fit.args
     assert _codes(program("i", "20000"), program("i", "50")) == []
     assert [c for c, _, _ in _codes(program("epoch", "20000"), program("epoch", "50"))] == ["HNE"]
+
+
+@pytest.mark.parametrize("spelling", ["tf", "compat"])
+def test_a_completed_fragment_counts_only_the_shape_operations_it_lost(spelling: str) -> None:
+    """Decision TWS-tensor-op: a fragment (no placeholder, no training) completed into a whole
+    program: the completion's placeholders, variables and reshapes are set-up, not paired with
+    the fragment's variable; the fragment's ``tf.stack`` the program no longer writes is the TWS."""
+    completed = COMPLETED.replace(
+        "logits = tf.matmul(features, weights)",
+        "flat = tf.reshape(features, [-1, 6])\nlogits = tf.matmul(flat, weights)\n"
+        "extra = tf.Variable(tf.zeros([4]))",
+    )
+    codes = _codes(HEADS[spelling] + SNIPPET_OF_TENSORS, HEADS[spelling] + completed)
+    assert [c for c, _, _ in codes] == ["TWS"]

@@ -56,6 +56,8 @@ def compare_tensor_ops(ctx: CompareContext) -> list[FaultComponent]:
     bops, fops = ctx.buggy.tensor_ops, ctx.fixed.tensor_ops
     if not bops and not fops:
         return []
+    if _completes_a_fragment(ctx.buggy, ctx.fixed):
+        return _fragment_ops_dropped(ctx)
     bkeys = [(op.op, _text(op)) for op in bops]
     fkeys = [(op.op, _text(op)) for op in fops]
     out: list[FaultComponent] = []
@@ -105,6 +107,32 @@ def compare_tensor_ops(ctx: CompareContext) -> list[FaultComponent]:
     if loss:
         out = [c for c in out if c.change == "changed" or (c.before or c.after or "") not in loss]
     return _one_per_line(sorted(out, key=lambda c: c.fixed_line or c.buggy_line or 0))
+
+
+def _completes_a_fragment(buggy: ProgramModel, fixed: ProgramModel) -> bool:
+    """The buggy program is a fragment of a graph (tensor operations with no placeholder and no
+    training run) and the fixed one a whole program that declares placeholders and trains: the
+    benchmark completed a posted snippet."""
+    return (
+        not buggy.fits
+        and not any(op.op == "placeholder" for op in buggy.tensor_ops)
+        and bool(fixed.fits)
+        and any(op.op == "placeholder" for op in fixed.tensor_ops)
+    )
+
+
+def _fragment_ops_dropped(ctx: CompareContext) -> list[FaultComponent]:
+    """Decision TWS-tensor-op for a completed fragment: what the completion adds around the post
+    (its placeholders, variables, reshapes) is set-up, and the fragment's variables are set up
+    again by it; a shape operation of the fragment that the completed program no longer writes
+    is the fix (TWS), one per line."""
+    kept = {_text(op) for op in ctx.fixed.tensor_ops} | _data_step_texts(ctx.fixed)
+    out = [
+        _component(i, op, None, "removed", ctx)
+        for i, op in enumerate(ctx.buggy.tensor_ops)
+        if op.op not in _CHANGED_ONLY and _text(op) not in kept
+    ]
+    return _one_per_line(out)
 
 
 def _data_step_texts(program: ProgramModel) -> set[str]:
