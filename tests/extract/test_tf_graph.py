@@ -473,3 +473,35 @@ def test_a_completed_fragment_counts_only_the_shape_operations_it_lost(spelling:
     )
     codes = _codes(HEADS[spelling] + SNIPPET_OF_TENSORS, HEADS[spelling] + completed)
     assert [c for c, _, _ in codes] == ["TWS"]
+
+
+MONITORED = """
+samples = np.random.rand(200, 20).astype(np.float32)
+labels = np.eye(3)[np.random.randint(0, 3, 200)]
+held_out = np.random.rand(50, 20).astype(np.float32)
+held_labels = np.eye(3)[np.random.randint(0, 3, 50)]
+x = tf.placeholder(tf.float32, [None, 20])
+y = tf.placeholder(tf.float32, [None, 3])
+logits = tf.layers.dense(x, 3)
+loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=logits))
+accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), tf.argmax(y, 1)), tf.float32))
+train_op = tf.train.AdamOptimizer(0.01).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for epoch in range(5):
+        for i in range(0, 200, 20):
+            batch_x, batch_y = samples[i:i + 20], labels[i:i + 20]
+            seen = sess.run(accuracy, feed_dict={x: batch_x, y: batch_y})
+            sess.run(train_op, feed_dict={x: batch_x, y: batch_y})
+            again = accuracy.eval(feed_dict={x: batch_x, y: batch_y})
+    print(sess.run(accuracy, feed_dict={x: held_out / 2.0, y: held_labels}))
+"""
+
+
+def test_a_run_monitoring_the_training_batch_feeds_no_test_data() -> None:
+    """Runs that only measure the batch the training step is fed (before or after it) feed the
+    training data; the test data are the arrays of the run after training (here scaled)."""
+    model = extract_source(HEADS["tf"] + MONITORED, "prog.py")
+    x_test = model.data["x_test"]
+    assert x_test.source.text.startswith("np.random.rand(50, 20)")
+    assert [op.op for op in x_test.preprocess] == ["astype", "divide"]

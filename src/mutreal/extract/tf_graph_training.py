@@ -133,12 +133,17 @@ class TfGraph(TfGraphLayers):
 
     def _evaluation_feed(self, feed_node: cst.BaseExpression | None, env: Env) -> None:
         """A run or ``eval`` that trains nothing: the arrays it feeds are the test data (the data
-        pass compares their preprocessing as it does for Keras' evaluate)."""
+        pass compares their preprocessing as it does for Keras' evaluate). A run that feeds the
+        batch a training run is fed (the same text, before or after it in the loop) measures
+        training, not test data: the first other run gives them."""
         fed = self._fed_arrays(feed_node, env)
         if not fed or "x_test" in self.program.data:
             return
+        if self.text(fed[0][1]) in self.__dict__.get("graph_train_feeds", ()):
+            return  # the training batch monitored, not test data
         for role, (value, vnode) in zip(("x_test", "y_test"), fed, strict=False):
             self._record_data(role, value, vnode)
+        self.graph_test_feed = self.text(fed[0][1])
 
     def _fetches_train_op(self, node: cst.Call, env: Env) -> bool:
         if not node.args or "graph_calls" not in self.__dict__:
@@ -190,6 +195,15 @@ class TfGraph(TfGraphLayers):
             fit.args["batch_size"] = batch
         fed = self._fed_entries(feed_node, env)
         first = not self.data_fit_done
+        if fed:
+            trained = self.text(fed[0][2])
+            self.__dict__.setdefault("graph_train_feeds", set()).add(trained)
+            if getattr(self, "graph_test_feed", None) == trained:
+                # a run before the training step that fed the same batch monitored training:
+                # the test data are a later run's
+                for role in ("x_test", "y_test"):
+                    self.program.data.pop(role, None)
+                self.graph_test_feed = None
         for role, (key, value, vnode) in zip(("x", "y"), fed, strict=False):
             fit.args[role] = self._data_ref(f"{role}_train" if first else None, value, vnode)
             if first:
