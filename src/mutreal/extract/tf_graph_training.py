@@ -19,7 +19,6 @@ import libcst as cst
 
 from mutreal.compare.decisions import DecisionId as D
 from mutreal.compare.decisions import applies
-from mutreal.extract import data
 from mutreal.extract.interpreter.values import Env, OptimizerObj, Unknown
 from mutreal.extract.tf_graph import NOT_GRAPH, GraphTensor, SessionObj, TfGraphLayers, TrainOp
 from mutreal.extract.tf_graph_data import TutorialData
@@ -31,7 +30,6 @@ from mutreal.program.model import (
     REF,
     Compile,
     DataOp,
-    DataSource,
     Fit,
     KerasModel,
     Value,
@@ -207,37 +205,41 @@ class TfGraph(TfGraphLayers):
         for role, (key, value, vnode) in zip(("x", "y"), fed, strict=False):
             fit.args[role] = self._data_ref(f"{role}_train" if first else None, value, vnode)
             if first:
-                if role == "y":
-                    value = self._labels_as_declared(key, value, vnode)
                 self._record_data(f"{role}_train", value, vnode)
+                if role == "y":
+                    self._labels_as_declared(key)
         if first and fed:
             self.data_fit_done = True
         self.program.fits.append(fit)
         return Unknown(node, self.cur_line)
 
-    def _labels_as_declared(self, key: Any, value: Any, vnode: cst.CSTNode) -> Any:
+    def _labels_as_declared(self, key: Any) -> None:
         """Decision CPP-label-placeholder: the placeholder the training labels are fed to declares
         the shape they must have (``tf.placeholder(tf.int32, [None, 1])``), a step of the labels'
         preparation, not a tensor of the model: a fix that changes it changes the format the labels
         are fed in (the study's CPP, 'change shape of data for labels'). The shape joins the
         labels' data chain as a reshape, which the data pass compares; the inputs' placeholder stays
         a tensor shape (TWS), the model's input."""
-        if not isinstance(key, GraphTensor) or key.kind != "placeholder" or key.declared is None:
-            return value
+        labels = self.program.data.get("y_train")
+        if (
+            labels is None
+            or not isinstance(key, GraphTensor)
+            or key.kind != "placeholder"
+            or key.declared is None
+        ):
+            return
         declared = key.declared
         declared.role = "labels"
-        if not isinstance(value, data.DataChain):
-            text = self.text(vnode)
-            value = data.DataChain(DataSource("opaque", text=text, file=self.path, line=self.cur_line), [])
-        op = DataOp(
-            "reshape",
-            name="placeholder",
-            args={"shape": key.shape if key.shape is not None else Value.const(None)},
-            text=declared.text,
-            file=declared.file,
-            line=declared.line,
+        labels.preprocess.append(
+            DataOp(
+                "reshape",
+                name="placeholder",
+                args={"shape": key.shape if key.shape is not None else Value.const(None)},
+                text=declared.text,
+                file=declared.file,
+                line=declared.line,
+            )
         )
-        return value.derive(op)
 
     def _fed_arrays(self, feed_node: cst.BaseExpression | None, env: Env) -> list[tuple[Any, cst.CSTNode]]:
         """The arrays fed to the graph's placeholders (:meth:`_fed_entries` without the keys)."""
