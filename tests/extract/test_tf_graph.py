@@ -505,3 +505,38 @@ def test_a_run_monitoring_the_training_batch_feeds_no_test_data() -> None:
     x_test = model.data["x_test"]
     assert x_test.source.text.startswith("np.random.rand(50, 20)")
     assert [op.op for op in x_test.preprocess] == ["astype", "divide"]
+
+
+WEIGHTS_BY_NAME = """
+images = np.random.rand(40, 8, 8, 1).astype(np.float32)
+labels = np.eye(2)[np.random.randint(0, 2, 40)]
+x = tf.placeholder(tf.float32, [None, 8, 8, 1])
+y = tf.placeholder(tf.float32, [None, 2])
+weights = {{
+    'conv': tf.Variable(tf.random_normal([3, 3, 1, {filters}])),
+    'out': tf.Variable(tf.random_normal([8 * 8 * {filters}, 2])),
+}}
+biases = {{'conv': tf.Variable(tf.zeros([{filters}])), 'out': tf.Variable(tf.zeros([2]))}}
+conv = tf.nn.relu(tf.nn.conv2d(x, weights['conv'], strides=[1, 1, 1, 1], padding='SAME') + biases['conv'])
+flat = tf.reshape(conv, [-1, 8 * 8 * {filters}])
+logits = tf.matmul(flat, weights['out']) + biases['out']
+loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=logits))
+train_op = tf.train.AdamOptimizer(0.01).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for epoch in range(3):
+        sess.run(train_op, feed_dict={{x: images, y: labels}})
+"""
+
+
+@pytest.mark.parametrize("spelling", ["tf", "compat"])
+def test_weights_kept_in_a_dict_by_name_are_the_layers_weights(spelling: str) -> None:
+    """``weights = {'conv': tf.Variable(...)}`` read through ``weights['conv']`` gives the layer
+    its filters, kernel size and initialiser as a variable of its own does."""
+    model = extract_source(HEADS[spelling] + WEIGHTS_BY_NAME.format(filters=16), "prog.py")
+    conv = next(layer for layer in model.models[0].layers if layer.cls == "Conv2D")
+    assert (conv.args["filters"].value, conv.args["kernel_size"].value) == (16, [3, 3])
+    assert conv.args["kernel_initializer"].value == "random_normal"
+    buggy = HEADS[spelling] + WEIGHTS_BY_NAME.format(filters=4)
+    fixed = HEADS[spelling] + WEIGHTS_BY_NAME.format(filters=16)
+    assert sorted(c for c, _, _ in _codes(buggy, fixed)) == ["LCN", "TWS"]

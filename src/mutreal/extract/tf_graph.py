@@ -80,6 +80,13 @@ class TrainOp:
 
 
 @dataclass
+class GraphDict:
+    """A dict literal of graph tensors by name (``weights = {'wc1': tf.Variable(...)}``)."""
+
+    entries: dict[str, Any]
+
+
+@dataclass
 class SessionObj:
     """A ``tf.Session()``."""
 
@@ -446,6 +453,33 @@ class TfGraphLayers(KerasLayers):
         self._evaluators[cst.UnaryOperation] = self.ev_graph_unary
         self._evaluators[cst.Attribute] = self.ev_graph_attribute
         self._evaluators[cst.Comparison] = self.ev_graph_comparison
+        self._evaluators[cst.Dict] = self.ev_graph_dict
+        self._evaluators[cst.Subscript] = self.ev_graph_subscript
+
+    def ev_graph_dict(self, node: cst.Dict, env: Env) -> Any:
+        """``weights = {'wc1': tf.Variable(...), ...}``: the weights of a graph kept in a dict by
+        name (TF 1 tutorials write their models so); a :class:`GraphDict` whose entries the
+        layers read through ``weights['wc1']`` as they read a variable; any other dict as before."""
+        if node.elements and all(
+            type(el) is cst.DictElement and type(el.key) is cst.SimpleString for el in node.elements
+        ):
+            entries = {
+                el.key.evaluated_value: self.ev(el.value, env)  # type: ignore[union-attr]
+                for el in node.elements
+            }
+            if any(isinstance(v, GraphTensor) for v in entries.values()):
+                return GraphDict(entries)
+        return self.ev_dict(node, env)
+
+    def ev_graph_subscript(self, node: cst.Subscript, env: Env) -> Any:
+        """``weights['wc1']`` of a :class:`GraphDict`: its entry; any other subscript as before."""
+        if len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
+            key = node.slice[0].slice.value
+            if type(key) is cst.SimpleString:
+                base = self.ev(node.value, env)
+                if isinstance(base, GraphDict) and key.evaluated_value in base.entries:
+                    return base.entries[key.evaluated_value]
+        return self.ev_subscript(node, env)
 
     def graph_fragment_names(self) -> None:
         """In a graph fragment that imports nothing, ``rnn.`` is TensorFlow 1's
