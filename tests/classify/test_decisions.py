@@ -14,6 +14,7 @@ import pytest
 
 import mutreal
 import mutreal.compare  # noqa: F401  (registers the comparison's decisions)
+import mutreal.extract.walker  # noqa: F401  (registers the graph front-end's decisions: HNE-graph-epochs)
 import mutreal.label.codes  # noqa: F401  (registers the labels' decisions)
 from mutreal.compare.decisions import APPLIED_BY, DecisionId
 from mutreal.label.taxonomy import load_decisions

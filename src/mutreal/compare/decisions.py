@@ -99,6 +99,8 @@ class DecisionId(TextEnum):
     TRD_SUBSET = "TRD-subset"
     TWS_TENSOR_OP = "TWS-tensor-op"
     TWS_PLACEHOLDER = "TWS-placeholder"
+    CPP_LABEL_PLACEHOLDER = "CPP-label-placeholder"
+    HNE_GRAPH_EPOCHS = "HNE-graph-epochs"
     GRAPH_KERAS_ONLY = "graph-Keras-only"
     ACH_GRAPH_FUNCTION = "ACH-graph-function"
     LWC_GRAPH_EXPRESSION = "LWC-graph-expression"

@@ -59,6 +59,8 @@ class GraphTensor:
     text: str = ""
     #: a variable's shape as a tensor operation (dropped when a layer's weights read it)
     op: TensorOp | None = None
+    #: a placeholder's declared shape as a tensor operation (dropped when it is fed the labels)
+    declared: TensorOp | None = None
 
 
 @dataclass
@@ -75,6 +77,13 @@ class TrainOp:
     """``optimizer.minimize(loss)``: running it in a session is a training step."""
 
     compile: Compile
+
+
+@dataclass
+class GraphDict:
+    """A dict literal of graph tensors by name (``weights = {'wc1': tf.Variable(...)}``)."""
+
+    entries: dict[str, Any]
 
 
 @dataclass
@@ -190,9 +199,11 @@ class TfGraphLayers(KerasLayers):
                 REF, f"tensorflow.{api.graph_name(str(dtype.value))}", text=dtype.text, line=dtype.line
             )
         # the shape is a tensor's (decision TWS-placeholder): a tensor operation, not a layer argument
-        self._record_op("placeholder", {"shape": shape if shape is not None else Value.const(None)}, node)
+        op = self._record_op(
+            "placeholder", {"shape": shape if shape is not None else Value.const(None)}, node
+        )
         t = self.graph_layer("Input", {"dtype": dtype} if dtype is not None else {}, node)
-        t.kind, t.shape = "placeholder", shape
+        t.kind, t.shape, t.declared = "placeholder", shape, op
         return t
 
     def _variable(self, name: str, node: cst.Call, env: Env) -> GraphTensor:
@@ -438,8 +449,60 @@ class TfGraphLayers(KerasLayers):
         """Graph code from here on: negated tensors are read by :meth:`ev_graph_unary` (only graph
         programs pay for it; the walker's other expressions are evaluated as before)."""
         self.graph_mode = True
+        self.graph_fragment = not self.imports.aliases
         self._evaluators[cst.UnaryOperation] = self.ev_graph_unary
         self._evaluators[cst.Attribute] = self.ev_graph_attribute
+        self._evaluators[cst.Comparison] = self.ev_graph_comparison
+        self._evaluators[cst.Dict] = self.ev_graph_dict
+        self._evaluators[cst.Subscript] = self.ev_graph_subscript
+
+    def ev_graph_dict(self, node: cst.Dict, env: Env) -> Any:
+        """``weights = {'wc1': tf.Variable(...), ...}``: the weights of a graph kept in a dict by
+        name (TF 1 tutorials write their models so); a :class:`GraphDict` whose entries the
+        layers read through ``weights['wc1']`` as they read a variable; any other dict as before."""
+        if node.elements and all(
+            type(el) is cst.DictElement and type(el.key) is cst.SimpleString for el in node.elements
+        ):
+            entries = {
+                el.key.evaluated_value: self.ev(el.value, env)  # type: ignore[union-attr]
+                for el in node.elements
+            }
+            if any(isinstance(v, GraphTensor) for v in entries.values()):
+                return GraphDict(entries)
+        return self.ev_dict(node, env)
+
+    def ev_graph_subscript(self, node: cst.Subscript, env: Env) -> Any:
+        """``weights['wc1']`` of a :class:`GraphDict`: its entry; any other subscript as before."""
+        if len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
+            key = node.slice[0].slice.value
+            if type(key) is cst.SimpleString:
+                base = self.ev(node.value, env)
+                if isinstance(base, GraphDict) and key.evaluated_value in base.entries:
+                    return base.entries[key.evaluated_value]
+        return self.ev_subscript(node, env)
+
+    def graph_fragment_names(self) -> None:
+        """In a graph fragment that imports nothing, ``rnn.`` is TensorFlow 1's
+        ``tensorflow.contrib.rnn`` (its tutorials' ``from tensorflow.contrib import rnn``), as
+        ``tf.`` is TensorFlow: the cells and runners of a posted snippet are read as the completed
+        program's are."""
+        if getattr(self, "graph_fragment", False):
+            self.imports.aliases.setdefault("rnn", "tensorflow.contrib.rnn")
+
+    def ev_graph_comparison(self, node: cst.Comparison, env: Env) -> Any:
+        """``(np.arange(n) == y[:, None])``: the labels compared with every class id, the one-hot
+        encoding graph programs write by hand (decision CPP-one-hot), a step of the labels' chain;
+        any other comparison as before."""
+        if len(node.comparisons) == 1 and type(node.comparisons[0].operator) is cst.Equal:
+            sides = (node.left, node.comparisons[0].comparator)
+            for side, other in (sides, sides[::-1]):
+                other_name = names.dotted(other.func) if type(other) is cst.Call else None
+                if other_name is None or other_name.rsplit(".", 1)[-1] != "arange":
+                    continue
+                chain = self.ev(side, env)
+                if isinstance(chain, data.DataChain):
+                    return chain.derive(self._op("one_hot", "arange", {}, node))
+        return self.ev_comparison(node, env)
 
     def ev_graph_attribute(self, node: cst.Attribute, env: Env) -> Any:
         """``mnist.train.images``: the tutorial data sets' arrays; any other attribute as before."""
@@ -498,6 +561,19 @@ class TfGraphLayers(KerasLayers):
         if graph is not None and all(layer.cls == "Input" for layer in graph.layers):
             graph.kind, graph.layers = "unknown", []
             self.program.notes.append("TensorFlow graph trained without its layers being built in this file")
+
+    def graph_tensor_chain(self, chain: data.DataChain) -> bool:
+        """Decision CPP-completion-data in graph code: a chain of an array never followed to a
+        source (``1.0 / tf.cast(input_size, tf.float32)`` of a tensor's dimension) whose every step
+        is a TensorFlow call is tensor arithmetic of the graph, not data the program binds; a
+        snippet with only such chains has no data of its own for a completion to be compared with."""
+        source = chain.source
+        return (
+            source is not None
+            and source.kind == "opaque"
+            and bool(chain.ops)
+            and all("tf." in (op.text or "") for op in chain.ops)
+        )
 
     @property
     def graph_read(self) -> bool:

@@ -17,11 +17,23 @@ from typing import Any
 
 import libcst as cst
 
+from mutreal.compare.decisions import DecisionId as D
+from mutreal.compare.decisions import applies
 from mutreal.extract.interpreter.values import Env, OptimizerObj, Unknown
 from mutreal.extract.tf_graph import NOT_GRAPH, GraphTensor, SessionObj, TfGraphLayers, TrainOp
 from mutreal.extract.tf_graph_data import TutorialData
 from mutreal.program import keras_api
-from mutreal.program.model import CALL, CONST, OPAQUE, REF, Compile, Fit, KerasModel, Value
+from mutreal.program.model import (
+    CALL,
+    CONST,
+    OPAQUE,
+    REF,
+    Compile,
+    DataOp,
+    Fit,
+    KerasModel,
+    Value,
+)
 
 #: the method name of a training step run in a session (a :class:`Fit` record's ``method``)
 SESSION_RUN = "session.run"
@@ -37,6 +49,16 @@ class TfGraph(TfGraphLayers):
         """A method of a graph value, or :data:`NOT_GRAPH`."""
         if isinstance(receiver, OptimizerObj) and method == "minimize":
             return self._minimize(receiver, node, env)
+        if isinstance(receiver, OptimizerObj) and method == "compute_gradients":
+            args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
+            loss = args[0] if args else kwargs.get("loss")
+            loss_node = arg_nodes[0] if arg_nodes else kw_nodes.get("loss")
+            self.__dict__.setdefault("graph_gradients", {})[id(receiver)] = (loss, loss_node)
+            return Unknown(node, self.cur_line)
+        if isinstance(receiver, OptimizerObj) and method == "apply_gradients":
+            known = self.__dict__.get("graph_gradients", {}).get(id(receiver))
+            if known is not None:
+                return self._minimize(receiver, node, env, known)
         if isinstance(receiver, TutorialData) and method == "next_batch":
             values, kwvalues = self.call_values(node, env)
             size = kwvalues.get("batch_size") or (values[0] if values else Value(OPAQUE, None))
@@ -63,15 +85,23 @@ class TfGraph(TfGraphLayers):
             return Unknown(node, self.cur_line)
         return NOT_GRAPH
 
-    def _minimize(self, opt: OptimizerObj, node: cst.Call, env: Env) -> TrainOp:
+    def _minimize(
+        self, opt: OptimizerObj, node: cst.Call, env: Env, gradients: tuple[Any, Any] | None = None
+    ) -> TrainOp:
+        """``optimizer.minimize(loss)``, or ``optimizer.apply_gradients(grads)`` of the gradients
+        ``optimizer.compute_gradients(loss)`` gave (``gradients``: that loss and its node), the
+        spelled-out minimize of programs that clip or log their gradients: the graph's compile."""
         key = id(node)
         known = self.graph_state().get(key)
         if isinstance(known, TrainOp):
             self.call_args(node, env)
             return known
         args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
-        loss = args[0] if args else kwargs.get("loss")
-        loss_node = arg_nodes[0] if arg_nodes else kw_nodes.get("loss")
+        if gradients is not None:
+            loss, loss_node = gradients
+        else:
+            loss = args[0] if args else kwargs.get("loss")
+            loss_node = arg_nodes[0] if arg_nodes else kw_nodes.get("loss")
         canon = (
             keras_api.canonical_loss(str(loss.value).rsplit(".", 1)[-1])
             if isinstance(loss, Value) and loss.kind in (CALL, REF)
@@ -101,12 +131,17 @@ class TfGraph(TfGraphLayers):
 
     def _evaluation_feed(self, feed_node: cst.BaseExpression | None, env: Env) -> None:
         """A run or ``eval`` that trains nothing: the arrays it feeds are the test data (the data
-        pass compares their preprocessing as it does for Keras' evaluate)."""
+        pass compares their preprocessing as it does for Keras' evaluate). A run that feeds the
+        batch a training run is fed (the same text, before or after it in the loop) measures
+        training, not test data: the first other run gives them."""
         fed = self._fed_arrays(feed_node, env)
         if not fed or "x_test" in self.program.data:
             return
+        if self.text(fed[0][1]) in self.__dict__.get("graph_train_feeds", ()):
+            return  # the training batch monitored, not test data
         for role, (value, vnode) in zip(("x_test", "y_test"), fed, strict=False):
             self._record_data(role, value, vnode)
+        self.graph_test_feed = self.text(fed[0][1])
 
     def _fetches_train_op(self, node: cst.Call, env: Env) -> bool:
         if not node.args or "graph_calls" not in self.__dict__:
@@ -152,29 +187,74 @@ class TfGraph(TfGraphLayers):
         self.graph_records.add(id(fit))
         loops = getattr(self, "graph_loops", [])
         if loops:
-            fit.args["epochs"] = loops[0][0]
+            fit.args["epochs" if _counts_epochs(loops) else "steps"] = loops[0][0]
         batch = self._batch_size(loops, env)
         if batch is not None:
             fit.args["batch_size"] = batch
-        fed = self._fed_arrays(feed_node, env)
+        fed = self._fed_entries(feed_node, env)
         first = not self.data_fit_done
-        for role, (value, vnode) in zip(("x", "y"), fed, strict=False):
+        if fed:
+            trained = self.text(fed[0][2])
+            self.__dict__.setdefault("graph_train_feeds", set()).add(trained)
+            if getattr(self, "graph_test_feed", None) == trained:
+                # a run before the training step that fed the same batch monitored training:
+                # the test data are a later run's
+                for role in ("x_test", "y_test"):
+                    self.program.data.pop(role, None)
+                self.graph_test_feed = None
+        for role, (key, value, vnode) in zip(("x", "y"), fed, strict=False):
             fit.args[role] = self._data_ref(f"{role}_train" if first else None, value, vnode)
             if first:
                 self._record_data(f"{role}_train", value, vnode)
+                if role == "y":
+                    self._labels_as_declared(key)
         if first and fed:
             self.data_fit_done = True
         self.program.fits.append(fit)
         return Unknown(node, self.cur_line)
 
+    def _labels_as_declared(self, key: Any) -> None:
+        """Decision CPP-label-placeholder: the placeholder the training labels are fed to declares
+        the shape they must have (``tf.placeholder(tf.int32, [None, 1])``), a step of the labels'
+        preparation, not a tensor of the model: a fix that changes it changes the format the labels
+        are fed in (the study's CPP, 'change shape of data for labels'). The shape joins the
+        labels' data chain as a reshape, which the data pass compares; the inputs' placeholder stays
+        a tensor shape (TWS), the model's input."""
+        labels = self.program.data.get("y_train")
+        if (
+            labels is None
+            or not isinstance(key, GraphTensor)
+            or key.kind != "placeholder"
+            or key.declared is None
+        ):
+            return
+        declared = key.declared
+        declared.role = "labels"
+        labels.preprocess.append(
+            DataOp(
+                "reshape",
+                name="placeholder",
+                args={"shape": key.shape if key.shape is not None else Value.const(None)},
+                text=declared.text,
+                file=declared.file,
+                line=declared.line,
+            )
+        )
+
     def _fed_arrays(self, feed_node: cst.BaseExpression | None, env: Env) -> list[tuple[Any, cst.CSTNode]]:
-        """The arrays fed to the graph's placeholders, in the order the placeholders were made (inputs
-        before labels); scalars (keep_prob, a learning rate) are left out."""
+        """The arrays fed to the graph's placeholders (:meth:`_fed_entries` without the keys)."""
+        return [(v, n) for _, v, n in self._fed_entries(feed_node, env)]
+
+    def _fed_entries(
+        self, feed_node: cst.BaseExpression | None, env: Env
+    ) -> list[tuple[Any, Any, cst.CSTNode]]:
+        """The placeholders and the arrays fed to them, in the order the placeholders were made
+        (inputs before labels); scalars (keep_prob, a learning rate) are left out."""
         if feed_node is None or type(feed_node) is not cst.Dict:
             if feed_node is not None:
                 self.ev(feed_node, env)
             return []
-        fed: list[tuple[int, Any, cst.CSTNode]] = []
+        fed: list[tuple[int, Any, Any, cst.CSTNode]] = []
         layers_so_far = self._graph.layers if self._graph is not None else []
         order = {id(layer): i for i, layer in enumerate(layers_so_far)}
         for el in feed_node.elements:
@@ -187,11 +267,11 @@ class TfGraph(TfGraphLayers):
                 shape = k.shape.value if k.shape is not None and k.shape.kind == CONST else None
                 if shape == [] or shape == ():
                     continue
-                fed.append((order.get(id(k.layer), len(order)), v, el.value))
+                fed.append((order.get(id(k.layer), len(order)), k, v, el.value))
             else:
-                fed.append((len(order) + len(fed), v, el.value))
+                fed.append((len(order) + len(fed), k, v, el.value))
         fed.sort(key=lambda item: item[0])
-        return [(v, n) for _, v, n in fed]
+        return [(k, v, n) for _, k, v, n in fed]
 
     def _batch_size(self, loops: list[tuple[Value, str]], env: Env) -> Value | None:
         """The batch size the training loop's body reads: ``next_batch(n)`` or a ``*batch_size*`` name."""
@@ -247,3 +327,14 @@ class TfGraph(TfGraphLayers):
             if keras_models:
                 return keras_models[-1]
         return self.graph_model()
+
+
+@applies(D.HNE_GRAPH_EPOCHS)
+def _counts_epochs(loops: list[tuple[Value, str]]) -> bool:
+    """Decision HNE-graph-epochs: the outermost loop around a training run counts epochs when it
+    says so (``for epoch in range(n)``, ``range(training_epochs)``) or when a loop over batches runs
+    inside it (a pass over the data per turn); a single loop that says nothing of epochs,
+    ``for i in range(20000): sess.run(train, feed_dict=next_batch(50))``, counts training steps,
+    one batch each, which the study did not read as a number of epochs (it is kept as ``steps``)."""
+    header = loops[0][1].split("\n", 1)[0]
+    return len(loops) > 1 or "epoch" in header.lower() or "epoch" in (loops[0][0].text or "").lower()

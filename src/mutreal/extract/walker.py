@@ -127,7 +127,9 @@ class Walker(TfGraph):
             pm.untrained_data = {
                 name: value.to_var(name)
                 for name, value in env.vars.items()
-                if isinstance(value, data.DataChain) and value.source is not None
+                if isinstance(value, data.DataChain)
+                and value.source is not None
+                and not (self.graph_mode and self.graph_tensor_chain(value))
             }
         keras_built = (
             any(m is not self.graph_model_or_none for m in pm.models)
@@ -211,6 +213,8 @@ class Walker(TfGraph):
         self.program.era = era
         # start again with an empty table: the walk adds imports in order
         self.imports = names.ImportTable()
+        if self.graph_mode:
+            self.graph_fragment_names()
 
     def call_qualified(self, qn: str, node: cst.Call, env: Env) -> Any:
         if qn == "argparse.ArgumentParser":

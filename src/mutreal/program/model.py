@@ -338,7 +338,9 @@ class TensorOp(Record):
     ``op`` is the TensorFlow function's last name (``reshape``, ``expand_dims``, ``squeeze``,
     ``transpose``, ``stack``, ``concat``...); ``args`` its shape arguments by name (``shape``,
     ``axis``, ``perm``). Graph programs change tensor shapes with these calls where Keras programs
-    change layers, so the study's TWS (wrong tensor shape) faults live here.
+    change layers, so the study's TWS (wrong tensor shape) faults live here. ``role`` is
+    ``"labels"`` for the placeholder a training run feeds the labels to (its shape is then a step
+    of their data chain).
     """
 
     op: str
@@ -346,6 +348,7 @@ class TensorOp(Record):
     text: str = ""
     file: str = "<string>"
     line: int | None = None
+    role: str | None = None
 
     def key(self) -> Any:
         """Normalised form for comparisons (op, argument keys)."""
