@@ -31,7 +31,6 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 from typing import Any
 
 COLUMNS = ("mutants", "exact", "named", "no_change", "invalid", "equivalent", "errors")
@@ -47,7 +46,14 @@ def roundtrip_program(path: str, per_op: int = 2, ops: Sequence[str] | None = No
     try:
         program = Program.from_file(path)
     except Exception as exc:  # an untrusted program that cannot be read: one row says so
-        return [{"program": path, "operator": None, "verdict": "program_error", "error": f"{type(exc).__name__}: {exc}"}]
+        return [
+            {
+                "program": path,
+                "operator": None,
+                "verdict": "program_error",
+                "error": f"{type(exc).__name__}: {exc}",
+            }
+        ]
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for op_id in ops or list(registry.operators()):
@@ -55,12 +61,16 @@ def roundtrip_program(path: str, per_op: int = 2, ops: Sequence[str] | None = No
             try:
                 items = list(generate(program, op_id, all_values=True))
             except Exception as exc:
-                rows.append({"program": path, "operator": op_id, "verdict": "error", "error": f"mutate: {exc}"})
+                rows.append(
+                    {"program": path, "operator": op_id, "verdict": "error", "error": f"mutate: {exc}"}
+                )
                 continue
             for item in items:
                 if isinstance(item, Failure):
                     if item.error.startswith("equivalent"):
-                        rows.append({"program": path, "operator": op_id, "verdict": "equivalent", "error": item.error})
+                        rows.append(
+                            {"program": path, "operator": op_id, "verdict": "equivalent", "error": item.error}
+                        )
                     continue
                 if made >= per_op:
                     break
@@ -157,7 +167,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as pool:
-            for got in pool.map(roundtrip_program, programs, [args.per_op] * len(programs), [args.op] * len(programs)):
+            for got in pool.map(
+                roundtrip_program, programs, [args.per_op] * len(programs), [args.op] * len(programs)
+            ):
                 rows += got
     else:
         for p in programs:

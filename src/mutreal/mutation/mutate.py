@@ -8,6 +8,7 @@ transformation, one code generation and a syntax check.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -15,11 +16,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mutreal.mutation.operators import registry
-from mutreal.mutation.operators.base import Mutant, MutationError, Operator, Program, Site, apply_edits
+from mutreal.mutation.operators.base import (
+    Mutant,
+    MutationError,
+    Operator,
+    Program,
+    Site,
+    apply_edits,
+)
 
 __all__ = [
     "SiteRow",
     "Failure",
+    "Equivalent",
+    "equivalence",
     "MutateReport",
     "list_sites",
     "generate",
@@ -36,9 +46,16 @@ class SiteRow:
     operator: str
     site: Site
     values: list[Any]
+    #: the values whose mutants are equivalent to the original, not written (value, why)
+    equivalent: list[tuple[Any, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"operator": self.operator, **self.site.to_dict(), "values": self.values}
+        return {
+            "operator": self.operator,
+            **self.site.to_dict(),
+            "values": self.values,
+            "equivalent": [{"value": v, "why": why} for v, why in self.equivalent],
+        }
 
 
 @dataclass
@@ -54,6 +71,97 @@ class Failure:
         return {"operator": self.operator, "site": self.site, "value": self.value, "error": self.error}
 
 
+@dataclass
+class Equivalent(Failure):
+    """A mutant not written because it is equivalent: ``classify(original, mutant)`` would find no
+    change (the program model folds the edit away: ``batch_size=len(x)`` where ``batch_size``
+    already is the sample count, a regulariser of strength 0 made another of strength 0).
+
+    A :class:`Failure` to callers that only tell mutants from the rest; ``mutate`` lists it apart
+    (not written, not an error)."""
+
+
+def equivalence(program: Program, mutant: Mutant) -> str | None:
+    """Why ``mutant`` is equivalent to ``program`` (None when it is not, or cannot be told).
+
+    General: the mutant's program model is extracted and compared with the original's exactly as
+    classify compares a pair. An edit that surely changes the program (:func:`_surely_changes`:
+    most mutants) skips that extraction, so ``mutate --all`` stays about one parse per mutant."""
+    if _surely_changes(program, mutant):
+        return None
+    from mutreal.compare import diff_models
+    from mutreal.extract import extract_source
+
+    try:
+        model = extract_source(mutant.code, program.path)
+        if diff_models(program.model, model):
+            return None
+    except Exception:  # an advisory check: a mutant whose model cannot be built is written
+        return None
+    texts = "; ".join(f"{e.old if e.old is not None else '(absent)'} -> {e.new}" for e in mutant.edits)
+    return f"equivalent: the program model finds no change ({texts} is the same program once folded)"
+
+
+def _names(code: str) -> set[str] | None:
+    """The plain names an expression or statements read (None: does not parse)."""
+    try:
+        tree = ast.parse(code.strip() or "None")
+    except SyntaxError:
+        return None
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _bound(program: Program, mutant: Mutant) -> set[str]:
+    """Names that are not program variables: the program's import aliases, those the edits import."""
+    bound = set(program.model.imports) | {"True", "False", "None"}
+    for e in mutant.edits:
+        for c in e.changes:
+            if c.kind == "import" or (
+                c.kind == "insert_before" and c.code.lstrip().startswith(("import ", "from "))
+            ):
+                try:
+                    tree = ast.parse(c.code)
+                except SyntaxError:
+                    continue
+                for node in ast.walk(tree):
+                    if isinstance(node, ast.Import | ast.ImportFrom):
+                        bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return bound
+
+
+def _surely_changes(program: Program, mutant: Mutant) -> bool:
+    """Whether every change of a mutant surely changes the program, so that no model needs to be
+    built to tell: the old and the new text read no program variable (only literals and names the
+    program imports: ``0.01`` -> ``0.001``, ``'relu'`` -> ``regularizers.l2(0.01)``) and differ;
+    an import or a call of mutreal's
+    runtime inserted (the training-data operators' seeded data step) changes it too. A removed
+    argument, or any text reading a variable (``len(x)``, ``l2(lambda_)``), takes the model."""
+    bound = _bound(program, mutant)
+    for e in mutant.edits:
+        for c in e.changes:
+            if c.kind == "import":
+                continue
+            if c.kind == "insert_before":
+                if "_mutreal_" not in c.code and not c.code.lstrip().startswith(("import ", "from ")):
+                    return False
+                continue
+            if c.kind not in ("replace", "set_arg"):
+                return False
+            if c.kind == "replace":
+                # the replaced node's text (an argument value the index skips: the edit's old text)
+                old = program.index.text(c.target) if c.target in program.index.nodes else e.old
+            else:
+                old = ""
+            if old is None:
+                return False
+            new_names, old_names = _names(c.code), _names(old)
+            if new_names is None or old_names is None or (new_names | old_names) - bound:
+                return False
+            if "".join(old.split()) == "".join(c.code.split()):
+                return False
+    return True
+
+
 def _ops(op_ids: Sequence[str] | None) -> list[Operator]:
     if not op_ids:
         return list(registry.operators().values())
@@ -63,13 +171,22 @@ def _ops(op_ids: Sequence[str] | None) -> list[Operator]:
 def list_sites(program: Program, op_ids: Sequence[str] | None = None) -> list[SiteRow]:
     """The applicable sites of every operator (or the given ones), ordered by file, then line and
     column of the edited node (operators in registry order on one node); each operator's sites are
-    numbered from 0 in that order."""
+    numbered from 0 in that order. A value whose mutant is equivalent to the original (see
+    :func:`equivalence`) moves from ``values`` to ``equivalent`` with the reason."""
     rows = []
     rank = {}
     for i, op in enumerate(_ops(op_ids)):
         rank[op.id] = i
+        opts = _options(op, {}, 0)
         for site in op.sites(program):
-            rows.append(SiteRow(op.id, site, op.values(program, site)))
+            row = SiteRow(op.id, site, [])
+            for v in op.values(program, site):
+                made = _made(program, op, site, v, opts, 0)
+                if isinstance(made, Equivalent):
+                    row.equivalent.append((v, made.error))
+                else:
+                    row.values.append(v)
+            rows.append(row)
     rows.sort(key=lambda r: (r.site.file, r.site.line, r.site.col, rank[r.operator], r.site.index))
     return rows
 
@@ -105,10 +222,7 @@ def generate(
         return
     if not all_values:
         index = 0 if site is None else site
-        try:
-            yield apply_edits(program, [op.apply(program, index, value, **opts)], seed=seed)
-        except MutationError as exc:
-            yield Failure(op.id, index, value, str(exc))
+        yield _made(program, op, index, value, opts, seed)
         return
     chosen = sites if site is None else [s for s in sites if s.index == site]
     if not chosen:
@@ -117,10 +231,21 @@ def generate(
     for s in chosen:
         values = [value] if value is not None else op.values(program, s)
         for v in values:
-            try:
-                yield apply_edits(program, [op.apply(program, s, v, **opts)], seed=seed)
-            except MutationError as exc:
-                yield Failure(op.id, s.index, v, str(exc))
+            yield _made(program, op, s, v, opts, seed)
+
+
+def _made(
+    program: Program, op: Operator, site: Site | int, value: Any, opts: Mapping[str, Any], seed: int
+) -> Mutant | Failure:
+    index = site if isinstance(site, int) else site.index
+    try:
+        mutant = apply_edits(program, [op.apply(program, site, value, **opts)], seed=seed)
+    except MutationError as exc:
+        return Failure(op.id, index, value, str(exc))
+    why = equivalence(program, mutant)
+    if why is not None:
+        return Equivalent(op.id, index, mutant.edits[0].value, why)
+    return mutant
 
 
 def write_mutant(mutant: Mutant, out_dir: str) -> tuple[str, str]:
@@ -128,17 +253,23 @@ def write_mutant(mutant: Mutant, out_dir: str) -> tuple[str, str]:
 
     The one writer of first-order mutant files: ``mutate`` and the sensitivity analysis both call
     it, so their mutants are byte-identical for the same edit."""
-    return write_program_files(out_dir, mutant.name, mutant.code, mutant.provenance.to_dict())
+    return write_program_files(
+        out_dir, mutant.name, mutant.code, mutant.provenance.to_dict(), encoding=mutant.encoding
+    )
 
 
-def write_program_files(out_dir: str, name: str, code: str, provenance: Mapping[str, Any]) -> tuple[str, str]:
+def write_program_files(
+    out_dir: str, name: str, code: str, provenance: Mapping[str, Any], *, encoding: str = "utf-8"
+) -> tuple[str, str]:
     """Write a generated program as ``<name>`` and its provenance as ``<stem>.json`` (indented,
     newline-terminated; a value JSON lacks is written as its text) into ``out_dir``, created if
-    needed; returns both paths. Mutants and higher-order mutants are written by it alike."""
+    needed; returns both paths. Mutants and higher-order mutants are written by it alike. The
+    program is written as given (no newline translation: a CRLF original gives CRLF mutants) in
+    ``encoding``, the original's."""
     os.makedirs(out_dir, exist_ok=True)
     py = os.path.join(out_dir, name)
     js = os.path.splitext(py)[0] + ".json"
-    with open(py, "w", encoding="utf-8", newline="") as fh:
+    with open(py, "w", encoding=encoding, newline="") as fh:
         fh.write(code)
     with open(js, "w", encoding="utf-8") as fh:
         json.dump(provenance, fh, indent=2, default=str)
@@ -152,11 +283,17 @@ class MutateReport:
 
     written: list[dict[str, Any]] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
+    #: mutants not written because they are equivalent to the original (not failures)
+    equivalent: list[Equivalent] = field(default_factory=list)
     #: every mutant made, in order (written or not); not part of the JSON, which lists files
     mutants: list[Mutant] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"written": self.written, "failures": [f.to_dict() for f in self.failures]}
+        return {
+            "written": self.written,
+            "failures": [f.to_dict() for f in self.failures],
+            "equivalent": [f.to_dict() for f in self.equivalent],
+        }
 
 
 def mutate_file(
@@ -180,6 +317,9 @@ def mutate_file(
     for item in generate(
         program, op_id, site=site, value=value, all_values=all_values, seed=seed, options=options
     ):
+        if isinstance(item, Equivalent):
+            report.equivalent.append(item)
+            continue
         if isinstance(item, Failure):
             report.failures.append(item)
             continue

@@ -19,7 +19,7 @@ import importlib
 import inspect
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from mutreal.mutation.operators.program import Program
@@ -164,7 +164,7 @@ def _rebase(name: str, era: str) -> str:
     return name
 
 
-@lru_cache(maxsize=None)
+@cache
 def _resolve(name: str) -> tuple[bool, Any]:
     parts = name.split(".")
     for cut in range(len(parts), 0, -1):
@@ -193,7 +193,7 @@ def _takes_keyword(obj: Any, keyword: str) -> bool:
     return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _string_exists(kind: str, value: str, era: str) -> bool:
     ok, module = _resolve(f"{_package(era)}.{kind}")
     if not ok or module is None:
