@@ -95,9 +95,20 @@ def _parse(code: str) -> ast.AST | None:
     return None
 
 
-def _edit_names(edit: Edit, aliases: Mapping[str, str]) -> list[WrittenName]:
+def _edit_names(program: Program, edit: Edit, aliases: Mapping[str, str]) -> list[WrittenName]:
     out: list[WrittenName] = []
     for ch in edit.changes:
+        if ch.kind == "set_arg" and ch.keyword:
+            # a keyword added to a call of the program: the callee must take it
+            call = program.index.nodes.get(ch.target)
+            dotted = None
+            if call is not None and hasattr(call, "func"):
+                tree = _parse(program.module.code_for_node(call.func))  # type: ignore[attr-defined]
+                dotted = _dotted(tree.body) if isinstance(tree, ast.Expression) else None
+            root, _, rest = (dotted or "").partition(".")
+            if root in aliases:
+                full = f"{aliases[root]}.{rest}" if rest else aliases[root]
+                out.append(WrittenName("keyword", full, ch.keyword))
         tree = _parse(ch.code) if ch.code else None
         if tree is None:
             continue
@@ -127,8 +138,12 @@ def _edit_names(edit: Edit, aliases: Mapping[str, str]) -> list[WrittenName]:
                 full = f"{target}.{rest}" if rest else target
                 out += [WrittenName("keyword", full, k.arg) for k in node.keywords if k.arg]
     kind = STRING_KINDS.get(edit.operator)
-    if kind and isinstance(edit.value, str):
-        out.append(WrittenName(kind, edit.value))
+    try:
+        written = ast.literal_eval((edit.new or "").strip())
+    except (ValueError, SyntaxError):
+        written = None
+    if kind and isinstance(written, str):  # the value written as a string (not a call)
+        out.append(WrittenName(kind, written))
     return out
 
 
@@ -146,7 +161,7 @@ def written_names(program: Program, mutant: Mutant | Iterable[Edit]) -> list[Wri
                     aliases.update(_import_aliases(tree))
     seen: dict[WrittenName, None] = {}
     for e in edits:
-        for n in _edit_names(e, aliases):
+        for n in _edit_names(program, e, aliases):
             seen.setdefault(n, None)
     return list(seen)
 
