@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -129,14 +130,47 @@ def _bound(program: Program, mutant: Mutant) -> set[str]:
     return bound
 
 
+_ACTIVATION = re.compile(r"^model\[(\d+)\]\.layer\[(\d+)\]\.activation$")
+
+
+def _folds(program: Program, element: str) -> bool:
+    """Whether a layer's activation folds with an ``Activation`` layer next to it (``Dense(50,
+    activation='relu')`` then ``Activation('relu')``): the model, not the text, tells whether a
+    new activation there changes anything."""
+    m = _ACTIVATION.match(element)
+    if m is None:
+        return False
+    from mutreal.mutation.operators.common import folded_owner
+
+    mi, li = int(m.group(1)), int(m.group(2))
+    try:
+        owner = folded_owner(program, mi, li)
+        layers = program.model.models[mi].layers
+    except (IndexError, KeyError):
+        return True
+    if owner is not None and len(owner.sources) > 1:
+        return True
+    after = layers[li + 1].cls if li + 1 < len(layers) else ""
+    return after in _ACTIVATION_LAYERS
+
+
+#: layers that are only an activation (one after a layer folds with its activation argument)
+_ACTIVATION_LAYERS = frozenset(
+    {"Activation", "ReLU", "Softmax", "LeakyReLU", "ELU", "PReLU", "ThresholdedReLU"}
+)
+
+
 def _surely_changes(program: Program, mutant: Mutant) -> bool:
     """Whether every change of a mutant surely changes the program, so that no model needs to be
     built to tell: the old and the new text read no program variable (only literals and names the
     program imports: ``0.01`` -> ``0.001``, ``'relu'`` -> ``regularizers.l2(0.01)``) and differ;
     an import or a call of mutreal's
     runtime inserted (the training-data operators' seeded data step) changes it too. A removed
-    argument, or any text reading a variable (``len(x)``, ``l2(lambda_)``), takes the model."""
+    argument, any text reading a variable (``len(x)``, ``l2(lambda_)``) or an activation that folds
+    with an ``Activation`` layer takes the model."""
     bound = _bound(program, mutant)
+    if any(_folds(program, c.element) for e in mutant.edits for c in e.components):
+        return False
     for e in mutant.edits:
         for c in e.changes:
             if c.kind == "import":

@@ -173,7 +173,13 @@ def _package(era: str) -> str:
 def _rebase(name: str, era: str) -> str:
     """The installed module path of a written name in the program's era."""
     pkg = _package(era)
-    for prefix in ("tensorflow.python.keras", "tensorflow.keras", "keras"):
+    for prefix in (
+        "tensorflow.contrib.keras.api.keras",
+        "tensorflow.contrib.keras",
+        "tensorflow.python.keras",
+        "tensorflow.keras",
+        "keras",
+    ):
         if name == prefix or name.startswith(prefix + "."):
             return pkg + name[len(prefix) :]
     return name
