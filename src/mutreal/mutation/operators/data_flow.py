@@ -254,6 +254,14 @@ def _data_names(node: cst.BaseExpression) -> set[str]:
         return _data_names(node.left) | _data_names(node.right)
     if isinstance(node, cst.Tuple | cst.List):
         return set().union(*(_data_names(e.value) for e in node.elements)) if node.elements else set()
+    if isinstance(node, cst.ListComp | cst.GeneratorExp | cst.SetComp):
+        # ``[read(folder, n) for n in names]`` is made of ``names`` (through ``n``) and ``folder``
+        out = _data_names(node.elt)
+        comp: cst.CompFor | None = node.for_in
+        while comp is not None:
+            out |= _data_names(comp.iter)
+            comp = comp.inner_for_in
+        return out
     return set()
 
 
@@ -310,6 +318,16 @@ def _assigns(body: cst.CSTNode) -> dict[str, set[str]]:
                 return
             names = _data_names(it)
             for e in tgt.elements if isinstance(tgt, cst.Tuple | cst.List) else [cst.Element(tgt)]:
+                k = target_key(e.value)
+                if k:
+                    out.setdefault(k, set()).update(names)
+
+        def visit_CompFor(self, n: cst.CompFor) -> None:
+            # ``for name in names`` of a comprehension: ``name`` is made of ``names``
+            names = _data_names(n.iter)
+            for e in (
+                n.target.elements if isinstance(n.target, cst.Tuple | cst.List) else [cst.Element(n.target)]
+            ):
                 k = target_key(e.value)
                 if k:
                     out.setdefault(k, set()).update(names)
