@@ -152,6 +152,8 @@ def test_och_on_a_tf1_optimizer_writes_tf1_optimizers_with_the_learning_rate() -
     [
         (WrittenName("name", "tensorflow.compat.v1.train.Adam"), "tf2", True),
         (WrittenName("name", "tensorflow.compat.v1.train.AdamOptimizer"), "tf2", False),
+        (WrittenName("name", "tensorflow.train.AdamOptimizer"), "tf2", False),  # TF 1's own path
+        (WrittenName("name", "tensorflow.train.Adam"), "tf2", True),
         (
             WrittenName("keyword", "tensorflow.compat.v1.train.GradientDescentOptimizer", "clipvalue"),
             "tf2",

@@ -185,6 +185,15 @@ def _rebase(name: str, era: str) -> str:
     return name
 
 
+def _lookup(name: str) -> tuple[bool, Any]:
+    """:func:`_resolve`, with a TensorFlow 1 name (``tf.train.AdamOptimizer``) looked up where
+    TensorFlow 2 keeps it (``tf.compat.v1.train.AdamOptimizer``)."""
+    found = _resolve(name)
+    if not found[0] and name.startswith("tensorflow.") and not name.startswith("tensorflow.compat."):
+        return _resolve("tensorflow.compat.v1." + name[len("tensorflow.") :])
+    return found
+
+
 @cache
 def _resolve(name: str) -> tuple[bool, Any]:
     parts = name.split(".")
@@ -234,10 +243,10 @@ def missing_names(names: Iterable[WrittenName], era: str) -> list[WrittenName]:
     out = []
     for n in names:
         if n.kind == "name":
-            if not _resolve(_rebase(n.name, era))[0]:
+            if not _lookup(_rebase(n.name, era))[0]:
                 out.append(n)
         elif n.kind == "keyword":
-            ok, obj = _resolve(_rebase(n.name, era))
+            ok, obj = _lookup(_rebase(n.name, era))
             if ok and obj is not None and not _takes_keyword(obj, n.keyword or ""):
                 out.append(n)
         elif not _string_exists(n.kind, n.name, era):
