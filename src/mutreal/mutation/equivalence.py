@@ -13,19 +13,20 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 
-from mutreal.mutation.operators.base import Mutant, Program
+from mutreal.mutation.operators.base import Edit, Mutant, Program
 
-__all__ = ["equivalence"]
+__all__ = ["equivalence", "surely_changes"]
 
 
 def equivalence(program: Program, mutant: Mutant) -> str | None:
     """Why ``mutant`` is equivalent to ``program`` (None when it is not, or cannot be told).
 
     General: the mutant's program model is extracted and compared with the original's exactly as
-    classify compares a pair. An edit that surely changes the program (:func:`_surely_changes`:
+    classify compares a pair. An edit that surely changes the program (:func:`surely_changes`:
     most mutants) skips that extraction, so ``mutate --all`` stays about one parse per mutant."""
-    if _surely_changes(program, mutant):
+    if surely_changes(program, mutant.edits):
         return None
     from mutreal.compare import diff_models
     from mutreal.extract import extract_source
@@ -49,10 +50,10 @@ def _names(code: str) -> set[str] | None:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def _bound(program: Program, mutant: Mutant) -> set[str]:
+def _bound(program: Program, edits: Sequence[Edit]) -> set[str]:
     """Names that are not program variables: the program's import aliases, those the edits import."""
     bound = set(program.model.imports) | {"True", "False", "None"}
-    for e in mutant.edits:
+    for e in edits:
         for c in e.changes:
             if c.kind == "import" or (
                 c.kind == "insert_before" and c.code.lstrip().startswith(("import ", "from "))
@@ -97,18 +98,18 @@ _ACTIVATION_LAYERS = frozenset(
 )
 
 
-def _surely_changes(program: Program, mutant: Mutant) -> bool:
-    """Whether every change of a mutant surely changes the program, so that no model needs to be
-    built to tell: the old and the new text read no program variable (only literals and names the
-    program imports: ``0.01`` -> ``0.001``, ``'relu'`` -> ``regularizers.l2(0.01)``) and differ;
-    an import or a call of mutreal's
-    runtime inserted (the training-data operators' seeded data step) changes it too. A removed
-    argument, any text reading a variable (``len(x)``, ``l2(lambda_)``) or an activation that folds
-    with an ``Activation`` layer takes the model."""
-    bound = _bound(program, mutant)
-    if any(_folds(program, c.element) for e in mutant.edits for c in e.components):
+def surely_changes(program: Program, edits: Sequence[Edit]) -> bool:
+    """Whether every change of a mutant's edits surely changes the program, so that no model
+    needs to be built to tell: the old and the new text read no program variable (only literals
+    and names the program imports: ``0.01`` -> ``0.001``, ``'relu'`` -> ``regularizers.l2(0.01)``)
+    and differ; an import or a call of mutreal's runtime inserted (the training-data operators'
+    seeded data step) changes it too. A removed argument, any text reading a variable
+    (``len(x)``, ``l2(lambda_)``) or an activation that folds with an ``Activation`` layer takes
+    the model. Needs only the edits (``mutate --list`` asks it before making any mutant)."""
+    bound = _bound(program, edits)
+    if any(_folds(program, c.element) for e in edits for c in e.components):
         return False
-    for e in mutant.edits:
+    for e in edits:
         for c in e.changes:
             if c.kind == "import":
                 continue

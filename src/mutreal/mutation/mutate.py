@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mutreal.mutation.equivalence import equivalence
+from mutreal.mutation.equivalence import equivalence, surely_changes
 from mutreal.mutation.operators import registry
 from mutreal.mutation.operators.base import (
     Mutant,
@@ -100,14 +100,28 @@ def list_sites(program: Program, op_ids: Sequence[str] | None = None) -> list[Si
         for site in op.sites(program):
             row = SiteRow(op.id, site, [])
             for v in op.values(program, site):
-                made = _made(program, op, site, v, opts, 0)
-                if isinstance(made, Equivalent):
-                    row.equivalent.append((v, made.error))
+                why = _equivalent_value(program, op, site, v, opts)
+                if why is not None:
+                    row.equivalent.append((v, why))
                 else:
                     row.values.append(v)
             rows.append(row)
     rows.sort(key=lambda r: (r.site.file, r.site.line, r.site.col, rank[r.operator], r.site.index))
     return rows
+
+
+def _equivalent_value(
+    program: Program, op: Operator, site: Site, value: Any, opts: Mapping[str, Any]
+) -> str | None:
+    """Why the mutant of ``value`` at ``site`` is equivalent (None: it is not, or is not made);
+    the mutant is only made when its edit does not surely change the program."""
+    try:
+        edit = op.apply(program, site, value, **opts)
+        if surely_changes(program, [edit]):
+            return None
+        return equivalence(program, apply_edits(program, [edit]))
+    except MutationError:
+        return None
 
 
 def _options(op: Operator, options: Mapping[str, Any], seed: int) -> dict[str, Any]:
