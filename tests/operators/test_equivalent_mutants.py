@@ -65,7 +65,11 @@ model.fit(x, y, epochs=2)
 
 
 def _made(text: str, op: str) -> list:
-    return [m for m in generate(Program(text, "p.py"), op, all_values=True) if "no site" not in getattr(m, "error", "")]
+    return [
+        m
+        for m in generate(Program(text, "p.py"), op, all_values=True)
+        if "no site" not in getattr(m, "error", "")
+    ]
 
 
 def test_full_batch_hdb_is_equivalent_and_not_made() -> None:
@@ -148,7 +152,9 @@ def test_mutate_writes_no_equivalent_mutant_and_reports_it(full_batch: Path, tmp
 def test_all_values_with_an_equivalent_one_still_succeeds(tmp_path: Path) -> None:
     path = tmp_path / "reg.py"
     path.write_text(ZERO_REGULARISER)
-    res = CliRunner().invoke(main, ["mutate", str(path), "--op", "RCW", "--all", "--out", str(tmp_path / "m")])
+    res = CliRunner().invoke(
+        main, ["mutate", str(path), "--op", "RCW", "--all", "--out", str(tmp_path / "m")]
+    )
     assert res.exit_code == 0
     assert [p.name for p in (tmp_path / "m").glob("*.py")] == ["reg__RCW_0_l1.py"]
 

@@ -18,7 +18,7 @@ from mutreal.mutation.mutate import Failure, generate, write_mutant
 from mutreal.mutation.operators import Program, registry
 from mutreal.runtime import training_data as td
 
-SEQUENCE = '''\
+SEQUENCE = """\
 import numpy as np
 import pandas as pd
 from PIL import Image
@@ -54,9 +54,9 @@ angles = log["steering"].values
 model = Sequential([Conv2D(8, 3, activation="relu", input_shape=(32, 32, 3)), Flatten(), Dense(1)])
 model.compile(loss="mse", optimizer="adam")
 model.fit(Frames(paths, angles, "drive"), epochs=3)
-'''
+"""
 
-SIBLING_SEQUENCE = '''\
+SIBLING_SEQUENCE = """\
 import numpy as np
 from tensorflow.keras.utils import Sequence
 from PIL import Image
@@ -75,9 +75,9 @@ class Batches(Sequence):
         part = self.image_files[k * self.batch_size:(k + 1) * self.batch_size]
         images = np.stack([np.asarray(Image.open(p)) for p in part])
         return images, self.targets[k * self.batch_size:(k + 1) * self.batch_size]
-'''
+"""
 
-SIBLING_MAIN = '''\
+SIBLING_MAIN = """\
 import numpy as np
 from tensorflow.keras.models import Sequential
 from tensorflow.keras.layers import Dense, Flatten
@@ -94,7 +94,7 @@ targets = np.linspace(-0.5, 0.5, 40)
 model = Sequential([Flatten(input_shape=(16, 16, 3)), Dense(1)])
 model.compile(loss="mse", optimizer="sgd")
 train(model, files, targets)
-'''
+"""
 
 OPERATORS = ("TCL", "TRD", "TUD", "TCO")
 
@@ -127,7 +127,9 @@ def test_path_lists_are_sites_of_the_row_operators_not_of_tan(which: str, reques
 
 
 @pytest.mark.parametrize("op", OPERATORS)
-def test_each_mutant_rebinds_paths_and_targets_before_the_sequence(op: str, here: Path, tmp_path: Path) -> None:
+def test_each_mutant_rebinds_paths_and_targets_before_the_sequence(
+    op: str, here: Path, tmp_path: Path
+) -> None:
     program = Program.from_file(str(here))
     mutant = next(m for m in generate(program, op) if not isinstance(m, Failure))
     lines = mutant.code.splitlines()
