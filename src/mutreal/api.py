@@ -196,7 +196,8 @@ def mutate_program(
         options=options,
     )
     files = [row["mutant"] for row in report.written] if out_dir is not None else [None] * len(report.mutants)
-    return Mutants(report.mutants, report.failures, files)
+    # equivalent mutants (not written) are listed with the failures, their error saying why
+    return Mutants(report.mutants, [*report.failures, *report.equivalent], files)
 
 
 # ------------------------------------------------------------------------------------ hom-generate

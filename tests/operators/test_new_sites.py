@@ -159,13 +159,16 @@ def test_mutate_list_says_why_there_is_no_site(tmp_path) -> None:
         check=True,
     ).stdout
     rows = [line.split("\t") for line in out.splitlines()]
-    # labels given to the generator are still an array: TCL applies; the inputs are read from files
-    assert any(r[0] == "TCL" and r[1] == "0" for r in rows)
-    for op_id in ("TRD", "TUD", "TCO", "TAN"):
+    # the generator reads files whose paths it is given with the labels: the rows of both arrays
+    # are mutated together (TCL, TRD, TUD, TCO); noise cannot be added to a path (TAN says so)
+    for op_id in ("TCL", "TRD", "TUD", "TCO"):
+        assert any(r[0] == op_id and r[1] == "0" and r[2].endswith(":13:1") for r in rows), out
+    tan = [r[3] for r in rows if r[0] == "TAN" and r[1] == "-"]
+    assert any("line 13" in why and "file paths it reads" in why for why in tan), out
+    for op_id in ("TCL", "TRD", "TUD", "TCO", "TAN"):
         reasons = [r[3] for r in rows if r[0] == op_id and r[1] == "-"]
-        assert any("line 13" in why and "read inside it" in why for why in reasons), out
         assert any("line 15" in why and "streams its samples from files" in why for why in reasons), out
-    assert not any(r[0] == "TRD" and r[1] != "-" for r in rows)
+    assert not any(r[0] == "TAN" and r[1] != "-" for r in rows)
 
 
 def _capture(tmp_path: Path, programs: list[Path], train: bool = False) -> subprocess.CompletedProcess:

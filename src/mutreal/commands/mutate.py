@@ -49,7 +49,8 @@ def mutate(program, op_id, site, value, all_values, list_only, out_dir, seed, op
     """Apply a DeepCrime operator to PROGRAM as a readable source edit.
 
     Each mutant is written as <stem>__<OP>_<site>_<value>.py with a JSON provenance record
-    next to it. A mutant that does not parse or changes nothing is reported and not written.
+    next to it. A mutant that does not parse or changes nothing is reported and not written; so
+    is one equivalent to PROGRAM (its program model finds no change, as classify would).
     """
     from libcst import ParserSyntaxError
 
@@ -91,6 +92,10 @@ def mutate(program, op_id, site, value, all_values, list_only, out_dir, seed, op
         for op in [registry.get(op_id)] if op_id else registry.operators().values():
             for why in op.no_site_reasons(prog):
                 click.echo(f"{op.id}\t-\t{program}\tno site: {why}")
+        for r in rows:
+            for v, why in r.equivalent:
+                shown = "" if v is None else f" value {v}"
+                click.echo(f"{r.operator}\t{r.site.index}\t{program}\tnot written{shown}: {why}")
         return
 
     report = mutate_file(
@@ -105,10 +110,13 @@ def mutate(program, op_id, site, value, all_values, list_only, out_dir, seed, op
         program=prog,
         on_written=None if as_json else click.echo,
     )
+    for f in report.equivalent:
+        where = "".join(f" {k} {v}" for k, v in (("site", f.site), ("value", f.value)) if v is not None)
+        click.echo(f"not written: {f.operator}{where}: {f.error}", err=True)
     for f in report.failures:
         where = "".join(f" {k} {v}" for k, v in (("site", f.site), ("value", f.value)) if v is not None)
         click.echo(f"error: {f.operator}{where}: {f.error}", err=True)
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2, default=str))
-    if report.failures:
+    if report.failures or (report.equivalent and not report.mutants):
         sys.exit(1)

@@ -655,5 +655,7 @@ def hom_generate(
 
         for hom in report.homs:
             hom.file = os.path.join(out_dir, hom.provenance.mutant)  # the provenance names its file
-            write_program_files(out_dir, hom.provenance.mutant, hom.code, hom.to_dict())
+            write_program_files(
+                out_dir, hom.provenance.mutant, hom.code, hom.to_dict(), encoding=program.encoding
+            )
     return report

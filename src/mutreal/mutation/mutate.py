@@ -14,12 +14,22 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mutreal.mutation.equivalence import equivalence, surely_changes
 from mutreal.mutation.operators import registry
-from mutreal.mutation.operators.base import Mutant, MutationError, Operator, Program, Site, apply_edits
+from mutreal.mutation.operators.base import (
+    Mutant,
+    MutationError,
+    Operator,
+    Program,
+    Site,
+    apply_edits,
+)
 
 __all__ = [
     "SiteRow",
     "Failure",
+    "Equivalent",
+    "equivalence",
     "MutateReport",
     "list_sites",
     "generate",
@@ -36,9 +46,16 @@ class SiteRow:
     operator: str
     site: Site
     values: list[Any]
+    #: the values whose mutants are equivalent to the original, not written (value, why)
+    equivalent: list[tuple[Any, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"operator": self.operator, **self.site.to_dict(), "values": self.values}
+        return {
+            "operator": self.operator,
+            **self.site.to_dict(),
+            "values": self.values,
+            "equivalent": [{"value": v, "why": why} for v, why in self.equivalent],
+        }
 
 
 @dataclass
@@ -54,6 +71,16 @@ class Failure:
         return {"operator": self.operator, "site": self.site, "value": self.value, "error": self.error}
 
 
+@dataclass
+class Equivalent(Failure):
+    """A mutant not written because it is equivalent: ``classify(original, mutant)`` would find no
+    change (the program model folds the edit away: ``batch_size=len(x)`` where ``batch_size``
+    already is the sample count, a regulariser of strength 0 made another of strength 0).
+
+    A :class:`Failure` to callers that only tell mutants from the rest; ``mutate`` lists it apart
+    (not written, not an error)."""
+
+
 def _ops(op_ids: Sequence[str] | None) -> list[Operator]:
     if not op_ids:
         return list(registry.operators().values())
@@ -63,15 +90,38 @@ def _ops(op_ids: Sequence[str] | None) -> list[Operator]:
 def list_sites(program: Program, op_ids: Sequence[str] | None = None) -> list[SiteRow]:
     """The applicable sites of every operator (or the given ones), ordered by file, then line and
     column of the edited node (operators in registry order on one node); each operator's sites are
-    numbered from 0 in that order."""
+    numbered from 0 in that order. A value whose mutant is equivalent to the original (see
+    :func:`equivalence`) moves from ``values`` to ``equivalent`` with the reason."""
     rows = []
     rank = {}
     for i, op in enumerate(_ops(op_ids)):
         rank[op.id] = i
+        opts = _options(op, {}, 0)
         for site in op.sites(program):
-            rows.append(SiteRow(op.id, site, op.values(program, site)))
+            row = SiteRow(op.id, site, [])
+            for v in op.values(program, site):
+                why = _equivalent_value(program, op, site, v, opts)
+                if why is not None:
+                    row.equivalent.append((v, why))
+                else:
+                    row.values.append(v)
+            rows.append(row)
     rows.sort(key=lambda r: (r.site.file, r.site.line, r.site.col, rank[r.operator], r.site.index))
     return rows
+
+
+def _equivalent_value(
+    program: Program, op: Operator, site: Site, value: Any, opts: Mapping[str, Any]
+) -> str | None:
+    """Why the mutant of ``value`` at ``site`` is equivalent (None: it is not, or is not made);
+    the mutant is only made when its edit does not surely change the program."""
+    try:
+        edit = op.apply(program, site, value, **opts)
+        if surely_changes(program, [edit]):
+            return None
+        return equivalence(program, apply_edits(program, [edit]))
+    except MutationError:
+        return None
 
 
 def _options(op: Operator, options: Mapping[str, Any], seed: int) -> dict[str, Any]:
@@ -105,10 +155,7 @@ def generate(
         return
     if not all_values:
         index = 0 if site is None else site
-        try:
-            yield apply_edits(program, [op.apply(program, index, value, **opts)], seed=seed)
-        except MutationError as exc:
-            yield Failure(op.id, index, value, str(exc))
+        yield _made(program, op, index, value, opts, seed)
         return
     chosen = sites if site is None else [s for s in sites if s.index == site]
     if not chosen:
@@ -117,10 +164,21 @@ def generate(
     for s in chosen:
         values = [value] if value is not None else op.values(program, s)
         for v in values:
-            try:
-                yield apply_edits(program, [op.apply(program, s, v, **opts)], seed=seed)
-            except MutationError as exc:
-                yield Failure(op.id, s.index, v, str(exc))
+            yield _made(program, op, s, v, opts, seed)
+
+
+def _made(
+    program: Program, op: Operator, site: Site | int, value: Any, opts: Mapping[str, Any], seed: int
+) -> Mutant | Failure:
+    index = site if isinstance(site, int) else site.index
+    try:
+        mutant = apply_edits(program, [op.apply(program, site, value, **opts)], seed=seed)
+    except MutationError as exc:
+        return Failure(op.id, index, value, str(exc))
+    why = equivalence(program, mutant)
+    if why is not None:
+        return Equivalent(op.id, index, mutant.edits[0].value, why)
+    return mutant
 
 
 def write_mutant(mutant: Mutant, out_dir: str) -> tuple[str, str]:
@@ -128,17 +186,23 @@ def write_mutant(mutant: Mutant, out_dir: str) -> tuple[str, str]:
 
     The one writer of first-order mutant files: ``mutate`` and the sensitivity analysis both call
     it, so their mutants are byte-identical for the same edit."""
-    return write_program_files(out_dir, mutant.name, mutant.code, mutant.provenance.to_dict())
+    return write_program_files(
+        out_dir, mutant.name, mutant.code, mutant.provenance.to_dict(), encoding=mutant.encoding
+    )
 
 
-def write_program_files(out_dir: str, name: str, code: str, provenance: Mapping[str, Any]) -> tuple[str, str]:
+def write_program_files(
+    out_dir: str, name: str, code: str, provenance: Mapping[str, Any], *, encoding: str = "utf-8"
+) -> tuple[str, str]:
     """Write a generated program as ``<name>`` and its provenance as ``<stem>.json`` (indented,
     newline-terminated; a value JSON lacks is written as its text) into ``out_dir``, created if
-    needed; returns both paths. Mutants and higher-order mutants are written by it alike."""
+    needed; returns both paths. Mutants and higher-order mutants are written by it alike. The
+    program is written as given (no newline translation: a CRLF original gives CRLF mutants) in
+    ``encoding``, the original's."""
     os.makedirs(out_dir, exist_ok=True)
     py = os.path.join(out_dir, name)
     js = os.path.splitext(py)[0] + ".json"
-    with open(py, "w", encoding="utf-8", newline="") as fh:
+    with open(py, "w", encoding=encoding, newline="") as fh:
         fh.write(code)
     with open(js, "w", encoding="utf-8") as fh:
         json.dump(provenance, fh, indent=2, default=str)
@@ -152,11 +216,17 @@ class MutateReport:
 
     written: list[dict[str, Any]] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
+    #: mutants not written because they are equivalent to the original (not failures)
+    equivalent: list[Equivalent] = field(default_factory=list)
     #: every mutant made, in order (written or not); not part of the JSON, which lists files
     mutants: list[Mutant] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"written": self.written, "failures": [f.to_dict() for f in self.failures]}
+        return {
+            "written": self.written,
+            "failures": [f.to_dict() for f in self.failures],
+            "equivalent": [f.to_dict() for f in self.equivalent],
+        }
 
 
 def mutate_file(
@@ -180,6 +250,9 @@ def mutate_file(
     for item in generate(
         program, op_id, site=site, value=value, all_values=all_values, seed=seed, options=options
     ):
+        if isinstance(item, Equivalent):
+            report.equivalent.append(item)
+            continue
         if isinstance(item, Failure):
             report.failures.append(item)
             continue

@@ -6,7 +6,10 @@ visible in the diff and reproducible (the seed is written into the mutant). Labe
 ids (1-D ints) or one-hot rows (2-D); they are returned in the format they came in. Inputs are
 any array-likes numpy can convert; the result is a numpy array. The inputs of a multi-input model
 may be given as a list or tuple of arrays (``[x_img, x_head]``): the same rows are removed from,
-added to or noised in every one of them, and the group comes back as a list or tuple.
+added to or noised in every one of them, and the group comes back as a list or tuple. Inputs
+that are file paths (a generator reads the images) are rows like any other: removed or added
+together with their labels. Regression targets (not whole numbers) are grouped into bands around
+their mean, below one standard deviation, within, above, where DeepCrime's operators work per class.
 """
 
 from __future__ import annotations
@@ -58,6 +61,19 @@ def _is_classification(y: np.ndarray) -> bool:
     return np.issubdtype(ids.dtype, np.integer) or bool(np.all(np.equal(np.mod(ids, 1), 0)))
 
 
+def _groups(y: np.ndarray) -> np.ndarray:
+    """The group of every sample that the class-wise operators work on: its class, or for
+    regression targets (DeepCrime's buckets) its band around the mean, below one standard
+    deviation, within, above (per target column; several columns combine their bands)."""
+    if _is_classification(y):
+        return _class_ids(y)
+    t = np.asarray(y, dtype=float).reshape(len(y), -1)
+    std = t.std(axis=0)
+    z = (t - t.mean(axis=0)) / np.where(std > 0, std, 1.0)
+    bands = np.digitize(z, [-1.0, 1.0])  # 0, 1, 2
+    return (bands * (3 ** np.arange(t.shape[1]))).sum(axis=1)
+
+
 def _count(pct: float, n: int) -> int:
     if not 0 < pct <= 100:
         raise ValueError(f"pct must be in (0, 100], got {pct}")
@@ -97,28 +113,27 @@ def change_labels(y: Any, pct: float, seed: int = 0) -> np.ndarray:
 
 
 def remove(x: Any, y: Any, pct: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """TRD: delete pct% of the training samples, per class (balanced) for classification; at least
-    one sample of every class is kept."""
+    """TRD: delete pct% of the training samples, per class (per band of a regression target: see
+    :func:`_groups`), so balanced; at least one sample of every class is kept. The inputs may be
+    anything with rows (file paths a generator reads): they stay aligned with the labels."""
     x, y = _rows(x), np.asarray(y)
     rng = _rng(seed)
-    if _is_classification(y):
-        ids = _class_ids(y)
-        drop = [
-            rng.choice(m, min(_count(pct, len(m)), len(m) - 1), replace=False)
-            for m in (np.flatnonzero(ids == c) for c in np.unique(ids))
-        ]
-        dropped = np.concatenate(drop) if drop else np.array([], dtype=int)
-    else:
-        dropped = rng.choice(len(y), min(_count(pct, len(y)), len(y) - 1), replace=False)
+    ids = _groups(y)
+    drop = [
+        rng.choice(m, min(_count(pct, len(m)), len(m) - 1), replace=False)
+        for m in (np.flatnonzero(ids == c) for c in np.unique(ids))
+    ]
+    dropped = np.concatenate(drop) if drop else np.array([], dtype=int)
     keep = np.setdiff1d(np.arange(len(y)), dropped)
     return _take(x, keep), y[keep]
 
 
 def unbalance(x: Any, y: Any, pct: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """TUD: delete pct% of the samples of every class smaller than the mean class size."""
+    """TUD: delete pct% of the samples of every class (band of a regression target) smaller than
+    the mean class size."""
     x, y = _rows(x), np.asarray(y)
     rng = _rng(seed)
-    ids = _class_ids(y)
+    ids = _groups(y)
     values, counts = np.unique(ids, return_counts=True)
     mean = counts.mean()
     dropped = []
@@ -146,10 +161,11 @@ def add_noise(x: Any, pct: float, seed: int = 0) -> Any:
 
 
 def overlap(x: Any, y: Any, pct: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """TCO: pct% of the most frequent class are duplicated with the second most frequent class's label."""
+    """TCO: pct% of the most frequent class are duplicated with the second most frequent class's
+    label (for a regression target: of the fullest band, with targets of the second fullest)."""
     x, y = _rows(x), np.asarray(y)
     rng = _rng(seed)
-    ids = _class_ids(y)
+    ids = _groups(y)
     values, counts = np.unique(ids, return_counts=True)
     if len(values) < 2:
         return x, y
@@ -157,6 +173,9 @@ def overlap(x: Any, y: Any, pct: float, seed: int = 0) -> tuple[np.ndarray, np.n
     first, second = values[order[0]], values[order[1]]
     members = np.flatnonzero(ids == first)
     rows = rng.choice(members, _count(pct, len(members)), replace=False)
-    new_y = np.array(y[rows], copy=True)
-    _set_class(new_y, np.arange(len(rows)), np.full(len(rows), second))
+    if _is_classification(y):
+        new_y = np.array(y[rows], copy=True)
+        _set_class(new_y, np.arange(len(rows)), np.full(len(rows), second))
+    else:  # a regression target: the copies take targets of the second band's samples
+        new_y = np.array(y[rng.choice(np.flatnonzero(ids == second), len(rows))], copy=True)
     return _concat(x, rows), np.concatenate([y, new_y])

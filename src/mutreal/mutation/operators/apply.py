@@ -246,7 +246,13 @@ def apply_edits(
         parts=[e.part() for e in edits],
         seed=seed,
     )
-    return Mutant(code=code, edits=list(edits), provenance=prov, regions=_regions(program, changes))
+    return Mutant(
+        code=code,
+        edits=list(edits),
+        provenance=prov,
+        regions=_regions(program, changes),
+        encoding=getattr(program, "encoding", "utf-8"),
+    )
 
 
 def _safe(text: str) -> str:

@@ -182,6 +182,28 @@ def make_edit(
     )
 
 
+#: DeepCrime's value strings that Keras 3 spells otherwise (its ``get`` refuses the old name), by
+#: the Keras module reading them; None: Keras 3 has no string for it (``'constant'`` needs a value)
+KERAS3_NAMES: dict[str, dict[str, str | None]] = {
+    "losses": {
+        "logcosh": "log_cosh",
+        "huber_loss": "huber",
+        "kullback_leibler_divergence": "kl_divergence",
+    },
+    "regularizers": {"l1_l2": "l1l2"},
+    "initializers": {"constant": None},
+}
+
+
+def era_name(kind: str, value: str, era: str) -> str | None:
+    """How the program's era writes DeepCrime's string ``value`` of Keras module ``kind``
+    (``'logcosh'`` is ``'log_cosh'`` in Keras 3); None when the era has no string for it."""
+    if era != "keras3":
+        return value
+    table = KERAS3_NAMES.get(kind, {})
+    return table.get(value, value)
+
+
 def value_label(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:g}"

@@ -16,6 +16,7 @@ reads the operators' own parsed tree; a sibling module is parsed once per progra
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -57,6 +58,9 @@ class Arrays:
     y_text: str
     via: str = "direct"
     wrapper: str = ""
+    #: the wrapper reads its batch inputs from files named by ``x`` (paths, as DeepCrime's
+    #: self-driving subject): rows of ``x`` and ``y`` can be removed or added, ``x`` not noised
+    reads_files: bool = False
 
     @property
     def names(self) -> list[str]:
@@ -250,6 +254,14 @@ def _data_names(node: cst.BaseExpression) -> set[str]:
         return _data_names(node.left) | _data_names(node.right)
     if isinstance(node, cst.Tuple | cst.List):
         return set().union(*(_data_names(e.value) for e in node.elements)) if node.elements else set()
+    if isinstance(node, cst.ListComp | cst.GeneratorExp | cst.SetComp):
+        # ``[read(folder, n) for n in names]`` is made of ``names`` (through ``n``) and ``folder``
+        out = _data_names(node.elt)
+        comp: cst.CompFor | None = node.for_in
+        while comp is not None:
+            out |= _data_names(comp.iter)
+            comp = comp.inner_for_in
+        return out
     return set()
 
 
@@ -306,6 +318,16 @@ def _assigns(body: cst.CSTNode) -> dict[str, set[str]]:
                 return
             names = _data_names(it)
             for e in tgt.elements if isinstance(tgt, cst.Tuple | cst.List) else [cst.Element(tgt)]:
+                k = target_key(e.value)
+                if k:
+                    out.setdefault(k, set()).update(names)
+
+        def visit_CompFor(self, n: cst.CompFor) -> None:
+            # ``for name in names`` of a comprehension: ``name`` is made of ``names``
+            names = _data_names(n.iter)
+            for e in (
+                n.target.elements if isinstance(n.target, cst.Tuple | cst.List) else [cst.Element(n.target)]
+            ):
                 k = target_key(e.value)
                 if k:
                     out.setdefault(k, set()).update(names)
@@ -410,6 +432,44 @@ def _generator_roles(defn: cst.FunctionDef | cst.ClassDef) -> tuple[list[str], l
                     x_roots, y_roots = {first}, {second}
                 return params, sorted(x_roots, key=params.index), sorted(y_roots, key=params.index)
     return None
+
+
+#: the last name of a call that reads a sample from a file (``load_image(folder, path)``,
+#: ``cv2.imread``, ``Image.open``, ``keras.utils.load_img``, ``np.load``, ``librosa.load``)
+_READS_FILE = re.compile(
+    r"^(imread|open|load|load_img|read_file|read_image|decode_file)$|^(load|read)_|_(load|read)$"
+)
+
+
+def _reads_files(defn: cst.FunctionDef | cst.ClassDef, inputs: list[str]) -> bool:
+    """Whether a generator definition passes values of its input parameters ``inputs`` to a call
+    that reads a file: the inputs are file paths (the images are read batch by batch)."""
+    if not inputs:
+        return False
+    if isinstance(defn, cst.FunctionDef):
+        params = set(_params(defn, skip_self=False))
+    else:
+        methods = {s.name.value: s for s in defn.body.body if isinstance(s, cst.FunctionDef)}
+        init = methods.get("__init__")
+        params = set(_params(init, skip_self=True)) if init is not None else set()
+    assigns = _assigns(defn)
+    wanted = set(inputs)
+    found = False
+
+    class _V(cst.CSTVisitor):
+        def visit_Call(self, n: cst.Call) -> None:
+            nonlocal found
+            name = last_name(n.func)
+            if found or not name or not _READS_FILE.search(name):
+                return
+            names: set[str] = set()
+            for arg in n.args:
+                names |= _data_names(arg.value)
+            if _roots(names, assigns, params) & wanted:
+                found = True
+
+    defn.visit(_V())
+    return found
 
 
 def _call_arg(call: cst.Call, params: list[str], param: str) -> cst.BaseExpression | None:
@@ -563,7 +623,14 @@ class TrainingDataFinder:
         return Finding(
             fi,
             Arrays(
-                anchor, xs, ys, xs[0], ys[0] if ys else "", f"{a.via} built by {fn.name.value}", a.wrapper
+                anchor,
+                xs,
+                ys,
+                xs[0],
+                ys[0] if ys else "",
+                f"{a.via} built by {fn.name.value}",
+                a.wrapper,
+                reads_files=a.reads_files,
             ),
         )
 
@@ -678,6 +745,7 @@ class TrainingDataFinder:
         xn = [a.value for a in xs if isinstance(a, cst.Name)]
         yn = [a.value for a in ys if isinstance(a, cst.Name)]
         via = kind if where == "here" else f"{kind} of module {where}"
+        paths = _reads_files(defn, xp)
         return Finding(
             fi,
             Arrays(
@@ -688,5 +756,6 @@ class TrainingDataFinder:
                 yn[0] if len(yn) == 1 else f"({', '.join(yn)})" if yn else "",
                 via,
                 short,
+                reads_files=paths,
             ),
         )

@@ -5,7 +5,10 @@ keeps the old one's spelling: a string stays a string (``'adam'`` -> ``'sgd'``),
 another class of the same module path (``optimizers.Adam(...)`` -> ``optimizers.SGD()``); with
 option ``keep_learning_rate`` the old explicit learning rate is carried over (DeepCrime drops all
 hyperparameters). OCG sets ``clipvalue`` (or ``clipnorm``, option ``mode``); on a string optimiser
-it writes the class with that one argument.
+it writes the class with that one argument. A TensorFlow 1 optimizer
+(``tf.compat.v1.train.GradientDescentOptimizer(lr)``) becomes another TensorFlow 1 optimizer with
+the same learning rate (``tf.compat.v1.train.AdamOptimizer(lr)``), never a Keras name in the
+``train`` module, which does not exist.
 """
 
 from __future__ import annotations
@@ -16,7 +19,15 @@ from typing import Any
 import libcst as cst
 
 from mutreal.mutation.operators.base import Change, Edit, Example, MutationError, Operator, Program, Site
-from mutreal.mutation.operators.common import code_of, keras_callee, make_edit, num, value_change, value_label
+from mutreal.mutation.operators.common import (
+    code_of,
+    era_name,
+    keras_callee,
+    make_edit,
+    num,
+    value_change,
+    value_label,
+)
 from mutreal.mutation.operators.custom_loss import (
     CLASSIFICATION_LOSSES,
     REGRESSION_LOSSES,
@@ -26,6 +37,7 @@ from mutreal.mutation.operators.custom_loss import (
     whole_loss_texts,
 )
 from mutreal.mutation.operators.hyperparameters import lr_keyword, optimizer_targets
+from mutreal.mutation.operators.node_index import last_name
 from mutreal.program import keras_api
 from mutreal.program.model import compile_path
 
@@ -86,7 +98,9 @@ class ChangeLoss(Operator):
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         assert site.anchor is not None
-        code = program.string(value, program.index.nodes.get(site.anchor))
+        code = program.string(
+            era_name("losses", value, program.era) or value, program.index.nodes.get(site.anchor)
+        )
         custom = custom_loss_at(program, site.anchor) if "custom" in site.detail else None
         if custom is not None and custom.container is not None:
             # one entry of a per-output dict/list: the component is the whole loss value, as classify reads it
@@ -140,6 +154,16 @@ class ChangeLoss(Operator):
         ]
 
 
+#: the ``tf.compat.v1.train`` optimizer of each Keras optimizer TensorFlow 1 has
+TF1_OPTIMIZERS = {
+    "SGD": "GradientDescentOptimizer",
+    "Adam": "AdamOptimizer",
+    "RMSprop": "RMSPropOptimizer",
+    "Adagrad": "AdagradOptimizer",
+    "Adadelta": "AdadeltaOptimizer",
+}
+
+
 class ChangeOptimiser(Operator):
     """OCH: compile's optimiser becomes another class (string or object spelling kept)."""
 
@@ -149,20 +173,50 @@ class ChangeOptimiser(Operator):
     def find_sites(self, program: Program) -> list[Site]:
         sites = []
         for ci, optimizer, (kind, node) in optimizer_targets(program):
+            detail = {"compile": ci, "spelling": kind, "optimizer": optimizer.cls}
+            call = program.node(node)
+            if isinstance(call, cst.Call) and last_name(call.func) in keras_api.TF_TRAIN_OPTIMIZERS:
+                detail["tf1"] = True  # ``tf.compat.v1.train.GradientDescentOptimizer(...)``
             sites.append(
                 program.make_site(
                     self,
                     node,
                     [compile_path(ci, "optimizer")],
-                    code_of(program, program.node(node)),
+                    code_of(program, call),
                     optimizer.cls.lower() if optimizer.cls else None,
-                    detail={"compile": ci, "spelling": kind, "optimizer": optimizer.cls},
+                    detail=detail,
                 )
             )
         return sites
 
     def accepts(self, site: Site, value: Any) -> bool:
-        return keras_api.canonical_optimizer(str(value)) != site.detail["optimizer"]
+        cls = keras_api.canonical_optimizer(str(value))
+        if site.detail.get("tf1") and cls not in TF1_OPTIMIZERS:
+            return False  # TensorFlow 1 has no such optimizer (Adamax, Nadam)
+        return cls != site.detail["optimizer"]
+
+    def _tf1_call(self, program: Program, site: Site, cls: str) -> tuple[str, list[Change]]:
+        """Another ``tf.compat.v1.train`` optimizer, in the module the old one is written from,
+        with the old learning rate (three of them have no default: DeepCrime's dropping of the
+        hyperparameters would not run; the same rate keeps the mutant one OCH)."""
+        node = program.node(site.anchor)  # type: ignore[arg-type]
+        assert isinstance(node, cst.Call)
+        name = TF1_OPTIMIZERS[cls]
+        imports: list[Change] = []
+        if isinstance(node.func, cst.Attribute):
+            callee = f"{code_of(program, node.func.value)}.{name}"
+        else:
+            callee = name
+            module = program.model.imports.get(last_name(node.func) or "", "tensorflow.compat.v1.train.x")
+            imports = [Change("import", 0, code=f"from {module.rsplit('.', 1)[0]} import {name}")]
+        arg = program.find_arg(site.anchor, ("learning_rate",), 0)  # type: ignore[arg-type]
+        if arg is not None:
+            lr = code_of(program, arg[1].value)
+            args = f"learning_rate={lr}" if arg[1].keyword else lr
+        else:
+            old = last_name(node.func) or ""
+            args = "0.001" if old in ("AdamOptimizer", "AdadeltaOptimizer") else ""
+        return f"{callee}({args})", imports
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         assert site.anchor is not None
@@ -173,6 +227,10 @@ class ChangeOptimiser(Operator):
         imports: list[Change] = []
         if site.detail["spelling"] == "string":
             code = program.string(value, node)
+        elif site.detail.get("tf1"):
+            if cls not in TF1_OPTIMIZERS:
+                raise MutationError(f"OCH: TensorFlow 1 has no {cls} optimizer")
+            code, imports = self._tf1_call(program, site, cls)
         else:
             assert isinstance(node, cst.Call)
             callee, imports = keras_callee(program, "optimizers", cls, node)
@@ -205,6 +263,14 @@ class ChangeOptimiser(Operator):
                 style="keras module attribute, keeping the learning rate",
             ),
             Example(
+                "import tensorflow as tf\n"
+                "model.compile(loss='mse', optimizer=tf.compat.v1.train.GradientDescentOptimizer(alpha))\n",
+                "import tensorflow as tf\n"
+                "model.compile(loss='mse', optimizer=tf.compat.v1.train.AdamOptimizer(alpha))\n",
+                value="adam",
+                style="TensorFlow 1 optimizer, learning rate kept",
+            ),
+            Example(
                 "from tensorflow.keras.optimizers import Adam\nopt = Adam(learning_rate=0.01)\n"
                 "model.compile(optimizer=opt, loss='mse')\n",
                 "from tensorflow.keras.optimizers import Adam\nfrom tensorflow.keras.optimizers import RMSprop\n"
@@ -224,6 +290,9 @@ class ChangeGradientClipping(Operator):
     def find_sites(self, program: Program) -> list[Site]:
         sites = []
         for ci, optimizer, (kind, node) in optimizer_targets(program):
+            call = program.node(node)
+            if isinstance(call, cst.Call) and last_name(call.func) in keras_api.TF_TRAIN_OPTIMIZERS:
+                continue  # a TensorFlow 1 optimizer takes no clipvalue/clipnorm
             current = optimizer.args.get("clipvalue")
             sites.append(
                 program.make_site(
@@ -236,6 +305,17 @@ class ChangeGradientClipping(Operator):
                 )
             )
         return sites
+
+    def no_site_reasons(self, program: Program) -> list[str]:
+        out = []
+        for ci, _optimizer, (_kind, node) in optimizer_targets(program):
+            call = program.node(node)
+            if isinstance(call, cst.Call) and last_name(call.func) in keras_api.TF_TRAIN_OPTIMIZERS:
+                out.append(
+                    f"compile call {ci}: TensorFlow 1 optimizer {last_name(call.func)} takes no "
+                    "clipvalue or clipnorm"
+                )
+        return out
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         assert site.anchor is not None

@@ -7,6 +7,7 @@ layer, which argument carries a canonical keyword, how to spell a new Keras name
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -41,14 +42,36 @@ class LayerGroup:
         return self.instances[0][2]
 
 
+def source_encoding(data: bytes) -> str:
+    """The encoding Python reads a source file's bytes with (``utf-8-sig`` for a byte-order mark)."""
+    import io
+    import tokenize
+
+    if data.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    try:
+        found = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+    except SyntaxError:
+        return "utf-8"
+    try:
+        codecs.lookup(found)
+    except LookupError:
+        return "utf-8"
+    return "utf-8" if found.replace("_", "-").lower() in ("utf-8", "utf8") else found
+
+
 class Program:
     """A parsed program with its model and node index, shared by every operator and mutant."""
 
-    def __init__(self, text: str, path: str = "<string>", era: str | None = None) -> None:
+    def __init__(
+        self, text: str, path: str = "<string>", era: str | None = None, encoding: str = "utf-8"
+    ) -> None:
         from mutreal.extract import extract_model
 
         self.text = text
         self.path = path
+        #: the file's encoding: a mutant is written in it (``utf-8-sig`` keeps a byte-order mark)
+        self.encoding = encoding
         self.module = cst.parse_module(text)
         self.model: ProgramModel = extract_model(self.module, path, era)
         self.index = NodeIndex(self.module)
@@ -56,12 +79,16 @@ class Program:
 
     @classmethod
     def from_file(cls, path: str, era: str | None = None) -> Program:
-        with open(path, encoding="utf-8") as fh:
-            return cls(fh.read(), path, era)
+        """The program of a file as written: line endings kept (a CRLF file's mutants stay CRLF),
+        decoded with its encoding (a byte-order mark or a PEP 263 coding line; UTF-8 otherwise)."""
+        with open(path, "rb") as fh:
+            data = fh.read()
+        encoding = source_encoding(data)
+        return cls(data.decode(encoding), path, era, encoding)
 
     @cached_property
     def sha256(self) -> str:
-        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+        return hashlib.sha256(self.text.encode(self.encoding)).hexdigest()
 
     @property
     def era(self) -> str:

@@ -259,6 +259,8 @@ class Mutant:
     provenance: Provenance
     #: 1-based line ranges of the original touched by the edits (for readable-diff checks)
     regions: list[tuple[int, int]] = field(default_factory=list)
+    #: the original file's encoding, which the mutant file is written in
+    encoding: str = "utf-8"
 
     @property
     def name(self) -> str:

@@ -19,6 +19,7 @@ import libcst as cst
 from mutreal.mutation.operators.base import Change, Edit, Example, MutationError, Operator, Program, Site
 from mutreal.mutation.operators.common import (
     code_of,
+    era_name,
     groups_taking,
     keras_callee,
     layer_site,
@@ -78,7 +79,7 @@ class AddWeightsRegularisation(_WeightsRegularisation):
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         assert site.anchor is not None
-        code = program.string(value)
+        code = program.string(era_name("regularizers", value, program.era) or value)
         kw = _reg_keyword(program, site)
         change = Change("set_arg", site.anchor, code=code, keyword=kw, aliases=(kw,))
         return make_edit(self, site, value, None, code, [change])

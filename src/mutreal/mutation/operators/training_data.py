@@ -10,7 +10,10 @@ Sites: fit calls that do not run in a loop (the fault must be applied once) whos
 :mod:`.data_flow` finds as plain names (they can be rebound): given to fit directly, as a list or
 dict of several inputs (all rebound with the same rows), or to a generator, ``Sequence``,
 ``tf.data`` or ``flow`` wrapper (rebound before the wrapper is built, where they are still arrays;
-the component lists the arrays in ``arrays``). Where none are found, :meth:`no_site_reasons`
+the component lists the arrays in ``arrays``). Arrays of file paths that a generator or
+``Sequence`` reads (DeepCrime's self-driving subject) are rows like any other: TCL, TRD, TUD and
+TCO change, remove or add rows of paths and targets together; TAN, which noises the inputs
+themselves, has no site there. Where none are found, :meth:`no_site_reasons`
 says why (``mutate --list`` shows it). The seed is the option ``seed`` (``mutate
 --seed``).
 """
@@ -42,6 +45,11 @@ class _TrainingDataOperator(Operator):
             return (
                 f"the batch inputs of {arrays.wrapper} are not taken from an array given to it "
                 "(read inside it, e.g. from files)"
+            )
+        if self.arrays == "x" and arrays.reads_files:
+            return (
+                f"the inputs given to {arrays.wrapper} are file paths it reads (the images are not "
+                "arrays of the program: no noise can be added to them)"
             )
         return ""
 

@@ -9,8 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from mutreal.mutation.operators.base import Edit, Example, Operator, Program, Site
-from mutreal.mutation.operators.common import groups_taking, layer_site, set_value, site_arg, weights_arg
+from mutreal.mutation.operators.base import Edit, Example, MutationError, Operator, Program, Site
+from mutreal.mutation.operators.common import (
+    era_name,
+    groups_taking,
+    layer_site,
+    set_value,
+    site_arg,
+    weights_arg,
+)
 from mutreal.program import keras_api
 from mutreal.program.model import Layer
 
@@ -38,11 +45,18 @@ class ChangeWeightsInitialisation(Operator):
     def accepts(self, site: Site, value: Any) -> bool:
         return keras_api.canonical_initializer(value) != site.original
 
+    def values(self, program: Program, site: Site) -> list[Any]:
+        # only the initializers the era can name by a string (Keras 3 has no ``'constant'``)
+        return [v for v in super().values(program, site) if era_name("initializers", v, program.era)]
+
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         layer, arg = site_arg(program, site, _initializer_arg)
         assert site.anchor is not None
         kw = "init" if program.uses_legacy_kwargs(site.anchor, layer.cls) else _initializer_arg(layer)
-        code = program.string(value, arg[1].value if arg else None)
+        spelled = era_name("initializers", value, program.era)
+        if spelled is None:
+            raise MutationError(f"WCI: Keras 3 has no initializer named {value!r}")
+        code = program.string(spelled, arg[1].value if arg else None)
         return set_value(self, program, site, value, arg, code, kw)
 
     def examples(self) -> list[Example]:
