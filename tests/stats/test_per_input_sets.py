@@ -68,3 +68,20 @@ def test_a_regression_series_compares_its_loss_and_says_why() -> None:
     assert series.metric_reason.startswith("loss: a regression model (loss mse, last activation linear)")
     given = metric_series(runs, "accuracy")
     assert given.metric_reason.startswith("accuracy: chosen by the user")
+
+
+def test_kill_notes_say_why_a_mutant_has_no_fisher_verdict_and_that_the_original_crashes_untrained() -> None:
+    from mutreal.analysis.killing import kill_from_records
+
+    original = _runs("orig.py", "training", [[True] * 4] * 3)
+    other = _runs("m_vrm.py", "validation", [[False, True, True, True]] * 3, accuracy=0.5)
+    report = kill_from_records(original, {"m_vrm.py": other})
+    assert report.mutants[0].fisher is None
+    assert any(n.startswith("m_vrm.py: per-input correctness is on different sets") for n in report.notes)
+    # an original that crashed before its first epoch: its repeated runs are said, as compare says them
+    crash = RunRecord("broken-0", "broken.py", 0, "crash", error_type="ImportError", error_message="no module x",
+                      traceback="Traceback ...\nImportError: no module x")  # fmt: skip
+    repeated = [RunRecord(f"broken-{s}", "broken.py", s, "crash", error_type="ImportError",
+                          error_message="no module x", repeated_from="broken-0") for s in (1, 2)]  # fmt: skip
+    report = kill_from_records([crash, *repeated], {"m_vrm.py": other})
+    assert any("broken.py crashed before its first epoch in seed 0" in n for n in report.notes)
