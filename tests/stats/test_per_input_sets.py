@@ -85,3 +85,28 @@ def test_kill_notes_say_why_a_mutant_has_no_fisher_verdict_and_that_the_original
                           error_message="no module x", repeated_from="broken-0") for s in (1, 2)]  # fmt: skip
     report = kill_from_records([crash, *repeated], {"m_vrm.py": other})
     assert any("broken.py crashed before its first epoch in seed 0" in n for n in report.notes)
+
+
+def _relabelled(runs: list[RunRecord], labels: list[int]) -> list[RunRecord]:
+    for run in runs:
+        run.evaluations[-1].labels = list(labels)
+    return runs
+
+
+def test_runs_on_training_data_with_other_labels_are_not_paired() -> None:
+    """A TCL-like mutant (or a data fault) judged on its own training arrays has other labels: its
+    correctness is against them, so pairing it with the fixed program's inputs would be wrong."""
+    fixed = _runs("fixed.py", "training", [[True] * 4] * 3)
+    relabelled = _relabelled(_runs("m_tcl.py", "training", [[True] * 4] * 3), [0, 1, 1, 1])
+    same = _runs("m_hlr.py", "training", [[False, True, True, True]] * 3, accuracy=0.5)
+    assert per_input_mismatch(fixed, same) is None
+    assert "labels differ between the programs" in per_input_mismatch(fixed, relabelled)
+    report = compare_from_records(same, fixed, {"m_tcl.py": relabelled})
+    (tcl,) = report.mutants
+    assert report.fault_kp is not None and tcl.kp is None and tcl.similarity is None
+    assert any(n.startswith("m_tcl.py: per-input correctness is on each program's own training data")
+               for n in report.notes)  # fmt: skip
+    # one program whose runs judged other labels (arrays shuffled without a seed): no pairing either
+    shuffled = _runs("fixed.py", "training", [[True] * 4] * 2)
+    _relabelled(shuffled[1:], [0, 1, 1, 1])
+    assert per_input_set(shuffled)["source"] == "mixed"
