@@ -130,7 +130,9 @@ def per_input_arrays(
     if inputs is None or (labels is None and y is not None):
         return {}
     try:
-        n_inputs = len(labels) if labels is not None else len(inputs)
+        # named inputs ({"image": ..., "meta": ...}) count their rows, not their names
+        rows = next(iter(inputs.values()), None) if isinstance(inputs, dict) else inputs
+        n_inputs = len(labels) if labels is not None else len(rows)
     except TypeError:
         return {}
     if n_inputs > MAX_PREDICTIONS:
