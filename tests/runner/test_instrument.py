@@ -48,3 +48,27 @@ def test_remote_lookups_are_refused_local_ones_allowed(monkeypatch):
     with pytest.raises(instrument.NetworkBlockedError, match="example.org"):
         instrument._blocked_getaddrinfo("example.org", 443)
     assert instrument._blocked_getaddrinfo("localhost", 80) == [("local", "localhost")]
+
+
+def test_steps_of_a_compiled_training_loop_are_counted_by_the_optimizer():
+    """Inside a tf.function (train_on_batch, a compiled custom step) apply_gradients runs in Python
+    once per trace: five steps counted as one would make a program that trained and then crashed look
+    like one that crashed before training (and its other seeds would not be trained)."""
+    from mutreal.execution import instrument
+
+    class Optimizer:
+        def __init__(self):
+            self.iterations = 0
+
+        def apply_gradients(self, grads):
+            self.iterations += 1
+
+    raw = Optimizer.apply_gradients
+    instrument._patch_steps(Optimizer, "apply_gradients")
+    instrument.start_capture()
+    optimizer = Optimizer()
+    optimizer.apply_gradients([])  # the trace: the Python body runs once
+    for _ in range(4):  # the compiled steps: the graph runs, Python does not
+        raw(optimizer, [])
+    assert instrument.CURRENT.steps_outside_fit == 1
+    assert instrument.finish_capture(completed=False)["steps_outside_fit"] == 5

@@ -59,6 +59,10 @@ class Capture:
     depth: int = 0  # >0 while inside a patched call: inner calls (fit's validation) are not recorded
     #: training calls outside fit (TF1 ``Session.run``, ``apply_gradients`` of a custom loop)
     steps_outside_fit: int = 0
+    #: the optimizers that applied gradients outside fit: inside a ``tf.function`` (``train_on_batch``,
+    #: a compiled custom step) ``apply_gradients`` runs in Python once per trace, not once per step,
+    #: so their own step counters (``iterations``) say how many steps they took
+    optimizers: list[Any] = field(default_factory=list)
     #: the last top-level fit: (model, its bound arguments, the framework's predict), until finished
     last_fit: tuple[Any, dict[str, Any], Callable[..., Any]] | None = None
 
@@ -214,7 +218,22 @@ def finish_capture(completed: bool = True) -> dict[str, Any]:
             for name, value in extra.items():
                 setattr(record, name, value)
             capture.evaluations.append(record)
-    return {"steps_outside_fit": capture.steps_outside_fit}
+    steps = max(capture.steps_outside_fit, _optimizer_steps(capture.optimizers))
+    capture.optimizers = []
+    return {"steps_outside_fit": steps}
+
+
+def _optimizer_steps(optimizers: list[Any]) -> int:
+    """The steps the optimizers that trained outside fit took, by their own counters (0 where one
+    cannot be read: a graph-mode variable without its session)."""
+    total = 0
+    for optimizer in optimizers:
+        try:
+            counter = optimizer.iterations
+            total += int(counter.numpy() if hasattr(counter, "numpy") else counter)
+        except Exception:  # noqa: BLE001 - the calls counted stand
+            continue
+    return total
 
 
 def _count_steps(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -222,8 +241,12 @@ def _count_steps(original: Callable[..., Any]) -> Callable[..., Any]:
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         result = original(*args, **kwargs)
-        if not CURRENT.depth:
-            CURRENT.steps_outside_fit += 1
+        capture = CURRENT
+        if not capture.depth:
+            capture.steps_outside_fit += 1
+            owner = args[0] if args else None
+            if hasattr(owner, "iterations") and all(owner is not seen for seen in capture.optimizers):
+                capture.optimizers.append(owner)
         return result
 
     counted.__wrapped__ = original  # type: ignore[attr-defined]
