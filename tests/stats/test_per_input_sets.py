@@ -110,3 +110,17 @@ def test_runs_on_training_data_with_other_labels_are_not_paired() -> None:
     shuffled = _runs("fixed.py", "training", [[True] * 4] * 2)
     _relabelled(shuffled[1:], [0, 1, 1, 1])
     assert per_input_set(shuffled)["source"] == "mixed"
+
+
+def test_a_fixed_program_that_always_crashed_pairs_the_others_with_the_buggy_inputs() -> None:
+    """With no fixed inputs to pair with (every fixed run failed: wrong on every input), the buggy
+    program's inputs are the reference: a mutant judged on other inputs gets no KP against them."""
+    fixed = [RunRecord(f"f-{seed}", "fixed.py", seed, "crash", error_type="ValueError") for seed in range(3)]
+    buggy = _runs("buggy.py", "training", [[True, True, False, True]] * 3)
+    same = _runs("m_same.py", "training", [[True, False, False, True]] * 3)
+    other = _runs("m_vrm.py", "validation", [[True, True, False, True]] * 3)
+    report = compare_from_records(buggy, fixed, {"m_same.py": same, "m_vrm.py": other})
+    paired, unpaired = report.mutants
+    assert report.fault_kp is not None and paired.kp is not None
+    assert unpaired.kp is None and unpaired.similarity is None
+    assert any(n.startswith("m_vrm.py: per-input correctness is on different sets") for n in report.notes)
