@@ -121,8 +121,9 @@ def compare_from_records(
 
     The fixed program sets the compared metric (the one that fits its model's task) and the inputs
     of per-input correctness (its last evaluate's, else its validation or training data): the buggy
-    program and each mutant are paired with it on those inputs, and one measured on other inputs
-    gets a note instead of a KP.
+    program and each mutant are paired with it on those inputs (where every fixed run failed, with
+    the first program that recorded any), and one measured on other inputs, or on its own training
+    data with other labels, gets a note instead of a KP.
     """
     settings = DecisionSettings.of(settings)
     metric, lower_is_better, test, alpha = settings.as_tuple()

@@ -7,7 +7,8 @@ batches predicted as they pass) and, for a program whose last evaluate gave no p
 correctness, on the best data its last ``fit`` had (:func:`held_out_candidates`): the validation
 data, else the training data, as DeepCrime measures killability on the training set.
 
-Classification outputs become class indices (argmax, or threshold 0.5 for one sigmoid unit);
+Classification outputs become class indices (argmax, or threshold 0.5 for one sigmoid unit, 0 for
+one logit of a cross-entropy classifier);
 regression outputs stay numbers, judged later by the tolerance rule of ``compare``. The model's task
 (:mod:`mutreal.execution.model_task`) decides which, where it was read. Works on Keras 3 and
 tf_keras models alike and never imports Keras itself. Capture must never break the program: any
