@@ -72,3 +72,16 @@ def test_steps_of_a_compiled_training_loop_are_counted_by_the_optimizer():
         raw(optimizer, [])
     assert instrument.CURRENT.steps_outside_fit == 1
     assert instrument.finish_capture(completed=False)["steps_outside_fit"] == 5
+
+
+def test_a_metric_that_is_not_one_number_is_left_out_not_a_crash():
+    """keras.metrics.F1Score() gives one value per class: recording it as a float raised inside the
+    program's own fit and evaluate, so a program that runs outside mutreal crashed inside it."""
+    import numpy as np
+
+    from mutreal.execution import instrument
+
+    per_class = np.array([0.5, 0.25])
+    history = {"loss": [0.9, 0.7], "f1_score": [per_class, per_class], "accuracy": [np.float32(0.5), 0.75]}
+    assert instrument._scalar_history(history) == {"loss": [0.9, 0.7], "accuracy": [0.5, 0.75]}
+    assert instrument._scalar_logs({"loss": 0.7, "f1_score": per_class}) == {"loss": 0.7}
