@@ -124,3 +124,13 @@ def test_a_fixed_program_that_always_crashed_pairs_the_others_with_the_buggy_inp
     assert report.fault_kp is not None and paired.kp is not None
     assert unpaired.kp is None and unpaired.similarity is None
     assert any(n.startswith("m_vrm.py: per-input correctness is on different sets") for n in report.notes)
+
+
+def test_a_program_whose_runs_judged_other_data_says_so() -> None:
+    """A test set split without a fixed seed differs per run: no KP, and the note says why."""
+    fixed = _runs("fixed.py", "evaluate", [[True] * 4] * 3)
+    _relabelled(fixed[1:2], [0, 1, 1, 1])
+    buggy = _runs("buggy.py", "evaluate", [[False, True, True, True]] * 3)
+    report = compare_from_records(buggy, fixed, {})
+    assert report.fault_kp is None
+    assert any("differs between the runs of one program" in n for n in report.notes), report.notes

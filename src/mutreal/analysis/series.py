@@ -252,6 +252,11 @@ def per_input_mismatch(*groups: Sequence[Any]) -> str | None:
     different sets: one evaluates, another only fits), or None when they can."""
     sets = [per_input_set(records) for records in groups]
     sources = {found["source"] for found in sets if found is not None}
+    if "mixed" in sources:
+        return (
+            "per-input correctness differs between the runs of one program (other sets or labels per "
+            "seed: data split or shuffled without a fixed seed): inputs cannot be paired, no per-input verdicts"
+        )
     if len(sources) > 1:
         return (
             "per-input correctness is on different sets ("

@@ -145,7 +145,7 @@ def compare_from_records(
         fault_fisher = fisher_kill(fixed_matrix, buggy_matrix, alpha)
         fault_kp = killing_probabilities(fixed_matrix, buggy_matrix)
     else:
-        mismatch = per_input_mismatch(reference, buggy)
+        mismatch = per_input_mismatch(fixed, buggy) or per_input_mismatch(reference, buggy)
         notes.append(f"fixed/buggy: {mismatch}" if mismatch
                      else "no per-input correctness for the fixed/buggy pair: no KP, CS, IoU")  # fmt: skip
 
