@@ -251,6 +251,23 @@ def test_two_components_give_two_first_order_mutants_and_their_higher_order_one(
     assert "optimizer=Adam(learning_rate=0.001)" in Path(hom.file).read_text(encoding="utf-8")
 
 
+def test_a_first_order_mutant_carries_only_its_own_component(tmp_path: Path) -> None:
+    # OCH + HLR (decision HLR-with-OCH): the OCH mutant changes the optimizer alone; completing it
+    # with the buggy rate would write HLR's component too and make it the higher-order mutant again
+    buggy, fixed = pair(
+        tmp_path,
+        program('optimizer="adam"', "epochs=5"),
+        program("optimizer=SGD(learning_rate=0.5)", "epochs=5"),
+    )
+    made = reconstruct_mutants("och-hlr", "own", [buggy], [fixed], fixed, tmp_path / "m")
+    assert [m.operator for m in made.mutants] == ["OCH", "HLR", "OCH+HLR"]
+    och, hlr, hom = made.mutants
+    assert [code for code, *_ in components(och.file, buggy)] == ["HLR"]
+    assert [code for code, *_ in components(hlr.file, buggy)] == ["OCH"]
+    assert components(hom.file, buggy) == []
+    assert Path(och.file).read_text(encoding="utf-8") != Path(hom.file).read_text(encoding="utf-8")
+
+
 def test_validate_operators_and_compare_share_the_reconstruction_module(tmp_path: Path) -> None:
     # one record type and one answer: validate's outcomes are the mutation stage's
     assert validate.ComponentOutcome is rec.ComponentOutcome and validate.folded_value is rec.folded_value

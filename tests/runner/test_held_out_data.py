@@ -76,3 +76,34 @@ def test_a_diverged_output_predicts_no_class_and_is_wrong() -> None:
     assert result["prediction_kind"] == "class" and result["predictions"] == [-1, -1, -1]
     record = EvaluateRecord(**{k: v for k, v in result.items() if k != "n_inputs"})
     assert record.correct == [False, False, False]
+
+
+def test_named_inputs_count_their_rows_not_their_names() -> None:
+    class Model:  # a model of two named inputs, called by the framework's predict only
+        def __call__(self, inputs, training=False):
+            raise TypeError("named inputs: eager calls are not tried")
+
+    def predict(model, x, batch_size):
+        return np.full((len(x["image"]), 1), 0.7)
+
+    x = {"image": np.zeros((5, 3)), "meta": np.zeros((5, 2))}
+    unlabelled = per_input.per_input_arrays(Model(), x, None, 2, predict)
+    assert unlabelled["n_inputs"] == 5 and unlabelled["predictions"] == [1] * 5
+    labelled = per_input.per_input_arrays(Model(), x, np.array([1, 0, 1, 1, 0]), 2, predict)
+    assert labelled["labels"] == [1, 0, 1, 1, 0]
+
+
+def test_one_logit_of_a_known_classifier_is_thresholded_at_zero() -> None:
+    """Dense(1) with BinaryCrossentropy(from_logits=True): outputs outside [0, 1] are logits, and the
+    classifier's inputs get classes (a positive logit is class 1), not regression values."""
+    logits = np.array([[-2.5], [0.3], [4.0], [-0.1]], dtype="float32")
+    labels = np.array([0, 1, 1, 1])
+    task = {"kind": "classification", "loss": "binary_crossentropy", "activation": "linear"}
+    result = per_input.per_input_result(logits, labels, task)
+    assert result["prediction_kind"] == "class" and result["predictions"] == [0, 1, 1, 0]
+    record = EvaluateRecord(**{k: v for k, v in result.items() if k != "n_inputs"})
+    assert record.correct == [True, True, True, False]
+    unknown = per_input.per_input_result(logits, labels)  # task not read: numbers stay numbers
+    assert unknown["prediction_kind"] == "value"
+    hinge = {"kind": "classification", "loss": "hinge", "activation": "linear"}  # labels -1 and 1: no 0/1 classes
+    assert per_input.per_input_result(logits, np.array([-1, 1, 1, 1]), hinge)["prediction_kind"] == "value"

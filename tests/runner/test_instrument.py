@@ -48,3 +48,40 @@ def test_remote_lookups_are_refused_local_ones_allowed(monkeypatch):
     with pytest.raises(instrument.NetworkBlockedError, match="example.org"):
         instrument._blocked_getaddrinfo("example.org", 443)
     assert instrument._blocked_getaddrinfo("localhost", 80) == [("local", "localhost")]
+
+
+def test_steps_of_a_compiled_training_loop_are_counted_by_the_optimizer():
+    """Inside a tf.function (train_on_batch, a compiled custom step) apply_gradients runs in Python
+    once per trace: five steps counted as one would make a program that trained and then crashed look
+    like one that crashed before training (and its other seeds would not be trained)."""
+    from mutreal.execution import instrument
+
+    class Optimizer:
+        def __init__(self):
+            self.iterations = 0
+
+        def apply_gradients(self, grads):
+            self.iterations += 1
+
+    raw = Optimizer.apply_gradients
+    instrument._patch_steps(Optimizer, "apply_gradients")
+    instrument.start_capture()
+    optimizer = Optimizer()
+    optimizer.apply_gradients([])  # the trace: the Python body runs once
+    for _ in range(4):  # the compiled steps: the graph runs, Python does not
+        raw(optimizer, [])
+    assert instrument.CURRENT.steps_outside_fit == 1
+    assert instrument.finish_capture(completed=False)["steps_outside_fit"] == 5
+
+
+def test_a_metric_that_is_not_one_number_is_left_out_not_a_crash():
+    """keras.metrics.F1Score() gives one value per class: recording it as a float raised inside the
+    program's own fit and evaluate, so a program that runs outside mutreal crashed inside it."""
+    import numpy as np
+
+    from mutreal.execution import instrument
+
+    per_class = np.array([0.5, 0.25])
+    history = {"loss": [0.9, 0.7], "f1_score": [per_class, per_class], "accuracy": [np.float32(0.5), 0.75]}
+    assert instrument._scalar_history(history) == {"loss": [0.9, 0.7], "accuracy": [0.5, 0.75]}
+    assert instrument._scalar_logs({"loss": 0.7, "f1_score": per_class}) == {"loss": 0.7}

@@ -53,6 +53,23 @@ def test_loss_and_activation_names_are_read_from_objects() -> None:
     assert task == {"kind": REGRESSION, "loss": "mean_squared_error", "activation": "relu"}
 
 
+def test_an_activation_layer_at_the_end_is_the_last_activation() -> None:
+    def linear(x):
+        return x
+
+    class Dense:
+        activation = linear
+
+    class Softmax:  # keras.layers.Softmax: the layer is the activation, it has no attribute for it
+        pass
+
+    class Model:
+        loss = "mse"  # an old classifier trained with MSE on its class scores
+        layers = [Dense(), Softmax()]
+
+    assert model_task.read_task(Model()) == {"kind": CLASSIFICATION, "loss": "mse", "activation": "softmax"}
+
+
 def test_a_regression_model_compares_its_loss_not_its_accuracy() -> None:
     assert choose_metric(["loss", "accuracy"], REGRESSION_TASK) == "loss"
     assert choose_metric(["loss", "accuracy", "mae"], REGRESSION_TASK) == "mae"

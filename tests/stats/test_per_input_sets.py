@@ -68,3 +68,69 @@ def test_a_regression_series_compares_its_loss_and_says_why() -> None:
     assert series.metric_reason.startswith("loss: a regression model (loss mse, last activation linear)")
     given = metric_series(runs, "accuracy")
     assert given.metric_reason.startswith("accuracy: chosen by the user")
+
+
+def test_kill_notes_say_why_a_mutant_has_no_fisher_verdict_and_that_the_original_crashes_untrained() -> None:
+    from mutreal.analysis.killing import kill_from_records
+
+    original = _runs("orig.py", "training", [[True] * 4] * 3)
+    other = _runs("m_vrm.py", "validation", [[False, True, True, True]] * 3, accuracy=0.5)
+    report = kill_from_records(original, {"m_vrm.py": other})
+    assert report.mutants[0].fisher is None
+    assert any(n.startswith("m_vrm.py: per-input correctness is on different sets") for n in report.notes)
+    # an original that crashed before its first epoch: its repeated runs are said, as compare says them
+    crash = RunRecord("broken-0", "broken.py", 0, "crash", error_type="ImportError", error_message="no module x",
+                      traceback="Traceback ...\nImportError: no module x")  # fmt: skip
+    repeated = [RunRecord(f"broken-{s}", "broken.py", s, "crash", error_type="ImportError",
+                          error_message="no module x", repeated_from="broken-0") for s in (1, 2)]  # fmt: skip
+    report = kill_from_records([crash, *repeated], {"m_vrm.py": other})
+    assert any("broken.py crashed before its first epoch in seed 0" in n for n in report.notes)
+
+
+def _relabelled(runs: list[RunRecord], labels: list[int]) -> list[RunRecord]:
+    for run in runs:
+        run.evaluations[-1].labels = list(labels)
+    return runs
+
+
+def test_runs_on_training_data_with_other_labels_are_not_paired() -> None:
+    """A TCL-like mutant (or a data fault) judged on its own training arrays has other labels: its
+    correctness is against them, so pairing it with the fixed program's inputs would be wrong."""
+    fixed = _runs("fixed.py", "training", [[True] * 4] * 3)
+    relabelled = _relabelled(_runs("m_tcl.py", "training", [[True] * 4] * 3), [0, 1, 1, 1])
+    same = _runs("m_hlr.py", "training", [[False, True, True, True]] * 3, accuracy=0.5)
+    assert per_input_mismatch(fixed, same) is None
+    assert "labels differ between the programs" in per_input_mismatch(fixed, relabelled)
+    report = compare_from_records(same, fixed, {"m_tcl.py": relabelled})
+    (tcl,) = report.mutants
+    assert report.fault_kp is not None and tcl.kp is None and tcl.similarity is None
+    assert any(n.startswith("m_tcl.py: per-input correctness is on each program's own training data")
+               for n in report.notes)  # fmt: skip
+    # one program whose runs judged other labels (arrays shuffled without a seed): no pairing either
+    shuffled = _runs("fixed.py", "training", [[True] * 4] * 2)
+    _relabelled(shuffled[1:], [0, 1, 1, 1])
+    assert per_input_set(shuffled)["source"] == "mixed"
+
+
+def test_a_fixed_program_that_always_crashed_pairs_the_others_with_the_buggy_inputs() -> None:
+    """With no fixed inputs to pair with (every fixed run failed: wrong on every input), the buggy
+    program's inputs are the reference: a mutant judged on other inputs gets no KP against them."""
+    fixed = [RunRecord(f"f-{seed}", "fixed.py", seed, "crash", error_type="ValueError") for seed in range(3)]
+    buggy = _runs("buggy.py", "training", [[True, True, False, True]] * 3)
+    same = _runs("m_same.py", "training", [[True, False, False, True]] * 3)
+    other = _runs("m_vrm.py", "validation", [[True, True, False, True]] * 3)
+    report = compare_from_records(buggy, fixed, {"m_same.py": same, "m_vrm.py": other})
+    paired, unpaired = report.mutants
+    assert report.fault_kp is not None and paired.kp is not None
+    assert unpaired.kp is None and unpaired.similarity is None
+    assert any(n.startswith("m_vrm.py: per-input correctness is on different sets") for n in report.notes)
+
+
+def test_a_program_whose_runs_judged_other_data_says_so() -> None:
+    """A test set split without a fixed seed differs per run: no KP, and the note says why."""
+    fixed = _runs("fixed.py", "evaluate", [[True] * 4] * 3)
+    _relabelled(fixed[1:2], [0, 1, 1, 1])
+    buggy = _runs("buggy.py", "evaluate", [[False, True, True, True]] * 3)
+    report = compare_from_records(buggy, fixed, {})
+    assert report.fault_kp is None
+    assert any("differs between the runs of one program" in n for n in report.notes), report.notes

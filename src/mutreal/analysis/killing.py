@@ -16,6 +16,7 @@ from mutreal.analysis.series import (
     fisher_verdicts,
     input_width,
     metric_series,
+    per_input_mismatch,
 )
 from mutreal.analysis.settings import DecisionSettings
 from mutreal.stats import (
@@ -115,7 +116,7 @@ def kill_from_records(
     metric, lower_is_better, test, alpha = settings.as_tuple()
     o = metric_series(original, metric, lower_is_better)
     direction = o.lower_is_better
-    notes: list[str] = []
+    notes = [o.repeated_note] if o.repeated_note else []
     results: list[MutantKill] = []
     for name, records in mutants.items():
         m = metric_series(records, metric or o.metric, direction, chosen_by_user=metric is not None)
@@ -128,7 +129,9 @@ def kill_from_records(
         if original_matrix is not None and mutant_matrix is not None:
             fisher = fisher_kill(original_matrix, mutant_matrix, alpha=alpha)
         else:
-            notes.append(f"{name}: no per-input correctness (labels, class predictions), no Fisher verdict")
+            mismatch = per_input_mismatch(original, records)
+            notes.append(f"{name}: {mismatch}" if mismatch
+                         else f"{name}: no per-input correctness (labels, class predictions), no Fisher verdict")  # fmt: skip
         results.append(
             MutantKill(
                 program=name,

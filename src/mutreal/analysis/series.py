@@ -167,11 +167,25 @@ PER_INPUT_SETS = {
 }
 
 
+#: per-input sets a program makes from its own training arrays: another program's (a mutant of its
+#: training data, the buggy side of a data fault) are other inputs when their labels differ
+TRAINING_SETS = ("training", "validation")
+
+
+def _labels_key(record: Any) -> tuple[Any, ...] | None:
+    """The labels of a run's per-input record, to tell whether two runs judged the same inputs."""
+    last = record.last_evaluation
+    labels = last.labels if last is not None else None
+    return None if labels is None else tuple(labels)
+
+
 def per_input_set(records: Sequence[Any]) -> dict[str, Any] | None:
     """Which inputs the completed runs' per-input correctness is on: ``{"source", "set", "n_inputs",
-    "runs"}`` (``source`` is ``mixed`` when runs disagree), or None when no run recorded any."""
+    "runs"}`` (``source`` is ``mixed`` when runs disagree: other sets, or other labels, as a program
+    that shuffles its arrays without a seed has), or None when no run recorded any."""
     sources: dict[str, int] = {}
     widths: set[int] = set()
+    labels: set[tuple[Any, ...]] = set()
     for record in records:
         last = record.last_evaluation if record.outcome == Outcome.OK else None
         if last is None or last.predictions is None:
@@ -179,9 +193,12 @@ def per_input_set(records: Sequence[Any]) -> dict[str, Any] | None:
         source = getattr(last, "source", "evaluate")
         sources[source] = sources.get(source, 0) + 1
         widths.add(len(last.predictions))
+        key = _labels_key(record)
+        if key is not None:
+            labels.add(key)
     if not sources:
         return None
-    source = next(iter(sources)) if len(sources) == 1 else "mixed"
+    source = next(iter(sources)) if len(sources) == 1 and len(labels) <= 1 else "mixed"
     return {
         "source": source,
         "set": PER_INPUT_SETS.get(source, "runs disagree on their per-input data"),
@@ -235,13 +252,32 @@ def per_input_mismatch(*groups: Sequence[Any]) -> str | None:
     different sets: one evaluates, another only fits), or None when they can."""
     sets = [per_input_set(records) for records in groups]
     sources = {found["source"] for found in sets if found is not None}
-    if len(sources) <= 1:
-        return None
-    return (
-        "per-input correctness is on different sets ("
-        + ", ".join(sorted(sources))
-        + "): inputs cannot be paired, no per-input verdicts"
-    )
+    if "mixed" in sources:
+        return (
+            "per-input correctness differs between the runs of one program (other sets or labels per "
+            "seed: data split or shuffled without a fixed seed): inputs cannot be paired, no per-input verdicts"
+        )
+    if len(sources) > 1:
+        return (
+            "per-input correctness is on different sets ("
+            + ", ".join(sorted(sources))
+            + "): inputs cannot be paired, no per-input verdicts"
+        )
+    if sources & set(TRAINING_SETS):
+        # each program judged on its own training arrays: a change of the training data (TCL, TRD,
+        # a data fault) gives other inputs or labels, and pairing them input by input means nothing
+        keys = {_labels_key(first) for first in (_first_with_labels(records) for records in groups) if first}
+        if len(keys) > 1:
+            return (
+                f"per-input correctness is on each program's own {next(iter(sources))} data, whose labels "
+                "differ between the programs (the training data changed): inputs cannot be paired, no "
+                "per-input verdicts"
+            )
+    return None
+
+
+def _first_with_labels(records: Sequence[Any]) -> Any:
+    return next((r for r in records if r.outcome == Outcome.OK and _labels_key(r) is not None), None)
 
 
 def input_width(*groups: Sequence[Any]) -> int | None:

@@ -121,8 +121,9 @@ def compare_from_records(
 
     The fixed program sets the compared metric (the one that fits its model's task) and the inputs
     of per-input correctness (its last evaluate's, else its validation or training data): the buggy
-    program and each mutant are paired with it on those inputs, and one measured on other inputs
-    gets a note instead of a KP.
+    program and each mutant are paired with it on those inputs (where every fixed run failed, with
+    the first program that recorded any), and one measured on other inputs, or on its own training
+    data with other labels, gets a note instead of a KP.
     """
     settings = DecisionSettings.of(settings)
     metric, lower_is_better, test, alpha = settings.as_tuple()
@@ -131,16 +132,20 @@ def compare_from_records(
     b = metric_series(buggy, metric or f.metric, direction, chosen_by_user=metric is not None)
     notes = [note for note in (b.repeated_note, f.repeated_note) if note]
     fault_kill = series_kill(f, b, settings)  # the real fault judged as a mutant of the fixed program
-    # the fixed program's inputs; where it crashed in every run (wrong on every input), another's
-    width = next((w for w in map(input_width, (fixed, buggy, *mutants.values())) if w is not None), None)
+    # the fixed program's inputs; where it crashed in every run (wrong on every input), another's:
+    # the program whose inputs they are is the reference every other one is paired with
+    reference, width = next(
+        ((group, w) for group, w in ((g, input_width(g)) for g in (fixed, buggy, *mutants.values())) if w is not None),
+        (fixed, None),
+    )
     fixed_matrix = correctness_matrix(fixed, width) if width is not None else None
-    buggy_matrix = _paired_matrix(fixed, buggy, width)
+    buggy_matrix = _paired_matrix(reference, buggy, width)
     fault_fisher = fault_kp = None
     if fixed_matrix is not None and buggy_matrix is not None:
         fault_fisher = fisher_kill(fixed_matrix, buggy_matrix, alpha)
         fault_kp = killing_probabilities(fixed_matrix, buggy_matrix)
     else:
-        mismatch = per_input_mismatch(fixed, buggy)
+        mismatch = per_input_mismatch(fixed, buggy) or per_input_mismatch(reference, buggy)
         notes.append(f"fixed/buggy: {mismatch}" if mismatch
                      else "no per-input correctness for the fixed/buggy pair: no KP, CS, IoU")  # fmt: skip
 
@@ -154,7 +159,7 @@ def compare_from_records(
             b.values, m.values, crashed_a=b.failed, crashed_b=m.failed, test=test,
             lower_is_better=direction, alpha=alpha,
         )  # fmt: skip
-        mutant_matrix = _paired_matrix(fixed, records, width)
+        mutant_matrix = _paired_matrix(reference, records, width)
         fisher = kp = sim = None
         if fixed_matrix is not None and mutant_matrix is not None:
             fisher = fisher_kill(fixed_matrix, mutant_matrix, alpha)
@@ -162,7 +167,7 @@ def compare_from_records(
             if fault_kp is not None:
                 sim = similarity(kp.kp, fault_kp.kp)
         elif fixed_matrix is not None:
-            mismatch = per_input_mismatch(fixed, records)
+            mismatch = per_input_mismatch(reference, records)
             notes.append(f"{name}: {mismatch}" if mismatch else f"{name}: no per-input correctness, no KP, CS, IoU")
         results.append(
             MutantSimilarity(
@@ -193,9 +198,10 @@ def compare_from_records(
     )
 
 
-def _paired_matrix(fixed: Sequence[Any], records: Sequence[Any], width: int | None) -> Any:
-    """``records``' correctness matrix over the fixed program's inputs, or None when they were
-    measured on other inputs (or not at all)."""
-    if width is None or per_input_mismatch(fixed, records) is not None:
+def _paired_matrix(reference: Sequence[Any], records: Sequence[Any], width: int | None) -> Any:
+    """``records``' correctness matrix over the reference program's inputs (the fixed program's, or
+    where it recorded none the first that did), or None when they were measured on other inputs (or
+    not at all)."""
+    if width is None or per_input_mismatch(reference, records) is not None:
         return None
     return correctness_matrix(records, width)

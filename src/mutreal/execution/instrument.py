@@ -59,6 +59,10 @@ class Capture:
     depth: int = 0  # >0 while inside a patched call: inner calls (fit's validation) are not recorded
     #: training calls outside fit (TF1 ``Session.run``, ``apply_gradients`` of a custom loop)
     steps_outside_fit: int = 0
+    #: the optimizers that applied gradients outside fit: inside a ``tf.function`` (``train_on_batch``,
+    #: a compiled custom step) ``apply_gradients`` runs in Python once per trace, not once per step,
+    #: so their own step counters (``iterations``) say how many steps they took
+    optimizers: list[Any] = field(default_factory=list)
     #: the last top-level fit: (model, its bound arguments, the framework's predict), until finished
     last_fit: tuple[Any, dict[str, Any], Callable[..., Any]] | None = None
 
@@ -95,6 +99,35 @@ def _bound(
     return named
 
 
+def _number(value: Any) -> float | None:
+    """One metric value as a float, or None when it is not one number (``F1Score()`` without an
+    ``average`` gives one per class): such a metric cannot be compared and is not recorded."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _scalar_logs(logs: Any) -> dict[str, float]:
+    """An evaluate's named results, the metrics that are one number each (see :func:`_number`)."""
+    out = {}
+    for name, value in dict(logs).items():
+        number = _number(value)
+        if number is not None:
+            out[str(name)] = number
+    return out
+
+
+def _scalar_history(logs: Any) -> dict[str, list[float]]:
+    """A History's per-epoch values of the metrics that are one number each epoch."""
+    out = {}
+    for name, values in dict(logs).items():
+        numbers = [_number(v) for v in values]
+        if all(n is not None for n in numbers):
+            out[str(name)] = [float(n) for n in numbers if n is not None]
+    return out
+
+
 def _epochs_completed(model: Any, before: Any) -> tuple[int, dict[str, list[float]]]:
     """Epochs a fit that raised had completed, from the History callback Keras sets on the model
     (Keras 3 sets it after the first epoch ends, tf_keras before training: both keep ``epoch``)."""
@@ -104,7 +137,7 @@ def _epochs_completed(model: Any, before: Any) -> tuple[int, dict[str, list[floa
     epochs = getattr(history, "epoch", None) or []
     logs = getattr(history, "history", None) or {}
     try:
-        return len(epochs), {str(k): [float(v) for v in values] for k, values in dict(logs).items()}
+        return len(epochs), _scalar_history(logs)
     except (TypeError, ValueError):
         return len(epochs), {}
 
@@ -139,7 +172,7 @@ def _make_model_patches(originals: dict[str, Callable[..., Any]]) -> dict[str, C
         elapsed = time.perf_counter() - start
         logs = getattr(history, "history", None) or {}
         capture.fits.append(FitRecord(
-            history={str(k): [float(v) for v in values] for k, values in logs.items()},
+            history=_scalar_history(logs),
             epochs=len(next(iter(logs.values()), [])), time_s=elapsed, task=read_task(self),
         ))  # fmt: skip
         capture.last_fit = (self, _bound(fit_original, self, args, kwargs), predict)
@@ -160,7 +193,7 @@ def _make_model_patches(originals: dict[str, Callable[..., Any]]) -> dict[str, C
         try:
             logs = evaluate_original(self, x_eval, y, *args, return_dict=True, **kwargs)
             elapsed = time.perf_counter() - start
-            record = EvaluateRecord(results={str(k): float(v) for k, v in dict(logs).items()}, time_s=elapsed,
+            record = EvaluateRecord(results=_scalar_logs(logs), time_s=elapsed,
                                     task=task)  # fmt: skip
             if recorder is not None:  # the batches were predicted while evaluate read them: not timed
                 record.time_s = max(0.0, elapsed - recorder.seconds)
@@ -214,7 +247,22 @@ def finish_capture(completed: bool = True) -> dict[str, Any]:
             for name, value in extra.items():
                 setattr(record, name, value)
             capture.evaluations.append(record)
-    return {"steps_outside_fit": capture.steps_outside_fit}
+    steps = max(capture.steps_outside_fit, _optimizer_steps(capture.optimizers))
+    capture.optimizers = []
+    return {"steps_outside_fit": steps}
+
+
+def _optimizer_steps(optimizers: list[Any]) -> int:
+    """The steps the optimizers that trained outside fit took, by their own counters (0 where one
+    cannot be read: a graph-mode variable without its session)."""
+    total = 0
+    for optimizer in optimizers:
+        try:
+            counter = optimizer.iterations
+            total += int(counter.numpy() if hasattr(counter, "numpy") else counter)
+        except Exception:  # noqa: BLE001 - the calls counted stand
+            continue
+    return total
 
 
 def _count_steps(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -222,8 +270,12 @@ def _count_steps(original: Callable[..., Any]) -> Callable[..., Any]:
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         result = original(*args, **kwargs)
-        if not CURRENT.depth:
-            CURRENT.steps_outside_fit += 1
+        capture = CURRENT
+        if not capture.depth:
+            capture.steps_outside_fit += 1
+            owner = args[0] if args else None
+            if hasattr(owner, "iterations") and all(owner is not seen for seen in capture.optimizers):
+                capture.optimizers.append(owner)
         return result
 
     counted.__wrapped__ = original  # type: ignore[attr-defined]

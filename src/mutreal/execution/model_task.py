@@ -68,12 +68,21 @@ def task_from(loss: str | None, activation: str | None) -> str | None:
     return None
 
 
+#: activation layers (no ``activation`` attribute: the layer is the function) by class name
+_ACTIVATION_LAYERS = {"Softmax": "softmax", "ReLU": "relu", "LeakyReLU": "leaky_relu", "PReLU": "prelu",
+                      "ELU": "elu", "ThresholdedReLU": "thresholded_relu"}  # fmt: skip
+
+
 def _last_activation(model: Any) -> str | None:
+    """The activation of the model's last layer that has one; a ``Softmax()`` layer is a softmax
+    (without it, ``Dense(10), Softmax()`` compiled with MSE would read as a regression model)."""
     layers = getattr(model, "layers", None) or []
     for layer in reversed(list(layers)):
         activation = getattr(layer, "activation", None)
         if activation is not None:
             return _name(activation)
+        if type(layer).__name__ in _ACTIVATION_LAYERS:
+            return _ACTIVATION_LAYERS[type(layer).__name__]
         if type(layer).__name__ not in (
             "Dropout",
             "Reshape",

@@ -7,7 +7,8 @@ batches predicted as they pass) and, for a program whose last evaluate gave no p
 correctness, on the best data its last ``fit`` had (:func:`held_out_candidates`): the validation
 data, else the training data, as DeepCrime measures killability on the training set.
 
-Classification outputs become class indices (argmax, or threshold 0.5 for one sigmoid unit);
+Classification outputs become class indices (argmax, or threshold 0.5 for one sigmoid unit, 0 for
+one logit of a cross-entropy classifier);
 regression outputs stay numbers, judged later by the tolerance rule of ``compare``. The model's task
 (:mod:`mutreal.execution.model_task`) decides which, where it was read. Works on Keras 3 and
 tf_keras models alike and never imports Keras itself. Capture must never break the program: any
@@ -22,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from mutreal.execution.model_task import REGRESSION
+from mutreal.execution.model_task import CLASSIFICATION, REGRESSION
 
 #: Keep per-input predictions for at most this many inputs per record (memory of the store).
 MAX_PREDICTIONS = 100_000
@@ -52,9 +53,13 @@ def as_numpy(value: Any) -> Any:
     return array
 
 
-def to_classes(array: Any, *, is_label: bool) -> tuple[list[Any], str]:
+def to_classes(array: Any, *, is_label: bool, classifier: bool = False) -> tuple[list[Any], str]:
     """Class indices from probabilities/one-hot (argmax) or one sigmoid unit (0.5), else raw values.
 
+    ``classifier``: the model is known to classify with a cross-entropy
+    (:mod:`mutreal.execution.model_task`), so one output unit with values outside [0, 1] is a logit
+    (``BinaryCrossentropy(from_logits=True)`` on a linear unit), thresholded at 0, not a regression
+    value.
     An output that is not finite (a model that diverged to NaN) predicts no class: it gets class -1,
     wrong whatever the label, instead of turning the whole run into "values"."""
     import numpy as np
@@ -76,6 +81,8 @@ def to_classes(array: Any, *, is_label: bool) -> tuple[list[Any], str]:
         return _floats(flat), "value"
     if np.all((seen >= 0.0) & (seen <= 1.0)):
         return np.where(finite, np.nan_to_num(flat) > 0.5, -1).astype(int).tolist(), "class"
+    if classifier:
+        return np.where(finite, np.nan_to_num(flat) > 0.0, -1).astype(int).tolist(), "class"
     return _floats(flat), "value"
 
 
@@ -92,7 +99,9 @@ def per_input_result(outputs: Any, labels: Any, task: dict[str, Any] | None = No
         if labels is not None and len(labels) == n_inputs and int(math.prod(labels.shape[1:])) == 1:
             result["labels"] = _floats(labels.reshape(n_inputs))
         return result
-    predictions, kind = to_classes(outputs, is_label=False)
+    # logits only where a cross-entropy reads them (labels 0 and 1); a hinge loss's labels are -1 and 1
+    logits = bool(task) and task.get("kind") == CLASSIFICATION and "crossentropy" in str(task.get("loss") or "")
+    predictions, kind = to_classes(outputs, is_label=False, classifier=logits)
     result = {"n_inputs": int(n_inputs), "predictions": predictions, "prediction_kind": kind}
     if labels is not None and len(labels) == n_inputs:
         label_values, label_kind = to_classes(labels, is_label=True)
@@ -130,7 +139,9 @@ def per_input_arrays(
     if inputs is None or (labels is None and y is not None):
         return {}
     try:
-        n_inputs = len(labels) if labels is not None else len(inputs)
+        # named inputs ({"image": ..., "meta": ...}) count their rows, not their names
+        rows = next(iter(inputs.values()), None) if isinstance(inputs, dict) else inputs
+        n_inputs = len(labels) if labels is not None else len(rows)
     except TypeError:
         return {}
     if n_inputs > MAX_PREDICTIONS:

@@ -367,10 +367,14 @@ def _mutate_file(
     comps: Sequence[ComponentResult],
     ops: Mapping[str, Operator],
     buggy_model: Callable[[], Any] | None = None,
+    claimed: set[str] | None = None,
 ) -> str | None:
     """Apply the components' operators to one fixed file, one after the other (each on the program
     the previous edit left, so an optimizer change and a learning rate on the same call compose),
-    whole elements before their parts. Returns the mutant's text (None: nothing applied)."""
+    whole elements before their parts. Returns the mutant's text (None: nothing applied).
+
+    ``claimed``: the elements that are components of the bug (default: those of ``items``); a
+    completion never writes one of them, so a first-order mutant carries its own component only."""
     try:
         program = _load(path)
     except Exception as exc:
@@ -379,7 +383,8 @@ def _mutate_file(
         return None
     changed = False
     done: list[tuple[str, Any, set[str]]] = []  # (operator, value, elements) of applied edits
-    claimed = {canonical_path(comps[it.index].element or "") for it in items}
+    if claimed is None:
+        claimed = {canonical_path(comps[it.index].element or "") for it in items}
     for it in sorted(items, key=lambda it: (canonical_path(it.outcome.element).count("."), it.index)):
         comp, outcome = comps[it.index], it.outcome
         op = ops.get(outcome.operator or "")
@@ -595,7 +600,12 @@ def _first_order_mutants(
     fixed_files: Sequence[str],
     workdir: str,
 ) -> list[FirstOrderMutant]:
-    """Each applied component's edit (and its completions) alone on the fixed program, mirrored."""
+    """Each applied component's edit (and its completions) alone on the fixed program, mirrored.
+
+    A completion never writes a part that is another component of the bug (the buggy rate of an
+    OCH + HLR bug is HLR's): the OCH mutant is then the optimizer change alone, not the
+    higher-order mutant again."""
+    claimed = {canonical_path(c.element or "") for c in comps}
     out = []
     for n, p in enumerate(applied, start=1):
         single = _Planned(
@@ -606,7 +616,7 @@ def _first_order_mutants(
             p.index,
         )
         key = os.path.abspath(p.file)
-        code = _mutate_file(key, [single], comps, ops, _buggy_model([single], comps))
+        code = _mutate_file(key, [single], comps, ops, _buggy_model([single], comps), claimed)
         if code is None:
             continue
         root = os.path.join(workdir, "components", f"{n:02d}-{p.outcome.operator}")
