@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -65,11 +65,12 @@ CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         ("instrumentation (benchmark scaffolding)", r"DeepLocalize|time\.clock|'clock'|SystemExit"),
         (
-            "removed Python/numpy/scipy API",
+            "removed Python/numpy/scipy/sklearn API",
             r"module 'numpy' has no attribute|numpy\.\w+` was a deprecated"
             r"|scipy\.misc|has no attribute 'imread'|has no attribute 'imresize'|module 'time' has no attribute"
             r"|cannot import name '\w+' from 'collections'|sklearn\.cross_validation|No module named 'sklearn\.\w+'"
-            r"|np\.(float|int|bool|object)\b|has no attribute 'asscalar'|fractions|inspect\.getargspec",
+            r"|np\.(float|int|bool|object)\b|has no attribute 'asscalar'|fractions|inspect\.getargspec"
+            r"|categorical_features|OneHotEncoder|Imputer|sklearn\.(externals|grid_search|learning_curve)",
         ),
         (
             "TensorFlow 1 API",
@@ -82,7 +83,7 @@ CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"keras\.(layers\.core|utils\.np_utils|wrappers|preprocessing|engine|legacy)"
             r"|No module named 'keras\.|cannot import name '\w+' from 'keras|ImageDataGenerator|nb_epoch"
             r"|Unrecognized keyword arguments|Argument\(s\) not recognized|unexpected keyword argument"
-            r"|\bKeras [23]\b|\bMerge\b|predict_classes|fit_generator|evaluate_generator|has no attribute "
+            r"|^KeyError: '(val_)?acc'|\bKeras [23]\b|\bMerge\b|predict_classes|fit_generator|evaluate_generator|has no attribute "
             r"'(get_session|set_session|image_dim_ordering|set_image_dim_ordering|_get_available_gpus)'",
         ),
         ("missing package", r"^ModuleNotFoundError|^ImportError"),
@@ -243,10 +244,13 @@ def classify(program: Program, row: dict[str, Any], record: dict[str, Any]) -> R
     if status == CRASH and cause_of(error_type, message) == "missing data":
         status = MISSING
     failed = status not in (COMPLETES, TRAINS_CUT)
+    cause = cause_of(error_type, message) if failed else None
+    if status in (TIMEOUT, MEMORY):
+        cause = "time limit (no epoch finished)" if status == TIMEOUT else "memory limit"
     return Result(
         id=program.id, benchmark=program.benchmark, side=program.side, path=program.path, status=status,
         outcome=outcome, error_type=error_type, error_message=message,
-        cause=cause_of(error_type, message) if failed else None,
+        cause=cause,
         wall_time_s=float(row.get("wall_time_s") or 0.0), epochs=epochs, metric_name=row.get("metric_name"),
         metric=row.get("metric"), modernize_changes=list(record.get("modernize_changes") or []),
         era=record.get("era"), framework=record.get("framework"), rewrites=record.get("rewrites"),
@@ -399,23 +403,89 @@ def print_figures(results: list[Result], elapsed: float) -> None:
     print(f"\n{len(results)} programs, {elapsed:.0f} s")
 
 
+def markdown(results: list[Result], meta: dict[str, Any]) -> str:
+    """The figures as Markdown: counts per benchmark and side, then every failure grouped by cause
+    and, within a cause, by error class and message head, with the program ids (what a reader
+    looking for the removed APIs real programs hit needs)."""
+    figures = summary(results)
+    lines = [
+        "# Real programs: one run of every program of the runtime corpus",
+        "",
+        f"Manifest `{meta.get('manifest')}`, time limit {meta.get('time_limit_s')} s per run, "
+        f"--jobs {meta.get('jobs')}, `mutreal run` arguments: {meta.get('run_args') or 'none'}; "
+        f"{'complete' if meta.get('complete') else 'PARTIAL (still running)'}: {len(results)} programs. "
+        f"Printed by `python benchmarks/real_programs.py --from-json {meta.get('json', 'OUT.json')}`.",
+        "",
+        "| benchmark/side | N | completes | crash | missing data | trains (cut) | timeout | memory | lost "
+        "| runs / data present | time s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, f in figures.items():
+        share = "-" if f["share_runs_of_present"] is None else f"{100 * f['share_runs_of_present']:.0f}%"
+        lines.append(
+            f"| {name} | {f['programs']} | {f[COMPLETES]} | {f[CRASH]} | {f[MISSING]} | {f[TRAINS_CUT]} "
+            f"| {f[TIMEOUT]} | {f[MEMORY]} | {f[LOST]} | {share} | {f['time_s']:.0f} |"
+        )
+    failures = [r for r in results if r.status not in (COMPLETES, TRAINS_CUT)]
+    by_cause: dict[str, dict[tuple[str, str], list[Result]]] = defaultdict(lambda: defaultdict(list))
+    for r in failures:
+        by_cause[r.cause or "other"][(r.error_type or r.outcome, _head(r.error_message, 100))].append(r)
+    lines += ["", f"## Failures by cause ({len(failures)})", ""]
+    for cause, groups in sorted(by_cause.items(), key=lambda kv: -sum(len(v) for v in kv[1].values())):
+        lines.append(f"### {cause} ({sum(len(v) for v in groups.values())})")
+        lines.append("")
+        for (error, head), items in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            names = ", ".join(
+                f"{r.id} {r.side}" + (" (rewritten)" if r.touched else "")
+                for r in sorted(items, key=lambda r: (r.id, r.side))
+            )
+            lines.append(f"- `{error}: {head}` ({len(items)}): {names}")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def write_json(path: Path, results: list[Result], args: argparse.Namespace, done: bool) -> None:
     """The raw results and the figures (rewritten after every chunk, so a partial run is readable)."""
     payload = {
         "manifest": str(args.manifest), "time_limit_s": args.time_limit, "jobs": args.jobs,
-        "run_args": args.run_arg, "complete": done, "summary": summary(results),
+        "run_args": args.run_arg, "complete": done, "elapsed_s": round(time.monotonic() - args.started, 1),
+        "summary": summary(results),
         "results": [asdict(r) for r in results],
     }  # fmt: skip
+    _write_atomic(path, json.dumps(payload, indent=1, default=str))
+    if args.markdown:
+        _write_atomic(args.markdown, markdown(results, {**payload, "json": str(path)}))
+
+
+def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     with os.fdopen(handle, "w") as out:
-        json.dump(payload, out, indent=1, default=str)
+        out.write(text)
     os.replace(temp, path)
+
+
+def from_json(path: Path, markdown_out: Path | None) -> int:
+    """Print the figures of a saved ``--json`` file (and write its Markdown) without running anything."""
+    payload = json.loads(path.read_text())
+    names = {f.name for f in fields(Result)}
+    results = [Result(**{k: v for k, v in row.items() if k in names}) for row in payload["results"]]
+    for r in results:  # causes as this script names them now (the file may be older than its table)
+        if r.status == CRASH:
+            r.cause = cause_of(r.error_type, r.error_message)
+        elif r.status in (TIMEOUT, MEMORY):
+            r.cause = "time limit (no epoch finished)" if r.status == TIMEOUT else "memory limit"
+    if markdown_out:
+        _write_atomic(markdown_out, markdown(results, {**payload, "json": str(path)}))
+    print_figures(results, float(payload.get("elapsed_s") or 0.0))
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("manifest", type=Path)
+    parser.add_argument("manifest", type=Path, nargs="?")
+    parser.add_argument("--from-json", type=Path, default=None, help="print the figures of a saved --json")
+    parser.add_argument("--markdown", type=Path, default=None, help="also write the figures as Markdown")
     parser.add_argument("--sides", default="fixed,buggy", help="sides to run, in order [fixed,buggy]")
     parser.add_argument("--time-limit", type=float, default=90.0, help="seconds per run [90]")
     parser.add_argument("--jobs", type=int, default=1, help="parallel workers per campaign [1]")
@@ -432,7 +502,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--run-missing", action="store_true", help="also run programs whose data is missing")
     args = parser.parse_args(argv)
-    if not args.manifest.is_file():
+    if args.from_json:
+        return from_json(args.from_json, args.markdown)
+    if args.manifest is None or not args.manifest.is_file():
         parser.error(f"no manifest at {args.manifest}")
     sides = [s.strip() for s in args.sides.split(",") if s.strip()]
     if not sides or any(s not in ("buggy", "fixed") for s in sides):
@@ -440,7 +512,7 @@ def main(argv: list[str] | None = None) -> int:
     programs = read_manifest(args.manifest, sides, args.benchmark, args.limit)
     store = args.store or (args.json_out.with_suffix(".sqlite") if args.json_out
                            else Path(tempfile.mkdtemp(prefix="real-programs-")) / "runs.sqlite")  # fmt: skip
-    started = time.monotonic()
+    started = args.started = time.monotonic()
     results: list[Result] = []
     queue: list[Program] = []
     for p in programs:

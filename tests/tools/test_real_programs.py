@@ -116,8 +116,18 @@ def test_verdicts_from_run_records(real) -> None:
             "Unrecognized keyword arguments passed to Dense: {'init': 'normal'}",
             "Keras 3 removal/change",
         ),
-        ("AttributeError", "module 'numpy' has no attribute 'float'.", "removed Python/numpy/scipy API"),
+        (
+            "AttributeError",
+            "module 'numpy' has no attribute 'float'.",
+            "removed Python/numpy/scipy/sklearn API",
+        ),
         ("ModuleNotFoundError", "No module named 'cv2'", "missing package"),
+        (
+            "TypeError",
+            "OneHotEncoder.__init__() got an unexpected keyword argument 'categorical_features'",
+            "removed Python/numpy/scipy/sklearn API",
+        ),
+        ("KeyError", "'acc'", "Keras 3 removal/change"),
         ("SyntaxError", "Missing parentheses in call to 'print'", "syntax (Python 2 or broken file)"),
         ("ValueError", "Input 0 of layer is incompatible: expected shape=(None, 5)", "shape/dtype error"),
         ("RuntimeError", "something else", "other"),
@@ -125,6 +135,35 @@ def test_verdicts_from_run_records(real) -> None:
 )
 def test_causes(real, error_type: str, message: str, cause: str) -> None:
     assert real.cause_of(error_type, message) == cause
+
+
+def test_markdown_groups_failures_by_cause_and_message(real, tmp_path: Path, capsys) -> None:
+    def result(rid: str, status: str, error: str | None = None, message: str | None = None, **extra):
+        cause = real.cause_of(error, message) if status == real.CRASH else None
+        return real.Result(rid, "B", "fixed", f"/{rid}.py", status, error_type=error, error_message=message,
+                           cause=cause, **extra)  # fmt: skip
+
+    core = "No module named 'keras.layers.core' (this looks like a Keras 1/2-era program: try --modernize)"
+    results = [
+        result("B:1", real.CRASH, "ModuleNotFoundError", core),
+        result("B:2", real.CRASH, "ModuleNotFoundError", core, modernize_changes=["Dense(init=) -> kernel_initializer"]),
+        result("B:3", real.COMPLETES),
+        result("B:4", real.TRAINS_CUT, epochs=3),
+    ]  # fmt: skip
+    text = real.markdown(results, {"manifest": "m.csv", "complete": False, "json": "r.json"})
+    assert "PARTIAL" in text and "--from-json r.json" in text
+    assert "| B/fixed | 4 | 1 | 2 | 0 | 1 | 0 | 0 | 0 | 50% |" in text
+    assert "### Keras 3 removal/change (2)" in text
+    assert (
+        "- `ModuleNotFoundError: No module named 'keras.layers.core'` (2): B:1 fixed, B:2 fixed (rewritten)"
+        in text
+    )
+    saved = tmp_path / "r.json"
+    saved.write_text(json.dumps({"results": [vars(r) for r in results], "elapsed_s": 5}))
+    assert real.main(["--from-json", str(saved), "--markdown", str(tmp_path / "r.md")]) == 0
+    printed = capsys.readouterr().out
+    assert "B/fixed" in printed and "B:2 fixed: ModuleNotFoundError" in printed and "[rewritten]" in printed
+    assert (tmp_path / "r.md").read_text().startswith("# Real programs")
 
 
 TRAINS = """\
