@@ -246,7 +246,7 @@ def classify(program: Program, row: dict[str, Any], record: dict[str, Any]) -> R
     failed = status not in (COMPLETES, TRAINS_CUT)
     cause = cause_of(error_type, message) if failed else None
     if status in (TIMEOUT, MEMORY):
-        cause = "time limit (no epoch finished)" if status == TIMEOUT else "memory limit"
+        cause = "time limit" if status == TIMEOUT else "memory limit"
     return Result(
         id=program.id, benchmark=program.benchmark, side=program.side, path=program.path, status=status,
         outcome=outcome, error_type=error_type, error_message=message,
@@ -474,7 +474,7 @@ def from_json(path: Path, markdown_out: Path | None) -> int:
         if r.status == CRASH:
             r.cause = cause_of(r.error_type, r.error_message)
         elif r.status in (TIMEOUT, MEMORY):
-            r.cause = "time limit (no epoch finished)" if r.status == TIMEOUT else "memory limit"
+            r.cause = "time limit" if r.status == TIMEOUT else "memory limit"
     if markdown_out:
         _write_atomic(markdown_out, markdown(results, {**payload, "json": str(path)}))
     print_figures(results, float(payload.get("elapsed_s") or 0.0))
