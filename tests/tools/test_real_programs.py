@@ -3,7 +3,8 @@
 The script is a benchmark, not part of the package, so it is loaded from its path. The fast tests pin
 how it reads a manifest (the entry of a multi-file side, missing data per side) and how it names a
 run's verdict and a failure's cause; the slow one runs it through the installed ``mutreal`` on two
-programs of our own (one trains, one crashes on its first batch) and a third whose data is missing.
+programs of our own (one trains, one crashes on its first batch), the same two in other folders, and a
+pair whose data is missing.
 """
 
 from __future__ import annotations
@@ -187,12 +188,15 @@ def test_runs_a_tiny_manifest_through_mutreal(tmp_path: Path) -> None:
          "fixed": put(tmp_path, "own/1/fixed/train.py", TRAINS)},
         {"id": "Own:2", "benchmark": "Own", "buggy": put(tmp_path, "own/2/buggy/m.py", TRAINS),
          "fixed": put(tmp_path, "own/2/fixed/m.py", TRAINS), "data_missing": "own/2/data/absent.csv"},
+        # the same texts in other folders: mutreal trains them once and returns that run under one path
+        {"id": "Own:3", "benchmark": "Own", "buggy": put(tmp_path, "own/3/buggy/train.py", CRASHES),
+         "fixed": put(tmp_path, "own/3/fixed/train.py", TRAINS)},
     ]  # fmt: skip
     manifest = write_manifest(tmp_path, rows)
     out = tmp_path / "out" / "real.json"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), str(manifest), "--time-limit", "120", "--json", str(out), "--chunk", "1"],
+        [sys.executable, str(SCRIPT), str(manifest), "--time-limit", "120", "--json", str(out)],
         capture_output=True, text=True, timeout=600, env=env, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
@@ -203,12 +207,14 @@ def test_runs_a_tiny_manifest_through_mutreal(tmp_path: Path) -> None:
         ("Own:1", "buggy"): ("crash", "shape/dtype error"),
         ("Own:2", "fixed"): ("missing data", "missing data"),
         ("Own:2", "buggy"): ("missing data", "missing data"),
+        ("Own:3", "fixed"): ("completes", None),
+        ("Own:3", "buggy"): ("crash", "shape/dtype error"),
     }
     assert payload["complete"] is True
     fixed = payload["summary"]["Own/fixed"]
     assert (fixed["programs"], fixed["completes"], fixed["missing data"], fixed["share_runs_of_present"]) == (
-        2, 1, 1, 1.0,
+        3, 2, 1, 1.0,
     )  # fmt: skip
-    assert payload["summary"]["Own/buggy"]["crash_classes"] == {"ValueError": 1}
-    assert "Own/fixed" in done.stdout and "shape/dtype error (1):" in done.stdout
+    assert payload["summary"]["Own/buggy"]["crash_classes"] == {"ValueError": 2}
+    assert "Own/fixed" in done.stdout and "shape/dtype error (2):" in done.stdout
     assert "Own:1 buggy: ValueError:" in done.stdout
