@@ -43,6 +43,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+#: Characters of a failure's traceback kept in the results (its end).
+TRACEBACK_CHARS = 700
 #: Outcome words this script reports (the run record's outcome, refined).
 COMPLETES = "completes"
 CRASH = "crash"
@@ -61,7 +63,8 @@ CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "missing data",
             r"^(FileNotFoundError|MissingData|URLError|HTTPError|OSError: \[Errno -?\d+\] "
             r"(No such file|Temporary failure|Name or service))|download|Errno 2|Errno -3|"
-            r"unable to open file|No such file or directory|urlopen error|not found: .*\.(csv|txt|npy|h5|gz)",
+            r"unable to open file|No such file or directory|urlopen error|not found: .*\.(csv|txt|npy|h5|gz)"
+            r"|Input 'filename' of 'ReadFile' Op has type float32",  # a glob that found no file
         ),
         ("instrumentation (benchmark scaffolding)", r"DeepLocalize|time\.clock|'clock'|SystemExit"),
         (
@@ -129,6 +132,8 @@ class Result:
     rewrites: list[str] | None = None
     note: str = ""
     reused: bool = False
+    #: the end of the failure's traceback (where the program's own line is)
+    traceback_tail: str | None = None
 
     @property
     def touched(self) -> bool:
@@ -213,13 +218,22 @@ def read_manifest(path: Path, sides: list[str], benchmark: str | None, limit: in
 # -------------------------------------------------------------------------------------- the runs
 
 
-def cause_of(error_type: str | None, message: str | None) -> str:
-    """The named cause of a failure, from its error class and message (``other`` when none fits)."""
+def cause_of(
+    error_type: str | None, message: str | None, traceback: str | None = None, epochs: int = 0
+) -> str:
+    """The named cause of a failure, from its error class and message (``other`` when none fits).
+
+    A crash after at least one finished epoch is named ``after training: <cause>`` (the program's own
+    reporting code, or instrumentation, failed once the model had trained: a different matter from a
+    program that never trains); a program reading ``sys.argv`` it was not given needs arguments.
+    """
     text = f"{error_type or ''}: {message or ''}"
-    for name, pattern in CAUSES:
-        if pattern.search(text):
-            return name
-    return "other"
+    name = next((name for name, pattern in CAUSES if pattern.search(text)), "other")
+    if name == "other" and error_type == "IndexError" and "sys.argv" in (traceback or ""):
+        name = "needs command-line arguments"
+    if epochs >= 1 and name not in ("missing data",):
+        name = f"after training: {name}"
+    return name
 
 
 def _epochs(record: dict[str, Any]) -> int:
@@ -241,10 +255,11 @@ def classify(program: Program, row: dict[str, Any], record: dict[str, Any]) -> R
     if outcome == "timeout" and epochs >= 1:
         status = TRAINS_CUT
     error_type, message = row.get("error_type"), row.get("error_message")
+    trace = (record.get("traceback") or "")[-TRACEBACK_CHARS:]
     if status == CRASH and cause_of(error_type, message) == "missing data":
         status = MISSING
     failed = status not in (COMPLETES, TRAINS_CUT)
-    cause = cause_of(error_type, message) if failed else None
+    cause = cause_of(error_type, message, trace, epochs) if failed else None
     if status in (TIMEOUT, MEMORY):
         cause = "time limit" if status == TIMEOUT else "memory limit"
     return Result(
@@ -254,7 +269,7 @@ def classify(program: Program, row: dict[str, Any], record: dict[str, Any]) -> R
         wall_time_s=float(row.get("wall_time_s") or 0.0), epochs=epochs, metric_name=row.get("metric_name"),
         metric=row.get("metric"), modernize_changes=list(record.get("modernize_changes") or []),
         era=record.get("era"), framework=record.get("framework"), rewrites=record.get("rewrites"),
-        note=program.note, reused=bool(record.get("reused")),
+        note=program.note, reused=bool(record.get("reused")), traceback_tail=trace or None,
     )  # fmt: skip
 
 
@@ -482,7 +497,7 @@ def from_json(path: Path, markdown_out: Path | None) -> int:
     results = [Result(**{k: v for k, v in row.items() if k in names}) for row in payload["results"]]
     for r in results:  # causes as this script names them now (the file may be older than its table)
         if r.status == CRASH:
-            r.cause = cause_of(r.error_type, r.error_message)
+            r.cause = cause_of(r.error_type, r.error_message, r.traceback_tail, r.epochs)
         elif r.status in (TIMEOUT, MEMORY):
             r.cause = "time limit" if r.status == TIMEOUT else "memory limit"
     if markdown_out:

@@ -105,6 +105,18 @@ def test_verdicts_from_run_records(real) -> None:
         {},
     )
     assert missing.status == real.MISSING
+    # a crash once the model has trained is told apart from one before training
+    late = real.classify(
+        program, {"outcome": "crash", "error_type": "KeyError", "error_message": "'val_loss'"},
+        {"fits": [{"epochs": 5}], "traceback": "plt.plot(history.history['val_loss'])\nKeyError: 'val_loss'"},
+    )  # fmt: skip
+    assert (late.status, late.cause, late.epochs) == (real.CRASH, "after training: other", 5)
+    assert "history.history" in late.traceback_tail
+    argv = real.classify(
+        program, {"outcome": "crash", "error_type": "IndexError", "error_message": "list index out of range"},
+        {"traceback": "    height = int(sys.argv[1])\nIndexError: list index out of range"},
+    )  # fmt: skip
+    assert argv.cause == "needs command-line arguments"
 
 
 @pytest.mark.parametrize(
