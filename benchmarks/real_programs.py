@@ -79,13 +79,15 @@ CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "TensorFlow 1 API",
             r"module 'tensorflow' has no attribute|tensorflow\.contrib|No module named "
             r"'tensorflow\.(contrib|examples)|tf\.(placeholder|Session|compat\.v1)|tensorflow\.compat\.v1"
-            r"|eager execution|Graph|placeholder|tensorflow\.python\.\w+' has no attribute",
+            r"|eager execution|tensorflow\.python\.\w+' has no attribute"
+            r"|make_(initializable|one_shot)_iterator|has no attribute '(get_default_graph|Session)'",
         ),
         (
             "Keras 3 removal/change",
             r"keras\.(layers\.core|utils\.np_utils|wrappers|preprocessing|engine|legacy)"
             r"|No module named 'keras\.|cannot import name '\w+' from 'keras|ImageDataGenerator|nb_epoch"
             r"|Unrecognized keyword arguments|Argument\(s\) not recognized|unexpected keyword argument"
+            r"|A KerasTensor cannot be used as input to a TensorFlow function"
             r"|^KeyError: '(val_)?acc'|\bKeras [23]\b|\bMerge\b|predict_classes|fit_generator|evaluate_generator|has no attribute "
             r"'(get_session|set_session|image_dim_ordering|set_image_dim_ordering|_get_available_gpus)'",
         ),

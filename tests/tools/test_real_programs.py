@@ -136,6 +136,17 @@ def test_verdicts_from_run_records(real) -> None:
         ),
         ("ModuleNotFoundError", "No module named 'cv2'", "missing package"),
         (
+            "AttributeError",
+            "'_RepeatDataset' object has no attribute 'make_initializable_iterator'",
+            "TensorFlow 1 API",
+        ),
+        (
+            "ValueError",
+            "A KerasTensor cannot be used as input to a TensorFlow function. A KerasTensor is a symbolic "
+            "placeholder",
+            "Keras 3 removal/change",
+        ),
+        (
             "TypeError",
             "OneHotEncoder.__init__() got an unexpected keyword argument 'categorical_features'",
             "removed Python/numpy/scipy/sklearn API",
