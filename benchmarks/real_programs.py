@@ -227,12 +227,15 @@ def cause_of(
 
     A crash after at least one finished epoch is named ``after training: <cause>`` (the program's own
     reporting code, or instrumentation, failed once the model had trained: a different matter from a
-    program that never trains); a program reading ``sys.argv`` it was not given needs arguments.
+    program that never trains); a program reading ``sys.argv`` it was not given needs arguments; an
+    ``assert`` on the framework's version (TFBugs2018 pins ``tf.__version__ == "1.8.0"``) is a pin.
     """
     text = f"{error_type or ''}: {message or ''}"
     name = next((name for name, pattern in CAUSES if pattern.search(text)), "other")
     if name == "other" and error_type == "IndexError" and "sys.argv" in (traceback or ""):
         name = "needs command-line arguments"
+    if name == "other" and error_type == "AssertionError" and "__version__" in (traceback or ""):
+        name = "version pin (assert on tf.__version__)"
     if epochs >= 1 and name not in ("missing data",):
         name = f"after training: {name}"
     return name

@@ -117,6 +117,11 @@ def test_verdicts_from_run_records(real) -> None:
         {"traceback": "    height = int(sys.argv[1])\nIndexError: list index out of range"},
     )  # fmt: skip
     assert argv.cause == "needs command-line arguments"
+    pin = real.classify(
+        program, {"outcome": "crash", "error_type": "AssertionError", "error_message": ""},
+        {"traceback": '    assert tf.__version__ == "1.8.0"\nAssertionError'},
+    )  # fmt: skip
+    assert pin.cause == "version pin (assert on tf.__version__)"
 
 
 @pytest.mark.parametrize(
