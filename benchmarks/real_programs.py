@@ -88,6 +88,7 @@ CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|No module named 'keras\.|cannot import name '\w+' from 'keras|ImageDataGenerator|nb_epoch"
             r"|Unrecognized keyword arguments|Argument\(s\) not recognized|unexpected keyword argument"
             r"|A KerasTensor cannot be used as input to a TensorFlow function"
+            r"|expected a positive integer|must end in `\.weights\.h5`"
             r"|^KeyError: '(val_)?acc'|\bKeras [23]\b|\bMerge\b|predict_classes|fit_generator|evaluate_generator|has no attribute "
             r"'(get_session|set_session|image_dim_ordering|set_image_dim_ordering|_get_available_gpus)'",
         ),
@@ -228,7 +229,9 @@ def cause_of(
     A crash after at least one finished epoch is named ``after training: <cause>`` (the program's own
     reporting code, or instrumentation, failed once the model had trained: a different matter from a
     program that never trains); a program reading ``sys.argv`` it was not given needs arguments; an
-    ``assert`` on the framework's version (TFBugs2018 pins ``tf.__version__ == "1.8.0"``) is a pin.
+    ``assert`` on the framework's version (TFBugs2018 pins ``tf.__version__ == "1.8.0"``) is a pin; an
+    otherwise unnamed error raised inside Keras 3 is one of its stricter checks (a float where it wants
+    an int), which the Keras 2 these programs were written for let pass.
     """
     text = f"{error_type or ''}: {message or ''}"
     name = next((name for name, pattern in CAUSES if pattern.search(text)), "other")
@@ -236,6 +239,8 @@ def cause_of(
         name = "needs command-line arguments"
     if name == "other" and error_type == "AssertionError" and "__version__" in (traceback or ""):
         name = "version pin (assert on tf.__version__)"
+    if name == "other" and "site-packages/keras/src/" in (traceback or ""):
+        name = "Keras 3 stricter check (raised inside Keras 3)"
     if epochs >= 1 and name not in ("missing data",):
         name = f"after training: {name}"
     return name

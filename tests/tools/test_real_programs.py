@@ -122,6 +122,12 @@ def test_verdicts_from_run_records(real) -> None:
         {"traceback": '    assert tf.__version__ == "1.8.0"\nAssertionError'},
     )  # fmt: skip
     assert pin.cause == "version pin (assert on tf.__version__)"
+    strict = real.classify(
+        program, {"outcome": "crash", "error_type": "TypeError",
+                  "error_message": "'float' object cannot be interpreted as an integer"},
+        {"traceback": 'File "/v/site-packages/keras/src/trainers/epoch_iterator.py", line 113\nTypeError: ...'},
+    )  # fmt: skip
+    assert strict.cause == "Keras 3 stricter check (raised inside Keras 3)"
 
 
 @pytest.mark.parametrize(
@@ -140,6 +146,11 @@ def test_verdicts_from_run_records(real) -> None:
             "removed Python/numpy/scipy/sklearn API",
         ),
         ("ModuleNotFoundError", "No module named 'cv2'", "missing package"),
+        (
+            "ValueError",
+            "Received an invalid value for `units`, expected a positive integer. Received: units=150",
+            "Keras 3 removal/change",
+        ),
         (
             "AttributeError",
             "'_RepeatDataset' object has no attribute 'make_initializable_iterator'",
