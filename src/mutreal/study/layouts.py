@@ -361,12 +361,11 @@ def _benchdl4real_bugs(part: str, folder: Path) -> Iterator[_Candidate]:
         if part == "DeepFD":
             buggy = {"main.py": bug / "origin.py"} if (bug / "origin.py").is_file() else {}
             fixed = {"main.py": bug / "repair.py"} if (bug / "repair.py").is_file() else {}
-            dataset = bug / "dataset"
         else:
             buggy, fixed = _py_files(bug / "BuggyCode"), _py_files(bug / "CorrectCode")
             if "repair.py" in fixed and "origin.py" in buggy and "origin.py" not in fixed:
                 fixed["origin.py"] = fixed.pop("repair.py")  # the pair's two files, compared as one
-            dataset = bug / "dataset"
+        dataset = bug / "dataset"
         if not buggy and not fixed:
             continue  # not a bug folder
         yield _Candidate(
