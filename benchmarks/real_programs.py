@@ -66,7 +66,10 @@ CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"unable to open file|No such file or directory|urlopen error|not found: .*\.(csv|txt|npy|h5|gz)"
             r"|Input 'filename' of 'ReadFile' Op has type float32",  # a glob that found no file
         ),
-        ("instrumentation (benchmark scaffolding)", r"DeepLocalize|time\.clock|'clock'|SystemExit"),
+        (
+            "instrumentation (benchmark scaffolding)",
+            r"DeepLocalize|keras\.callbacks' has no attribute|time\.clock|'clock'|SystemExit",
+        ),
         (
             "removed Python/numpy/scipy/sklearn API",
             r"module 'numpy' has no attribute|numpy\.\w+` was a deprecated"

@@ -147,6 +147,11 @@ def test_verdicts_from_run_records(real) -> None:
         ),
         ("ModuleNotFoundError", "No module named 'cv2'", "missing package"),
         (
+            "AttributeError",
+            "module 'keras.callbacks' has no attribute 'backpropagation'",
+            "instrumentation (benchmark scaffolding)",
+        ),
+        (
             "ValueError",
             "Received an invalid value for `units`, expected a positive integer. Received: units=150",
             "Keras 3 removal/change",
