@@ -3,7 +3,9 @@
 Usage::
 
     python benchmarks/real_programs.py MANIFEST [--sides fixed,buggy] [--time-limit S] [--jobs N]
-        [--limit K] [--benchmark B] [--json OUT] [--store FILE] [--chunk N] [--run-arg ARG]...
+        [--limit K] [--benchmark B] [--json OUT] [--markdown OUT.md] [--store FILE] [--chunk N]
+        [--run-arg ARG]...          # e.g. --run-arg=--modernize, or --run-arg=--executor --run-arg=pool
+    python benchmarks/real_programs.py --from-json OUT [--markdown OUT.md]   # reprint, no runs
 
 MANIFEST is a runtime manifest (columns ``id, benchmark, buggy, fixed, entry, symptom,
 data_missing``; paths relative to the manifest's folder, ``;`` between the files of a side, ``entry``
