@@ -203,3 +203,81 @@ def test_pairs(tmp_path: Path) -> None:
     put(own, "bug-one/fixed/a.py", KERAS_FIXED)
     flat = scan_layout("pairs", own, benchmark="mine")
     assert ids(flat) == ["bug-one"] and flat.pairs[0].benchmark == "mine"
+
+
+def _benchdl4real_tree(base: Path, flattened: bool = False) -> None:
+    """A small BenchDL4Real-shaped tree of our own programs (``flattened``: runtime-corpus folders)."""
+    part = (lambda name: f"BenchDL4Real-{name}") if flattened else (lambda name: f"BenchDL4Real/{name}")
+    put(base, f"{part('DeepFD')}/101/origin.py", KERAS_BUGGY)
+    put(base, f"{part('DeepFD')}/101/repair.py", KERAS_FIXED)
+    put(base, f"{part('DeepFD')}/101/dataset/points.csv", "x,y\n1,2\n")
+    put(base, f"{part('DeepLocalize')}/202/BuggyCode/origin.py", KERAS_BUGGY)
+    put(base, f"{part('DeepLocalize')}/202/BuggyCode/points.csv", "x,y\n1,2\n")
+    put(base, f"{part('DeepLocalize')}/202/CorrectCode/repair.py", KERAS_FIXED)
+    put(base, f"{part('DeepLocalize')}/toyproj/BuggyCode/origin.py", KERAS_BUGGY)
+    put(base, f"{part('DeepLocalize')}/toyproj/CorrectCode/repair.py", KERAS_BUGGY)  # no change: skipped
+    put(base, f"{part('Defects4ML')}/009/buggy/script.py", KERAS_BUGGY)
+    put(base, f"{part('Defects4ML')}/009/fixed/script.py", KERAS_FIXED)
+    put(
+        base,
+        f"{part('Defects4ML')}/009/conf.ini",
+        "[DEFAULT]\nurl = https://example.org/q/9\nsymptom = crash\n",
+    )
+    if not flattened:
+        put(base, "BenchDL4Real/SFData/s303_context.py", KERAS_BUGGY)
+        put(base, "BenchDL4Real/SFData/s303_ground_truth.py", KERAS_FIXED)
+
+
+def test_benchdl4real_as_published(tmp_path: Path) -> None:
+    _benchdl4real_tree(tmp_path)
+    put(tmp_path, "labels/outcomes.csv", "not read\n")  # the rest of the study's repository is ignored
+    scan = scan_layout("benchdl4real", tmp_path)
+    assert ids(scan) == [
+        "BenchDL4Real-DeepFD:101",
+        "BenchDL4Real-DeepLocalize:202",
+        "BenchDL4Real-Defects4ML:009",
+        "BenchDL4Real-SFData:303",
+    ]
+    assert {p.benchmark for p in scan.pairs} == {"BenchDL4Real"}
+    deepfd, deeplocalize, defects4ml, sfdata = scan.pairs
+    assert (deepfd.buggy[0].name, deepfd.fixed[0].name) == ("origin.py", "repair.py")
+    assert deepfd.dataset and Path(deepfd.dataset).name == "dataset"
+    assert deepfd.source == "https://stackoverflow.com/questions/101"
+    assert [p.parent.name for p in (*deeplocalize.buggy, *deeplocalize.fixed)] == ["BuggyCode", "CorrectCode"]
+    assert (defects4ml.source, defects4ml.symptom) == ("https://example.org/q/9", "crash")
+    assert (sfdata.buggy[0].name, sfdata.fixed[0].name) == ("s303_context.py", "s303_ground_truth.py")
+    assert [(s.id, s.reason) for s in scan.skipped] == [
+        ("BenchDL4Real-DeepLocalize:toyproj", "no changed .py file on the buggy side")
+    ]
+    # the folder itself may be given, and the layout is recognised
+    assert ids(scan_layout("benchdl4real", tmp_path / "BenchDL4Real")) == ids(scan)
+    assert detect_layout(tmp_path) == "benchdl4real"
+
+
+def test_benchdl4real_flattened_beside_other_benchmarks(tmp_path: Path) -> None:
+    """mutreal's runtime corpus: ``BenchDL4Real-<part>`` folders beside the original benchmarks'
+    own ``DeepFD``/``SFData`` folders, which are not BenchDL4Real's and must not be read as such."""
+    _benchdl4real_tree(tmp_path, flattened=True)
+    put(tmp_path, "DeepFD/555/origin.py", KERAS_BUGGY)
+    put(tmp_path, "DeepFD/555/repair.py", KERAS_FIXED)
+    put(tmp_path, "SFData/StackOverflow/s606_context.py", KERAS_BUGGY)
+    put(tmp_path, "SFData/StackOverflow/s606_ground_truth.py", KERAS_FIXED)
+    scan = scan_layout("benchdl4real", tmp_path)
+    assert ids(scan) == [
+        "BenchDL4Real-DeepFD:101",
+        "BenchDL4Real-DeepLocalize:202",
+        "BenchDL4Real-Defects4ML:009",
+    ]
+    result = CliRunner().invoke(
+        manifest, ["--layout", "benchdl4real", str(tmp_path), "--out", str(tmp_path / "m.csv")]
+    )
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader((tmp_path / "m.csv").open()))
+    assert rows[0]["buggy"] == "BenchDL4Real-DeepFD/101/origin.py"
+    assert rows[0]["dataset"] == "BenchDL4Real-DeepFD/101/dataset"
+
+
+def test_benchdl4real_absent_is_a_clear_error(tmp_path: Path) -> None:
+    put(tmp_path, "bugs/001/buggy/a.py", KERAS_BUGGY)
+    with pytest.raises(LayoutError, match="BenchDL4Real"):
+        scan_layout("benchdl4real", tmp_path)

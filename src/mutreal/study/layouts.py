@@ -31,6 +31,13 @@ given instead):
     ``Github/<cause>-<n>/<project>-buggy/**.py`` vs ``-fix/`` (raw TensorFlow; ids
     ``TFBugs2018-SO:<cause>-<n>/<SO id>`` and ``TFBugs2018-GH:<cause>-<n>/<project>``; source of a
     GitHub bug: the first URL of the case's ``readme.md``).
+``benchdl4real``
+    the realism study's adapted programs (``BenchDL4Real/`` of its repository, or the folder
+    itself, or ``BenchDL4Real-<part>/`` folders as mutreal's runtime corpus lays them out):
+    ``DeepFD/<bug>/origin.py`` vs ``repair.py``, ``DeepLocalize/<bug>/BuggyCode/**.py`` vs
+    ``CorrectCode/**.py``, ``Defects4ML/<nnn>/{buggy,fixed}`` (as ``defects4ml``) and
+    ``SFData/s<id>_context.py`` vs ``_ground_truth.py``; ids ``BenchDL4Real-<part>:<bug>``,
+    benchmark ``BenchDL4Real``; ``dataset``: the bug's ``dataset`` (or ``data``) folder.
 ``pairs``
     any ``<bug>/buggy/**.py`` vs ``<bug>/fixed/**.py`` at any depth under ROOT, id = the bug
     folder's path with ``:`` between parts (mutreal's own corpus; the dev corpus's
@@ -296,6 +303,78 @@ def _tfbugs2018(root: Path) -> Iterator[_Candidate]:
         raise LayoutError(f"{root}: no StackOverflow|Github/<cause>-<n>/<name>-buggy folder (TFBugs2018)")
 
 
+#: BenchDL4Real's sub-benchmarks, in the order they are read
+_BENCHDL4REAL_PARTS = ("DeepFD", "DeepLocalize", "Defects4ML", "SFData")
+
+
+def _benchdl4real_parts(root: Path) -> dict[str, Path]:
+    """Folders of BenchDL4Real's sub-benchmarks under ``root``: as published
+    (``BenchDL4Real/<part>``, or ``<part>`` when ROOT is that folder) or flattened
+    (``BenchDL4Real-<part>``, as mutreal's runtime corpus lays it out)."""
+    flattened = {part: root / f"BenchDL4Real-{part}" for part in _BENCHDL4REAL_PARTS}
+    for base in (root / "BenchDL4Real", None, root):
+        # ROOT itself only when it holds no BenchDL4Real folder of either shape: a runtime corpus
+        # has the original benchmarks' DeepFD/, SFData/... beside its BenchDL4Real-<part> folders
+        folders = flattened if base is None else {part: base / part for part in _BENCHDL4REAL_PARTS}
+        parts = {part: folder for part, folder in folders.items() if folder.is_dir()}
+        if parts:
+            return parts
+    return {}
+
+
+def _benchdl4real(root: Path) -> Iterator[_Candidate]:
+    """The realism study's adapted programs: each sub-benchmark in its own published shape, ids
+    ``BenchDL4Real-<part>:<bug>``, benchmark ``BenchDL4Real``.
+
+    DeepFD: ``<bug>/origin.py`` vs ``repair.py`` (``dataset``: the bug's ``dataset`` folder);
+    DeepLocalize: ``<bug>/BuggyCode/**.py`` vs ``CorrectCode/**.py``, ``origin.py`` paired with
+    ``repair.py``; Defects4ML: ``<nnn>/{buggy,fixed}`` with ``conf.ini`` as in Defects4ML itself;
+    SFData: ``s<id>_context.py`` vs ``_ground_truth.py`` (the study adapted the completed program,
+    there is no posted one beside it).
+    """
+    parts = _benchdl4real_parts(root)
+    if not parts:
+        raise LayoutError(
+            f"{root}: no BenchDL4Real/{{{','.join(_BENCHDL4REAL_PARTS)}}} or BenchDL4Real-<part> folder (BenchDL4Real)"
+        )
+    for part, folder in parts.items():
+        if part == "SFData":
+            inner = _sfdata(folder, "context") if any(folder.rglob("s*_context.py")) else iter(())
+        elif part == "Defects4ML":
+            inner = (
+                _defects4ml(folder)
+                if any(folder.glob("*/buggy")) or any(folder.glob("*/fixed"))
+                else iter(())
+            )
+        else:
+            inner = _benchdl4real_bugs(part, folder)
+        for cand in inner:
+            cand.id = f"BenchDL4Real-{part}:{cand.id.split(':', 1)[1]}"
+            cand.benchmark = "BenchDL4Real"
+            yield cand
+
+
+def _benchdl4real_bugs(part: str, folder: Path) -> Iterator[_Candidate]:
+    """BenchDL4Real's DeepFD (one folder per bug, origin/repair side by side) and DeepLocalize
+    (``BuggyCode``/``CorrectCode`` per bug) parts, ids ``<part>:<bug>``."""
+    for bug in _sorted_dirs(folder):
+        if part == "DeepFD":
+            buggy = {"main.py": bug / "origin.py"} if (bug / "origin.py").is_file() else {}
+            fixed = {"main.py": bug / "repair.py"} if (bug / "repair.py").is_file() else {}
+        else:
+            buggy, fixed = _py_files(bug / "BuggyCode"), _py_files(bug / "CorrectCode")
+            if "repair.py" in fixed and "origin.py" in buggy and "origin.py" not in fixed:
+                fixed["origin.py"] = fixed.pop("repair.py")  # the pair's two files, compared as one
+        dataset = bug / "dataset"
+        if not buggy and not fixed:
+            continue  # not a bug folder
+        yield _Candidate(
+            f"{part}:{bug.name}", part, buggy, fixed,
+            source=_so_url(bug.name) if bug.name.isdigit() else None,
+            dataset=str(dataset) if dataset.is_dir() else None,
+        )  # fmt: skip
+
+
 def _pairs(root: Path, benchmark: str | None = None) -> Iterator[_Candidate]:
     """Any folder holding ``buggy/`` and ``fixed/`` (at any depth) is a bug; its id is its path
     relative to ROOT with ``:`` between parts, so ``corpus/DeepFD/31556268`` under ``corpus`` is
@@ -317,6 +396,7 @@ LAYOUTS: dict[str, Callable[..., Iterator[_Candidate]]] = {
     "defects4ml": _defects4ml,
     "sfdata": _sfdata,
     "tfbugs2018": _tfbugs2018,
+    "benchdl4real": _benchdl4real,
     "pairs": _pairs,
 }
 
@@ -434,6 +514,8 @@ def detect_layout(root: str | Path) -> str | None:
         "sfdata": ("SFData",),
         "tfbugs2018": ("StackOverflow", "Github"),
     }
+    if (root / "BenchDL4Real").is_dir() or any(root.glob("BenchDL4Real-*")):
+        return "benchdl4real"
     for name, paths in markers.items():
         if any((root / p).is_dir() for p in paths):
             if name == "deeplocalize" and (root / "Benchmark/Subjects").is_dir():

@@ -1,0 +1,264 @@
+"""benchmarks/real_programs.py: one run of every program of a runtime manifest, figures per benchmark.
+
+The script is a benchmark, not part of the package, so it is loaded from its path. The fast tests pin
+how it reads a manifest (the entry of a multi-file side, missing data per side) and how it names a
+run's verdict and a failure's cause; the slow one runs it through the installed ``mutreal`` on two
+programs of our own (one trains, one crashes on its first batch), the same two in other folders, and a
+pair whose data is missing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "real_programs.py"
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+@pytest.fixture(scope="module")
+def real():
+    spec = importlib.util.spec_from_file_location("real_programs", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["real_programs"] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+def put(root: Path, rel: str, text: str = "print('hi')\n") -> str:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return rel
+
+
+def write_manifest(root: Path, rows: list[dict[str, str]]) -> Path:
+    columns = ("id", "benchmark", "buggy", "fixed", "entry", "symptom", "data_missing")
+    lines = [",".join(columns)] + [",".join(row.get(c, "") for c in columns) for row in rows]
+    path = root / "manifest.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_manifest_entries_and_missing_data_per_side(real, tmp_path: Path) -> None:
+    b = ";".join([put(tmp_path, "B/1/buggy/util.py"), put(tmp_path, "B/1/buggy/src/train.py")])
+    f = ";".join([put(tmp_path, "B/1/fixed/util.py"), put(tmp_path, "B/1/fixed/src/train.py")])
+    b2 = ";".join([put(tmp_path, "B/2/buggy/a.py"), put(tmp_path, "B/2/buggy/b.py", "m.fit(x, y)\n")])
+    f2 = put(tmp_path, "B/2/fixed/a.py")
+    rows = [
+        # the entry names the side-relative file to run; the missing file is the fixed side's only
+        {"id": "B:1", "benchmark": "B", "buggy": b, "fixed": f, "entry": "src/train.py",
+         "data_missing": "B/1/fixed/data.csv"},
+        # no entry: the file that trains; missing data beside both sides concerns both
+        {"id": "B:2", "benchmark": "B", "buggy": b2, "fixed": f2, "data_missing": "B/2/data/x.gz"},
+        {"id": "C:3", "benchmark": "C", "buggy": b2, "fixed": f2, "entry": "nope.py"},
+    ]  # fmt: skip
+    manifest = write_manifest(tmp_path, rows)
+    programs = real.read_manifest(manifest, ["fixed", "buggy"], None, None)
+    got = [(p.id, p.side, Path(p.path).relative_to(tmp_path).as_posix() if p.path else "", p.data_missing)
+           for p in programs]  # fmt: skip
+    assert got == [
+        ("B:1", "fixed", "B/1/fixed/src/train.py", True),
+        ("B:2", "fixed", "B/2/fixed/a.py", True),
+        ("C:3", "fixed", "", False),
+        ("B:1", "buggy", "B/1/buggy/src/train.py", False),
+        ("B:2", "buggy", "B/2/buggy/b.py", True),
+        ("C:3", "buggy", "", False),
+    ]
+    assert "ran the one that trains" in programs[4].note and "not one of the side's files" in programs[2].note
+    only_c = real.read_manifest(manifest, ["buggy"], "c", None)
+    assert [p.id for p in only_c] == ["C:3"]
+    assert [p.id for p in real.read_manifest(manifest, ["fixed"], None, 1)] == ["B:1"]
+
+
+def test_verdicts_from_run_records(real) -> None:
+    program = real.Program("X:1", "X", "fixed", "/x.py")
+    cut = real.classify(
+        program,
+        {"outcome": "timeout", "error_type": "TimeoutError"},
+        {"output_tail": "Epoch 1/5\n..Epoch 3/5\n"},
+    )
+    assert (cut.status, cut.epochs) == (real.TRAINS_CUT, 2)
+    stuck = real.classify(program, {"outcome": "timeout"}, {"output_tail": "Epoch 1/5\n"})
+    assert stuck.status == real.TIMEOUT and stuck.cause is not None
+    fitted = real.classify(program, {"outcome": "timeout"}, {"fits": [{"epochs": 4}]})
+    assert fitted.status == real.TRAINS_CUT and fitted.cause is None
+    ok = real.classify(program, {"outcome": "ok", "metric_name": "accuracy", "metric": 0.9}, {})
+    assert ok.status == real.COMPLETES and not ok.touched
+    rewritten = real.classify(
+        program,
+        {"outcome": "crash", "error_type": "AttributeError", "error_message": "module 'time' has no attribute 'clock'"},
+        {"modernize_changes": ["nb_epoch -> epochs"], "era": "keras1", "framework": "tf_keras"},
+    )  # fmt: skip
+    assert rewritten.status == real.CRASH and rewritten.touched and rewritten.era == "keras1"
+    assert rewritten.cause == "instrumentation (benchmark scaffolding)"
+    # a crash that is a missing file counts as missing data, not as a crash
+    missing = real.classify(
+        program,
+        {"outcome": "crash", "error_type": "FileNotFoundError", "error_message": "[Errno 2] x.csv"},
+        {},
+    )
+    assert missing.status == real.MISSING
+    # a crash once the model has trained is told apart from one before training
+    late = real.classify(
+        program, {"outcome": "crash", "error_type": "KeyError", "error_message": "'val_loss'"},
+        {"fits": [{"epochs": 5}], "traceback": "plt.plot(history.history['val_loss'])\nKeyError: 'val_loss'"},
+    )  # fmt: skip
+    assert (late.status, late.cause, late.epochs) == (real.CRASH, "after training: other", 5)
+    assert "history.history" in late.traceback_tail
+    argv = real.classify(
+        program, {"outcome": "crash", "error_type": "IndexError", "error_message": "list index out of range"},
+        {"traceback": "    height = int(sys.argv[1])\nIndexError: list index out of range"},
+    )  # fmt: skip
+    assert argv.cause == "needs command-line arguments"
+    pin = real.classify(
+        program, {"outcome": "crash", "error_type": "AssertionError", "error_message": ""},
+        {"traceback": '    assert tf.__version__ == "1.8.0"\nAssertionError'},
+    )  # fmt: skip
+    assert pin.cause == "version pin (assert on tf.__version__)"
+    strict = real.classify(
+        program, {"outcome": "crash", "error_type": "TypeError",
+                  "error_message": "'float' object cannot be interpreted as an integer"},
+        {"traceback": 'File "/v/site-packages/keras/src/trainers/epoch_iterator.py", line 113\nTypeError: ...'},
+    )  # fmt: skip
+    assert strict.cause == "Keras 3 stricter check (raised inside Keras 3)"
+
+
+@pytest.mark.parametrize(
+    ("error_type", "message", "cause"),
+    [
+        ("AttributeError", "module 'tensorflow' has no attribute 'placeholder'", "TensorFlow 1 API"),
+        ("ModuleNotFoundError", "No module named 'keras.layers.core'", "Keras 3 removal/change"),
+        (
+            "ValueError",
+            "Unrecognized keyword arguments passed to Dense: {'init': 'normal'}",
+            "Keras 3 removal/change",
+        ),
+        (
+            "AttributeError",
+            "module 'numpy' has no attribute 'float'.",
+            "removed Python/numpy/scipy/sklearn API",
+        ),
+        ("ModuleNotFoundError", "No module named 'cv2'", "missing package"),
+        (
+            "AttributeError",
+            "module 'keras.callbacks' has no attribute 'backpropagation'",
+            "instrumentation (benchmark scaffolding)",
+        ),
+        (
+            "ValueError",
+            "Received an invalid value for `units`, expected a positive integer. Received: units=150",
+            "Keras 3 removal/change",
+        ),
+        (
+            "AttributeError",
+            "'_RepeatDataset' object has no attribute 'make_initializable_iterator'",
+            "TensorFlow 1 API",
+        ),
+        (
+            "ValueError",
+            "A KerasTensor cannot be used as input to a TensorFlow function. A KerasTensor is a symbolic "
+            "placeholder",
+            "Keras 3 removal/change",
+        ),
+        (
+            "TypeError",
+            "OneHotEncoder.__init__() got an unexpected keyword argument 'categorical_features'",
+            "removed Python/numpy/scipy/sklearn API",
+        ),
+        ("KeyError", "'acc'", "Keras 3 removal/change"),
+        ("SyntaxError", "Missing parentheses in call to 'print'", "syntax (Python 2 or broken file)"),
+        ("ValueError", "Input 0 of layer is incompatible: expected shape=(None, 5)", "shape/dtype error"),
+        ("RuntimeError", "something else", "other"),
+    ],
+)
+def test_causes(real, error_type: str, message: str, cause: str) -> None:
+    assert real.cause_of(error_type, message) == cause
+
+
+def test_markdown_groups_failures_by_cause_and_message(real, tmp_path: Path, capsys) -> None:
+    def result(rid: str, status: str, error: str | None = None, message: str | None = None, **extra):
+        cause = real.cause_of(error, message) if status == real.CRASH else None
+        return real.Result(rid, "B", "fixed", f"/{rid}.py", status, error_type=error, error_message=message,
+                           cause=cause, **extra)  # fmt: skip
+
+    core = "No module named 'keras.layers.core' (this looks like a Keras 1/2-era program: try --modernize)"
+    results = [
+        result("B:1", real.CRASH, "ModuleNotFoundError", core),
+        result("B:2", real.CRASH, "ModuleNotFoundError", core, modernize_changes=["Dense(init=) -> kernel_initializer"]),
+        result("B:3", real.COMPLETES),
+        result("B:4", real.TRAINS_CUT, epochs=3),
+    ]  # fmt: skip
+    text = real.markdown(results, {"manifest": "m.csv", "complete": False, "json": "r.json"})
+    assert "PARTIAL" in text and "--from-json r.json" in text
+    assert "| B/fixed | 4 | 1 | 2 | 0 | 1 | 0 | 0 | 0 | 50% |" in text
+    assert "### Keras 3 removal/change (2)" in text
+    assert (
+        "- `ModuleNotFoundError: No module named 'keras.layers.core'` (2): B:1 fixed, B:2 fixed (rewritten)"
+        in text
+    )
+    saved = tmp_path / "r.json"
+    saved.write_text(json.dumps({"results": [vars(r) for r in results], "elapsed_s": 5}))
+    assert real.main(["--from-json", str(saved), "--markdown", str(tmp_path / "r.md")]) == 0
+    printed = capsys.readouterr().out
+    assert "B/fixed" in printed and "B:2 fixed: ModuleNotFoundError" in printed and "[rewritten]" in printed
+    assert (tmp_path / "r.md").read_text().startswith("# Real programs")
+
+
+TRAINS = """\
+import numpy as np
+import keras
+x = np.random.default_rng(0).normal(size=(64, 4)).astype("float32")
+y = (x[:, 0] > 0).astype("int32")
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="relu"),
+                          keras.layers.Dense(2, activation="softmax")])
+model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
+model.fit(x, y, epochs=2, batch_size=16, verbose=0)
+model.evaluate(x, y, verbose=0)
+"""
+CRASHES = TRAINS.replace("keras.Input((4,))", "keras.Input((5,))")  # the data has 4 features
+
+
+@pytest.mark.slow
+def test_runs_a_tiny_manifest_through_mutreal(tmp_path: Path) -> None:
+    rows = [
+        {"id": "Own:1", "benchmark": "Own", "buggy": put(tmp_path, "own/1/buggy/train.py", CRASHES),
+         "fixed": put(tmp_path, "own/1/fixed/train.py", TRAINS)},
+        {"id": "Own:2", "benchmark": "Own", "buggy": put(tmp_path, "own/2/buggy/m.py", TRAINS),
+         "fixed": put(tmp_path, "own/2/fixed/m.py", TRAINS), "data_missing": "own/2/data/absent.csv"},
+        # the same texts in other folders: mutreal trains them once and returns that run under one path
+        {"id": "Own:3", "benchmark": "Own", "buggy": put(tmp_path, "own/3/buggy/train.py", CRASHES),
+         "fixed": put(tmp_path, "own/3/fixed/train.py", TRAINS)},
+    ]  # fmt: skip
+    manifest = write_manifest(tmp_path, rows)
+    out = tmp_path / "out" / "real.json"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), str(manifest), "--time-limit", "120", "--json", str(out)],
+        capture_output=True, text=True, timeout=600, env=env, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    payload = json.loads(out.read_text())
+    verdicts = {(r["id"], r["side"]): (r["status"], r["cause"]) for r in payload["results"]}
+    assert verdicts == {
+        ("Own:1", "fixed"): ("completes", None),
+        ("Own:1", "buggy"): ("crash", "shape/dtype error"),
+        ("Own:2", "fixed"): ("missing data", "missing data"),
+        ("Own:2", "buggy"): ("missing data", "missing data"),
+        ("Own:3", "fixed"): ("completes", None),
+        ("Own:3", "buggy"): ("crash", "shape/dtype error"),
+    }
+    assert payload["complete"] is True
+    fixed = payload["summary"]["Own/fixed"]
+    assert (fixed["programs"], fixed["completes"], fixed["missing data"], fixed["share_runs_of_present"]) == (
+        3, 2, 1, 1.0,
+    )  # fmt: skip
+    assert payload["summary"]["Own/buggy"]["crash_classes"] == {"ValueError": 2}
+    assert "Own/fixed" in done.stdout and "shape/dtype error (2):" in done.stdout
+    assert "Own:1 buggy: ValueError:" in done.stdout
