@@ -101,6 +101,7 @@ RUNNER_FLAGS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
                      {"type": click.FloatRange(0, min_open=True), "default": None}),
     "store": (("--store",), {"type": click.Path(dir_okay=False), "default": None}),
     "modernize": (("--modernize",), {"is_flag": True}),
+    "framework": (("--framework",), {"type": click.Choice(["auto", "keras3", "tf_keras", "tf1", "as-is"])}),
     "quiet": (("--quiet", "-q"), {"is_flag": True}),
 }  # fmt: skip
 

@@ -29,6 +29,7 @@ class RunSettings:
     memory_limit_mb: float | None = None
     store: str | None = None
     modernize: bool = False
+    framework: str = "auto"
     quiet: bool = False
     sandbox_mode: str = "auto"
     env: tuple[str, ...] = ()
@@ -48,6 +49,7 @@ class RunSettings:
             "memory_limit_mb": self.memory_limit_mb,
             "store": self.store,
             "modernize": self.modernize or None,
+            "framework": self.framework,
             "sandbox_mode": self.sandbox_mode,
             "env": list(self.env) or None,
         }
