@@ -83,6 +83,29 @@ def install_keras_alias() -> None:
         sys.meta_path.insert(0, KerasAlias())
 
 
+def _predict_classes(self: Any, x: Any, batch_size: int = 32, verbose: int = 0) -> Any:
+    """Keras 2.5's ``Sequential.predict_classes`` (removed in 2.6): argmax, or > 0.5 for one output."""
+    proba = self.predict(x, batch_size=batch_size, verbose=verbose)
+    if proba.shape[-1] > 1:
+        return proba.argmax(axis=-1)
+    return (proba > 0.5).astype("int32")
+
+
+def _predict_proba(self: Any, x: Any, batch_size: int = 32, verbose: int = 0) -> Any:
+    """Keras 2.5's ``Sequential.predict_proba`` (removed in 2.6): the predictions."""
+    return self.predict(x, batch_size=batch_size, verbose=verbose)
+
+
+def restore_removed_methods() -> None:
+    """Give tf_keras' ``Sequential`` the Keras 2 methods removed in 2.6 (``predict_classes``,
+    ``predict_proba``) with their last definition, so a program written for Keras 2.0-2.5 runs."""
+    import tf_keras
+
+    for name, method in (("predict_classes", _predict_classes), ("predict_proba", _predict_proba)):
+        if not hasattr(tf_keras.Sequential, name):
+            setattr(tf_keras.Sequential, name, method)
+
+
 def set_up(framework: str) -> None:
     """Prepare this (fresh) worker process for ``framework``, before TensorFlow is imported."""
     if framework not in ENVIRONMENT:
@@ -92,6 +115,7 @@ def set_up(framework: str) -> None:
     os.environ.update(ENVIRONMENT[framework])
     if framework in ("tf_keras", "tf1"):
         install_keras_alias()
+        restore_removed_methods()
     if framework == "tf1":
         import tensorflow as tf
 

@@ -6,7 +6,9 @@ Each entry is one the real programs hit (found by running every program of the p
 ``time.perf_counter``; ``sklearn.cross_validation`` (removed in scikit-learn 0.20) becomes
 ``sklearn.model_selection``; ``keras.wrappers.scikit_learn`` (removed in Keras 2.12) becomes its
 maintained successor SciKeras, whose wrappers take the model builder as ``model=`` where Keras' took
-``build_fn=``. numpy's removed aliases are rewritten by :mod:`mutreal.program.modernize`.
+``build_fn=``; ``pyplot.hold`` (removed in matplotlib 3.0, its effect the default since) is dropped.
+Keras 2 methods tf_keras no longer has (``predict_classes``) are given back in its workers
+(:mod:`mutreal.execution.frameworks`). numpy's removed aliases are rewritten by :mod:`mutreal.program.modernize`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ MOVED_MODULES: dict[str, str] = {
 }
 #: module -> {removed function: its successor in the same module}
 RENAMED_FUNCTIONS: dict[str, dict[str, str]] = {"time": {"clock": "perf_counter"}}
+#: calls removed without a successor whose effect is now the default: the call becomes ``None``
+#: (``pyplot.hold(True)``, removed in matplotlib 3.0: axes always hold their plots now)
+DEFAULT_NOW = frozenset({"plt.hold", "pyplot.hold", "matplotlib.pyplot.hold", "pylab.hold"})
 #: the SciKeras wrappers, whose builder argument is ``model=`` (Keras' wrappers: ``build_fn=``)
 SCIKERAS_WRAPPERS = frozenset({"KerasClassifier", "KerasRegressor"})
 
@@ -94,8 +99,11 @@ class _Rewriter(cst.CSTTransformer):
             return _name_node(new)
         return updated
 
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         callee = dotted(original.func) or ""
+        if callee in DEFAULT_NOW:
+            self._note(original, f"{callee}(...)", "None (its effect is the default now)")
+            return cst.Name("None")
         if callee not in self.wrappers and not callee.startswith("scikeras.wrappers."):
             return updated
         args = []

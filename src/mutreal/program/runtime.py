@@ -82,22 +82,26 @@ def _assumed(evidence: list[str]) -> bool:
     return any("assumed" in line for line in evidence)
 
 
-def _framework_of_era(era: str, evidence: list[str], source: str) -> tuple[str, str]:
+def _framework_of_era(era: str, evidence: list[str], source: str) -> tuple[str, str, bool]:
+    """(framework, why, whether the era's rewrites apply) of a program read as ``era``."""
     if era == "keras3":
-        return "keras3", "a Keras 3 program: runs as it is"
+        return "keras3", "a Keras 3 program: runs as it is", False
+    uses_keras = bool(re.search(r"\bkeras\b", source))
+    if not uses_keras and not _IMPORTS_TF.search(source):
+        return "keras3", "no Keras or TensorFlow import: removed Python/numpy APIs rewritten", True
     if era in ("keras1", "tf2") or (era == "keras2" and not _assumed(evidence)):
-        return "tf_keras", f"era {era}: runs on Keras 2 (tf_keras)"
+        return "tf_keras", f"era {era}: runs on Keras 2 (tf_keras)", True
     if _TF_KERAS.search(source):
-        return "tf_keras", "uses tf.keras (Keras 2 before TensorFlow 2.16): runs on Keras 2 (tf_keras)"
+        return "tf_keras", "uses tf.keras (Keras 2 before TensorFlow 2.16): runs on Keras 2 (tf_keras)", True
     if _KERAS2_LAYOUT.search(source):
-        return "tf_keras", "imports from Keras 2's package layout: runs on Keras 2 (tf_keras)"
+        return "tf_keras", "imports from Keras 2's package layout: runs on Keras 2 (tf_keras)", True
     if _needs_modernizing(source):
-        return "tf_keras", "uses API Keras 3 removed (see its rewrites): runs on Keras 2 (tf_keras)"
-    if era == "unknown" and not re.search(r"\bkeras\b", source) and not _IMPORTS_TF.search(source):
-        return "keras3", "no Keras or TensorFlow import: runs as it is"
+        return "tf_keras", "uses API Keras 3 removed (see its rewrites): runs on Keras 2 (tf_keras)", True
     if era == "unknown":
-        return "tf_keras", "not read by the extractor, imports Keras/TensorFlow: runs on Keras 2 (tf_keras)"
-    return "keras3", "uses only the top-level keras namespace and no older spelling: runs as it is"
+        return "tf_keras", "not read by the extractor, imports Keras/TensorFlow: runs on Keras 2 (tf_keras)", True
+    if not uses_keras:
+        return "tf_keras", "TensorFlow without Keras 3 evidence: runs with tf.keras as Keras 2 (tf_keras)", True
+    return "keras3", "uses only the top-level keras namespace and no older spelling: runs as it is", False
 
 
 def _needs_modernizing(source: str) -> bool:
@@ -170,11 +174,12 @@ def prepare_runtime(source: str, choice: str = "auto", *, modernize: bool = Fals
     text, rewrites = _python3(source)
     if era == "unknown" and rewrites:
         era, evidence = classify_era(text)
+    rewrite = True
     if choice == "auto":
-        framework, reason = _framework_of_era(era, evidence, text)
+        framework, reason, rewrite = _framework_of_era(era, evidence, text)
     else:
         framework, reason = choice, f"--framework {choice}"
-    if framework == "keras3":
+    if framework == "keras3" and not rewrite:
         if modernize:
             text = _apply(_modernized, text, rewrites, "modernized")
         return RuntimeSource(era, "keras3", text if rewrites else source, rewrites, reason)

@@ -19,8 +19,12 @@ from dataclasses import dataclass, field
 
 from mutreal.program.modernize import Change
 
-#: Graph-mode TF1 code: a session or a placeholder (what ``disable_v2_behavior`` is needed for).
-_GRAPH_MODE = re.compile(r"\bcompat\.v1\.(?:Session|InteractiveSession|placeholder|placeholder_with_default)\b")
+#: Graph-mode TF1 code (what ``disable_v2_behavior`` is needed for): a session (TensorFlow's, or Keras'
+#: ``backend.get_session()``), a placeholder, or ``tf.gradients`` (symbolic gradients, graph only).
+_GRAPH_MODE = re.compile(
+    r"\bcompat\.v1\.(?:Session|InteractiveSession|placeholder|placeholder_with_default)\b|"
+    r"\bget_session\(|\btf\.gradients\("
+)
 _LOG_LINE = re.compile(r"^(\d+):(\d+): (INFO|WARNING|ERROR): (.*)$", re.S)
 
 
