@@ -72,8 +72,9 @@ def _reproduce(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.slow
 def test_a_benchmark_is_decided_bug_by_bug_and_resumes(tmp_path):
     _benchmark(tmp_path)
+    # as written (--framework as-is): the legacy bug stops on the removed API and is retried modernized
     args = ["--manifest", "manifest.csv", "--out", "rows.jsonl", "--runs", "2", "--jobs", "1",
-            "--store", "runs.sqlite", "-q"]  # fmt: skip
+            "--store", "runs.sqlite", "--framework", "as-is", "-q"]  # fmt: skip
     first = _reproduce(tmp_path, *args)
     assert first.returncode == 1, first.stderr[-3000:]  # two bugs are not decided: exit 1, the rest goes on
     rows = {r["id"]: r for r in map(json.loads, (tmp_path / "rows.jsonl").read_text().splitlines())}
@@ -161,7 +162,7 @@ def test_both_sides_on_different_removed_apis_are_retried_modernized(tmp_path):
     )
     (tmp_path / "manifest.csv").write_text("id,buggy,fixed,symptom\ndiffer,buggy.py,fixed.py,crash\n")
     result = _reproduce(tmp_path, "--manifest", "manifest.csv", "--out", "rows.jsonl", "--runs", "2",
-                        "--jobs", "1", "-q")  # fmt: skip
+                        "--jobs", "1", "--framework", "as-is", "-q")  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     row = json.loads((tmp_path / "rows.jsonl").read_text())
     problem = row["version_problem"]
@@ -169,6 +170,28 @@ def test_both_sides_on_different_removed_apis_are_retried_modernized(tmp_path):
     assert "float" in problem["error"] and "int" in problem["fixed_error"]
     assert problem["resolved"] is True
     assert row["reproduced"] is True and row["fixed"]["outcomes"] == {"ok": 2}
+
+
+@pytest.mark.slow
+def test_by_default_a_removed_api_is_rewritten_before_the_first_try(tmp_path):
+    """The default (--framework auto) runs each program rewritten for today: no version problem, no retry."""
+    for name in ("legacy/buggy.py", "legacy/fixed.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(PROGRAMS[name])
+    (tmp_path / "manifest.csv").write_text("id,buggy,fixed,symptom\nlegacy,legacy/buggy.py,legacy/fixed.py,crash\n")
+    result = _reproduce(tmp_path, "--manifest", "manifest.csv", "--out", "rows.jsonl", "--runs", "2",
+                        "--jobs", "1", "--store", "runs.sqlite", "-q")  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    row = json.loads((tmp_path / "rows.jsonl").read_text())
+    assert row["version_problem"] is None and row["reproduced"] is True
+    assert row["fixed"]["outcomes"] == {"ok": 2} and row["buggy"]["outcomes"] == {"crash": 2}
+    from mutreal.execution.store import RunStore
+
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        records = list(store.records())
+    assert len(records) == 4
+    for record in records:  # each stored run says what ran
+        assert record.rewrites == ["line 2: numpy alias: np.float -> float"] and record.framework == "keras3"
 
 
 def _crashes(program: str, error_type: str, message: str) -> list[RunRecord]:
