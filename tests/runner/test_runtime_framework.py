@@ -141,7 +141,7 @@ def test_instrumentation_removal_keeps_every_keras_callback(kept, benchmark_posi
     text = f"model.fit(x, y, callbacks=[{', '.join(with_benchmark)}])\nprint('done')\n"
     new, changes = strip_instrumentation(text)
     assert new == f"model.fit(x, y, callbacks=[{', '.join(names)}])\nprint('done')\n"
-    assert len(changes) == 1 and BENCHMARK_CALLBACKS == {"DeepLocalize"}
+    assert len(changes) == 1 and {"DeepLocalize"} == BENCHMARK_CALLBACKS
     assert strip_instrumentation(new) == (new, [])
 
 
