@@ -106,6 +106,25 @@ def restore_removed_methods() -> None:
             setattr(tf_keras.Sequential, name, method)
 
 
+def tf1_names_fallback() -> None:
+    """``tf.X`` that TensorFlow 2 keeps only as ``tf.compat.v1.X`` resolves there (``tf.layers``,
+    ``tf.Session``): TensorFlow 1's API *is* ``tf.compat.v1``. The converter renames most such uses
+    in the program's text; this covers the names the installed converter no longer knows (its
+    ``tf.layers`` rules left with Keras) and the modules of the program's folder (never converted)."""
+    import tensorflow as tf
+
+    if "__getattr__" in tf.__dict__:
+        return
+
+    def fallback(name: str) -> Any:
+        v1 = tf.compat.v1
+        if not name.startswith("__") and name in dir(v1):
+            return getattr(v1, name)
+        raise AttributeError(f"module 'tensorflow' has no attribute {name!r}")
+
+    tf.__getattr__ = fallback  # type: ignore[attr-defined] - PEP 562: asked only for missing names
+
+
 def set_up(framework: str) -> None:
     """Prepare this (fresh) worker process for ``framework``, before TensorFlow is imported."""
     if framework not in ENVIRONMENT:
@@ -120,6 +139,7 @@ def set_up(framework: str) -> None:
         import tensorflow as tf
 
         tf.compat.v1.disable_v2_behavior()
+        tf1_names_fallback()
 
 
 def keras_module(framework: str) -> Any:

@@ -191,10 +191,12 @@ def prepare_runtime(source: str, choice: str = "auto", *, modernize: bool = Fals
             text = upgrade.source
             rewrites.extend(f"line {c.line}: {c.kind}: {c.before}" for c in upgrade.changes)
             rewrites.extend(f"not converted by tf_upgrade_v2: {p}" for p in upgrade.problems)
-            if choice == "auto" and upgrade.graph_mode:
-                era, framework = "tf1", "tf1"
-                reason = "TensorFlow 1 graph code (sessions/placeholders): converted, run in graph mode"
-            elif choice == "auto":
+            if choice == "auto":
                 reason += "; its TensorFlow 1 API converted with tf_upgrade_v2"
+        if choice == "auto" and upgrade.graph_mode:  # also code written with tf.compat.v1 already
+            era, framework = "tf1", "tf1"
+            reason = "TensorFlow 1 graph code (sessions, placeholders, tf.gradients): run in graph mode"
+            if upgrade.changed:
+                reason += ", its API converted with tf_upgrade_v2"
     text = _legacy_rewrites(text, rewrites)
     return RuntimeSource(era, framework, text, rewrites, reason)

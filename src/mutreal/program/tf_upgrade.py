@@ -22,7 +22,7 @@ from mutreal.program.modernize import Change
 #: Graph-mode TF1 code (what ``disable_v2_behavior`` is needed for): a session (TensorFlow's, or Keras'
 #: ``backend.get_session()``), a placeholder, or ``tf.gradients`` (symbolic gradients, graph only).
 _GRAPH_MODE = re.compile(
-    r"\bcompat\.v1\.(?:Session|InteractiveSession|placeholder|placeholder_with_default)\b|"
+    r"\b(?:compat\.v1|tf)\.(?:Session|InteractiveSession|placeholder|placeholder_with_default)\b|"
     r"\bget_session\(|\btf\.gradients\("
 )
 _LOG_LINE = re.compile(r"^(\d+):(\d+): (INFO|WARNING|ERROR): (.*)$", re.S)
@@ -74,7 +74,8 @@ def upgrade_tf1(source: str) -> Upgrade:
         for logger, level in zip(quiet, levels, strict=True):
             logger.setLevel(level)
     if not processed:
-        return Upgrade(source, problems=[" ".join(str(e).split())[:300] for e in logs[:1]])
+        return Upgrade(source, problems=[" ".join(str(e).split())[:300] for e in logs[:1]],
+                       graph_mode=bool(_GRAPH_MODE.search(source)))  # fmt: skip
     changes: list[Change] = []
     problems: list[str] = []
     for entry in logs:
