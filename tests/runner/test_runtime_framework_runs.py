@@ -8,6 +8,7 @@ the Python API, in the bubblewrap sandbox where this machine has one.
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import yaml
 from click.testing import CliRunner
 
 from mutreal.cli import main
+from mutreal.execution import instrument
 
 pytestmark = pytest.mark.slow
 
@@ -104,6 +106,8 @@ def test_a_keras1_pair_with_benchmark_instrumentation_trains(tmp_path: Path):
     for run in data["runs"]:
         assert run["outcome"] == "ok", run
         assert (run["era"], run["framework"]) == ("keras1", "tf_keras") and run["rewrites"] >= 6
+    if "framework" in inspect.signature(instrument.install).parameters:  # tf_keras' Model instrumented
+        assert all(run["metric_name"] == "accuracy" and run["metric"] is not None for run in data["runs"])
     manifest = yaml.safe_load(Path(data["campaign"]["manifest"]).read_text())
     entry = manifest["programs"][0]
     assert entry["framework"] == "tf_keras" and entry["era"] == "keras1"
