@@ -176,3 +176,25 @@ def test_records_of_old_stores_read_without_era_or_framework():
     new = RunRecord(key="k", program="p.py", seed=0, outcome="ok", era="tf1", framework="tf1", rewrites=["r"])
     again = RunRecord.from_dict(new.to_dict())
     assert (again.era, again.framework, again.rewrites) == ("tf1", "tf1", ["r"])
+
+
+def test_a_worker_takes_tasks_of_its_framework_first():
+    """Workers switch framework (a fresh process) as rarely as the queue allows."""
+    from mutreal.execution.pool import _Pending
+
+    tasks = [{"key": "a", "framework": "tf_keras"}, {"key": "b"}, {"key": "c", "framework": "tf1"},
+             {"key": "d", "framework": "tf_keras"}]  # fmt: skip
+    pending = _Pending(tasks)
+    assert pending.take("keras3")["key"] == "b"  # no framework: Keras 3
+    assert pending.take("tf_keras")["key"] == "a" and pending.take("tf_keras")["key"] == "d"
+    assert pending.take("keras3")["key"] == "c"  # none of its own left: the first, it restarts for it
+    assert pending.take("tf1") is None
+
+
+def test_a_worker_environment_per_framework():
+    from mutreal.execution import frameworks
+
+    caller = {"PATH": "/bin", "TF_USE_LEGACY_KERAS": "1"}
+    assert frameworks.environment_for("keras3", caller) == {"PATH": "/bin"}  # never the caller's tf_keras
+    assert frameworks.environment_for("tf_keras", {"PATH": "/bin"})["TF_USE_LEGACY_KERAS"] == "1"
+    assert frameworks.environment_for("tf1", {})["TF_USE_LEGACY_KERAS"] == "1"
