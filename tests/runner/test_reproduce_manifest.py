@@ -214,6 +214,30 @@ def test_which_crashes_count_as_a_version_problem():
     assert _removed_api_failure(mixed) is None
 
 
+@pytest.mark.parametrize("rewritten", [True, False])
+def test_a_removed_api_no_rewrite_repairs_is_a_version_problem(rewritten):
+    """Rewritten for its era already (the default), a removed API both sides stop on is recorded as a
+    version problem without a retry; run as written, it is retried once with --modernize."""
+    from mutreal.campaigns.reproduce import ReproduceTask, reproduce_trained
+
+    contrib = "module 'tensorflow' has no attribute 'contrib'"
+    asked: list[dict] = []
+
+    def train(programs, changes):
+        asked.append(changes)
+        return [_crashes(program, "AttributeError", contrib) for program in programs]
+
+    task = ReproduceTask(id="b", benchmark=None, buggy=["b.py"], fixed=["f.py"], symptom="crash")
+    row = reproduce_trained(task, "b.py", "f.py", train, modernized=rewritten)
+    problem = row.version_problem
+    assert problem["error_type"] == "AttributeError" and problem["error"] == contrib
+    assert problem["resolved"] is False and row.reproduced is False
+    if rewritten:
+        assert asked == [{}] and problem["after_era_rewrites"] is True and problem["first_try"] is None
+    else:
+        assert asked == [{}, {"modernize": True}] and problem["first_try"]["reproduced"] is False
+
+
 def test_the_missing_dataset_path_is_the_one_to_place():
     offline = [RunRecord(key="k", program="p.py", seed=0, outcome="missing-data", error_type="MissingDatasetError",
                          error_message="dataset file 'mnist.npz' is not available offline: place it at "

@@ -234,8 +234,9 @@ def reproduce_trained(
     statistics: DecisionSettings | Mapping[str, Any] | None = None,
 ) -> BugReproduction:
     """Decide one bug from the runs ``train`` gives, retrying it modernized once when both sides
-    stopped on a removed API (unless the runs were ``modernized`` already); never raises for a bad
-    bug. ``train`` gives the bug's rows of a benchmark's plan (or a campaign of the bug's own)."""
+    stopped on a removed API (unless the runs were ``modernized`` already: rewritten for their era by
+    the default ``--framework auto``, or ``--modernize``; then the removed API is recorded as a
+    version problem no rewrite repaired, ``after_era_rewrites``); never raises for a bad bug. ``train`` gives the bug's rows of a benchmark's plan (or a campaign of the bug's own)."""
     settings = DecisionSettings.of(statistics)
     try:
         records = tuple(train([buggy, fixed], {}))
@@ -251,6 +252,14 @@ def reproduce_trained(
             row.version_problem = {
                 "error_type": failure[0][0], "error": failure[0][1], "first_try": first,
                 "modernized": True, "resolved": not still,
+            }  # fmt: skip
+            if failure[1] != failure[0]:
+                row.version_problem["fixed_error_type"], row.version_problem["fixed_error"] = failure[1]
+        elif failure[0] is not None and failure[1] is not None:
+            # the programs ran rewritten for their era already: what is left no rewrite repairs
+            row.version_problem = {
+                "error_type": failure[0][0], "error": failure[0][1], "first_try": None,
+                "modernized": True, "resolved": False, "after_era_rewrites": True,
             }  # fmt: skip
             if failure[1] != failure[0]:
                 row.version_problem["fixed_error_type"], row.version_problem["fixed_error"] = failure[1]
