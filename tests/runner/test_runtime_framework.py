@@ -154,6 +154,13 @@ def test_only_a_trailing_exit_is_scaffolding():
         strip_instrumentation("def (:\n")
 
 
+def test_a_version_pin_is_scaffolding():
+    text = 'import tensorflow as tf\n\nassert tf.__version__ == "1.8.0"\nassert x > 0\nif tf:\n    assert tf.__version__[:5] == "0.12."\n'
+    new, changes = strip_instrumentation(text)
+    assert new == "import tensorflow as tf\n\npass\nassert x > 0\nif tf:\n    pass\n"  # line numbers kept
+    assert [c.kind for c in changes] == ["version pin", "version pin"] and changes[0].line == 3
+
+
 def test_the_framework_enters_the_run_key_but_keras3_keys_are_unchanged(tmp_path):
     program = tmp_path / "p.py"
     program.write_text(KERAS1_INSTRUMENTED)

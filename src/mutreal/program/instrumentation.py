@@ -7,7 +7,8 @@ timing and exit scaffolding DeepLocalize wrapped around its buggy programs. clas
 callbacks out of the comparison (:mod:`mutreal.compare.fit`, rule ``instrumentation_callbacks``:
 every callback but those of :data:`TRAINING_CALLBACKS`); the runner removes what cannot run today
 (:func:`strip_instrumentation`: the callbacks of :data:`BENCHMARK_CALLBACKS`, which exist in no
-Keras, and a ``sys.exit`` that ends the program after training), so a buggy program is not a crash
+Keras, a ``sys.exit`` that ends the program after training, and an ``assert`` pinning the library
+version the benchmark ran with), so a buggy program is not a crash
 for its instrumentation after it trained to the end. Both read the tables here.
 """
 
@@ -25,6 +26,10 @@ TRAINING_CALLBACKS = frozenset({"EarlyStopping", "ReduceLROnPlateau", "LearningR
 #: (DeepLocalize's ``keras.callbacks.DeepLocalize(x, y, layers, batch_size, start_time)`` lived in the
 #: benchmark's patched Keras): removed from ``callbacks=[...]`` before a run.
 BENCHMARK_CALLBACKS = frozenset({"DeepLocalize"})
+
+#: ``assert tf.__version__ == "1.8.0"``: TFBugs2018 pinned each program to the TensorFlow it ran on;
+#: the program now runs on the framework of its era instead (the pin is replaced by ``pass``).
+VERSION_ATTRIBUTE = "__version__"
 
 #: Calls that end the program: at the end of a module, after training, they are scaffolding.
 EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
@@ -49,6 +54,19 @@ def _exit_statement(stmt: cst.BaseStatement) -> bool:
         and isinstance(small.value, cst.Call)
         and dotted(small.value.func) in EXIT_CALLS
     )
+
+
+def _version_pin(node: cst.Assert) -> bool:
+    """An assert on a module's ``__version__`` (compared, sliced, or ``startswith``)."""
+    found = False
+
+    class _Finder(cst.CSTVisitor):
+        def visit_Attribute(self, attribute: cst.Attribute) -> None:
+            nonlocal found
+            found = found or attribute.attr.value == VERSION_ATTRIBUTE
+
+    node.test.visit(_Finder())
+    return found
 
 
 def _trivial(stmt: cst.BaseStatement) -> bool:
@@ -89,6 +107,13 @@ class _Stripper(cst.CSTTransformer):
             kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return updated.with_changes(value=updated.value.with_changes(elements=kept))
 
+    def leave_Assert(self, original: cst.Assert, updated: cst.Assert) -> cst.BaseSmallStatement:
+        if not _version_pin(original):
+            return updated
+        self.changes.append(Change(self._line(original), "version pin", cst.Module([]).code_for_node(original).strip(),
+                                   "pass (the program runs on the framework of its era)"))  # fmt: skip
+        return cst.Pass()
+
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         body = list(updated.body)
         originals = list(original.body)
@@ -108,7 +133,8 @@ class _Stripper(cst.CSTTransformer):
 def strip_instrumentation(source: str) -> tuple[str, list[Change]]:
     """``source`` without the benchmark's instrumentation, and what was removed (each a change).
 
-    Removed: callbacks of :data:`BENCHMARK_CALLBACKS` in a ``callbacks=[...]`` list, and the exit
+    Removed: callbacks of :data:`BENCHMARK_CALLBACKS` in a ``callbacks=[...]`` list, asserts pinning a
+    library's ``__version__`` (TFBugs2018's ``assert tf.__version__ == "1.8.0"``), and the exit
     calls that end the module (``sys.exit(1)`` after the last statement that does anything), which
     made every finished run a failure. Raises ``libcst.ParserSyntaxError`` if ``source`` does not parse."""
     wrapper = cst.metadata.MetadataWrapper(cst.parse_module(source))
