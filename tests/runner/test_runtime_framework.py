@@ -87,8 +87,16 @@ def test_a_tf1_graph_program_is_converted_by_tensorflow_and_runs_in_graph_mode()
 
 
 def test_tf_keras_and_keras3_and_plain_programs():
-    tf_keras = prepare_runtime(TF_KERAS)
+    # tf.keras without any Keras 1/2-only API: Keras 3, what tf.keras is today, runs it as it is
+    plain_tf_keras = prepare_runtime(TF_KERAS)
+    assert plain_tf_keras.framework == "keras3" and plain_tf_keras.era == "tf2" and plain_tf_keras.source == TF_KERAS
+    legacy = TF_KERAS.replace('optimizer="adam"', "optimizer=tf.keras.optimizers.Adam(lr=0.1)")
+    tf_keras = prepare_runtime(legacy)  # lr=: Keras 2 API that Keras 3 removed
     assert tf_keras.framework == "tf_keras" and tf_keras.era == "tf2"
+    assert "learning_rate=0.1" in tf_keras.source and "optimizers.legacy.Adam" in tf_keras.source
+    functional = "import tensorflow as tf\nx = tf.keras.Input((3,))\ny = tf.concat([x, x], 1)\nm = tf.keras.Model(x, y)\nm.compile(optimizer=tf.keras.optimizers.SGD(lr=1))\n"
+    on_keras2 = prepare_runtime(functional)  # Keras 2 applies TF ops to its tensors: not rewritten for Keras 3
+    assert on_keras2.framework == "tf_keras" and "tf.concat" in on_keras2.source and "ops" not in on_keras2.source
     keras3 = prepare_runtime(KERAS3)
     assert keras3.framework == "keras3" and keras3.source == KERAS3 and keras3.rewrites == []
     numpy_only = prepare_runtime(NUMPY_ONLY)  # nothing Keras: the default worker, np.float rewritten

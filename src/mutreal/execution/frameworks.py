@@ -98,12 +98,18 @@ def _predict_proba(self: Any, x: Any, batch_size: int = 32, verbose: int = 0) ->
 
 def restore_removed_methods() -> None:
     """Give tf_keras' ``Sequential`` the Keras 2 methods removed in 2.6 (``predict_classes``,
-    ``predict_proba``) with their last definition, so a program written for Keras 2.0-2.5 runs."""
+    ``predict_proba``) with their last definition, so a program written for Keras 2.0-2.5 runs, and
+    ``tf.keras`` the ``__version__`` it had."""
     import tf_keras
 
     for name, method in (("predict_classes", _predict_classes), ("predict_proba", _predict_proba)):
         if not hasattr(tf_keras.Sequential, name):
             setattr(tf_keras.Sequential, name, method)
+    import tensorflow as tf
+
+    with contextlib.suppress(Exception):  # ``from tensorflow import keras; keras.__version__`` as in Keras 2
+        if not hasattr(tf.keras, "__version__"):
+            tf.keras.__version__ = tf_keras.__version__
 
 
 def tf1_names_fallback() -> None:

@@ -42,6 +42,11 @@ class Upgrade:
     def changed(self) -> bool:
         return bool(self.changes)
 
+    @property
+    def tf1_api(self) -> bool:
+        """A TensorFlow 1 name was renamed (not only ``tf.keras``'s own optimizers moved to ``legacy``)."""
+        return any("keras" not in change.before for change in self.changes)
+
 
 def _change(line: str) -> Change | str:
     match = _LOG_LINE.match(line.strip())
