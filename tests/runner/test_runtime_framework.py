@@ -156,8 +156,10 @@ def test_instrumentation_removal_keeps_every_keras_callback(kept, benchmark_posi
 def test_only_a_trailing_exit_is_scaffolding():
     middle = "import sys\nif bad:\n    sys.exit(1)\nsys.exit(2)\nprint('after')\n"
     assert strip_instrumentation(middle)[0] == middle  # code follows: the exit is the program's
-    trailing = "import sys\nprint('x')\nsys.exit(1)\n\n'''notes'''\n"
-    assert strip_instrumentation(trailing)[0] == "import sys\nprint('x')\n"  # and what follows it does nothing
+    trailing = "import sys\nmodel.fit(x, y)\nsys.exit(1)\n\n'''notes'''\n"
+    assert strip_instrumentation(trailing)[0] == "import sys\nmodel.fit(x, y)\n"  # and what follows does nothing
+    exits = "import sys\nprint('x')\nsys.exit(3)\n"
+    assert strip_instrumentation(exits)[0] == exits  # no training: the exit status is the program's
     with pytest.raises(libcst.ParserSyntaxError):
         strip_instrumentation("def (:\n")
 

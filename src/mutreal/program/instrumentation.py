@@ -33,6 +33,8 @@ VERSION_ATTRIBUTE = "__version__"
 
 #: Calls that end the program: at the end of a module, after training, they are scaffolding.
 EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
+#: The training calls an exit must follow to be scaffolding (a program that only exits keeps its exit).
+TRAINING_CALLS = frozenset({"fit", "fit_generator", "train_on_batch"})
 
 
 def _last_name(node: cst.BaseExpression) -> str | None:
@@ -86,6 +88,10 @@ class _Stripper(cst.CSTTransformer):
     def __init__(self) -> None:
         super().__init__()
         self.changes: list[Change] = []
+        self.trains = False  # the module calls fit (or the like) somewhere
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.trains = self.trains or _last_name(node.func) in TRAINING_CALLS
 
     def _line(self, node: cst.CSTNode) -> int:
         return self.get_metadata(cst.metadata.PositionProvider, node).start.line
@@ -121,7 +127,7 @@ class _Stripper(cst.CSTTransformer):
         while end and (_exit_statement(body[end - 1]) or _trivial(body[end - 1])):
             end -= 1
         exits = [i for i in range(end, len(body)) if _exit_statement(body[i])]
-        if not exits or end == 0:
+        if not exits or end == 0 or not self.trains:
             return updated
         for i in exits:
             self.changes.append(Change(self._line(originals[i]), "exit scaffolding",
@@ -135,8 +141,8 @@ def strip_instrumentation(source: str) -> tuple[str, list[Change]]:
 
     Removed: callbacks of :data:`BENCHMARK_CALLBACKS` in a ``callbacks=[...]`` list, asserts pinning a
     library's ``__version__`` (TFBugs2018's ``assert tf.__version__ == "1.8.0"``), and the exit
-    calls that end the module (``sys.exit(1)`` after the last statement that does anything), which
-    made every finished run a failure. Raises ``libcst.ParserSyntaxError`` if ``source`` does not parse."""
+    calls that end a module that trains (``sys.exit(1)`` after the last statement that does anything,
+    in a program that calls ``fit``), which made every finished run a failure. Raises ``libcst.ParserSyntaxError`` if ``source`` does not parse."""
     wrapper = cst.metadata.MetadataWrapper(cst.parse_module(source))
     stripper = _Stripper()
     new = wrapper.visit(stripper)
