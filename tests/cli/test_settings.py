@@ -49,15 +49,15 @@ def test_defaults_are_the_settings_defaults() -> None:
 def test_every_option_lands_in_its_field() -> None:
     options = (
         "--runs 7 --seeds 3,1 --jobs 2 --executor pool --address /tmp/s --timeout 9.5 --memory-limit 512 "
-        "--store runs.sqlite --modernize --repeat-crashes --sandbox none --env A=1 --env B -q --metric loss "
+        "--store runs.sqlite --modernize --framework tf1 --repeat-crashes --sandbox none --env A=1 --env B -q --metric loss "
         "--lower-is-better --test wilcoxon --alpha 0.01 --json --adaptive --min-runs 3 --step 2"
     )
     seen = _received(options.split())
     assert seen["as_json"] is True
     assert seen["run"] == RunSettings(
         runs=7, seeds=[3, 1], jobs=2, executor="pool", address="/tmp/s", timeout_s=9.5, memory_limit_mb=512.0,
-        store="runs.sqlite", modernize=True, repeat_crashes=True, quiet=True, sandbox_mode="none",
-        env=("A=1", "B"),
+        store="runs.sqlite", modernize=True, framework="tf1", repeat_crashes=True, quiet=True,
+        sandbox_mode="none", env=("A=1", "B"),
     )  # fmt: skip
     assert seen["statistics"] == DecisionSettings(
         metric="loss", lower_is_better=True, test="wilcoxon", alpha=0.01
@@ -65,8 +65,8 @@ def test_every_option_lands_in_its_field() -> None:
     assert seen["adaptive"] == AdaptiveSettings(adaptive=True, min_runs=3, step=2)
     assert seen["run"].campaign() == {
         "progress": False, "jobs": 2, "executor": "pool", "address": "/tmp/s", "timeout_s": 9.5,
-        "memory_limit_mb": 512.0, "store": "runs.sqlite", "modernize": True, "repeat_crashes": True,
-        "sandbox_mode": "none", "env": ["A=1", "B"],
+        "memory_limit_mb": 512.0, "store": "runs.sqlite", "modernize": True, "framework": "tf1",
+        "repeat_crashes": True, "sandbox_mode": "none", "env": ["A=1", "B"],
     }  # fmt: skip
 
 

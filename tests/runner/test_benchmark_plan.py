@@ -43,9 +43,10 @@ def _benchmark(folder: Path) -> list[ReproduceTask]:
 
 
 def _no_service(tmp_path: Path, store: Path) -> dict:
-    """Campaign options whose executor is a worker service that does not exist: training fails."""
+    """Campaign options whose executor is a worker service that does not exist: training fails. The
+    programs run as written (``--framework as-is``), so a removed API is a version problem retried."""
     config = CampaignConfig(jobs=1, threads_per_worker=1, executor="pool", address=str(tmp_path / "none.sock"),
-                            memory_limit_mb=4096.0, timeout_s=None)  # fmt: skip
+                            memory_limit_mb=4096.0, timeout_s=None, framework="as-is")  # fmt: skip
     return {"config": config, "store": str(store), "progress": False}
 
 

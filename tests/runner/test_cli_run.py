@@ -68,18 +68,22 @@ def test_run_json_store_reuse_and_config(write_program, tiny_program, tmp_path):
     assert len(runs_csv.read_text().splitlines()) == 3
 
 
-def test_legacy_program_needs_modernize(write_program, tmp_path):
+def test_legacy_program_runs_on_its_era_or_modernized(write_program, tmp_path):
     program = write_program("legacy.py", LEGACY_TINY)
     runner = CliRunner()
-    plain = runner.invoke(main, ["run", str(program), "--runs", "1", "--jobs", "1", "--json", "-q"])
+    default = runner.invoke(main, ["run", str(program), "--runs", "1", "--jobs", "1", "--json", "-q"])
+    assert default.exit_code == 0, default.output  # the default runs it on Keras 2, rewritten
+    row = json.loads(default.stdout)["runs"][0]
+    assert row["outcome"] == "ok" and row["framework"] == "tf_keras" and row["era"] == "keras1"
+    as_is = ["run", str(program), "--runs", "1", "--jobs", "1", "--framework", "as-is", "--json", "-q"]
+    plain = runner.invoke(main, as_is)
     assert plain.exit_code == 1
     row = json.loads(plain.stdout)["runs"][0]
-    assert row["outcome"] == "crash" and "--modernize" in row["error_message"]
-    fixed = runner.invoke(
-        main, ["run", str(program), "--runs", "1", "--jobs", "1", "--modernize", "--json", "-q"]
-    )
+    assert row["outcome"] == "crash" and "--framework tf_keras" in row["error_message"]
+    fixed = runner.invoke(main, [*as_is, "--modernize"])  # on Keras 3, rewritten for it
     assert fixed.exit_code == 0, fixed.output
-    assert json.loads(fixed.stdout)["runs"][0]["outcome"] == "ok"
+    row = json.loads(fixed.stdout)["runs"][0]
+    assert row["outcome"] == "ok" and row["framework"] == "keras3" and row["rewrites"] > 0
 
 
 @pytest.mark.ray

@@ -72,8 +72,9 @@ def _reproduce(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.slow
 def test_a_benchmark_is_decided_bug_by_bug_and_resumes(tmp_path):
     _benchmark(tmp_path)
+    # as written (--framework as-is): the legacy bug stops on the removed API and is retried modernized
     args = ["--manifest", "manifest.csv", "--out", "rows.jsonl", "--runs", "2", "--jobs", "1",
-            "--store", "runs.sqlite", "-q"]  # fmt: skip
+            "--store", "runs.sqlite", "--framework", "as-is", "-q"]  # fmt: skip
     first = _reproduce(tmp_path, *args)
     assert first.returncode == 1, first.stderr[-3000:]  # two bugs are not decided: exit 1, the rest goes on
     rows = {r["id"]: r for r in map(json.loads, (tmp_path / "rows.jsonl").read_text().splitlines())}
@@ -161,7 +162,7 @@ def test_both_sides_on_different_removed_apis_are_retried_modernized(tmp_path):
     )
     (tmp_path / "manifest.csv").write_text("id,buggy,fixed,symptom\ndiffer,buggy.py,fixed.py,crash\n")
     result = _reproduce(tmp_path, "--manifest", "manifest.csv", "--out", "rows.jsonl", "--runs", "2",
-                        "--jobs", "1", "-q")  # fmt: skip
+                        "--jobs", "1", "--framework", "as-is", "-q")  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     row = json.loads((tmp_path / "rows.jsonl").read_text())
     problem = row["version_problem"]
@@ -169,6 +170,28 @@ def test_both_sides_on_different_removed_apis_are_retried_modernized(tmp_path):
     assert "float" in problem["error"] and "int" in problem["fixed_error"]
     assert problem["resolved"] is True
     assert row["reproduced"] is True and row["fixed"]["outcomes"] == {"ok": 2}
+
+
+@pytest.mark.slow
+def test_by_default_a_removed_api_is_rewritten_before_the_first_try(tmp_path):
+    """The default (--framework auto) runs each program rewritten for today: no version problem, no retry."""
+    for name in ("legacy/buggy.py", "legacy/fixed.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(PROGRAMS[name])
+    (tmp_path / "manifest.csv").write_text("id,buggy,fixed,symptom\nlegacy,legacy/buggy.py,legacy/fixed.py,crash\n")
+    result = _reproduce(tmp_path, "--manifest", "manifest.csv", "--out", "rows.jsonl", "--runs", "2",
+                        "--jobs", "1", "--store", "runs.sqlite", "-q")  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    row = json.loads((tmp_path / "rows.jsonl").read_text())
+    assert row["version_problem"] is None and row["reproduced"] is True
+    assert row["fixed"]["outcomes"] == {"ok": 2} and row["buggy"]["outcomes"] == {"crash": 2}
+    from mutreal.execution.store import RunStore
+
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        records = list(store.records())
+    assert len(records) == 4
+    for record in records:  # each stored run says what ran
+        assert record.rewrites == ["line 2: numpy alias: np.float -> float"] and record.framework == "keras3"
 
 
 def _crashes(program: str, error_type: str, message: str) -> list[RunRecord]:
@@ -189,6 +212,30 @@ def test_which_crashes_count_as_a_version_problem():
     assert _removed_api_failure(_crashes("b.py", "ValueError", shape)) is None  # the fault itself
     mixed = _crashes("b.py", "ValueError", lr)[:1] + _crashes("b.py", "ValueError", shape)[1:]
     assert _removed_api_failure(mixed) is None
+
+
+@pytest.mark.parametrize("rewritten", [True, False])
+def test_a_removed_api_no_rewrite_repairs_is_a_version_problem(rewritten):
+    """Rewritten for its era already (the default), a removed API both sides stop on is recorded as a
+    version problem without a retry; run as written, it is retried once with --modernize."""
+    from mutreal.campaigns.reproduce import ReproduceTask, reproduce_trained
+
+    contrib = "module 'tensorflow' has no attribute 'contrib'"
+    asked: list[dict] = []
+
+    def train(programs, changes):
+        asked.append(changes)
+        return [_crashes(program, "AttributeError", contrib) for program in programs]
+
+    task = ReproduceTask(id="b", benchmark=None, buggy=["b.py"], fixed=["f.py"], symptom="crash")
+    row = reproduce_trained(task, "b.py", "f.py", train, modernized=rewritten)
+    problem = row.version_problem
+    assert problem["error_type"] == "AttributeError" and problem["error"] == contrib
+    assert problem["resolved"] is False and row.reproduced is False
+    if rewritten:
+        assert asked == [{}] and problem["after_era_rewrites"] is True and problem["first_try"] is None
+    else:
+        assert asked == [{}, {"modernize": True}] and problem["first_try"]["reproduced"] is False
 
 
 def test_the_missing_dataset_path_is_the_one_to_place():

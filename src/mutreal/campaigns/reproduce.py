@@ -12,8 +12,10 @@ What is decided per bug, beyond the pair verdict of :func:`mutreal.analysis.repr
 
 - ``missing-data``: a program could not find its data; the row names the path to place there.
 - a *version problem*: every run of both versions fails on an API that current Keras, TensorFlow or
-  numpy removed (each side's own removed API and message); the bug is retried once with
-  ``--modernize``, and both tries are kept.
+  numpy removed (each side's own removed API and message). By default each program already ran on
+  the framework of its era with its rewrites (``--framework auto``, :mod:`mutreal.program.runtime`),
+  so what is left is a problem no rewrite repairs, kept with its error; only a benchmark run with
+  ``--framework keras3`` or ``as-is`` is retried once with ``--modernize`` (both tries kept).
 - ``error``: a program file is missing, or a side of several files has no single entry program.
 """
 
@@ -234,8 +236,9 @@ def reproduce_trained(
     statistics: DecisionSettings | Mapping[str, Any] | None = None,
 ) -> BugReproduction:
     """Decide one bug from the runs ``train`` gives, retrying it modernized once when both sides
-    stopped on a removed API (unless the runs were ``modernized`` already); never raises for a bad
-    bug. ``train`` gives the bug's rows of a benchmark's plan (or a campaign of the bug's own)."""
+    stopped on a removed API (unless the runs were ``modernized`` already: rewritten for their era by
+    the default ``--framework auto``, or ``--modernize``; then the removed API is recorded as a
+    version problem no rewrite repaired, ``after_era_rewrites``); never raises for a bad bug. ``train`` gives the bug's rows of a benchmark's plan (or a campaign of the bug's own)."""
     settings = DecisionSettings.of(statistics)
     try:
         records = tuple(train([buggy, fixed], {}))
@@ -251,6 +254,14 @@ def reproduce_trained(
             row.version_problem = {
                 "error_type": failure[0][0], "error": failure[0][1], "first_try": first,
                 "modernized": True, "resolved": not still,
+            }  # fmt: skip
+            if failure[1] != failure[0]:
+                row.version_problem["fixed_error_type"], row.version_problem["fixed_error"] = failure[1]
+        elif failure[0] is not None and failure[1] is not None:
+            # the programs ran rewritten for their era already: what is left no rewrite repairs
+            row.version_problem = {
+                "error_type": failure[0][0], "error": failure[0][1], "first_try": None,
+                "modernized": True, "resolved": False, "after_era_rewrites": True,
             }  # fmt: skip
             if failure[1] != failure[0]:
                 row.version_problem["fixed_error_type"], row.version_problem["fixed_error"] = failure[1]
@@ -331,8 +342,15 @@ def reproduce_manifest(
                 records = benchmark.extend(group, programs, **changes) if changes else benchmark.run(group)
                 return split_by_program(records, len(programs), len(seeds))
 
-            yield reproduce_trained(task, buggy, fixed, train, modernized=benchmark.config.modernize,
+            yield reproduce_trained(task, buggy, fixed, train, modernized=era_rewritten(benchmark.config),
                                     statistics=statistics)  # fmt: skip
+
+
+def era_rewritten(config: Any) -> bool:
+    """Whether a campaign's programs already had their era's rewrites (``--framework auto``, the
+    default, or a framework other than Keras 3), or ``--modernize``: then a version problem's retry
+    with ``--modernize`` cannot help and is not made. Only ``--framework keras3`` / ``as-is`` retry."""
+    return bool(config.modernize) or getattr(config, "framework", "auto") not in ("keras3", "as-is")
 
 
 def groups_to_decide(tasks: Sequence[Any], chosen: Mapping[int, Any], skip: Container[str] | None) -> set[str]:

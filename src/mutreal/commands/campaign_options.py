@@ -35,6 +35,18 @@ def alpha_option() -> Decorator:
                         show_default=True)  # fmt: skip
 
 
+#: ``--framework`` (also taken by ``mutreal run``)
+FRAMEWORK_HELP = (
+    "What each program runs on: auto (its era's: Keras 3 programs as they are, Keras 1/2 and tf.keras "
+    "programs on tf_keras, TensorFlow 1 graph programs converted and in graph mode; rewrites recorded), "
+    "keras3, tf_keras, tf1 (that one, with its rewrites), as-is (Keras 3, the text untouched)."
+)
+#: ``--modernize`` (also taken by ``mutreal run``)
+MODERNIZE_HELP = (
+    "Also rewrite Keras 1/2 spellings for Keras 3 (with --framework keras3 or as-is; the default "
+    "--framework auto does it for every Keras 1/2-era program)."
+)
+
 #: How runs are isolated (also taken by ``mutreal run``).
 ISOLATION_OPTIONS: list[Decorator] = [
     choice_option("--sandbox", "sandbox_mode", choices=["auto", "bwrap", "none"], default="auto",
@@ -54,7 +66,8 @@ CAMPAIGN_OPTIONS: list[Decorator] = [
     runner_option("timeout", "Time limit per run in seconds (default: the runner's)."),
     runner_option("memory-limit", "Resident-memory limit per worker in MiB."),
     runner_option("store", "SQLite run store: stored runs are reused, never trained twice."),
-    runner_option("modernize", "Rewrite Keras 1/2-era programs on the fly."),
+    runner_option("framework", FRAMEWORK_HELP, default="auto", show_default=True),
+    runner_option("modernize", MODERNIZE_HELP),
     runner_option("repeat-crashes", "Train every seed of a program whose first run crashed before its first "
                   "epoch (by default its other runs repeat that crash untrained)."),
     *ISOLATION_OPTIONS,

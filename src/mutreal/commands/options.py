@@ -102,6 +102,7 @@ RUNNER_FLAGS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "store": (("--store",), {"type": click.Path(dir_okay=False), "default": None}),
     "modernize": (("--modernize",), {"is_flag": True}),
     "repeat-crashes": (("--repeat-crashes",), {"is_flag": True}),
+    "framework": (("--framework",), {"type": click.Choice(["auto", "keras3", "tf_keras", "tf1", "as-is"])}),
     "quiet": (("--quiet", "-q"), {"is_flag": True}),
 }  # fmt: skip
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from mutreal.commands.campaign_options import ISOLATION_OPTIONS, apply
+from mutreal.commands.campaign_options import FRAMEWORK_HELP, ISOLATION_OPTIONS, MODERNIZE_HELP, apply
 from mutreal.commands.options import file_option, input_file_option, json_option, parse_seeds, runner_option
 
 
@@ -57,7 +57,8 @@ def _seeds(ctx: click.Context, param: click.Parameter, value: str | None) -> lis
 @click.option(
     "--metric", default=None, help="Compared metric [first metric of the last evaluate(), accuracy first]."
 )
-@runner_option("modernize", "Rewrite Keras 1/2-era programs on the fly.", default=None)
+@runner_option("framework", FRAMEWORK_HELP + " [auto]", default=None)
+@runner_option("modernize", MODERNIZE_HELP, default=None)
 @runner_option(
     "repeat-crashes",
     "Train every seed of a program whose first run crashed before its first epoch [its other runs "
@@ -89,6 +90,7 @@ def run(
     store: str | None,
     metric: str | None,
     modernize: bool | None,
+    framework: str | None,
     repeat_crashes: bool | None,
     deterministic: bool | None,
     gpus_per_run: float | None,
@@ -131,6 +133,7 @@ def run(
             seeds=seeds,
             metric=metric,
             modernize=modernize,
+            framework=framework,
             repeat_crashes=repeat_crashes,
             config=config,
             progress=not quiet,

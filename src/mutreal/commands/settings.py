@@ -29,6 +29,7 @@ class RunSettings:
     memory_limit_mb: float | None = None
     store: str | None = None
     modernize: bool = False
+    framework: str = "auto"
     repeat_crashes: bool = False
     quiet: bool = False
     sandbox_mode: str = "auto"
@@ -49,6 +50,7 @@ class RunSettings:
             "memory_limit_mb": self.memory_limit_mb,
             "store": self.store,
             "modernize": self.modernize or None,
+            "framework": self.framework,
             "repeat_crashes": self.repeat_crashes or None,
             "sandbox_mode": self.sandbox_mode,
             "env": list(self.env) or None,

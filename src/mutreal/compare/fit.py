@@ -18,10 +18,9 @@ from mutreal.compare.decisions import applies
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.noise import data_source_swapped, noise_rule
 from mutreal.compare.values import number, short, values_equal
+from mutreal.program.instrumentation import TRAINING_CALLBACKS
 from mutreal.program.model import Fit, evaluation_path, fit_path
 
-#: callbacks that change training: compared argument by argument
-TRAINING_CALLBACKS = frozenset({"EarlyStopping", "ReduceLROnPlateau", "LearningRateScheduler"})
 #: the arguments that give fit its validation set (validation_steps/freq only tune it)
 _VALIDATION_SETS = ("validation_data", "validation_split")
 _BUDGET = (("epochs", K.FIT_EPOCHS), ("batch_size", K.FIT_BATCH_SIZE))

@@ -3,7 +3,8 @@
 Public API (import from here; importing this package never imports TensorFlow):
 
 * :func:`execute_campaign` ``(programs, runs, *, jobs, executor="local"|"pool"|"ray", address,
-  timeout_s, memory_limit_mb, store, seeds, metric, modernize, config, progress, on_record)
+  timeout_s, memory_limit_mb, store, seeds, metric, modernize, framework="auto"|"keras3"|"tf_keras"|"tf1"|"as-is",
+  config, progress, on_record)
   -> CampaignResult``: trains each program once per seed in spawned warm workers (or Ray), reusing
   stored runs; :class:`CampaignResult` holds the records and the campaign's facts (id,
   config/manifest paths, wall time, trained/reused counts, worker start-up seconds, GPU utilisation);
@@ -12,13 +13,14 @@ Public API (import from here; importing this package never imports TensorFlow):
   ``outcome`` an :class:`Outcome` (a ``str`` Enum: ``ok``, ``crash``, ``timeout``, ``memory``,
   ``missing-data``, ``lost``; :class:`UnknownOutcome` for any other stored word),
   ``metric_name``/``metric_value``/``direction``, ``metric(name)``, ``predictions``/``labels``/``correct`` of the last evaluate, ``fits``, ``evaluations``, timings,
-  ``error_type``/``error_message``/``traceback``;
+  ``error_type``/``error_message``/``traceback``, ``era``/``framework``/``rewrites`` (what the program
+  ran on and every rewrite applied before, :mod:`mutreal.program.runtime`);
 * :class:`RunStore`: the SQLite store (``records()``, ``get()``, ``to_dataframe()``, ``to_csv()``);
 * :class:`CampaignConfig`: the YAML configuration (``load``, ``to_yaml``); :func:`summarize`.
 
 Warm workers kept with ``run_campaign(..., keep_workers=True)`` are stopped by
-``mutreal.execution.pool.shutdown_idle_workers()`` or at exit. Run keys include the program text, its
-folder's data files, ``modernize``/``args``/determinism/TensorFlow threads, the seed and package
+``mutreal.execution.pool.shutdown_idle_workers()`` or at exit. Run keys include the program text (after
+its era's rewrites), the framework it runs on (but for Keras 3), its folder's data files, ``modernize``/``args``/determinism/TensorFlow threads, the seed and package
 versions; re-selecting another metric later needs no retraining (``RunRecord.metric(name)``).
 """
 

@@ -98,7 +98,7 @@ class BenchmarkCampaign:
     def _prepare(self, cfg: CampaignConfig, group: str, programs: Sequence[str | Path]) -> list[PreparedProgram]:
         if self._folders.get(group):
             cfg = dataclasses.replace(cfg, data_folders={**cfg.data_folders, **self._folders[group]})
-        return [prepare_program(Path(p), cfg.modernize, cfg.data_folder(p)) for p in programs]
+        return [prepare_program(Path(p), cfg.modernize, cfg.data_folder(p), cfg.framework) for p in programs]
 
     def write_plan(self, to_decide: Container[str] | None = None) -> CampaignPlan:
         """Record the campaign (its configuration and manifest name every bug's programs) and commit

@@ -64,6 +64,9 @@ class CampaignConfig:
     memory_limit_mb: float | None = None
     metric: str | None = None
     modernize: bool = False
+    #: The framework each program runs on: ``auto`` (its era's, :mod:`mutreal.program.runtime`),
+    #: ``keras3``, ``tf_keras``, ``tf1`` or ``as-is``; each run's framework enters its key.
+    framework: str = "auto"
     args: list[str] = field(default_factory=list)
     store: str | None = None
     threads_per_worker: int | None = None
@@ -196,7 +199,10 @@ def build_manifest(
                 "path": str(p.path),
                 "program_hash": p.program_hash,
                 "data_hash": p.data_hash,
-                "modernize_changes": p.modernize_changes,
+                "era": p.era,
+                "framework": p.framework,
+                "framework_reason": p.framework_reason,
+                "rewrites": p.rewrites,
                 "error": p.error,
             }
             for p in programs
@@ -239,11 +245,13 @@ def record_from_result(
             "campaign_id": campaign_id,
             "finished_at": _now(),
             "versions": {k: str(v) for k, v in (result.get("versions") or {}).items()},
-            "modernize_changes": task.get("modernize_changes", []),
+            "era": task.get("era", ""),
+            "framework": task.get("framework", ""),
+            "rewrites": task.get("rewrites", []),
         }
     )
-    if not config.modernize and record.error_message and _looks_legacy(record.error_message):
-        record.error_message += " (this looks like a Keras 1/2-era program: try --modernize)"
+    if record.framework == "keras3" and record.error_message and _looks_legacy(record.error_message):
+        record.error_message += " (this looks like a Keras 1/2-era program: try --framework tf_keras)"
     if config.deterministic and record.error_message and "deterministic" in record.error_message.lower():
         record.error_message += " (an op without a deterministic kernel: try --no-deterministic)"
     name, value, source = select_metric(record.fits, record.evaluations, config.metric)
@@ -339,6 +347,7 @@ def execute_campaign(
     seeds: Sequence[int] | None = None,
     metric: str | None = None,
     modernize: bool | None = None,
+    framework: str | None = None,
     keep_workers: bool | None = None,
     sandbox_mode: str | None = None,
     env: Sequence[str] | None = None,
@@ -369,12 +378,12 @@ def execute_campaign(
     cfg = campaign_config(config, {
         "programs": programs, "runs": runs, "jobs": jobs, "executor": executor, "address": address,
         "timeout_s": timeout_s, "memory_limit_mb": memory_limit_mb, "seeds": seeds, "metric": metric,
-        "modernize": modernize, "keep_workers": keep_workers, "sandbox_mode": sandbox_mode, "env": env,
-        "store": store, "data_folders": data_folders, "repeat_crashes": repeat_crashes,
+        "modernize": modernize, "framework": framework, "keep_workers": keep_workers, "sandbox_mode": sandbox_mode,
+        "env": env, "store": store, "data_folders": data_folders, "repeat_crashes": repeat_crashes,
     })  # fmt: skip
     if not cfg.programs:
         raise ValueError("no programs to run")
-    prepared = [prepare_program(Path(p), cfg.modernize, cfg.data_folder(p)) for p in cfg.programs]
+    prepared = [prepare_program(Path(p), cfg.modernize, cfg.data_folder(p), cfg.framework) for p in cfg.programs]
     opened = open_campaign(cfg, store, prepared, manifest_dir)
     try:
         plan = plan_campaign(cfg, prepared, opened.store, opened.id, env_hash=environment.environment_hash(),
@@ -408,8 +417,8 @@ def campaign_config(config: CampaignConfig | None, options: Mapping[str, Any]) -
                                                                            "data_folders"))  # fmt: skip
     overrides = {
         **{name: options.get(name) for name in ("runs", "jobs", "executor", "address", "timeout_s",
-                                                "memory_limit_mb", "metric", "modernize", "keep_workers",
-                                                "repeat_crashes")},
+                                                "memory_limit_mb", "metric", "modernize", "framework",
+                                                "keep_workers", "repeat_crashes")},
         "programs": [str(p) for p in programs] if programs is not None else None,
         "seeds": list(seeds) if seeds is not None else None,
         "sandbox": options.get("sandbox_mode"),

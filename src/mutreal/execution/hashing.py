@@ -1,7 +1,7 @@
 """Content hashes that identify a run, so that an unchanged run is never trained twice.
 
-A run's key covers everything that can change its numbers: the program text (after modernizing,
-if asked), the data files beside it, the result-affecting configuration, the seed and the package
+A run's key covers everything that can change its numbers: the program text (after the rewrites of
+its era, :mod:`mutreal.program.runtime`), the framework it runs on, the data files beside it, the result-affecting configuration, the seed and the package
 versions. File names and paths are not part of it: renaming or moving a program reuses its runs,
 unlike DeepCrime's cache by file name.
 """
@@ -122,6 +122,9 @@ def config_hash(config: dict[str, Any]) -> str:
     return sha256_text(json.dumps(config, sort_keys=True, default=str))
 
 
-def run_key(program: str, data: str, config: str, seed: int, environment: str) -> str:
-    """The store key of one run: sha256 over the four content hashes and the seed."""
-    return sha256_text(f"{program}|{data}|{config}|{seed}|{environment}")
+def run_key(program: str, data: str, config: str, seed: int, environment: str, framework: str = "keras3") -> str:
+    """The store key of one run: sha256 over the four content hashes, the seed and the framework
+    the program runs on. A Keras 3 run keeps the key it had before frameworks were chosen per
+    program (the framework is left out of it), so stores written then are reused."""
+    suffix = "" if framework in ("keras3", "") else f"|{framework}"
+    return sha256_text(f"{program}|{data}|{config}|{seed}|{environment}{suffix}")

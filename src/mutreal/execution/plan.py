@@ -65,41 +65,48 @@ class PlanStatus(TextEnum):
 
 @dataclass
 class PreparedProgram:
-    """A program read, optionally modernized, and hashed."""
+    """A program read, prepared for the framework of its era (:mod:`mutreal.program.runtime`) and hashed.
+
+    ``source`` is the text that runs (after every rewrite); ``era``, ``framework`` and ``rewrites``
+    say what was decided and done; the framework enters the run key (the same text runs differently
+    on Keras 3 and on tf_keras)."""
 
     path: Path
     source: str
     program_hash: str
     data_hash: str
-    modernize_changes: list[str] = field(default_factory=list)
     error: str | None = None
     data_folder: Path | None = None  # the folder whose data files it sees (default: its own)
+    era: str = ""
+    framework: str = "keras3"
+    rewrites: list[str] = field(default_factory=list)
+    framework_reason: str = ""
 
 
-def prepare_program(path: Path, modernize: bool, data_folder: Path | None = None) -> PreparedProgram:
-    """Read and hash a program (after modernizing it, when asked); errors are kept, not raised."""
+def prepare_program(
+    path: Path, modernize: bool, data_folder: Path | None = None, framework: str = "auto"
+) -> PreparedProgram:
+    """Read a program, decide its framework (``framework``: ``auto``, a framework, or ``as-is``),
+    rewrite and hash it; errors are kept, not raised."""
+    from mutreal.program.runtime import prepare_runtime
+
     path = Path(path)
     data_folder = Path(data_folder) if data_folder is not None else path.resolve().parent
     try:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         return PreparedProgram(path, "", "", "", error=f"cannot read {path}: {error}")
-    changes: list[str] = []
-    if modernize:
-        from mutreal.program.modernize import modernize_source
-
-        try:
-            result = modernize_source(source)
-            source, changes = result.source, [c.describe() for c in result.changes]
-        except Exception as error:  # a program LibCST cannot parse still runs, unmodernized
-            changes = [f"not modernized: {type(error).__name__}: {error}"]
+    runtime = prepare_runtime(source, framework or "auto", modernize=modernize)
     return PreparedProgram(
         path=path,
-        source=source,
-        program_hash=hashing.program_hash(source),
+        source=runtime.source,
+        program_hash=hashing.program_hash(runtime.source),
         data_hash=hashing.data_hash(data_folder),
-        modernize_changes=changes,
         data_folder=data_folder,
+        era=runtime.era,
+        framework=runtime.framework,
+        rewrites=runtime.rewrites,
+        framework_reason=runtime.reason,
     )
 
 
@@ -156,7 +163,9 @@ class CampaignPlan:
             "config_hash": run.config_hash or self.config_hash,
             "env_hash": self.env_hash,
             "memory_limit_mb": self.memory_limit_mb,
-            "modernize_changes": program.modernize_changes,
+            "era": program.era,
+            "framework": program.framework,
+            "rewrites": program.rewrites,
             "block_network": cfg.block_network,
         }
 
@@ -179,7 +188,8 @@ def run_key(program: PreparedProgram, seed: int, config_hash: str, env_hash: str
     """The content-hash key of one run (an unreadable program gets a key of its path and seed)."""
     if program.error is not None:
         return hashing.sha256_text(f"unreadable|{program.path}|{seed}")
-    return hashing.run_key(program.program_hash, program.data_hash, config_hash, seed, env_hash)
+    return hashing.run_key(program.program_hash, program.data_hash, config_hash, seed, env_hash,
+                           framework=program.framework)
 
 
 def _planned_runs(

@@ -20,6 +20,7 @@ from typing import Any
 
 from mutreal.execution.environment import gpu_devices
 from mutreal.execution.executor import Executor, ResultCallback
+from mutreal.execution.frameworks import DEFAULT as DEFAULT_FRAMEWORK
 from mutreal.execution.worker_process import (  # noqa: F401 - re-exported: service and Ray use them here
     POLL_INTERVAL_S,
     STARTUP_TIMEOUT_S,
@@ -71,10 +72,8 @@ class LocalExecutor(Executor):
         this process, e.g. adaptive rounds) instead of being stopped; :func:`shutdown_idle_workers`
         or the end of the process stops them.
         """
-        pending: queue.Queue[dict[str, Any] | None] = queue.Queue()
         task_list = list(tasks)
-        for task in task_list:
-            pending.put(task)
+        pending = _Pending(task_list)
         done: queue.Queue[tuple[dict[str, Any], dict[str, Any]] | BaseException] = queue.Queue()
         workers = self._workers(min(self.jobs, len(task_list)))
         self.workers = workers
@@ -84,10 +83,7 @@ class LocalExecutor(Executor):
         def drive(worker: WorkerProcess) -> None:
             try:
                 while not stop.is_set():
-                    try:
-                        task = pending.get_nowait()
-                    except queue.Empty:
-                        return
+                    task = pending.take(worker.framework)
                     if task is None:
                         return
                     result = worker.run(task, self.timeout_s, self.memory_limit_mb)
@@ -127,6 +123,24 @@ class LocalExecutor(Executor):
                     self.kept.append(worker)
                 else:
                     worker.kill()
+
+
+class _Pending:
+    """The tasks not started yet; a worker takes the first one of the framework its process runs,
+    else the first one (and restarts for it), so workers switch framework as rarely as they can."""
+
+    def __init__(self, tasks: list[dict[str, Any]]) -> None:
+        self.tasks = list(tasks)
+        self.lock = threading.Lock()
+
+    def take(self, framework: str) -> dict[str, Any] | None:
+        with self.lock:
+            if not self.tasks:
+                return None
+            for index, task in enumerate(self.tasks):
+                if (task.get("framework") or DEFAULT_FRAMEWORK) == framework:
+                    return self.tasks.pop(index)
+            return self.tasks.pop(0)
 
 
 _IDLE_WORKERS: list[WorkerProcess] = []

@@ -205,7 +205,17 @@ class RunRecord:
     campaign_id: str = ""
     label: str = ""
     versions: dict[str, str] = field(default_factory=dict)
+    #: The rewrites of ``--modernize`` in records written before the framework of a run was chosen per
+    #: program (they are in ``rewrites`` since); read from old stores, no longer written.
     modernize_changes: list[str] = field(default_factory=list)
+    #: The program's era as classify reads it (``keras1``, ``keras2``, ``tf2``, ``keras3``), or ``tf1``
+    #: for TensorFlow 1 graph code (:mod:`mutreal.program.runtime`); empty in records of old stores.
+    era: str = ""
+    #: The framework the run had: ``keras3``, ``tf_keras`` or ``tf1`` (empty in old stores: Keras 3).
+    framework: str = ""
+    #: Every rewrite applied to the program before it ran, one line each (era rewrites, removed APIs,
+    #: the benchmark's instrumentation removed, ``--modernize``).
+    rewrites: list[str] = field(default_factory=list)
     #: The isolation the run had: ``bwrap`` (bubblewrap sandbox) or ``none`` (see the README).
     sandbox: str = ""
     #: The signal that killed the run's first worker when the run was retried once (e.g. ``SIGKILL``).

@@ -514,6 +514,9 @@ def records_to_rows(records: Iterable[RunRecord]) -> list[dict[str, Any]]:
                 "key": record.key,
                 "campaign_id": record.campaign_id,
                 "finished_at": record.finished_at,
+                "era": record.era,
+                "framework": record.framework,
+                "rewrites": len(record.rewrites),
             }
         )
     return rows

@@ -41,7 +41,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from mutreal.execution import channel
+from mutreal.execution import channel, frameworks
 from mutreal.execution.records import Outcome
 
 #: Environment every worker starts with (set before TensorFlow is imported).
@@ -61,11 +61,28 @@ OUTPUT_TAIL_CHARS = 4000
 _OPTIONS: dict[str, Any] = {}
 
 
-def _configure_tensorflow(options: dict[str, Any]) -> dict[str, str]:
-    """Import TensorFlow/Keras once, fix threads and determinism, enable GPU memory growth."""
-    import tensorflow as tf
+def _framework() -> str:
+    return str(_OPTIONS.get("framework") or frameworks.DEFAULT)
 
+
+def install_instrumentation(block_network: bool) -> None:
+    """``instrument.install`` for this worker's framework (passed only where ``install`` takes it)."""
+    import inspect
+
+    from mutreal.execution import instrument
+
+    if "framework" in inspect.signature(instrument.install).parameters:
+        instrument.install(block_network=block_network, framework=_framework())
+    elif _framework() == "keras3":  # an instrumentation that patches Keras 3 only: nothing to patch
+        instrument.install(block_network=block_network)  # on tf_keras (the sandbox still blocks the network)
+
+
+def _configure_tensorflow(options: dict[str, Any]) -> dict[str, str]:
+    """Set up the worker's framework, import TensorFlow/Keras once, fix threads and determinism,
+    enable GPU memory growth."""
     _OPTIONS.update(options)
+    frameworks.set_up(_framework())
+    import tensorflow as tf
 
     threads = options.get("threads")
     if threads:
@@ -80,39 +97,22 @@ def _configure_tensorflow(options: dict[str, Any]) -> dict[str, str]:
         pass
     if options.get("deterministic", True):
         tf.config.experimental.enable_op_determinism()
-    import keras
     import numpy
 
-    from mutreal.execution import instrument
-
-    instrument.install(block_network=options.get("block_network", True))
+    keras = frameworks.keras_module(_framework())
+    install_instrumentation(options.get("block_network", True))
     return {
         "tensorflow": tf.__version__,
         "keras": keras.__version__,
         "numpy": numpy.__version__,
         "gpus": str(len(gpus)),
+        "framework": _framework(),
     }
 
 
 def _reset_keras(seed: int) -> None:
     """Reset Keras' global state and seed every generator, so runs with one seed are identical."""
-    import keras
-    import numpy as np
-    import tensorflow as tf
-
-    keras.backend.clear_session(free_memory=False)  # memory was freed after the previous run
-    keras.config.set_floatx("float32")
-    keras.config.set_epsilon(1e-7)
-    keras.config.set_image_data_format("channels_last")
-    with contextlib.suppress(Exception):
-        keras.mixed_precision.set_global_policy("float32")
-    with contextlib.suppress(Exception):
-        tf.config.run_functions_eagerly(False)
-    np.seterr(all="warn", under="ignore")
-    if _OPTIONS.get("deterministic", True):
-        with contextlib.suppress(Exception):  # a previous program may have turned it off
-            tf.config.experimental.enable_op_determinism()
-    keras.utils.set_random_seed(seed)
+    frameworks.reset(_framework(), seed, bool(_OPTIONS.get("deterministic", True)))
 
 
 def _close_figures() -> None:
@@ -285,7 +285,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
     from mutreal.execution import instrument
 
     seed = int(task["seed"])
-    instrument.install(block_network=task.get("block_network", True))
+    install_instrumentation(task.get("block_network", True))
     workdir, script, scratch = _prepare_workdir(task)
     saved_cwd = os.getcwd()
     saved_argv = list(sys.argv)
@@ -374,12 +374,7 @@ def cleanup_after_run() -> None:
     survivors makes later collections (Keras calls ``gc.collect`` itself) scan only new objects.
     Runs after the result is sent, so it overlaps with the caller storing the record.
     """
-    try:
-        import keras
-
-        keras.backend.clear_session(free_memory=False)
-    except Exception:
-        pass
+    frameworks.clear(_framework())
     gc.collect()
     gc.freeze()
 

@@ -39,7 +39,7 @@ from typing import Any
 
 import psutil
 
-from mutreal.execution import channel, sandbox
+from mutreal.execution import channel, frameworks, sandbox
 from mutreal.execution.records import Outcome
 from mutreal.execution.worker import WORKER_ENVIRONMENT
 
@@ -128,7 +128,11 @@ class WorkerProcess:
     """One warm worker process, restarted whenever it is killed or has served ``max_runs`` runs.
 
     ``options["sandbox"]`` (``auto``, ``bwrap``, ``none``; default ``auto``) chooses its isolation and
-    ``options["env"]`` the variables passed into its sandbox (``--env``)."""
+    ``options["env"]`` the variables passed into its sandbox (``--env``).
+
+    Its process runs one framework (:mod:`mutreal.execution.frameworks`; ``options["framework"]``
+    at first, Keras 3 by default): a task whose ``framework`` differs stops it, and the run starts a
+    process of that framework, which the next tasks reuse."""
 
     def __init__(self, options: dict[str, Any] | None = None, name: str = "worker", max_runs: int = 200):
         self.options = dict(options or {})
@@ -146,6 +150,7 @@ class WorkerProcess:
         self.keep_pids: set[int] = set()  # the sandbox's init and the worker (host pids)
         self.choice: sandbox.SandboxChoice | None = None
         self.address_limit_set = False
+        self.framework = str(self.options.get("framework") or frameworks.DEFAULT)
 
     # -- lifecycle -----------------------------------------------------------------------------
     @property
@@ -162,6 +167,7 @@ class WorkerProcess:
         sandbox.warn_fallback_once(self.choice)
         worker_options = {k: v for k, v in self.options.items() if k != "env"}  # values stay off argv
         worker_options["sandboxed"] = self.sandboxed
+        worker_options["framework"] = self.framework
         inner = [sys.executable, "-m", "mutreal.execution.worker", str(fd), json.dumps(worker_options)]
         assert self.tmpdir is not None
         if not self.sandboxed:
@@ -169,8 +175,9 @@ class WorkerProcess:
             src_root = str(Path(__file__).resolve().parents[2])
             env["PYTHONPATH"] = os.pathsep.join(p for p in (src_root, env.get("PYTHONPATH", "")) if p)
             env["TMPDIR"] = str(self.tmpdir)
-            return inner, env
+            return inner, frameworks.environment_for(self.framework, env)
         env = {**sandbox.minimal_environment(dict(self.options.get("env") or {})), **WORKER_ENVIRONMENT}
+        env = frameworks.environment_for(self.framework, env)  # passed through bubblewrap like the rest
         private_tmp = self.tmpdir / "tmp"
         (private_tmp / "home" / ".keras" / "datasets").mkdir(parents=True, exist_ok=True)
         (private_tmp / sandbox.HOST_TMP[len("/tmp/") :]).mkdir(exist_ok=True)
@@ -349,6 +356,10 @@ class WorkerProcess:
         self, task: dict[str, Any], timeout_s: float | None, memory_limit_mb: float | None
     ) -> dict[str, Any]:
         """One try of ``task``; a result with ``_signal`` set means "killed by someone else: retry"."""
+        wanted = str(task.get("framework") or frameworks.DEFAULT)
+        if wanted != self.framework:  # a process cannot change its Keras: start one of the task's
+            self.stop()
+            self.framework = wanted
         if not self.alive or self.runs_served >= self.max_runs:
             self.stop()
             try:

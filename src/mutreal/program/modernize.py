@@ -200,9 +200,10 @@ class _Modernizer(cst.CSTTransformer):
     and lines are looked up once after the walk (:meth:`changes_and_warnings`), only when there are
     notes: most modules need no positions at all."""
 
-    def __init__(self, functional: bool = False) -> None:
+    def __init__(self, functional: bool = False, keras3: bool = True) -> None:
         super().__init__()
         self.functional = functional  # the program calls Input(...): TF ops may meet KerasTensors
+        self.keras3 = keras3  # the target is Keras 3 (else Keras 2, tf_keras: TF ops on its tensors work)
         self.tensorflow_names: set[str] = set()  # names bound to the tensorflow module
         self._changes: list[tuple[cst.CSTNode, str, str, str]] = []
         self._warnings: list[tuple[cst.CSTNode, str]] = []
@@ -355,7 +356,7 @@ class _Modernizer(cst.CSTTransformer):
             return self._optimizer_call(original, updated)
         if name in ("fit", "fit_generator", "evaluate", "evaluate_generator", "predict", "predict_generator"):
             return self._fit_call(original, updated)
-        if self.functional and name in TF_OPS_ON_SYMBOLIC:
+        if self.functional and self.keras3 and name in TF_OPS_ON_SYMBOLIC:
             return self._tf_op_call(original, updated, name)
         if name == "ModelCheckpoint":
             return self._checkpoint_call(original, updated)
@@ -524,13 +525,15 @@ class _Modernizer(cst.CSTTransformer):
         return self._with_args(updated, args, kept)
 
 
-def modernize_source(source: str) -> ModernizeResult:
+def modernize_source(source: str, keras3: bool = True) -> ModernizeResult:
     """Rewrite ``source`` for current Keras; raises ``libcst.ParserSyntaxError`` if it does not parse.
 
+    ``keras3=False`` targets Keras 2 as ``tf_keras`` maintains it: the Keras 1 spellings are rewritten
+    but not what only Keras 3 rejects (TensorFlow ops on symbolic tensors, :data:`TF_OPS_ON_SYMBOLIC`).
     Python 2 programs are not converted here (``mutreal.program.source`` handles those for classify).
     """
     module = cst.parse_module(source)
-    transformer = _Modernizer(functional=bool(_FUNCTIONAL_INPUT.search(source)))
+    transformer = _Modernizer(functional=bool(_FUNCTIONAL_INPUT.search(source)), keras3=keras3)
     new_module = module.visit(transformer)
     changes, warnings = transformer.changes_and_warnings(module)
     return ModernizeResult(source=new_module.code, changes=changes, warnings=warnings)

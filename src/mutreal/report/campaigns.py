@@ -328,8 +328,10 @@ def reproduction_html(row: Mapping[str, Any]) -> str:
     if row.get("reason") or row.get("error"):
         lines.append(f'<p class="note">{_e(row.get("reason") or row.get("error"))}</p>')
     if version:
+        how = ("not repaired by the rewrites of its era" if version.get("after_era_rewrites")
+               else f"retried with --modernize: {'resolved' if version.get('resolved') else 'not resolved'}")
         lines.append(f'<p class="note">version problem: {_e(version.get("error_type"))}: {_e(version.get("error"))};'
-                     f" retried with --modernize: {'resolved' if version.get('resolved') else 'not resolved'}</p>")  # fmt: skip
+                     f" {how}</p>")  # fmt: skip
     body = []
     for side in ("buggy", "fixed"):
         series = row.get(side) or {}

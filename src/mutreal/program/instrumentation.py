@@ -1,0 +1,149 @@
+"""What in a benchmark program observes training rather than being part of it: one source for classify
+and the runner.
+
+The study counts a benchmark's own instrumentation as noise, not as the fault: callbacks that only
+watch training (TensorBoard, a checkpoint, DeepLocalize's own fault-localisation callback) and the
+timing and exit scaffolding DeepLocalize wrapped around its buggy programs. classify leaves such
+callbacks out of the comparison (:mod:`mutreal.compare.fit`, rule ``instrumentation_callbacks``:
+every callback but those of :data:`TRAINING_CALLBACKS`); the runner removes what cannot run today
+(:func:`strip_instrumentation`: the callbacks of :data:`BENCHMARK_CALLBACKS`, which exist in no
+Keras, a ``sys.exit`` that ends the program after training, and an ``assert`` pinning the library
+version the benchmark ran with), so a buggy program is not a crash
+for its instrumentation after it trained to the end. Both read the tables here.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from mutreal.extract.names import dotted
+from mutreal.program.modernize import Change
+
+#: Callbacks that change training (compared argument by argument); every other callback observes.
+TRAINING_CALLBACKS = frozenset({"EarlyStopping", "ReduceLROnPlateau", "LearningRateScheduler"})
+
+#: Callbacks a benchmark added to its programs to observe them, which no Keras release defines
+#: (DeepLocalize's ``keras.callbacks.DeepLocalize(x, y, layers, batch_size, start_time)`` lived in the
+#: benchmark's patched Keras): removed from ``callbacks=[...]`` before a run.
+BENCHMARK_CALLBACKS = frozenset({"DeepLocalize"})
+
+#: ``assert tf.__version__ == "1.8.0"``: TFBugs2018 pinned each program to the TensorFlow it ran on;
+#: the program now runs on the framework of its era instead (the pin is replaced by ``pass``).
+VERSION_ATTRIBUTE = "__version__"
+
+#: Calls that end the program: at the end of a module, after training, they are scaffolding.
+EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
+#: The training calls an exit must follow to be scaffolding (a program that only exits keeps its exit).
+TRAINING_CALLS = frozenset({"fit", "fit_generator", "train_on_batch"})
+
+
+def _last_name(node: cst.BaseExpression) -> str | None:
+    name = dotted(node)
+    return name.rsplit(".", 1)[-1] if name else None
+
+
+def _is_benchmark_callback(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Call) and _last_name(node.func) in BENCHMARK_CALLBACKS
+
+
+def _exit_statement(stmt: cst.BaseStatement) -> bool:
+    """``sys.exit(...)`` (or ``exit``/``quit``) as a statement of its own."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+    return (
+        isinstance(small, cst.Expr)
+        and isinstance(small.value, cst.Call)
+        and dotted(small.value.func) in EXIT_CALLS
+    )
+
+
+def _version_pin(node: cst.Assert) -> bool:
+    """An assert on a module's ``__version__`` (compared, sliced, or ``startswith``)."""
+    found = False
+
+    class _Finder(cst.CSTVisitor):
+        def visit_Attribute(self, attribute: cst.Attribute) -> None:
+            nonlocal found
+            found = found or attribute.attr.value == VERSION_ATTRIBUTE
+
+    node.test.visit(_Finder())
+    return found
+
+
+def _trivial(stmt: cst.BaseStatement) -> bool:
+    """A statement that cannot matter after an exit: ``pass`` or a bare string/number."""
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    return all(
+        isinstance(s, cst.Pass)
+        or (isinstance(s, cst.Expr) and isinstance(s.value, (cst.SimpleString, cst.Integer)))
+        for s in stmt.body
+    )
+
+
+class _Stripper(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (cst.metadata.PositionProvider,)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.changes: list[Change] = []
+        self.trains = False  # the module calls fit (or the like) somewhere
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.trains = self.trains or _last_name(node.func) in TRAINING_CALLS
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return self.get_metadata(cst.metadata.PositionProvider, node).start.line
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        if original.keyword is None or original.keyword.value != "callbacks":
+            return updated
+        if not isinstance(updated.value, (cst.List, cst.Tuple)):
+            return updated
+        kept = [e for e in updated.value.elements if not _is_benchmark_callback(e.value)]
+        if len(kept) == len(updated.value.elements):
+            return updated
+        for element in original.value.elements:  # type: ignore[attr-defined]
+            if _is_benchmark_callback(element.value):
+                name = dotted(element.value.func)
+                self.changes.append(Change(self._line(element), "benchmark instrumentation", f"{name}(...)",
+                                           "removed (observes training; not part of the program)"))  # fmt: skip
+        if kept:
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(value=updated.value.with_changes(elements=kept))
+
+    def leave_Assert(self, original: cst.Assert, updated: cst.Assert) -> cst.BaseSmallStatement:
+        if not _version_pin(original):
+            return updated
+        self.changes.append(Change(self._line(original), "version pin", cst.Module([]).code_for_node(original).strip(),
+                                   "pass (the program runs on the framework of its era)"))  # fmt: skip
+        return cst.Pass()
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        body = list(updated.body)
+        originals = list(original.body)
+        end = len(body)
+        while end and (_exit_statement(body[end - 1]) or _trivial(body[end - 1])):
+            end -= 1
+        exits = [i for i in range(end, len(body)) if _exit_statement(body[i])]
+        if not exits or end == 0 or not self.trains:
+            return updated
+        for i in exits:
+            self.changes.append(Change(self._line(originals[i]), "exit scaffolding",
+                                       cst.Module([]).code_for_node(originals[i]).strip(),
+                                       "removed (ends the program after its last statement)"))  # fmt: skip
+        return updated.with_changes(body=body[:end])
+
+
+def strip_instrumentation(source: str) -> tuple[str, list[Change]]:
+    """``source`` without the benchmark's instrumentation, and what was removed (each a change).
+
+    Removed: callbacks of :data:`BENCHMARK_CALLBACKS` in a ``callbacks=[...]`` list, asserts pinning a
+    library's ``__version__`` (TFBugs2018's ``assert tf.__version__ == "1.8.0"``), and the exit
+    calls that end a module that trains (``sys.exit(1)`` after the last statement that does anything,
+    in a program that calls ``fit``), which made every finished run a failure. Raises ``libcst.ParserSyntaxError`` if ``source`` does not parse."""
+    wrapper = cst.metadata.MetadataWrapper(cst.parse_module(source))
+    stripper = _Stripper()
+    new = wrapper.visit(stripper)
+    return new.code, stripper.changes

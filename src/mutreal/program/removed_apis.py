@@ -1,0 +1,125 @@
+"""Python and library APIs removed since the benchmark programs were written, rewritten to their
+successors before a run.
+
+Each entry is one the real programs hit (found by running every program of the public benchmarks):
+``time.clock`` (removed in Python 3.8; DeepLocalize times every buggy program with it) becomes
+``time.perf_counter``; ``sklearn.cross_validation`` (removed in scikit-learn 0.20) becomes
+``sklearn.model_selection``; ``keras.wrappers.scikit_learn`` (removed in Keras 2.12) becomes its
+maintained successor SciKeras, whose wrappers take the model builder as ``model=`` where Keras' took
+``build_fn=``; ``pyplot.hold`` (removed in matplotlib 3.0, its effect the default since) is dropped.
+Keras 2 methods tf_keras no longer has (``predict_classes``) are given back in its workers
+(:mod:`mutreal.execution.frameworks`). numpy's removed aliases are rewritten by :mod:`mutreal.program.modernize`.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from mutreal.extract.names import dotted
+from mutreal.program.modernize import Change
+
+#: module -> its successor (whole module paths, also as a prefix of a sub-module).
+MOVED_MODULES: dict[str, str] = {
+    "sklearn.cross_validation": "sklearn.model_selection",
+    "keras.wrappers.scikit_learn": "scikeras.wrappers",
+    "tensorflow.keras.wrappers.scikit_learn": "scikeras.wrappers",
+    "tf.keras.wrappers.scikit_learn": "scikeras.wrappers",
+}
+#: module -> {removed function: its successor in the same module}
+RENAMED_FUNCTIONS: dict[str, dict[str, str]] = {"time": {"clock": "perf_counter"}}
+#: calls removed without a successor whose effect is now the default: the call becomes ``None``
+#: (``pyplot.hold(True)``, removed in matplotlib 3.0: axes always hold their plots now)
+DEFAULT_NOW = frozenset({"plt.hold", "pyplot.hold", "matplotlib.pyplot.hold", "pylab.hold"})
+#: the SciKeras wrappers, whose builder argument is ``model=`` (Keras' wrappers: ``build_fn=``)
+SCIKERAS_WRAPPERS = frozenset({"KerasClassifier", "KerasRegressor"})
+
+
+def _name_node(name: str) -> cst.BaseExpression:
+    parts = name.split(".")
+    node: cst.BaseExpression = cst.Name(parts[0])
+    for part in parts[1:]:
+        node = cst.Attribute(node, cst.Name(part))
+    return node
+
+
+class _Rewriter(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (cst.metadata.PositionProvider,)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.changes: list[Change] = []
+        self.wrappers: set[str] = set()  # local names bound to SciKeras wrappers
+
+    def _note(self, node: cst.CSTNode, before: str, after: str) -> None:
+        line = self.get_metadata(cst.metadata.PositionProvider, node).start.line
+        self.changes.append(Change(line, "removed API", before, after))
+
+    def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.ImportFrom:
+        module = dotted(updated.module) if updated.module is not None else None
+        if module is None or updated.relative:
+            return updated
+        if module in MOVED_MODULES:
+            new = MOVED_MODULES[module]
+            self._note(original, f"from {module} import", f"from {new} import")
+            if new == "scikeras.wrappers" and not isinstance(updated.names, cst.ImportStar):
+                self.wrappers |= {(a.asname.name.value if a.asname else a.name.value)  # type: ignore[union-attr]
+                                  for a in updated.names if dotted(a.name) in SCIKERAS_WRAPPERS}  # fmt: skip
+            updated = updated.with_changes(module=_name_node(new))
+        renamed = RENAMED_FUNCTIONS.get(module)
+        if renamed and not isinstance(updated.names, cst.ImportStar):
+            names = []
+            for alias in updated.names:
+                old = dotted(alias.name)
+                if old in renamed:
+                    self._note(original, f"from {module} import {old}", f"from {module} import {renamed[old]}")
+                    bound = alias.asname or cst.AsName(cst.Name(old))
+                    alias = alias.with_changes(name=cst.Name(renamed[old]), asname=bound)
+                names.append(alias)
+            updated = updated.with_changes(names=names)
+        return updated
+
+    def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
+        names = []
+        for alias in updated.names:
+            name = dotted(alias.name) or ""
+            if name in MOVED_MODULES and alias.asname is not None:  # ``import a.b as m``: the binding stays
+                self._note(original, f"import {name}", f"import {MOVED_MODULES[name]}")
+                alias = alias.with_changes(name=_name_node(MOVED_MODULES[name]))
+            names.append(alias)
+        return updated.with_changes(names=names)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        name = dotted(original)
+        if name is None or "." not in name:
+            return updated
+        module, last = name.rsplit(".", 1)
+        if last in RENAMED_FUNCTIONS.get(module, {}):
+            new = f"{module}.{RENAMED_FUNCTIONS[module][last]}"
+            self._note(original, name, new)
+            return _name_node(new)
+        return updated
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        callee = dotted(original.func) or ""
+        if callee in DEFAULT_NOW:
+            self._note(original, f"{callee}(...)", "None (its effect is the default now)")
+            return cst.Name("None")
+        if callee not in self.wrappers and not callee.startswith("scikeras.wrappers."):
+            return updated
+        args = []
+        for arg in updated.args:
+            if arg.keyword is not None and arg.keyword.value == "build_fn":
+                self._note(original, "build_fn=", "model=")
+                arg = arg.with_changes(keyword=cst.Name("model"))
+            args.append(arg)
+        return updated.with_changes(args=args)
+
+
+def rewrite_removed_apis(source: str) -> tuple[str, list[Change]]:
+    """``source`` with the removed APIs of this module's tables rewritten, and each change.
+
+    Raises ``libcst.ParserSyntaxError`` if ``source`` does not parse."""
+    wrapper = cst.metadata.MetadataWrapper(cst.parse_module(source))
+    rewriter = _Rewriter()
+    new = wrapper.visit(rewriter)
+    return new.code, rewriter.changes

@@ -1,0 +1,211 @@
+"""Which framework a program runs on, decided from its source, and the rewrites that get it there.
+
+Benchmark programs were written for Keras 1 or 2, ``tf.keras`` or TensorFlow 1; the installed Keras 3
+rejects much of them and is stricter about shapes, so run as they are most of them crash before the
+fault is reached, which says nothing about the fault. Each program therefore runs, by default, on
+the framework of its era:
+
+* ``keras3``: a program without Keras 1/2-only API runs as it is: classify's era ``keras3``, a
+  program that reaches Keras only through the top-level ``keras`` namespace, and a ``tf.keras``
+  program (era ``tf2``) that uses nothing Keras 3 removed. ``tf.keras`` *is* Keras 3 since
+  TensorFlow 2.16, and measured on the dev SFData bugs (``tf.keras`` programs written for TF 2.x)
+  Keras 3 reproduces more of them (33 of 43) than tf_keras (28): their curated versions use Keras 3
+  API (``tf.keras.ops``), unbuilt-model summaries and the like.
+* ``tf_keras``: a program with Keras 1/2-only evidence (classify's era ``keras1`` or ``keras2`` with
+  evidence, standalone ``keras`` in Keras 2's package layout, Keras 2 API that Keras 3 removed such
+  as ``lr=`` or ``fit_generator``, TensorFlow 1 names the converter renames) runs on Keras 2 as it
+  is maintained today, the ``tf_keras`` package: its worker sets ``TF_USE_LEGACY_KERAS=1`` before
+  TensorFlow is imported (so ``tf.keras`` is ``tf_keras``) and resolves ``keras`` imports to
+  ``tf_keras`` (:mod:`mutreal.execution.frameworks`), after the Keras 1 spellings are rewritten
+  (:mod:`mutreal.program.modernize`, for Keras 2: TensorFlow ops on Keras tensors stay).
+* ``tf1``: a TensorFlow 1 graph program (TensorFlow's converter renames its API, and it uses sessions
+  or placeholders) runs converted (:mod:`mutreal.program.tf_upgrade`) in graph mode
+  (``tf.compat.v1.disable_v2_behavior()``), its Keras on ``tf_keras`` too.
+
+Every program not run on Keras 3 also gets: Python 2 syntax upgraded, removed Python/library APIs
+rewritten (:mod:`mutreal.program.removed_apis`) and the benchmark's own instrumentation removed
+(:mod:`mutreal.program.instrumentation`). Every rewrite is listed, one line each, in the run record,
+the campaign manifest and (through the rewritten text's hash and the framework) the run key.
+
+The choice can be forced: ``auto`` (the default), ``keras3``/``tf_keras``/``tf1`` (that framework,
+with its rewrites), ``as-is`` (the installed Keras 3, the text untouched, as before this module).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from mutreal.program.modernize import Change
+
+#: The frameworks a program can run on (a worker runs one of them for its whole life).
+FRAMEWORKS = ("keras3", "tf_keras", "tf1")
+#: What ``--framework`` accepts.
+CHOICES = ("auto", *FRAMEWORKS, "as-is")
+#: Imports from Keras 2's package layout (``from keras.models import``, ``keras.layers.core``):
+#: a program written before Keras 3, even when it shows no other era-specific spelling.
+_KERAS2_LAYOUT = re.compile(
+    r"^\s*(?:from\s+keras\.(?:models|layers|optimizers|callbacks|utils|preprocessing|wrappers|engine|"
+    r"backend|regularizers|initializers|constraints|datasets|losses|metrics|activations|applications)\b|"
+    r"import\s+keras\.)",
+    re.M,
+)
+#: ``tf.keras`` in any spelling: Keras 2 before TensorFlow 2.16 made it Keras 3
+_TF_KERAS = re.compile(r"\b(?:tf|tensorflow)\.keras\b|^\s*from\s+tensorflow\s+import\s+(?:\w+\s*,\s*)*keras\b", re.M)
+_IMPORTS_TF = re.compile(r"^\s*(?:import\s+tensorflow|from\s+tensorflow\b)", re.M)
+
+
+@dataclass
+class RuntimeSource:
+    """A program ready to run: its era (classify's, or ``tf1``), the framework it runs on, the text
+    to run, every rewrite applied (one line each) and why the framework was chosen."""
+
+    era: str
+    framework: str
+    source: str
+    rewrites: list[str] = field(default_factory=list)
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"era": self.era, "framework": self.framework, "rewrites": list(self.rewrites), "reason": self.reason}
+
+
+def classify_era(source: str) -> tuple[str, list[str]]:
+    """classify's era of ``source`` (``keras1``/``keras2``/``tf2``/``keras3``) and its evidence;
+    ``unknown`` for a text the extractor cannot read."""
+    try:
+        from mutreal.extract import extract_source
+
+        model = extract_source(source)
+    except Exception as error:  # noqa: BLE001 - a program classify cannot read still runs
+        return "unknown", [f"not read by the extractor: {type(error).__name__}"]
+    return model.era, list(model.era_evidence)
+
+
+def _assumed(evidence: list[str]) -> bool:
+    return any("assumed" in line for line in evidence)
+
+
+def _framework_of_era(era: str, evidence: list[str], source: str, tf1_api: bool) -> tuple[str, str, bool]:
+    """(framework, why, whether the era's rewrites apply) of a program read as ``era``; ``tf1_api``:
+    TensorFlow's converter renamed TensorFlow 1 names in it."""
+    if era == "keras3":
+        return "keras3", "a Keras 3 program: runs as it is", False
+    uses_keras = bool(re.search(r"\bkeras\b", source))
+    if not uses_keras and not _IMPORTS_TF.search(source):
+        return "keras3", "no Keras or TensorFlow import: removed Python/numpy APIs rewritten", True
+    if era == "keras1" or (era == "keras2" and not _assumed(evidence)):
+        return "tf_keras", f"era {era}: runs on Keras 2 (tf_keras)", True
+    if _KERAS2_LAYOUT.search(source):
+        return "tf_keras", "imports from Keras 2's package layout: runs on Keras 2 (tf_keras)", True
+    if tf1_api:
+        return "tf_keras", "uses TensorFlow 1 API (converted): runs with tf.keras as Keras 2 (tf_keras)", True
+    if _needs_modernizing(source):
+        return "tf_keras", "uses Keras 2 API Keras 3 removed (see its rewrites): runs on Keras 2 (tf_keras)", True
+    if era == "unknown":
+        return "tf_keras", "not read by the extractor, imports Keras/TensorFlow: runs on Keras 2 (tf_keras)", True
+    # tf.keras (era tf2) or the top-level keras namespace without any Keras 1/2-only spelling: what
+    # TensorFlow >= 2.16 gives it (Keras 3) runs it; measured on SFData's tf.keras programs, Keras 3
+    # reproduces more of them than tf_keras (see the README)
+    return "keras3", f"era {era} without Keras 1/2-only API: runs as it is (tf.keras is Keras 3 today)", False
+
+
+def _needs_modernizing(source: str) -> bool:
+    try:
+        return bool(_modernized(source, keras3=False)[1])
+    except Exception:  # noqa: BLE001 - not parsed: no evidence
+        return False
+
+
+def _python3(source: str) -> tuple[str, list[str]]:
+    import ast
+
+    try:
+        ast.parse(source)
+        return source, []
+    except (SyntaxError, ValueError):
+        from mutreal.program.source import upgrade_python2
+
+        upgraded = upgrade_python2(source)
+        if upgraded is None:
+            return source, []
+        try:
+            ast.parse(upgraded)
+        except (SyntaxError, ValueError):
+            return source, []
+        return upgraded, ["Python 2 syntax upgraded (print statements, except clauses)"]
+
+
+def _apply(step: Any, source: str, rewrites: list[str], label: str) -> str:
+    """One LibCST rewrite step; a program it cannot parse runs without it (said in the rewrites)."""
+    try:
+        new, changes = step(source)
+    except Exception as error:  # noqa: BLE001 - an unparseable program still runs, unrewritten
+        rewrites.append(f"not {label}: {type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else ''}")
+        return source
+    rewrites.extend(c.describe() if isinstance(c, Change) else str(c) for c in changes)
+    return new
+
+
+def _modernized(source: str, keras3: bool = True) -> tuple[str, list[Change]]:
+    from mutreal.program.modernize import modernize_source
+
+    result = modernize_source(source, keras3=keras3)
+    return result.source, result.changes
+
+
+def _modernized_for_keras2(source: str) -> tuple[str, list[Change]]:
+    return _modernized(source, keras3=False)
+
+
+def _legacy_rewrites(source: str, rewrites: list[str], framework: str) -> str:
+    from mutreal.program.instrumentation import strip_instrumentation
+    from mutreal.program.removed_apis import rewrite_removed_apis
+
+    source = _apply(_modernized if framework == "keras3" else _modernized_for_keras2, source, rewrites, "modernized")
+    source = _apply(rewrite_removed_apis, source, rewrites, "rewritten for removed APIs")
+    return _apply(strip_instrumentation, source, rewrites, "stripped of instrumentation")
+
+
+def prepare_runtime(source: str, choice: str = "auto", *, modernize: bool = False) -> RuntimeSource:
+    """Decide the framework ``source`` runs on (``choice``: one of :data:`CHOICES`) and rewrite it.
+
+    ``modernize`` applies the Keras 1/2 rewrite on Keras 3 too (``--modernize``: an old program run
+    on Keras 3 by choice). Never raises for a bad program: what cannot be rewritten runs as it is
+    and fails at run time with its own error (a ``version_problem`` where that error is a removed API)."""
+    if choice not in CHOICES:
+        raise ValueError(f"unknown framework {choice!r}: choose one of {', '.join(CHOICES)}")
+    era, evidence = classify_era(source)
+    if choice == "as-is":
+        rewrites: list[str] = []
+        if modernize:
+            source = _apply(_modernized, source, rewrites, "modernized")
+        return RuntimeSource(era, "keras3", source, rewrites, "--framework as-is: the installed Keras, text as written")
+    text, rewrites = _python3(source)
+    if era == "unknown" and rewrites:
+        era, evidence = classify_era(text)
+    upgrade = None
+    if choice in ("auto", "tf1") and era != "keras3" and _IMPORTS_TF.search(text):
+        from mutreal.program.tf_upgrade import upgrade_tf1
+
+        upgrade = upgrade_tf1(text)
+    rewrite = True
+    if choice != "auto":
+        framework, reason = choice, f"--framework {choice}"
+    elif upgrade is not None and upgrade.graph_mode:  # also code written with tf.compat.v1 already
+        era, framework = "tf1", "tf1"
+        reason = "TensorFlow 1 graph code (sessions, placeholders, tf.gradients): run in graph mode"
+    else:
+        tf1_api = upgrade is not None and upgrade.tf1_api
+        framework, reason, rewrite = _framework_of_era(era, evidence, text, tf1_api)
+    if framework == "keras3" and not rewrite:
+        if modernize:
+            text = _apply(_modernized, text, rewrites, "modernized")
+        return RuntimeSource(era, "keras3", text if rewrites else source, rewrites, reason)
+    if upgrade is not None and upgrade.changed and framework != "keras3":
+        text = upgrade.source
+        rewrites.extend(f"line {c.line}: {c.kind}: {c.before}" for c in upgrade.changes)
+        rewrites.extend(f"not converted by tf_upgrade_v2: {p}" for p in upgrade.problems)
+    text = _legacy_rewrites(text, rewrites, framework)
+    return RuntimeSource(era, framework, text, rewrites, reason)
