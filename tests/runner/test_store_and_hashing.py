@@ -108,3 +108,48 @@ def test_config_rejects_unknown_keys():
 
     with pytest.raises(ValueError, match="unknown campaign configuration keys: colour"):
         CampaignConfig.from_yaml("runs: 2\ncolour: red\n")
+
+
+def _side(root: Path, name: str, model_body: str) -> Path:
+    """A benchmark side whose entry file is the same on both sides and whose fault sits in model.py."""
+    side = root / name
+    (side / "helpers").mkdir(parents=True)
+    (side / "train.py").write_text("import model\nfrom helpers import scale\nprint(model.build(), scale)\n")
+    (side / "model.py").write_text(model_body)
+    (side / "helpers" / "__init__.py").write_text("scale = 255\n")
+    return side / "train.py"
+
+
+def test_program_key_covers_the_local_modules_it_imports(tmp_path: Path):
+    """Defects4ML-like sides: identical train.py, the fault in model.py beside it. The two sides
+    must not share a run key (before, the second side silently got the first side's run)."""
+    from mutreal.execution.plan import prepare_program
+
+    buggy = prepare_program(_side(tmp_path, "buggy", "def build():\n    return 'relu'\n"), False, framework="as-is")
+    fixed = prepare_program(_side(tmp_path, "fixed", "def build():\n    return 'softmax'\n"), False, framework="as-is")
+    assert buggy.source == fixed.source
+    assert buggy.program_hash != fixed.program_hash
+    # a package imported by the program counts too
+    (tmp_path / "fixed" / "helpers" / "__init__.py").write_text("scale = 1\n")
+    assert prepare_program(tmp_path / "fixed" / "train.py", False, framework="as-is").program_hash != fixed.program_hash
+
+
+def test_a_program_without_local_imports_keeps_its_text_hash(tmp_path: Path):
+    """Installed packages and missing modules are not part of the key: single-file programs keep
+    the keys their stored runs have."""
+    from mutreal.execution.plan import prepare_program
+
+    program = tmp_path / "alone.py"
+    program.write_text("import numpy as np\nimport os.path\nfrom missing_module import x\nprint(np, x)\n")
+    (tmp_path / "unrelated.py").write_text("print('not imported')\n")
+    prepared = prepare_program(program, False, framework="as-is")
+    assert prepared.program_hash == hashing.program_hash(prepared.source)
+    assert hashing.local_modules(program.read_text(), [tmp_path]) == []
+
+
+def test_local_modules_follow_imports_between_modules_and_stop_on_cycles(tmp_path: Path):
+    (tmp_path / "a.py").write_text("import b\n")
+    (tmp_path / "b.py").write_text("from . import c\nimport a\n")
+    (tmp_path / "c.py").write_text("x = (\n")  # a module Python cannot parse imports nothing
+    found = hashing.local_modules("import a\n", [tmp_path])
+    assert [p.name for p in found] == ["a.py", "b.py", "c.py"]

@@ -8,6 +8,8 @@ unlike DeepCrime's cache by file name.
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import hashlib
 import json
 import os
@@ -115,6 +117,69 @@ def data_hash(folder: Path) -> str:
     result = digest.hexdigest()
     _DATA_HASH_CACHE[cache_key] = result
     return result
+
+
+def _imported_top_names(source: str) -> set[str]:
+    """Top-level names a program imports (``import a.b`` and ``from a.b import c`` give ``a``;
+    ``from . import c`` gives ``c``); a text Python cannot parse imports nothing we can see."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+            elif node.level > 0:
+                names.update(
+                    [node.module.split(".")[0]] if node.module else [alias.name for alias in node.names]
+                )
+    return names
+
+
+def local_modules(source: str, folders: list[Path], max_modules: int = 200) -> list[Path]:
+    """The Python files beside a program that it imports, directly or through each other.
+
+    A benchmark's fault may sit in a helper module next to an identical entry file (the buggy and
+    fixed ``train.py`` the same, ``model.py`` not): those files are part of what runs, so they
+    belong in the run key. A module is ``<folder>/<name>.py`` or every ``.py`` of the package
+    ``<folder>/<name>/``; only the program's own folders are searched, never installed packages.
+    """
+    roots = [Path(f).resolve() for f in folders]
+    found: dict[Path, None] = {}
+    pending = [source]
+    while pending and len(found) < max_modules:
+        for name in sorted(_imported_top_names(pending.pop())):
+            for root in roots:
+                candidates = [root / f"{name}.py"]
+                package = root / name
+                if (package / "__init__.py").is_file():
+                    candidates = sorted(package.rglob("*.py"))
+                for path in candidates:
+                    if path.is_file() and path not in found and len(found) < max_modules:
+                        found[path] = None
+                        with contextlib.suppress(OSError):
+                            pending.append(path.read_text(encoding="utf-8", errors="replace"))
+    return sorted(found)
+
+
+def modules_hash(source: str, folders: list[Path]) -> str:
+    """Hash of the local modules a program imports (names relative to their folder, and texts);
+    empty when it imports none, so the run keys of single-file programs are unchanged."""
+    modules = local_modules(source, folders)
+    if not modules:
+        return ""
+    digest = hashlib.sha256()
+    for path in modules:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
+        except OSError:
+            text = "unreadable"
+        digest.update(path.name.encode() + b"\0" + text.encode() + b"\0")
+    return digest.hexdigest()
 
 
 def config_hash(config: dict[str, Any]) -> str:

@@ -97,10 +97,13 @@ def prepare_program(
     except (OSError, UnicodeDecodeError) as error:
         return PreparedProgram(path, "", "", "", error=f"cannot read {path}: {error}")
     runtime = prepare_runtime(source, framework or "auto", modernize=modernize)
+    # the helper modules it imports from its folders run too: a fault may sit there alone
+    modules = hashing.modules_hash(source, list(dict.fromkeys([path.resolve().parent, data_folder.resolve()])))
+    text_hash = hashing.program_hash(runtime.source)
     return PreparedProgram(
         path=path,
         source=runtime.source,
-        program_hash=hashing.program_hash(runtime.source),
+        program_hash=hashing.sha256_text(f"{text_hash}|{modules}") if modules else text_hash,
         data_hash=hashing.data_hash(data_folder),
         data_folder=data_folder,
         era=runtime.era,
