@@ -15,6 +15,7 @@ import contextlib
 import io
 import logging
 import re
+import warnings
 from dataclasses import dataclass, field
 
 from mutreal.program.modernize import Change
@@ -71,7 +72,11 @@ def upgrade_tf1(source: str) -> Upgrade:
     for logger in quiet:
         logger.setLevel(logging.ERROR)
     try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        # the converter walks the tree with ast's deprecated visit_Num/visit_Str hooks: its
+        # DeprecationWarnings are TensorFlow's, not the user's program's
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
             processed, new, logs, errors = upgrader.update_string_pasta(source, "<program>")
     except Exception as error:  # noqa: BLE001 - the converter's own failure: the program stays as it is
         return Upgrade(source, problems=[f"tf_upgrade_v2 failed: {type(error).__name__}: {error}"])
