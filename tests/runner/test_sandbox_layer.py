@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
@@ -122,18 +123,29 @@ def test_kill_namespace_others_leaves_only_the_init_and_the_worker(bwrap, tmp_pa
     choice = bwrap
     private = tmp_path / "p"
     private.mkdir()
-    script = "(setsid sh -c 'sleep 300' &) ; (sleep 300 &) ; echo started; exec sleep 300"
+    # the main process sleeps 301 s so that it is told from the orphaned background sleeps, which
+    # init adopts too (same parent, and pid order says nothing once pids wrap around)
+    script = "(setsid sh -c 'sleep 300' &) ; (sleep 300 &) ; echo started; exec sleep 301"
     command = sandbox.bwrap_command(["/bin/sh", "-c", script], private, choice.user_namespace)
     outer = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=sandbox.minimal_environment())
     try:
         assert outer.stdout.readline().strip() == "started"
-        deadline = time.monotonic() + 10
         tree = psutil.Process(outer.pid)
-        while time.monotonic() < deadline and len(tree.children(recursive=True)) < 4:
+        init = tree.children()[0]  # bwrap's init inside the namespace, the outer bwrap's only child
+
+        def main_process() -> psutil.Process | None:
+            # "started" is printed before the shell execs into sleep 301: wait for the exec too
+            for p in init.children():
+                with contextlib.suppress(psutil.Error):
+                    if p.cmdline()[:2] == ["sleep", "301"]:
+                        return p
+            return None
+
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and (len(tree.children(recursive=True)) < 4 or main_process() is None):
             time.sleep(0.05)
-        processes = tree.children(recursive=True)
-        init = processes[0]
-        main = next(p for p in processes if p.ppid() == init.pid and p.cmdline()[:2] == ["sleep", "300"])
+        main = main_process()
+        assert main is not None
         killed = sandbox.kill_namespace_others(outer.pid, {init.pid, main.pid})
         assert killed >= 2
         assert {p.pid for p in tree.children(recursive=True)} == {init.pid, main.pid}
