@@ -2,7 +2,7 @@
 
 Each row's example programs (``taxonomy/decisions/<ID>/{buggy,fixed}.py``) are classified and must
 give the row's codes; the table and the code are checked against each other: every row is applied
-by some function (:func:`mutreal.compare.decisions.applies`), every id the code names is a row.
+by some function (:func:`mutreal.decisions.applies`), every id the code names is a row.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import mutreal
 import mutreal.compare  # noqa: F401  (registers the comparison's decisions)
 import mutreal.extract.walker  # noqa: F401  (registers the graph front-end's decisions: HNE-graph-epochs)
 import mutreal.label.codes  # noqa: F401  (registers the labels' decisions)
-from mutreal.compare.decisions import APPLIED_BY, DecisionId
+from mutreal.decisions import APPLIED_BY, DecisionId
 from mutreal.label.taxonomy import load_decisions
 from mutreal.resources import data_dir
 

@@ -10,10 +10,10 @@ import re
 from mutreal.compare.alignment import pair_by_index
 from mutreal.compare.components import FaultComponent, change_of, make_component, value_location
 from mutreal.compare.context import CompareContext
-from mutreal.compare.decisions import DecisionId as D
-from mutreal.compare.decisions import applies
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.values import number, values_equal
+from mutreal.decisions import DecisionId as D
+from mutreal.decisions import applies
 from mutreal.program.model import Compile, Value, compile_path
 
 #: a call written out, ``Name(...)`` or ``module.Name(...)``, as the whole expression

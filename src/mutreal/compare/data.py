@@ -16,12 +16,12 @@ import libcst
 
 from mutreal.compare.components import FaultComponent, make_component
 from mutreal.compare.context import CompareContext
-from mutreal.compare.decisions import DecisionId as D
-from mutreal.compare.decisions import applies
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.noise import data_source_swapped, noise_rule
 from mutreal.compare.training_data import TRAIN_ROLES, follows_other_array, without_runtime_calls
 from mutreal.compare.values import items, values_equal
+from mutreal.decisions import DecisionId as D
+from mutreal.decisions import applies
 from mutreal.program.model import DATA_ROLES, DataOp, DataSource, DataVar, ProgramModel, Value, data_path
 
 #: preprocessing operations that count (decision CPP-steps); astype/array conversions, slices, splits,

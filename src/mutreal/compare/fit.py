@@ -13,11 +13,11 @@ from typing import Any
 from mutreal.compare.alignment import pair_by_index
 from mutreal.compare.components import FaultComponent, change_of, make_component, value_location
 from mutreal.compare.context import CompareContext
-from mutreal.compare.decisions import DecisionId as D
-from mutreal.compare.decisions import applies
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.noise import data_source_swapped, noise_rule
 from mutreal.compare.values import number, short, values_equal
+from mutreal.decisions import DecisionId as D
+from mutreal.decisions import applies
 from mutreal.program.instrumentation import TRAINING_CALLBACKS
 from mutreal.program.model import Fit, evaluation_path, fit_path
 

@@ -16,8 +16,6 @@ import libcst
 from mutreal.compare.alignment import align_layers_with_ties, compared_layer_args, layer_base, pair_models
 from mutreal.compare.components import FaultComponent, change_of, make_component, value_location
 from mutreal.compare.context import CompareContext
-from mutreal.compare.decisions import DecisionId as D
-from mutreal.compare.decisions import applies
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.noise import noise_rule
 from mutreal.compare.values import (
@@ -29,6 +27,8 @@ from mutreal.compare.values import (
     short,
     values_equal,
 )
+from mutreal.decisions import DecisionId as D
+from mutreal.decisions import applies
 from mutreal.program import keras_api
 from mutreal.program.model import FoldedLayer, KerasModel, Layer, ProgramModel, Value, layer_path
 

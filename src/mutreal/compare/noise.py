@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mutreal.compare.decisions import DecisionId, applies
+from mutreal.decisions import DecisionId, applies
 
 if TYPE_CHECKING:
     from mutreal.compare.context import CompareContext

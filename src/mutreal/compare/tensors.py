@@ -14,9 +14,9 @@ from difflib import SequenceMatcher
 
 from mutreal.compare.components import FaultComponent, make_component
 from mutreal.compare.context import CompareContext
-from mutreal.compare.decisions import DecisionId as D
-from mutreal.compare.decisions import applies
 from mutreal.compare.kinds import ComponentKind as K
+from mutreal.decisions import DecisionId as D
+from mutreal.decisions import applies
 from mutreal.program.model import ProgramModel, TensorOp
 
 #: operations compared only where both programs have them: a variable or a declared shape one

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 from mutreal.compare.components import FaultComponent, make_component
 from mutreal.compare.context import CompareContext
-from mutreal.compare.decisions import DecisionId as D
-from mutreal.compare.decisions import applies
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.noise import noise_rule
 from mutreal.compare.source_facts import RUNTIME_TRAINING_DATA, RuntimeCall
+from mutreal.decisions import DecisionId as D
+from mutreal.decisions import applies
 from mutreal.program.model import DataOp, DataVar, ProgramModel, data_path
 
 #: data roles compared in full; for the other roles (test and prediction inputs) only steps the

@@ -17,8 +17,8 @@ from typing import Any
 
 import libcst as cst
 
-from mutreal.compare.decisions import DecisionId as D
-from mutreal.compare.decisions import applies
+from mutreal.decisions import DecisionId as D
+from mutreal.decisions import applies
 from mutreal.extract.interpreter.values import Env, OptimizerObj, Unknown
 from mutreal.extract.tf_graph import NOT_GRAPH, GraphTensor, SessionObj, TfGraphLayers, TrainOp
 from mutreal.extract.tf_graph_data import TutorialData

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from mutreal.compare.components import FaultComponent
-from mutreal.compare.decisions import DecisionId, applies
 from mutreal.compare.kinds import ComponentKind as K
+from mutreal.decisions import DecisionId, applies
 from mutreal.label.taxonomy import load_taxonomy
 
 KERAS_ONLY_REASON = "none: DeepCrime mutates Keras programs only"
