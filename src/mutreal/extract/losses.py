@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import copy
 import re
+from collections.abc import Callable
 
 #: cheap pre-test: a gradient call, or ``loss=`` followed by a bare name (not a string, not a module path)
 _MAYBE_CUSTOM_LOSS = re.compile(r"\.gradient\(|\bloss\s*=\s*[A-Za-z_]\w*\s*[,)\n]")
@@ -86,18 +87,37 @@ def find_loss_functions(source: str, tree: ast.Module | None = None) -> dict[str
     the program has none, when the text cannot be parsed by ``ast`` (Python 2 left in a snippet) or
     when the function is not defined in this file.
     """
-    if not _MAYBE_CUSTOM_LOSS.search(source):
+    return user_function_bodies(source, tree, _MAYBE_CUSTOM_LOSS, _loss_names, _def_functions)
+
+
+def _def_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    """Every ``def f`` of the file, by name (the first one of a name)."""
+    defs: dict[str, ast.FunctionDef] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            defs.setdefault(node.name, node)
+    return defs
+
+
+def user_function_bodies(
+    source: str,
+    tree: ast.Module | None,
+    marker: re.Pattern[str],
+    names_of: Callable[[ast.Module], list[str]],
+    functions_of: Callable[[ast.Module], dict[str, ast.FunctionDef]],
+) -> dict[str, tuple[int, str]]:
+    """Function name -> (line, normalised body) for the user functions ``names_of`` names in a file
+    (a loss, a learning-rate schedule). ``marker`` is a cheap text test that skips the parse of
+    programs that cannot have one; a text ``ast`` cannot parse has none."""
+    if not marker.search(source):
         return {}
     if tree is None:
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return {}
-    names = _loss_names(tree)
+    names = names_of(tree)
     if not names:
         return {}
-    defs: dict[str, ast.FunctionDef] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef):
-            defs.setdefault(node.name, node)
+    defs = functions_of(tree)
     return {n: (defs[n].lineno, normalised_body(defs[n])) for n in names if n in defs}

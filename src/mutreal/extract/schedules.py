@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
-from mutreal.extract.losses import normalised_body
+from mutreal.extract.losses import user_function_bodies
 
 #: cheap pre-test: a scheduler callback, or a learning rate computed by calling a name
 _MAYBE_SCHEDULE = re.compile(r"LearningRateScheduler|\b(?:lr|learning_rate)\s*=\s*[A-Za-z_]\w*\s*[(,)\n]")
@@ -74,15 +74,4 @@ def find_schedule_functions(source: str, tree: ast.Module | None = None) -> dict
     Empty when the program has none, when ``ast`` cannot parse the text, or when the named function
     is not defined in this file (a number held in a variable named ``lr`` is no function).
     """
-    if not _MAYBE_SCHEDULE.search(source):
-        return {}
-    if tree is None:
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return {}
-    names = _schedule_names(tree)
-    if not names:
-        return {}
-    defs = _functions(tree)
-    return {n: (defs[n].lineno, normalised_body(defs[n])) for n in names if n in defs}
+    return user_function_bodies(source, tree, _MAYBE_SCHEDULE, _schedule_names, _functions)
