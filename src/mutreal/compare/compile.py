@@ -158,29 +158,10 @@ def compare_loss_functions(ctx: CompareContext) -> list[FaultComponent]:
     calculation (LWC). Bodies compare without docstrings, prints, formatting and with parameters
     and locals renamed by position (:mod:`mutreal.extract.losses`); functions pair by name, or the
     only one of each program with the other's."""
-    buggy, fixed = ctx.buggy, ctx.fixed
-    bl, fl = buggy.loss_functions, fixed.loss_functions
-    pairs = [(n, n) for n in bl if n in fl]
-    if not pairs and len(bl) == len(fl) == 1:
-        pairs = [(next(iter(bl)), next(iter(fl)))]
-    out: list[FaultComponent] = []
-    for bn, fn in pairs:
-        (b_line, b_body), (f_line, f_body) = bl[bn], fl[fn]
-        if b_body == f_body:
-            continue
-        out.append(
-            make_component(
-                compile_path(0, "loss"),
-                K.COMPILE_LOSS_CALCULATION,
-                "changed",
-                f"{bn}: " + " ".join(b_body.split()),
-                f"{fn}: " + " ".join(f_body.split()),
-                (buggy.path, b_line),
-                (fixed.path, f_line),
-                function=fn,
-            )
-        )
-    return out
+    return _rewritten_functions(
+        ctx, ctx.buggy.loss_functions, ctx.fixed.loss_functions, compile_path(0, "loss"),
+        K.COMPILE_LOSS_CALCULATION, "function",
+    )  # fmt: skip
 
 
 @applies(D.HLR_SCHEDULE)
@@ -192,28 +173,42 @@ def compare_learning_rate_schedules(ctx: CompareContext) -> list[FaultComponent]
     lambda equals the function returning its expression); functions pair by name, or the only one
     of each program with the other's. A rate the compile pass already found changed (the schedule
     folded into the optimizer's rate) is that same change, coded once."""
-    buggy, fixed = ctx.buggy, ctx.fixed
     if ctx.learning_rate_changed:
         return []
-    bs, fs = buggy.schedule_functions, fixed.schedule_functions
-    pairs = [(n, n) for n in bs if n in fs]
-    if not pairs and len(bs) == len(fs) == 1:
-        pairs = [(next(iter(bs)), next(iter(fs)))]
+    return _rewritten_functions(
+        ctx, ctx.buggy.schedule_functions, ctx.fixed.schedule_functions,
+        compile_path(0, "optimizer", "learning_rate"), K.COMPILE_LEARNING_RATE, "schedule",
+    )  # fmt: skip
+
+
+def _rewritten_functions(
+    ctx: CompareContext,
+    buggy_bodies: dict[str, tuple[int, str]],
+    fixed_bodies: dict[str, tuple[int, str]],
+    path: str,
+    kind: K,
+    detail_key: str,
+) -> list[FaultComponent]:
+    """One component per user function whose normalised body the fix rewrote; functions pair by
+    name, or the only one of each program with the other's (a loss, a learning-rate schedule)."""
+    pairs = [(n, n) for n in buggy_bodies if n in fixed_bodies]
+    if not pairs and len(buggy_bodies) == len(fixed_bodies) == 1:
+        pairs = [(next(iter(buggy_bodies)), next(iter(fixed_bodies)))]
     out: list[FaultComponent] = []
     for bn, fn in pairs:
-        (b_line, b_body), (f_line, f_body) = bs[bn], fs[fn]
+        (b_line, b_body), (f_line, f_body) = buggy_bodies[bn], fixed_bodies[fn]
         if b_body == f_body:
             continue
         out.append(
             make_component(
-                compile_path(0, "optimizer", "learning_rate"),
-                K.COMPILE_LEARNING_RATE,
+                path,
+                kind,
                 "changed",
                 f"{bn}: " + " ".join(b_body.split()),
                 f"{fn}: " + " ".join(f_body.split()),
-                (buggy.path, b_line),
-                (fixed.path, f_line),
-                schedule=fn,
+                (ctx.buggy.path, b_line),
+                (ctx.fixed.path, f_line),
+                **{detail_key: fn},
             )
         )
     return out
