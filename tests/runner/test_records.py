@@ -56,6 +56,12 @@ def test_correct_compares_predictions_with_labels():
     assert EvaluateRecord(predictions=[0.3], labels=[0.2], prediction_kind="value").correct is None
 
 
+def test_correct_refuses_predictions_and_labels_of_different_lengths():
+    # Pairing the first two would call input 3 of the labels unknown and inputs 1-2 "correct" by chance.
+    evaluation = EvaluateRecord(predictions=[1, 0, 2], labels=[1, 0], prediction_kind="class")
+    assert evaluation.correct is None
+
+
 def test_metric_reselects_from_stored_results():
     record = RunRecord(
         key="k",

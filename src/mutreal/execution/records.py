@@ -156,10 +156,18 @@ class EvaluateRecord:
 
     @property
     def correct(self) -> list[bool] | None:
-        """Per input: was the prediction right? ``None`` without labels or for regression."""
+        """Per input: was the prediction right? ``None`` without labels or for regression.
+
+        Also ``None`` when predictions and labels differ in length (a program whose evaluate data
+        could not be paired input by input): pairing the first ``min(len)`` of them would silently
+        compare inputs with the wrong labels and give a killing probability for inputs that do not
+        exist.
+        """
         if self.predictions is None or self.labels is None or self.prediction_kind != "class":
             return None
-        return [int(p) == int(y) for p, y in zip(self.predictions, self.labels, strict=False)]
+        if len(self.predictions) != len(self.labels):
+            return None
+        return [int(p) == int(y) for p, y in zip(self.predictions, self.labels, strict=True)]
 
 
 @dataclass
