@@ -21,6 +21,7 @@ import os
 import tempfile
 
 from mutreal.campaigns.mutants import reconstruct_mutants
+from mutreal.campaigns.reproduce import entry_program
 from mutreal.label.classify import expand_side
 from mutreal.manifest import read_manifest
 from mutreal.study.validate import validate_bug
@@ -31,7 +32,12 @@ def components(manifest: str) -> None:
     origins: collections.Counter[str] = collections.Counter()
     failures = []
     for row in read_manifest(manifest):
-        bug = validate_bug(row, partial=True)
+        try:
+            bug = validate_bug(row, partial=True)
+        except Exception as exc:  # one bad bug never stops the count; it is listed instead
+            tally["bugs that could not be validated"] += 1
+            failures.append(f"  {row.id}: {type(exc).__name__}: {str(exc)[:200]}")
+            continue
         tally[f"bugs {bug.status}"] += 1
         attempted = [c for c in bug.components if c.status != "not_simulable"]
         tally["bugs with a simulable component"] += bool(attempted)
@@ -59,7 +65,14 @@ def mutant_sets(manifest: str) -> None:
         fixed, buggy = expand_side(row.fixed), expand_side(row.buggy)
         if not fixed or not buggy:
             continue
-        made = reconstruct_mutants(row.id, row.benchmark, buggy, fixed, fixed[-1], os.path.join(base, str(i)))
+        try:
+            # The program compare would run: the manifest's entry, the only file, or the one calling fit.
+            entry = entry_program(fixed, (row.cells.get("entry") or "").strip() or None)
+            made = reconstruct_mutants(row.id, row.benchmark, buggy, fixed, entry, os.path.join(base, str(i)))
+        except Exception as exc:  # one bad bug never stops the count
+            tally[f"bugs failing: {type(exc).__name__}"] += 1
+            print(f"  {row.id}: {type(exc).__name__}: {str(exc)[:200]}")
+            continue
         if made.reason:
             tally["bugs without a mutant"] += 1
             continue
