@@ -140,17 +140,23 @@ def test_removed_apis_and_scikit_learn_wrappers():
 @given(
     st.lists(st.sampled_from(sorted(TRAINING_CALLBACKS | {"TensorBoard", "CSVLogger"})), max_size=3),
     st.integers(0, 3),
+    st.sampled_from(sorted(BENCHMARK_CALLBACKS)),
 )
-def test_instrumentation_removal_keeps_every_keras_callback(kept, benchmark_position):
+def test_instrumentation_removal_keeps_every_keras_callback(kept, benchmark_position, benchmark):
     """Whatever the mix, only the benchmark's callbacks go and every Keras callback stays in order."""
     names = [f"keras.callbacks.{name}()" for name in kept]
     with_benchmark = list(names)
-    with_benchmark.insert(min(benchmark_position, len(names)), "keras.callbacks.DeepLocalize(x, y)")
+    with_benchmark.insert(min(benchmark_position, len(names)), f"keras.callbacks.{benchmark}(x, y)")
     text = f"model.fit(x, y, callbacks=[{', '.join(with_benchmark)}])\nprint('done')\n"
     new, changes = strip_instrumentation(text)
     assert new == f"model.fit(x, y, callbacks=[{', '.join(names)}])\nprint('done')\n"
-    assert len(changes) == 1 and {"DeepLocalize"} == BENCHMARK_CALLBACKS
+    assert len(changes) == 1 and {"DeepLocalize", "backpropagation", "generator"} == BENCHMARK_CALLBACKS
     assert strip_instrumentation(new) == (new, [])
+
+
+def test_a_users_own_callback_named_like_the_benchmarks_stays():
+    text = "model.fit(x, y, callbacks=[generator(x), mine.backpropagation()])\n"
+    assert strip_instrumentation(text) == (text, [])
 
 
 def test_only_a_trailing_exit_is_scaffolding():

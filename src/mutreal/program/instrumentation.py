@@ -23,9 +23,12 @@ from mutreal.program.modernize import Change
 TRAINING_CALLBACKS = frozenset({"EarlyStopping", "ReduceLROnPlateau", "LearningRateScheduler"})
 
 #: Callbacks a benchmark added to its programs to observe them, which no Keras release defines
-#: (DeepLocalize's ``keras.callbacks.DeepLocalize(x, y, layers, batch_size, start_time)`` lived in the
-#: benchmark's patched Keras): removed from ``callbacks=[...]`` before a run.
-BENCHMARK_CALLBACKS = frozenset({"DeepLocalize"})
+#: (DeepLocalize's ``keras.callbacks.DeepLocalize(x, y, layers, batch_size, start_time)``, and its
+#: variants ``keras.callbacks.backpropagation(...)`` and ``keras.callbacks.generator(...)`` for
+#: generator-fed programs, lived in the benchmark's patched Keras): removed from ``callbacks=[...]``
+#: before a run. Only when called as an attribute of a ``callbacks`` module: a user's own
+#: ``generator(...)`` in a callbacks list is left alone.
+BENCHMARK_CALLBACKS = frozenset({"DeepLocalize", "backpropagation", "generator"})
 
 #: ``assert tf.__version__ == "1.8.0"``: TFBugs2018 pinned each program to the TensorFlow it ran on;
 #: the program now runs on the framework of its era instead (the pin is replaced by ``pass``).
@@ -43,7 +46,10 @@ def _last_name(node: cst.BaseExpression) -> str | None:
 
 
 def _is_benchmark_callback(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Call) and _last_name(node.func) in BENCHMARK_CALLBACKS
+    if not isinstance(node, cst.Call):
+        return False
+    name = dotted(node.func) or ""
+    return name.rsplit(".", 1)[-1] in BENCHMARK_CALLBACKS and name.rsplit(".", 2)[-2:-1] == ["callbacks"]
 
 
 def _exit_statement(stmt: cst.BaseStatement) -> bool:
