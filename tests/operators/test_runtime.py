@@ -41,6 +41,27 @@ def test_change_labels_relabels_only_the_largest_class() -> None:
     assert (np.argmax(yo, 1) != y).sum() == 15 and np.allclose(yo.sum(1), 1)
 
 
+def test_change_labels_of_sequences_relabels_steps() -> None:
+    # one class per time step, as a sequence-labelling program writes them: (n, T, 1), (n, T), one-hot (n, T, C)
+    rng = np.random.default_rng(3)
+    ids = rng.choice([0, 0, 0, 1], size=(10, 20))
+    for y in (ids[..., None].astype(float), ids.astype(float), np.eye(2)[ids]):
+        y2 = td.change_labels(y, pct=5.0, seed=0)
+        assert y2.shape == y.shape
+        before = ids.reshape(-1)
+        after = (np.argmax(y2, -1) if y.shape[-1] == 2 and y.ndim == 3 else y2.reshape(10, 20)).reshape(-1)
+        changed = np.flatnonzero(after != before)
+        top = np.argmax(np.bincount(before))
+        assert len(changed) == round(0.05 * (before == top).sum()) > 0
+        assert set(before[changed]) == {top}
+    assert td.change_labels(np.zeros((3, 4, 1)), pct=5.0).shape == (3, 4, 1)  # nothing to relabel: unchanged
+    targets = np.linspace(0, 1, 60).reshape(20, 3)  # multi-output regression: whole rows get noise, as before
+    noisy = td.change_labels(targets, pct=25, seed=0)
+    assert set(np.flatnonzero(np.any(noisy != targets, axis=1))) == set(
+        np.flatnonzero(np.all(noisy != targets, axis=1))
+    )
+
+
 def test_change_labels_regression_adds_noise() -> None:
     y = np.linspace(0, 1, 40)
     y2 = td.change_labels(y, pct=25, seed=0)

@@ -48,6 +48,29 @@ def _is_onehot(y: np.ndarray) -> bool:
     return y.ndim == 2 and y.shape[1] > 1
 
 
+def _is_sequence_labels(y: np.ndarray) -> bool:
+    """Several class labels per sample: ``(n, T)`` class ids with T > 1 that are not one-hot rows, or
+    any ``(n, T, ...)`` of class ids or one-hot steps.
+
+    A ``(n, C)`` one-hot matrix and an ``(n, 1)`` column are one label per sample, and several real
+    numbers per sample are a multi-output regression target: those keep the other paths."""
+    if y.ndim < 2 or y.size == 0 or not np.issubdtype(y.dtype, np.number):
+        return False
+    integral = np.issubdtype(y.dtype, np.integer) or bool(np.all(np.equal(np.mod(y, 1), 0)))
+    if not integral:
+        return False
+    if y.ndim >= 3:
+        return True
+    return y.shape[1] > 1 and not _is_onehot_values(y)
+
+
+def _is_onehot_values(y: np.ndarray) -> bool:
+    """Rows of zeros and ones summing to one: a one-hot (or label-smoothed, rows summing to one)
+    matrix rather than T class ids per sample."""
+    with np.errstate(invalid="ignore"):
+        return bool(np.all((y >= 0) & (y <= 1)) and np.allclose(y.sum(axis=1), 1.0))
+
+
 def _class_ids(y: np.ndarray) -> np.ndarray:
     if _is_onehot(y):
         return np.argmax(y, axis=1)
@@ -94,6 +117,13 @@ def change_labels(y: Any, pct: float, seed: int = 0) -> np.ndarray:
     """TCL: pct% of the most frequent class get another (random) class; for regression targets,
     pct% of the labels get Gaussian noise with the labels' standard deviation."""
     y = np.array(y, copy=True)
+    if _is_sequence_labels(y):
+        # one label per step of a sequence ((n, T) or (n, T, 1) class ids, (n, T, C) one-hot): every
+        # step's label is a label, so the steps are relabelled as a flat list of labels would be
+        last = y.reshape(-1, y.shape[-1])
+        onehot = y.ndim >= 3 and y.shape[-1] > 1 and _is_onehot_values(last)
+        steps = last if onehot else y.reshape(-1)
+        return change_labels(steps, pct, seed).reshape(y.shape)
     rng = _rng(seed)
     if not _is_classification(y):
         rows = rng.choice(len(y), _count(pct, len(y)), replace=False)
