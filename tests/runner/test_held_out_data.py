@@ -28,6 +28,16 @@ def test_validation_data_then_training_arrays() -> None:
     assert _sources({"x": x, "y": y}) == [("training", 50)]
 
 
+def test_data_written_as_nested_lists_is_one_array() -> None:
+    # a program that fits on Python lists (x = [[73., 80.], ...]) has training data like any other
+    rows, targets = [[73.0, 80.0, 75.0], [93.0, 88.0, 93.0]], [[152.0], [185.0]]
+    assert _sources({"x": rows, "y": targets}) == [("training", 2)]
+    assert per_input.as_numpy(rows).shape == (2, 3)
+    assert per_input.as_numpy([np.zeros((2, 3)), np.zeros((2, 1))]) is None  # two inputs: no single array
+    assert per_input.as_numpy([[1.0, 2.0], [3.0]]) is None  # ragged
+    assert per_input.as_numpy([1, 2, 3]).tolist() == [1, 2, 3]
+
+
 @given(st.integers(2, 400), st.floats(0.01, 0.99))
 def test_the_validation_split_holds_out_the_last_share_as_keras_does(n: int, split: float) -> None:
     x, y = np.arange(n * 2).reshape(n, 2), np.arange(n)

@@ -42,8 +42,10 @@ def as_numpy(value: Any) -> Any:
 
     if value is None:
         return None
-    if isinstance(value, (list, tuple)) and value and not isinstance(value[0], (int, float)):
-        return None  # several inputs/outputs: no single per-input label vector
+    if isinstance(value, (list, tuple)) and any(hasattr(v, "shape") or isinstance(v, dict) for v in value):
+        return None  # several inputs/outputs (a list of arrays): no single per-input label vector
+    # a nested list of numbers (``x = [[73., 80.], [93., 88.]]`` as many small programs write their
+    # data) is one array; a ragged one becomes an object array and is refused below
     try:
         array = np.asarray(value)
     except Exception:
