@@ -118,6 +118,7 @@ class DecisionId(TextEnum):
     HLR_WITH_OCH = "HLR-with-OCH"
     MWA_REPLACED_LAYERS = "MWA-replaced-layers"
     HLR_SCHEDULE = "HLR-schedule"
+    CPP_ROW_MAP = "CPP-row-map"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

@@ -13,12 +13,14 @@ inlined helper runs it.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 import libcst as cst
 
 from mutreal.decisions import DecisionId as D
 from mutreal.decisions import applies
+from mutreal.extract import data
 from mutreal.extract.interpreter.values import Env, OptimizerObj, Unknown
 from mutreal.extract.tf_graph import NOT_GRAPH, GraphTensor, SessionObj, TfGraphLayers, TrainOp
 from mutreal.extract.tf_graph_data import TutorialData
@@ -318,6 +320,35 @@ class TfGraph(TfGraphLayers):
         for fit in self.program.fits[fits_before:]:
             if fit.method == SESSION_RUN:
                 fit.repeat = None
+
+    def enter_graph_mode(self) -> None:
+        super().enter_graph_mode()
+        self._evaluators[cst.ListComp] = self.ev_graph_comprehension
+
+    @applies(D.CPP_ROW_MAP)
+    def ev_graph_comprehension(self, node: cst.ListComp, env: Env) -> Any:
+        """Decision CPP-row-map: ``[np.argmax(row) for row in y_batch]`` applies a data function to
+        every row of an array, which is that function applied to the array: the chain the element
+        expression gives, with the row bound to the array, is the comprehension's value (its new
+        steps written as the comprehension). Graph programs prepare the batches they feed so (TF 1
+        tutorials decode one-hot labels row by row); any other comprehension as before."""
+        comp = node.for_in
+        if comp.inner_for_in is None and not comp.ifs and type(comp.target) is cst.Name:
+            rows = self.ev(comp.iter, env)
+            if isinstance(rows, data.DataChain):
+                local = Env(env)
+                self.bind(comp.target, rows, local)
+                mapped = self.ev(node.elt, local)
+                if (
+                    isinstance(mapped, data.DataChain)
+                    and mapped.source is rows.source
+                    and len(mapped.ops) > len(rows.ops)
+                    and mapped.ops[: len(rows.ops)] == rows.ops
+                ):
+                    text, line = self.text(node), self.line(node)
+                    steps = [replace(op, text=text, line=line) for op in mapped.ops[len(rows.ops) :]]
+                    return data.DataChain(rows.source, [*rows.ops, *steps], rows.var, rows.part)
+        return self.ev_comprehension(node, env)
 
     def trained_model(self) -> KerasModel:
         """The model a ``minimize`` or training ``run`` belongs to: the graph's, or in a program that
