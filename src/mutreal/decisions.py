@@ -119,6 +119,7 @@ class DecisionId(TextEnum):
     MWA_REPLACED_LAYERS = "MWA-replaced-layers"
     HLR_SCHEDULE = "HLR-schedule"
     CPP_ROW_MAP = "CPP-row-map"
+    PMC_GRAPH_METRIC = "PMC-graph-metric"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

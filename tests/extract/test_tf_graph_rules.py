@@ -97,3 +97,78 @@ def test_mapping_over_rows_gives_the_steps_of_the_function_on_the_array(
         return [op.op for op in extract_source(text, "p.py").data["y_train"].preprocess]
 
     assert kinds(mapped) == kinds(direct) != kinds(program)
+
+
+# -- decision PMC-graph-metric ---------------------------------------------------------------------
+SCORER = """
+points = np.random.rand(48, 4).astype(np.float32)
+marks = (points[:, :1] > 0.5).astype(np.float32)
+inputs = tf.placeholder(tf.float32, [None, 4])
+truth = tf.placeholder(tf.float32, [None, 1])
+out = tf.layers.dense(inputs, 1, activation=tf.nn.sigmoid)
+loss = tf.reduce_mean(tf.square(out - truth))
+step = tf.train.AdamOptimizer(0.05).minimize(loss)
+hits = tf.equal(tf.argmax(out, 1), tf.argmax(truth, 1))
+score = tf.reduce_mean(tf.cast(hits, tf.float32))
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for epoch in range(20):
+        sess.run(step, feed_dict={inputs: points, truth: marks})
+    print(sess.run(score, feed_dict={inputs: points, truth: marks}))
+"""
+METRIC = "hits = tf.equal(tf.argmax(out, 1), tf.argmax(truth, 1))"
+
+
+def _scorer(spelling: str, metric: str = METRIC) -> str:
+    return HEADS[spelling] + textwrap.dedent(SCORER).replace(METRIC, metric)
+
+
+@pytest.mark.parametrize("spelling", sorted(HEADS))
+def test_a_metric_that_derives_both_operands_otherwise_is_pmc(spelling: str) -> None:
+    fixed = _scorer(spelling, "hits = tf.equal(tf.greater(out, 0.5), tf.greater(truth, 0.5))")
+    b, f = extract_source(_scorer(spelling), "buggy.py"), extract_source(fixed, "fixed.py")
+    labels = [label_component(c) for c in diff_models(b, f)]
+    assert [(lab.code, lab.deepcrime) for lab in labels] == [("PMC", None)]
+    assert "DeepCrime" in (labels[0].reason or "")
+
+
+@pytest.mark.parametrize("spelling", sorted(HEADS))
+@pytest.mark.parametrize(
+    "metric",
+    [
+        "hits = tf.equal(tf.argmax(truth, 1), tf.argmax(out, 1))",  # operands swapped
+        "hits = tf.equal(tf.cast(tf.argmax(out, 1), tf.int64), tf.argmax(truth, 1))",  # one operand
+        "hits = tf.equal(tf.argmax(out, 1), tf.cast(truth, tf.int64))",  # the labels' format
+    ],
+)
+def test_a_metric_renamed_or_changed_on_one_side_is_no_pmc(spelling: str, metric: str) -> None:
+    assert _codes(_scorer(spelling), _scorer(spelling, metric)) == []
+
+
+@pytest.mark.parametrize("spelling", sorted(HEADS))
+def test_a_metric_dropped_or_added_is_evaluation_code(spelling: str) -> None:
+    without = _scorer(spelling).replace(METRIC + "\n", "").replace("tf.cast(hits, tf.float32)", "loss")
+    assert _codes(_scorer(spelling), without) == []
+    assert _codes(without, _scorer(spelling)) == []
+
+
+_DERIVATIONS = ("tf.argmax({}, 1)", "tf.greater({}, 0.5)", "tf.round({})", "tf.cast({} > 0.5, tf.float32)")
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.tuples(st.sampled_from(_DERIVATIONS), st.sampled_from(_DERIVATIONS)),
+    st.tuples(st.sampled_from(_DERIVATIONS), st.sampled_from(_DERIVATIONS)),
+    st.sampled_from(sorted(HEADS)),
+)
+def test_pmc_exactly_when_every_operand_is_derived_otherwise(
+    buggy: tuple[str, str], fixed: tuple[str, str], spelling: str
+) -> None:
+    """Decision PMC-graph-metric as a property over the ways a metric derives its operands."""
+
+    def program(derive: tuple[str, str]) -> str:
+        metric = f"hits = tf.equal({derive[0].format('out')}, {derive[1].format('truth')})"
+        return _scorer(spelling, metric)
+
+    expected = ["PMC"] if buggy[0] != fixed[0] and buggy[1] != fixed[1] else []
+    assert _codes(program(buggy), program(fixed)) == expected

@@ -20,7 +20,8 @@ import libcst as cst
 
 from mutreal.decisions import DecisionId as D
 from mutreal.decisions import applies
-from mutreal.extract import data
+from mutreal.extract import data, names
+from mutreal.extract import tf_graph_api as api
 from mutreal.extract.interpreter.values import Env, OptimizerObj, Unknown
 from mutreal.extract.tf_graph import NOT_GRAPH, GraphTensor, SessionObj, TfGraphLayers, TrainOp
 from mutreal.extract.tf_graph_data import TutorialData
@@ -39,6 +40,12 @@ from mutreal.program.model import (
 
 #: the method name of a training step run in a session (a :class:`Fit` record's ``method``)
 SESSION_RUN = "session.run"
+
+#: the key of a graph compile's hand-written metric in ``Compile.args`` (decision PMC-graph-metric)
+GRAPH_METRIC = "graph_metric"
+
+#: the comparisons of predictions with labels a hand-written accuracy is made of
+METRIC_COMPARISONS = frozenset({"equal", "math.equal"})
 
 _BATCH_NAME = re.compile(r"next_batch\(\s*([^,)]+)|\b(\w*batch_size\w*)\b", re.IGNORECASE)
 
@@ -320,6 +327,59 @@ class TfGraph(TfGraphLayers):
         for fit in self.program.fits[fits_before:]:
             if fit.method == SESSION_RUN:
                 fit.repeat = None
+
+    # -- the hand-written metric -------------------------------------------------------------------
+    def graph_call(self, qn: str, node: cst.Call, env: Env) -> Any:
+        """``tf.equal(tf.argmax(pred, 1), tf.argmax(y, 1))``: noted as the graph's metric (see
+        :meth:`_note_metric`); every call is then read as before."""
+        if api.graph_name(qn) in METRIC_COMPARISONS:
+            self._note_metric(node, env)
+        return super().graph_call(qn, node, env)
+
+    @applies(D.PMC_GRAPH_METRIC)
+    def _note_metric(self, node: cst.Call, env: Env) -> None:
+        """Decision PMC-graph-metric: graph code writes its accuracy by hand, comparing what the
+        model predicts with the labels (``tf.equal(tf.argmax(pred, 1), tf.argmax(y, 1))``). The
+        first such comparison is kept as the skeletons of its two operands (functions and their
+        constant arguments, tensors written ``_``: renamed tensors give the same skeletons) and
+        given to the graph's compiles when the walk ends (``Compile.args['graph_metric']``)."""
+        metrics = self.__dict__.setdefault("graph_metrics", [])
+        if metrics:
+            return
+        operands = [
+            self._skeleton(a.value, env)
+            for a in node.args
+            if a.keyword is None or a.keyword.value in ("x", "y")
+        ]
+        metrics.append(Value(CONST, operands, text=self.text(node), line=self.line(node)))
+
+    def _skeleton(self, node: cst.BaseExpression, env: Env) -> str:
+        """A metric expression with its tensors left out (see :meth:`_note_metric`)."""
+        if type(node) is cst.Call:
+            name = names.dotted(node.func)
+            head = name.rsplit(".", 1)[-1] if name else "?"
+            parts = [
+                (f"{a.keyword.value}=" if a.keyword is not None else "") + self._skeleton(a.value, env)
+                for a in node.args
+            ]
+            return f"{head}({', '.join(parts)})"
+        if type(node) is cst.BinaryOperation or type(node) is cst.Comparison:
+            return "_op_"
+        if type(node) in (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.SimpleString):
+            value = self.ev(node, env)
+            if isinstance(value, Value) and value.kind == CONST and not isinstance(value.value, list | dict):
+                return repr(value.value)
+            if isinstance(value, Value) and value.kind == REF and isinstance(value.value, str):
+                return value.value.rsplit(".", 1)[-1]
+        return "_"
+
+    def finish_graph(self) -> None:
+        super().finish_graph()
+        metrics = self.__dict__.get("graph_metrics")
+        if metrics and "graph_calls" in self.__dict__:
+            for comp in self.program.compiles:
+                if id(comp) in self.graph_records:
+                    comp.args.setdefault(GRAPH_METRIC, metrics[0])
 
     def enter_graph_mode(self) -> None:
         super().enter_graph_mode()
