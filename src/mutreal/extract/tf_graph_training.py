@@ -391,9 +391,15 @@ class TfGraph(TfGraphLayers):
         every row of an array, which is that function applied to the array: the chain the element
         expression gives, with the row bound to the array, is the comprehension's value (its new
         steps written as the comprehension). Graph programs prepare the batches they feed so (TF 1
-        tutorials decode one-hot labels row by row); any other comprehension as before."""
+        tutorials decode one-hot labels row by row). Only a NumPy function is mapped so (it builds
+        nothing in the graph); any other comprehension as before."""
         comp = node.for_in
-        if comp.inner_for_in is None and not comp.ifs and type(comp.target) is cst.Name:
+        if (
+            comp.inner_for_in is None
+            and not comp.ifs
+            and type(comp.target) is cst.Name
+            and _numpy_call(node.elt, self.imports)
+        ):
             rows = self.ev(comp.iter, env)
             if isinstance(rows, data.DataChain):
                 local = Env(env)
@@ -418,6 +424,13 @@ class TfGraph(TfGraphLayers):
             if keras_models:
                 return keras_models[-1]
         return self.graph_model()
+
+
+def _numpy_call(node: cst.BaseExpression, imports: names.ImportTable) -> bool:
+    """Whether an expression is a call of a NumPy function (``np.argmax(row)``)."""
+    if type(node) is not cst.Call or type(node.func) not in (cst.Name, cst.Attribute):
+        return False
+    return (imports.resolve(node.func) or "").startswith("numpy.")
 
 
 @applies(D.HNE_GRAPH_EPOCHS)
