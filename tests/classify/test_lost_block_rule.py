@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -82,12 +83,18 @@ def test_the_body_of_a_set_aside_control_header_is_lost_and_a_with_body_is_not()
     assert lost_lines(with_aside) == set()
 
 
-def test_a_re_indented_branch_gives_nothing_and_an_edited_branch_its_code(classify_texts) -> None:
+@pytest.mark.parametrize("spelling", ["tf", "compat"])
+def test_a_re_indented_branch_gives_nothing_and_an_edited_branch_its_code(classify_texts, spelling) -> None:
     kinds, acts = ["relu", "sigmoid"], ["relu", "sigmoid"]
-    fixed = _program(kinds, acts, 4, "relu", "sigmoid")
-    buggy = _program(kinds, acts, 2, "relu", "sigmoid")
+
+    def spelt(text: str) -> str:
+        compat = "import tensorflow.compat.v1 as tf\n\ntf.disable_v2_behavior()\n"
+        return text if spelling == "tf" else text.replace("import tensorflow as tf\n", compat)
+
+    fixed = spelt(_program(kinds, acts, 4, "relu", "sigmoid"))
+    buggy = spelt(_program(kinds, acts, 2, "relu", "sigmoid"))
     assert _codes(classify_texts, buggy, fixed) == []
-    edited = _program(kinds, ["relu", "tanh"], 4, "relu", "sigmoid")
+    edited = spelt(_program(kinds, ["relu", "tanh"], 4, "relu", "sigmoid"))
     assert _codes(classify_texts, buggy, edited) == ["ACH"]
 
 
