@@ -118,6 +118,9 @@ class DecisionId(TextEnum):
     HLR_WITH_OCH = "HLR-with-OCH"
     MWA_REPLACED_LAYERS = "MWA-replaced-layers"
     HLR_SCHEDULE = "HLR-schedule"
+    CPP_ROW_MAP = "CPP-row-map"
+    PMC_GRAPH_METRIC = "PMC-graph-metric"
+    LOST_BLOCK_NOISE = "lost-block-noise"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

@@ -1,6 +1,7 @@
 """The compile pass: loss and optimizer of each pair of compile calls, and hand-written losses.
 
-Metrics are not compared (rule ``metrics``): training does not read them.
+Metrics are not compared (rule ``metrics``): training does not read them. The accuracy graph code
+writes by hand is (decision PMC-graph-metric, :func:`compare_graph_metrics`).
 """
 
 from __future__ import annotations
@@ -212,3 +213,44 @@ def _rewritten_functions(
             )
         )
     return out
+
+
+#: the key under which the graph front-end keeps a graph compile's hand-written metric
+#: (``mutreal.extract.tf_graph_training.GRAPH_METRIC``)
+GRAPH_METRIC = "graph_metric"
+
+
+@applies(D.PMC_GRAPH_METRIC)
+def compare_graph_metrics(ctx: CompareContext) -> list[FaultComponent]:
+    """Decision PMC-graph-metric: graph code computes its accuracy itself, ``tf.equal`` of what the
+    model predicts and the labels, each derived the same way (``tf.argmax(_, 1)``). A fix that
+    changes how both operands are derived (``argmax`` -> a threshold, by their skeletons, tensors
+    left out) changes the performance metric, PMC. One operand changed alone adapts the comparison
+    to a new format of the labels or of the model's output, which is that fix's own component
+    (CPP, LCH); renamed tensors are the same metric; a metric one program writes and the other
+    does not is the benchmark's evaluation code (added or dropped), not compared. Keras compiles
+    carry no such metric: their ``metrics=`` only report (rule ``metrics``)."""
+    out: list[FaultComponent] = []
+    for ci, bc, fc in pair_by_index(ctx.buggy.compiles, ctx.fixed.compiles):
+        bm, fm = bc.args.get(GRAPH_METRIC), fc.args.get(GRAPH_METRIC)
+        if bm is None or fm is None or not _every_operand_changed(bm.value, fm.value):
+            continue
+        out.append(
+            make_component(
+                compile_path(ci, "metrics"),
+                K.COMPILE_METRIC,
+                "changed",
+                bm,
+                fm,
+                value_location(bm, bc.file, bc.line),
+                value_location(fm, fc.file, fc.line),
+            )
+        )
+    return out
+
+
+def _every_operand_changed(before: object, after: object) -> bool:
+    """Both comparisons have the same number of operands (two or more), and none kept its skeleton."""
+    if not isinstance(before, list) or not isinstance(after, list):
+        return False
+    return len(before) == len(after) >= 2 and all(b != a for b, a in zip(before, after, strict=True))

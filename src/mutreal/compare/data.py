@@ -27,7 +27,8 @@ from mutreal.program.model import DATA_ROLES, DataOp, DataSource, DataVar, Progr
 #: preprocessing operations that count (decision CPP-steps); astype/array conversions, slices, splits,
 #: shuffles and unknown calls are set-up or format and are not counted. ``encode`` (LabelEncoder:
 #: class names -> integer ids) is not listed: it only re-spells the labels the loss reads, like
-#: astype (decision CPP-label-encoding)
+#: astype (decision CPP-label-encoding). ``argmax`` is: it decodes one-hot labels to class ids, the
+#: inverse of ``one_hot``, and changes the format the loss reads (decision CPP-row-map)
 _CPP_OPS = frozenset(
     {
         "divide",
@@ -41,6 +42,7 @@ _CPP_OPS = frozenset(
         "log",
         "to_categorical",
         "one_hot",
+        "argmax",
         "reshape",
         "expand_dims",
         "transpose",

@@ -40,6 +40,7 @@ class ComponentKind(TextEnum):
     COMPILE_LEARNING_RATE = "compile.learning_rate"
     COMPILE_CLIPPING = "compile.clipping"
     COMPILE_EPSILON = "compile.epsilon"
+    COMPILE_METRIC = "compile.metric"
     FIT_EPOCHS = "fit.epochs"
     FIT_BATCH_SIZE = "fit.batch_size"
     FIT_VALIDATION = "fit.validation"

@@ -7,7 +7,12 @@ the later passes read (named fields of the context, see :mod:`mutreal.compare.co
 
 from __future__ import annotations
 
-from mutreal.compare.compile import compare_compiles, compare_learning_rate_schedules, compare_loss_functions
+from mutreal.compare.compile import (
+    compare_compiles,
+    compare_graph_metrics,
+    compare_learning_rate_schedules,
+    compare_loss_functions,
+)
 from mutreal.compare.components import FaultComponent
 from mutreal.compare.context import CompareContext, ComparePass
 from mutreal.compare.data import compare_color_mode, compare_data, compare_data_files, compare_training_subset
@@ -35,6 +40,7 @@ PASSES: tuple[ComparePass, ...] = (
     compare_color_mode,
     compare_unused_hyperparameters,  # reads ctx.budget_kinds
     compare_tensor_ops,  # graph code only: shape-changing tensor operations
+    compare_graph_metrics,  # graph code only: the hand-written accuracy
 )
 
 

@@ -13,12 +13,15 @@ inlined helper runs it.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 import libcst as cst
 
 from mutreal.decisions import DecisionId as D
 from mutreal.decisions import applies
+from mutreal.extract import data, names
+from mutreal.extract import tf_graph_api as api
 from mutreal.extract.interpreter.values import Env, OptimizerObj, Unknown
 from mutreal.extract.tf_graph import NOT_GRAPH, GraphTensor, SessionObj, TfGraphLayers, TrainOp
 from mutreal.extract.tf_graph_data import TutorialData
@@ -37,6 +40,12 @@ from mutreal.program.model import (
 
 #: the method name of a training step run in a session (a :class:`Fit` record's ``method``)
 SESSION_RUN = "session.run"
+
+#: the key of a graph compile's hand-written metric in ``Compile.args`` (decision PMC-graph-metric)
+GRAPH_METRIC = "graph_metric"
+
+#: the comparisons of predictions with labels a hand-written accuracy is made of
+METRIC_COMPARISONS = frozenset({"equal", "math.equal"})
 
 _BATCH_NAME = re.compile(r"next_batch\(\s*([^,)]+)|\b(\w*batch_size\w*)\b", re.IGNORECASE)
 
@@ -319,6 +328,94 @@ class TfGraph(TfGraphLayers):
             if fit.method == SESSION_RUN:
                 fit.repeat = None
 
+    # -- the hand-written metric -------------------------------------------------------------------
+    def graph_call(self, qn: str, node: cst.Call, env: Env) -> Any:
+        """``tf.equal(tf.argmax(pred, 1), tf.argmax(y, 1))``: noted as the graph's metric (see
+        :meth:`_note_metric`); every call is then read as before."""
+        if api.graph_name(qn) in METRIC_COMPARISONS:
+            self._note_metric(node, env)
+        return super().graph_call(qn, node, env)
+
+    @applies(D.PMC_GRAPH_METRIC)
+    def _note_metric(self, node: cst.Call, env: Env) -> None:
+        """Decision PMC-graph-metric: graph code writes its accuracy by hand, comparing what the
+        model predicts with the labels (``tf.equal(tf.argmax(pred, 1), tf.argmax(y, 1))``). The
+        first such comparison is kept as the skeletons of its two operands (functions and their
+        constant arguments, tensors written ``_``: renamed tensors give the same skeletons) and
+        given to the graph's compiles when the walk ends (``Compile.args['graph_metric']``)."""
+        metrics = self.__dict__.setdefault("graph_metrics", [])
+        if metrics:
+            return
+        operands = [
+            self._skeleton(a.value, env)
+            for a in node.args
+            if a.keyword is None or a.keyword.value in ("x", "y")
+        ]
+        metrics.append(Value(CONST, operands, text=self.text(node), line=self.line(node)))
+
+    def _skeleton(self, node: cst.BaseExpression, env: Env) -> str:
+        """A metric expression with its tensors left out (see :meth:`_note_metric`)."""
+        if type(node) is cst.Call:
+            name = names.dotted(node.func)
+            head = name.rsplit(".", 1)[-1] if name else "?"
+            parts = [
+                (f"{a.keyword.value}=" if a.keyword is not None else "") + self._skeleton(a.value, env)
+                for a in node.args
+            ]
+            return f"{head}({', '.join(parts)})"
+        if type(node) is cst.BinaryOperation or type(node) is cst.Comparison:
+            return "_op_"
+        if type(node) in (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.SimpleString):
+            value = self.ev(node, env)
+            if isinstance(value, Value) and value.kind == CONST and not isinstance(value.value, list | dict):
+                return repr(value.value)
+            if isinstance(value, Value) and value.kind == REF and isinstance(value.value, str):
+                return value.value.rsplit(".", 1)[-1]
+        return "_"
+
+    def finish_graph(self) -> None:
+        super().finish_graph()
+        metrics = self.__dict__.get("graph_metrics")
+        if metrics and "graph_calls" in self.__dict__:
+            for comp in self.program.compiles:
+                if id(comp) in self.graph_records:
+                    comp.args.setdefault(GRAPH_METRIC, metrics[0])
+
+    def enter_graph_mode(self) -> None:
+        super().enter_graph_mode()
+        self._evaluators[cst.ListComp] = self.ev_graph_comprehension
+
+    @applies(D.CPP_ROW_MAP)
+    def ev_graph_comprehension(self, node: cst.ListComp, env: Env) -> Any:
+        """Decision CPP-row-map: ``[np.argmax(row) for row in y_batch]`` applies a data function to
+        every row of an array, which is that function applied to the array: the chain the element
+        expression gives, with the row bound to the array, is the comprehension's value (its new
+        steps written as the comprehension). Graph programs prepare the batches they feed so (TF 1
+        tutorials decode one-hot labels row by row). Only a NumPy function is mapped so (it builds
+        nothing in the graph); any other comprehension as before."""
+        comp = node.for_in
+        if (
+            comp.inner_for_in is None
+            and not comp.ifs
+            and type(comp.target) is cst.Name
+            and _numpy_call(node.elt, self.imports)
+        ):
+            rows = self.ev(comp.iter, env)
+            if isinstance(rows, data.DataChain):
+                local = Env(env)
+                self.bind(comp.target, rows, local)
+                mapped = self.ev(node.elt, local)
+                if (
+                    isinstance(mapped, data.DataChain)
+                    and mapped.source is rows.source
+                    and len(mapped.ops) > len(rows.ops)
+                    and mapped.ops[: len(rows.ops)] == rows.ops
+                ):
+                    text, line = self.text(node), self.line(node)
+                    steps = [replace(op, text=text, line=line) for op in mapped.ops[len(rows.ops) :]]
+                    return data.DataChain(rows.source, [*rows.ops, *steps], rows.var, rows.part)
+        return self.ev_comprehension(node, env)
+
     def trained_model(self) -> KerasModel:
         """The model a ``minimize`` or training ``run`` belongs to: the graph's, or in a program that
         builds a Keras model and trains it in a session, that Keras model (read once, not twice)."""
@@ -327,6 +424,13 @@ class TfGraph(TfGraphLayers):
             if keras_models:
                 return keras_models[-1]
         return self.graph_model()
+
+
+def _numpy_call(node: cst.BaseExpression, imports: names.ImportTable) -> bool:
+    """Whether an expression is a call of a NumPy function (``np.argmax(row)``)."""
+    if type(node) is not cst.Call or type(node.func) not in (cst.Name, cst.Attribute):
+        return False
+    return (imports.resolve(node.func) or "").startswith("numpy.")
 
 
 @applies(D.HNE_GRAPH_EPOCHS)

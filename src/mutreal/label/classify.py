@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from mutreal.compare.confidence import set_confidence
+from mutreal.label.lost_blocks import made_up_by_parse
 from mutreal.manifest import ManifestError, ManifestRow, read_manifest
 from mutreal.parallel import map_with_progress
 from mutreal.program.source import SourceError, load_program
@@ -242,7 +243,7 @@ def classify_pair(
             statements[side] += len(parsed.module.body)
             keras_side[side] = keras_side[side] or _has_keras(model)
             sides.append((parsed, model))
-        (_, bmodel), (_, fmodel) = sides
+        (bparsed, bmodel), (fparsed, fmodel) = sides
         any_keras = any_keras or _has_keras(bmodel) or _has_keras(fmodel)
         for m in (bmodel, fmodel):
             if m.framework in ("pytorch",) and not _has_keras(m):
@@ -256,6 +257,8 @@ def classify_pair(
         if bpath is None or fpath is None:
             continue  # a file on one side only is compared with nothing
         for comp in diff_models(bmodel, fmodel):
+            if made_up_by_parse(comp, bparsed, fparsed):
+                continue  # the tolerant parse's reading, not the fix (decision lost-block-noise)
             result.components.append(component_result(label_component(comp), comp))
     for side, other in (("buggy", "fixed"), ("fixed", "buggy")):
         if statements[side] == 0 and keras_side[other]:

@@ -66,6 +66,7 @@ KIND_RULES: dict[K, KindRule] = {
     K.COMPILE_LEARNING_RATE: KindRule("HLR", "HLR"),
     K.COMPILE_CLIPPING: KindRule("OCH", "OCG"),
     K.COMPILE_EPSILON: KindRule("HAE", None, "no DeepCrime operator changes the optimiser's epsilon"),
+    K.COMPILE_METRIC: KindRule("PMC", None, "no DeepCrime operator changes a performance metric"),
     K.FIT_EPOCHS: KindRule("HNE", "HNE"),
     K.FIT_BATCH_SIZE: KindRule("HBS", "HBS"),
     K.FIT_VALIDATION: KindRule("VRM", "VRM"),
