@@ -246,3 +246,35 @@ def test_the_missing_dataset_path_is_the_one_to_place():
     absent = [RunRecord(key="k", program="p.py", seed=0, outcome="missing-data", error_type="FileNotFoundError",
                         error_message="[Errno 2] No such file or directory: '../data/train.csv'")]  # fmt: skip
     assert _missing_data(absent) == "../data/train.csv"
+
+
+def test_runs_stopped_at_a_limit_give_no_verdict():
+    """A fixed side cut at the time limit is not a fixed side that crashes: no verdict, the row says why."""
+    from mutreal.campaigns.reproduce import ReproduceTask, reproduce_trained
+
+    def runs(program, outcomes):
+        return [RunRecord(key=f"{program}{i}", program=program, seed=i, outcome=o,
+                          error_type="ValueError" if o == "crash" else None,
+                          error_message="shapes (3,) and (4,) not aligned" if o == "crash" else None)
+                for i, o in enumerate(outcomes)]  # fmt: skip
+
+    task = ReproduceTask(id="b", benchmark=None, buggy=["b.py"], fixed=["f.py"], symptom="crash")
+    cut = reproduce_trained(task, "b.py", "f.py",
+                            lambda programs, changes: [runs("b.py", ["crash"] * 5),
+                                                       runs("f.py", ["ok", "timeout", "ok", "memory", "timeout"])],
+                            modernized=True)  # fmt: skip
+    assert cut.status == "limit" and cut.reproduced is None
+    assert "3 of 5 fixed runs" in cut.error and "time limit" in cut.error and "memory limit" in cut.error
+    assert "buggy" not in cut.error.split("were stopped")[0]  # no buggy run was stopped
+    whole = reproduce_trained(task, "b.py", "f.py",
+                              lambda programs, changes: [runs("b.py", ["crash"] * 5), runs("f.py", ["ok"] * 5)],
+                              modernized=True)  # fmt: skip
+    assert whole.status == "ok" and whole.error is None
+
+
+def test_resume_decides_again_the_bugs_stopped_at_a_limit(tmp_path):
+    out = tmp_path / "rows.jsonl"
+    out.write_text("".join(json.dumps({"id": i, "status": s}) + "\n" for i, s in
+                           (("a", "ok"), ("b", "limit"), ("c", "missing-data"))))  # fmt: skip
+    assert already_decided(out) == {"a": "ok", "c": "missing-data"}
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["a", "c"]

@@ -11,6 +11,11 @@ stops the rest.
 What is decided per bug, beyond the pair verdict of :func:`mutreal.analysis.reproduction.reproduce_from_records`:
 
 - ``missing-data``: a program could not find its data; the row names the path to place there.
+- ``limit``: runs were stopped by mutreal's own time or memory limit. Such a run is no result of the
+  program (a slow program on a loaded machine is not a crashing one), and counting it as a failure
+  decided bugs both ways (a fixed side cut at the limit twice made a reproduced crash "not
+  reproduced"); the row says how many runs of each side were stopped and what to raise. Stored runs
+  are reused, so a rerun with a higher limit trains only what was stopped.
 - a *version problem*: every run of both versions fails on an API that current Keras, TensorFlow or
   numpy removed (each side's own removed API and message). By default each program already ran on
   the framework of its era with its rewrites (``--framework auto``, :mod:`mutreal.program.runtime`),
@@ -85,7 +90,7 @@ class BugReproduction:
 
     id: str
     benchmark: str | None
-    status: str  # ok | missing-data | error | lost (runs lost to the executor: decided again on resume)
+    status: str  # ok | missing-data | limit | error | lost (lost, limit: decided again on resume)
     error: str | None = None
     symptom: str | None = None
     reproduced: bool | None = None
@@ -200,6 +205,26 @@ def _missing_data(records: Sequence[Any]) -> str | None:
     return None
 
 
+#: outcomes of a run that mutreal stopped: not a result of the program
+_LIMIT_OUTCOMES = {Outcome.TIMEOUT: "time limit (--timeout)", Outcome.MEMORY: "memory limit (--memory-limit)"}
+
+
+def _stopped_at_limit(records: tuple[Sequence[Any], Sequence[Any]]) -> str | None:
+    """Why no verdict: how many runs of each side mutreal's limits stopped, or None when none was."""
+    parts, limits = [], set()
+    for side, runs in zip(("buggy", "fixed"), records, strict=True):
+        stopped = [r for r in runs if r.outcome in _LIMIT_OUTCOMES]
+        if stopped:
+            parts.append(f"{len(stopped)} of {len(runs)} {side} runs")
+            limits.update(_LIMIT_OUTCOMES[r.outcome] for r in stopped)
+    if not parts:
+        return None
+    return (
+        f"{' and '.join(parts)} were stopped at mutreal's {' and '.join(sorted(limits))}: a stopped run "
+        "is no result of the program, so there is no verdict; rerun with a higher limit (stored runs are reused)"
+    )
+
+
 def _decide(task: ReproduceTask, buggy: str, fixed: str, records: tuple[list[Any], list[Any]],
             settings: DecisionSettings) -> BugReproduction:  # fmt: skip
     from mutreal.analysis.reproduction import reproduce_from_records
@@ -216,6 +241,10 @@ def _decide(task: ReproduceTask, buggy: str, fixed: str, records: tuple[list[Any
     if missing is not None:
         row.status, row.missing = "missing-data", missing
         row.error = f"a program could not find its data: place {missing}"
+        return row
+    stopped = _stopped_at_limit(records)
+    if stopped is not None:
+        row.status, row.error, row.symptom = "limit", stopped, data["symptom"]
         return row
     row.symptom, row.reproduced, row.stable, row.reason = data["symptom"], data["reproduced"], data["stable"], data["reason"]
     return row
@@ -275,7 +304,8 @@ def reproduce_trained(
 def already_decided(out: str | Path | None) -> dict[str, str]:
     """Id -> status of the rows in an existing output: a resumed benchmark keeps them and skips
     those bugs. A last line cut short by an interruption is cut off the file, and rows of bugs
-    whose runs were lost are taken out of it: those bugs are decided again, and the rows appended
+    whose runs were lost or stopped at a limit are taken out of it: those bugs are decided again
+    (runs stopped at a limit since raised are trained again, the others come from the store), and the rows appended
     next start on a line of their own."""
     if out is None or not Path(out).is_file():
         return {}
@@ -290,7 +320,7 @@ def already_decided(out: str | Path | None) -> dict[str, str]:
         except (ValueError, KeyError, TypeError):
             kept.append(line)  # not a row of ours: left in the file, its bug decided again
             continue
-        if status == "lost":
+        if status in ("lost", "limit"):  # not decided: a rerun (maybe with a raised limit) decides again
             dropped = True
             continue
         decided[bug_id] = status

@@ -133,7 +133,7 @@ def table5(rows: CampaignRows) -> Table:
     note = (
         "this run: reproduce --manifest rows. version problems: bugs whose two versions failed alike on an "
         "API current Keras/TensorFlow/numpy removed (retried with --modernize); stable: reproduced at every "
-        "seed index; not decided: error or missing-data rows. paper: the study's Table 5 (its benchmarks "
+        "seed index; not decided: error, missing-data and limit rows (runs stopped at the time or memory limit). paper: the study's Table 5 (its benchmarks "
         "only; ALL only when every one of its five benchmarks is here)."
     )
     columns = ["benchmark", "bugs", "paper bugs", "version problems", "paper version problems", "reproduced",
