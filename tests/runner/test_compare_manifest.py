@@ -176,3 +176,27 @@ def test_compare_manifest_reconstructs_couples_and_resumes(tmp_path: Path):
     again = mutreal("compare", "--manifest", str(m), "--runs", "3", "--out", str(out), "-q", cwd=tmp_path)
     assert again.returncode == 1  # the kept error row still counts
     assert out.read_text().splitlines() == before
+
+
+def test_runs_stopped_at_a_limit_are_named_in_the_row():
+    """A mutant cut at the time limit counts as failing every input; the row must say so."""
+    from mutreal.campaigns.compare import decide
+    from mutreal.campaigns.mutants import MutantSet, MutantSpec
+    from mutreal.campaigns.reproduce import ReproduceTask
+
+    def runs(program, outcomes):
+        evaluation = EvaluateRecord(results={"loss": 0.5, "accuracy": 0.8}, predictions=[1, 0, 1], labels=[1, 0, 0],
+                                    prediction_kind="class")  # fmt: skip
+        return [RunRecord(key=f"{program}{i}", program=program, seed=i, outcome=o,
+                          evaluations=[evaluation] if o == "ok" else [])
+                for i, o in enumerate(outcomes)]  # fmt: skip
+
+    task = ReproduceTask(id="b", benchmark=None, buggy=["b.py"], fixed=["f.py"], symptom="auto")
+    made = MutantSet(mutants=[MutantSpec(file="/m/slow.py", operator="HNE")])
+    groups = [runs("b.py", ["ok"] * 3), runs("f.py", ["ok"] * 3), runs("/m/slow.py", ["ok", "timeout", "timeout"])]
+    row = decide(task, "b.py", "f.py", made, groups, mode="reconstruct")
+    stopped = [n for n in row.notes if "stopped at mutreal's" in n]
+    assert stopped == [
+        "slow.py: 2 of 3 runs stopped at mutreal's time limit count as failed runs (wrong on every input); "
+        "rerun with a higher limit (stored runs are reused)"
+    ]

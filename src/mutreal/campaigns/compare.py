@@ -231,7 +231,7 @@ def decide(
     row.metric, row.lower_is_better = report["fixed"]["metric"], report["fixed"]["lower_is_better"]
     row.metric_reason, row.per_input = report["metric_reason"], report["per_input"]
     row.buggy, row.fixed = _series(report["buggy"]), _series(report["fixed"])
-    row.notes = [*made.notes, *report["notes"]]
+    row.notes = [*made.notes, *report["notes"], *_limit_notes(buggy, fixed, made, groups)]
     if not report["fixed"]["summary"]["n"]:
         row.status, row.error = "error", "the fixed program has no successful run: nothing to compare with"
         return row
@@ -253,6 +253,21 @@ def decide(
         row.mutants.append(entry)
     row.best = best_mutant(row.mutants)
     return row
+
+
+def _limit_notes(buggy: str, fixed: str, made: MutantSet, groups: Sequence[Sequence[Any]]) -> list[str]:
+    """A note per program some of whose runs mutreal's time or memory limit stopped: those runs count
+    as failed (wrong on every input), which a higher limit may change; the reader must know."""
+    notes = []
+    for program, records in zip([buggy, fixed, *(m.file for m in made.mutants)], groups, strict=False):
+        stopped = [r for r in records if getattr(r.outcome, "is_limit", False)]
+        if stopped:
+            notes.append(
+                f"{Path(program).name}: {len(stopped)} of {len(records)} runs stopped at mutreal's "
+                f"{'time' if stopped[0].outcome == Outcome.TIMEOUT else 'memory'} limit count as failed runs "
+                "(wrong on every input); rerun with a higher limit (stored runs are reused)"
+            )
+    return notes
 
 
 def make_mutants(
