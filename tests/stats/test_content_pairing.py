@@ -220,3 +220,16 @@ def test_kp_with_counted_inputs_is_kills_over_own_n(n: int, inputs: int, data: s
     verdict = fisher_kill(reference, faulty, counted=counted)
     assert verdict.pool_size == max(int((counted.sum(axis=0) > 0).sum()), 1)
     assert all(counted[:, t].any() for t in verdict.killing_inputs)
+
+
+def test_kp_with_own_n_reads_back_and_averages_over_inputs_counted() -> None:
+    from mutreal.stats import KillingProbabilities
+
+    counted = np.array([[1, 1, 0], [1, 0, 0]], dtype=bool)
+    kp = killing_probabilities(np.ones((2, 3), bool), np.zeros((2, 3), bool), counted=counted)
+    data = kp.to_dict()
+    assert data["n"] == [2, 1, 0] and data["mean_kp"] == 1.0 and data["inputs_killing"] == 2
+    assert (data["low"][2], data["high"][2]) == (0.0, 1.0)  # never counted: no information
+    assert KillingProbabilities.from_dict(data) == kp
+    positional = killing_probabilities(np.ones((2, 3), bool), np.zeros((2, 3), bool))
+    assert "n" not in positional.to_dict() and KillingProbabilities.from_dict(positional.to_dict()) == positional

@@ -249,7 +249,8 @@ def _pairs_by_content(fixed: Sequence[Any], groups: Mapping[str, Sequence[Any]])
     fault = pairs.get(_FAULT)
     counts = fault[2].sum(axis=0) if isinstance(fault, tuple) else np.zeros(0)
     if not isinstance(fault, tuple):  # no fault pair: how often the fixed program saw each input
-        counts = np.asarray([sum(1 for r in fixed if i in set(pairing.run_ids(r) or ())) for i in inputs])
+        seen = [set(pairing.run_ids(r) or ()) for r in fixed]
+        counts = np.asarray([sum(1 for ids in seen if i in ids) for i in inputs])
     return pairs, pairing.content_note(len(inputs), [int(c) for c in counts])
 
 

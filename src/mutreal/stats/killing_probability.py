@@ -78,7 +78,9 @@ class KillingProbabilities:
         if self.n is None:
             data.pop("n")  # every input in every instance: the shape rows always had
         data["n_inputs"] = len(self.kp)
-        data["mean_kp"] = float(np.mean(self.kp)) if self.kp else 0.0
+        # over the inputs counted at least once (all of them where n is None and there are instances)
+        seen = [v for v, c in zip(self.kp, self.counts, strict=True) if c > 0 or self.n is None]
+        data["mean_kp"] = float(np.mean(seen)) if seen else 0.0
         data["inputs_killing"] = int(sum(1 for v in self.kp if v > 0))
         return data
 
