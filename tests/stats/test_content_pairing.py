@@ -233,3 +233,17 @@ def test_kp_with_own_n_reads_back_and_averages_over_inputs_counted() -> None:
     assert KillingProbabilities.from_dict(data) == kp
     positional = killing_probabilities(np.ones((2, 3), bool), np.zeros((2, 3), bool))
     assert "n" not in positional.to_dict() and KillingProbabilities.from_dict(positional.to_dict()) == positional
+
+
+def test_kill_gives_the_fisher_verdict_by_input_content_too() -> None:
+    from mutreal.analysis.killing import kill_from_records
+
+    original = _program("orig.py", {})
+    mutant = _program("m.py", {0: {"b"}, 1: {"b"}, 2: {"b"}})
+    relabelled = [_run("m_tcl.py", seed, [(name, 1 - label) for name, label in cases]) for seed, cases in SPLITS.items()]
+    report = kill_from_records(original, {"m.py": mutant, "m_tcl.py": relabelled})
+    paired, unpaired = report.mutants
+    assert paired.fisher is not None and paired.fisher.pool_size == 6 and paired.fisher.n_original == 3
+    assert paired.fisher.min_p_value == pytest.approx(0.05)  # b: 3/3 right against 0/3, one-sided Fisher
+    assert unpaired.fisher is None
+    assert any(n.startswith("m_tcl.py: per-input correctness of m_tcl.py is on other inputs") for n in report.notes)
