@@ -247,3 +247,17 @@ def test_kill_gives_the_fisher_verdict_by_input_content_too() -> None:
     assert paired.fisher.min_p_value == pytest.approx(0.05)  # b: 3/3 right against 0/3, one-sided Fisher
     assert unpaired.fisher is None
     assert any(n.startswith("m_tcl.py: per-input correctness of m_tcl.py is on other inputs") for n in report.notes)
+
+
+def test_a_program_judged_on_another_set_is_named_so_when_pairing_by_content() -> None:
+    """A buggy program whose evaluate gave no correctness is judged on its validation data: other
+    test cases than the fixed program's evaluate data, whatever their ids."""
+    fixed = _program("fixed.py", {})
+    buggy = _program("buggy.py", {0: {"a"}})
+    for run in buggy:
+        run.evaluations[-1].source = "validation"
+    mutant = _program("m.py", {0: {"a"}})
+    report = compare_from_records(buggy, fixed, {"m.py": mutant})
+    assert report.fault_kp is None and report.mutants[0].kp is not None and report.mutants[0].similarity is None
+    assert any(n.startswith("fixed/buggy: per-input correctness is on different sets (evaluate, validation)")
+               for n in report.notes), report.notes  # fmt: skip

@@ -82,7 +82,29 @@ def content_pairable(*groups: Sequence[Any]) -> bool:
     done = [r for records in groups for r in records if r.outcome == Outcome.OK]
     if not done or any(run_ids(r) is None for r in done):
         return False
-    return len({getattr(r.last_evaluation, "source", "evaluate") for r in done}) == 1
+    return len(sources(*groups)) == 1
+
+
+def sources(*groups: Sequence[Any]) -> set[str]:
+    """The kinds of set (``evaluate``, ``validation``, ``training``) the completed runs' per-input
+    records are on."""
+    return {
+        getattr(r.last_evaluation, "source", "evaluate")
+        for records in groups
+        for r in records
+        if r.outcome == Outcome.OK and r.last_evaluation is not None
+    }
+
+
+def unpairable_note(reference: Sequence[Any], records: Sequence[Any]) -> str:
+    """Why a program is not paired by content with the reference: other sets, or no ids."""
+    found = sources(reference, records)
+    if len(found) > 1:
+        return (
+            f"per-input correctness is on different sets ({', '.join(sorted(found))}): inputs cannot be "
+            "paired, no per-input verdicts"
+        )
+    return "no per-input correctness with input ids on every completed run: no KP, CS, IoU"
 
 
 def _sorted(records: Sequence[Any]) -> list[Any]:

@@ -238,8 +238,7 @@ def _pairs_by_content(fixed: Sequence[Any], groups: Mapping[str, Sequence[Any]])
     for name, records in groups.items():
         found = paired.get(name)
         if found is None:
-            mismatch = per_input_mismatch(fixed, records)
-            pairs[name] = mismatch or "no per-input correctness with input ids: no KP, CS, IoU"
+            pairs[name] = pairing.unpairable_note(fixed, records)
         elif isinstance(found, str):
             pairs[name] = pairing.mismatch_note(records[0].program if records else name, found)
         else:
