@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mutreal.analysis import pairing
 from mutreal.analysis.series import (
     MetricSeries,
     as_dict,
@@ -17,6 +18,7 @@ from mutreal.analysis.series import (
     input_width,
     metric_series,
     per_input_mismatch,
+    per_input_set,
 )
 from mutreal.analysis.settings import DecisionSettings
 from mutreal.stats import (
@@ -93,6 +95,15 @@ class KillReport:
         }
 
 
+def _by_content(original: Sequence[Any], records: Sequence[Any]) -> pairing.PairedCorrectness | str | None:
+    """The Fisher pairing by input content (:mod:`mutreal.analysis.pairing`) where the runs evaluated
+    other inputs per seed and recorded their ids; None where positions pair them or nothing does."""
+    mixed = any((found := per_input_set(g)) is not None and found["source"] == "mixed" for g in (original, records))
+    if not mixed or not pairing.content_pairable(original, records):
+        return None
+    return pairing.pair_by_content(original, {"mutant": records})[1]["mutant"]
+
+
 def series_kill(original: MetricSeries, mutant: MetricSeries, settings: DecisionSettings) -> KillVerdict:
     """DeepCrime's verdict on ``mutant``'s runs against ``original``'s, in the original's direction.
 
@@ -126,8 +137,13 @@ def kill_from_records(
         width = input_width(original, records)
         fisher = None
         original_matrix, mutant_matrix = correctness_matrices(width, original, records)
+        by_content = _by_content(original, records)
         if original_matrix is not None and mutant_matrix is not None:
             fisher = fisher_kill(original_matrix, mutant_matrix, alpha=alpha)
+        elif not isinstance(by_content, str) and by_content is not None:
+            fisher = fisher_kill(by_content.reference, by_content.faulty, alpha=alpha, counted=by_content.counted)
+        elif isinstance(by_content, str):
+            notes.append(f"{name}: {pairing.mismatch_note(m.program, by_content)}")
         else:
             mismatch = per_input_mismatch(original, records)
             notes.append(f"{name}: {mismatch}" if mismatch

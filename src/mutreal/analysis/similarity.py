@@ -1,5 +1,10 @@
 """Real fault vs mutants from records: per-input killing probabilities, coupling and IoU.
 
+Inputs are paired by position when every run evaluated the same inputs (a fixed test set), and by
+content (:mod:`mutreal.analysis.pairing`) when a program's runs evaluated other inputs per seed
+(data made or split without a seed) and every completed run recorded its inputs' ids; the report
+says which (``per_input.pairing``).
+
 Nothing here trains; :mod:`mutreal.campaigns` train and call these functions.
 """
 
@@ -9,6 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from mutreal.analysis import pairing
 from mutreal.analysis.killing import series_kill
 from mutreal.analysis.series import (
     MetricSeries,
@@ -18,6 +26,7 @@ from mutreal.analysis.series import (
     input_width,
     metric_series,
     per_input_mismatch,
+    per_input_set,
 )
 from mutreal.analysis.settings import DecisionSettings
 from mutreal.stats import (
@@ -27,6 +36,7 @@ from mutreal.stats import (
     KillVerdict,
     Similarity,
     compare_groups,
+    counted_on_both,
     fisher_kill,
     killing_probabilities,
     similarity,
@@ -78,12 +88,18 @@ class CompareReport:
     fault_kp: KillingProbabilities | None
     mutants: list[MutantSimilarity]
     notes: list[str] = field(default_factory=list)
+    #: how inputs were paired (:data:`mutreal.analysis.pairing.BY_POSITION`, or by content with the
+    #: number of inputs and the median n per input); None without per-input correctness
+    pairing: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        per_input = self.fixed.per_input
+        if per_input is not None and self.pairing is not None:
+            per_input = {**per_input, "pairing": self.pairing}
         return {
             "metric": self.fixed.metric,
             "metric_reason": self.fixed.metric_reason,
-            "per_input": self.fixed.per_input,
+            "per_input": per_input,
             "buggy": self.buggy.to_dict(),
             "fixed": self.fixed.to_dict(),
             "fault": {
@@ -123,7 +139,10 @@ def compare_from_records(
     of per-input correctness (its last evaluate's, else its validation or training data): the buggy
     program and each mutant are paired with it on those inputs (where every fixed run failed, with
     the first program that recorded any), and one measured on other inputs, or on its own training
-    data with other labels, gets a note instead of a KP.
+    data with other labels, gets a note instead of a KP. Where some program's runs evaluated other
+    inputs per seed (data made or split without a seed), inputs are paired by their content ids
+    instead, each with its own n (:mod:`mutreal.analysis.pairing`); the report's ``pairing`` says
+    which pairing was used.
     """
     settings = DecisionSettings.of(settings)
     metric, lower_is_better, test, alpha = settings.as_tuple()
@@ -132,22 +151,14 @@ def compare_from_records(
     b = metric_series(buggy, metric or f.metric, direction, chosen_by_user=metric is not None)
     notes = [note for note in (b.repeated_note, f.repeated_note) if note]
     fault_kill = series_kill(f, b, settings)  # the real fault judged as a mutant of the fixed program
-    # the fixed program's inputs; where it crashed in every run (wrong on every input), another's:
-    # the program whose inputs they are is the reference every other one is paired with
-    reference, width = next(
-        ((group, w) for group, w in ((g, input_width(g)) for g in (fixed, buggy, *mutants.values())) if w is not None),
-        (fixed, None),
-    )
-    fixed_matrix = correctness_matrix(fixed, width) if width is not None else None
-    buggy_matrix = _paired_matrix(reference, buggy, width)
+    pairs, pairing_note = _pairs(fixed, buggy, mutants)
     fault_fisher = fault_kp = None
-    if fixed_matrix is not None and buggy_matrix is not None:
-        fault_fisher = fisher_kill(fixed_matrix, buggy_matrix, alpha)
-        fault_kp = killing_probabilities(fixed_matrix, buggy_matrix)
-    else:
-        mismatch = per_input_mismatch(fixed, buggy) or per_input_mismatch(reference, buggy)
-        notes.append(f"fixed/buggy: {mismatch}" if mismatch
-                     else "no per-input correctness for the fixed/buggy pair: no KP, CS, IoU")  # fmt: skip
+    fault_pair = pairs.pop(_FAULT, None)
+    if isinstance(fault_pair, tuple):
+        fault_fisher = fisher_kill(fault_pair[0], fault_pair[1], alpha, counted=fault_pair[2])
+        fault_kp = killing_probabilities(fault_pair[0], fault_pair[1], counted=fault_pair[2])
+    elif fault_pair is not None:
+        notes.append(fault_pair)
 
     results: list[MutantSimilarity] = []
     for name, records in mutants.items():
@@ -159,16 +170,16 @@ def compare_from_records(
             b.values, m.values, crashed_a=b.failed, crashed_b=m.failed, test=test,
             lower_is_better=direction, alpha=alpha,
         )  # fmt: skip
-        mutant_matrix = _paired_matrix(reference, records, width)
+        pair = pairs.get(name)
         fisher = kp = sim = None
-        if fixed_matrix is not None and mutant_matrix is not None:
-            fisher = fisher_kill(fixed_matrix, mutant_matrix, alpha)
-            kp = killing_probabilities(fixed_matrix, mutant_matrix)
+        if isinstance(pair, tuple):
+            fisher = fisher_kill(pair[0], pair[1], alpha, counted=pair[2])
+            kp = killing_probabilities(pair[0], pair[1], counted=pair[2])
             if fault_kp is not None:
-                sim = similarity(kp.kp, fault_kp.kp)
-        elif fixed_matrix is not None:
-            mismatch = per_input_mismatch(reference, records)
-            notes.append(f"{name}: {mismatch}" if mismatch else f"{name}: no per-input correctness, no KP, CS, IoU")
+                both = None if pair[2] is None else counted_on_both(kp, fault_kp)
+                sim = similarity(kp.kp, fault_kp.kp, include=both)
+        elif pair is not None:
+            notes.append(f"{name}: {pair}")
         results.append(
             MutantSimilarity(
                 program=name,
@@ -195,7 +206,80 @@ def compare_from_records(
         fault_kp=fault_kp,
         mutants=results,
         notes=notes,
+        pairing=pairing_note if fault_kp is not None or any(m.kp is not None for m in results) else None,
     )
+
+
+#: the key of the fixed/buggy pair among the pairs (no mutant file is named so)
+_FAULT = ""
+
+#: per program: (reference correctness, its own, counted or None) or the note why it is not paired
+Pair = tuple[np.ndarray, np.ndarray, np.ndarray | None] | str
+
+
+def _pairs(
+    fixed: Sequence[Any], buggy: Sequence[Any], mutants: Mapping[str, Sequence[Any]]
+) -> tuple[dict[str, Pair], str | None]:
+    """The buggy program (key :data:`_FAULT`) and each mutant paired with the fixed program input by
+    input, and how (by position, or by content where some program's runs evaluated other inputs
+    per seed and the fixed program's runs recorded their inputs' ids). A program without a pair
+    maps to its note; a mutant that cannot be paired because no fixed input is known is left out."""
+    groups = {_FAULT: buggy, **mutants}
+    mixed = any((found := per_input_set(g)) is not None and found["source"] == "mixed" for g in (fixed, *groups.values()))
+    if mixed and pairing.content_pairable(fixed):
+        return _pairs_by_content(fixed, groups)
+    return _pairs_by_position(fixed, buggy, mutants), pairing.BY_POSITION
+
+
+def _pairs_by_content(fixed: Sequence[Any], groups: Mapping[str, Sequence[Any]]) -> tuple[dict[str, Pair], str]:
+    pairable = {name: records for name, records in groups.items() if pairing.content_pairable(fixed, records)}
+    inputs, paired = pairing.pair_by_content(fixed, pairable)
+    pairs: dict[str, Pair] = {}
+    for name, records in groups.items():
+        found = paired.get(name)
+        if found is None:
+            pairs[name] = pairing.unpairable_note(fixed, records)
+        elif isinstance(found, str):
+            pairs[name] = pairing.mismatch_note(records[0].program if records else name, found)
+        else:
+            pairs[name] = (found.reference, found.faulty, found.counted)
+    if isinstance(pairs.get(_FAULT), str):
+        pairs[_FAULT] = f"fixed/buggy: {pairs[_FAULT]}"
+    fault = pairs.get(_FAULT)
+    counts = fault[2].sum(axis=0) if isinstance(fault, tuple) else np.zeros(0)
+    if not isinstance(fault, tuple):  # no fault pair: how often the fixed program saw each input
+        seen = [set(pairing.run_ids(r) or ()) for r in fixed]
+        counts = np.asarray([sum(1 for ids in seen if i in ids) for i in inputs])
+    return pairs, pairing.content_note(len(inputs), [int(c) for c in counts])
+
+
+def _pairs_by_position(
+    fixed: Sequence[Any], buggy: Sequence[Any], mutants: Mapping[str, Sequence[Any]]
+) -> dict[str, Pair]:
+    """Today's pairing: input ``t`` is position ``t``, the same input in every run."""
+    # the fixed program's inputs; where it crashed in every run (wrong on every input), another's:
+    # the program whose inputs they are is the reference every other one is paired with
+    reference, width = next(
+        ((group, w) for group, w in ((g, input_width(g)) for g in (fixed, buggy, *mutants.values())) if w is not None),
+        (fixed, None),
+    )
+    fixed_matrix = correctness_matrix(fixed, width) if width is not None else None
+    buggy_matrix = _paired_matrix(reference, buggy, width)
+    pairs: dict[str, Pair] = {}
+    if fixed_matrix is not None and buggy_matrix is not None:
+        pairs[_FAULT] = (fixed_matrix, buggy_matrix, None)
+    else:
+        mismatch = per_input_mismatch(fixed, buggy) or per_input_mismatch(reference, buggy)
+        pairs[_FAULT] = (f"fixed/buggy: {mismatch}" if mismatch
+                         else "no per-input correctness for the fixed/buggy pair: no KP, CS, IoU")  # fmt: skip
+    for name, records in mutants.items():
+        mutant_matrix = _paired_matrix(reference, records, width)
+        if fixed_matrix is not None and mutant_matrix is not None:
+            pairs[name] = (fixed_matrix, mutant_matrix, None)
+        elif fixed_matrix is not None:
+            mismatch = per_input_mismatch(reference, records)
+            pairs[name] = mismatch or "no per-input correctness, no KP, CS, IoU"
+    return pairs
 
 
 def _paired_matrix(reference: Sequence[Any], records: Sequence[Any], width: int | None) -> Any:

@@ -42,7 +42,8 @@ MIN_RELIABLE_RUNS = 5
 #: the default regression tolerance, as a share of the range of the evaluated targets
 DEFAULT_RANGE_SHARE = 0.1
 RELIABLE_RULE = (
-    f"reliable: per-input correctness on every side, at least {MIN_RELIABLE_RUNS} paired runs, and both the "
+    f"reliable: per-input correctness on every side, at least {MIN_RELIABLE_RUNS} paired runs (inputs paired by "
+    "content: a median n per input of at least that), and both the "
     "fault and the mutant kill at least one input"
 )
 
@@ -161,6 +162,7 @@ def _kp(data: Mapping[str, Any] | None) -> dict[str, Any] | None:
         "n_instances": data["n_instances"], "confidence": data["confidence"], "n_inputs": data["n_inputs"],
         "inputs_killing": data["inputs_killing"], "mean_kp": round(data["mean_kp"], 6),
         "kp": _rounded(data["kp"]), "low": _rounded(data["low"]), "high": _rounded(data["high"]),
+        **({"n": data["n"]} if data.get("n") is not None else {}),  # inputs paired by content: own n each
     }  # fmt: skip
 
 
@@ -174,8 +176,15 @@ def _reliable(mutant: Mapping[str, Any], fault_kp: Mapping[str, Any] | None) -> 
     kp = mutant.get("kp")
     if mutant.get("coupling_strength") is None or kp is None or fault_kp is None:
         return False
-    return (kp["n_instances"] >= MIN_RELIABLE_RUNS and kp["inputs_killing"] > 0
-            and fault_kp["inputs_killing"] > 0)  # fmt: skip
+    runs = min(_median_n(kp), _median_n(fault_kp))
+    return runs >= MIN_RELIABLE_RUNS and kp["inputs_killing"] > 0 and fault_kp["inputs_killing"] > 0
+
+
+def _median_n(kp: Mapping[str, Any]) -> float:
+    """The paired runs behind a KP: ``n_instances``, or with inputs paired by content (each its own n)
+    the median n of the inputs counted at least once."""
+    counts = [c for c in kp.get("n") or () if c > 0]
+    return float(sorted(counts)[len(counts) // 2]) if counts else float(kp["n_instances"])
 
 
 def best_mutant(mutants: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:

@@ -135,6 +135,13 @@ class EvaluateRecord:
     last fit's ``validation`` data (``validation_data``, or the part ``validation_split`` held out)
     or else its ``training`` data (where DeepCrime measures killability); such a record has no
     ``results`` and is never the source of the compared metric.
+
+    ``input_ids`` name each evaluated test case by content (``"<hash of the input row's bytes, shape
+    and dtype>:<label>"``, :func:`mutreal.execution.per_input.input_ids`), in the order of
+    ``predictions``: runs of a program that made or split its data without a seed evaluated other
+    inputs per seed, and are paired input by input through these ids
+    (:mod:`mutreal.analysis.alignment`). ``None`` in records written before they existed, and where
+    the rows could not be read (several inputs of other lengths, no labels).
     """
 
     results: dict[str, float] = field(default_factory=dict)
@@ -145,6 +152,7 @@ class EvaluateRecord:
     prediction_kind: str | None = None
     source: str = "evaluate"
     task: dict[str, Any] | None = None
+    input_ids: list[str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

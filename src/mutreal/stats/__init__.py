@@ -24,6 +24,7 @@ from mutreal.stats.fisher import FisherKill, fisher_kill, fisher_kill_p_values
 from mutreal.stats.killing_probability import (
     KillingProbabilities,
     Similarity,
+    counted_on_both,
     coupling_strength,
     detectability_iou,
     killing_probabilities,
@@ -57,6 +58,7 @@ __all__ = [
     "Summary",
     "cohen_d",
     "compare_groups",
+    "counted_on_both",
     "coupling_strength",
     "deepcrime_kill",
     "detectability_iou",

@@ -26,6 +26,11 @@ correction: a per-input alpha of ``alpha / pool_size``, where the pool is the wh
 input set (Bonferroni over the pool). Because the per-input alpha depends on the pool, not on
 the test subset, this verdict (``killed_pool``) is still monotone for any subset of the pool,
 and it bounds the chance that an equivalent mutant is killed by ``alpha``.
+
+Inputs identified by content (a program that makes its data without a seed evaluates other inputs
+per run, :mod:`mutreal.analysis.alignment`): ``counted`` says in which paired instances each input
+was evaluated by both runs, and each input's table is made of those instances only (its own ``n``,
+the same on both rows); an input never counted has p = 1 and is not in the pool.
 """
 
 from __future__ import annotations
@@ -107,16 +112,20 @@ def fisher_kill(
     mutant_correct: Sequence[Sequence[bool]] | np.ndarray,
     alpha: float = 0.05,
     pool_size: int | None = None,
+    counted: Sequence[Sequence[bool]] | np.ndarray | None = None,
 ) -> FisherKill:
     """Kim et al.'s monotone verdict from per-input correctness of original and mutant instances.
 
     ``original_correct[k][t]`` says whether the original's instance ``k`` got input ``t`` right;
     the same for the mutant. ``pool_size`` (default: the number of inputs given) is the size of
     the evaluated input pool for ``killed_pool``. With no inputs (or no instances) nothing can
-    kill: not killed, p = 1.
+    kill: not killed, p = 1. ``counted`` (paired instances x inputs): each input's counts come from
+    the instances in which both runs evaluated it (see the module docstring).
     """
     original = _as_matrix(original_correct, "original_correct")
     mutant = _as_matrix(mutant_correct, "mutant_correct")
+    if counted is not None:
+        return _fisher_kill_counted(original, mutant, _as_matrix(counted, "counted"), alpha, pool_size)
     if original.shape[0] == 0 or mutant.shape[0] == 0 or original.shape[1] == 0:
         return FisherKill(
             False, alpha, int(original.shape[1]), int(original.shape[0]), int(mutant.shape[0]), 1.0
@@ -133,5 +142,36 @@ def fisher_kill(
         min_p_value=float(p_values.min()),
         killing_inputs=killing,
         killed_pool=bool(p_values.min() < alpha / pool),
+        pool_size=pool,
+    )
+
+
+def _fisher_kill_counted(
+    original: np.ndarray, mutant: np.ndarray, counted: np.ndarray, alpha: float, pool_size: int | None
+) -> FisherKill:
+    """:func:`fisher_kill` with each input's own instances (paired by index, the first ``min``)."""
+    n = min(original.shape[0], mutant.shape[0])
+    if original.shape[1] != mutant.shape[1] or counted.shape[1] != original.shape[1] or counted.shape[0] < n:
+        raise ValueError(f"shapes {original.shape}, {mutant.shape} and counted {counted.shape} do not pair")
+    mask = counted[:n]
+    per_input = mask.sum(axis=0)
+    c_o = (original[:n] & mask).sum(axis=0)
+    c_m = (mutant[:n] & mask).sum(axis=0)
+    p_values = np.array(
+        [_fisher_greater(int(a), int(m), int(b), int(m)) if m else 1.0 for a, b, m in zip(c_o, c_m, per_input, strict=True)],
+        dtype=float,
+    )
+    evaluated = int((per_input > 0).sum())
+    killing = [int(i) for i in np.flatnonzero(p_values < alpha)]
+    pool = max(int(pool_size if pool_size is not None else evaluated), 1)
+    return FisherKill(
+        killed=bool(killing),
+        alpha=alpha,
+        n_inputs=int(original.shape[1]),
+        n_original=n,
+        n_mutant=n,
+        min_p_value=float(p_values.min()) if p_values.size else 1.0,
+        killing_inputs=killing,
+        killed_pool=bool(p_values.size) and bool(p_values.min() < alpha / pool),
         pool_size=pool,
     )

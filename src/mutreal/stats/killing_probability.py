@@ -13,6 +13,14 @@ real fault ``F`` (both against the same reference, the fixed program):
 
 Undefined ratios are ``None`` (documented, never NaN): CS when the mutant is killed by no input
 (``sum KP_M = 0``), IoU when neither is killed by any input.
+
+Inputs with their own ``n``: a program that makes or splits its data without a seed evaluates other
+inputs in each run, so input ``t`` is identified by its content, not its position
+(:mod:`mutreal.analysis.alignment`), and counts only in the instances whose paired runs both
+evaluated it (``counted``). Then ``KP(t) = kills / n(t)`` with its own Wilson interval, and CS and
+IoU sum over the inputs counted at least once on both sides. An input seen in one instance has KP 0
+or 1 and a wide interval: the ``n`` list says so. Where every input is counted in every instance
+this is the formula above, value for value.
 """
 
 from __future__ import annotations
@@ -48,18 +56,31 @@ def wilson_interval(successes: int, n: int, confidence: float = WILSON_CONFIDENC
 
 @dataclass
 class KillingProbabilities:
-    """KP per input with Wilson bounds, over ``n_instances`` paired instances."""
+    """KP per input with Wilson bounds, over ``n_instances`` paired instances.
+
+    ``n``: the instances each input was counted in, where inputs differ (paired by content, some
+    inputs not evaluated in every run); ``None`` where every input is counted in every instance."""
 
     n_instances: int
     confidence: float
     kp: list[float]
     low: list[float]
     high: list[float]
+    n: list[int] | None = None
+
+    @property
+    def counts(self) -> list[int]:
+        """Instances per input (``n_instances`` for each where ``n`` is None)."""
+        return list(self.n) if self.n is not None else [self.n_instances] * len(self.kp)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        if self.n is None:
+            data.pop("n")  # every input in every instance: the shape rows always had
         data["n_inputs"] = len(self.kp)
-        data["mean_kp"] = float(np.mean(self.kp)) if self.kp else 0.0
+        # over the inputs counted at least once (all of them where n is None and there are instances)
+        seen = [v for v, c in zip(self.kp, self.counts, strict=True) if c > 0 or self.n is None]
+        data["mean_kp"] = float(np.mean(seen)) if seen else 0.0
         data["inputs_killing"] = int(sum(1 for v in self.kp if v > 0))
         return data
 
@@ -72,10 +93,13 @@ def killing_probabilities(
     reference_correct: Sequence[Sequence[bool]] | np.ndarray,
     faulty_correct: Sequence[Sequence[bool]] | np.ndarray,
     confidence: float = WILSON_CONFIDENCE,
+    counted: Sequence[Sequence[bool]] | np.ndarray | None = None,
 ) -> KillingProbabilities:
     """KP per input from (instances x inputs) correctness of the reference and the faulty program.
 
     Instances are paired by index; with different counts the first ``min`` of each are used.
+    ``counted`` (instances x inputs, default: everything) says in which instances each input was
+    evaluated by both paired runs: each input then has its own ``n`` (see the module docstring).
     """
     reference = np.asarray(reference_correct, dtype=bool)
     faulty = np.asarray(faulty_correct, dtype=bool)
@@ -85,15 +109,31 @@ def killing_probabilities(
         raise ValueError(f"{reference.shape[1]} inputs for the reference, {faulty.shape[1]} for the faulty")
     n = min(reference.shape[0], faulty.shape[0])
     kills = reference[:n] & ~faulty[:n]
+    per_input = None
+    if counted is not None:
+        mask = np.asarray(counted, dtype=bool)
+        if mask.ndim != 2 or mask.shape[1] != reference.shape[1] or mask.shape[0] < n:
+            raise ValueError(f"counted has shape {mask.shape}, expected ({n}, {reference.shape[1]})")
+        kills = kills & mask[:n]
+        per_input = [int(v) for v in mask[:n].sum(axis=0)] if n else [0] * reference.shape[1]
+        if all(v == n for v in per_input):
+            per_input = None  # every input in every instance: exactly the positional case
     counts = kills.sum(axis=0) if n else np.zeros(reference.shape[1], dtype=int)
-    bounds = [wilson_interval(int(c), n, confidence) for c in counts]
+    ns = per_input if per_input is not None else [n] * len(counts)
+    bounds = [wilson_interval(int(c), m, confidence) for c, m in zip(counts, ns, strict=True)]
     return KillingProbabilities(
         n_instances=n,
         confidence=confidence,
-        kp=[float(c) / n if n else 0.0 for c in counts],
+        kp=[float(c) / m if m else 0.0 for c, m in zip(counts, ns, strict=True)],
         low=[b[0] for b in bounds],
         high=[b[1] for b in bounds],
+        n=per_input,
     )
+
+
+def counted_on_both(mutant: KillingProbabilities, fault: KillingProbabilities) -> list[bool]:
+    """Per input: counted in at least one instance of the mutant's pairs and of the fault's."""
+    return [a > 0 and b > 0 for a, b in zip(mutant.counts, fault.counts, strict=True)]
 
 
 def _pair(kp_mutant: Sequence[float], kp_fault: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -140,9 +180,19 @@ class Similarity:
         return cls(**data)
 
 
-def similarity(kp_mutant: Sequence[float], kp_fault: Sequence[float]) -> Similarity:
-    """CS, IoU and counts of inputs with KP > 0 for the mutant, the fault, and both."""
+def similarity(
+    kp_mutant: Sequence[float], kp_fault: Sequence[float], include: Sequence[bool] | np.ndarray | None = None
+) -> Similarity:
+    """CS, IoU and counts of inputs with KP > 0 for the mutant, the fault, and both.
+
+    ``include`` (default: every input) keeps the inputs counted on both sides (``n > 0`` for the
+    mutant and for the fault): an input one side never evaluated has no KP there, not KP 0."""
     m, f = _pair(kp_mutant, kp_fault)
+    if include is not None:
+        keep = np.asarray(include, dtype=bool).reshape(-1)
+        if keep.shape != m.shape:
+            raise ValueError(f"include has {len(keep)} entries for {len(m)} inputs")
+        m, f = m[keep], f[keep]
     return Similarity(
         coupling_strength=coupling_strength(m, f),
         detectability_iou=detectability_iou(m, f),
