@@ -170,6 +170,35 @@ def test_only_a_trailing_exit_is_scaffolding():
         strip_instrumentation("def (:\n")
 
 
+def test_an_exit_after_training_with_code_after_it_is_scaffolding():
+    """DeepLocalize cut its programs short after training; the evaluation after the exit is the program's."""
+    guarded = (
+        "import sys\n\ndef train(m):\n    m.fit(x, y)\n\nif __name__ == '__main__':\n    train(model)\n"
+        "    print('time', 3)\n\n    sys.exit(1)\n\n    model.evaluate(x, y)\n"
+    )
+    new, changes = strip_instrumentation(guarded)
+    assert new == guarded.replace("    sys.exit(1)\n", "    pass\n")  # line numbers kept
+    assert [(c.kind, c.line) for c in changes] == [("exit scaffolding", 10)]
+    flat = "import sys\nscores = cross_val_score(est, x, y)\nsys.exit(1)\nprint(scores)\n"
+    assert strip_instrumentation(flat)[0] == flat.replace("sys.exit(1)", "pass")
+    in_function = "def main():\n    model.fit(x, y)\n    sys.exit(1)\n    model.save('m.h5')\n"
+    assert strip_instrumentation(in_function)[0] == in_function.replace("sys.exit(1)", "pass")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "model.fit(x, y)\nif acc < 0.5:\n    sys.exit(1)\nprint(acc)\n",  # a condition: the program's logic
+        "model.fit(x, y)\nfor f in files:\n    if not f:\n        exit(-1)\nprint(1)\n",
+        "model.fit(x, y)\ntry:\n    run()\nexcept E:\n    sys.exit(2)\nprint(1)\n",
+        "sys.exit(main())\nmodel.fit(x, y)\n",  # before any training
+        "if __name__ == '__main__':\n    sys.exit(1)\n    model.fit(x, y)\n",
+    ],
+)
+def test_an_exit_under_a_condition_or_before_training_stays(text):
+    assert strip_instrumentation(text) == (text, [])
+
+
 def test_a_version_pin_is_scaffolding():
     text = 'import tensorflow as tf\n\nassert tf.__version__ == "1.8.0"\nassert x > 0\nif tf:\n    assert tf.__version__[:5] == "0.12."\n'
     new, changes = strip_instrumentation(text)

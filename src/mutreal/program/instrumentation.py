@@ -37,7 +37,9 @@ VERSION_ATTRIBUTE = "__version__"
 #: Calls that end the program: at the end of a module, after training, they are scaffolding.
 EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
 #: The training calls an exit must follow to be scaffolding (a program that only exits keeps its exit).
-TRAINING_CALLS = frozenset({"fit", "fit_generator", "train_on_batch"})
+TRAINING_CALLS = frozenset(
+    {"fit", "fit_generator", "train_on_batch", "cross_val_score", "cross_val_predict", "cross_validate"}
+)
 
 
 def _last_name(node: cst.BaseExpression) -> str | None:
@@ -62,6 +64,24 @@ def _exit_statement(stmt: cst.BaseStatement) -> bool:
         and isinstance(small.value, cst.Call)
         and dotted(small.value.func) in EXIT_CALLS
     )
+
+
+def _main_guard(node: cst.If) -> bool:
+    """``if __name__ == "__main__":``: the program's own top level, not a condition of its logic."""
+    test = node.test
+    return (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and {dotted(test.left), _string(test.comparisons[0].comparator)} == {"__name__", "__main__"}
+    ) or (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and {_string(test.left), dotted(test.comparisons[0].comparator)} == {"__main__", "__name__"}
+    )
+
+
+def _string(node: cst.BaseExpression) -> str | None:
+    return node.evaluated_value if isinstance(node, cst.SimpleString) else None  # type: ignore[return-value]
 
 
 def _version_pin(node: cst.Assert) -> bool:
@@ -95,9 +115,61 @@ class _Stripper(cst.CSTTransformer):
         super().__init__()
         self.changes: list[Change] = []
         self.trains = False  # the module calls fit (or the like) somewhere
+        self.first_training_line: int | None = None
+        self.block_depth = 0  # 0: a statement of the module itself
+        self.conditional_depth = 0  # inside if (not the main guard), loops, try, with: an exit there is logic
 
     def visit_Call(self, node: cst.Call) -> None:
-        self.trains = self.trains or _last_name(node.func) in TRAINING_CALLS
+        if _last_name(node.func) in TRAINING_CALLS:
+            self.trains = True
+            line = self._line(node)
+            self.first_training_line = line if self.first_training_line is None else min(line, self.first_training_line)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.block_depth += 1
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        self.block_depth -= 1
+        return updated
+
+    def visit_If(self, node: cst.If) -> None:
+        self.conditional_depth += not _main_guard(node)
+
+    def leave_If(self, original: cst.If, updated: cst.If) -> cst.If:
+        self.conditional_depth -= not _main_guard(original)
+        return updated
+
+    def _enter(self, node: cst.CSTNode) -> None:
+        self.conditional_depth += 1
+
+    def _leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        self.conditional_depth -= 1
+        return updated
+
+    visit_For = visit_While = visit_Try = visit_With = visit_Else = _enter  # type: ignore[assignment]
+    leave_For = leave_While = leave_Try = leave_With = leave_Else = _leave  # type: ignore[assignment]
+
+    def _exit_after_training(self, original: cst.BaseStatement) -> bool:
+        """An exit of its own, not under a condition, on a line after the first training call."""
+        return (
+            _exit_statement(original)
+            and self.conditional_depth == 0
+            and self.first_training_line is not None
+            and self._line(original) > self.first_training_line
+        )
+
+    def leave_SimpleStatementLine(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> cst.BaseStatement:
+        # a module-level exit is left to leave_Module (a trailing one is removed outright there)
+        if self.block_depth == 0 or not self._exit_after_training(original):
+            return updated
+        return self._replaced_exit(original)
+
+    def _replaced_exit(self, original: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
+        self.changes.append(Change(self._line(original), "exit scaffolding", cst.Module([]).code_for_node(original).strip(),
+                                   "pass (ended the program after training; what follows is the program's)"))  # fmt: skip
+        return cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=original.leading_lines)
 
     def _line(self, node: cst.CSTNode) -> int:
         return self.get_metadata(cst.metadata.PositionProvider, node).start.line
@@ -133,8 +205,11 @@ class _Stripper(cst.CSTTransformer):
         while end and (_exit_statement(body[end - 1]) or _trivial(body[end - 1])):
             end -= 1
         exits = [i for i in range(end, len(body)) if _exit_statement(body[i])]
-        if not exits or end == 0 or not self.trains:
+        if end == 0 or not self.trains:
             return updated
+        for i in range(end):  # DeepLocalize's `sys.exit(1)` after training, the program's code after it
+            if self._exit_after_training(originals[i]):
+                body[i] = self._replaced_exit(originals[i])  # type: ignore[arg-type]
         for i in exits:
             self.changes.append(Change(self._line(originals[i]), "exit scaffolding",
                                        cst.Module([]).code_for_node(originals[i]).strip(),
@@ -148,7 +223,12 @@ def strip_instrumentation(source: str) -> tuple[str, list[Change]]:
     Removed: callbacks of :data:`BENCHMARK_CALLBACKS` in a ``callbacks=[...]`` list, asserts pinning a
     library's ``__version__`` (TFBugs2018's ``assert tf.__version__ == "1.8.0"``), and the exit
     calls that end a module that trains (``sys.exit(1)`` after the last statement that does anything,
-    in a program that calls ``fit``), which made every finished run a failure. Raises ``libcst.ParserSyntaxError`` if ``source`` does not parse."""
+    in a program that calls ``fit``), which made every finished run a failure. An exit of its own
+    after the first training call, not under a condition (at the module's level, in a function or
+    in the ``__main__`` block), with the program's code after it, becomes ``pass``: DeepLocalize
+    cut its buggy programs short there (``end_time = time.clock(); print("time", ...);
+    sys.exit(1)`` before the evaluation the fixed program runs); an exit under an ``if``, a loop or
+    a ``try`` is the program's logic and stays. Raises ``libcst.ParserSyntaxError`` if ``source`` does not parse."""
     wrapper = cst.metadata.MetadataWrapper(cst.parse_module(source))
     stripper = _Stripper()
     new = wrapper.visit(stripper)
