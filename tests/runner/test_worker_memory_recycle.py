@@ -1,0 +1,57 @@
+"""A warm worker that still holds much of the memory limit after a run is replaced before the next
+run, so the next program is not charged for what an earlier one left (slow: starts TensorFlow workers).
+
+Own programs through the ``mutreal`` entry point: the first keeps 1.2 GB alive after it ends (in a
+module that outlives the run, as TensorFlow's allocator keeps what it took), the second needs 0.9 GB.
+Under a 2600 MiB limit the second fits a fresh worker but not the first one's.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mutreal.cli import main
+
+pytestmark = pytest.mark.slow
+
+KEEPS = """\
+import numpy as np
+np.mutreal_test_kept = np.ones(150_000_000)  # 1.2 GB, reachable after the program ends
+print("kept", np.mutreal_test_kept.nbytes)
+"""
+NEEDS = """\
+import numpy as np
+block = np.ones(110_000_000)  # 0.9 GB while it runs
+print("sum", block.sum())
+"""
+
+
+def _records(store: Path) -> dict[str, dict]:
+    with sqlite3.connect(store) as db:
+        rows = [json.loads(text) for (text,) in db.execute("SELECT record FROM runs")]
+    return {Path(r["program"]).name: r for r in rows}
+
+
+def test_a_worker_holding_memory_after_its_run_is_replaced_before_the_next(tmp_path: Path):
+    keeps, needs = tmp_path / "keeps.py", tmp_path / "needs.py"
+    keeps.write_text(KEEPS)
+    needs.write_text(NEEDS)
+    store = tmp_path / "runs.sqlite"
+    result = CliRunner().invoke(main, [
+        "run", str(keeps), str(needs), "--runs", "1", "--jobs", "1", "--json", "-q", "--timeout", "120",
+        "--memory-limit", "2600", "--store", str(store),
+    ])  # fmt: skip
+    rows = {Path(r["program"]).name: r for r in json.loads(result.stdout)["runs"]}
+    assert rows["keeps.py"]["outcome"] == "ok", rows["keeps.py"]
+    assert rows["needs.py"]["outcome"] == "ok", rows["needs.py"]  # charged for its own 0.9 GB only
+    records = _records(store)
+    first, second = records["keeps.py"], records["needs.py"]
+    assert first["peak_rss_mb"] > 1200 and "replaced before the next run" in first["worker_replaced_after"]
+    assert first["worker"] != second["worker"]  # another process (name:pid) ran the second program
+    assert second["worker_replaced_after"] is None  # it gave back what it took: its worker stays warm
+    assert second["peak_rss_mb"] < 2600
