@@ -10,8 +10,9 @@ by a worker started for it (:class:`mutreal.execution.worker_process.WorkerProce
 is ``tf_keras``) and resolve every ``import keras`` / ``from keras.x import`` to ``tf_keras`` with an
 import hook (:class:`KerasAlias`), so a program, the modules of its folder it imports and anything
 imported at run time (``importlib``) see one Keras 2. The hook, unlike a rewrite of the program's
-import lines, also covers the program's own helper modules. A name Keras 2 kept only internally
-(``keras.layers.core``, ``keras.utils.np_utils``) resolves to ``tf_keras.src``'s module of that name.
+import lines, also covers the program's own helper modules. A Keras 2 sub-module whose names its package
+re-exported (``keras.layers.core``, ``keras.utils.np_utils``) resolves to that public package of
+tf_keras; any other name Keras 2 kept only internally resolves to ``tf_keras.src``'s module of that name.
 """
 
 from __future__ import annotations
@@ -63,7 +64,9 @@ class KerasAlias(importlib.abc.MetaPathFinder):
         if fullname != "keras" and not fullname.startswith("keras."):
             return None
         rest = fullname[len("keras") :]
-        for candidate in (f"tf_keras{rest}", f"tf_keras.src{rest}" if rest else None):
+        moved = _moved_to(rest[1:])
+        for candidate in (f"tf_keras{rest}", f"tf_keras.{moved}" if moved else None,
+                          f"tf_keras.src{rest}" if rest else None):  # fmt: skip
             if candidate is None:
                 continue
             try:
@@ -73,6 +76,16 @@ class KerasAlias(importlib.abc.MetaPathFinder):
             if found is not None:
                 return importlib.util.spec_from_loader(fullname, _AliasLoader(candidate))
         return None
+
+
+def _moved_to(path: str) -> str | None:
+    """The public package a Keras 2 sub-module's contents live in (``layers.normalization`` ->
+    ``layers``): Keras 2's package ``__init__`` re-exported every public name of these sub-modules, and
+    tf_keras keeps some of them only as internal modules that no longer hold those names (its
+    ``src.layers.normalization`` is a package of sub-modules), others not at all (``layers.recurrent``)."""
+    from mutreal.program.modernize import MOVED_MODULES
+
+    return MOVED_MODULES.get(path)
 
 
 def install_keras_alias() -> None:
