@@ -16,7 +16,9 @@ Per run, the program executes as ``__main__`` in a fresh module namespace, with 
 it, in a working directory showing the files of its folder: in the sandbox a private writable copy
 of that folder at ``/tmp/run/<folder name>/`` staged by the pool from outside (its sibling folders
 shown read-only beside it, so ``../data`` works), without a sandbox a temporary directory of
-symlinks to them. Before
+symlinks to them; a program that names its own folder in a relative path (Defects4ML's
+``fixed/result.json``, written for a harness that runs it from the folder above) finds it there too
+(:func:`_alias_own_folder`). Before
 each run every seed is set (``keras.utils.set_random_seed``: Python, NumPy, TensorFlow/Keras) and
 Keras' global state is reset; after it the working directory, ``sys.argv``, ``sys.path``,
 ``os.environ``, warning filters, NumPy error settings, and the program's own modules imported from its
@@ -155,6 +157,29 @@ def _prepare_workdir(task: dict[str, Any]) -> tuple[Path, Path, Path]:
     return workdir, script, workdir
 
 
+def _alias_own_folder(workdir: Path, name: str, source: str) -> bool:
+    """Show the run's folder also under its own name inside itself when the program names it in a
+    relative path (``open("fixed/result.json", "w")``); returns whether it did.
+
+    Benchmarks run their programs from different places: Defects4ML's harness runs
+    ``python fixed/script.py`` from the bug's folder, so its programs write ``fixed/result.json`` while
+    reading their data beside themselves, and most others expect their own folder. The run starts in
+    the program's folder; a link ``<name> -> .`` there makes ``<name>/x`` the same file as ``x``, so
+    both conventions reach the files the program meant, and what it writes stays in the run's copy.
+    Only for a program whose text names its folder (``'<name>/...'``, ``'./<name>/...'``) and whose
+    folder has no entry of that name already."""
+    if not name or not re.search(rf"""(['"])(?:\./)?{re.escape(name)}/""", source):
+        return False
+    alias = workdir / name
+    if alias.exists() or alias.is_symlink():
+        return False
+    try:
+        alias.symlink_to(".", target_is_directory=True)
+    except OSError:
+        return False
+    return True
+
+
 def _local_modules(names: set[str], roots: list[str]) -> list[str]:
     local = []
     for name in names:
@@ -287,6 +312,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
     seed = int(task["seed"])
     install_instrumentation(task.get("block_network", True))
     workdir, script, scratch = _prepare_workdir(task)
+    _alias_own_folder(workdir, Path(task["program"]).parent.name, str(task["source"]))
     saved_cwd = os.getcwd()
     saved_argv = list(sys.argv)
     saved_path = list(sys.path)
