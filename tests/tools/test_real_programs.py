@@ -77,6 +77,23 @@ def test_manifest_entries_and_missing_data_per_side(real, tmp_path: Path) -> Non
     assert [p.id for p in real.read_manifest(manifest, ["fixed"], None, 1)] == ["B:1"]
 
 
+def test_a_write_into_a_missing_folder_is_no_missing_data(real) -> None:
+    """FileNotFoundError from a write (the program ran from another working directory than it was
+    written for) is a crash with its own cause; the same error from a read is missing data."""
+    program = real.Program("X:1", "X", "fixed", "/x.py")
+    error = {"outcome": "missing-data", "error_type": "FileNotFoundError",
+             "error_message": "[Errno 2] No such file or directory: 'fixed/result.json'"}  # fmt: skip
+    for line in ('file = open(file="fixed/result.json", mode="w")', "out = open('fixed/r.txt', 'a')",
+                 "frame.to_csv('out/x.csv')", "plt.savefig('plots/a.png')"):  # fmt: skip
+        trace = f'  File "/tmp/run/fixed/script.py", line 30, in <module>\n    {line}\nFileNotFoundError: x'
+        wrote = real.classify(program, error, {"traceback": trace})
+        assert (wrote.status, wrote.cause) == (real.CRASH, real.WRITES_MISSING_FOLDER), line
+    for line in ("data = open('fixed/data.csv')", "x = open('a.txt', 'r').read()", "df = pd.read_csv('d.csv')"):
+        trace = f'  File "/tmp/run/fixed/script.py", line 3, in <module>\n    {line}\nFileNotFoundError: x'
+        read = real.classify(program, error, {"traceback": trace})
+        assert (read.status, read.cause) == (real.MISSING, "missing data"), line
+
+
 def test_verdicts_from_run_records(real) -> None:
     program = real.Program("X:1", "X", "fixed", "/x.py")
     cut = real.classify(
@@ -145,7 +162,12 @@ def test_verdicts_from_run_records(real) -> None:
             "module 'numpy' has no attribute 'float'.",
             "removed Python/numpy/scipy/sklearn API",
         ),
-        ("ModuleNotFoundError", "No module named 'cv2'", "missing package"),
+        ("ModuleNotFoundError", "No module named 'cv2'", "missing package: cv2 (install mutreal[benchmarks])"),
+            ("ModuleNotFoundError", "No module named 'keras_contrib'",
+             "missing package: keras_contrib (published on GitHub only, not on PyPI)"),
+            ("ModuleNotFoundError", "No module named 'somepkg.sub'", "missing package: somepkg"),
+            ("ImportError", "cannot import name 'X' from 'tf_keras.src.layers.normalization' (/x.py)",
+             "module moved or removed in an installed library"),
         (
             "AttributeError",
             "module 'keras.callbacks' has no attribute 'backpropagation'",
