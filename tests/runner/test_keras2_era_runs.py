@@ -82,3 +82,43 @@ def test_a_keras2_era_bug_folder_program_trains(tmp_path: Path):
     assert run["outcome"] == "ok", (run["error_type"], run["error_message"])
     assert run["framework"] == "tf_keras"
     assert not (folder / "result.json").exists() and not (folder / "fixed").exists()  # the original untouched
+
+WRAPPED = """\
+import numpy as np
+from keras import backend as K
+from keras.layers import Dense, Lambda
+from keras.models import Sequential
+from keras.utils import np_utils
+from keras.wrappers.scikit_learn import KerasClassifier
+from sklearn.datasets import load_iris
+from sklearn.model_selection import KFold, cross_val_score
+
+session = K.get_session()  # Keras 2's backend API
+data = load_iris()
+y = np_utils.to_categorical(data.target, 3)
+
+
+def baseline_model():
+    model = Sequential()
+    model.add(Dense(8, input_dim=4, activation="relu"))
+    model.add(Lambda(lambda x: K.tf.clip_by_value(x, K.constant(0.0), K.constant(6.0))))  # Keras <= 2.2's K.tf
+    model.add(Dense(3, activation="softmax"))
+    model.compile(loss="categorical_crossentropy", optimizer="adam", metrics=["accuracy"])
+    return model
+
+
+estimator = KerasClassifier(build_fn=baseline_model, nb_epoch=2, batch_size=16, verbose=0)
+scores = cross_val_score(estimator, data.data, y, cv=KFold(n_splits=3, shuffle=True, random_state=0),
+                         error_score="raise")
+print("accuracy", scores.mean())
+"""
+
+
+def test_keras2_backend_names_and_the_scikit_learn_wrapper_run_on_keras2(tmp_path: Path):
+    """``K.get_session``, ``K.tf`` and ``KerasClassifier(build_fn=, nb_epoch=)`` (SciKeras on tf_keras)."""
+    program = tmp_path / "wrapped.py"
+    program.write_text(WRAPPED)
+    result = CliRunner().invoke(main, ["run", str(program), "--runs", "1", "--jobs", "1", "--json", "-q"])
+    run = json.loads(result.stdout)["runs"][0]
+    assert run["outcome"] == "ok", (run["error_type"], run["error_message"])
+    assert run["framework"] == "tf_keras"

@@ -111,14 +111,28 @@ def _predict_proba(self: Any, x: Any, batch_size: int = 32, verbose: int = 0) ->
 
 def restore_removed_methods() -> None:
     """Give tf_keras' ``Sequential`` the Keras 2 methods removed in 2.6 (``predict_classes``,
-    ``predict_proba``) with their last definition, so a program written for Keras 2.0-2.5 runs, and
-    ``tf.keras`` the ``__version__`` it had."""
+    ``predict_proba``) with their last definition, so a program written for Keras 2.0-2.5 runs,
+    ``tf.keras`` the ``__version__`` it had, its backend the Keras 2 names it lost, and its models the
+    ``compiled`` SciKeras reads."""
     import tf_keras
 
     for name, method in (("predict_classes", _predict_classes), ("predict_proba", _predict_proba)):
         if not hasattr(tf_keras.Sequential, name):
             setattr(tf_keras.Sequential, name, method)
     import tensorflow as tf
+
+    # Keras 2's backend API that tf_keras keeps only in TensorFlow's v1 namespace (K.get_session /
+    # K.set_session), and the ``tf`` module Keras <= 2.2's TensorFlow backend exposed (``K.tf.clip_by_value``)
+    with contextlib.suppress(Exception):
+        for name in ("get_session", "set_session"):
+            if not hasattr(tf_keras.backend, name):
+                setattr(tf_keras.backend, name, getattr(tf.compat.v1.keras.backend, name))
+        if not hasattr(tf_keras.backend, "tf"):
+            tf_keras.backend.tf = tf
+    # SciKeras, the maintained successor of keras.wrappers.scikit_learn, asks a model ``compiled`` (Keras
+    # 3's name); tf_keras knows the same fact as ``_is_compiled``
+    if not hasattr(tf_keras.Model, "compiled"):
+        tf_keras.Model.compiled = property(lambda self: bool(getattr(self, "_is_compiled", False)))
 
     with contextlib.suppress(Exception):  # ``from tensorflow import keras; keras.__version__`` as in Keras 2
         if not hasattr(tf.keras, "__version__"):
