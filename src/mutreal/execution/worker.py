@@ -274,12 +274,23 @@ class _RedirectOutput:
         self.saved = (os.dup(1), os.dup(2))
         os.dup2(self.handle.fileno(), 1)
         os.dup2(self.handle.fileno(), 2)
+        self.buffering = []
+        for stream in (sys.stdout, sys.stderr):  # a run stopped at a limit still shows its last lines
+            with contextlib.suppress(AttributeError, ValueError):
+                self.buffering.append((stream, stream.line_buffering))
+                stream.reconfigure(line_buffering=True)
+        if _CONN is not None:  # where the pool finds the output of a run it stops
+            with contextlib.suppress(Exception):
+                channel.send(_CONN, {"type": "note", "output_log": str(self.path)})
         return self
 
     def __exit__(self, *exc: object) -> None:
         with contextlib.suppress(Exception):
             sys.stdout.flush()
             sys.stderr.flush()
+        for stream, line_buffering in self.buffering:
+            with contextlib.suppress(AttributeError, ValueError):
+                stream.reconfigure(line_buffering=line_buffering)
         os.dup2(self.saved[0], 1)
         os.dup2(self.saved[1], 2)
         os.close(self.saved[0])
@@ -287,17 +298,23 @@ class _RedirectOutput:
         self.handle.close()
 
     def tail(self) -> str:
-        try:
-            with open(self.path, "rb") as handle:
-                handle.seek(0, os.SEEK_END)
-                size = handle.tell()
-                handle.seek(max(0, size - OUTPUT_TAIL_CHARS * 2))
-                text = handle.read().decode("utf-8", errors="replace")
-        except OSError:
-            return ""
-        # progress bars redraw with \r and \b: keep what a terminal would show last
-        lines = [line.split("\r")[-1] for line in text.splitlines()]
-        return _plain("\n".join(lines))[-OUTPUT_TAIL_CHARS:]
+        return output_tail(self.path)
+
+
+def output_tail(path: Path | str) -> str:
+    """The end of a run's output file as a terminal would show it last (also read by the pool from
+    outside when it stops a run at a limit: how far a program got is in its output)."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - OUTPUT_TAIL_CHARS * 2))
+            text = handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    # progress bars redraw with \r and \b: keep what a terminal would show last
+    lines = [line.split("\r")[-1] for line in text.splitlines()]
+    return _plain("\n".join(lines))[-OUTPUT_TAIL_CHARS:]
 
 
 def execute(task: dict[str, Any]) -> dict[str, Any]:

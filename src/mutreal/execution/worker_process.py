@@ -41,7 +41,7 @@ import psutil
 
 from mutreal.execution import channel, frameworks, sandbox
 from mutreal.execution.records import Outcome
-from mutreal.execution.worker import WORKER_ENVIRONMENT
+from mutreal.execution.worker import WORKER_ENVIRONMENT, output_tail
 
 #: Seconds between two checks of a running worker's time and memory.
 POLL_INTERVAL_S = 0.05
@@ -309,6 +309,12 @@ class WorkerProcess:
         else:  # without a PID namespace only the worker's own children can be found
             sandbox.kill_namespace_others(self.process.pid, set())
 
+    def _host_path(self, path: str) -> Path:
+        """Where a path the worker names is on this side: its ``/tmp`` is the sandbox's private one."""
+        if self.sandboxed and self.tmpdir is not None and path.startswith("/tmp/"):
+            return self.tmpdir / "tmp" / path[len("/tmp/") :]
+        return Path(path)
+
     def _recycle_if_holding(
         self, watched: psutil.Process, memory_limit_mb: float | None, result: dict[str, Any]
     ) -> None:
@@ -405,6 +411,7 @@ class WorkerProcess:
         peak = 0.0
         start = time.monotonic()
         self_signals: set[int] = set()
+        output_log: Path | None = None  # the run's output file, as the worker names it once the run starts
         common = {
             "worker": self.name,
             "worker_run_index": run_index,
@@ -434,6 +441,8 @@ class WorkerProcess:
                         wall_time_s=time.monotonic() - start, peak_rss_mb=peak, **common,
                     )  # fmt: skip
             if message is not None and message.get("type") == "note":
+                if isinstance(message.get("output_log"), str):
+                    output_log = self._host_path(message["output_log"])
                 with contextlib.suppress(TypeError, ValueError):
                     self_signals.add(int(message.get("self_signal")))
                 continue
@@ -461,21 +470,23 @@ class WorkerProcess:
             rss = _rss_mb(watched)
             peak = max(peak, rss)
             if timeout_s is not None and elapsed > timeout_s:
+                tail = output_tail(output_log) if output_log else ""
                 self.kill()
                 return _failure(
                     Outcome.TIMEOUT,
                     "TimeoutError",
                     f"the run exceeded the time limit of {timeout_s:g} s and was stopped; its worker was replaced",
-                    wall_time_s=elapsed, peak_rss_mb=peak, **common,
+                    wall_time_s=elapsed, peak_rss_mb=peak, output_tail=tail, **common,
                 )  # fmt: skip
             if memory_limit_mb is not None and rss > memory_limit_mb:
+                tail = output_tail(output_log) if output_log else ""
                 self.kill()
                 return _failure(
                     Outcome.MEMORY,
                     "MemoryLimitExceeded",
                     f"the worker's resident memory reached {rss:.0f} MiB, over the limit of "
                     f"{memory_limit_mb:g} MiB; the run was stopped and its worker replaced",
-                    wall_time_s=elapsed, peak_rss_mb=peak, **common,
+                    wall_time_s=elapsed, peak_rss_mb=peak, output_tail=tail, **common,
                 )  # fmt: skip
 
     def _died(

@@ -1,9 +1,12 @@
-"""A warm worker that still holds much of the memory limit after a run is replaced before the next
-run, so the next program is not charged for what an earlier one left (slow: starts TensorFlow workers).
+"""The time and memory limits of warm workers, through the ``mutreal`` entry point (slow: starts
+TensorFlow workers).
 
-Own programs through the ``mutreal`` entry point: the first keeps 1.2 GB alive after it ends (in a
-module that outlives the run, as TensorFlow's allocator keeps what it took), the second needs 0.9 GB.
-Under a 2600 MiB limit the second fits a fresh worker but not the first one's.
+* A warm worker that still holds much of the memory limit after a run is replaced before the next
+  run, so the next program is not charged for what an earlier one left: the first own program keeps
+  1.2 GB alive after it ends (in a module that outlives the run, as TensorFlow's allocator keeps what
+  it took), the second needs 0.9 GB; under a 2600 MiB limit the second fits a fresh worker but not
+  the first one's.
+* A run stopped at the time limit keeps the end of its output (how far it got: its epochs).
 """
 
 from __future__ import annotations
@@ -55,3 +58,24 @@ def test_a_worker_holding_memory_after_its_run_is_replaced_before_the_next(tmp_p
     assert first["worker"] != second["worker"]  # another process (name:pid) ran the second program
     assert second["worker_replaced_after"] is None  # it gave back what it took: its worker stays warm
     assert second["peak_rss_mb"] < 2600
+
+
+SLOW = """\
+import time
+for epoch in range(1, 4):
+    print(f"Epoch {epoch}/1000")  # no flush: a file, not a terminal
+    time.sleep(0.2)
+time.sleep(600)
+"""
+
+
+def test_a_run_stopped_at_the_time_limit_keeps_its_output(tmp_path: Path):
+    program = tmp_path / "slow.py"
+    program.write_text(SLOW)
+    store = tmp_path / "runs.sqlite"
+    result = CliRunner().invoke(main, [
+        "run", str(program), "--runs", "1", "--jobs", "1", "--json", "-q", "--timeout", "6", "--store", str(store),
+    ])  # fmt: skip
+    assert json.loads(result.stdout)["runs"][0]["outcome"] == "timeout"
+    record = _records(store)["slow.py"]
+    assert "Epoch 3/1000" in record["output_tail"], record["output_tail"]
