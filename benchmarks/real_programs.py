@@ -98,7 +98,9 @@ CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"'(get_session|set_session|image_dim_ordering|set_image_dim_ordering|_get_available_gpus)'",
         ),
         ("missing package", r"^ModuleNotFoundError|^ImportError"),
-        ("shape/dtype error", r"shape|Shape|dimension|Dimension|rank|dtype|incompatible|Incompatible"),
+        # an object array (e.g. a pandas object column): Keras 2 on TensorFlow 1 fed it as float, tf_keras refuses
+        ("shape/dtype error", r"shape|Shape|dimension|Dimension|rank|dtype|incompatible|Incompatible"
+         r"|Failed to convert a NumPy array to a Tensor"),
         ("syntax (Python 2 or broken file)", r"^(SyntaxError|IndentationError|TabError)"),
         ("worker", r"WorkerDied|ChannelError|killed|signal"),
     )

@@ -166,6 +166,8 @@ def test_verdicts_from_run_records(real) -> None:
             ("ModuleNotFoundError", "No module named 'keras_contrib'",
              "missing package: keras_contrib (published on GitHub only, not on PyPI)"),
             ("ModuleNotFoundError", "No module named 'somepkg.sub'", "missing package: somepkg"),
+            ("ValueError", "Failed to convert a NumPy array to a Tensor (Unsupported object type int).",
+             "shape/dtype error"),
             ("ImportError", "cannot import name 'X' from 'tf_keras.src.layers.normalization' (/x.py)",
              "module moved or removed in an installed library"),
         (
