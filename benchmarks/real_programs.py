@@ -97,7 +97,11 @@ CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|^KeyError: '(val_)?acc'|\bKeras [23]\b|\bMerge\b|predict_classes|fit_generator|evaluate_generator|has no attribute "
             r"'(get_session|set_session|image_dim_ordering|set_image_dim_ordering|_get_available_gpus)'",
         ),
-        ("missing package", r"^ModuleNotFoundError|^ImportError"),
+        (
+            "SciKeras on tf_keras: a model without an input shape before fit",
+            r"len\(self\.model_\.outputs\)",  # SciKeras counts the outputs of the model its builder returned
+        ),
+        ("missing package", r"^ModuleNotFoundError|^ImportError|TensorBoard is not installed"),
         # an object array (e.g. a pandas object column): Keras 2 on TensorFlow 1 fed it as float, tf_keras refuses
         ("shape/dtype error", r"shape|Shape|dimension|Dimension|rank|dtype|incompatible|Incompatible"
          r"|Failed to convert a NumPy array to a Tensor"),
@@ -288,7 +292,7 @@ def cause_of(
     if name == "missing data" and _writes(traceback):
         name = WRITES_MISSING_FOLDER
     if name == "missing package":
-        name = _missing_package(message)
+        name = "missing package: tensorboard" if "TensorBoard is not installed" in text else _missing_package(message)
     if name == "other" and error_type == "IndexError" and "sys.argv" in (traceback or ""):
         name = "needs command-line arguments"
     if name == "other" and error_type == "AssertionError" and "__version__" in (traceback or ""):

@@ -168,6 +168,12 @@ def test_verdicts_from_run_records(real) -> None:
             ("ModuleNotFoundError", "No module named 'somepkg.sub'", "missing package: somepkg"),
             ("ValueError", "Failed to convert a NumPy array to a Tensor (Unsupported object type int).",
              "shape/dtype error"),
+            ("ValueError", "\nAll the 10 fits failed.\n...\n  File \"/v/site-packages/scikeras/wrappers.py\", line 559, "
+             "in _check_model_compatibility\n    if self.n_outputs_expected_ != len(self.model_.outputs):\n"
+             "TypeError: object of type 'NoneType' has no len()",
+             "SciKeras on tf_keras: a model without an input shape before fit"),
+            ("TBNotInstalledError", "TensorBoard is not installed, missing implementation for tf.summary.image",
+             "missing package: tensorboard"),
             ("ImportError", "cannot import name 'X' from 'tf_keras.src.layers.normalization' (/x.py)",
              "module moved or removed in an installed library"),
         (

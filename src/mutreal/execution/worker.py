@@ -301,6 +301,28 @@ class _RedirectOutput:
         return output_tail(self.path)
 
 
+#: Bytes of a stopped run's output searched for its last ``Epoch N/M`` line (Keras' progress bars can
+#: push it out of the tail).
+EPOCH_SEARCH_BYTES = 4 * 1024 * 1024
+_EPOCH_LINE = re.compile(rb"Epoch \d+/\d+")
+
+
+def stopped_output(path: Path | str) -> str:
+    """The output kept of a run stopped at a limit: its tail, after the last ``Epoch N/M`` line of
+    its last :data:`EPOCH_SEARCH_BYTES` when the tail has none (how far the program got)."""
+    tail = output_tail(path)
+    if _EPOCH_LINE.search(tail.encode()):
+        return tail
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - EPOCH_SEARCH_BYTES))
+            found = _EPOCH_LINE.findall(handle.read())
+    except OSError:
+        return tail
+    return f"{found[-1].decode()} (the last epoch line of the output)\n...\n{tail}" if found else tail
+
+
 def output_tail(path: Path | str) -> str:
     """The end of a run's output file as a terminal would show it last (also read by the pool from
     outside when it stops a run at a limit: how far a program got is in its output)."""

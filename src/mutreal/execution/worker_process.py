@@ -41,7 +41,7 @@ import psutil
 
 from mutreal.execution import channel, frameworks, sandbox
 from mutreal.execution.records import Outcome
-from mutreal.execution.worker import WORKER_ENVIRONMENT, output_tail
+from mutreal.execution.worker import WORKER_ENVIRONMENT, stopped_output
 
 #: Seconds between two checks of a running worker's time and memory.
 POLL_INTERVAL_S = 0.05
@@ -470,7 +470,7 @@ class WorkerProcess:
             rss = _rss_mb(watched)
             peak = max(peak, rss)
             if timeout_s is not None and elapsed > timeout_s:
-                tail = output_tail(output_log) if output_log else ""
+                tail = stopped_output(output_log) if output_log else ""
                 self.kill()
                 return _failure(
                     Outcome.TIMEOUT,
@@ -479,7 +479,7 @@ class WorkerProcess:
                     wall_time_s=elapsed, peak_rss_mb=peak, output_tail=tail, **common,
                 )  # fmt: skip
             if memory_limit_mb is not None and rss > memory_limit_mb:
-                tail = output_tail(output_log) if output_log else ""
+                tail = stopped_output(output_log) if output_log else ""
                 self.kill()
                 return _failure(
                     Outcome.MEMORY,
