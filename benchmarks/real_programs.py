@@ -309,8 +309,17 @@ def _epochs(record: dict[str, Any]) -> int:
     done = sum(int(f.get("epochs") or 0) for f in record.get("fits") or [])
     if done:
         return done
-    marks = re.findall(r"Epoch (\d+)/\d+", record.get("output_tail") or "")
-    return max(int(m) - 1 for m in marks) if marks else 0
+    tail = record.get("output_tail") or ""
+    marks = re.findall(r"Epoch (\d+)/\d+", tail)
+    if marks:
+        return max(int(m) - 1 for m in marks)
+    # no epoch line left in the tail: a finished epoch's own line (a full bar, or verbose=2's line, with
+    # its time and loss) still shows one epoch done
+    return 1 if _FINISHED_EPOCH.search(tail) else 0
+
+
+#: The line Keras prints when an epoch ends: ``6/6 [=====] - 1s 60ms/step - loss: ...`` or ``50/50 - 6s - loss:``.
+_FINISHED_EPOCH = re.compile(r"(?m)^\s*(\d+)/\1 (?:\[=+\] )?- \d+m?s [^\n]*\bloss: ")
 
 
 def classify(program: Program, row: dict[str, Any], record: dict[str, Any]) -> Result:

@@ -104,6 +104,13 @@ def test_verdicts_from_run_records(real) -> None:
     assert (cut.status, cut.epochs) == (real.TRAINS_CUT, 2)
     stuck = real.classify(program, {"outcome": "timeout"}, {"output_tail": "Epoch 1/5\n"})
     assert stuck.status == real.TIMEOUT and stuck.cause is not None
+    for line in ("6/6 [==============================] - 1s 60ms/step - loss: 1.4188 - accuracy: 0.6667",
+                 "50/50 - 6s - loss: 92.0912 - accuracy: 0.0900"):  # fmt: skip
+        ended = real.classify(program, {"outcome": "timeout"}, {"output_tail": f"{line}\n1/6 [==>....] - ETA: 1s"})
+        assert (ended.status, ended.epochs) == (real.TRAINS_CUT, 1), line
+    for tail in ("4/6 [=========>....] - ETA: 0s - loss: 1.8", "13/13 [==============================] - 0s 9ms/step"):
+        running = real.classify(program, {"outcome": "timeout"}, {"output_tail": tail})  # mid-epoch; a predict bar
+        assert running.status == real.TIMEOUT, tail
     fitted = real.classify(program, {"outcome": "timeout"}, {"fits": [{"epochs": 4}]})
     assert fitted.status == real.TRAINS_CUT and fitted.cause is None
     ok = real.classify(program, {"outcome": "ok", "metric_name": "accuracy", "metric": 0.9}, {})
