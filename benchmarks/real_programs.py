@@ -318,6 +318,29 @@ def _epochs(record: dict[str, Any]) -> int:
     return 1 if _FINISHED_EPOCH.search(tail) else 0
 
 
+#: Keras' built-in data sets -> the file (or folder) of each in the Keras data-set folder.
+KERAS_DATASETS: dict[str, str] = {
+    "mnist": "mnist.npz", "fashion_mnist": "fashion-mnist", "cifar10": "cifar-10-batches-py",
+    "cifar100": "cifar-100-python", "imdb": "imdb.npz", "reuters": "reuters.npz",
+    "boston_housing": "boston_housing.npz",
+}  # fmt: skip
+
+
+def _absent_keras_dataset(path: str) -> str | None:
+    """The Keras built-in data set the program loads (``mnist.load_data()``) that the workers cannot
+    serve (not in ``$KERAS_HOME/datasets`` or ``~/.keras/datasets``, shown read-only to them), if any."""
+    try:
+        text = Path(path).read_text(errors="replace")
+    except OSError:
+        return None
+    home = Path(os.environ.get("KERAS_HOME") or Path.home() / ".keras") / "datasets"
+    for name in re.findall(r"\b(\w+)\.load_data\(", text):
+        entry = KERAS_DATASETS.get(name)
+        if entry and not any((home / f).exists() for f in (entry, entry + ".tar.gz")):
+            return name
+    return None
+
+
 #: The line Keras prints when an epoch ends: ``6/6 [=====] - 1s 60ms/step - loss: ...`` or ``50/50 - 6s - loss:``.
 _FINISHED_EPOCH = re.compile(r"(?m)^\s*(\d+)/\1 (?:\[=+\] )?- \d+m?s [^\n]*\bloss: ")
 
@@ -339,6 +362,10 @@ def classify(program: Program, row: dict[str, Any], record: dict[str, Any]) -> R
         status = CRASH  # the program's output folder is not there: not its data
     failed = status not in (COMPLETES, TRAINS_CUT)
     cause = cause_of(error_type, message, trace, epochs) if failed else None
+    absent = _absent_keras_dataset(program.path) if cause and cause.startswith("missing package") else None
+    if absent:  # it could not run here with the package either: its data is not present
+        status, cause = MISSING, "missing data"
+        message = f"{message} (and it loads Keras' {absent} data set, not available offline)"
     if status in (TIMEOUT, MEMORY):
         cause = "time limit" if status == TIMEOUT else "memory limit"
     return Result(

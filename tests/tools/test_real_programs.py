@@ -94,6 +94,22 @@ def test_a_write_into_a_missing_folder_is_no_missing_data(real) -> None:
         assert (read.status, read.cause) == (real.MISSING, "missing data"), line
 
 
+def test_a_missing_package_in_a_program_without_its_keras_data_set_is_missing_data(real, tmp_path, monkeypatch):
+    """The import fails first, but the program loads a Keras data set the workers cannot serve: it
+    could not run here with the package either, so its data is not present."""
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path / "keras"))
+    (tmp_path / "keras" / "datasets").mkdir(parents=True)
+    error = {"outcome": "crash", "error_type": "ModuleNotFoundError", "error_message": "No module named 'mlflow'"}
+    program = tmp_path / "train.py"
+    program.write_text("import mlflow\nfrom keras.datasets import mnist\n(x, y), _ = mnist.load_data()\n")
+    verdict = real.classify(real.Program("X:1", "X", "fixed", str(program)), error, {})
+    assert (verdict.status, verdict.cause) == (real.MISSING, "missing data")
+    assert "mlflow" in verdict.error_message and "mnist" in verdict.error_message
+    (tmp_path / "keras" / "datasets" / "mnist.npz").write_bytes(b"")  # present: the package is the cause
+    verdict = real.classify(real.Program("X:1", "X", "fixed", str(program)), error, {})
+    assert (verdict.status, verdict.cause) == (real.CRASH, "missing package: mlflow (experiment tracker, not installed)")
+
+
 def test_verdicts_from_run_records(real) -> None:
     program = real.Program("X:1", "X", "fixed", "/x.py")
     cut = real.classify(
