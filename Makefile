@@ -28,7 +28,7 @@ install: $(ENV_STEP)
 	$(PIP) install -q -e ".[dev]"
 
 install-all: $(ENV_STEP)
-	$(PIP) install -q -e ".[dev,train,ray]"
+	$(PIP) install -q -e ".[dev,train,ray,benchmarks]"
 
 # The training sandbox needs bubblewrap; installed where we can (root with apt), else a note.
 system-deps:

@@ -97,12 +97,59 @@ CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|^KeyError: '(val_)?acc'|\bKeras [23]\b|\bMerge\b|predict_classes|fit_generator|evaluate_generator|has no attribute "
             r"'(get_session|set_session|image_dim_ordering|set_image_dim_ordering|_get_available_gpus)'",
         ),
-        ("missing package", r"^ModuleNotFoundError|^ImportError"),
-        ("shape/dtype error", r"shape|Shape|dimension|Dimension|rank|dtype|incompatible|Incompatible"),
+        (
+            "SciKeras on tf_keras: a model without an input shape before fit",
+            r"len\(self\.model_\.outputs\)",  # SciKeras counts the outputs of the model its builder returned
+        ),
+        ("missing package", r"^ModuleNotFoundError|^ImportError|TensorBoard is not installed"),
+        # an object array (e.g. a pandas object column): Keras 2 on TensorFlow 1 fed it as float, tf_keras refuses
+        ("shape/dtype error", r"shape|Shape|dimension|Dimension|rank|dtype|incompatible|Incompatible"
+         r"|Failed to convert a NumPy array to a Tensor"),
         ("syntax (Python 2 or broken file)", r"^(SyntaxError|IndentationError|TabError)"),
         ("worker", r"WorkerDied|ChannelError|killed|signal"),
     )
 )
+
+
+#: The cause of a FileNotFoundError raised by a write: the program's output folder is not there (a
+#: program written to run from another working directory), which says nothing about its data.
+WRITES_MISSING_FOLDER = "writes into a folder that is not there (working directory)"
+#: The program's last line of a traceback, when it writes a file (open for writing, savers).
+_WRITE_CALL = re.compile(
+    r"""\bopen\([^\n]*,\s*(?:mode\s*=\s*)?['"][wax]b?\+?['"]|\.(?:to_csv|to_json|savefig|save|save_weights|"""
+    r"""imwrite|savetxt|dump)\("""
+)
+#: Packages the programs import that mutreal's extras do not install, and why (see pyproject.toml's
+#: ``benchmarks`` extra for those it does: OpenCV, seaborn).
+PACKAGE_NOTES: dict[str, str] = {
+    "mlflow": "experiment tracker, not installed",
+    "hyperdash": "experiment tracker of a closed service, not installed",
+    "keras_contrib": "published on GitHub only, not on PyPI",
+    "tensorflow_datasets": "downloads its data sets at run time, which workers cannot",
+    "tensorflow_probability": "not installed",
+    "cv2": "install mutreal[benchmarks]",
+    "seaborn": "install mutreal[benchmarks]",
+}
+
+
+def _writes(traceback: str | None) -> bool:
+    """Whether the last line of the program a traceback shows writes a file."""
+    lines = [line for line in (traceback or "").splitlines() if line.startswith("    ") and line.strip()]
+    code = [line for line in lines if not line.lstrip().startswith(("File ", "^", "~"))]
+    return bool(code) and bool(_WRITE_CALL.search(code[-1]))
+
+
+def _missing_package(message: str | None) -> str:
+    """``missing package`` with the package named, and why it is missing where this script knows."""
+    found = re.search(r"No module named '([\w.]+)'|cannot import name '\w+' from '([\w.]+)'", message or "")
+    if not found:
+        return "missing package"
+    module = found.group(1) or found.group(2)
+    top = module.split(".")[0]
+    if top in ("keras", "tf_keras", "tensorflow", "sklearn", "numpy", "scipy"):
+        return "module moved or removed in an installed library"  # not a package to install
+    note = PACKAGE_NOTES.get(top)
+    return f"missing package: {top}" + (f" ({note})" if note else "")
 
 
 @dataclass
@@ -142,6 +189,8 @@ class Result:
     reused: bool = False
     #: the end of the failure's traceback (where the program's own line is)
     traceback_tail: str | None = None
+    #: the run's peak resident memory (its whole worker), MiB
+    peak_rss_mb: float | None = None
 
     @property
     def touched(self) -> bool:
@@ -240,6 +289,10 @@ def cause_of(
     """
     text = f"{error_type or ''}: {message or ''}"
     name = next((name for name, pattern in CAUSES if pattern.search(text)), "other")
+    if name == "missing data" and _writes(traceback):
+        name = WRITES_MISSING_FOLDER
+    if name == "missing package":
+        name = "missing package: tensorboard" if "TensorBoard is not installed" in text else _missing_package(message)
     if name == "other" and error_type == "IndexError" and "sys.argv" in (traceback or ""):
         name = "needs command-line arguments"
     if name == "other" and error_type == "AssertionError" and "__version__" in (traceback or ""):
@@ -256,8 +309,40 @@ def _epochs(record: dict[str, Any]) -> int:
     done = sum(int(f.get("epochs") or 0) for f in record.get("fits") or [])
     if done:
         return done
-    marks = re.findall(r"Epoch (\d+)/\d+", record.get("output_tail") or "")
-    return max(int(m) - 1 for m in marks) if marks else 0
+    tail = record.get("output_tail") or ""
+    marks = re.findall(r"Epoch (\d+)/\d+", tail)
+    if marks:
+        return max(int(m) - 1 for m in marks)
+    # no epoch line left in the tail: a finished epoch's own line (a full bar, or verbose=2's line, with
+    # its time and loss) still shows one epoch done
+    return 1 if _FINISHED_EPOCH.search(tail) else 0
+
+
+#: Keras' built-in data sets -> the file (or folder) of each in the Keras data-set folder.
+KERAS_DATASETS: dict[str, str] = {
+    "mnist": "mnist.npz", "fashion_mnist": "fashion-mnist", "cifar10": "cifar-10-batches-py",
+    "cifar100": "cifar-100-python", "imdb": "imdb.npz", "reuters": "reuters.npz",
+    "boston_housing": "boston_housing.npz",
+}  # fmt: skip
+
+
+def _absent_keras_dataset(path: str) -> str | None:
+    """The Keras built-in data set the program loads (``mnist.load_data()``) that the workers cannot
+    serve (not in ``$KERAS_HOME/datasets`` or ``~/.keras/datasets``, shown read-only to them), if any."""
+    try:
+        text = Path(path).read_text(errors="replace")
+    except OSError:
+        return None
+    home = Path(os.environ.get("KERAS_HOME") or Path.home() / ".keras") / "datasets"
+    for name in re.findall(r"\b(\w+)\.load_data\(", text):
+        entry = KERAS_DATASETS.get(name)
+        if entry and not any((home / f).exists() for f in (entry, entry + ".tar.gz")):
+            return name
+    return None
+
+
+#: The line Keras prints when an epoch ends: ``6/6 [=====] - 1s 60ms/step - loss: ...`` or ``50/50 - 6s - loss:``.
+_FINISHED_EPOCH = re.compile(r"(?m)^\s*(\d+)/\1 (?:\[=+\] )?- \d+m?s [^\n]*\bloss: ")
 
 
 def classify(program: Program, row: dict[str, Any], record: dict[str, Any]) -> Result:
@@ -273,8 +358,14 @@ def classify(program: Program, row: dict[str, Any], record: dict[str, Any]) -> R
     trace = (record.get("traceback") or "")[-TRACEBACK_CHARS:]
     if status == CRASH and cause_of(error_type, message) == "missing data":
         status = MISSING
+    if status == MISSING and _writes(trace):
+        status = CRASH  # the program's output folder is not there: not its data
     failed = status not in (COMPLETES, TRAINS_CUT)
     cause = cause_of(error_type, message, trace, epochs) if failed else None
+    absent = _absent_keras_dataset(program.path) if cause and cause.startswith("missing package") else None
+    if absent:  # it could not run here with the package either: its data is not present
+        status, cause = MISSING, "missing data"
+        message = f"{message} (and it loads Keras' {absent} data set, not available offline)"
     if status in (TIMEOUT, MEMORY):
         cause = "time limit" if status == TIMEOUT else "memory limit"
     return Result(
@@ -285,6 +376,7 @@ def classify(program: Program, row: dict[str, Any], record: dict[str, Any]) -> R
         metric=row.get("metric"), modernize_changes=list(record.get("modernize_changes") or []),
         era=record.get("era"), framework=record.get("framework"), rewrites=record.get("rewrites"),
         note=program.note, reused=bool(record.get("reused")), traceback_tail=trace or None,
+        peak_rss_mb=record.get("peak_rss_mb"),
     )  # fmt: skip
 
 
@@ -316,8 +408,8 @@ def _campaign(
     """Run ``paths`` as one ``mutreal run`` campaign: its JSON run rows, or None and why not."""
     command = [
         *mutreal_command(), "run", "--runs", "1", "--json", "-q", "--timeout", str(args.time_limit),
-        "--jobs", str(args.jobs), "--store", str(store), "--memory-limit", str(args.memory_limit),
-        *args.run_arg, *paths,
+        "--jobs", str(args.jobs), "--store", str(store),
+        *(["--memory-limit", str(args.memory_limit)] if args.memory_limit else []), *args.run_arg, *paths,
     ]  # fmt: skip
     budget = len(paths) * (args.time_limit + 30) + 180
     try:
@@ -452,7 +544,8 @@ def markdown(results: list[Result], meta: dict[str, Any]) -> str:
         "# Real programs: one run of every program of the runtime corpus",
         "",
         f"Manifest `{meta.get('manifest')}`, time limit {meta.get('time_limit_s')} s per run, "
-        f"--jobs {meta.get('jobs')}, `mutreal run` arguments: {meta.get('run_args') or 'none'}; "
+        f"--jobs {meta.get('jobs')}, memory limit per worker: {_limit_text(meta.get('memory_limit_mb', 4096.0))}, "
+        f"`mutreal run` arguments: {meta.get('run_args') or 'none'}; "
         f"{'complete' if meta.get('complete') else 'PARTIAL (still running)'}: {len(results)} programs. "
         f"Printed by `python benchmarks/real_programs.py --from-json {meta.get('json', 'OUT.json')}`.",
         "",
@@ -484,10 +577,15 @@ def markdown(results: list[Result], meta: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _limit_text(limit: Any) -> str:
+    return f"{limit:g} MiB" if isinstance(limit, (int, float)) else str(limit)
+
+
 def write_json(path: Path, results: list[Result], args: argparse.Namespace, done: bool) -> None:
     """The raw results and the figures (rewritten after every chunk, so a partial run is readable)."""
     payload = {
         "manifest": str(args.manifest), "time_limit_s": args.time_limit, "jobs": args.jobs,
+        "memory_limit_mb": args.memory_limit or "mutreal run's default (80% of RAM / jobs)",
         "run_args": args.run_arg, "complete": done, "elapsed_s": round(time.monotonic() - args.started, 1),
         "summary": summary(results),
         "results": [asdict(r) for r in results],
@@ -511,6 +609,8 @@ def from_json(path: Path, markdown_out: Path | None) -> int:
     names = {f.name for f in fields(Result)}
     results = [Result(**{k: v for k, v in row.items() if k in names}) for row in payload["results"]]
     for r in results:  # causes as this script names them now (the file may be older than its table)
+        if r.status == MISSING and r.outcome != "not run" and _writes(r.traceback_tail):
+            r.status = CRASH
         if r.status == CRASH:
             r.cause = cause_of(r.error_type, r.error_message, r.traceback_tail, r.epochs)
         elif r.status in (TIMEOUT, MEMORY):
@@ -529,7 +629,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sides", default="fixed,buggy", help="sides to run, in order [fixed,buggy]")
     parser.add_argument("--time-limit", type=float, default=90.0, help="seconds per run [90]")
     parser.add_argument("--jobs", type=int, default=1, help="parallel workers per campaign [1]")
-    parser.add_argument("--memory-limit", type=float, default=4096.0, help="MiB per worker [4096]")
+    parser.add_argument(
+        "--memory-limit", type=float, default=None,
+        help="MiB per worker [mutreal run's default: 80%% of this machine's memory / jobs]",
+    )  # fmt: skip
     parser.add_argument("--limit", type=int, default=None, help="only the first K bugs (after --benchmark)")
     parser.add_argument("--benchmark", default=None, help="only these benchmarks (comma-separated)")
     parser.add_argument("--json", dest="json_out", type=Path, default=None, help="write raw results here")

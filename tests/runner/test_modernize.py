@@ -56,6 +56,21 @@ def test_legacy_program_is_rewritten_for_current_keras():
     compile(text, "modernized.py", "exec")
 
 
+def test_generator_keyword_of_the_generator_methods_becomes_x():
+    """``fit_generator(generator=g)``: ``fit`` takes the generator as ``x``; a plain ``fit`` keeps its
+    keywords (``generator=`` there is the program's own error, not ours to hide)."""
+    source = (
+        "h = model.fit_generator(generator=batches, steps_per_epoch=5, epochs=2)\n"
+        "s = model.evaluate_generator(generator=batches, steps=3)\n"
+        "p = model.predict_generator(generator=batches, steps=3)\n"
+        "q = model.fit(generator=batches)\n"
+    )
+    text = modernize_source(source).source
+    assert "model.fit(x=batches, steps_per_epoch=5, epochs=2)" in text
+    assert "model.evaluate(x=batches, steps=3)" in text and "model.predict(x=batches, steps=3)" in text
+    assert "model.fit(generator=batches)" in text
+
+
 def test_current_program_is_left_alone():
     current = "import keras\nm = keras.Sequential([keras.layers.Dense(3, activation='relu')])\nm.fit(x, y, epochs=2)\n"
     result = modernize_source(current)

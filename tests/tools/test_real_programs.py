@@ -77,6 +77,39 @@ def test_manifest_entries_and_missing_data_per_side(real, tmp_path: Path) -> Non
     assert [p.id for p in real.read_manifest(manifest, ["fixed"], None, 1)] == ["B:1"]
 
 
+def test_a_write_into_a_missing_folder_is_no_missing_data(real) -> None:
+    """FileNotFoundError from a write (the program ran from another working directory than it was
+    written for) is a crash with its own cause; the same error from a read is missing data."""
+    program = real.Program("X:1", "X", "fixed", "/x.py")
+    error = {"outcome": "missing-data", "error_type": "FileNotFoundError",
+             "error_message": "[Errno 2] No such file or directory: 'fixed/result.json'"}  # fmt: skip
+    for line in ('file = open(file="fixed/result.json", mode="w")', "out = open('fixed/r.txt', 'a')",
+                 "frame.to_csv('out/x.csv')", "plt.savefig('plots/a.png')"):  # fmt: skip
+        trace = f'  File "/tmp/run/fixed/script.py", line 30, in <module>\n    {line}\nFileNotFoundError: x'
+        wrote = real.classify(program, error, {"traceback": trace})
+        assert (wrote.status, wrote.cause) == (real.CRASH, real.WRITES_MISSING_FOLDER), line
+    for line in ("data = open('fixed/data.csv')", "x = open('a.txt', 'r').read()", "df = pd.read_csv('d.csv')"):
+        trace = f'  File "/tmp/run/fixed/script.py", line 3, in <module>\n    {line}\nFileNotFoundError: x'
+        read = real.classify(program, error, {"traceback": trace})
+        assert (read.status, read.cause) == (real.MISSING, "missing data"), line
+
+
+def test_a_missing_package_in_a_program_without_its_keras_data_set_is_missing_data(real, tmp_path, monkeypatch):
+    """The import fails first, but the program loads a Keras data set the workers cannot serve: it
+    could not run here with the package either, so its data is not present."""
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path / "keras"))
+    (tmp_path / "keras" / "datasets").mkdir(parents=True)
+    error = {"outcome": "crash", "error_type": "ModuleNotFoundError", "error_message": "No module named 'mlflow'"}
+    program = tmp_path / "train.py"
+    program.write_text("import mlflow\nfrom keras.datasets import mnist\n(x, y), _ = mnist.load_data()\n")
+    verdict = real.classify(real.Program("X:1", "X", "fixed", str(program)), error, {})
+    assert (verdict.status, verdict.cause) == (real.MISSING, "missing data")
+    assert "mlflow" in verdict.error_message and "mnist" in verdict.error_message
+    (tmp_path / "keras" / "datasets" / "mnist.npz").write_bytes(b"")  # present: the package is the cause
+    verdict = real.classify(real.Program("X:1", "X", "fixed", str(program)), error, {})
+    assert (verdict.status, verdict.cause) == (real.CRASH, "missing package: mlflow (experiment tracker, not installed)")
+
+
 def test_verdicts_from_run_records(real) -> None:
     program = real.Program("X:1", "X", "fixed", "/x.py")
     cut = real.classify(
@@ -87,6 +120,13 @@ def test_verdicts_from_run_records(real) -> None:
     assert (cut.status, cut.epochs) == (real.TRAINS_CUT, 2)
     stuck = real.classify(program, {"outcome": "timeout"}, {"output_tail": "Epoch 1/5\n"})
     assert stuck.status == real.TIMEOUT and stuck.cause is not None
+    for line in ("6/6 [==============================] - 1s 60ms/step - loss: 1.4188 - accuracy: 0.6667",
+                 "50/50 - 6s - loss: 92.0912 - accuracy: 0.0900"):  # fmt: skip
+        ended = real.classify(program, {"outcome": "timeout"}, {"output_tail": f"{line}\n1/6 [==>....] - ETA: 1s"})
+        assert (ended.status, ended.epochs) == (real.TRAINS_CUT, 1), line
+    for tail in ("4/6 [=========>....] - ETA: 0s - loss: 1.8", "13/13 [==============================] - 0s 9ms/step"):
+        running = real.classify(program, {"outcome": "timeout"}, {"output_tail": tail})  # mid-epoch; a predict bar
+        assert running.status == real.TIMEOUT, tail
     fitted = real.classify(program, {"outcome": "timeout"}, {"fits": [{"epochs": 4}]})
     assert fitted.status == real.TRAINS_CUT and fitted.cause is None
     ok = real.classify(program, {"outcome": "ok", "metric_name": "accuracy", "metric": 0.9}, {})
@@ -145,7 +185,20 @@ def test_verdicts_from_run_records(real) -> None:
             "module 'numpy' has no attribute 'float'.",
             "removed Python/numpy/scipy/sklearn API",
         ),
-        ("ModuleNotFoundError", "No module named 'cv2'", "missing package"),
+        ("ModuleNotFoundError", "No module named 'cv2'", "missing package: cv2 (install mutreal[benchmarks])"),
+            ("ModuleNotFoundError", "No module named 'keras_contrib'",
+             "missing package: keras_contrib (published on GitHub only, not on PyPI)"),
+            ("ModuleNotFoundError", "No module named 'somepkg.sub'", "missing package: somepkg"),
+            ("ValueError", "Failed to convert a NumPy array to a Tensor (Unsupported object type int).",
+             "shape/dtype error"),
+            ("ValueError", "\nAll the 10 fits failed.\n...\n  File \"/v/site-packages/scikeras/wrappers.py\", line 559, "
+             "in _check_model_compatibility\n    if self.n_outputs_expected_ != len(self.model_.outputs):\n"
+             "TypeError: object of type 'NoneType' has no len()",
+             "SciKeras on tf_keras: a model without an input shape before fit"),
+            ("TBNotInstalledError", "TensorBoard is not installed, missing implementation for tf.summary.image",
+             "missing package: tensorboard"),
+            ("ImportError", "cannot import name 'X' from 'tf_keras.src.layers.normalization' (/x.py)",
+             "module moved or removed in an installed library"),
         (
             "AttributeError",
             "module 'keras.callbacks' has no attribute 'backpropagation'",

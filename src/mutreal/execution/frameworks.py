@@ -10,8 +10,9 @@ by a worker started for it (:class:`mutreal.execution.worker_process.WorkerProce
 is ``tf_keras``) and resolve every ``import keras`` / ``from keras.x import`` to ``tf_keras`` with an
 import hook (:class:`KerasAlias`), so a program, the modules of its folder it imports and anything
 imported at run time (``importlib``) see one Keras 2. The hook, unlike a rewrite of the program's
-import lines, also covers the program's own helper modules. A name Keras 2 kept only internally
-(``keras.layers.core``, ``keras.utils.np_utils``) resolves to ``tf_keras.src``'s module of that name.
+import lines, also covers the program's own helper modules. A Keras 2 sub-module whose names its package
+re-exported (``keras.layers.core``, ``keras.utils.np_utils``) resolves to that public package of
+tf_keras; any other name Keras 2 kept only internally resolves to ``tf_keras.src``'s module of that name.
 """
 
 from __future__ import annotations
@@ -63,7 +64,9 @@ class KerasAlias(importlib.abc.MetaPathFinder):
         if fullname != "keras" and not fullname.startswith("keras."):
             return None
         rest = fullname[len("keras") :]
-        for candidate in (f"tf_keras{rest}", f"tf_keras.src{rest}" if rest else None):
+        moved = _moved_to(rest[1:])
+        for candidate in (f"tf_keras{rest}", f"tf_keras.{moved}" if moved else None,
+                          f"tf_keras.src{rest}" if rest else None):  # fmt: skip
             if candidate is None:
                 continue
             try:
@@ -73,6 +76,16 @@ class KerasAlias(importlib.abc.MetaPathFinder):
             if found is not None:
                 return importlib.util.spec_from_loader(fullname, _AliasLoader(candidate))
         return None
+
+
+def _moved_to(path: str) -> str | None:
+    """The public package a Keras 2 sub-module's contents live in (``layers.normalization`` ->
+    ``layers``): Keras 2's package ``__init__`` re-exported every public name of these sub-modules, and
+    tf_keras keeps some of them only as internal modules that no longer hold those names (its
+    ``src.layers.normalization`` is a package of sub-modules), others not at all (``layers.recurrent``)."""
+    from mutreal.program.modernize import MOVED_MODULES
+
+    return MOVED_MODULES.get(path)
 
 
 def install_keras_alias() -> None:
@@ -98,14 +111,28 @@ def _predict_proba(self: Any, x: Any, batch_size: int = 32, verbose: int = 0) ->
 
 def restore_removed_methods() -> None:
     """Give tf_keras' ``Sequential`` the Keras 2 methods removed in 2.6 (``predict_classes``,
-    ``predict_proba``) with their last definition, so a program written for Keras 2.0-2.5 runs, and
-    ``tf.keras`` the ``__version__`` it had."""
+    ``predict_proba``) with their last definition, so a program written for Keras 2.0-2.5 runs,
+    ``tf.keras`` the ``__version__`` it had, its backend the Keras 2 names it lost, and its models the
+    ``compiled`` SciKeras reads."""
     import tf_keras
 
     for name, method in (("predict_classes", _predict_classes), ("predict_proba", _predict_proba)):
         if not hasattr(tf_keras.Sequential, name):
             setattr(tf_keras.Sequential, name, method)
     import tensorflow as tf
+
+    # Keras 2's backend API that tf_keras keeps only in TensorFlow's v1 namespace (K.get_session /
+    # K.set_session), and the ``tf`` module Keras <= 2.2's TensorFlow backend exposed (``K.tf.clip_by_value``)
+    with contextlib.suppress(Exception):
+        for name in ("get_session", "set_session"):
+            if not hasattr(tf_keras.backend, name):
+                setattr(tf_keras.backend, name, getattr(tf.compat.v1.keras.backend, name))
+        if not hasattr(tf_keras.backend, "tf"):
+            tf_keras.backend.tf = tf
+    # SciKeras, the maintained successor of keras.wrappers.scikit_learn, asks a model ``compiled`` (Keras
+    # 3's name); tf_keras knows the same fact as ``_is_compiled``
+    if not hasattr(tf_keras.Model, "compiled"):
+        tf_keras.Model.compiled = property(lambda self: bool(getattr(self, "_is_compiled", False)))
 
     with contextlib.suppress(Exception):  # ``from tensorflow import keras; keras.__version__`` as in Keras 2
         if not hasattr(tf.keras, "__version__"):

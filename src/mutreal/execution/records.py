@@ -236,6 +236,8 @@ class RunRecord:
     sandbox: str = ""
     #: The signal that killed the run's first worker when the run was retried once (e.g. ``SIGKILL``).
     retried_after: str | None = None
+    #: Why the worker was replaced after this run (it held too much of the memory limit for the next).
+    worker_replaced_after: str | None = None
     #: The calls that trained outside ``fit`` (TF1 ``Session.run``, ``apply_gradients`` of a custom loop).
     steps_outside_fit: int = 0
     #: Not trained: the key of this program's run that crashed before its first epoch, whose crash

@@ -16,7 +16,9 @@ Per run, the program executes as ``__main__`` in a fresh module namespace, with 
 it, in a working directory showing the files of its folder: in the sandbox a private writable copy
 of that folder at ``/tmp/run/<folder name>/`` staged by the pool from outside (its sibling folders
 shown read-only beside it, so ``../data`` works), without a sandbox a temporary directory of
-symlinks to them. Before
+symlinks to them; a program that names its own folder in a relative path (Defects4ML's
+``fixed/result.json``, written for a harness that runs it from the folder above) finds it there too
+(:func:`_alias_own_folder`). Before
 each run every seed is set (``keras.utils.set_random_seed``: Python, NumPy, TensorFlow/Keras) and
 Keras' global state is reset; after it the working directory, ``sys.argv``, ``sys.path``,
 ``os.environ``, warning filters, NumPy error settings, and the program's own modules imported from its
@@ -155,6 +157,29 @@ def _prepare_workdir(task: dict[str, Any]) -> tuple[Path, Path, Path]:
     return workdir, script, workdir
 
 
+def _alias_own_folder(workdir: Path, name: str, source: str) -> bool:
+    """Show the run's folder also under its own name inside itself when the program names it in a
+    relative path (``open("fixed/result.json", "w")``); returns whether it did.
+
+    Benchmarks run their programs from different places: Defects4ML's harness runs
+    ``python fixed/script.py`` from the bug's folder, so its programs write ``fixed/result.json`` while
+    reading their data beside themselves, and most others expect their own folder. The run starts in
+    the program's folder; a link ``<name> -> .`` there makes ``<name>/x`` the same file as ``x``, so
+    both conventions reach the files the program meant, and what it writes stays in the run's copy.
+    Only for a program whose text names its folder (``'<name>/...'``, ``'./<name>/...'``) and whose
+    folder has no entry of that name already."""
+    if not name or not re.search(rf"""(['"])(?:\./)?{re.escape(name)}/""", source):
+        return False
+    alias = workdir / name
+    if alias.exists() or alias.is_symlink():
+        return False
+    try:
+        alias.symlink_to(".", target_is_directory=True)
+    except OSError:
+        return False
+    return True
+
+
 def _local_modules(names: set[str], roots: list[str]) -> list[str]:
     local = []
     for name in names:
@@ -249,12 +274,23 @@ class _RedirectOutput:
         self.saved = (os.dup(1), os.dup(2))
         os.dup2(self.handle.fileno(), 1)
         os.dup2(self.handle.fileno(), 2)
+        self.buffering = []
+        for stream in (sys.stdout, sys.stderr):  # a run stopped at a limit still shows its last lines
+            with contextlib.suppress(AttributeError, ValueError):
+                self.buffering.append((stream, stream.line_buffering))
+                stream.reconfigure(line_buffering=True)
+        if _CONN is not None:  # where the pool finds the output of a run it stops
+            with contextlib.suppress(Exception):
+                channel.send(_CONN, {"type": "note", "output_log": str(self.path)})
         return self
 
     def __exit__(self, *exc: object) -> None:
         with contextlib.suppress(Exception):
             sys.stdout.flush()
             sys.stderr.flush()
+        for stream, line_buffering in self.buffering:
+            with contextlib.suppress(AttributeError, ValueError):
+                stream.reconfigure(line_buffering=line_buffering)
         os.dup2(self.saved[0], 1)
         os.dup2(self.saved[1], 2)
         os.close(self.saved[0])
@@ -262,17 +298,45 @@ class _RedirectOutput:
         self.handle.close()
 
     def tail(self) -> str:
-        try:
-            with open(self.path, "rb") as handle:
-                handle.seek(0, os.SEEK_END)
-                size = handle.tell()
-                handle.seek(max(0, size - OUTPUT_TAIL_CHARS * 2))
-                text = handle.read().decode("utf-8", errors="replace")
-        except OSError:
-            return ""
-        # progress bars redraw with \r and \b: keep what a terminal would show last
-        lines = [line.split("\r")[-1] for line in text.splitlines()]
-        return _plain("\n".join(lines))[-OUTPUT_TAIL_CHARS:]
+        return output_tail(self.path)
+
+
+#: Bytes of a stopped run's output searched for its last ``Epoch N/M`` line (Keras' progress bars can
+#: push it out of the tail).
+EPOCH_SEARCH_BYTES = 4 * 1024 * 1024
+_EPOCH_LINE = re.compile(rb"Epoch \d+/\d+")
+
+
+def stopped_output(path: Path | str) -> str:
+    """The output kept of a run stopped at a limit: its tail, after the last ``Epoch N/M`` line of
+    its last :data:`EPOCH_SEARCH_BYTES` when the tail has none (how far the program got)."""
+    tail = output_tail(path)
+    if _EPOCH_LINE.search(tail.encode()):
+        return tail
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - EPOCH_SEARCH_BYTES))
+            found = _EPOCH_LINE.findall(handle.read())
+    except OSError:
+        return tail
+    return f"{found[-1].decode()} (the last epoch line of the output)\n...\n{tail}" if found else tail
+
+
+def output_tail(path: Path | str) -> str:
+    """The end of a run's output file as a terminal would show it last (also read by the pool from
+    outside when it stops a run at a limit: how far a program got is in its output)."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - OUTPUT_TAIL_CHARS * 2))
+            text = handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    # progress bars redraw with \r and \b: keep what a terminal would show last
+    lines = [line.split("\r")[-1] for line in text.splitlines()]
+    return _plain("\n".join(lines))[-OUTPUT_TAIL_CHARS:]
 
 
 def execute(task: dict[str, Any]) -> dict[str, Any]:
@@ -287,6 +351,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
     seed = int(task["seed"])
     install_instrumentation(task.get("block_network", True))
     workdir, script, scratch = _prepare_workdir(task)
+    _alias_own_folder(workdir, Path(task["program"]).parent.name, str(task["source"]))
     saved_cwd = os.getcwd()
     saved_argv = list(sys.argv)
     saved_path = list(sys.path)

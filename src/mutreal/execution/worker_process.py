@@ -41,10 +41,13 @@ import psutil
 
 from mutreal.execution import channel, frameworks, sandbox
 from mutreal.execution.records import Outcome
-from mutreal.execution.worker import WORKER_ENVIRONMENT
+from mutreal.execution.worker import WORKER_ENVIRONMENT, stopped_output
 
 #: Seconds between two checks of a running worker's time and memory.
 POLL_INTERVAL_S = 0.05
+#: Share of what the memory limit leaves a program (the limit less a fresh worker's memory) that a
+#: warm worker may have grown by after its runs and stay warm (:meth:`WorkerProcess._recycle_if_holding`).
+RECYCLE_SHARE = 0.5
 #: Seconds a worker may take to import TensorFlow and report ready.
 STARTUP_TIMEOUT_S = 300.0
 #: Signals the kernel sends a process for its own faults: twice in a row, the program's crash.
@@ -148,6 +151,7 @@ class WorkerProcess:
         self.tmp_folders: list[str] = []  # folders of the host /tmp shown inside (the interpreter lives there)
         self.cgroup: sandbox.MemoryCgroup | None = None
         self.keep_pids: set[int] = set()  # the sandbox's init and the worker (host pids)
+        self.ready_rss_mb = 0.0  # the whole worker's resident memory when it reported ready (MiB)
         self.choice: sandbox.SandboxChoice | None = None
         self.address_limit_set = False
         self.framework = str(self.options.get("framework") or frameworks.DEFAULT)
@@ -244,6 +248,7 @@ class WorkerProcess:
                     self.startup_s += time.monotonic() - began
                     with contextlib.suppress(psutil.Error):
                         self.keep_pids = {p.pid for p in psutil.Process(process.pid).children(recursive=True)}
+                        self.ready_rss_mb = _rss_mb(psutil.Process(process.pid))
                     return
                 self.kill()
                 raise RuntimeError(f"worker failed to start: {message.get('error')}")
@@ -303,6 +308,34 @@ class WorkerProcess:
                 sandbox.reset_private_tmp(self.tmpdir / "tmp", self.tmp_folders)
         else:  # without a PID namespace only the worker's own children can be found
             sandbox.kill_namespace_others(self.process.pid, set())
+
+    def _host_path(self, path: str) -> Path:
+        """Where a path the worker names is on this side: its ``/tmp`` is the sandbox's private one."""
+        if self.sandboxed and self.tmpdir is not None and path.startswith("/tmp/"):
+            return self.tmpdir / "tmp" / path[len("/tmp/") :]
+        return Path(path)
+
+    def _recycle_if_holding(
+        self, watched: psutil.Process, memory_limit_mb: float | None, result: dict[str, Any]
+    ) -> None:
+        """Replace the worker before its next run when, its run finished and reset, what it holds beyond
+        a fresh worker (TensorFlow imported) is more than :data:`RECYCLE_SHARE` of what the limit leaves
+        a program: TensorFlow's allocator rarely gives memory back, so a warm worker's resident memory
+        grows with the programs it ran, and the next program would be charged for what earlier ones
+        left (stopped at the limit for memory it never asked for). The run's own result is unchanged;
+        ``worker_replaced_after`` in it says why the worker went."""
+        if not memory_limit_mb or self.process is None:
+            return
+        with contextlib.suppress(psutil.Error):
+            held = _rss_mb(watched)
+            fresh = min(self.ready_rss_mb, memory_limit_mb)
+            if held - fresh > RECYCLE_SHARE * (memory_limit_mb - fresh):
+                result["worker_replaced_after"] = (
+                    f"the worker held {held:.0f} MiB after the run ({fresh:.0f} MiB when fresh), over "
+                    f"{RECYCLE_SHARE:.0%} of what the {memory_limit_mb:g} MiB limit leaves a program: "
+                    "replaced before the next run"
+                )
+                self.kill()
 
     def _limit_address_space(self, memory_limit_mb: float | None) -> None:
         """Without a cgroup: cap every process of the sandbox at the worker's size plus the limit."""
@@ -378,6 +411,7 @@ class WorkerProcess:
         peak = 0.0
         start = time.monotonic()
         self_signals: set[int] = set()
+        output_log: Path | None = None  # the run's output file, as the worker names it once the run starts
         common = {
             "worker": self.name,
             "worker_run_index": run_index,
@@ -407,6 +441,8 @@ class WorkerProcess:
                         wall_time_s=time.monotonic() - start, peak_rss_mb=peak, **common,
                     )  # fmt: skip
             if message is not None and message.get("type") == "note":
+                if isinstance(message.get("output_log"), str):
+                    output_log = self._host_path(message["output_log"])
                 with contextlib.suppress(TypeError, ValueError):
                     self_signals.add(int(message.get("self_signal")))
                 continue
@@ -426,6 +462,7 @@ class WorkerProcess:
                         f"limit of {memory_limit_mb:g} MiB (all its processes together)",
                     )
                 self._reset_between_runs()
+                self._recycle_if_holding(watched, memory_limit_mb, result)
                 return result
             elapsed = time.monotonic() - start
             if self.process.poll() is not None:
@@ -433,21 +470,23 @@ class WorkerProcess:
             rss = _rss_mb(watched)
             peak = max(peak, rss)
             if timeout_s is not None and elapsed > timeout_s:
+                tail = stopped_output(output_log) if output_log else ""
                 self.kill()
                 return _failure(
                     Outcome.TIMEOUT,
                     "TimeoutError",
                     f"the run exceeded the time limit of {timeout_s:g} s and was stopped; its worker was replaced",
-                    wall_time_s=elapsed, peak_rss_mb=peak, **common,
+                    wall_time_s=elapsed, peak_rss_mb=peak, output_tail=tail, **common,
                 )  # fmt: skip
             if memory_limit_mb is not None and rss > memory_limit_mb:
+                tail = stopped_output(output_log) if output_log else ""
                 self.kill()
                 return _failure(
                     Outcome.MEMORY,
                     "MemoryLimitExceeded",
                     f"the worker's resident memory reached {rss:.0f} MiB, over the limit of "
                     f"{memory_limit_mb:g} MiB; the run was stopped and its worker replaced",
-                    wall_time_s=elapsed, peak_rss_mb=peak, **common,
+                    wall_time_s=elapsed, peak_rss_mb=peak, output_tail=tail, **common,
                 )  # fmt: skip
 
     def _died(

@@ -512,6 +512,8 @@ class _Modernizer(cst.CSTTransformer):
 
     def _fit_call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         table = {k: v for k, v in keras_api.LEGACY_FIT_KWARGS.items() if k not in REMOVED_FIT_KWARGS}
+        if (dotted_name(original.func) or "").rsplit(".", 1)[-1] in GENERATOR_METHODS:
+            table["generator"] = "x"  # fit_generator(generator=g) -> fit(x=g): fit takes a generator as x
         args = self._rename_kwargs(original, list(updated.args), table, "argument")
         kept = []
         removed = {*REMOVED_FIT_KWARGS, "workers", "use_multiprocessing", "max_queue_size"}

@@ -6,7 +6,8 @@ Each entry is one the real programs hit (found by running every program of the p
 ``time.perf_counter``; ``sklearn.cross_validation`` (removed in scikit-learn 0.20) becomes
 ``sklearn.model_selection``; ``keras.wrappers.scikit_learn`` (removed in Keras 2.12) becomes its
 maintained successor SciKeras, whose wrappers take the model builder as ``model=`` where Keras' took
-``build_fn=``; ``pyplot.hold`` (removed in matplotlib 3.0, its effect the default since) is dropped.
+``build_fn=`` (and ``epochs=`` where Keras 1 took ``nb_epoch=``); ``OneHotEncoder(categorical_features=)``
+(removed in scikit-learn 0.22) becomes the ``ColumnTransformer`` that gives the same columns; ``pyplot.hold`` (removed in matplotlib 3.0, its effect the default since) is dropped.
 Keras 2 methods tf_keras no longer has (``predict_classes``) are given back in its workers
 (:mod:`mutreal.execution.frameworks`). numpy's removed aliases are rewritten by :mod:`mutreal.program.modernize`.
 """
@@ -32,6 +33,11 @@ RENAMED_FUNCTIONS: dict[str, dict[str, str]] = {"time": {"clock": "perf_counter"
 DEFAULT_NOW = frozenset({"plt.hold", "pyplot.hold", "matplotlib.pyplot.hold", "pylab.hold"})
 #: the SciKeras wrappers, whose builder argument is ``model=`` (Keras' wrappers: ``build_fn=``)
 SCIKERAS_WRAPPERS = frozenset({"KerasClassifier", "KerasRegressor"})
+#: keywords of Keras' wrappers -> SciKeras': the builder, and Keras 1's ``nb_epoch``, which Keras' wrappers
+#: passed on to ``fit`` (SciKeras gives a keyword it does not know to the model builder instead)
+WRAPPER_KEYWORDS = {"build_fn": "model", "nb_epoch": "epochs"}
+#: the name a rewritten ``OneHotEncoder(categorical_features=...)`` imports ColumnTransformer under
+COLUMN_TRANSFORMER = "_ColumnTransformer"
 
 
 def _name_node(name: str) -> cst.BaseExpression:
@@ -49,6 +55,7 @@ class _Rewriter(cst.CSTTransformer):
         super().__init__()
         self.changes: list[Change] = []
         self.wrappers: set[str] = set()  # local names bound to SciKeras wrappers
+        self.needs_column_transformer = False
 
     def _note(self, node: cst.CSTNode, before: str, after: str) -> None:
         line = self.get_metadata(cst.metadata.PositionProvider, node).start.line
@@ -104,15 +111,58 @@ class _Rewriter(cst.CSTTransformer):
         if callee in DEFAULT_NOW:
             self._note(original, f"{callee}(...)", "None (its effect is the default now)")
             return cst.Name("None")
+        if callee.rsplit(".", 1)[-1] == "OneHotEncoder":
+            return self._one_hot_encoder(original, updated)
         if callee not in self.wrappers and not callee.startswith("scikeras.wrappers."):
             return updated
         args = []
         for arg in updated.args:
-            if arg.keyword is not None and arg.keyword.value == "build_fn":
-                self._note(original, "build_fn=", "model=")
-                arg = arg.with_changes(keyword=cst.Name("model"))
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if keyword in WRAPPER_KEYWORDS:
+                self._note(original, f"{keyword}=", f"{WRAPPER_KEYWORDS[keyword]}=")
+                arg = arg.with_changes(keyword=cst.Name(WRAPPER_KEYWORDS[keyword]))
             args.append(arg)
         return updated.with_changes(args=args)
+
+    def _one_hot_encoder(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """``OneHotEncoder(categorical_features=C)`` (removed in scikit-learn 0.22) -> a
+        ``ColumnTransformer`` one-hot encoding the columns ``C`` with the others passed through after
+        them, sparse: the output the removed argument gave (encoded columns first, "the non-categorical
+        features are always stacked to the right"). ``categorical_features='all'`` was the default.
+        One difference is left: when every encoded column holds a single category the output comes back
+        dense (ColumnTransformer counts passed-through columns as dense and stacks sparse only below a
+        density of 1), where the removed argument gave a sparse matrix."""
+        chosen = next((a for a in updated.args if a.keyword and a.keyword.value == "categorical_features"), None)
+        if chosen is None:
+            return updated
+        rest = [a for a in updated.args if a is not chosen]
+        if rest:
+            rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        encoder = updated.with_changes(args=rest)
+        if isinstance(chosen.value, cst.SimpleString) and chosen.value.evaluated_value == "all":
+            self._note(original, "OneHotEncoder(categorical_features='all')", "OneHotEncoder() (the default)")
+            return encoder
+        self.needs_column_transformer = True
+        columns = cst.Module([]).code_for_node(chosen.value)
+        new = cst.parse_expression(
+            f'{COLUMN_TRANSFORMER}([("onehot", {cst.Module([]).code_for_node(encoder)}, {columns})], '
+            'remainder="passthrough", sparse_threshold=1.0)'
+        )
+        self._note(original, "OneHotEncoder(categorical_features=...)",
+                   "ColumnTransformer(one-hot of those columns first, the rest passed through)")  # fmt: skip
+        return new
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        if not self.needs_column_transformer:
+            return updated
+        body = list(updated.body)
+        at = 0
+        for index, statement in enumerate(body):  # after the docstring and __future__ imports
+            code = cst.Module([]).code_for_node(statement).strip()
+            if code.startswith("from __future__") or (index == at and code[:1] in "\"'rRbBuU" and "\n" not in code):
+                at = index + 1
+        line = cst.parse_statement(f"from sklearn.compose import ColumnTransformer as {COLUMN_TRANSFORMER}\n")
+        return updated.with_changes(body=[*body[:at], line, *body[at:]])
 
 
 def rewrite_removed_apis(source: str) -> tuple[str, list[Change]]:
