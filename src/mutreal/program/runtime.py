@@ -18,9 +18,13 @@ the framework of its era:
   TensorFlow is imported (so ``tf.keras`` is ``tf_keras``) and resolves ``keras`` imports to
   ``tf_keras`` (:mod:`mutreal.execution.frameworks`), after the Keras 1 spellings are rewritten
   (:mod:`mutreal.program.modernize`, for Keras 2: TensorFlow ops on Keras tensors stay).
-* ``tf1``: a TensorFlow 1 graph program (TensorFlow's converter renames its API, and it uses sessions
-  or placeholders) runs converted (:mod:`mutreal.program.tf_upgrade`) in graph mode
-  (``tf.compat.v1.disable_v2_behavior()``), its Keras on ``tf_keras`` too.
+* ``tf1``: a TensorFlow 1 graph program (TensorFlow's converter renames its API, and it uses sessions,
+  placeholders, queues or merged summaries) runs converted (:mod:`mutreal.program.tf_upgrade`) in
+  graph mode (``tf.compat.v1.disable_v2_behavior()``), its Keras on ``tf_keras`` too.
+
+A program that uses ``tf.contrib`` or ``tensorflow.examples`` is TensorFlow 1-era code whatever Keras
+spelling it shows: it runs on ``tf_keras`` or ``tf1``, whose workers serve those modules
+(:mod:`mutreal.program.tf1_contrib`); the modules it uses are listed in its rewrites.
 
 Every program not run on Keras 3 also gets: Python 2 syntax upgraded, removed Python/library APIs
 rewritten (:mod:`mutreal.program.removed_apis`) and the benchmark's own instrumentation removed

@@ -271,11 +271,14 @@ def contrib_uses(source: str) -> list[str]:
             found = ["tensorflow.examples.tutorials.mnist: served at run time by " + MNIST_READER]
         elif attribute is not None:
             found = [_described(attribute)]
-        elif module is not None:
-            found = [_described(module)]
-        else:
-            names = [n for n in re.split(r"[\s,()]+", imported or "") if n and n != "*"]
-            found = [_described(n) for n in names] or [_described(k) for k in sorted({k.split(".")[0] for k in MODULES})]
+        else:  # from tensorflow.contrib[.module] import name [as alias], ...
+            names = [part.split()[0] for part in (imported or "").replace("(", " ").replace(")", " ").split(",")
+                     if part.split() and part.split()[0] != "*"]  # fmt: skip
+            prefix = f"{module}." if module else ""
+            if module is None and not names:  # ``from tensorflow.contrib import *``
+                names = sorted({key.split(".")[0] for key in MODULES})
+            found = [_described(prefix + n if (prefix + n) in MODULES or not module else module) for n in names]
+            found = found or [_described(module or "")]
         lines.extend(line for line in found if line not in lines)
     return lines
 

@@ -112,7 +112,7 @@ class DataSet:
                 raise ValueError(f"images.shape: {images.shape} labels.shape: {labels.shape}")
             self._num_examples = images.shape[0]
             if reshape:
-                images = images.reshape(images.shape[0], -1)
+                images = images.reshape(images.shape[0], int(np.prod(images.shape[1:])))
             if kind == "float32":
                 images = images.astype(np.float32) * (1.0 / 255.0)
         self._images, self._labels = images, labels
