@@ -83,7 +83,8 @@ CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "TensorFlow 1 Estimators (tf.estimator removed in TensorFlow 2.16)",
-            r"Estimators left with tf\.estimator|has no attribute 'estimator'",
+            r"Estimators left with tf\.estimator|has no attribute 'estimator'"
+            r"|has no attribute '(real_valued_column|sparse_column\w*|embedding_column|LinearRegressor|DNNClassifier)'",
         ),
         ("distributed TensorFlow (needs a cluster and its job arguments)", r'Job "[^"]*" was not defined in cluster'),
         ("TF1 graph: the program leaves a placeholder unfed", r"You must feed a value for placeholder"),
