@@ -66,7 +66,8 @@ CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"^(FileNotFoundError|MissingData|URLError|HTTPError|OSError: \[Errno -?\d+\] "
             r"(No such file|Temporary failure|Name or service))|download|Errno 2|Errno -3|"
             r"unable to open file|No such file or directory|urlopen error|not found: .*\.(csv|txt|npy|h5|gz)"
-            r"|Input 'filename' of 'ReadFile' Op has type float32",  # a glob that found no file
+            r"|Input 'filename' of 'ReadFile' Op has type float32"  # a glob that found no file
+            r"|No data files found",  # a program's own check of its data folder
         ),
         (
             "instrumentation (benchmark scaffolding)",
@@ -80,6 +81,13 @@ CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|np\.(float|int|bool|object)\b|has no attribute 'asscalar'|fractions|inspect\.getargspec"
             r"|categorical_features|OneHotEncoder|Imputer|sklearn\.(externals|grid_search|learning_curve)",
         ),
+        (
+            "TensorFlow 1 Estimators (tf.estimator removed in TensorFlow 2.16)",
+            r"Estimators left with tf\.estimator|has no attribute 'estimator'"
+            r"|has no attribute '(real_valued_column|sparse_column\w*|embedding_column|LinearRegressor|DNNClassifier)'",
+        ),
+        ("distributed TensorFlow (needs a cluster and its job arguments)", r'Job "[^"]*" was not defined in cluster'),
+        ("TF1 graph: the program leaves a placeholder unfed", r"You must feed a value for placeholder"),
         (
             "TensorFlow 1 API",
             r"module 'tensorflow' has no attribute|tensorflow\.contrib|No module named "

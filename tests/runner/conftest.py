@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import gzip
+import struct
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 #: A small classifier on seeded random data: trains in about a second, uses dropout and shuffling
@@ -66,3 +69,27 @@ def bwrap():
             pytest.fail(f"bubblewrap is required in CI: {why}")
         pytest.skip(f"bubblewrap does not work here: {why}")
     return sandbox.resolve("bwrap")
+
+
+def _write_idx(folder: Path, train: int = 20, test: int = 6, rows: int = 28, gz: bool = True) -> np.ndarray:
+    """MNIST's four idx files in ``folder``: image ``i`` is filled with the value ``i * 10`` (so an
+    image tells its index and its label ``i % 10``); returns the train images' pixel values."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for prefix, count in (("train", train), ("t10k", test)):
+        pixels = np.repeat(np.arange(count, dtype=np.uint8) * 10, rows * rows)
+        labels = (np.arange(count) % 10).astype(np.uint8)
+        images = struct.pack(">IIII", 2051, count, rows, rows) + pixels.tobytes()
+        tags = struct.pack(">II", 2049, count) + labels.tobytes()
+        for name, data in ((f"{prefix}-images-idx3-ubyte", images), (f"{prefix}-labels-idx1-ubyte", tags)):
+            if gz:
+                (folder / f"{name}.gz").write_bytes(gzip.compress(data))
+            else:
+                (folder / name).write_bytes(data)
+    return np.arange(train) * 10
+
+
+@pytest.fixture
+def mnist_idx():
+    """``mnist_idx(folder, train=20, test=6, rows=28, gz=True)``: MNIST's four idx files written into
+    ``folder`` (image ``i`` filled with ``i * 10``, label ``i % 10``; see :func:`_write_idx`)."""
+    return _write_idx

@@ -173,6 +173,10 @@ def set_up(framework: str) -> None:
 
         tf.compat.v1.disable_v2_behavior()
         tf1_names_fallback()
+    if framework in ("tf_keras", "tf1"):  # tf.contrib, tensorflow.examples; graph seeds in graph mode
+        from mutreal.program import tf1_runtime
+
+        tf1_runtime.install(framework)
 
 
 def keras_module(framework: str) -> Any:
@@ -195,6 +199,9 @@ def reset(framework: str, seed: int, deterministic: bool) -> None:
     keras = keras_module(framework)
     if framework == "tf1":
         tf.compat.v1.reset_default_graph()
+        from mutreal.program import tf1_runtime
+
+        tf1_runtime.seed_new_graphs(seed)
     keras.backend.clear_session() if framework != "keras3" else keras.backend.clear_session(free_memory=False)
     if framework == "keras3":
         keras.config.set_floatx("float32")

@@ -18,9 +18,13 @@ the framework of its era:
   TensorFlow is imported (so ``tf.keras`` is ``tf_keras``) and resolves ``keras`` imports to
   ``tf_keras`` (:mod:`mutreal.execution.frameworks`), after the Keras 1 spellings are rewritten
   (:mod:`mutreal.program.modernize`, for Keras 2: TensorFlow ops on Keras tensors stay).
-* ``tf1``: a TensorFlow 1 graph program (TensorFlow's converter renames its API, and it uses sessions
-  or placeholders) runs converted (:mod:`mutreal.program.tf_upgrade`) in graph mode
-  (``tf.compat.v1.disable_v2_behavior()``), its Keras on ``tf_keras`` too.
+* ``tf1``: a TensorFlow 1 graph program (TensorFlow's converter renames its API, and it uses sessions,
+  placeholders, queues or merged summaries) runs converted (:mod:`mutreal.program.tf_upgrade`) in
+  graph mode (``tf.compat.v1.disable_v2_behavior()``), its Keras on ``tf_keras`` too.
+
+A program that uses ``tf.contrib`` or ``tensorflow.examples`` is TensorFlow 1-era code whatever Keras
+spelling it shows: it runs on ``tf_keras`` or ``tf1``, whose workers serve those modules
+(:mod:`mutreal.program.tf1_contrib`); the modules it uses are listed in its rewrites.
 
 Every program not run on Keras 3 also gets: Python 2 syntax upgraded, removed Python/library APIs
 rewritten (:mod:`mutreal.program.removed_apis`) and the benchmark's own instrumentation removed
@@ -90,7 +94,7 @@ def _assumed(evidence: list[str]) -> bool:
 def _framework_of_era(era: str, evidence: list[str], source: str, tf1_api: bool) -> tuple[str, str, bool]:
     """(framework, why, whether the era's rewrites apply) of a program read as ``era``; ``tf1_api``:
     TensorFlow's converter renamed TensorFlow 1 names in it."""
-    if era == "keras3":
+    if era == "keras3" and not tf1_api:
         return "keras3", "a Keras 3 program: runs as it is", False
     uses_keras = bool(re.search(r"\bkeras\b", source))
     if not uses_keras and not _IMPORTS_TF.search(source):
@@ -185,8 +189,12 @@ def prepare_runtime(source: str, choice: str = "auto", *, modernize: bool = Fals
     text, rewrites = _python3(source)
     if era == "unknown" and rewrites:
         era, evidence = classify_era(text)
+    from mutreal.program.tf1_contrib import contrib_uses, uses_removed_modules
+
+    # tf.contrib / tensorflow.examples: TensorFlow 1-era code, whatever Keras spelling classify saw
+    removed_modules = uses_removed_modules(text)
     upgrade = None
-    if choice in ("auto", "tf1") and era != "keras3" and _IMPORTS_TF.search(text):
+    if choice in ("auto", "tf1") and (era != "keras3" or removed_modules) and _IMPORTS_TF.search(text):
         from mutreal.program.tf_upgrade import upgrade_tf1
 
         upgrade = upgrade_tf1(text)
@@ -197,7 +205,7 @@ def prepare_runtime(source: str, choice: str = "auto", *, modernize: bool = Fals
         era, framework = "tf1", "tf1"
         reason = "TensorFlow 1 graph code (sessions, placeholders, tf.gradients): run in graph mode"
     else:
-        tf1_api = upgrade is not None and upgrade.tf1_api
+        tf1_api = (upgrade is not None and upgrade.tf1_api) or removed_modules
         framework, reason, rewrite = _framework_of_era(era, evidence, text, tf1_api)
     if framework == "keras3" and not rewrite:
         if modernize:
@@ -208,4 +216,6 @@ def prepare_runtime(source: str, choice: str = "auto", *, modernize: bool = Fals
         rewrites.extend(f"line {c.line}: {c.kind}: {c.before}" for c in upgrade.changes)
         rewrites.extend(f"not converted by tf_upgrade_v2: {p}" for p in upgrade.problems)
     text = _legacy_rewrites(text, rewrites, framework)
+    if framework != "keras3":  # served by the tf1/tf_keras workers' import hook, listed here
+        rewrites.extend(contrib_uses(text))
     return RuntimeSource(era, framework, text, rewrites, reason)

@@ -21,10 +21,16 @@ from dataclasses import dataclass, field
 from mutreal.program.modernize import Change
 
 #: Graph-mode TF1 code (what ``disable_v2_behavior`` is needed for): a session (TensorFlow's, or Keras'
-#: ``backend.get_session()``), a placeholder, or ``tf.gradients`` (symbolic gradients, graph only).
+#: ``backend.get_session()``), a placeholder, ``tf.gradients`` (symbolic gradients, graph only), and
+#: what TensorFlow 2 refuses under eager execution: queue-based input pipelines and their runners,
+#: merged summaries and the ``Supervisor``/``MonitoredTrainingSession`` that drive sessions.
 _GRAPH_MODE = re.compile(
     r"\b(?:compat\.v1|tf)\.(?:Session|InteractiveSession|placeholder|placeholder_with_default)\b|"
-    r"\bget_session\(|\btf\.gradients\("
+    r"\bget_session\(|\btf\.gradients\(|"
+    r"\b(?:compat\.v1|tf)\.train\.(?:\w*_input_producer|start_queue_runners|Supervisor|MonitoredTrainingSession"
+    r"|(?:shuffle_)?batch(?:_join)?|QueueRunner|add_queue_runner)\b|\bqueue_runner\.|"
+    r"\b(?:compat\.v1|tf)\.(?:FIFOQueue|RandomShuffleQueue|PaddingFIFOQueue)\b|"
+    r"\b(?:compat\.v1|tf)\.summary\.(?:merge_all|merge|FileWriter)\b"
 )
 _LOG_LINE = re.compile(r"^(\d+):(\d+): (INFO|WARNING|ERROR): (.*)$", re.S)
 
@@ -94,4 +100,65 @@ def upgrade_tf1(source: str) -> Upgrade:
     problems.extend(str(item) for item in (_change(e) for e in errors) if not isinstance(item, Change))
     if not changes:  # nothing renamed: keep the author's text (pasta may re-space a line)
         new = source
-    return Upgrade(new, changes, problems, graph_mode=bool(_GRAPH_MODE.search(new)))
+    graph_mode = bool(_GRAPH_MODE.search(new))
+    if graph_mode:
+        new, meant = graph_mode_v1_names(new)
+        changes.extend(meant)
+    return Upgrade(new, changes, problems, graph_mode=graph_mode)
+
+
+#: Names TensorFlow 2 kept with another meaning, which the converter leaves: in a graph-mode TF1
+#: program they mean ``tf.compat.v1``'s. ``tf.Variable(...)`` was ``VariableV1`` (a reference
+#: variable: ``assign`` returns a tensor, ``initialized_value()`` works); ``tf.summary``'s graph ops
+#: (TF2's need TensorBoard and a writer); ``tf.losses``/``tf.metrics`` as a module object (the
+#: converter renames their members; TF2's are Keras' classes); ``tf.layers`` (gone from TF2, the
+#: installed converter no longer knows it). name -> where it applies: ``"call"`` (``tf.X(...)``),
+#: ``"bare"`` (``tf.X`` not followed by an attribute), ``"any"``, or the members it applies to.
+V1_MEANINGS: dict[str, str | frozenset[str]] = {
+    "Variable": "call",
+    "summary": frozenset({"scalar", "histogram", "image", "audio", "text", "tensor_summary", "merge", "merge_all",
+                          "FileWriter", "FileWriterCache", "Summary", "SummaryDescription", "Event",
+                          "TaggedRunMetadata", "get_summary_description"}),  # fmt: skip
+    "losses": "bare",
+    "metrics": "bare",
+    "layers": "any",
+}
+_TF_IMPORT = re.compile(r"^\s*import\s+tensorflow(?:\s+as\s+(\w+))?\s*(?:#.*)?$", re.M)
+
+
+def graph_mode_v1_names(source: str) -> tuple[str, list[Change]]:
+    """``tf.X`` of :data:`V1_MEANINGS` left in ``source`` -> ``tf.compat.v1.X`` (any alias of
+    ``import tensorflow``), one change per rewrite; text that does not tokenize is left as it is."""
+    import tokenize
+
+    aliases = {m.group(1) or "tensorflow" for m in _TF_IMPORT.finditer(source)}
+    if not aliases:
+        return source, []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return source, []
+    lines = source.splitlines(keepends=True)
+    edits: list[tuple[int, int, str]] = []  # (row, column of the member, alias) to insert "compat.v1." at
+    for i in range(len(tokens) - 2):
+        alias, dot, member = tokens[i], tokens[i + 1], tokens[i + 2]
+        if alias.type != tokenize.NAME or alias.string not in aliases or dot.string != "." or member.type != tokenize.NAME:
+            continue
+        if i > 0 and tokens[i - 1].string == ".":  # x.tf.summary: not TensorFlow's
+            continue
+        rule = V1_MEANINGS.get(member.string)
+        after = tokens[i + 3].string if i + 3 < len(tokens) else ""
+        attribute = tokens[i + 4].string if after == "." and i + 4 < len(tokens) else None
+        if rule is None or (rule == "call" and after != "(") or (rule == "bare" and after == "."):
+            continue
+        if isinstance(rule, frozenset) and attribute not in rule:
+            continue
+        edits.append((member.start[0], member.start[1], alias.string))
+    changes = []
+    for row, column, alias in sorted(edits, reverse=True):
+        line = lines[row - 1]
+        member = re.match(r"\w+", line[column:]).group(0)  # type: ignore[union-attr]
+        lines[row - 1] = line[:column] + "compat.v1." + line[column:]
+        changes.append(Change(row, "tf1 graph mode", f"{alias}.{member} -> {alias}.compat.v1.{member} "
+                                                       "(TensorFlow 1's meaning of the name)", ""))  # fmt: skip
+    return "".join(lines), sorted(changes, key=lambda c: c.line)
