@@ -21,6 +21,8 @@ from typing import Any
 PRIMARY_PACKAGES: dict[str, tuple[str, ...]] = {
     "tensorflow": ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-macos"),
     "keras": ("keras",),
+    "tf-keras": ("tf-keras",),  # Keras 1/2-era programs run on it (mutreal.program.runtime)
+    "tf-slim": ("tf-slim",),  # serves tf.contrib to TensorFlow 1 programs (mutreal.program.tf1_contrib)
     "numpy": ("numpy",),
     "scikit-learn": ("scikit-learn",),
     "pandas": ("pandas",),
@@ -30,7 +32,10 @@ PRIMARY_PACKAGES: dict[str, tuple[str, ...]] = {
     "mutreal": ("mutreal",),
 }
 #: Bump when the worker's capture or reset changes in a way that changes stored records.
-RUNNER_SCHEMA = "1"
+#: 2: per-input records carry content ids (``input_ids``: pairing by input content needs them), and
+#: the worker serves tf.contrib / tensorflow.examples, repairs Keras 2 sub-modules and replaces a
+#: worker that holds memory: a run stored by runner 1 may have crashed where it now trains.
+RUNNER_SCHEMA = "2"
 
 
 def package_versions() -> dict[str, str]:
