@@ -100,7 +100,7 @@ y = np_utils.to_categorical(data.target, 3)
 
 def baseline_model():
     model = Sequential()
-    model.add(Dense(8, input_dim=4, activation="relu"))
+    model.add(Dense(8, activation="relu"))  # no input shape: Keras 2 built it on the first batch
     model.add(Lambda(lambda x: K.tf.clip_by_value(x, K.constant(0.0), K.constant(6.0))))  # Keras <= 2.2's K.tf
     model.add(Dense(3, activation="softmax"))
     model.compile(loss="categorical_crossentropy", optimizer="adam", metrics=["accuracy"])
@@ -115,7 +115,8 @@ print("accuracy", scores.mean())
 
 
 def test_keras2_backend_names_and_the_scikit_learn_wrapper_run_on_keras2(tmp_path: Path):
-    """``K.get_session``, ``K.tf`` and ``KerasClassifier(build_fn=, nb_epoch=)`` (SciKeras on tf_keras)."""
+    """``K.get_session``, ``K.tf`` and ``KerasClassifier(build_fn=, nb_epoch=)`` (SciKeras on tf_keras), with a
+    model written without an input shape (SciKeras counted its outputs before the first batch built it)."""
     program = tmp_path / "wrapped.py"
     program.write_text(WRAPPED)
     result = CliRunner().invoke(main, ["run", str(program), "--runs", "1", "--jobs", "1", "--json", "-q"])

@@ -109,6 +109,30 @@ def _predict_proba(self: Any, x: Any, batch_size: int = 32, verbose: int = 0) ->
     return self.predict(x, batch_size=batch_size, verbose=verbose)
 
 
+def _count_outputs_after_build() -> None:
+    """SciKeras counts a model's outputs before fitting it; a ``Sequential`` written without an input
+    shape has none until its first batch, which Keras 2's own wrapper never asked for. Such a model is
+    let through (Keras checks its output against the labels on the first batch, as it did then)."""
+    from scikeras.wrappers import BaseWrapper
+
+    original = BaseWrapper._check_model_compatibility
+    if getattr(original, "_mutreal_unbuilt_ok", False):
+        return
+
+    def check(self: Any, y: Any) -> None:
+        expected = getattr(self, "n_outputs_expected_", None)
+        if expected and getattr(getattr(self, "model_", None), "outputs", None) is None:
+            self.n_outputs_expected_ = None  # nothing to count yet
+            try:
+                return original(self, y)
+            finally:
+                self.n_outputs_expected_ = expected
+        return original(self, y)
+
+    check._mutreal_unbuilt_ok = True  # type: ignore[attr-defined]
+    BaseWrapper._check_model_compatibility = check
+
+
 def restore_removed_methods() -> None:
     """Give tf_keras' ``Sequential`` the Keras 2 methods removed in 2.6 (``predict_classes``,
     ``predict_proba``) with their last definition, so a program written for Keras 2.0-2.5 runs,
@@ -133,6 +157,9 @@ def restore_removed_methods() -> None:
     # 3's name); tf_keras knows the same fact as ``_is_compiled``
     if not hasattr(tf_keras.Model, "compiled"):
         tf_keras.Model.compiled = property(lambda self: bool(getattr(self, "_is_compiled", False)))
+
+    with contextlib.suppress(ImportError):
+        _count_outputs_after_build()
 
     with contextlib.suppress(Exception):  # ``from tensorflow import keras; keras.__version__`` as in Keras 2
         if not hasattr(tf.keras, "__version__"):
