@@ -10,7 +10,7 @@ data, else the training data, as DeepCrime measures killability on the training 
 Each evaluated input also gets a short content id (:func:`row_digests`, :func:`input_ids`): a hash
 of its row's bytes, shape and dtype and of its label, so that runs of a program that made or split
 its data without a seed (other inputs per seed) can still be paired input by input
-(:mod:`mutreal.analysis.alignment`); a few bytes per input, and hashing 10k rows costs milliseconds.
+(:mod:`mutreal.analysis.pairing`); a few bytes per input, and hashing 10k rows costs milliseconds.
 
 Classification outputs become class indices (argmax, or threshold 0.5 for one sigmoid unit, 0 for
 one logit of a cross-entropy classifier);
