@@ -167,8 +167,12 @@ def _alias_own_folder(workdir: Path, name: str, source: str) -> bool:
     the program's folder; a link ``<name> -> .`` there makes ``<name>/x`` the same file as ``x``, so
     both conventions reach the files the program meant, and what it writes stays in the run's copy.
     Only for a program whose text names its folder (``'<name>/...'``, ``'./<name>/...'``) and whose
-    folder has no entry of that name already."""
+    folder has no entry of that name already, and not for one that walks its files recursively
+    (``glob(..., recursive=True)``, ``os.walk(followlinks=True)``): the link is a loop, which they follow,
+    seeing every file once per level (about 40 times)."""
     if not name or not re.search(rf"""(['"])(?:\./)?{re.escape(name)}/""", source):
+        return False
+    if re.search(r"\b(?:recursive|followlinks)\s*=\s*True\b", source):
         return False
     alias = workdir / name
     if alias.exists() or alias.is_symlink():
