@@ -288,3 +288,13 @@ def test_a_mutant_on_other_inputs_does_not_change_the_fault_pair_on_a_fixed_test
     assert together.fault_kp.kp == alone.fault_kp.kp and together.fault_kp.counts == [4] * 4
     assert together.fault_fisher.min_p_value == pytest.approx(alone.fault_fisher.min_p_value)
     assert together.mutants[0].similarity == alone.mutants[0].similarity
+
+
+def test_a_run_that_evaluated_no_input_beside_a_crashed_one_pairs_nothing_and_does_not_crash() -> None:
+    """Seed 0 of the fixed program evaluated an empty test set while the buggy run crashed: there is
+    no input to count in that instance (an empty id list is an answer, not a missing one)."""
+    fixed = [_run("fixed.py", 0, []), *_program("fixed.py", {})[1:]]
+    buggy = [_run("buggy.py", 0, None), *_program("buggy.py", {1: {"b"}})[1:]]
+    report = compare_from_records(buggy, fixed, {})
+    assert report.fault_kp is not None and report.fault_kp.n_instances == 3
+    assert report.fault_kp.kp[report.fault_kp.kp.index(0.5)] == 0.5  # b: killed in 1 of its 2 seeds

@@ -121,7 +121,8 @@ def _instance_ids(reference: Any, faulty: Any) -> tuple[list[str], list[str]] | 
     if ids_r is None or ids_f is None:
         if ids_r is None and ids_f is None:
             return None
-        return (ids_r or ids_f, ids_r or ids_f)  # type: ignore[return-value]
+        known = ids_r if ids_r is not None else ids_f  # may be empty: a run that evaluated no input
+        return known, known  # type: ignore[return-value]
     if ids_r == ids_f or sorted(ids_r) == sorted(ids_f):
         return ids_r, ids_f
     if len(ids_r) == len(ids_f) and list(reference.labels or []) == list(faulty.labels or []):
