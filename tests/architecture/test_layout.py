@@ -65,3 +65,14 @@ def test_no_module_over_800_lines_and_no_class_over_500(module: Path) -> None:
         if isinstance(node, ast.ClassDef):
             size = (node.end_lineno or node.lineno) - node.lineno + 1
             assert size <= 500, f"{module.name}: class {node.name} is {size} lines"
+
+
+def test_every_module_a_docstring_points_to_exists() -> None:
+    """``:mod:`mutreal.x.y``` in a docstring sends the reader to a module: it must be there."""
+    gone = []
+    for module in MODULES:
+        for match in re.finditer(r":mod:`~?(mutreal[\w.]*)`", module.read_text()):
+            target = ROOT / "src" / Path(*match.group(1).split("."))
+            if not (target.with_suffix(".py").exists() or (target / "__init__.py").exists()):
+                gone.append(f"{module.relative_to(PACKAGE)}: {match.group(1)}")
+    assert not gone, f"docstrings name modules that do not exist: {gone}"

@@ -200,3 +200,17 @@ def test_runs_stopped_at_a_limit_are_named_in_the_row():
         "slow.py: 2 of 3 runs stopped at mutreal's time limit count as failed runs (wrong on every input); "
         "rerun with a higher limit (stored runs are reused)"
     ]
+
+
+def test_reliable_reads_the_median_n_the_row_prints():
+    """Inputs paired by content, n per input 1, 1, 5, 5: the row's pairing note prints median n 3, so
+    the coupling is not reliable (fewer than 5), not reliable by the upper median 5."""
+    from mutreal.analysis.pairing import content_note
+    from mutreal.campaigns.compare import MIN_RELIABLE_RUNS, _reliable
+
+    n = [1, 1, MIN_RELIABLE_RUNS, MIN_RELIABLE_RUNS]
+    kp = {"n_instances": MIN_RELIABLE_RUNS, "n": n, "inputs_killing": 1}
+    assert "median n per input 3" in content_note(len(n), n)
+    assert _reliable({"coupling_strength": 0.5, "kp": kp}, kp) is False
+    fixed = {**kp, "n": [MIN_RELIABLE_RUNS - 1, MIN_RELIABLE_RUNS, MIN_RELIABLE_RUNS]}
+    assert _reliable({"coupling_strength": 0.5, "kp": fixed}, fixed) is True

@@ -2,7 +2,7 @@
 predictions, whatever form the test data has: arrays, named arrays, batches of a generator.
 
 The ids are what pairs runs of a program that made its data without a seed
-(:mod:`mutreal.analysis.alignment`). The "model" here is a plain function of the input (a linear
+(:mod:`mutreal.analysis.pairing`). The "model" here is a plain function of the input (a linear
 rule), so the predictions are real and deterministic; no training.
 """
 
@@ -89,3 +89,27 @@ def test_records_keep_ids_and_old_records_read_without_them() -> None:
     assert EvaluateRecord.from_dict(old).input_ids is None
     run = RunRecord("k", "p.py", 0, "ok", evaluations=[EvaluateRecord.from_dict(old)])
     assert RunRecord.from_dict(run.to_dict()).evaluations[0].input_ids is None
+
+
+def test_row_digests_do_not_copy_the_inputs() -> None:
+    """A program judged on its training set (no evaluate) can hand over hundreds of MB: hashing its
+    rows must not hold a second copy of them (at the end of a run, near the memory limit), and the
+    digests are those of each row's bytes."""
+    import hashlib
+    import tracemalloc
+
+    x = np.random.default_rng(0).random((20_000, 250))  # 40 MB of float64
+    tracemalloc.start()
+    try:
+        digests = per_input.row_digests(x)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 10_000_000, f"{peak / 1e6:.0f} MB held while hashing 40 MB of rows"
+    base = hashlib.blake2b(f"{x.dtype.str}{x.shape[1:]}".encode(), digest_size=per_input.ID_BYTES)
+    first = base.copy()
+    first.update(x[0].tobytes())
+    assert digests is not None and digests[0] == first.digest() and len(digests) == len(x)
+    # a strided view (every other column) hashes its rows' values, as a contiguous copy of it would
+    view = x[:5, ::2]
+    assert per_input.row_digests(view) == per_input.row_digests(np.ascontiguousarray(view))

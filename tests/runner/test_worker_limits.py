@@ -82,3 +82,49 @@ def test_a_run_stopped_at_the_time_limit_keeps_its_output(tmp_path: Path):
     record = _records(store)["slow.py"]
     assert record["output_tail"].startswith("Epoch 3/1000"), record["output_tail"][:300]
     assert record["output_tail"].endswith("some more progress text here")
+
+
+# -- the output of a stopped run is the program's to change: read it as untrusted --------------------
+
+FIFO = """\
+import os, time
+os.remove(".mutreal-output.log")  # the run's output file, in the program's working copy
+os.mkfifo(".mutreal-output.log")  # a reader that opens it blocks until someone writes
+time.sleep(600)
+"""
+
+LINK = """\
+import os, time
+os.remove(".mutreal-output.log")
+os.symlink({secret!r}, ".mutreal-output.log")  # a file outside its working copy, read from outside
+time.sleep(600)
+"""
+
+
+def _stopped_run(tmp_path: Path, source: str) -> dict:
+    import subprocess
+    import sys
+
+    folder = tmp_path / "program"
+    folder.mkdir()
+    (folder / "stop.py").write_text(source)
+    store = tmp_path / "runs.sqlite"
+    out = subprocess.run(
+        [sys.executable, "-m", "mutreal", "run", str(folder / "stop.py"), "--runs", "1", "--jobs", "1", "--json",
+         "-q", "--timeout", "6", "--store", str(store)],
+        capture_output=True, text=True, timeout=240,  # the pool hanging on the file is this test failing
+    )  # fmt: skip
+    assert json.loads(out.stdout)["runs"][0]["outcome"] == "timeout", out.stderr[-2000:]
+    return _records(store)["stop.py"]
+
+
+def test_a_program_that_makes_its_output_file_a_fifo_does_not_hang_the_pool(tmp_path: Path):
+    assert _stopped_run(tmp_path, FIFO)["output_tail"] == ""
+
+
+def test_a_program_that_links_its_output_file_elsewhere_does_not_get_that_file_read(tmp_path: Path):
+    secret = tmp_path / "elsewhere" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("MUTREAL-SECRET-MARKER Epoch 1/1\n")
+    record = _stopped_run(tmp_path, LINK.format(secret=str(secret)))
+    assert "MUTREAL-SECRET-MARKER" not in (record["output_tail"] or "")

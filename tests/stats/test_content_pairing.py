@@ -261,3 +261,40 @@ def test_a_program_judged_on_another_set_is_named_so_when_pairing_by_content() -
     assert report.fault_kp is None and report.mutants[0].kp is not None and report.mutants[0].similarity is None
     assert any(n.startswith("fixed/buggy: per-input correctness is on different sets (evaluate, validation)")
                for n in report.notes), report.notes  # fmt: skip
+
+
+def test_a_mutant_on_other_inputs_does_not_change_the_fault_pair_on_a_fixed_test_set() -> None:
+    """The fixed program evaluates one test set in every run; one mutant shuffles it without a seed
+    (so the comparison pairs by content). Both fixed and buggy crashed in seed 3: positionally both
+    are wrong on every input there (n = 4); pairing by content must give the same KP, Fisher and IoU,
+    not drop that seed because an unrelated mutant was compared too."""
+    cases = [("a", 0), ("b", 1), ("c", 0), ("d", 1)]
+
+    def program(name: str, wrong: dict[int, set[str]], crashed: frozenset[int] = frozenset(), shuffle: bool = False):
+        runs = []
+        for seed in range(4):
+            mine = [cases[(i + seed) % 4] for i in range(4)] if shuffle else cases
+            runs.append(_run(name, seed, None) if seed in crashed
+                        else _run(name, seed, mine, [c not in wrong.get(seed, set()) for c, _ in mine]))  # fmt: skip
+        return runs
+
+    fixed = program("fixed.py", {}, crashed={3})
+    buggy = program("buggy.py", {0: {"a"}, 1: {"a"}, 2: {"a"}}, crashed={3})
+    mutant = program("m.py", {0: {"a"}})
+    shuffled = program("s.py", {}, shuffle=True)
+    alone = compare_from_records(buggy, fixed, {"m.py": mutant})
+    together = compare_from_records(buggy, fixed, {"m.py": mutant, "s.py": shuffled})
+    assert alone.fault_kp.kp == [0.75, 0.0, 0.0, 0.0]
+    assert together.fault_kp.kp == alone.fault_kp.kp and together.fault_kp.counts == [4] * 4
+    assert together.fault_fisher.min_p_value == pytest.approx(alone.fault_fisher.min_p_value)
+    assert together.mutants[0].similarity == alone.mutants[0].similarity
+
+
+def test_a_run_that_evaluated_no_input_beside_a_crashed_one_pairs_nothing_and_does_not_crash() -> None:
+    """Seed 0 of the fixed program evaluated an empty test set while the buggy run crashed: there is
+    no input to count in that instance (an empty id list is an answer, not a missing one)."""
+    fixed = [_run("fixed.py", 0, []), *_program("fixed.py", {})[1:]]
+    buggy = [_run("buggy.py", 0, None), *_program("buggy.py", {1: {"b"}})[1:]]
+    report = compare_from_records(buggy, fixed, {})
+    assert report.fault_kp is not None and report.fault_kp.n_instances == 3
+    assert report.fault_kp.kp[report.fault_kp.kp.index(0.5)] == 0.5  # b: killed in 1 of its 2 seeds

@@ -9,7 +9,10 @@ bytes, shape and dtype, and its label), and this module pairs by that id instead
 
 - instances are still paired by seed (the reference's run ``k`` with the faulty program's run ``k``);
 - in instance ``k`` an input counts when both paired runs evaluated it; a failed run is wrong on
-  every input of its paired run (a crash fails every test), and two failed runs count nothing;
+  every input of its paired run (a crash fails every test), and two failed runs count nothing,
+  unless the reference evaluated the same inputs in every run it completed (a fixed test set,
+  only another program's data differ per seed): then both are wrong on those, as positionally,
+  so a program's KP does not depend on which other programs it is compared with;
 - each input then has its own ``n`` (the instances it counted in), and KP, Fisher, coupling and
   IoU use it (:mod:`mutreal.stats.killing_probability`, :mod:`mutreal.stats.fisher`).
 
@@ -118,12 +121,21 @@ def _instance_ids(reference: Any, faulty: Any) -> tuple[list[str], list[str]] | 
     if ids_r is None or ids_f is None:
         if ids_r is None and ids_f is None:
             return None
-        return (ids_r or ids_f, ids_r or ids_f)  # type: ignore[return-value]
+        known = ids_r if ids_r is not None else ids_f  # may be empty: a run that evaluated no input
+        return known, known  # type: ignore[return-value]
     if ids_r == ids_f or sorted(ids_r) == sorted(ids_f):
         return ids_r, ids_f
     if len(ids_r) == len(ids_f) and list(reference.labels or []) == list(faulty.labels or []):
         return ids_r, ids_r  # the same split, rows transformed otherwise by the program: by position
     return f"seed {reference.seed}: {len(set(ids_r) & set(ids_f))} of {len(ids_r)} inputs shared"
+
+
+def _same_inputs(reference: Sequence[Any]) -> list[str] | None:
+    """The reference's test cases where every run it completed evaluated the same ones, else None."""
+    found = [run_ids(r) for r in reference if r.outcome == Outcome.OK]
+    if not found or any(ids is None or ids != found[0] for ids in found):
+        return None
+    return found[0]
 
 
 def _rows(record: Any, ids: list[str], index: Mapping[str, int], width: int) -> tuple[np.ndarray, np.ndarray]:
@@ -149,11 +161,14 @@ def pair_by_content(
     ordered_ref = _sorted(reference)
     plans: dict[str, list[tuple[Any, Any, tuple[list[str], list[str]] | None]] | str] = {}
     universe: dict[str, int] = {}
+    fixed_set = _same_inputs(ordered_ref)
     for name, records in others.items():
         ordered = _sorted(records)
         plan: list[tuple[Any, Any, tuple[list[str], list[str]] | None]] = []
         for r, f in zip(ordered_ref, ordered, strict=False):
             found = _instance_ids(r, f)
+            if found is None and fixed_set is not None:
+                found = (fixed_set, fixed_set)  # both failed on a fixed test set: both wrong on it
             if isinstance(found, str):
                 plans[name] = found
                 break

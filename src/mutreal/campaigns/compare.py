@@ -23,6 +23,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 from mutreal.analysis.settings import DecisionSettings
@@ -182,9 +183,10 @@ def _reliable(mutant: Mapping[str, Any], fault_kp: Mapping[str, Any] | None) -> 
 
 def _median_n(kp: Mapping[str, Any]) -> float:
     """The paired runs behind a KP: ``n_instances``, or with inputs paired by content (each its own n)
-    the median n of the inputs counted at least once."""
+    the median n of the inputs counted at least once (the median the row's pairing note prints,
+    :func:`mutreal.analysis.pairing.content_note`)."""
     counts = [c for c in kp.get("n") or () if c > 0]
-    return float(sorted(counts)[len(counts) // 2]) if counts else float(kp["n_instances"])
+    return float(median(counts)) if counts else float(kp["n_instances"])
 
 
 def best_mutant(mutants: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:

@@ -10,7 +10,7 @@ data, else the training data, as DeepCrime measures killability on the training 
 Each evaluated input also gets a short content id (:func:`row_digests`, :func:`input_ids`): a hash
 of its row's bytes, shape and dtype and of its label, so that runs of a program that made or split
 its data without a seed (other inputs per seed) can still be paired input by input
-(:mod:`mutreal.analysis.alignment`); a few bytes per input, and hashing 10k rows costs milliseconds.
+(:mod:`mutreal.analysis.pairing`); a few bytes per input, and hashing 10k rows costs milliseconds.
 
 Classification outputs become class indices (argmax, or threshold 0.5 for one sigmoid unit, 0 for
 one logit of a cross-entropy classifier);
@@ -63,7 +63,9 @@ def row_digests(inputs: Any) -> list[bytes] | None:
     # one bytes buffer per array, sliced per row: no per-row numpy call (10k rows of 20 floats hash
     # in a few milliseconds, 10k MNIST images in about a tenth of a second)
     base = hashlib.blake2b(b"".join(f"{a.dtype.str}{a.shape[1:]}".encode() for a in arrays), digest_size=ID_BYTES)
-    buffers = [memoryview(a.tobytes()) for a in arrays]
+    # the arrays' own bytes, not a copy (tobytes): a training set judged at the end of a run can be
+    # hundreds of MB, and a second copy then could push the run over the memory limit
+    buffers = [_bytes_of(a) for a in arrays]
     widths = [len(b) // n if n else 0 for b in buffers]
     digests = []
     for i in range(n):
@@ -72,6 +74,16 @@ def row_digests(inputs: Any) -> list[bytes] | None:
             h.update(buffer[i * width : (i + 1) * width])
         digests.append(h.digest())
     return digests
+
+
+def _bytes_of(array: Any) -> memoryview:
+    """A C-contiguous array's bytes as a flat view (a copy only where numpy cannot view them so)."""
+    import numpy as np
+
+    try:
+        return memoryview(array.reshape(-1).view(np.uint8))
+    except (TypeError, ValueError):
+        return memoryview(array.tobytes())
 
 
 def input_ids(digests: list[bytes], labels: list[Any] | None) -> list[str] | None:

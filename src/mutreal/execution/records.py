@@ -140,7 +140,7 @@ class EvaluateRecord:
     and dtype>:<label>"``, :func:`mutreal.execution.per_input.input_ids`), in the order of
     ``predictions``: runs of a program that made or split its data without a seed evaluated other
     inputs per seed, and are paired input by input through these ids
-    (:mod:`mutreal.analysis.alignment`). ``None`` in records written before they existed, and where
+    (:mod:`mutreal.analysis.pairing`). ``None`` in records written before they existed, and where
     the rows could not be read (several inputs of other lengths, no labels).
     """
 

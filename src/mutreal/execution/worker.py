@@ -167,8 +167,12 @@ def _alias_own_folder(workdir: Path, name: str, source: str) -> bool:
     the program's folder; a link ``<name> -> .`` there makes ``<name>/x`` the same file as ``x``, so
     both conventions reach the files the program meant, and what it writes stays in the run's copy.
     Only for a program whose text names its folder (``'<name>/...'``, ``'./<name>/...'``) and whose
-    folder has no entry of that name already."""
+    folder has no entry of that name already, and not for one that walks its files recursively
+    (``glob(..., recursive=True)``, ``os.walk(followlinks=True)``): the link is a loop, which they follow,
+    seeing every file once per level (about 40 times)."""
     if not name or not re.search(rf"""(['"])(?:\./)?{re.escape(name)}/""", source):
+        return False
+    if re.search(r"\b(?:recursive|followlinks)\s*=\s*True\b", source):
         return False
     alias = workdir / name
     if alias.exists() or alias.is_symlink():
@@ -307,14 +311,15 @@ EPOCH_SEARCH_BYTES = 4 * 1024 * 1024
 _EPOCH_LINE = re.compile(rb"Epoch \d+/\d+")
 
 
-def stopped_output(path: Path | str) -> str:
+def stopped_output(path: Path | str | int) -> str:
     """The output kept of a run stopped at a limit: its tail, after the last ``Epoch N/M`` line of
-    its last :data:`EPOCH_SEARCH_BYTES` when the tail has none (how far the program got)."""
+    its last :data:`EPOCH_SEARCH_BYTES` when the tail has none (how far the program got). ``path``
+    may be an open file descriptor (left open), as the pool passes one it opened with care."""
     tail = output_tail(path)
     if _EPOCH_LINE.search(tail.encode()):
         return tail
     try:
-        with open(path, "rb") as handle:
+        with open(path, "rb", closefd=not isinstance(path, int)) as handle:
             handle.seek(0, os.SEEK_END)
             handle.seek(max(0, handle.tell() - EPOCH_SEARCH_BYTES))
             found = _EPOCH_LINE.findall(handle.read())
@@ -323,11 +328,11 @@ def stopped_output(path: Path | str) -> str:
     return f"{found[-1].decode()} (the last epoch line of the output)\n...\n{tail}" if found else tail
 
 
-def output_tail(path: Path | str) -> str:
+def output_tail(path: Path | str | int) -> str:
     """The end of a run's output file as a terminal would show it last (also read by the pool from
     outside when it stops a run at a limit: how far a program got is in its output)."""
     try:
-        with open(path, "rb") as handle:
+        with open(path, "rb", closefd=not isinstance(path, int)) as handle:
             handle.seek(0, os.SEEK_END)
             size = handle.tell()
             handle.seek(max(0, size - OUTPUT_TAIL_CHARS * 2))

@@ -29,6 +29,7 @@ import multiprocessing
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -315,6 +316,31 @@ class WorkerProcess:
             return self.tmpdir / "tmp" / path[len("/tmp/") :]
         return Path(path)
 
+    def _stopped_output(self, path: Path | None) -> str:
+        """The kept output of a run stopped at a limit, read as untrusted: the file lies in the program's
+        working copy and its path comes from the worker, so the program can make it a FIFO (an open
+        would block the pool for good), a link to a host file outside its sandbox, or name another
+        path. Only a regular file, opened without following a link and without blocking, and in the
+        sandbox only one inside this worker's private folder, is read."""
+        if path is None:
+            return ""
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            return ""
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return ""
+            if self.sandboxed:  # where the file opened really is (no directory link on the way out)
+                real = Path(os.readlink(f"/proc/self/fd/{fd}"))
+                if self.tmpdir is None or not real.is_relative_to(self.tmpdir.resolve()):
+                    return ""
+            return stopped_output(fd)
+        except OSError:
+            return ""
+        finally:
+            os.close(fd)
+
     def _recycle_if_holding(
         self, watched: psutil.Process, memory_limit_mb: float | None, result: dict[str, Any]
     ) -> None:
@@ -470,7 +496,7 @@ class WorkerProcess:
             rss = _rss_mb(watched)
             peak = max(peak, rss)
             if timeout_s is not None and elapsed > timeout_s:
-                tail = stopped_output(output_log) if output_log else ""
+                tail = self._stopped_output(output_log)
                 self.kill()
                 return _failure(
                     Outcome.TIMEOUT,
@@ -479,7 +505,7 @@ class WorkerProcess:
                     wall_time_s=elapsed, peak_rss_mb=peak, output_tail=tail, **common,
                 )  # fmt: skip
             if memory_limit_mb is not None and rss > memory_limit_mb:
-                tail = stopped_output(output_log) if output_log else ""
+                tail = self._stopped_output(output_log)
                 self.kill()
                 return _failure(
                     Outcome.MEMORY,

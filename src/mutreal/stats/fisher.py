@@ -28,7 +28,7 @@ the test subset, this verdict (``killed_pool``) is still monotone for any subset
 and it bounds the chance that an equivalent mutant is killed by ``alpha``.
 
 Inputs identified by content (a program that makes its data without a seed evaluates other inputs
-per run, :mod:`mutreal.analysis.alignment`): ``counted`` says in which paired instances each input
+per run, :mod:`mutreal.analysis.pairing`): ``counted`` says in which paired instances each input
 was evaluated by both runs, and each input's table is made of those instances only (its own ``n``,
 the same on both rows); an input never counted has p = 1 and is not in the pool.
 """

@@ -16,7 +16,7 @@ Undefined ratios are ``None`` (documented, never NaN): CS when the mutant is kil
 
 Inputs with their own ``n``: a program that makes or splits its data without a seed evaluates other
 inputs in each run, so input ``t`` is identified by its content, not its position
-(:mod:`mutreal.analysis.alignment`), and counts only in the instances whose paired runs both
+(:mod:`mutreal.analysis.pairing`), and counts only in the instances whose paired runs both
 evaluated it (``counted``). Then ``KP(t) = kills / n(t)`` with its own Wilson interval, and CS and
 IoU sum over the inputs counted at least once on both sides. An input seen in one instance has KP 0
 or 1 and a wide interval: the ``n`` list says so. Where every input is counted in every instance
