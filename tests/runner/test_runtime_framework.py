@@ -193,6 +193,7 @@ def test_an_exit_after_training_with_code_after_it_is_scaffolding():
         "model.fit(x, y)\ntry:\n    run()\nexcept E:\n    sys.exit(2)\nprint(1)\n",
         "sys.exit(main())\nmodel.fit(x, y)\n",  # before any training
         "if __name__ == '__main__':\n    sys.exit(1)\n    model.fit(x, y)\n",
+        "model.fit(x, y)\n\ndef usage():\n    print('usage: train.py N')\n    sys.exit(1)\n",  # a helper, not training
     ],
 )
 def test_an_exit_under_a_condition_or_before_training_stays(text):

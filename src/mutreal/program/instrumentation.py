@@ -118,12 +118,22 @@ class _Stripper(cst.CSTTransformer):
         self.first_training_line: int | None = None
         self.block_depth = 0  # 0: a statement of the module itself
         self.conditional_depth = 0  # inside if (not the main guard), loops, try, with: an exit there is logic
+        self.function_training: list[bool] = []  # per enclosing function: has it trained yet?
 
     def visit_Call(self, node: cst.Call) -> None:
         if _last_name(node.func) in TRAINING_CALLS:
             self.trains = True
             line = self._line(node)
             self.first_training_line = line if self.first_training_line is None else min(line, self.first_training_line)
+            if self.function_training:
+                self.function_training[-1] = True
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.function_training.append(False)  # an exit in a function counts only after its own training
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        self.function_training.pop()
+        return updated
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self.block_depth += 1
@@ -150,12 +160,14 @@ class _Stripper(cst.CSTTransformer):
     leave_For = leave_While = leave_Try = leave_With = leave_Else = _leave  # type: ignore[assignment]
 
     def _exit_after_training(self, original: cst.BaseStatement) -> bool:
-        """An exit of its own, not under a condition, on a line after the first training call."""
+        """An exit of its own, not under a condition, on a line after the first training call (in a
+        function: after a training call of that function, so a ``usage()`` helper keeps its exit)."""
         return (
             _exit_statement(original)
             and self.conditional_depth == 0
             and self.first_training_line is not None
             and self._line(original) > self.first_training_line
+            and (not self.function_training or self.function_training[-1])
         )
 
     def leave_SimpleStatementLine(
