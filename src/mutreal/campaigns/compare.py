@@ -271,11 +271,11 @@ def _limit_notes(buggy: str, fixed: str, made: MutantSet, groups: Sequence[Seque
     as failed (wrong on every input), which a higher limit may change; the reader must know."""
     notes = []
     for program, records in zip([buggy, fixed, *(m.file for m in made.mutants)], groups, strict=False):
-        stopped = [r for r in records if getattr(r.outcome, "is_limit", False)]
+        stopped = [r.outcome.limit for r in records if r.outcome.is_limit]
         if stopped:
             notes.append(
                 f"{Path(program).name}: {len(stopped)} of {len(records)} runs stopped at mutreal's "
-                f"{'time' if stopped[0].outcome == Outcome.TIMEOUT else 'memory'} limit count as failed runs "
+                f"{stopped[0][0]} limit count as failed runs "
                 "(wrong on every input); rerun with a higher limit (stored runs are reused)"
             )
     return notes

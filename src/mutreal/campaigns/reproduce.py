@@ -205,18 +205,14 @@ def _missing_data(records: Sequence[Any]) -> str | None:
     return None
 
 
-#: outcomes of a run that mutreal stopped: not a result of the program
-_LIMIT_OUTCOMES = {Outcome.TIMEOUT: "time limit (--timeout)", Outcome.MEMORY: "memory limit (--memory-limit)"}
-
-
 def _stopped_at_limit(records: tuple[Sequence[Any], Sequence[Any]]) -> str | None:
     """Why no verdict: how many runs of each side mutreal's limits stopped, or None when none was."""
     parts, limits = [], set()
     for side, runs in zip(("buggy", "fixed"), records, strict=True):
-        stopped = [r for r in runs if r.outcome in _LIMIT_OUTCOMES]
+        stopped = [r.outcome.limit for r in runs if r.outcome.is_limit]  # not a result of the program
         if stopped:
             parts.append(f"{len(stopped)} of {len(runs)} {side} runs")
-            limits.update(_LIMIT_OUTCOMES[r.outcome] for r in stopped)
+            limits.update(f"{which} limit ({option})" for which, option in stopped)
     if not parts:
         return None
     return (

@@ -53,6 +53,12 @@ class Outcome(TextEnum):
         """Caused by the campaign's limits rather than the program: rerun when a limit is raised."""
         return self in (Outcome.TIMEOUT, Outcome.MEMORY)
 
+    @property
+    def limit(self) -> tuple[str, str] | None:
+        """(which limit, the option that raises it) of a run a limit stopped: ``("time", "--timeout")``,
+        ``("memory", "--memory-limit")``; None for any other outcome. One wording for every row."""
+        return {Outcome.TIMEOUT: ("time", "--timeout"), Outcome.MEMORY: ("memory", "--memory-limit")}.get(self)
+
 
 class UnknownOutcome(ValueError):
     """A stored or received outcome that is none of :class:`Outcome` (a newer mutreal, a hand edit)."""

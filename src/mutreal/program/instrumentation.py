@@ -67,17 +67,16 @@ def _exit_statement(stmt: cst.BaseStatement) -> bool:
 
 
 def _main_guard(node: cst.If) -> bool:
-    """``if __name__ == "__main__":``: the program's own top level, not a condition of its logic."""
+    """``if __name__ == "__main__":`` (either way round): the program's own top level, not a condition
+    of its logic."""
     test = node.test
-    return (
-        isinstance(test, cst.Comparison)
-        and len(test.comparisons) == 1
-        and {dotted(test.left), _string(test.comparisons[0].comparator)} == {"__name__", "__main__"}
-    ) or (
-        isinstance(test, cst.Comparison)
-        and len(test.comparisons) == 1
-        and {_string(test.left), dotted(test.comparisons[0].comparator)} == {"__main__", "__name__"}
-    )
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    left, right = test.left, test.comparisons[0].comparator
+    return _MAIN_GUARD in ({dotted(left), _string(right)}, {_string(left), dotted(right)})
+
+
+_MAIN_GUARD = {"__name__", "__main__"}
 
 
 def _string(node: cst.BaseExpression) -> str | None:
