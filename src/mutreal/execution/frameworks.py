@@ -201,9 +201,10 @@ def set_up(framework: str) -> None:
         tf.compat.v1.disable_v2_behavior()
         tf1_names_fallback()
     if framework in ("tf_keras", "tf1"):  # tf.contrib, tensorflow.examples; graph seeds in graph mode
-        from mutreal.program import tf1_runtime
+        from mutreal.program import era_behaviour, tf1_runtime
 
         tf1_runtime.install(framework)
+        era_behaviour.install(framework)  # pandas < 3, standalone Keras' feeds and saves
 
 
 def keras_module(framework: str) -> Any:

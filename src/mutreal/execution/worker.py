@@ -355,6 +355,9 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
 
     seed = int(task["seed"])
     install_instrumentation(task.get("block_network", True))
+    from mutreal.program.era_behaviour import begin_run
+
+    begin_run(task.get("rewrites"))  # the era's Keras behaviours its rewrites list (mutreal.program.era_behaviour)
     workdir, script, scratch = _prepare_workdir(task)
     _alias_own_folder(workdir, Path(task["program"]).parent.name, str(task["source"]))
     saved_cwd = os.getcwd()

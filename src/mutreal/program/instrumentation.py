@@ -7,7 +7,7 @@ timing and exit scaffolding DeepLocalize wrapped around its buggy programs. clas
 callbacks out of the comparison (:mod:`mutreal.compare.fit`, rule ``instrumentation_callbacks``:
 every callback but those of :data:`TRAINING_CALLBACKS`); the runner removes what cannot run today
 (:func:`strip_instrumentation`: the callbacks of :data:`BENCHMARK_CALLBACKS`, which exist in no
-Keras, a ``sys.exit`` that ends the program after training, and an ``assert`` pinning the library
+Keras, the experiment trackers of :data:`TRACKER_PACKAGES` whose service is gone, a ``sys.exit`` that ends the program after training, and an ``assert`` pinning the library
 version the benchmark ran with), so a buggy program is not a crash
 for its instrumentation after it trained to the end. Both read the tables here.
 """
@@ -30,6 +30,13 @@ TRAINING_CALLBACKS = frozenset({"EarlyStopping", "ReduceLROnPlateau", "LearningR
 #: ``generator(...)`` in a callbacks list is left alone.
 BENCHMARK_CALLBACKS = frozenset({"DeepLocalize", "backpropagation", "generator"})
 
+#: Experiment trackers a program imports to report its training to a service: they observe, and a
+#: closed service's package no longer installs. The runner points their imports at an inert stand-in
+#: (:mod:`mutreal.program.inert_tracker`); package -> why it cannot be installed.
+TRACKER_PACKAGES: dict[str, str] = {"hyperdash": "Hyperdash's experiment tracker; its service closed in 2019"}
+#: the module a tracker's imports are pointed at
+INERT_TRACKER = "mutreal.program.inert_tracker"
+
 #: ``assert tf.__version__ == "1.8.0"``: TFBugs2018 pinned each program to the TensorFlow it ran on;
 #: the program now runs on the framework of its era instead (the pin is replaced by ``pass``).
 VERSION_ATTRIBUTE = "__version__"
@@ -40,6 +47,18 @@ EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
 TRAINING_CALLS = frozenset(
     {"fit", "fit_generator", "train_on_batch", "cross_val_score", "cross_val_predict", "cross_validate"}
 )
+
+
+def _tracker(module: str) -> bool:
+    return module.split(".")[0] in TRACKER_PACKAGES
+
+
+def _dotted_node(name: str) -> cst.Attribute | cst.Name:
+    parts = name.split(".")
+    node: cst.Attribute | cst.Name = cst.Name(parts[0])
+    for part in parts[1:]:
+        node = cst.Attribute(node, cst.Name(part))
+    return node
 
 
 def _last_name(node: cst.BaseExpression) -> str | None:
@@ -202,6 +221,28 @@ class _Stripper(cst.CSTTransformer):
             kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return updated.with_changes(value=updated.value.with_changes(elements=kept))
 
+    def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
+        names = []
+        for alias in updated.names:
+            name = dotted(alias.name) or ""
+            if _tracker(name):  # ``import hyperdash`` / ``import hyperdash.x as h``: same binding, inert
+                bound = alias.asname or cst.AsName(cst.Name(name.split(".")[0]))
+                self._tracker_change(original, f"import {name}")
+                alias = alias.with_changes(name=_dotted_node(INERT_TRACKER), asname=bound)
+            names.append(alias)
+        return updated.with_changes(names=names)
+
+    def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.ImportFrom:
+        module = dotted(updated.module) if updated.module is not None and not updated.relative else None
+        if module is None or not _tracker(module):
+            return updated
+        self._tracker_change(original, f"from {module} import")
+        return updated.with_changes(module=_dotted_node(INERT_TRACKER))
+
+    def _tracker_change(self, original: cst.CSTNode, before: str) -> None:
+        self.changes.append(Change(self._line(original), "experiment tracker", before,
+                                   f"an inert stand-in ({INERT_TRACKER}: observes training; not installable)"))  # fmt: skip
+
     def leave_Assert(self, original: cst.Assert, updated: cst.Assert) -> cst.BaseSmallStatement:
         if not _version_pin(original):
             return updated
@@ -231,7 +272,8 @@ class _Stripper(cst.CSTTransformer):
 def strip_instrumentation(source: str) -> tuple[str, list[Change]]:
     """``source`` without the benchmark's instrumentation, and what was removed (each a change).
 
-    Removed: callbacks of :data:`BENCHMARK_CALLBACKS` in a ``callbacks=[...]`` list, asserts pinning a
+    Removed: callbacks of :data:`BENCHMARK_CALLBACKS` in a ``callbacks=[...]`` list, the imports of the
+    experiment trackers of :data:`TRACKER_PACKAGES` (pointed at an inert stand-in), asserts pinning a
     library's ``__version__`` (TFBugs2018's ``assert tf.__version__ == "1.8.0"``), and the exit
     calls that end a module that trains (``sys.exit(1)`` after the last statement that does anything,
     in a program that calls ``fit``), which made every finished run a failure. An exit of its own

@@ -7,7 +7,9 @@ Each entry is one the real programs hit (found by running every program of the p
 ``sklearn.model_selection``; ``keras.wrappers.scikit_learn`` (removed in Keras 2.12) becomes its
 maintained successor SciKeras, whose wrappers take the model builder as ``model=`` where Keras' took
 ``build_fn=`` (and ``epochs=`` where Keras 1 took ``nb_epoch=``); ``OneHotEncoder(categorical_features=)``
-(removed in scikit-learn 0.22) becomes the ``ColumnTransformer`` that gives the same columns; ``pyplot.hold`` (removed in matplotlib 3.0, its effect the default since) is dropped.
+(removed in scikit-learn 0.22) becomes the ``ColumnTransformer`` that gives the same columns; ``pyplot.hold`` (removed in matplotlib 3.0, its effect the default since) is dropped; TensorFlow's private Keras
+``tensorflow.python.keras`` becomes the public ``keras`` and ``multi_gpu_model(model, n)`` (removed in
+TensorFlow 2.4) its model.
 Keras 2 methods tf_keras no longer has (``predict_classes``) are given back in its workers
 (:mod:`mutreal.execution.frameworks`). numpy's removed aliases are rewritten by :mod:`mutreal.program.modernize`.
 """
@@ -26,6 +28,15 @@ MOVED_MODULES: dict[str, str] = {
     "tensorflow.keras.wrappers.scikit_learn": "scikeras.wrappers",
     "tf.keras.wrappers.scikit_learn": "scikeras.wrappers",
 }
+#: TensorFlow's private copy of Keras 2 (``tensorflow.python.keras``, importable from TensorFlow 1.x to
+#: 2.5 and used by programs of that time): TensorFlow still ships a remnant that lacks most of it
+#: (``from tensorflow.python.keras.optimizers import Adam`` fails) and whose objects do not mix with
+#: tf_keras'; its public module of the same name (``keras.X``: tf_keras on the tf_keras worker) replaces it.
+PRIVATE_KERAS = "tensorflow.python.keras"
+#: removed functions whose effect on one device is their first argument: ``multi_gpu_model(model, gpus)``
+#: (removed in TensorFlow 2.4) trained ``model`` data-parallel on several GPUs, the same updates as
+#: ``model`` on one device; the import goes and each call becomes its first argument.
+ONE_DEVICE_IDENTITY = frozenset({"multi_gpu_model"})
 #: module -> {removed function: its successor in the same module}
 RENAMED_FUNCTIONS: dict[str, dict[str, str]] = {"time": {"clock": "perf_counter"}}
 #: calls removed without a successor whose effect is now the default: the call becomes ``None``
@@ -61,10 +72,26 @@ class _Rewriter(cst.CSTTransformer):
         line = self.get_metadata(cst.metadata.PositionProvider, node).start.line
         self.changes.append(Change(line, "removed API", before, after))
 
-    def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.ImportFrom:
+    def leave_ImportFrom(
+        self, original: cst.ImportFrom, updated: cst.ImportFrom
+    ) -> cst.ImportFrom | cst.RemovalSentinel:
         module = dotted(updated.module) if updated.module is not None else None
         if module is None or updated.relative:
             return updated
+        if module == PRIVATE_KERAS or module.startswith(PRIVATE_KERAS + "."):
+            new = _public_keras(module)
+            self._note(original, f"from {module} import", f"from {new} import")
+            updated = updated.with_changes(module=_name_node(new))
+            module = new
+        if not isinstance(updated.names, cst.ImportStar):
+            kept = [a for a in updated.names if dotted(a.name) not in ONE_DEVICE_IDENTITY]
+            if len(kept) < len(updated.names):
+                gone = ", ".join(sorted({dotted(a.name) or "" for a in updated.names} & ONE_DEVICE_IDENTITY))
+                self._note(original, f"from {module} import {gone}", "(removed: each call is its model on one device)")
+                if not kept:
+                    return cst.RemovalSentinel.REMOVE
+                kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                updated = updated.with_changes(names=kept)
         if module in MOVED_MODULES:
             new = MOVED_MODULES[module]
             self._note(original, f"from {module} import", f"from {new} import")
@@ -108,6 +135,9 @@ class _Rewriter(cst.CSTTransformer):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         callee = dotted(original.func) or ""
+        if callee.rsplit(".", 1)[-1] in ONE_DEVICE_IDENTITY and updated.args:
+            self._note(original, f"{callee}(model, ...)", "model (the same training on one device)")
+            return updated.args[0].value
         if callee in DEFAULT_NOW:
             self._note(original, f"{callee}(...)", "None (its effect is the default now)")
             return cst.Name("None")
@@ -163,6 +193,15 @@ class _Rewriter(cst.CSTTransformer):
                 at = index + 1
         line = cst.parse_statement(f"from sklearn.compose import ColumnTransformer as {COLUMN_TRANSFORMER}\n")
         return updated.with_changes(body=[*body[:at], line, *body[at:]])
+
+
+def _public_keras(module: str) -> str:
+    """``tensorflow.python.keras[.X]`` -> ``keras[.X]``, a Keras 2 sub-module whose names moved to
+    its package (``layers.core``) -> that package."""
+    from mutreal.program.modernize import MOVED_MODULES as KERAS_MOVED
+
+    rest = module[len(PRIVATE_KERAS) + 1 :]
+    return "keras" + (f".{KERAS_MOVED.get(rest, rest)}" if rest else "")
 
 
 def rewrite_removed_apis(source: str) -> tuple[str, list[Change]]:

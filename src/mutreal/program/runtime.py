@@ -52,7 +52,7 @@ CHOICES = ("auto", *FRAMEWORKS, "as-is")
 _KERAS2_LAYOUT = re.compile(
     r"^\s*(?:from\s+keras\.(?:models|layers|optimizers|callbacks|utils|preprocessing|wrappers|engine|"
     r"backend|regularizers|initializers|constraints|datasets|losses|metrics|activations|applications)\b|"
-    r"import\s+keras\.)",
+    r"import\s+keras\.|(?:from|import)\s+tensorflow\.python\.keras\b)",
     re.M,
 )
 #: ``tf.keras`` in any spelling: Keras 2 before TensorFlow 2.16 made it Keras 3
@@ -217,5 +217,9 @@ def prepare_runtime(source: str, choice: str = "auto", *, modernize: bool = Fals
         rewrites.extend(f"not converted by tf_upgrade_v2: {p}" for p in upgrade.problems)
     text = _legacy_rewrites(text, rewrites, framework)
     if framework != "keras3":  # served by the tf1/tf_keras workers' import hook, listed here
+        from mutreal.program.era_behaviour import recorded
+
         rewrites.extend(contrib_uses(text))
+        graph_keras = bool(removed_modules) or (upgrade is not None and upgrade.tf1_api)
+        rewrites.extend(recorded(text, era, framework, graph_keras))  # restored by those workers, listed here
     return RuntimeSource(era, framework, text, rewrites, reason)

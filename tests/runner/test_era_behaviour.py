@@ -1,0 +1,175 @@
+"""Library behaviours of the Keras 2 era restored in tf_keras/tf1 workers, and the era's removed or
+private APIs rewritten (own programs and data; no benchmark code).
+
+The fast tests pin each rule on its own (pandas <= 1.4 setting a 2-D array into one column, standalone
+Keras' cast of ``object`` arrays at the feed and its HDF5 saves, the inert tracker, TensorFlow's
+private ``tensorflow.python.keras``, ``multi_gpu_model``); the slow one runs a standalone Keras
+program that needs all of pandas' and Keras' old behaviours through ``mutreal run``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mutreal.program import era_behaviour
+from mutreal.program.era_behaviour import as_placeholder_feed, first_column_of_2d, recorded, save_format_of
+from mutreal.program.instrumentation import TRACKER_PACKAGES, strip_instrumentation
+from mutreal.program.removed_apis import rewrite_removed_apis
+from mutreal.program.runtime import prepare_runtime
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 5), st.integers(2, 4))
+def test_a_2d_array_into_one_existing_column_keeps_its_first_column(rows, columns, width):
+    frame = pd.DataFrame(np.zeros((rows, columns)))
+    value = np.arange(rows * width, dtype=float).reshape(rows, width)
+    with pytest.warns(UserWarning, match="pandas <= 1.4"):
+        kept = first_column_of_2d(frame, 0, value)
+    assert np.array_equal(kept, value[:, 0])
+    # a new column, several columns, a 1-D value, a wrong length: pandas' own behaviour, unchanged
+    assert first_column_of_2d(frame, "new", value) is value
+    assert first_column_of_2d(frame, [0], value) is value
+    one = value[:, 0]
+    assert first_column_of_2d(frame, 0, one) is one
+    if rows > 1:
+        assert first_column_of_2d(frame, 0, value[:-1]).ndim == 2
+
+
+def test_object_arrays_of_numbers_are_fed_as_floats_and_strings_are_not():
+    labels = np.array(["R", "M", "R"], dtype=object)
+    labels[labels == "R"] = 0
+    labels[labels == "M"] = 1
+    fed = as_placeholder_feed(labels)
+    assert fed.dtype == np.float32 and fed.tolist() == [0.0, 1.0, 0.0]
+    text = np.array(["a", 1], dtype=object)
+    assert as_placeholder_feed(text) is text  # does not convert: Keras reports it, as it did
+    pair = as_placeholder_feed((np.zeros(2), labels))
+    assert isinstance(pair, tuple) and pair[1].dtype == np.float32 and pair[0].dtype == np.float64
+    numbers = np.arange(3)
+    assert as_placeholder_feed(numbers) is numbers and as_placeholder_feed([1, 2]) == [1, 2]
+    assert as_placeholder_feed({"a": labels})["a"].dtype == np.float32
+
+
+def test_graph_mode_keras_saves_hdf5_whatever_the_extension():
+    era_behaviour.begin_run([era_behaviour.SAVE_LINE])  # what the worker does with the run's rewrites
+    try:
+        assert save_format_of("model.bin", None) == "h5"
+        assert save_format_of(Path("weights/model"), None) == "h5"
+        assert save_format_of("model.h5", None) is None and save_format_of("m.keras", None) is None
+        assert save_format_of("model.bin", "tf") == "tf"  # the program's own choice stands
+        era_behaviour.begin_run(["line 3: argument: lr= -> learning_rate="])  # not listed: tf_keras' default
+        assert save_format_of("model.bin", None) is None
+    finally:
+        era_behaviour.begin_run(None)
+
+
+def test_the_behaviours_a_program_can_meet_are_listed_with_its_rewrites():
+    program = "import pandas as pd\nfrom keras.models import Sequential\nm = Sequential()\nm.fit(x, y)\nm.save('m')\n"
+    assert len(recorded(program, "keras2", "tf_keras")) == 3
+    assert recorded(program, "tf2", "tf_keras") == [era_behaviour.PANDAS_LINE]  # tf.keras 2.x was eager
+    assert len(recorded(program, "tf2", "tf_keras", tf1_api=True)) == 3  # TensorFlow 1's tf.keras was not
+    assert recorded(program, "keras2", "keras3") == []
+    contrib = prepare_runtime("from tensorflow.contrib import keras\nm = keras.models.Sequential()\nm.fit(x, y)\n")
+    assert era_behaviour.FEED_LINE in contrib.rewrites
+    runtime = prepare_runtime(program)
+    assert runtime.framework == "tf_keras" and any("pandas < 3" in line for line in runtime.rewrites)
+
+
+def test_a_tracker_import_gets_an_inert_stand_in_that_runs():
+    assert "hyperdash" in TRACKER_PACKAGES
+    program = (
+        "from hyperdash import Experiment, monitor\nimport hyperdash as hd\n"
+        "exp = Experiment('run')\nrate = exp.param('rate', 0.25)\n"
+        "@monitor('job')\ndef double(v):\n    return 2 * v\n"
+        "exp.metric('loss', 1.5)\nexp.end()\nresult = (rate, double(3), hd.Experiment('x').metric('m', 7))\n"
+    )
+    new, changes = strip_instrumentation(program)
+    assert "hyperdash" not in new.replace("as hd", "") and [c.kind for c in changes] == ["experiment tracker"] * 2
+    scope: dict = {}
+    exec(compile(new, "tracked.py", "exec"), scope)
+    assert scope["result"] == (0.25, 6, 7)
+
+
+def test_tensorflows_private_keras_becomes_the_public_one_and_multi_gpu_model_its_model():
+    program = (
+        "from tensorflow.python.keras.optimizers import Adam\n"
+        "from tensorflow.python.keras.layers.core import Dense\n"
+        "from tensorflow.python.keras.utils import multi_gpu_model, Sequence\n"
+        "from tensorflow.python.keras.utils import multi_gpu_model\n"
+        "from tensorflow.python.keras import backend as K\n"
+        "parallel = multi_gpu_model(model, 4)\n"
+        "other = utils.multi_gpu_model(model, gpus=2)\n"
+    )
+    new, changes = rewrite_removed_apis(program)
+    assert new.splitlines() == [
+        "from keras.optimizers import Adam",
+        "from keras.layers import Dense",
+        "from keras.utils import Sequence",
+        "from keras import backend as K",
+        "parallel = model",
+        "other = model",
+    ]
+    assert len(changes) == 9
+    runtime = prepare_runtime("import tensorflow as tf\nfrom tensorflow.python.keras.models import Sequential\n"
+                              "model = Sequential()\n")  # fmt: skip
+    assert runtime.framework == "tf_keras" and "from keras.models import Sequential" in runtime.source
+
+
+ERA_PROGRAM = """\
+import io
+import numpy as np
+import pandas as pd
+from keras.layers import Dense
+from keras.models import Sequential, load_model
+from keras.utils import to_categorical
+from sklearn.datasets import load_iris
+
+data = load_iris()
+names = "\\n".join("flower" if t == 0 else "" for t in data.target)
+frame = pd.read_csv(io.StringIO("kind\\n" + names + "\\n"), skip_blank_lines=False)
+frame["kind"] = frame["kind"].fillna(0)  # pandas 3: a str column refuses 0
+frame["group"] = 0
+frame["group"] = to_categorical(data.target)  # pandas >= 1.5: a 2-D array into one column raises
+labels = frame["kind"].values
+labels[labels == "flower"] = 1  # an object array of ints: eager Keras refuses it
+x = np.hstack([data.data, frame[["group"]].values]).astype("float32")
+model = Sequential()
+model.add(Dense(8, input_dim=5, activation="relu"))
+model.add(Dense(1, activation="sigmoid"))
+model.compile(loss="binary_crossentropy", optimizer="adam", metrics=["accuracy"])
+model.fit(x, labels, epochs=2, batch_size=16, verbose=0)
+model.save("model.bin")  # standalone Keras: HDF5, whatever the extension
+print(load_model("model.bin").predict(x[:2]).shape)
+"""
+
+
+@pytest.mark.slow
+def test_a_standalone_keras_program_of_the_pandas_1_era_runs(tmp_path: Path):
+    from mutreal.cli import main
+
+    program = tmp_path / "era.py"
+    program.write_text(ERA_PROGRAM)
+    (tmp_path / "model.bin").write_bytes(b"an old model file the program overwrites")
+    result = CliRunner().invoke(main, ["run", str(program), "--runs", "1", "--jobs", "1", "--json", "-q"])
+    data = json.loads(result.stdout)
+    (run,) = data["runs"]
+    assert run["outcome"] == "ok", run
+    assert (run["era"], run["framework"]) == ("keras2", "tf_keras") and run["metric_name"] == "accuracy"
+    # as it is, on Keras 3 and pandas 3, it does not get past its data
+    result = CliRunner().invoke(main, ["run", str(program), "--runs", "1", "--jobs", "1", "--json", "-q",
+                                       "--framework", "as-is"])  # fmt: skip
+    assert json.loads(result.stdout)["runs"][0]["error_type"] == "TypeError"
+
+
+def test_pandas_here_reads_text_as_str_which_the_workers_restore():  # why the program above needs them
+    frame = pd.read_csv(io.StringIO("kind\nflower\n\n"), skip_blank_lines=False)
+    assert str(frame["kind"].dtype) != "object"
