@@ -136,12 +136,13 @@ from sklearn.datasets import load_iris
 data = load_iris()
 names = "\\n".join("flower" if t == 0 else "" for t in data.target)
 frame = pd.read_csv(io.StringIO("kind\\n" + names + "\\n"), skip_blank_lines=False)
-frame["kind"] = frame["kind"].fillna(0)  # pandas 3: a str column refuses 0
+frame.loc[frame["kind"].isna(), "kind"] = 0  # pandas 3: a str column refuses 0
 frame["group"] = 0
 frame["group"] = to_categorical(data.target)  # pandas >= 1.5: a 2-D array into one column raises
-labels = frame["kind"].values
+table = frame.values  # mixed columns: one object array
+labels = table[:, 0]
 labels[labels == "flower"] = 1  # an object array of ints: eager Keras refuses it
-x = np.hstack([data.data, frame[["group"]].values]).astype("float32")
+x = np.hstack([data.data, table[:, 1:].astype("float32")]).astype("float32")
 model = Sequential()
 model.add(Dense(8, input_dim=5, activation="relu"))
 model.add(Dense(1, activation="sigmoid"))
@@ -173,3 +174,31 @@ def test_a_standalone_keras_program_of_the_pandas_1_era_runs(tmp_path: Path):
 def test_pandas_here_reads_text_as_str_which_the_workers_restore():  # why the program above needs them
     frame = pd.read_csv(io.StringIO("kind\nflower\n\n"), skip_blank_lines=False)
     assert str(frame["kind"].dtype) != "object"
+
+
+def test_a_step_count_given_as_a_float_is_keras_2_code():
+    base = "import tensorflow as tf\nmodel = tf.keras.Sequential()\nmodel.fit(x, y, STEPS)\n"
+    floats = ["steps_per_epoch=len(x)/32", "validation_steps = n / 8", "steps_per_epoch=len(x) / 32, epochs=2"]
+    for steps in floats:  # Keras 2 took a float step count, Keras 3 raises on it
+        runtime = prepare_runtime(base.replace("STEPS", steps))
+        assert runtime.framework == "tf_keras" and "true division" in runtime.reason, steps
+    for steps in ["steps_per_epoch=len(x)//32", "steps_per_epoch=10, epochs=int(a/2)", "steps_per_epoch=n)  # n/2"]:
+        assert prepare_runtime(base.replace("STEPS", steps)).framework == "keras3", steps
+
+
+@pytest.mark.filterwarnings("ignore:A value is being set on a copy")  # the left-alone line, as pandas 3 says
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.sampled_from(["low", "high"]), st.integers(0, 9)), min_size=1, max_size=10),
+       st.integers(-5, 5))  # fmt: skip
+def test_a_chained_inplace_call_on_one_column_changes_the_frame_as_before_pandas_3(cells, fill):
+    program = (
+        "frame['a'].fillna(FILL, inplace=True)\nframe['a'].replace('low', 0, inplace=True)\n"
+        "frame[['b']].fillna(FILL, inplace=True)\n"  # several columns: a copy in every pandas, left alone
+    ).replace("FILL", repr(fill))
+    new, changes = rewrite_removed_apis(program)
+    assert len(changes) == 2 and "frame[['b']].fillna" in new
+    frame = pd.DataFrame({"a": pd.Series(cells, dtype=object), "b": pd.Series(cells, dtype=object)})
+    exec(compile(new, "cleaning.py", "exec"), {"frame": frame})
+    expected = [0 if v == "low" else (fill if v is None else v) for v in cells]
+    assert frame["a"].tolist() == expected
+    assert frame["b"].tolist() == cells  # unchanged, as it was

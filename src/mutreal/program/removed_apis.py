@@ -9,7 +9,8 @@ maintained successor SciKeras, whose wrappers take the model builder as ``model=
 ``build_fn=`` (and ``epochs=`` where Keras 1 took ``nb_epoch=``); ``OneHotEncoder(categorical_features=)``
 (removed in scikit-learn 0.22) becomes the ``ColumnTransformer`` that gives the same columns; ``pyplot.hold`` (removed in matplotlib 3.0, its effect the default since) is dropped; TensorFlow's private Keras
 ``tensorflow.python.keras`` becomes the public ``keras`` and ``multi_gpu_model(model, n)`` (removed in
-TensorFlow 2.4) its model.
+TensorFlow 2.4) its model; a chained in-place pandas call on one column (``df['a'].fillna(0, inplace=True)``,
+which pandas 3's Copy-on-Write turned into a no-op) becomes the assignment pandas documents for it.
 Keras 2 methods tf_keras no longer has (``predict_classes``) are given back in its workers
 (:mod:`mutreal.execution.frameworks`). numpy's removed aliases are rewritten by :mod:`mutreal.program.modernize`.
 """
@@ -37,6 +38,12 @@ PRIVATE_KERAS = "tensorflow.python.keras"
 #: (removed in TensorFlow 2.4) trained ``model`` data-parallel on several GPUs, the same updates as
 #: ``model`` on one device; the import goes and each call becomes its first argument.
 ONE_DEVICE_IDENTITY = frozenset({"multi_gpu_model"})
+#: pandas methods that change a column's values in place without changing its shape: called on one
+#: column of a frame with ``inplace=True`` (``df['a'].fillna(0, inplace=True)``) they changed the frame
+#: until pandas 3, whose Copy-on-Write makes that column a copy (the frame is left unchanged, with a
+#: ``ChainedAssignmentError`` warning). pandas' own migration is the assignment
+#: ``df['a'] = df['a'].fillna(0)``, which gives the frame the values the old call gave it.
+CHAINED_INPLACE_METHODS = frozenset({"fillna", "replace", "clip", "where", "mask", "interpolate", "ffill", "bfill"})
 #: module -> {removed function: its successor in the same module}
 RENAMED_FUNCTIONS: dict[str, dict[str, str]] = {"time": {"clock": "perf_counter"}}
 #: calls removed without a successor whose effect is now the default: the call becomes ``None``
@@ -133,6 +140,28 @@ class _Rewriter(cst.CSTTransformer):
             return _name_node(new)
         return updated
 
+    def leave_Expr(self, original: cst.Expr, updated: cst.Expr) -> cst.BaseSmallStatement:
+        """``frame[column].fillna(v, inplace=True)`` -> ``frame[column] = frame[column].fillna(v)``."""
+        call = updated.value
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
+            return updated
+        column = call.func.value
+        inplace = [a for a in call.args if a.keyword is not None and a.keyword.value == "inplace"]
+        if (
+            call.func.attr.value not in CHAINED_INPLACE_METHODS
+            or not _one_column(column)
+            or len(inplace) != 1
+            or not (isinstance(inplace[0].value, cst.Name) and inplace[0].value.value == "True")
+        ):
+            return updated
+        args = [a for a in call.args if a is not inplace[0]]
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        target = cst.Module([]).code_for_node(column)
+        self._note(original, f"{target}.{call.func.attr.value}(..., inplace=True)",
+                   f"{target} = {target}.{call.func.attr.value}(...) (pandas 3: a column is a copy)")  # fmt: skip
+        return cst.Assign(targets=[cst.AssignTarget(column)], value=call.with_changes(args=args))
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         callee = dotted(original.func) or ""
         if callee.rsplit(".", 1)[-1] in ONE_DEVICE_IDENTITY and updated.args:
@@ -193,6 +222,16 @@ class _Rewriter(cst.CSTTransformer):
                 at = index + 1
         line = cst.parse_statement(f"from sklearn.compose import ColumnTransformer as {COLUMN_TRANSFORMER}\n")
         return updated.with_changes(body=[*body[:at], line, *body[at:]])
+
+
+def _one_column(node: cst.BaseExpression) -> bool:
+    """``frame['a']`` / ``frame[name]``: one column of a frame (not a list of them, a slice or ``.loc``)."""
+    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
+        return False
+    element = node.slice[0].slice
+    if not isinstance(element, cst.Index) or isinstance(element.value, (cst.List, cst.Tuple, cst.Set)):
+        return False
+    return not (isinstance(node.value, cst.Attribute) and node.value.attr.value in ("loc", "iloc", "at", "iat"))
 
 
 def _public_keras(module: str) -> str:

@@ -57,6 +57,9 @@ _KERAS2_LAYOUT = re.compile(
 )
 #: ``tf.keras`` in any spelling: Keras 2 before TensorFlow 2.16 made it Keras 3
 _TF_KERAS = re.compile(r"\b(?:tf|tensorflow)\.keras\b|^\s*from\s+tensorflow\s+import\s+(?:\w+\s*,\s*)*keras\b", re.M)
+#: a step count given as a true division (``steps_per_epoch=len(x) / 32``): a float, which Keras 2
+#: accepted and Keras 3 refuses (``'float' object cannot be interpreted as an integer``)
+_FLOAT_STEPS = re.compile(r"\b(?:steps_per_epoch|validation_steps)\s*=\s*[^,\n#]*?(?<![/*])/(?![/=])")
 _IMPORTS_TF = re.compile(r"^\s*(?:import\s+tensorflow|from\s+tensorflow\b)", re.M)
 
 
@@ -105,6 +108,8 @@ def _framework_of_era(era: str, evidence: list[str], source: str, tf1_api: bool)
         return "tf_keras", "imports from Keras 2's package layout: runs on Keras 2 (tf_keras)", True
     if tf1_api:
         return "tf_keras", "uses TensorFlow 1 API (converted): runs with tf.keras as Keras 2 (tf_keras)", True
+    if _FLOAT_STEPS.search(source):
+        return "tf_keras", "a step count computed by true division (a float Keras 3 refuses): runs on Keras 2 (tf_keras)", True
     if _needs_modernizing(source):
         return "tf_keras", "uses Keras 2 API Keras 3 removed (see its rewrites): runs on Keras 2 (tf_keras)", True
     if era == "unknown":
