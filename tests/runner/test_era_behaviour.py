@@ -202,3 +202,23 @@ def test_a_chained_inplace_call_on_one_column_changes_the_frame_as_before_pandas
     expected = [0 if v == "low" else (fill if v is None else v) for v in cells]
     assert frame["a"].tolist() == expected
     assert frame["b"].tolist() == cells  # unchanged, as it was
+
+
+def test_scipy_misc_image_functions_come_back_over_pillow(tmp_path: Path):
+    from mutreal.program import scipy_misc
+
+    scipy_misc.install()
+    from scipy.misc import imread, imresize, imsave  # removed in SciPy 1.2/1.3, given back
+
+    ramp = np.linspace(0.0, 1.0, 24, dtype=np.float64).reshape(4, 6)  # not uint8: byte-scaled, as SciPy did
+    imsave(tmp_path / "ramp.png", ramp)
+    back = imread(tmp_path / "ramp.png")
+    assert back.dtype == np.uint8 and back.shape == (4, 6) and (back[0, 0], back[-1, -1]) == (0, 255)
+    assert imread(tmp_path / "ramp.png", flatten=True).dtype == np.float32
+    colour = np.zeros((8, 10, 3), dtype=np.uint8)
+    colour[..., 0] = 200
+    assert imresize(colour, (4, 5)).shape == (4, 5, 3)  # (rows, columns)
+    assert imresize(colour, 50).shape == (4, 5, 3) and imresize(colour, 0.5).shape == (4, 5, 3)  # percent, fraction
+    assert (imresize(colour, (4, 5), interp="nearest")[..., 0] == 200).all()
+    assert era_behaviour.SCIPY_MISC_LINE in recorded("from scipy.misc import imread\n", "keras2", "tf_keras")
+    assert era_behaviour.SCIPY_MISC_LINE in recorded("from scipy import ndimage, misc\n", "keras2", "tf_keras")

@@ -21,6 +21,9 @@ public benchmarks and restores the documented behaviour of the old release, neve
   path ends in ``.h5``/``.keras``. For those programs ``save`` without ``save_format`` writes HDF5 as
   then (``load_model`` reads either).
 
+* SciPy 1.2/1.3 removed ``scipy.misc.imread``/``imresize``/``imsave``: given back over Pillow as SciPy
+  documented them (:mod:`mutreal.program.scipy_misc`).
+
 Which of these a program can meet is listed in its rewrites (:func:`recorded`, decided from its text
 and era); the Keras entries are on for a run exactly when its rewrites list them: the worker hands
 them to :func:`begin_run` before the program starts, so the record and the behaviour cannot differ.
@@ -46,7 +49,9 @@ PANDAS_LINE = ("era behaviour: pandas < 3 (text columns as object dtype; a 2-D a
                "column keeps its first column, as pandas <= 1.4 did)")  # fmt: skip
 FEED_LINE = "era behaviour: Keras in graph mode (standalone <= 2.3, TensorFlow 1) feeds numpy object arrays as floatx"
 SAVE_LINE = "era behaviour: Keras in graph mode (standalone <= 2.3, TensorFlow 1) saves model.save(path) as HDF5"
+SCIPY_MISC_LINE = "era behaviour: scipy.misc's imread/imresize/imsave (removed in SciPy 1.2/1.3) served over Pillow"
 _RUN: dict[str, bool] = {"feed": False, "hdf5": False}
+_SCIPY_MISC = re.compile(r"\bscipy\.misc\b|\bfrom\s+scipy\s+import\s+(?:[\w\s,]*,\s*)?misc\b")
 
 _PANDAS = re.compile(r"^\s*(?:import\s+pandas\b|from\s+pandas\b)", re.M)
 _SAVE = re.compile(r"\.save\s*\(")
@@ -67,6 +72,7 @@ def recorded(source: str, era: str, framework: str, tf1_api: bool = False) -> li
     if framework not in ("tf_keras", "tf1"):
         return []
     lines = [PANDAS_LINE] if _PANDAS.search(source) else []
+    lines += [SCIPY_MISC_LINE] if _SCIPY_MISC.search(source) else []
     if era in STANDALONE_ERAS or tf1_api or framework == "tf1":
         lines += [FEED_LINE] if _FITS.search(source) else []
         lines += [SAVE_LINE] if _SAVE.search(source) else []
@@ -206,5 +212,8 @@ def install(framework: str) -> None:
     """Restore the era's behaviours in a worker of ``framework`` (``tf_keras`` or ``tf1``)."""
     if framework not in ("tf_keras", "tf1"):
         return
+    from mutreal.program import scipy_misc
+
     install_pandas()
     install_keras()
+    scipy_misc.install()
