@@ -35,7 +35,9 @@ PRIMARY_PACKAGES: dict[str, tuple[str, ...]] = {
 #: 2: per-input records carry content ids (``input_ids``: pairing by input content needs them), and
 #: the worker serves tf.contrib / tensorflow.examples, repairs Keras 2 sub-modules and replaces a
 #: worker that holds memory: a run stored by runner 1 may have crashed where it now trains.
-RUNNER_SCHEMA = "2"
+#: 3: tf_keras/tf1 workers restore the era's pandas and graph-mode Keras behaviours and scipy.misc
+#: (mutreal.program.era_behaviour): a run stored by runner 2 may have crashed where it now trains.
+RUNNER_SCHEMA = "3"
 
 
 def package_versions() -> dict[str, str]:
