@@ -13,7 +13,8 @@ the framework of its era:
   API (``tf.keras.ops``), unbuilt-model summaries and the like.
 * ``tf_keras``: a program with Keras 1/2-only evidence (classify's era ``keras1`` or ``keras2`` with
   evidence, standalone ``keras`` in Keras 2's package layout, Keras 2 API that Keras 3 removed such
-  as ``lr=`` or ``fit_generator``, TensorFlow 1 names the converter renames) runs on Keras 2 as it
+  as ``lr=`` or ``fit_generator``, a step count given as a float, TensorFlow 1 names the converter
+  renames, TensorFlow's private ``tensorflow.python.keras``) runs on Keras 2 as it
   is maintained today, the ``tf_keras`` package: its worker sets ``TF_USE_LEGACY_KERAS=1`` before
   TensorFlow is imported (so ``tf.keras`` is ``tf_keras``) and resolves ``keras`` imports to
   ``tf_keras`` (:mod:`mutreal.execution.frameworks`), after the Keras 1 spellings are rewritten
@@ -47,7 +48,8 @@ from mutreal.program.modernize import Change
 FRAMEWORKS = ("keras3", "tf_keras", "tf1")
 #: What ``--framework`` accepts.
 CHOICES = ("auto", *FRAMEWORKS, "as-is")
-#: Imports from Keras 2's package layout (``from keras.models import``, ``keras.layers.core``):
+#: Imports from Keras 2's package layout (``from keras.models import``, ``keras.layers.core``, and
+#: TensorFlow's private copy of Keras 2, ``tensorflow.python.keras``):
 #: a program written before Keras 3, even when it shows no other era-specific spelling.
 _KERAS2_LAYOUT = re.compile(
     r"^\s*(?:from\s+keras\.(?:models|layers|optimizers|callbacks|utils|preprocessing|wrappers|engine|"
