@@ -35,7 +35,10 @@ PRIMARY_PACKAGES: dict[str, tuple[str, ...]] = {
 #: 2: per-input records carry content ids (``input_ids``: pairing by input content needs them), and
 #: the worker serves tf.contrib / tensorflow.examples, repairs Keras 2 sub-modules and replaces a
 #: worker that holds memory: a run stored by runner 1 may have crashed where it now trains.
-RUNNER_SCHEMA = "2"
+#: 3: a program that evaluated with per-input correctness also gets its validation data recorded
+#: (a comparison with a version of it that never evaluates is judged there), and more repairs of
+#: removed APIs run.
+RUNNER_SCHEMA = "3"
 
 
 def package_versions() -> dict[str, str]:
