@@ -167,8 +167,8 @@ def compare_from_records(
     results: list[MutantSimilarity] = []
     for name, records in mutants.items():
         m = metric_series(records, metric or f.metric, direction, chosen_by_user=metric is not None)
-        if m.repeated_note:
-            notes.append(m.repeated_note)
+        if m.repeated_note:  # mutants of one program share its file name: say which mutant
+            notes.append(f"mutant {name}: {m.repeated_note}")
         kill = series_kill(f, m, settings)
         versus = compare_groups(
             b.values, m.values, crashed_a=b.failed, crashed_b=m.failed, test=test,
