@@ -120,3 +120,25 @@ def test_a_regression_pair_compiled_with_accuracy_is_decided_on_its_loss(tmp_pat
     assert "accuracy" in verdict["metric_reason"]
     assert verdict["symptom"] == "performance" and verdict["reproduced"] is True, verdict["reason"]
     assert verdict["fixed"]["summary"]["mean"] < verdict["buggy"]["summary"]["mean"]
+
+
+@pytest.mark.slow
+def test_compare_judges_a_fault_that_drops_the_evaluate_call_on_the_validation_data_both_sides_have(
+    tmp_path: Path,
+) -> None:
+    split = IRIS + "model.fit(x[:120], y[:120], epochs=EPOCHS, batch_size=16, verbose=0, validation_split=0.25)\n"
+    evaluating = split + "model.evaluate(x[120:], y[120:], verbose=0)\n"
+    fixed = _write(tmp_path, "fixed.py", evaluating, lr=0.05, epochs=10)
+    buggy = _write(tmp_path, "buggy.py", split, lr=0.0005, epochs=10)  # the fault also lost the evaluate call
+    mutant = _write(tmp_path, "mutant_hlr.py", evaluating, lr=0.001, epochs=10)
+    out = _mutreal(tmp_path, "compare", "--buggy", str(buggy), "--fixed", str(fixed), "--mutants", str(mutant),
+                   "--runs", "3", "--jobs", "2", "--json", "-q")  # fmt: skip
+    assert out.returncode == 0, out.stderr[-3000:]
+    report = json.loads(out.stdout)
+    assert report["per_input"]["source"] == "validation" and report["per_input"]["n_inputs"] == 30
+    assert report["fault"]["kp"] is not None and report["fault"]["kp"]["n_inputs"] == 30
+    (row,) = report["mutants"]
+    assert row["kp"] is not None and row["coupling_strength"] is not None
+    assert any(n.startswith("per-input correctness on every program's validation data") for n in report["notes"])
+    # the programs' own test-set accuracy is still the compared metric
+    assert report["metric"] == "accuracy" and report["fixed"]["values"] and len(report["fixed"]["values"]) == 3

@@ -134,3 +134,47 @@ def test_a_program_whose_runs_judged_other_data_says_so() -> None:
     report = compare_from_records(buggy, fixed, {})
     assert report.fault_kp is None
     assert any("differs between the runs of one program" in n for n in report.notes), report.notes
+
+
+def _evaluating_runs(program: str, rows: list[list[bool]], validation: list[list[bool]] | None) -> list[RunRecord]:
+    """Completed runs of a program that evaluates a test set (and, recorded after it, its validation data)."""
+    runs = []
+    for seed, row in enumerate(rows):
+        fit = FitRecord(history={"loss": [0.5], "accuracy": [0.8]}, epochs=1)
+        own = EvaluateRecord(results={"loss": 0.4, "accuracy": sum(row) / len(row)}, n_inputs=len(row),
+                             predictions=[1 if ok else 0 for ok in row], labels=[1] * len(row), prediction_kind="class")  # fmt: skip
+        evaluations = [own]
+        if validation is not None:
+            evaluations.append(EvaluateRecord(source="validation", n_inputs=len(validation[seed]),
+                                              predictions=[1 if ok else 0 for ok in validation[seed]],
+                                              labels=[1] * len(validation[seed]), prediction_kind="class"))  # fmt: skip
+        runs.append(RunRecord(f"{program}-{seed}", program, seed, "ok", fits=[fit], evaluations=evaluations))
+    return runs
+
+
+def test_a_run_that_evaluated_is_judged_on_its_test_set_even_with_its_validation_data_recorded_after() -> None:
+    (run,) = _evaluating_runs("fixed.py", [[True, False, True]], [[True, True]])
+    assert run.last_evaluation.source == "evaluate" and run.correct == [True, False, True]
+    assert run.metric()[0] == "accuracy"  # the metric still comes from the program's own evaluate
+
+
+def test_a_fault_that_removes_the_evaluate_call_is_compared_on_the_validation_data_every_program_has() -> None:
+    fixed = _evaluating_runs("fixed.py", [[True] * 6] * 5, [[True, True, True, True]] * 5)
+    mutant = _evaluating_runs("m_hlr.py", [[False] * 6] * 5, [[False, True, True, True]] * 5)
+    buggy = _runs("buggy.py", "validation", [[False, True, True, True]] * 5, accuracy=0.5)  # never evaluates
+    assert "different sets (evaluate, validation)" in per_input_mismatch(fixed, buggy)
+    report = compare_from_records(buggy, fixed, {"m_hlr.py": mutant})
+    assert report.fault_kp is not None and report.fault_kp.kp == [1.0, 0.0, 0.0, 0.0]
+    (row,) = report.mutants
+    assert row.similarity is not None and row.similarity.coupling_strength == 1.0
+    assert row.similarity.detectability_iou == 1.0
+    assert any(n.startswith("per-input correctness on every program's validation data") for n in report.notes)
+    assert report.to_dict()["per_input"]["source"] == "validation"
+
+
+def test_without_a_set_every_program_recorded_the_pair_keeps_its_note() -> None:
+    fixed = _evaluating_runs("fixed.py", [[True] * 6] * 3, None)  # evaluates, no validation data
+    buggy = _runs("buggy.py", "training", [[False, True, True, True]] * 3, accuracy=0.5)
+    report = compare_from_records(buggy, fixed, {})
+    assert report.fault_kp is None
+    assert any("different sets (evaluate, training)" in n for n in report.notes)

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from mutreal.analysis import pairing
+from mutreal.analysis.common_set import on_common_set
 from mutreal.analysis.killing import series_kill
 from mutreal.analysis.series import (
     MetricSeries,
@@ -142,14 +143,17 @@ def compare_from_records(
     data with other labels, gets a note instead of a KP. Where some program's runs evaluated other
     inputs per seed (data made or split without a seed), inputs are paired by their content ids
     instead, each with its own n (:mod:`mutreal.analysis.pairing`); the report's ``pairing`` says
-    which pairing was used.
+    which pairing was used. Where the programs' last per-input sets differ (a fault that removes the
+    evaluate call), all are judged on the best set every run recorded
+    (:mod:`mutreal.analysis.common_set`).
     """
     settings = DecisionSettings.of(settings)
     metric, lower_is_better, test, alpha = settings.as_tuple()
+    buggy, fixed, mutants, set_note = on_common_set(buggy, fixed, mutants)
     f = metric_series(fixed, metric, lower_is_better)
     direction = f.lower_is_better
     b = metric_series(buggy, metric or f.metric, direction, chosen_by_user=metric is not None)
-    notes = [note for note in (b.repeated_note, f.repeated_note) if note]
+    notes = [note for note in (set_note, b.repeated_note, f.repeated_note) if note]
     fault_kill = series_kill(f, b, settings)  # the real fault judged as a mutant of the fixed program
     pairs, pairing_note = _pairs(fixed, buggy, mutants)
     fault_fisher = fault_kp = None
@@ -163,8 +167,8 @@ def compare_from_records(
     results: list[MutantSimilarity] = []
     for name, records in mutants.items():
         m = metric_series(records, metric or f.metric, direction, chosen_by_user=metric is not None)
-        if m.repeated_note:
-            notes.append(m.repeated_note)
+        if m.repeated_note:  # mutants of one program share its file name: say which mutant
+            notes.append(f"mutant {name}: {m.repeated_note}")
         kill = series_kill(f, m, settings)
         versus = compare_groups(
             b.values, m.values, crashed_a=b.failed, crashed_b=m.failed, test=test,

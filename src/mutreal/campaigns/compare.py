@@ -26,6 +26,7 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
+from mutreal.analysis.common_set import on_common_set
 from mutreal.analysis.settings import DecisionSettings
 from mutreal.campaigns.mutants import (
     MODES,
@@ -221,6 +222,12 @@ def decide(
 
     row = BugComparison(id=task.id, benchmark=task.benchmark, status="ok", mode=mode,
                         programs={"buggy": buggy, "fixed": fixed}, failures=list(made.failures))  # fmt: skip
+    # one per-input set for every program (the buggy side may never evaluate where the fixed does)
+    names = [m.file for m in made.mutants]
+    buggy_runs, fixed_runs, on_set, set_note = on_common_set(
+        groups[0], groups[1], dict(zip(names, groups[2:], strict=True))
+    )
+    groups = [buggy_runs, fixed_runs, *(on_set[name] for name in names)]
     regression, resolved = resolve_tolerance(groups, tolerance)
     row.correctness = Correctness(tolerance).rule(regression, resolved)
     judged = [[JudgedRecord(r, resolved if regression else None) for r in records] for records in groups]
@@ -234,7 +241,6 @@ def decide(
                 f"the {side} program could not find its data: {missing.error_message or 'a data file'}"
             )
             return row
-    names = [m.file for m in made.mutants]
     report = compare_from_records(
         judged[0], judged[1], dict(zip(names, judged[2:], strict=True)),
         settings=DecisionSettings.of(statistics).for_bug(task.metric, task.lower_is_better),
@@ -242,7 +248,8 @@ def decide(
     row.metric, row.lower_is_better = report["fixed"]["metric"], report["fixed"]["lower_is_better"]
     row.metric_reason, row.per_input = report["metric_reason"], report["per_input"]
     row.buggy, row.fixed = _series(report["buggy"]), _series(report["fixed"])
-    row.notes = [*made.notes, *report["notes"], *_limit_notes(buggy, fixed, made, groups)]
+    row.notes = [*made.notes, *([set_note] if set_note else []), *report["notes"],
+                 *_limit_notes(buggy, fixed, made, groups)]  # fmt: skip
     if not report["fixed"]["summary"]["n"]:
         row.status, row.error = "error", "the fixed program has no successful run: nothing to compare with"
         return row

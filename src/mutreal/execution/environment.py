@@ -36,7 +36,9 @@ PRIMARY_PACKAGES: dict[str, tuple[str, ...]] = {
 #: the worker serves tf.contrib / tensorflow.examples, repairs Keras 2 sub-modules and replaces a
 #: worker that holds memory: a run stored by runner 1 may have crashed where it now trains.
 #: 3: tf_keras/tf1 workers restore the era's pandas and graph-mode Keras behaviours and scipy.misc
-#: (mutreal.program.era_behaviour): a run stored by runner 2 may have crashed where it now trains.
+#: (mutreal.program.era_behaviour): a run stored by runner 2 may have crashed where it now trains;
+#: a program that evaluated with per-input correctness also gets its validation data recorded (a
+#: comparison with a version of it that never evaluates is judged there).
 RUNNER_SCHEMA = "3"
 
 

@@ -228,17 +228,22 @@ def finish_capture(completed: bool = True) -> dict[str, Any]:
     For a program that completed and whose last evaluate gave no per-input correctness (or that
     never evaluated), the model of its last fit predicts that fit's validation data, else its
     training data, and the result is added as an evaluate record whose ``source`` says which
-    (``validation`` / ``training``) and whose ``n_inputs`` says how many. The model and data of
-    the last fit are then let go."""
+    (``validation`` / ``training``) and whose ``n_inputs`` says how many. A program whose last
+    evaluate gave correctness gets its validation data recorded too, where its fit had any (a share
+    of the training data: cheap), so that it can be compared input by input with a version of it
+    that never evaluates (a fault that removes the evaluate call; :mod:`mutreal.analysis.common_set`).
+    The model and data of the last fit are then let go."""
     capture = CURRENT
     last_fit, capture.last_fit = capture.last_fit, None
     last = capture.evaluations[-1] if capture.evaluations else None
-    if completed and last_fit is not None and (last is None or not per_input.has_correctness(last)):
+    if completed and last_fit is not None:
+        evaluated = last is not None and per_input.has_correctness(last)
         model, call, predict = last_fit
         task = read_task(model)
         start = time.perf_counter()
         try:
-            extra = per_input.per_input_after_fit(model, call, predict, task)
+            sources = ("validation",) if evaluated else ("validation", "training")
+            extra = per_input.per_input_after_fit(model, call, predict, task, sources)
         except Exception as error:  # noqa: BLE001 - capture must never break the run
             extra = {}
             capture.warnings.append(f"per-input predictions after fit not captured: {error!r}")

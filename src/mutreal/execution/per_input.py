@@ -396,12 +396,18 @@ def held_out_candidates(fit_call: dict[str, Any]) -> list[tuple[str, Any, Any]]:
 
 
 def per_input_after_fit(
-    model: Any, fit_call: dict[str, Any], predict: Predict, task: dict[str, Any] | None
+    model: Any,
+    fit_call: dict[str, Any],
+    predict: Predict,
+    task: dict[str, Any] | None,
+    sources: tuple[str, ...] = ("validation", "training"),
 ) -> dict[str, Any]:
-    """The per-input fields (with ``source``) on the best data of a fit call that gives correctness,
-    or nothing."""
+    """The per-input fields (with ``source``) on the best data of a fit call, among ``sources``,
+    that gives correctness, or nothing."""
     batch_size = fit_call.get("batch_size")
     for source, x, y in held_out_candidates(fit_call):
+        if source not in sources:
+            continue
         try:
             if y is None:
                 extra = per_input_batches(model, x, None, task)

@@ -267,7 +267,17 @@ class RunRecord:
 
     @property
     def last_evaluation(self) -> EvaluateRecord | None:
-        return self.evaluations[-1] if self.evaluations else None
+        """The run's per-input record: its last ``evaluate`` call where that gave per-input
+        correctness, else the record mutreal made after the program (validation, else training data),
+        else the last evaluate. A program that evaluated with correctness also has its validation
+        data recorded after it (:mod:`mutreal.analysis.common_set` uses that one where another
+        program of a comparison never evaluates)."""
+        if not self.evaluations:
+            return None
+        own = [e for e in self.evaluations if e.source == "evaluate"]
+        if own and own[-1].predictions and own[-1].labels is not None and len(own[-1].labels) == len(own[-1].predictions):
+            return own[-1]
+        return self.evaluations[-1]
 
     @property
     def predictions(self) -> list[Any] | None:
