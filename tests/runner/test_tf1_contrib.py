@@ -145,3 +145,13 @@ def test_a_contrib_program_read_as_keras3_runs_on_keras2_with_its_contrib_listed
     # Keras 3 workers have no import hook: nothing is said to be served there
     assert not any("tf.contrib" in line for line in prepare_runtime(CONTRIB_GRAPH, "keras3").rewrites)
     assert not any("tf.contrib" in line for line in prepare_runtime(CONTRIB_GRAPH, "as-is").rewrites)
+
+
+def test_tf_layers_means_tensorflow_1s_also_in_eager_code():
+    text = "import tensorflow as tf\nx = tf.zeros([2, 3])\ny = tf.layers.dense(x, 2)\nloss = tf.losses\n"
+    upgraded = upgrade_tf1(text)
+    assert not upgraded.graph_mode
+    # tf.layers has no TensorFlow 2 module: TF1's; tf.losses has one, and eager code means it
+    assert upgraded.source == text.replace("tf.layers", "tf.compat.v1.layers")
+    assert [c.line for c in upgraded.changes if c.kind == "tf1 graph mode"] == [3]
+    assert prepare_runtime(text).framework == "tf_keras"
