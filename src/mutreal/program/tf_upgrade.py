@@ -100,7 +100,10 @@ def upgrade_tf1(source: str) -> Upgrade:
     problems.extend(str(item) for item in (_change(e) for e in errors) if not isinstance(item, Change))
     if not changes:  # nothing renamed: keep the author's text (pasta may re-space a line)
         new = source
-    graph_mode = bool(_GRAPH_MODE.search(new))
+    # what the author wrote decides as much as the converted text: ``tf.FIFOQueue`` becomes
+    # ``tf.queue.FIFOQueue``, which TensorFlow 2 runs eagerly (an ``enqueue_many`` past the capacity
+    # then blocks for ever, where the TF1 program only built the op)
+    graph_mode = bool(_GRAPH_MODE.search(new) or _GRAPH_MODE.search(source))
     # in graph mode every name of V1_MEANINGS means TensorFlow 1's; in eager code only those that
     # TensorFlow 2 dropped (``tf.layers``: nothing else could be meant)
     new, meant = graph_mode_v1_names(new, None if graph_mode else NO_TF2_MEANING)
