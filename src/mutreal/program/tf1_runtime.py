@@ -153,6 +153,9 @@ class HelperConverter(importlib.abc.MetaPathFinder):
         folder = os.path.dirname(os.path.abspath(main))
         if not sys.path or os.path.abspath(sys.path[0] or os.curdir) != folder:
             return None
+        top = os.path.join(folder, fullname.split(".")[0])
+        if not (os.path.isfile(top + ".py") or os.path.isdir(top)):  # a library's import: no second lookup
+            return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         origin = getattr(spec, "origin", None) or ""
         if spec is None or not origin.endswith(".py") or not os.path.abspath(origin).startswith(folder + os.sep):
