@@ -43,6 +43,9 @@ threads = tf.train.start_queue_runners(coord=coord)
 """
 
 SUMMARY_ONLY = "import tensorflow as tf\nx = tf.constant(1.0)\ntf.summary.scalar('x', x)\nmerged = tf.summary.merge_all()\n"
+#: TF1's queue name, which the converter renames to ``tf.queue.FIFOQueue`` (eager in TensorFlow 2:
+#: this enqueue past the capacity would block for ever instead of building an op)
+FIFO_ONLY = "import numpy as np\nimport tensorflow as tf\nq = tf.FIFOQueue(4, [tf.float32], shapes=[[2]])\nop = q.enqueue_many(np.zeros((8, 2), np.float32))\n"
 SUPERVISOR_ONLY = "import tensorflow as tf\nsv = tf.train.Supervisor(logdir='log')\n"
 EAGER_ONLY = "import tensorflow as tf\nx = tf.constant(1.0)\nprint(tf.math.log(x))\n"
 
@@ -126,7 +129,7 @@ def test_a_v1_rewrite_is_idempotent_and_only_inserts_compat_v1(name: str, alias:
     assert len(changes) == once.count("compat.v1.") == 1
 
 
-@pytest.mark.parametrize("text", [QUEUE_ONLY, SUMMARY_ONLY, SUPERVISOR_ONLY])
+@pytest.mark.parametrize("text", [QUEUE_ONLY, SUMMARY_ONLY, SUPERVISOR_ONLY, FIFO_ONLY])
 def test_queues_summaries_and_supervisors_need_graph_mode(text: str):
     prepared = prepare_runtime(text)
     assert prepared.framework == "tf1", prepared.reason
@@ -134,6 +137,8 @@ def test_queues_summaries_and_supervisors_need_graph_mode(text: str):
     assert not upgrade_tf1(EAGER_ONLY).graph_mode
     if text is SUMMARY_ONLY:
         assert "tf.compat.v1.summary.scalar('x', x)" in prepared.source
+    if text is FIFO_ONLY:  # graph mode though the converted text names only tf.queue.FIFOQueue
+        assert "tf.queue.FIFOQueue(" in prepared.source and "Session" not in prepared.source
 
 
 def test_a_contrib_program_read_as_keras3_runs_on_keras2_with_its_contrib_listed():
@@ -145,3 +150,13 @@ def test_a_contrib_program_read_as_keras3_runs_on_keras2_with_its_contrib_listed
     # Keras 3 workers have no import hook: nothing is said to be served there
     assert not any("tf.contrib" in line for line in prepare_runtime(CONTRIB_GRAPH, "keras3").rewrites)
     assert not any("tf.contrib" in line for line in prepare_runtime(CONTRIB_GRAPH, "as-is").rewrites)
+
+
+def test_tf_layers_means_tensorflow_1s_also_in_eager_code():
+    text = "import tensorflow as tf\nx = tf.zeros([2, 3])\ny = tf.layers.dense(x, 2)\nloss = tf.losses\n"
+    upgraded = upgrade_tf1(text)
+    assert not upgraded.graph_mode
+    # tf.layers has no TensorFlow 2 module: TF1's; tf.losses has one, and eager code means it
+    assert upgraded.source == text.replace("tf.layers", "tf.compat.v1.layers")
+    assert [c.line for c in upgraded.changes if c.kind == "tf1 graph mode"] == [3]
+    assert prepare_runtime(text).framework == "tf_keras"

@@ -11,11 +11,26 @@ The worker of the ``tf1`` and ``tf_keras`` frameworks (:mod:`mutreal.execution.f
   program that builds its model ``with tf.Graph().as_default():`` gets a graph without a seed, and
   with op determinism enabled (as mutreal's workers run) TensorFlow refuses its random ops; a
   TensorFlow 1 graph without a seed drew random ones, so a seeded graph changes no semantics, only
-  makes the run repeatable, like every other seed the worker sets.
+  makes the run repeatable, like every other seed the worker sets;
+* in graph mode, the program's own modules (``import rbm`` beside the entry) are converted when
+  imported, as the entry was before the run (:class:`HelperConverter`): TensorFlow's upgrader, the
+  removed-API rewrites and the instrumentation removal of :func:`mutreal.program.runtime.prepare_runtime`,
+  so ``assert tf.__version__ == "1.8.0"`` in a helper is the same scaffolding it is in the entry; what
+  was rewritten is listed by :func:`helper_rewrites`;
+* before every run (:func:`new_run`), the command-line flags the previous program defined
+  (``tf.app.flags.DEFINE_string("data_dir", ...)``, absl's registry, global to the process) are
+  forgotten and all flags unparsed. A TensorFlow 1 program ran in a process of its own; in a warm
+  worker the next program (or the other side of the same bug) defining a flag of the same name from
+  another module raised absl's ``DuplicateFlagError``.
 """
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
+import os
+import sys
+import tokenize
 from typing import Any
 
 #: the seed new graphs get (None: TensorFlow's default, no graph-level seed)
@@ -34,6 +49,8 @@ def install(framework: str) -> None:
     if framework == "tf1":
         _restore_methods()
         _seed_graphs_on_creation()
+        if not any(isinstance(finder, HelperConverter) for finder in sys.meta_path):
+            sys.meta_path.insert(0, HelperConverter("tf1"))
 
 
 def _restore_methods() -> None:
@@ -66,3 +83,84 @@ def _seed_graphs_on_creation() -> None:
 def seed_new_graphs(seed: int | None) -> None:
     """Graphs created from now on start with ``seed`` as their graph-level seed (None: none)."""
     _SEED["seed"] = seed
+
+
+def new_run(seed: int | None) -> None:
+    """Start a run in a graph-mode worker: new graphs seeded with ``seed``, the previous program's
+    flags forgotten (:func:`forget_program_flags`), its helper modules' rewrites cleared."""
+    seed_new_graphs(seed)
+    forget_program_flags()
+    _HELPER_REWRITES.clear()
+
+
+def forget_program_flags() -> list[str]:
+    """Delete the absl flags defined by modules no longer imported (a finished program's ``__main__``,
+    named by its path, and its own modules, which the worker drops after each run), and mark every
+    flag unparsed, so the next program defines and parses its flags as in a fresh process. Flags of
+    libraries still imported (absl's, TensorFlow's) stay, at their defaults. Returns the names deleted."""
+    from absl import flags
+
+    registry = flags.FLAGS
+    gone = [name for module, defined in registry.flags_by_module_dict().items() if module not in sys.modules
+            for name in (flag.name for flag in defined)]  # fmt: skip
+    for name in dict.fromkeys(gone):
+        if name in registry:
+            delattr(registry, name)
+    registry.unparse_flags()
+    return list(dict.fromkeys(gone))
+
+
+# --- the program's own modules, converted like its entry ------------------------------------------
+
+#: what the helper modules imported in this run were rewritten with ("<module>: <rewrite>")
+_HELPER_REWRITES: list[str] = []
+
+
+def helper_rewrites() -> list[str]:
+    """The rewrites of the program's own modules imported since the run began, one line each."""
+    return list(_HELPER_REWRITES)
+
+
+class _ConvertingLoader(importlib.machinery.SourceFileLoader):
+    """A module of the program's folder, run through the rewrites its entry got (no bytecode cache:
+    the converted text is not the file's)."""
+
+    framework = "tf1"
+
+    def get_code(self, fullname: str) -> Any:
+        from mutreal.program.runtime import prepare_runtime
+
+        with tokenize.open(self.path) as handle:
+            source = handle.read()
+        prepared = prepare_runtime(source, self.framework)
+        _HELPER_REWRITES.extend(f"{fullname}: {line}" for line in prepared.rewrites)
+        return compile(prepared.source, self.path, "exec", dont_inherit=True)
+
+
+class HelperConverter(importlib.abc.MetaPathFinder):
+    """Finds the modules of the running program's own folder and loads them through
+    :class:`_ConvertingLoader`; every other import is left to Python. The program's folder is the one
+    that holds ``__main__``'s file and is first on ``sys.path``, as the worker sets both for a run
+    (so the worker's own package, imported while no program runs, is never converted)."""
+
+    def __init__(self, framework: str) -> None:
+        self.framework = framework
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        main = getattr(sys.modules.get("__main__"), "__file__", None)
+        if not main:
+            return None
+        folder = os.path.dirname(os.path.abspath(main))
+        if not sys.path or os.path.abspath(sys.path[0] or os.curdir) != folder:
+            return None
+        top = os.path.join(folder, fullname.split(".")[0])
+        if not (os.path.isfile(top + ".py") or os.path.isdir(top)):  # a library's import: no second lookup
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        origin = getattr(spec, "origin", None) or ""
+        if spec is None or not origin.endswith(".py") or not os.path.abspath(origin).startswith(folder + os.sep):
+            return None
+        loader = _ConvertingLoader(fullname, origin)
+        loader.framework = self.framework
+        spec.loader = loader
+        return spec

@@ -100,10 +100,14 @@ def upgrade_tf1(source: str) -> Upgrade:
     problems.extend(str(item) for item in (_change(e) for e in errors) if not isinstance(item, Change))
     if not changes:  # nothing renamed: keep the author's text (pasta may re-space a line)
         new = source
-    graph_mode = bool(_GRAPH_MODE.search(new))
-    if graph_mode:
-        new, meant = graph_mode_v1_names(new)
-        changes.extend(meant)
+    # what the author wrote decides as much as the converted text: ``tf.FIFOQueue`` becomes
+    # ``tf.queue.FIFOQueue``, which TensorFlow 2 runs eagerly (an ``enqueue_many`` past the capacity
+    # then blocks for ever, where the TF1 program only built the op)
+    graph_mode = bool(_GRAPH_MODE.search(new) or _GRAPH_MODE.search(source))
+    # in graph mode every name of V1_MEANINGS means TensorFlow 1's; in eager code only those that
+    # TensorFlow 2 dropped (``tf.layers``: nothing else could be meant)
+    new, meant = graph_mode_v1_names(new, None if graph_mode else NO_TF2_MEANING)
+    changes.extend(meant)
     return Upgrade(new, changes, problems, graph_mode=graph_mode)
 
 
@@ -123,12 +127,15 @@ V1_MEANINGS: dict[str, str | frozenset[str]] = {
     "metrics": "bare",
     "layers": "any",
 }
+#: names of V1_MEANINGS that TensorFlow 2 has no module of at all: TensorFlow 1's, whatever the mode
+NO_TF2_MEANING = frozenset({"layers"})
 _TF_IMPORT = re.compile(r"^\s*import\s+tensorflow(?:\s+as\s+(\w+))?\s*(?:#.*)?$", re.M)
 
 
-def graph_mode_v1_names(source: str) -> tuple[str, list[Change]]:
-    """``tf.X`` of :data:`V1_MEANINGS` left in ``source`` -> ``tf.compat.v1.X`` (any alias of
-    ``import tensorflow``), one change per rewrite; text that does not tokenize is left as it is."""
+def graph_mode_v1_names(source: str, names: frozenset[str] | None = None) -> tuple[str, list[Change]]:
+    """``tf.X`` of :data:`V1_MEANINGS` (only those in ``names``, when given) left in ``source`` ->
+    ``tf.compat.v1.X`` (any alias of ``import tensorflow``), one change per rewrite; text that does
+    not tokenize is left as it is."""
     import tokenize
 
     aliases = {m.group(1) or "tensorflow" for m in _TF_IMPORT.finditer(source)}
@@ -146,7 +153,7 @@ def graph_mode_v1_names(source: str) -> tuple[str, list[Change]]:
             continue
         if i > 0 and tokens[i - 1].string == ".":  # x.tf.summary: not TensorFlow's
             continue
-        rule = V1_MEANINGS.get(member.string)
+        rule = V1_MEANINGS.get(member.string) if names is None or member.string in names else None
         after = tokens[i + 3].string if i + 3 < len(tokens) else ""
         attribute = tokens[i + 4].string if after == "." and i + 4 < len(tokens) else None
         if rule is None or (rule == "call" and after != "(") or (rule == "bare" and after == "."):
