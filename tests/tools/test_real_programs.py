@@ -87,7 +87,7 @@ def test_a_write_into_a_missing_folder_is_no_missing_data(real) -> None:
                  "frame.to_csv('out/x.csv')", "plt.savefig('plots/a.png')"):  # fmt: skip
         trace = f'  File "/tmp/run/fixed/script.py", line 30, in <module>\n    {line}\nFileNotFoundError: x'
         wrote = real.classify(program, error, {"traceback": trace})
-        assert (wrote.status, wrote.cause) == (real.CRASH, real.WRITES_MISSING_FOLDER), line
+        assert (wrote.status, wrote.cause) == (real.CRASH, real.causes.WRITES_MISSING_FOLDER), line
     for line in ("data = open('fixed/data.csv')", "x = open('a.txt', 'r').read()", "df = pd.read_csv('d.csv')"):
         trace = f'  File "/tmp/run/fixed/script.py", line 3, in <module>\n    {line}\nFileNotFoundError: x'
         read = real.classify(program, error, {"traceback": trace})
@@ -232,12 +232,12 @@ def test_verdicts_from_run_records(real) -> None:
     ],
 )
 def test_causes(real, error_type: str, message: str, cause: str) -> None:
-    assert real.cause_of(error_type, message) == cause
+    assert real.causes.cause_of(error_type, message) == cause
 
 
 def test_markdown_groups_failures_by_cause_and_message(real, tmp_path: Path, capsys) -> None:
     def result(rid: str, status: str, error: str | None = None, message: str | None = None, **extra):
-        cause = real.cause_of(error, message) if status == real.CRASH else None
+        cause = real.causes.cause_of(error, message) if status == real.CRASH else None
         return real.Result(rid, "B", "fixed", f"/{rid}.py", status, error_type=error, error_message=message,
                            cause=cause, **extra)  # fmt: skip
 
@@ -250,7 +250,7 @@ def test_markdown_groups_failures_by_cause_and_message(real, tmp_path: Path, cap
     ]  # fmt: skip
     text = real.markdown(results, {"manifest": "m.csv", "complete": False, "json": "r.json"})
     assert "PARTIAL" in text and "--from-json r.json" in text
-    assert "| B/fixed | 4 | 1 | 2 | 0 | 1 | 0 | 0 | 0 | 50% |" in text
+    assert "| B/fixed | 4 | 1 | 0 | 2 | 0 | 1 | 0 | 0 | 0 | 50% |" in text
     assert "### Keras 3 removal/change (2)" in text
     assert (
         "- `ModuleNotFoundError: No module named 'keras.layers.core'` (2): B:1 fixed, B:2 fixed (rewritten)"
