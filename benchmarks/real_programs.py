@@ -253,7 +253,8 @@ def classify(program: Program, row: dict[str, Any], record: dict[str, Any]) -> R
     }.get(outcome, TIMEOUT if outcome == "timeout" else LOST)  # fmt: skip
     if outcome == "timeout" and epochs >= 1:
         status = TRAINS_CUT
-    error_type, message = row.get("error_type"), row.get("error_message")
+    error_type = row.get("error_type")
+    message = causes.graph_detail(row.get("error_message"), record.get("traceback"))
     trace = (record.get("traceback") or "")[-TRACEBACK_CHARS:]
     if status == CRASH and causes.cause_of(error_type, message) == "missing data":
         status = MISSING

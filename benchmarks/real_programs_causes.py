@@ -75,9 +75,18 @@ CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"len\(self\.model_\.outputs\)",  # SciKeras counts the outputs of the model its builder returned
         ),
         ("missing package", r"^ModuleNotFoundError|^ImportError|TensorBoard is not installed"),
+        # absl flags are process-wide: in a warm worker a flag an earlier program defined (Defects4ML 007's
+        # cifar10 module: data_dir) made the next definition crash; the worker forgets them between runs since
+        ("absl flag defined twice (one left by an earlier program of the warm worker)", r"^DuplicateFlagError"),
+        # the program plots history['val_loss'] of a fit that had no validation data (val_acc: Keras 3 above)
+        ("reads a fit history key its fit did not record (no validation data)", r"^KeyError: 'val_\w+'"),
+        # Keras 2 saved HDF5 whatever the name (model.h67); tf_keras saves a SavedModel folder unless the name
+        # ends in .h5/.keras, and a file of that name is beside the program
+        ("save() to a name without .h5: old Keras wrote HDF5, tf_keras a SavedModel folder",
+         r"^FailedPreconditionError: .* is not a directory"),
         # an object array (e.g. a pandas object column): Keras 2 on TensorFlow 1 fed it as float, tf_keras refuses
         ("shape/dtype error", r"shape|Shape|dimension|Dimension|rank|dtype|incompatible|Incompatible"
-         r"|Failed to convert a NumPy array to a Tensor"),
+         r"|Failed to convert a NumPy array to a Tensor|must be evenly divisible by filter depth"),
         ("syntax (Python 2 or broken file)", r"^(SyntaxError|IndentationError|TabError)"),
         ("worker", r"WorkerDied|ChannelError|killed|signal"),
     )
@@ -125,6 +134,16 @@ def _missing_package(message: str | None) -> str:
     return f"missing package: {top}" + (f" ({note})" if note else "")
 
 
+
+
+def graph_detail(message: str | None, traceback: str | None) -> str | None:
+    """A TensorFlow graph error's reason: its message starts with the op's whole stack ("Graph
+    execution error: Detected at node 'Relu_1' defined at ...") and ends, past the characters of a
+    message the worker keeps, with ``Node: 'Relu_1'`` and the reason; the traceback still has them."""
+    if not (message or "").startswith("Graph execution error"):
+        return message
+    found = re.search(r"Node: '([^']+)'\n([^\n]+)", traceback or "")
+    return f"Graph execution error at node '{found[1]}': {found[2]}" if found else message
 
 
 def cause_of(
