@@ -73,3 +73,29 @@ def test_reproduce_manifest_reads_the_args_of_each_side(tmp_path: Path) -> None:
     x, y = read_reproduce_manifest(manifest)
     assert (x.args_buggy, x.args_fixed) == (["--slow"], ["20", "30"])
     assert (y.args_buggy, y.args_fixed) == (None, None)
+
+
+@pytest.mark.slow
+def test_a_benchmark_campaign_gives_each_bug_its_programs_arguments(tmp_path: Path) -> None:
+    """reproduce --manifest and compare --manifest add each bug with its programs' arguments; the
+    buggy program gets its side's, the fixed program and its mutants the fixed side's."""
+    from mutreal.campaigns.compare import _program_args
+    from mutreal.execution.benchmark import BenchmarkCampaign
+    from mutreal.execution.campaign import CampaignConfig
+
+    for side in ("buggy", "fixed"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "gol.py").write_text(READS_ARGV)
+    buggy, fixed = str(tmp_path / "buggy" / "gol.py"), str(tmp_path / "fixed" / "gol.py")
+    manifest = tmp_path / "m.csv"
+    manifest.write_text("id,buggy,fixed,args,args_buggy\ngol,buggy/gol.py,fixed/gol.py,2 3 'a b',\n")
+    (task,) = read_reproduce_manifest(manifest)
+    own = _program_args(task, [buggy, fixed, str(tmp_path / "mutant.py")])
+    assert own == {buggy: ["2", "3", "a b"], fixed: ["2", "3", "a b"], str(tmp_path / "mutant.py"): ["2", "3", "a b"]}
+    config = CampaignConfig(jobs=1, threads_per_worker=1, timeout_s=120, memory_limit_mb=4096.0)
+    options = {"config": config, "store": str(tmp_path / "runs.sqlite"), "progress": False}
+    with BenchmarkCampaign([0], options) as campaign:
+        campaign.add("gol", [buggy, fixed], program_args={fixed: own[fixed]})  # the buggy side: none
+        campaign.write_plan()
+        records = campaign.run("gol")
+    assert [(r.outcome, r.args) for r in records] == [("crash", []), ("ok", ["2", "3", "a b"])]
