@@ -5,7 +5,9 @@ Usage::
     python benchmarks/real_programs.py MANIFEST [--sides fixed,buggy] [--time-limit S] [--jobs N]
         [--limit K] [--benchmark B] [--json OUT] [--markdown OUT.md] [--store FILE] [--chunk N]
         [--run-arg ARG]...          # e.g. --run-arg=--modernize, or --run-arg=--executor --run-arg=pool
+        [--retry-time-limit S] [--retry-memory-limit MIB] [--retry-store FILE] [--no-retry]
     python benchmarks/real_programs.py --from-json OUT [--markdown OUT.md]   # reprint, no runs
+    python benchmarks/real_programs.py --from-json OUT --retry --json NEW    # the second pass only
 
 MANIFEST is a runtime manifest (columns ``id, benchmark, buggy, fixed, entry, symptom,
 data_missing``; paths relative to the manifest's folder, ``;`` between the files of a side, ``entry``
@@ -19,6 +21,18 @@ never stops the measurement), then prints per benchmark and side how many progra
 (by error class, with how many had rewrites applied), miss their data, are still training at the
 time limit after at least one epoch ("trains (cut at limit)"), or time out before that, and the time
 spent. Every failure is listed with a named cause (see :data:`CAUSES`).
+
+A program stopped at the time limit (cut while training, or before its first epoch) or at the memory
+limit gets a second chance: once every program has run, those alone run again with the longer
+``--retry-time-limit`` and the larger ``--retry-memory-limit`` (in a store of their own, so the
+first pass's runs stay as they were); the tables give both passes, and a program that completes only
+then is counted and listed as such. Real programs train for their authors' epochs (DeepFD's
+``epoch_50000``), and a fixed limit short enough to measure a whole benchmark in an hour cuts them.
+
+A program's command-line arguments come from the manifest's ``args`` (``args_<side>``) column, read
+by mutreal's manifest code, or, where the manifest has none, from the command its benchmark's
+layout records (Defects4ML's ``test_suite.py``: ``cd fixed;python gol.py 20 30``); they are passed
+to ``mutreal run --args-from``.
 
 Fields of the run record read when present (other helpers add them; nothing here depends on them):
 ``modernize_changes``, ``era``, ``framework``, ``rewrites``, ``fits``, ``output_tail``.
@@ -45,119 +59,12 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling module, run as a script or loaded by path
+import real_programs_causes as causes  # noqa: E402
+from real_programs_causes import COMPLETES, CRASH, LOST, MEMORY, MISSING, STATUSES, TIMEOUT, TRAINS_CUT  # noqa: E402
+
 #: Characters of a failure's traceback kept in the results (its end).
 TRACEBACK_CHARS = 700
-#: Outcome words this script reports (the run record's outcome, refined).
-COMPLETES = "completes"
-CRASH = "crash"
-MISSING = "missing data"
-TRAINS_CUT = "trains (cut at limit)"
-TIMEOUT = "timeout"
-MEMORY = "memory"
-LOST = "lost"
-STATUSES = (COMPLETES, CRASH, MISSING, TRAINS_CUT, TIMEOUT, MEMORY, LOST)
-
-#: (cause, pattern on "ErrorType: message") in order; the first match names a failure's cause.
-CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, re.S))
-    for name, pattern in (
-        (
-            "missing data",
-            r"^(FileNotFoundError|MissingData|URLError|HTTPError|OSError: \[Errno -?\d+\] "
-            r"(No such file|Temporary failure|Name or service))|download|Errno 2|Errno -3|"
-            r"unable to open file|No such file or directory|urlopen error|not found: .*\.(csv|txt|npy|h5|gz)"
-            r"|Input 'filename' of 'ReadFile' Op has type float32"  # a glob that found no file
-            r"|No data files found",  # a program's own check of its data folder
-        ),
-        (
-            "instrumentation (benchmark scaffolding)",
-            r"DeepLocalize|keras\.callbacks' has no attribute|time\.clock|'clock'|SystemExit",
-        ),
-        (
-            "removed Python/numpy/scipy/sklearn API",
-            r"module 'numpy' has no attribute|numpy\.\w+` was a deprecated"
-            r"|scipy\.misc|has no attribute 'imread'|has no attribute 'imresize'|module 'time' has no attribute"
-            r"|cannot import name '\w+' from 'collections'|sklearn\.cross_validation|No module named 'sklearn\.\w+'"
-            r"|np\.(float|int|bool|object)\b|has no attribute 'asscalar'|fractions|inspect\.getargspec"
-            r"|categorical_features|OneHotEncoder|Imputer|sklearn\.(externals|grid_search|learning_curve)",
-        ),
-        (
-            "TensorFlow 1 Estimators (tf.estimator removed in TensorFlow 2.16)",
-            r"Estimators left with tf\.estimator|has no attribute 'estimator'"
-            r"|has no attribute '(real_valued_column|sparse_column\w*|embedding_column|LinearRegressor|DNNClassifier)'",
-        ),
-        ("distributed TensorFlow (needs a cluster and its job arguments)", r'Job "[^"]*" was not defined in cluster'),
-        ("TF1 graph: the program leaves a placeholder unfed", r"You must feed a value for placeholder"),
-        (
-            "TensorFlow 1 API",
-            r"module 'tensorflow' has no attribute|tensorflow\.contrib|No module named "
-            r"'tensorflow\.(contrib|examples)|tf\.(placeholder|Session|compat\.v1)|tensorflow\.compat\.v1"
-            r"|eager execution|tensorflow\.python\.\w+' has no attribute"
-            r"|make_(initializable|one_shot)_iterator|has no attribute '(get_default_graph|Session)'",
-        ),
-        (
-            "Keras 3 removal/change",
-            r"keras\.(layers\.core|utils\.np_utils|wrappers|preprocessing|engine|legacy)"
-            r"|No module named 'keras\.|cannot import name '\w+' from 'keras|ImageDataGenerator|nb_epoch"
-            r"|Unrecognized keyword arguments|Argument\(s\) not recognized|unexpected keyword argument"
-            r"|A KerasTensor cannot be used as input to a TensorFlow function"
-            r"|expected a positive integer|must end in `\.weights\.h5`"
-            r"|^KeyError: '(val_)?acc'|\bKeras [23]\b|\bMerge\b|predict_classes|fit_generator|evaluate_generator|has no attribute "
-            r"'(get_session|set_session|image_dim_ordering|set_image_dim_ordering|_get_available_gpus)'",
-        ),
-        (
-            "SciKeras on tf_keras: a model without an input shape before fit",
-            r"len\(self\.model_\.outputs\)",  # SciKeras counts the outputs of the model its builder returned
-        ),
-        ("missing package", r"^ModuleNotFoundError|^ImportError|TensorBoard is not installed"),
-        # an object array (e.g. a pandas object column): Keras 2 on TensorFlow 1 fed it as float, tf_keras refuses
-        ("shape/dtype error", r"shape|Shape|dimension|Dimension|rank|dtype|incompatible|Incompatible"
-         r"|Failed to convert a NumPy array to a Tensor"),
-        ("syntax (Python 2 or broken file)", r"^(SyntaxError|IndentationError|TabError)"),
-        ("worker", r"WorkerDied|ChannelError|killed|signal"),
-    )
-)
-
-
-#: The cause of a FileNotFoundError raised by a write: the program's output folder is not there (a
-#: program written to run from another working directory), which says nothing about its data.
-WRITES_MISSING_FOLDER = "writes into a folder that is not there (working directory)"
-#: The program's last line of a traceback, when it writes a file (open for writing, savers).
-_WRITE_CALL = re.compile(
-    r"""\bopen\([^\n]*,\s*(?:mode\s*=\s*)?['"][wax]b?\+?['"]|\.(?:to_csv|to_json|savefig|save|save_weights|"""
-    r"""imwrite|savetxt|dump)\("""
-)
-#: Packages the programs import that mutreal's extras do not install, and why (see pyproject.toml's
-#: ``benchmarks`` extra for those it does: OpenCV, seaborn).
-PACKAGE_NOTES: dict[str, str] = {
-    "mlflow": "experiment tracker, not installed",
-    "hyperdash": "experiment tracker of a closed service, not installed",
-    "keras_contrib": "published on GitHub only, not on PyPI",
-    "tensorflow_datasets": "downloads its data sets at run time, which workers cannot",
-    "tensorflow_probability": "not installed",
-    "cv2": "install mutreal[benchmarks]",
-    "seaborn": "install mutreal[benchmarks]",
-}
-
-
-def _writes(traceback: str | None) -> bool:
-    """Whether the last line of the program a traceback shows writes a file."""
-    lines = [line for line in (traceback or "").splitlines() if line.startswith("    ") and line.strip()]
-    code = [line for line in lines if not line.lstrip().startswith(("File ", "^", "~"))]
-    return bool(code) and bool(_WRITE_CALL.search(code[-1]))
-
-
-def _missing_package(message: str | None) -> str:
-    """``missing package`` with the package named, and why it is missing where this script knows."""
-    found = re.search(r"No module named '([\w.]+)'|cannot import name '\w+' from '([\w.]+)'", message or "")
-    if not found:
-        return "missing package"
-    module = found.group(1) or found.group(2)
-    top = module.split(".")[0]
-    if top in ("keras", "tf_keras", "tensorflow", "sklearn", "numpy", "scipy"):
-        return "module moved or removed in an installed library"  # not a package to install
-    note = PACKAGE_NOTES.get(top)
-    return f"missing package: {top}" + (f" ({note})" if note else "")
 
 
 @dataclass
@@ -170,6 +77,8 @@ class Program:
     path: str
     data_missing: bool = False
     note: str = ""
+    #: its command-line arguments (the manifest's ``args``, or its benchmark's recorded command)
+    args: list[str] | None = None
 
 
 @dataclass
@@ -199,6 +108,17 @@ class Result:
     traceback_tail: str | None = None
     #: the run's peak resident memory (its whole worker), MiB
     peak_rss_mb: float | None = None
+    args: list[str] | None = None
+    #: set when the second pass ran it again: the longer limits, and the first pass's verdict
+    retry: str | None = None
+    first_status: str | None = None
+    first_cause: str | None = None
+    first_wall_time_s: float | None = None
+
+    @property
+    def at_longer_limit(self) -> bool:
+        """Whether it completes only at the second pass's longer limits."""
+        return self.status == COMPLETES and self.first_status is not None
 
     @property
     def touched(self) -> bool:
@@ -247,6 +167,28 @@ def _side_missing(missing: list[str], side_file: str, other_file: str) -> bool:
     return False
 
 
+def _recorded_args(path: str) -> list[str] | None:
+    """The arguments the program's benchmark runs it with, where its layout records a command
+    (a Defects4ML ``test_suite.py`` beside the ``buggy``/``fixed`` folder it sits in)."""
+    from mutreal.study.layouts import recorded_commands
+
+    program = Path(path)
+    for folder in program.parents:
+        if folder.name in ("buggy", "fixed"):
+            commands = recorded_commands(folder.parent / "test_suite.py").get(folder.name, {})
+            return commands.get(program.relative_to(folder).as_posix())
+    return None
+
+
+def _args_of(row: dict[str, str], side: str, path: str) -> list[str] | None:
+    """A side's arguments: the row's ``args_<side>`` / ``args`` cell (mutreal's manifest rule), else
+    the command the benchmark records; None when neither gives any."""
+    from mutreal.manifest import ManifestRow
+
+    cells = ManifestRow(row.get("id") or "", None, [], [], cells={k: v for k, v in row.items() if isinstance(v, str)})
+    return cells.args(side) or (_recorded_args(path) if path else None)
+
+
 def read_manifest(path: Path, sides: list[str], benchmark: str | None, limit: int | None) -> list[Program]:
     """The programs to run, side by side in the order of ``sides`` (all fixed ones first by default)."""
     root = path.resolve().parent
@@ -275,41 +217,13 @@ def read_manifest(path: Path, sides: list[str], benchmark: str | None, limit: in
                     path=path_text,
                     data_missing=bool(chosen) and _side_missing(missing, chosen, other_file),
                     note=note,
+                    args=_args_of(row, side, path_text),
                 )  # fmt: skip
             )
     return programs
 
 
 # -------------------------------------------------------------------------------------- the runs
-
-
-def cause_of(
-    error_type: str | None, message: str | None, traceback: str | None = None, epochs: int = 0
-) -> str:
-    """The named cause of a failure, from its error class and message (``other`` when none fits).
-
-    A crash after at least one finished epoch is named ``after training: <cause>`` (the program's own
-    reporting code, or instrumentation, failed once the model had trained: a different matter from a
-    program that never trains); a program reading ``sys.argv`` it was not given needs arguments; an
-    ``assert`` on the framework's version (TFBugs2018 pins ``tf.__version__ == "1.8.0"``) is a pin; an
-    otherwise unnamed error raised inside Keras 3 is one of its stricter checks (a float where it wants
-    an int), which the Keras 2 these programs were written for let pass.
-    """
-    text = f"{error_type or ''}: {message or ''}"
-    name = next((name for name, pattern in CAUSES if pattern.search(text)), "other")
-    if name == "missing data" and _writes(traceback):
-        name = WRITES_MISSING_FOLDER
-    if name == "missing package":
-        name = "missing package: tensorboard" if "TensorBoard is not installed" in text else _missing_package(message)
-    if name == "other" and error_type == "IndexError" and "sys.argv" in (traceback or ""):
-        name = "needs command-line arguments"
-    if name == "other" and error_type == "AssertionError" and "__version__" in (traceback or ""):
-        name = "version pin (assert on tf.__version__)"
-    if name == "other" and "site-packages/keras/src/" in (traceback or ""):
-        name = "Keras 3 stricter check (raised inside Keras 3)"
-    if epochs >= 1 and name not in ("missing data",):
-        name = f"after training: {name}"
-    return name
 
 
 def _epochs(record: dict[str, Any]) -> int:
@@ -326,29 +240,6 @@ def _epochs(record: dict[str, Any]) -> int:
     return 1 if _FINISHED_EPOCH.search(tail) else 0
 
 
-#: Keras' built-in data sets -> the file (or folder) of each in the Keras data-set folder.
-KERAS_DATASETS: dict[str, str] = {
-    "mnist": "mnist.npz", "fashion_mnist": "fashion-mnist", "cifar10": "cifar-10-batches-py",
-    "cifar100": "cifar-100-python", "imdb": "imdb.npz", "reuters": "reuters.npz",
-    "boston_housing": "boston_housing.npz",
-}  # fmt: skip
-
-
-def _absent_keras_dataset(path: str) -> str | None:
-    """The Keras built-in data set the program loads (``mnist.load_data()``) that the workers cannot
-    serve (not in ``$KERAS_HOME/datasets`` or ``~/.keras/datasets``, shown read-only to them), if any."""
-    try:
-        text = Path(path).read_text(errors="replace")
-    except OSError:
-        return None
-    home = Path(os.environ.get("KERAS_HOME") or Path.home() / ".keras") / "datasets"
-    for name in re.findall(r"\b(\w+)\.load_data\(", text):
-        entry = KERAS_DATASETS.get(name)
-        if entry and not any((home / f).exists() for f in (entry, entry + ".tar.gz")):
-            return name
-    return None
-
-
 #: The line Keras prints when an epoch ends: ``6/6 [=====] - 1s 60ms/step - loss: ...`` or ``50/50 - 6s - loss:``.
 _FINISHED_EPOCH = re.compile(r"(?m)^\s*(\d+)/\1 (?:\[=+\] )?- \d+m?s [^\n]*\bloss: ")
 
@@ -362,18 +253,16 @@ def classify(program: Program, row: dict[str, Any], record: dict[str, Any]) -> R
     }.get(outcome, TIMEOUT if outcome == "timeout" else LOST)  # fmt: skip
     if outcome == "timeout" and epochs >= 1:
         status = TRAINS_CUT
-    error_type, message = row.get("error_type"), row.get("error_message")
+    error_type = row.get("error_type")
+    message = causes.graph_detail(row.get("error_message"), record.get("traceback"))
     trace = (record.get("traceback") or "")[-TRACEBACK_CHARS:]
-    if status == CRASH and cause_of(error_type, message) == "missing data":
+    if status == CRASH and causes.cause_of(error_type, message) == "missing data":
         status = MISSING
-    if status == MISSING and _writes(trace):
+    if status == MISSING and causes.writes_a_file(trace):
         status = CRASH  # the program's output folder is not there: not its data
     failed = status not in (COMPLETES, TRAINS_CUT)
-    cause = cause_of(error_type, message, trace, epochs) if failed else None
-    absent = _absent_keras_dataset(program.path) if cause and cause.startswith("missing package") else None
-    if absent:  # it could not run here with the package either: its data is not present
-        status, cause = MISSING, "missing data"
-        message = f"{message} (and it loads Keras' {absent} data set, not available offline)"
+    cause = causes.cause_of(error_type, message, trace, epochs) if failed else None
+    status, cause, message = causes.data_absent(program.path, status, cause, message)
     if status in (TIMEOUT, MEMORY):
         cause = "time limit" if status == TIMEOUT else "memory limit"
     return Result(
@@ -384,7 +273,7 @@ def classify(program: Program, row: dict[str, Any], record: dict[str, Any]) -> R
         metric=row.get("metric"), modernize_changes=list(record.get("modernize_changes") or []),
         era=record.get("era"), framework=record.get("framework"), rewrites=record.get("rewrites"),
         note=program.note, reused=bool(record.get("reused")), traceback_tail=trace or None,
-        peak_rss_mb=record.get("peak_rss_mb"),
+        peak_rss_mb=record.get("peak_rss_mb"), args=program.args,
     )  # fmt: skip
 
 
@@ -410,20 +299,44 @@ def mutreal_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "mutreal"]
 
 
+def _args_manifest(programs: list[Program], folder: Path) -> Path | None:
+    """A manifest of the programs that take arguments (for ``mutreal run --args-from``), or None."""
+    from mutreal.manifest import join_args
+
+    taking = [p for p in programs if p.args]
+    if not taking:
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(dir=folder, prefix="args-", suffix=".csv")
+    with os.fdopen(handle, "w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(["id", "buggy", "fixed", "args"])
+        for p in taking:
+            writer.writerow([p.id, p.path if p.side == "buggy" else "", p.path if p.side == "fixed" else "",
+                             join_args(p.args or [])])  # fmt: skip
+    return Path(name)
+
+
 def _campaign(
-    paths: list[str], args: argparse.Namespace, store: Path
+    programs: list[Program], args: argparse.Namespace, store: Path
 ) -> tuple[list[dict[str, Any]] | None, str]:
-    """Run ``paths`` as one ``mutreal run`` campaign: its JSON run rows, or None and why not."""
+    """Run ``programs`` as one ``mutreal run`` campaign: its JSON run rows, or None and why not."""
+    paths = [p.path for p in programs]
+    with_args = _args_manifest(programs, store.parent)
     command = [
         *mutreal_command(), "run", "--runs", "1", "--json", "-q", "--timeout", str(args.time_limit),
         "--jobs", str(args.jobs), "--store", str(store),
-        *(["--memory-limit", str(args.memory_limit)] if args.memory_limit else []), *args.run_arg, *paths,
+        *(["--memory-limit", str(args.memory_limit)] if args.memory_limit else []),
+        *(["--args-from", str(with_args)] if with_args else []), *args.run_arg, *paths,
     ]  # fmt: skip
     budget = len(paths) * (args.time_limit + 30) + 180
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=budget, check=False)
     except subprocess.TimeoutExpired:
         return None, f"mutreal run did not finish within {budget:g} s"
+    finally:
+        if with_args:
+            with_args.unlink(missing_ok=True)
     try:
         start = done.stdout.index("{")
         payload = json.JSONDecoder().raw_decode(done.stdout[start:])[0]
@@ -435,7 +348,7 @@ def _campaign(
 
 def run_chunk(chunk: list[Program], args: argparse.Namespace, store: Path) -> list[Result]:
     """Results of one chunk; a chunk the runner fails on is retried one program at a time."""
-    rows, why = _campaign([p.path for p in chunk], args, store)
+    rows, why = _campaign(chunk, args, store)
     if rows is None and len(chunk) > 1:
         return [r for p in chunk for r in run_chunk([p], args, store)]
     if rows is None:
@@ -471,6 +384,65 @@ def _not_run(program: Program, status: str, message: str) -> Result:
                   outcome="not run", error_message=message, cause=status, note=program.note)  # fmt: skip
 
 
+# ------------------------------------------------------------------------------- the second pass
+
+
+def retry_limits(args: argparse.Namespace) -> tuple[float, float]:
+    """The second pass's time and memory limits: as given, else 600 s and 80% of this machine's
+    memory shared by the jobs (never below the first pass's)."""
+    import psutil
+
+    memory = args.retry_memory_limit
+    if memory is None:
+        memory = 0.8 * psutil.virtual_memory().total / (1024 * 1024) / max(1, args.jobs)
+    return max(args.retry_time_limit, args.time_limit), max(memory, args.memory_limit or 0.0)
+
+
+def second_pass(results: list[Result], args: argparse.Namespace, store: Path) -> list[Result]:
+    """The results with every program stopped at a limit run once more at the longer limits (in
+    ``store``, the second pass's own), each new result carrying its first-pass verdict."""
+    seconds, mib = retry_limits(args)
+    chosen = [
+        r for r in results
+        if r.first_status is None and ((r.status in (TRAINS_CUT, TIMEOUT) and seconds > args.time_limit)
+                                       or (r.status == MEMORY and mib > (args.memory_limit or 0.0)))
+    ]  # fmt: skip
+    args.retry_text = f"a time limit of {seconds:g} s and a memory limit of {mib:.0f} MiB"
+    if not chosen:
+        return results
+    longer = argparse.Namespace(**{**vars(args), "time_limit": seconds, "memory_limit": mib})
+    programs = [Program(r.id, r.benchmark, r.side, r.path, note=r.note, args=r.args) for r in chosen]
+    again: dict[tuple[str, str, str], Result] = {}
+    for start in range(0, len(programs), max(1, args.chunk)):
+        for new in run_chunk(programs[start : start + max(1, args.chunk)], longer, store):
+            again[(new.id, new.side, new.path)] = new
+        print(f"[second pass {len(again)}/{len(programs)}]", file=sys.stderr, flush=True)
+    out = []
+    for r in results:
+        new = again.get((r.id, r.side, r.path))
+        if new is None:
+            out.append(r)
+            continue
+        new.retry = f"time limit {seconds:g} s, memory limit {mib:.0f} MiB"
+        new.first_status, new.first_cause, new.first_wall_time_s = r.status, r.cause, r.wall_time_s
+        if new.status == TIMEOUT:
+            new.cause = f"time limit (also at {seconds:g} s)"
+        elif new.status == MEMORY:
+            new.cause = f"memory limit (also at {mib:.0f} MiB)"
+        out.append(new)
+    return out
+
+
+def first_pass(results: list[Result]) -> list[Result]:
+    """The results as the first pass gave them (a retried program's first verdict and time)."""
+    return [
+        r if r.first_status is None
+        else Result(**{**asdict(r), "status": r.first_status, "cause": r.first_cause,
+                       "wall_time_s": r.first_wall_time_s or 0.0, "first_status": None})
+        for r in results
+    ]  # fmt: skip
+
+
 # ----------------------------------------------------------------------------------- the figures
 
 
@@ -498,26 +470,56 @@ def summary(results: list[Result]) -> dict[str, Any]:
             "data_present": len(present), "share_runs_of_present": round(ran / len(present), 3) if present else None,
             "crash_classes": dict(crashes.most_common()), "crash_classes_rewritten": dict(touched),
             "time_s": round(sum(r.wall_time_s for r in items), 1),
+            "completes_at_longer_limit": sum(r.at_longer_limit for r in items),
+            "retried": sum(r.first_status is not None for r in items),
         }  # fmt: skip
     return out
+
+
+def _table(figures: dict[str, Any]) -> list[tuple[str, ...]]:
+    """One row per benchmark and side: counts, the share that runs among programs with their data,
+    time; ``longer`` counts the programs that complete only at the second pass's limits."""
+    rows = []
+    for name, f in figures.items():
+        share = "-" if f["share_runs_of_present"] is None else f"{100 * f['share_runs_of_present']:.0f}%"
+        rows.append((name, str(f["programs"]), str(f[COMPLETES]), str(f.get("completes_at_longer_limit", 0)),
+                     str(f[CRASH]), str(f[MISSING]), str(f[TRAINS_CUT]), str(f[TIMEOUT]), str(f[MEMORY]),
+                     str(f[LOST]), share, f"{f['time_s']:.0f}"))  # fmt: skip
+    return rows
+
+
+def _passes(results: list[Result]) -> list[tuple[str, list[Result]]]:
+    """The tables to print: the results, and before them the first pass's when a second pass ran."""
+    if not any(r.first_status is not None for r in results):
+        return [("", results)]
+    return [("first pass", first_pass(results)), ("after the second pass", results)]
+
+
+def _longer(results: list[Result]) -> list[str]:
+    """One line per program the second pass ran: its first verdict and time, and its second."""
+    return [
+        f"{r.id} {r.side}: {r.first_status} at {r.first_wall_time_s or 0:.0f} s -> {r.status} in "
+        f"{r.wall_time_s:.0f} s ({r.retry})"
+        for r in sorted(results, key=lambda r: (not r.at_longer_limit, r.benchmark, r.id))
+        if r.first_status is not None
+    ]  # fmt: skip
 
 
 def print_figures(results: list[Result], elapsed: float) -> None:
     """The tables: per benchmark and side; crash classes; every failure with its cause."""
     figures = summary(results)
-    header = ("benchmark/side", "N", "ok", "crash", "missing", "trains-cut", "timeout", "memory", "lost",
-              "ok/present", "time s")  # fmt: skip
-    table = [header]
-    for name, f in figures.items():
-        share = "-" if f["share_runs_of_present"] is None else f"{100 * f['share_runs_of_present']:.0f}%"
-        table.append((name, str(f["programs"]), str(f[COMPLETES]), str(f[CRASH]), str(f[MISSING]),
-                      str(f[TRAINS_CUT]), str(f[TIMEOUT]), str(f[MEMORY]), str(f[LOST]), share,
-                      f"{f['time_s']:.0f}"))  # fmt: skip
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    print(
-        "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in table)
-    )
-    print("\n(ok/present: completes or trains (cut at limit), among programs whose data is present)")
+    header = ("benchmark/side", "N", "ok", "ok-longer", "crash", "missing", "trains-cut", "timeout", "memory",
+              "lost", "ok/present", "time s")  # fmt: skip
+    for title, items in _passes(results):
+        table = [header, *_table(summary(items))]
+        widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+        print(f"{title}:" if title else "", end="\n" if title else "")
+        print("\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in table))
+    print("\n(ok/present: completes or trains (cut at limit), among programs whose data is present; "
+          "ok-longer: of ok, those that complete only at the second pass's longer limits)")  # fmt: skip
+    if any(r.first_status is not None for r in results):
+        print("\nsecond pass (programs stopped at a limit, run again at longer limits):")
+        print("\n".join(f"  {line}" for line in _longer(results)))
     print("\ncrashes by error class (rewritten: rewrites were applied before the run):")
     for name, f in figures.items():
         if f["crash_classes"] and not name.startswith("ALL"):
@@ -547,7 +549,6 @@ def markdown(results: list[Result], meta: dict[str, Any]) -> str:
     """The figures as Markdown: counts per benchmark and side, then every failure grouped by cause
     and, within a cause, by error class and message head, with the program ids (what a reader
     looking for the removed APIs real programs hit needs)."""
-    figures = summary(results)
     lines = [
         "# Real programs: one run of every program of the runtime corpus",
         "",
@@ -556,17 +557,21 @@ def markdown(results: list[Result], meta: dict[str, Any]) -> str:
         f"`mutreal run` arguments: {meta.get('run_args') or 'none'}; "
         f"{'complete' if meta.get('complete') else 'PARTIAL (still running)'}: {len(results)} programs. "
         f"Printed by `python benchmarks/real_programs.py --from-json {meta.get('json', 'OUT.json')}`.",
-        "",
-        "| benchmark/side | N | completes | crash | missing data | trains (cut) | timeout | memory | lost "
-        "| runs / data present | time s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for name, f in figures.items():
-        share = "-" if f["share_runs_of_present"] is None else f"{100 * f['share_runs_of_present']:.0f}%"
-        lines.append(
-            f"| {name} | {f['programs']} | {f[COMPLETES]} | {f[CRASH]} | {f[MISSING]} | {f[TRAINS_CUT]} "
-            f"| {f[TIMEOUT]} | {f[MEMORY]} | {f[LOST]} | {share} | {f['time_s']:.0f} |"
-        )
+    if meta.get("retry"):
+        lines[-1] += (f" Second pass: programs stopped at a limit ran again with {meta['retry']} "
+                      "('completes at longer limit': of the programs that complete, those that did only then).")  # fmt: skip
+    for title, items in _passes(results):
+        lines += ["", *([f"**{title.capitalize()}**", ""] if title else [])]
+        lines += [
+            "| benchmark/side | N | completes | completes at longer limit | crash | missing data | trains (cut) "
+            "| timeout | memory | lost | runs / data present | time s |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
+            *("| " + " | ".join(row) + " |" for row in _table(summary(items))),
+        ]
+    if any(r.first_status is not None for r in results):
+        lines += ["", "## Second pass: programs stopped at a limit, run again at longer limits", ""]
+        lines += [f"- {line}" for line in _longer(results)]
     failures = [r for r in results if r.status not in (COMPLETES, TRAINS_CUT)]
     by_cause: dict[str, dict[tuple[str, str], list[Result]]] = defaultdict(lambda: defaultdict(list))
     for r in failures:
@@ -595,7 +600,8 @@ def write_json(path: Path, results: list[Result], args: argparse.Namespace, done
         "manifest": str(args.manifest), "time_limit_s": args.time_limit, "jobs": args.jobs,
         "memory_limit_mb": args.memory_limit or "mutreal run's default (80% of RAM / jobs)",
         "run_args": args.run_arg, "complete": done, "elapsed_s": round(time.monotonic() - args.started, 1),
-        "summary": summary(results),
+        "retry": getattr(args, "retry_text", None),
+        "summary": summary(results), "first_pass_summary": summary(first_pass(results)),
         "results": [asdict(r) for r in results],
     }  # fmt: skip
     _write_atomic(path, json.dumps(payload, indent=1, default=str))
@@ -611,21 +617,47 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(temp, path)
 
 
-def from_json(path: Path, markdown_out: Path | None) -> int:
-    """Print the figures of a saved ``--json`` file (and write its Markdown) without running anything."""
+def load_results(path: Path) -> tuple[dict[str, Any], list[Result]]:
+    """A saved ``--json`` file's payload and results, causes named as this script names them now
+    (the file may be older than its rules)."""
     payload = json.loads(path.read_text())
     names = {f.name for f in fields(Result)}
     results = [Result(**{k: v for k, v in row.items() if k in names}) for row in payload["results"]]
-    for r in results:  # causes as this script names them now (the file may be older than its table)
-        if r.status == MISSING and r.outcome != "not run" and _writes(r.traceback_tail):
+    for r in results:
+        if r.status == MISSING and r.outcome != "not run" and causes.writes_a_file(r.traceback_tail):
             r.status = CRASH
         if r.status == CRASH:
-            r.cause = cause_of(r.error_type, r.error_message, r.traceback_tail, r.epochs)
-        elif r.status in (TIMEOUT, MEMORY):
+            r.cause = causes.cause_of(r.error_type, r.error_message, r.traceback_tail, r.epochs)
+            r.status, r.cause, r.error_message = causes.data_absent(r.path, r.status, r.cause, r.error_message)
+        elif r.status in (TIMEOUT, MEMORY) and r.first_status is None:
             r.cause = "time limit" if r.status == TIMEOUT else "memory limit"
+    return payload, results
+
+
+def from_json(path: Path, markdown_out: Path | None) -> int:
+    """Print the figures of a saved ``--json`` file (and write its Markdown) without running anything."""
+    payload, results = load_results(path)
     if markdown_out:
         _write_atomic(markdown_out, markdown(results, {**payload, "json": str(path)}))
     print_figures(results, float(payload.get("elapsed_s") or 0.0))
+    return 0
+
+
+def retry_from_json(args: argparse.Namespace) -> int:
+    """The second pass of a saved ``--json`` (its programs stopped at a limit, at the longer limits),
+    written to ``--json`` with the first pass's figures kept; the first pass's settings are the file's."""
+    payload, results = load_results(args.from_json)
+    if not args.json_out:
+        raise SystemExit("--retry needs --json (where the results of both passes are written)")
+    memory = payload.get("memory_limit_mb")
+    args.time_limit = float(payload.get("time_limit_s") or args.time_limit)
+    args.memory_limit = float(memory) if isinstance(memory, (int, float)) else None
+    args.manifest, args.run_arg = payload.get("manifest"), list(payload.get("run_args") or [])
+    args.started = time.monotonic() - float(payload.get("elapsed_s") or 0.0)
+    store = args.retry_store or args.json_out.with_suffix(".retry.sqlite")
+    results = second_pass(results, args, store)
+    write_json(args.json_out, results, args, done=bool(payload.get("complete")))
+    print_figures(results, time.monotonic() - args.started)
     return 0
 
 
@@ -652,7 +684,19 @@ def main(argv: list[str] | None = None) -> int:
         "--run-arg", action="append", default=[], help="extra `mutreal run` argument (repeatable)"
     )
     parser.add_argument("--run-missing", action="store_true", help="also run programs whose data is missing")
+    parser.add_argument("--retry-time-limit", type=float, default=600.0,
+                        help="second pass: seconds per run for programs stopped at the time limit [600]")
+    parser.add_argument("--retry-memory-limit", type=float, default=None,
+                        help="second pass: MiB per worker for programs stopped at the memory limit "
+                        "[80%% of this machine's memory / jobs]")
+    parser.add_argument("--retry-store", type=Path, default=None,
+                        help="the second pass's run store [beside the store: <stem>.retry.sqlite]")
+    parser.add_argument("--no-retry", action="store_true", help="no second pass")
+    parser.add_argument("--retry", action="store_true",
+                        help="with --from-json: run its second pass only (its programs stopped at a limit)")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.from_json and args.retry:
+        return retry_from_json(args)
     if args.from_json:
         return from_json(args.from_json, args.markdown)
     if args.manifest is None or not args.manifest.is_file():
@@ -685,6 +729,8 @@ def main(argv: list[str] | None = None) -> int:
             write_json(args.json_out, results, args, done=False)
     order = {(p.id, p.side): i for i, p in enumerate(programs)}
     results.sort(key=lambda r: order.get((r.id, r.side), 0))
+    if not args.no_retry:
+        results = second_pass(results, args, args.retry_store or store.with_name(f"{store.stem}.retry.sqlite"))
     if args.json_out:
         write_json(args.json_out, results, args, done=True)
     print_figures(results, time.monotonic() - started)

@@ -3,7 +3,10 @@
 A manifest has one bug a row: ``id,benchmark,buggy,fixed`` and optional columns (``source_buggy``,
 ``source_fixed``, ``dataset``... as :mod:`mutreal.study.layouts` writes them); ``;`` separates the files
 of one side, and relative paths are relative to the manifest's folder, so a manifest and its
-programs can be moved together. Every command reads it here, so that the encoding (a BOM from a
+programs can be moved together. ``args`` is the command line the benchmark runs a bug's programs
+with (``20 30``, shell-quoted: ``--name "a b"``); ``args_buggy`` / ``args_fixed`` give one side its
+own. Real programs read ``sys.argv`` (Defects4ML's ``gol.py`` reads a board size from it) and crash
+without it, so the runners give each program its row's arguments (:func:`program_args`). Every command reads it here, so that the encoding (a BOM from a
 spreadsheet), the missing-column messages and the path rules are the same everywhere.
 """
 
@@ -12,12 +15,16 @@ from __future__ import annotations
 import csv
 import io
 import os
+import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 #: the columns without which a file is not a manifest
 REQUIRED_COLUMNS = ("id", "buggy", "fixed")
+#: the column of a bug's command-line arguments; ``args_<side>`` overrides it for one side
+ARGS_COLUMN = "args"
+SIDES = ("buggy", "fixed")
 
 
 class ManifestError(ValueError):
@@ -46,6 +53,29 @@ class ManifestRow:
         """The files of a path column (``source_buggy``...), resolved like ``buggy`` and ``fixed``."""
         return resolve_files(self.cells.get(column), Path(self.base))
 
+    def args(self, side: str) -> list[str] | None:
+        """The command-line arguments of ``side``'s program: its ``args_<side>`` cell, else ``args``;
+        None when the row gives none (a blank cell gives none: ``""`` is written ``''``)."""
+        for column in (f"{ARGS_COLUMN}_{side}", ARGS_COLUMN):
+            cell = self.cells.get(column)
+            if cell is not None and cell.strip():
+                return split_args(cell)
+        return None
+
+
+def split_args(cell: str) -> list[str]:
+    """An ``args`` cell as its arguments (shell quoting: ``--name "a b"`` is two arguments);
+    :class:`ManifestError` when the quoting does not close."""
+    try:
+        return shlex.split(cell)
+    except ValueError as exc:
+        raise ManifestError(f"arguments {cell!r} cannot be split ({exc})") from None
+
+
+def join_args(args: Iterable[str]) -> str:
+    """Arguments as an ``args`` cell (the inverse of :func:`split_args`)."""
+    return shlex.join(list(args))
+
 
 def resolve_files(cell: str | None, base: Path) -> list[str]:
     """The files of a cell, relative ones joined to ``base`` (absolute ones kept)."""
@@ -63,6 +93,17 @@ class Manifest:
     def has_any(self, names: Iterable[str]) -> bool:
         """Whether the manifest has at least one of the columns ``names``."""
         return bool(set(names) & set(self.columns))
+
+    def program_args(self) -> dict[str, list[str]]:
+        """Every program of the manifest that has arguments -> its arguments (each file of a side:
+        the one that runs is not known here), for a campaign's ``program_args``."""
+        found: dict[str, list[str]] = {}
+        for row in self.rows:
+            for side in SIDES:
+                args = row.args(side)
+                if args is not None:
+                    found.update({path: args for path in getattr(row, side)})
+        return found
 
 
 def load_manifest(path: str | Path) -> Manifest:
@@ -82,6 +123,14 @@ def load_manifest(path: str | Path) -> Manifest:
     if missing:
         raise ManifestError(f"{path}: manifest lacks column(s) {', '.join(sorted(missing))}")
     base = path.parent
+    raw = list(reader)
+    for row in raw:  # bad quoting is an error of the file, said before anything runs
+        for column in (ARGS_COLUMN, *(f"{ARGS_COLUMN}_{side}" for side in SIDES)):
+            if isinstance(row.get(column), str):
+                try:
+                    split_args(row[column])
+                except ManifestError as exc:
+                    raise ManifestError(f"{path}: bug {row.get('id')}: {column}: {exc}") from None
     rows = [
         ManifestRow(
             row["id"],
@@ -91,7 +140,7 @@ def load_manifest(path: str | Path) -> Manifest:
             cells={k: v for k, v in row.items() if isinstance(k, str) and isinstance(v, str)},
             base=str(base),
         )
-        for row in reader
+        for row in raw
     ]
     return Manifest(path, columns, rows)
 
@@ -99,3 +148,8 @@ def load_manifest(path: str | Path) -> Manifest:
 def read_manifest(path: str | Path) -> list[ManifestRow]:
     """The rows of a manifest CSV (see :func:`load_manifest`)."""
     return load_manifest(path).rows
+
+
+def program_args(path: str | Path) -> dict[str, list[str]]:
+    """The command-line arguments of every program of a manifest that has some (path -> arguments)."""
+    return load_manifest(path).program_args()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -281,3 +283,50 @@ def test_benchdl4real_absent_is_a_clear_error(tmp_path: Path) -> None:
     put(tmp_path, "bugs/001/buggy/a.py", KERAS_BUGGY)
     with pytest.raises(LayoutError, match="BenchDL4Real"):
         scan_layout("benchdl4real", tmp_path)
+
+
+SUITE = """\
+import os
+
+def run_buggy():
+    os.system('cd buggy;python gol.py 20 30')
+
+def run_fixed():
+    os.system("cd fixed && python gol.py 20 30")
+"""
+
+
+def test_defects4ml_args_from_the_command_its_test_suite_runs(tmp_path: Path) -> None:
+    """Defects4ML records how a bug's programs run in its test_suite.py; a command that passes
+    arguments fills the args column (args_<side> when the sides differ); none, no column."""
+    put(tmp_path, "bugs/074/buggy/gol.py", KERAS_BUGGY + "import sys\nh = int(sys.argv[1])\n")
+    put(tmp_path, "bugs/074/fixed/gol.py", KERAS_FIXED + "import sys\nh = int(sys.argv[1])\n")
+    put(tmp_path, "bugs/074/test_suite.py", SUITE)
+    put(tmp_path, "bugs/075/buggy/src/train.py", KERAS_BUGGY)
+    put(tmp_path, "bugs/075/fixed/src/train.py", KERAS_FIXED)
+    put(tmp_path, "bugs/075/test_suite.py", "import os\nos.system('python buggy/src/train.py --input \"my images/\"')\n"
+        "os.system('python fixed/src/train.py --input b')\nos.system('python script.py')\n")  # fmt: skip
+    put(tmp_path, "bugs/076/buggy/a.py", KERAS_BUGGY)
+    put(tmp_path, "bugs/076/fixed/a.py", KERAS_FIXED)
+    put(tmp_path, "bugs/076/test_suite.py", "def broken(:\n")  # unreadable: no arguments, the pair stays
+    scan = scan_layout("defects4ml", tmp_path)
+    args = {p.id: (p.args, p.args_buggy, p.args_fixed) for p in scan.pairs}
+    assert args == {
+        "Defects4ML:074": ("20 30", None, None),
+        "Defects4ML:075": (None, "--input 'my images/'", "--input b"),
+        "Defects4ML:076": (None, None, None),
+    }
+    out = tmp_path / "m.csv"
+    done = subprocess.run([sys.executable, "-m", "mutreal", "manifest", "--layout", "defects4ml", str(tmp_path),
+                           "--out", str(out)], capture_output=True, text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(out.open()))
+    assert [(r["args"], r["args_buggy"], r["args_fixed"]) for r in rows] == [
+        ("20 30", "", ""), ("", "--input 'my images/'", "--input b"), ("", "", ""),
+    ]  # fmt: skip
+    from mutreal.manifest import load_manifest
+
+    read = {row.id: (row.args("buggy"), row.args("fixed")) for row in load_manifest(out).rows}
+    assert read["Defects4ML:074"] == (["20", "30"], ["20", "30"])
+    assert read["Defects4ML:075"] == (["--input", "my images/"], ["--input", "b"])
+    assert read["Defects4ML:076"] == (None, None)

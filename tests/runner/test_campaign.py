@@ -191,3 +191,21 @@ def test_keep_workers_reuses_warm_workers_across_campaigns(write_program, tiny_p
         assert second.worker == first.worker and second.worker_run_index == first.worker_run_index + 1
     finally:
         shutdown_idle_workers()
+
+
+def test_a_flag_defined_by_one_program_is_gone_for_the_next(write_program):
+    """absl flags (tf.app.flags) are process-wide: two programs in one warm worker that define the
+    same flag both run, and each sees its own default."""
+    text = """
+        import sys
+        from absl import flags
+        flags.DEFINE_string("data_dir", "{value}", "where the data is")
+        flags.FLAGS(sys.argv)
+        print(flags.FLAGS.data_dir)
+        assert flags.FLAGS.data_dir == "{value}"
+        """
+    first = write_program("first.py", text.format(value="/one"))
+    second = write_program("second.py", text.format(value="/two"))
+    records = run_campaign([first, second], seeds=[0], jobs=1, progress=False)
+    assert [r.outcome for r in records] == ["ok", "ok"], [r.error_message for r in records]
+    assert records[0].worker == records[1].worker

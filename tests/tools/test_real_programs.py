@@ -87,7 +87,7 @@ def test_a_write_into_a_missing_folder_is_no_missing_data(real) -> None:
                  "frame.to_csv('out/x.csv')", "plt.savefig('plots/a.png')"):  # fmt: skip
         trace = f'  File "/tmp/run/fixed/script.py", line 30, in <module>\n    {line}\nFileNotFoundError: x'
         wrote = real.classify(program, error, {"traceback": trace})
-        assert (wrote.status, wrote.cause) == (real.CRASH, real.WRITES_MISSING_FOLDER), line
+        assert (wrote.status, wrote.cause) == (real.CRASH, real.causes.WRITES_MISSING_FOLDER), line
     for line in ("data = open('fixed/data.csv')", "x = open('a.txt', 'r').read()", "df = pd.read_csv('d.csv')"):
         trace = f'  File "/tmp/run/fixed/script.py", line 3, in <module>\n    {line}\nFileNotFoundError: x'
         read = real.classify(program, error, {"traceback": trace})
@@ -150,7 +150,8 @@ def test_verdicts_from_run_records(real) -> None:
         program, {"outcome": "crash", "error_type": "KeyError", "error_message": "'val_loss'"},
         {"fits": [{"epochs": 5}], "traceback": "plt.plot(history.history['val_loss'])\nKeyError: 'val_loss'"},
     )  # fmt: skip
-    assert (late.status, late.cause, late.epochs) == (real.CRASH, "after training: other", 5)
+    assert (late.status, late.epochs) == (real.CRASH, 5)
+    assert late.cause == "after training: reads a fit history key its fit did not record (no validation data)"
     assert "history.history" in late.traceback_tail
     argv = real.classify(
         program, {"outcome": "crash", "error_type": "IndexError", "error_message": "list index out of range"},
@@ -228,16 +229,23 @@ def test_verdicts_from_run_records(real) -> None:
         ("KeyError", "'acc'", "Keras 3 removal/change"),
         ("SyntaxError", "Missing parentheses in call to 'print'", "syntax (Python 2 or broken file)"),
         ("ValueError", "Input 0 of layer is incompatible: expected shape=(None, 5)", "shape/dtype error"),
+        ("DuplicateFlagError", "The flag 'data_dir' is defined twice. First from cifar10, second from x.py",
+         "absl flag defined twice (one left by an earlier program of the warm worker)"),
+        ("KeyError", "'val_loss'", "reads a fit history key its fit did not record (no validation data)"),
+        ("FailedPreconditionError", "model.h67 is not a directory",
+         "save() to a name without .h5: old Keras wrote HDF5, tf_keras a SavedModel folder"),
+        ("InvalidArgumentError", "Graph execution error at node 'Relu_1': input depth must be evenly divisible "
+         "by filter depth: 3 vs 32", "shape/dtype error"),
         ("RuntimeError", "something else", "other"),
     ],
 )
 def test_causes(real, error_type: str, message: str, cause: str) -> None:
-    assert real.cause_of(error_type, message) == cause
+    assert real.causes.cause_of(error_type, message) == cause
 
 
 def test_markdown_groups_failures_by_cause_and_message(real, tmp_path: Path, capsys) -> None:
     def result(rid: str, status: str, error: str | None = None, message: str | None = None, **extra):
-        cause = real.cause_of(error, message) if status == real.CRASH else None
+        cause = real.causes.cause_of(error, message) if status == real.CRASH else None
         return real.Result(rid, "B", "fixed", f"/{rid}.py", status, error_type=error, error_message=message,
                            cause=cause, **extra)  # fmt: skip
 
@@ -250,7 +258,7 @@ def test_markdown_groups_failures_by_cause_and_message(real, tmp_path: Path, cap
     ]  # fmt: skip
     text = real.markdown(results, {"manifest": "m.csv", "complete": False, "json": "r.json"})
     assert "PARTIAL" in text and "--from-json r.json" in text
-    assert "| B/fixed | 4 | 1 | 2 | 0 | 1 | 0 | 0 | 0 | 50% |" in text
+    assert "| B/fixed | 4 | 1 | 0 | 2 | 0 | 1 | 0 | 0 | 0 | 50% |" in text
     assert "### Keras 3 removal/change (2)" in text
     assert (
         "- `ModuleNotFoundError: No module named 'keras.layers.core'` (2): B:1 fixed, B:2 fixed (rewritten)"
@@ -315,3 +323,132 @@ def test_runs_a_tiny_manifest_through_mutreal(tmp_path: Path) -> None:
     assert payload["summary"]["Own/buggy"]["crash_classes"] == {"ValueError": 2}
     assert "Own/fixed" in done.stdout and "shape/dtype error (2):" in done.stdout
     assert "Own:1 buggy: ValueError:" in done.stdout
+
+
+def test_a_graph_error_is_named_by_the_reason_its_traceback_ends_with(real) -> None:
+    """TensorFlow's graph errors start with the op's whole stack; the reason comes after it, past
+    the characters of a message the worker keeps, and is read from the traceback."""
+    head = "Graph execution error:\n\nDetected at node 'Relu_1' defined at (most recent call last):\n" + "  File x\n" * 200
+    trace = (head + "Node: 'Relu_1'\ninput depth must be evenly divisible by filter depth: 3 vs 32\n\t [[{{node Relu_1}}]]"
+             "\n\nOriginal stack trace for 'Relu_1':\n" + "  File y\n" * 100)  # fmt: skip
+    row = {"outcome": "crash", "error_type": "InvalidArgumentError", "error_message": head[:2000]}
+    verdict = real.classify(real.Program("S:1", "S", "fixed", "/s.py"), row, {"traceback": trace})
+    assert verdict.error_message == (
+        "Graph execution error at node 'Relu_1': input depth must be evenly divisible by filter depth: 3 vs 32"
+    )
+    assert verdict.cause == "shape/dtype error"
+    assert real.causes.graph_detail("Graph execution error: x", "no node line") == "Graph execution error: x"
+
+
+def test_a_program_that_downloads_its_data_set_through_tensorflow_datasets_misses_its_data(real, tmp_path) -> None:
+    program = tmp_path / "train.py"
+    program.write_text("import tensorflow_datasets as tfds\nmnist = tfds.load('mnist')\n")
+    error = {"outcome": "crash", "error_type": "ModuleNotFoundError",
+             "error_message": "No module named 'tensorflow_datasets'"}  # fmt: skip
+    verdict = real.classify(real.Program("X:1", "X", "fixed", str(program)), error, {})
+    assert (verdict.status, verdict.cause) == (real.MISSING, "missing data")
+    assert "downloads its data set when the program runs" in verdict.error_message
+    other = {**error, "error_message": "No module named 'hyperdash'"}  # a missing package of another kind
+    assert real.classify(real.Program("X:1", "X", "fixed", str(program)), other, {}).status == real.CRASH
+
+
+def test_arguments_from_the_manifest_or_the_command_the_benchmark_records(real, tmp_path: Path) -> None:
+    put(tmp_path, "D/074/buggy/gol.py")
+    put(tmp_path, "D/074/fixed/gol.py")
+    put(tmp_path, "D/074/test_suite.py", "import os\nos.system('cd fixed;python gol.py 20 30')\n")
+    put(tmp_path, "D/075/buggy/gol.py")
+    put(tmp_path, "D/075/fixed/gol.py")
+    rows = [{"id": "D:074", "benchmark": "D", "buggy": "D/074/buggy/gol.py", "fixed": "D/074/fixed/gol.py"},
+            {"id": "D:075", "benchmark": "D", "buggy": "D/075/buggy/gol.py", "fixed": "D/075/fixed/gol.py"}]  # fmt: skip
+    manifest = write_manifest(tmp_path, rows)
+    got = {(p.id, p.side): p.args for p in real.read_manifest(manifest, ["fixed", "buggy"], None, None)}
+    # the suite records the fixed side's command only; D:075 has no suite
+    assert got == {("D:074", "fixed"): ["20", "30"], ("D:074", "buggy"): None,
+                   ("D:075", "fixed"): None, ("D:075", "buggy"): None}  # fmt: skip
+    text = manifest.read_text().splitlines()  # a manifest's own args column comes first
+    text[0] += ",args"
+    text[1] += ",7 8"
+    manifest.write_text("\n".join(text) + "\n")
+    got = {(p.id, p.side): p.args for p in real.read_manifest(manifest, ["fixed", "buggy"], None, None)}
+    assert got[("D:074", "fixed")] == got[("D:074", "buggy")] == ["7", "8"]
+
+
+def test_the_second_pass_reruns_only_programs_stopped_at_a_limit(real, tmp_path: Path, monkeypatch) -> None:
+    """Programs cut at the time limit, timed out or stopped at the memory limit run again at the
+    longer limits, in the second pass's store; both passes' figures are kept."""
+    def result(rid: str, status: str, wall: float) -> object:
+        return real.Result(rid, "B", "fixed", f"/{rid}.py", status, wall_time_s=wall,
+                           cause={real.TIMEOUT: "time limit", real.MEMORY: "memory limit"}.get(status))  # fmt: skip
+
+    results = [result("B:ok", real.COMPLETES, 10), result("B:cut", real.TRAINS_CUT, 75),
+               result("B:slow", real.TIMEOUT, 75), result("B:big", real.MEMORY, 12),
+               result("B:crash", real.CRASH, 3)]  # fmt: skip
+    asked: list[tuple[list[str], float, float, Path]] = []
+    second = {"B:cut": (real.COMPLETES, 130.0), "B:slow": (real.TIMEOUT, 600.0), "B:big": (real.COMPLETES, 40.0)}
+
+    def fake_chunk(chunk, args, store):
+        asked.append(([p.id for p in chunk], args.time_limit, args.memory_limit, store))
+        return [result(p.id, *second[p.id]) for p in chunk]
+
+    monkeypatch.setattr(real, "run_chunk", fake_chunk)
+    args = real.argparse.Namespace(time_limit=75.0, memory_limit=10240.0, retry_time_limit=600.0,
+                                   retry_memory_limit=20000.0, jobs=1, chunk=12)  # fmt: skip
+    store = tmp_path / "runs.retry.sqlite"
+    out = real.second_pass(results, args, store)
+    assert asked == [(["B:cut", "B:slow", "B:big"], 600.0, 20000.0, store)]
+    got = {r.id: (r.status, r.first_status, r.cause, r.at_longer_limit) for r in out}
+    assert got == {
+        "B:ok": (real.COMPLETES, None, None, False),
+        "B:cut": (real.COMPLETES, real.TRAINS_CUT, None, True),
+        "B:slow": (real.TIMEOUT, real.TIMEOUT, "time limit (also at 600 s)", False),
+        "B:big": (real.COMPLETES, real.MEMORY, None, True),
+        "B:crash": (real.CRASH, None, None, False),
+    }
+    first = {r.id: (r.status, r.wall_time_s) for r in real.first_pass(out)}
+    assert first == {"B:ok": (real.COMPLETES, 10), "B:cut": (real.TRAINS_CUT, 75), "B:slow": (real.TIMEOUT, 75),
+                     "B:big": (real.MEMORY, 12), "B:crash": (real.CRASH, 3)}  # fmt: skip
+    assert real.summary(out)["B/fixed"]["completes_at_longer_limit"] == 2
+    text = real.markdown(out, {"manifest": "m.csv", "complete": True, "retry": args.retry_text})
+    assert "**First pass**" in text and "**After the second pass**" in text
+    assert "| B/fixed | 5 | 1 | 0 | 1 | 0 | 1 | 1 | 1 | 0 | 40% | 175 |" in text  # the first pass, as it was
+    assert "| B/fixed | 5 | 3 | 2 | 1 | 0 | 0 | 1 | 0 | 0 | 60% | 783 |" in text
+    assert "- B:cut fixed: trains (cut at limit) at 75 s -> completes in 130 s (time limit 600 s" in text
+    assert "### time limit (also at 600 s) (1)" in text
+    # the same limits as the first pass: nothing to run again
+    asked.clear()
+    same = real.argparse.Namespace(**{**vars(args), "retry_time_limit": 75.0, "retry_memory_limit": 10240.0})
+    assert real.second_pass(results, same, store) == results and asked == []
+
+
+SLEEPS = "import time\ntime.sleep(float(open('seconds.txt').read()))\nprint('slept')\n"
+GOL = "import sys\nprint('board', int(sys.argv[1]) * int(sys.argv[2]))\n"
+
+
+@pytest.mark.slow
+def test_second_pass_and_recorded_arguments_through_mutreal(tmp_path: Path) -> None:
+    """Through the installed mutreal: a program cut at a 6 s limit completes at the longer limit
+    (and is listed so), a program given the arguments its benchmark's test_suite.py records runs."""
+    put(tmp_path, "S/1/fixed/seconds.txt", "14")
+    rows = [
+        {"id": "S:1", "benchmark": "S", "buggy": put(tmp_path, "S/1/buggy/sleep.py", SLEEPS),
+         "fixed": put(tmp_path, "S/1/fixed/sleep.py", SLEEPS)},
+        {"id": "D:074", "benchmark": "D", "buggy": put(tmp_path, "D/074/buggy/gol.py", GOL),
+         "fixed": put(tmp_path, "D/074/fixed/gol.py", GOL)},
+    ]  # fmt: skip
+    put(tmp_path, "D/074/test_suite.py", "import os\nos.system('cd fixed;python gol.py 20 30')\n")
+    manifest = write_manifest(tmp_path, rows)
+    out = tmp_path / "out" / "real.json"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), str(manifest), "--sides", "fixed", "--time-limit", "6",
+         "--retry-time-limit", "120", "--json", str(out), "--markdown", str(tmp_path / "out" / "real.md")],
+        capture_output=True, text=True, timeout=900, env=env, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    payload = json.loads(out.read_text())
+    verdicts = {r["id"]: (r["status"], r["first_status"], r["args"]) for r in payload["results"]}
+    assert verdicts == {"S:1": ("completes", "timeout", None), "D:074": ("completes", None, ["20", "30"])}
+    assert payload["first_pass_summary"]["ALL/fixed"]["timeout"] == 1
+    assert payload["summary"]["ALL/fixed"]["completes_at_longer_limit"] == 1
+    assert (tmp_path / "out" / "real.retry.sqlite").exists()  # the second pass's own store
+    assert "S:1 fixed: timeout at" in done.stdout and "-> completes in" in done.stdout

@@ -323,6 +323,14 @@ def prepare_bug(
     return buggy, fixed, made
 
 
+def _program_args(task: ReproduceTask, programs: list[str]) -> dict[str, list[str]]:
+    """Each program's own command-line arguments (the manifest's ``args``): the buggy side's for the
+    buggy program, the fixed side's for the fixed program and its mutants (mutations of it)."""
+    buggy, *rest = programs
+    own = {buggy: task.args_buggy, **{path: task.args_fixed for path in rest}}
+    return {path: args for path, args in own.items() if args is not None}
+
+
 def _error_row(task: ReproduceTask, mode: str, error: Exception) -> BugComparison:
     return BugComparison(id=task.id, benchmark=task.benchmark, status="error", mode=mode,
                          error=f"{type(error).__name__}: {error}")  # fmt: skip
@@ -391,7 +399,7 @@ def compare_manifest(
                     chosen[id(task)] = prepared
                     continue
                 programs, folders = _programs(prepared)
-                chosen[id(task)] = (benchmark.add(task.id, programs, folders), *prepared)
+                chosen[id(task)] = (benchmark.add(task.id, programs, folders, _program_args(task, programs)), *prepared)
             benchmark.write_plan(to_decide=groups_to_decide(tasks, chosen, skip))
             for task in bugs_to_decide(tasks, skip, on_start):
                 bug = chosen[id(task)]

@@ -82,6 +82,9 @@ class ReproduceTask:
     metric: str | None = None
     lower_is_better: bool | None = None
     entry: str | None = None
+    #: each side's command-line arguments (the manifest's ``args`` / ``args_<side>``), None: none
+    args_buggy: list[str] | None = None
+    args_fixed: list[str] | None = None
 
 
 @dataclass
@@ -139,8 +142,16 @@ def read_reproduce_manifest(path: str | Path) -> list[ReproduceTask]:
     def files(cell: str) -> list[str]:
         return [str((base / part.strip()).resolve()) for part in (cell or "").split(";") if part.strip()]
 
+    from mutreal.manifest import ManifestError as CellError
+    from mutreal.manifest import ManifestRow
+
     tasks = []
     for row in rows:
+        try:  # the args cells as the manifest reader splits them (one rule for every command)
+            cells = ManifestRow(row["id"], None, [], [], cells={k: v for k, v in row.items() if isinstance(v, str)})
+            args = {side: cells.args(side) for side in ("buggy", "fixed")}
+        except CellError as error:
+            raise ManifestError(f"{path}: bug {row['id']}: {error}") from None
         symptom = (row.get("symptom") or "auto").strip() or "auto"
         if symptom not in SYMPTOMS:
             raise ManifestError(f"{path}: bug {row['id']}: symptom {symptom!r} is not one of {', '.join(SYMPTOMS)}")
@@ -149,6 +160,7 @@ def read_reproduce_manifest(path: str | Path) -> list[ReproduceTask]:
                 id=row["id"], benchmark=(row.get("benchmark") or None), buggy=files(row["buggy"]),
                 fixed=files(row["fixed"]), symptom=symptom, metric=(row.get("metric") or "").strip() or None,
                 lower_is_better=_boolean(row.get("lower_is_better")), entry=(row.get("entry") or "").strip() or None,
+                args_buggy=args["buggy"], args_fixed=args["fixed"],
             )
         )  # fmt: skip
     return tasks
@@ -355,7 +367,8 @@ def reproduce_manifest(
             except (ValueError, OSError) as error:
                 chosen[id(task)] = str(error)
                 continue
-            chosen[id(task)] = (benchmark.add(task.id, [buggy, fixed]), buggy, fixed)
+            own = {path: args for path, args in ((buggy, task.args_buggy), (fixed, task.args_fixed)) if args is not None}
+            chosen[id(task)] = (benchmark.add(task.id, [buggy, fixed], program_args=own), buggy, fixed)
         benchmark.write_plan(to_decide=groups_to_decide(tasks, chosen, skip))
         for task in bugs_to_decide(tasks, skip, on_start):
             bug = chosen[id(task)]

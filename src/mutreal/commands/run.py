@@ -71,6 +71,15 @@ def _seeds(ctx: click.Context, param: click.Parameter, value: str | None) -> lis
     help="TensorFlow op determinism [on]; some GPU ops have no deterministic kernel.",
 )
 @click.option("--gpus-per-run", type=click.FloatRange(0), default=None, help="GPUs requested per run on Ray.")
+@click.option(
+    "--arg", "program_argv", multiple=True,
+    help="A command-line argument every PROGRAM is given (sys.argv[1:]; repeatable, in order).",
+)  # fmt: skip
+@input_file_option(
+    "--args-from", "args_manifest", default=None,
+    help="A manifest whose args column (args_buggy / args_fixed per side) gives each PROGRAM it lists "
+    "its own command-line arguments.",
+)  # fmt: skip
 @input_file_option(
     "--config", "config_path", default=None, help="A campaign's .config.yaml; options given here override it."
 )
@@ -94,6 +103,8 @@ def run(
     repeat_crashes: bool | None,
     deterministic: bool | None,
     gpus_per_run: float | None,
+    program_argv: tuple[str, ...],
+    args_manifest: str | None,
     config_path: str | None,
     csv_path: str | None,
     as_json: bool,
@@ -107,6 +118,7 @@ def run(
     miss data are recorded with their message and the campaign goes on (exit code 1 if any did).
     """
     from mutreal.execution import CampaignConfig, execute_campaign, records_to_rows, summarize
+    from mutreal.manifest import ManifestError, program_args
 
     try:
         config = CampaignConfig.load(config_path) if config_path else None
@@ -120,6 +132,10 @@ def run(
         config.gpus_per_run = gpus_per_run
     if deterministic is not None:
         config.deterministic = deterministic
+    try:
+        own_args = program_args(args_manifest) if args_manifest else None
+    except ManifestError as error:
+        raise click.BadParameter(str(error), param_hint="--args-from") from None
     try:
         result = execute_campaign(
             list(programs) if programs else None,
@@ -135,6 +151,8 @@ def run(
             modernize=modernize,
             framework=framework,
             repeat_crashes=repeat_crashes,
+            args=list(program_argv) if program_argv else None,
+            program_args=own_args,
             config=config,
             progress=not quiet,
             sandbox_mode=sandbox_mode if sandbox_mode != "auto" else None,

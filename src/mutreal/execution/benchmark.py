@@ -60,6 +60,7 @@ class BenchmarkCampaign:
         self.config: CampaignConfig = campaign_config(given.pop("config", None), {**given, "seeds": list(seeds)})
         self._groups: dict[str, list[PreparedProgram]] = {}
         self._folders: dict[str, dict[str, str]] = {}
+        self._args: dict[str, dict[str, list[str]]] = {}
         self._base: dict[str, list[PlannedRun]] = {}
         self._extra: dict[str, list[PreparedProgram]] = {}  # the programs of each extension's campaign
         self._opened: OpenCampaign | None = None
@@ -82,9 +83,15 @@ class BenchmarkCampaign:
             self._opened.close()
 
     # -- planning ------------------------------------------------------------------------------
-    def add(self, bug: str, programs: Sequence[str | Path], data_folders: Mapping[str, str] | None = None) -> str:
+    def add(
+        self,
+        bug: str,
+        programs: Sequence[str | Path],
+        data_folders: Mapping[str, str] | None = None,
+        program_args: Mapping[str, Sequence[str]] | None = None,
+    ) -> str:
         """Read and hash one bug's programs (``data_folders``: program -> the folder whose data it
-        sees); nothing trains. Returns the bug's group in the plan: its id (a repeated id gets ``#2``...)."""
+        sees; ``program_args``: program -> its own command-line arguments); nothing trains. Returns the bug's group in the plan: its id (a repeated id gets ``#2``...)."""
         if self.plan is not None:
             raise RuntimeError("the plan is written: add every bug before write_plan")
         group, n = bug, 1
@@ -92,13 +99,17 @@ class BenchmarkCampaign:
             n += 1
             group = f"{bug}#{n}"
         self._folders[group] = {str(k): str(v) for k, v in (data_folders or {}).items()}
+        self._args[group] = {str(k): [str(a) for a in v] for k, v in (program_args or {}).items()}
         self._groups[group] = self._prepare(self.config, group, programs)
         return group
 
     def _prepare(self, cfg: CampaignConfig, group: str, programs: Sequence[str | Path]) -> list[PreparedProgram]:
         if self._folders.get(group):
             cfg = dataclasses.replace(cfg, data_folders={**cfg.data_folders, **self._folders[group]})
-        return [prepare_program(Path(p), cfg.modernize, cfg.data_folder(p), cfg.framework) for p in programs]
+        if self._args.get(group):
+            cfg = dataclasses.replace(cfg, program_args={**cfg.program_args, **self._args[group]})
+        return [prepare_program(Path(p), cfg.modernize, cfg.data_folder(p), cfg.framework, cfg.args_for(p))
+                for p in programs]  # fmt: skip
 
     def write_plan(self, to_decide: Container[str] | None = None) -> CampaignPlan:
         """Record the campaign (its configuration and manifest name every bug's programs) and commit
@@ -114,6 +125,8 @@ class BenchmarkCampaign:
         self.config.programs = [str(program.path) for program in prepared]
         self.config.data_folders = {**self.config.data_folders,
                                     **{k: v for folders in self._folders.values() for k, v in folders.items()}}  # fmt: skip
+        self.config.program_args = {**self.config.program_args,
+                                    **{k: v for args in self._args.values() for k, v in args.items()}}  # fmt: skip
         self._opened = open_campaign(self.config, self._store, prepared, self._manifest_dir)
         self.plan = plan_benchmark(self.config, list(self._groups.items()), self._opened.store, self._opened.id,
                                    env_hash=environment.environment_hash(),

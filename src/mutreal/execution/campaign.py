@@ -86,6 +86,17 @@ class CampaignConfig:
     #: program path -> the folder whose data files it sees (default: its own folder). ``kill`` and
     #: ``compare`` point mutants written elsewhere (``mutate --out``) at their original's folder.
     data_folders: dict[str, str] = field(default_factory=dict)
+    #: program path -> its own command-line arguments (a manifest's ``args`` column), given to it
+    #: instead of ``args``; they enter its run key.
+    program_args: dict[str, list[str]] = field(default_factory=dict)
+
+    def args_for(self, program: str | Path) -> list[str] | None:
+        """The program's own arguments (``program_args``), or None when it takes the campaign's ``args``."""
+        resolved = Path(program).resolve()
+        for name, args in self.program_args.items():
+            if Path(name).resolve() == resolved:
+                return [str(a) for a in args]
+        return None
 
     def data_folder(self, program: str | Path) -> Path:
         """The folder whose data files ``program`` sees when it runs (and whose contents enter its key)."""
@@ -203,6 +214,7 @@ def build_manifest(
                 "framework": p.framework,
                 "framework_reason": p.framework_reason,
                 "rewrites": p.rewrites,
+                "args": p.args,
                 "error": p.error,
             }
             for p in programs
@@ -248,6 +260,7 @@ def record_from_result(
             "era": task.get("era", ""),
             "framework": task.get("framework", ""),
             "rewrites": task.get("rewrites", []),
+            "args": list(task.get("args") or []),
         }
     )
     if record.framework == "keras3" and record.error_message and _looks_legacy(record.error_message):
@@ -353,6 +366,8 @@ def execute_campaign(
     env: Sequence[str] | None = None,
     data_folders: Mapping[str | Path, str | Path] | None = None,
     repeat_crashes: bool | None = None,
+    args: Sequence[str] | None = None,
+    program_args: Mapping[str | Path, Sequence[str]] | None = None,
     config: CampaignConfig | None = None,
     progress: bool = True,
     on_record: Callable[[RunRecord], None] | None = None,
@@ -370,7 +385,9 @@ def execute_campaign(
     configuration and manifest are written next to the store (or into ``manifest_dir``) as
     ``<store stem>.<campaign id>.config.yaml`` / ``.manifest.yaml``; the paths are in the
     :class:`CampaignResult`. ``data_folders`` maps a program to the folder whose data files it sees
-    when that is not its own (mutants written elsewhere read their original's data). ``keep_workers=True`` keeps the warm local workers for the next campaign
+    when that is not its own (mutants written elsewhere read their original's data); ``args`` are the
+    command-line arguments every program is given, ``program_args`` a program's own instead (a
+    manifest's ``args`` column; they enter its run key). ``keep_workers=True`` keeps the warm local workers for the next campaign
     of this process (several rounds or commands in one process pay TensorFlow's start-up once).
     A program whose first run crashes before its first epoch is not trained again: its other seeds
     get records that repeat that crash (``repeated_from``); ``repeat_crashes=True`` trains them all.
@@ -380,10 +397,12 @@ def execute_campaign(
         "timeout_s": timeout_s, "memory_limit_mb": memory_limit_mb, "seeds": seeds, "metric": metric,
         "modernize": modernize, "framework": framework, "keep_workers": keep_workers, "sandbox_mode": sandbox_mode,
         "env": env, "store": store, "data_folders": data_folders, "repeat_crashes": repeat_crashes,
+        "args": args, "program_args": program_args,
     })  # fmt: skip
     if not cfg.programs:
         raise ValueError("no programs to run")
-    prepared = [prepare_program(Path(p), cfg.modernize, cfg.data_folder(p), cfg.framework) for p in cfg.programs]
+    prepared = [prepare_program(Path(p), cfg.modernize, cfg.data_folder(p), cfg.framework, cfg.args_for(p))
+                for p in cfg.programs]  # fmt: skip
     opened = open_campaign(cfg, store, prepared, manifest_dir)
     try:
         plan = plan_campaign(cfg, prepared, opened.store, opened.id, env_hash=environment.environment_hash(),
@@ -425,6 +444,9 @@ def campaign_config(config: CampaignConfig | None, options: Mapping[str, Any]) -
         "env": list(env) if env else None,
         "store": str(store) if isinstance(store, (str, Path)) else None,
         "data_folders": {str(k): str(v) for k, v in folders.items()} if folders else None,
+        "args": [str(a) for a in options["args"]] if options.get("args") is not None else None,
+        "program_args": {str(k): [str(a) for a in v] for k, v in options["program_args"].items()}
+        if options.get("program_args") else None,
     }  # fmt: skip
     for name, value in overrides.items():
         if value is not None:

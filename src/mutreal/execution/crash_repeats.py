@@ -59,9 +59,11 @@ def repeated_crash(run: PlannedRun, crash: RunRecord, campaign_id: str) -> RunRe
     return RunRecord.from_dict(data)
 
 
-def program_identity(plan: CampaignPlan, run: PlannedRun) -> tuple[str, str, str]:
-    """What makes runs of one program alike but for the seed: its text, its data, its configuration."""
-    return run.program.program_hash, run.program.data_hash, run.config_hash or plan.config_hash
+def program_identity(plan: CampaignPlan, run: PlannedRun) -> tuple[str, str, str, str]:
+    """What makes runs of one program alike but for the seed: its text, its data, its configuration
+    and its own command-line arguments (the same text given other arguments is another program)."""
+    args = "" if run.program.args is None else "\0".join(run.program.args) + "\0"
+    return run.program.program_hash, run.program.data_hash, run.config_hash or plan.config_hash, args
 
 
 def phases(

@@ -187,9 +187,21 @@ def config_hash(config: dict[str, Any]) -> str:
     return sha256_text(json.dumps(config, sort_keys=True, default=str))
 
 
-def run_key(program: str, data: str, config: str, seed: int, environment: str, framework: str = "keras3") -> str:
-    """The store key of one run: sha256 over the four content hashes, the seed and the framework
-    the program runs on. A Keras 3 run keeps the key it had before frameworks were chosen per
-    program (the framework is left out of it), so stores written then are reused."""
+def run_key(
+    program: str,
+    data: str,
+    config: str,
+    seed: int,
+    environment: str,
+    framework: str = "keras3",
+    args: list[str] | None = None,
+) -> str:
+    """The store key of one run: sha256 over the four content hashes, the seed, the framework
+    the program runs on and the program's own command-line arguments (a manifest's ``args``: the
+    same text run with other arguments is another run). A Keras 3 run without arguments of its own
+    keeps the key it had before frameworks and arguments were chosen per program (both are left out
+    of it), so stores written then are reused."""
     suffix = "" if framework in ("keras3", "") else f"|{framework}"
+    if args is not None:
+        suffix += "|args=" + json.dumps(list(args))
     return sha256_text(f"{program}|{data}|{config}|{seed}|{environment}{suffix}")

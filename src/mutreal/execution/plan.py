@@ -81,13 +81,20 @@ class PreparedProgram:
     framework: str = "keras3"
     rewrites: list[str] = field(default_factory=list)
     framework_reason: str = ""
+    #: its own command-line arguments (a manifest's ``args``), or None: the campaign's ``args``
+    args: list[str] | None = None
 
 
 def prepare_program(
-    path: Path, modernize: bool, data_folder: Path | None = None, framework: str = "auto"
+    path: Path,
+    modernize: bool,
+    data_folder: Path | None = None,
+    framework: str = "auto",
+    args: list[str] | None = None,
 ) -> PreparedProgram:
     """Read a program, decide its framework (``framework``: ``auto``, a framework, or ``as-is``),
-    rewrite and hash it; errors are kept, not raised."""
+    rewrite and hash it; errors are kept, not raised. ``args``: its own command-line arguments
+    (None: the campaign's)."""
     from mutreal.program.runtime import prepare_runtime
 
     path = Path(path)
@@ -95,7 +102,7 @@ def prepare_program(
     try:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        return PreparedProgram(path, "", "", "", error=f"cannot read {path}: {error}")
+        return PreparedProgram(path, "", "", "", error=f"cannot read {path}: {error}", args=args)
     runtime = prepare_runtime(source, framework or "auto", modernize=modernize)
     # the helper modules it imports from its folders run too: a fault may sit there alone
     modules = hashing.modules_hash(source, list(dict.fromkeys([path.resolve().parent, data_folder.resolve()])))
@@ -110,6 +117,7 @@ def prepare_program(
         framework=runtime.framework,
         rewrites=runtime.rewrites,
         framework_reason=runtime.reason,
+        args=None if args is None else [str(a) for a in args],
     )
 
 
@@ -160,7 +168,7 @@ class CampaignPlan:
             "folder": str(program.data_folder or program.path.resolve().parent),
             "source": program.source,
             "seed": run.seed,
-            "args": list(cfg.args),
+            "args": list(cfg.args if program.args is None else program.args),
             "program_hash": program.program_hash,
             "data_hash": program.data_hash,
             "config_hash": run.config_hash or self.config_hash,
@@ -192,7 +200,7 @@ def run_key(program: PreparedProgram, seed: int, config_hash: str, env_hash: str
     if program.error is not None:
         return hashing.sha256_text(f"unreadable|{program.path}|{seed}")
     return hashing.run_key(program.program_hash, program.data_hash, config_hash, seed, env_hash,
-                           framework=program.framework)
+                           framework=program.framework, args=program.args)
 
 
 def _planned_runs(

@@ -238,6 +238,9 @@ class RunRecord:
     #: Every rewrite applied to the program before it ran, one line each (era rewrites, removed APIs,
     #: the benchmark's instrumentation removed, ``--modernize``).
     rewrites: list[str] = field(default_factory=list)
+    #: The command-line arguments the program was given (``sys.argv[1:]``: the campaign's ``args`` or
+    #: its own from a manifest's ``args`` column).
+    args: list[str] = field(default_factory=list)
     #: The isolation the run had: ``bwrap`` (bubblewrap sandbox) or ``none`` (see the README).
     sandbox: str = ""
     #: The signal that killed the run's first worker when the run was retried once (e.g. ``SIGKILL``).

@@ -369,6 +369,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
     saved_filters = list(warnings.filters)
     saved_streams = (sys.stdout, sys.stderr)
     saved_builtins = dict(builtins.__dict__)
+    saved_flags = set(_absl_flags() or ())
     result: dict[str, Any] = {"outcome": Outcome.OK, "error_type": None, "error_message": None, "traceback": None}
     redirect = _RedirectOutput(workdir / ".mutreal-output.log")
     start = time.perf_counter()
@@ -423,6 +424,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
         if builtins.__dict__ != saved_builtins:  # e.g. a program that replaced print
             builtins.__dict__.clear()
             builtins.__dict__.update(saved_builtins)
+        _forget_flags(saved_flags)
         _close_figures()
         output_tail = redirect.tail()
         shutil.rmtree(scratch, ignore_errors=True)
@@ -438,6 +440,23 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
         **extra,
     )
     return result
+
+
+def _absl_flags() -> Any:
+    """absl's process-wide flags (``tf.app.flags`` / ``tf.compat.v1.flags``), when loaded."""
+    return getattr(sys.modules.get("absl.flags"), "FLAGS", None)
+
+
+def _forget_flags(saved: set[str]) -> None:
+    """Remove the absl flags the finished program defined: they are process-wide, and the next
+    program of this warm worker defining the same name would crash with ``DuplicateFlagError``
+    (Defects4ML 012-014 define ``data_dir``, which 007's ``cifar10`` module had defined before them)."""
+    flags = _absl_flags()
+    if flags is None:
+        return
+    for name in [n for n in list(flags) if n not in saved]:
+        with contextlib.suppress(AttributeError, KeyError):  # a short name already gone with its long one
+            delattr(flags, name)
 
 
 def cleanup_after_run() -> None:

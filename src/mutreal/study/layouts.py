@@ -18,7 +18,9 @@ given instead):
     ``dataset``: the configuration's ``dataset.pkl`` when present.
 ``defects4ml``
     ``bugs/<nnn>/{buggy,fixed}/**.py`` with ``bugs/<nnn>/conf.ini`` (``url`` -> ``source``,
-    ``symptom``, ``bug_type``); ``dataset``: the bug's ``data`` folder when present.
+    ``symptom``, ``bug_type``); ``dataset``: the bug's ``data`` folder when present; ``args``: the
+    command-line arguments the bug's ``test_suite.py`` runs a side's program with
+    (``os.system('cd fixed;python gol.py 20 30')``), when it gives some.
 ``sfdata``
     ``SFData/<set>/s<SO id>_original.py`` (the program as posted), ``_context.py`` (the benchmark's
     completed buggy program) and ``_ground_truth.py`` (fixed), ids ``SFData-<set>:<SO id>``. The
@@ -61,6 +63,7 @@ import io
 import logging
 import os
 import re
+import shlex
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -71,7 +74,9 @@ from mutreal.serialise import Record
 
 #: manifest columns in the order they are written (optional ones only when some pair has them)
 REQUIRED_COLUMNS = ("id", "benchmark", "buggy", "fixed")
-OPTIONAL_COLUMNS = ("source", "symptom", "dataset", "bug_type", "source_buggy", "source_fixed")
+OPTIONAL_COLUMNS = (
+    "source", "symptom", "dataset", "bug_type", "source_buggy", "source_fixed", "args", "args_buggy", "args_fixed",
+)  # fmt: skip
 #: optional columns that hold file paths (made relative like buggy/fixed)
 _PATH_COLUMNS = ("source_buggy", "source_fixed")
 
@@ -104,6 +109,11 @@ class BenchmarkPair(Record):
     #: files of the source a side was made from (``mutreal correspond --manifest`` compares them)
     source_buggy: list[Path] = field(default_factory=list)
     source_fixed: list[Path] = field(default_factory=list)
+    #: the command-line arguments of both sides' programs, shell-quoted (``args_<side>``: of one side,
+    #: when the two differ), as the benchmark records its run command; see :mod:`mutreal.manifest`
+    args: str | None = None
+    args_buggy: str | None = None
+    args_fixed: str | None = None
 
 
 @dataclass
@@ -140,6 +150,8 @@ class _Candidate:
     buggy_override: list[Path] | None = None
     source_buggy: list[Path] = field(default_factory=list)
     problem: str | None = None
+    #: side -> {program path relative to the side: its command-line arguments}, as recorded
+    commands: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------------------------ the layouts
@@ -240,9 +252,56 @@ def _defects4ml(root: Path) -> Iterator[_Candidate]:
                 log.warning("%s: unreadable conf.ini, pair kept without its metadata: %s", conf, exc)
         if (bug / "data").is_dir():
             cand.dataset = str(bug / "data")
+        cand.commands = recorded_commands(bug / "test_suite.py")
         yield cand
     if not found:
         raise LayoutError(f"{root}: no bugs/<nnn>/{{buggy,fixed}} folder (Defects4ML)")
+
+
+def recorded_commands(test_suite: Path) -> dict[str, dict[str, list[str]]]:
+    """The run commands a Defects4ML ``test_suite.py`` records: side -> {program path relative to
+    the side: its arguments}, for commands that pass arguments.
+
+    The suite runs each side with a shell command in a string (``'cd buggy;python gol.py 20 30'``,
+    ``'python fixed/train.py --size 250 250'``); the side is the folder it ``cd``s into or the
+    program path's first part, and a command naming neither is taken for both sides. Only string
+    constants are read (the file is parsed, never run); an unreadable suite records nothing."""
+    try:
+        tree = ast.parse(test_suite.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    found: dict[str, dict[str, list[str]]] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str) and "python" in node.value):
+            continue
+        side: str | None = None
+        for part in re.split(r"\s*(?:;|&&|\|\||\n)\s*", node.value):
+            try:
+                words = shlex.split(part)
+            except ValueError:
+                continue
+            if len(words) > 1 and words[0] == "cd":
+                first = Path(words[1]).parts[0] if Path(words[1]).parts else ""
+                side = first if first in ("buggy", "fixed") else side
+            elif len(words) > 2 and re.fullmatch(r"python[\d.]*", words[0]) and words[1].endswith(".py"):
+                script = Path(words[1])
+                own = script.parts[0] if script.parts[0] in ("buggy", "fixed") else side
+                rel = Path(*script.parts[1:]).as_posix() if own and script.parts[0] == own else script.as_posix()
+                for name in (own,) if own else ("buggy", "fixed"):
+                    found.setdefault(name, {})[rel] = words[2:]
+    return found
+
+
+def _pair_args(cand: _Candidate, buggy: list[Path], fixed: list[Path]) -> dict[str, str | None]:
+    """The ``args`` cells of a pair: the recorded arguments of the program each side lists (one
+    ``args`` when both sides agree, ``args_<side>`` otherwise)."""
+    own: dict[str, list[str] | None] = {}
+    for side, files, listed in (("buggy", cand.buggy, buggy), ("fixed", cand.fixed, fixed)):
+        commands = cand.commands.get(side, {})
+        own[side] = next((commands[rel] for rel, path in files.items() if rel in commands and path in listed), None)
+    if own["buggy"] == own["fixed"]:
+        return {"args": shlex.join(own["buggy"]) if own["buggy"] else None}
+    return {f"args_{side}": shlex.join(args) if args else None for side, args in own.items()}
 
 
 _SF_FILE = re.compile(r"s(\d+)_(original|context|ground_truth)\.py$")
@@ -498,6 +557,7 @@ def scan_layout(
                 cand.dataset,
                 cand.bug_type,
                 source_buggy=cand.source_buggy,
+                **_pair_args(cand, b, f),
             )
         )
     scan.pairs.sort(key=lambda p: p.id)
