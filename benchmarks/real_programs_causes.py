@@ -34,6 +34,28 @@ CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|Input 'filename' of 'ReadFile' Op has type float32"  # a glob that found no file
             r"|No data files found",  # a program's own check of its data folder
         ),
+        # NumPy 2 turned the deprecation of 1.25 into an error: float("%g" % w) of a (1,)-shaped array
+        (
+            "NumPy 2: an array of one element with ndim > 0 is no Python scalar (deprecated since NumPy 1.25)",
+            r"only 0-dimensional arrays can be converted to Python scalars",
+        ),
+        # TensorFlow 2's oneDNN convolution on an empty batch (a program that slices past its samples);
+        # the run completes with TF_ENABLE_ONEDNN_OPTS=0, which makes every other CNN several times slower
+        (
+            "TensorFlow 2's oneDNN convolution fails on an empty batch (the program feeds empty slices; "
+            "TF_ENABLE_ONEDNN_OPTS=0 runs it)",
+            r"input depth must be evenly divisible by filter depth",
+        ),
+        (
+            "the program calls tf.reset_default_graph() inside its own Session (an error in TensorFlow 1 too)",
+            r"Do not use tf\.reset_default_graph\(\) to clear nested graphs",
+        ),
+        # Keras 3 names its loss nodes compile_loss/...: a rank-1 target against (n, k) outputs, which
+        # Keras 2 expanded to (n, 1) and broadcast
+        (
+            "Keras 3 stricter: a loss on targets of another rank (Keras 2 expanded rank-1 targets)",
+            r"Dimensions must be equal.*compile_loss/",
+        ),
         (
             "instrumentation (benchmark scaffolding)",
             r"DeepLocalize|keras\.callbacks' has no attribute|time\.clock|'clock'|SystemExit",
@@ -86,7 +108,7 @@ CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
          r"^FailedPreconditionError: .* is not a directory"),
         # an object array (e.g. a pandas object column): Keras 2 on TensorFlow 1 fed it as float, tf_keras refuses
         ("shape/dtype error", r"shape|Shape|dimension|Dimension|rank|dtype|incompatible|Incompatible"
-         r"|Failed to convert a NumPy array to a Tensor|must be evenly divisible by filter depth"),
+         r"|Failed to convert a NumPy array to a Tensor"),
         ("syntax (Python 2 or broken file)", r"^(SyntaxError|IndentationError|TabError)"),
         ("worker", r"WorkerDied|ChannelError|killed|signal"),
     )
