@@ -57,6 +57,38 @@ def test_a_generator_is_never_a_candidate() -> None:
     assert per_input.held_out_candidates({"x": batches, "y": None}) == []
 
 
+class _EndlessBatches:
+    """Like Keras' DirectoryIterator: a Sequence (len, indexable) whose iteration never ends."""
+
+    def __init__(self) -> None:
+        self.read = 0
+
+    def __len__(self) -> int:
+        return 3
+
+    def __getitem__(self, index: int) -> tuple[np.ndarray, np.ndarray]:
+        self.read += 1
+        return np.zeros((2, 3)), np.zeros(2)
+
+    def __iter__(self) -> _EndlessBatches:
+        return self
+
+    def __next__(self) -> tuple[np.ndarray, np.ndarray]:
+        self.read += 1
+        if self.read > 1000:  # fail the test instead of hanging it
+            raise AssertionError("the batches were read as if they were an array")
+        return np.zeros((2, 3)), np.zeros(2)
+
+
+def test_a_sequence_of_batches_is_never_read_as_an_array() -> None:
+    # SFData 64435490 fits on flow_from_directory's iterator: reading it into an array ran for ever
+    batches = _EndlessBatches()
+    assert per_input.as_numpy(batches) is None
+    validation = _EndlessBatches()
+    assert per_input.held_out_candidates({"x": batches, "y": None, "validation_data": validation}) == []
+    assert batches.read == 0 and validation.read == 0
+
+
 def test_regression_outputs_stay_numbers_even_when_they_look_like_classes() -> None:
     outputs = np.array([[0.2], [0.9], [0.4]], dtype="float32")  # in [0, 1]: a classifier's would be thresholded
     labels = np.array([0.0, 1.0, 1.0])

@@ -112,6 +112,10 @@ def as_numpy(value: Any) -> Any:
 
     if value is None:
         return None
+    if not isinstance(value, (list, tuple)) and not hasattr(value, "__array__") and not hasattr(value, "shape"):
+        # a dataset, generator or Sequence (Keras' DirectoryIterator iterates for ever): reading it
+        # here would consume the program's batches or never end
+        return None
     if isinstance(value, (list, tuple)) and any(hasattr(v, "shape") or isinstance(v, dict) for v in value):
         return None  # several inputs/outputs (a list of arrays): no single per-input label vector
     # a nested list of numbers (``x = [[73., 80.], [93., 88.]]`` as many small programs write their
