@@ -182,7 +182,14 @@ def test_a_step_count_given_as_a_float_is_keras_2_code():
     for steps in floats:  # Keras 2 took a float step count, Keras 3 raises on it
         runtime = prepare_runtime(base.replace("STEPS", steps))
         assert runtime.framework == "tf_keras" and "true division" in runtime.reason, steps
-    for steps in ["steps_per_epoch=len(x)//32", "steps_per_epoch=10, epochs=int(a/2)", "steps_per_epoch=n)  # n/2"]:
+    floats += ["validation_steps=np.ceil(len(v) / 8)", "steps_per_epoch=len(x) / 32 + 1"]  # still floats
+    for steps in floats[3:]:
+        assert prepare_runtime(base.replace("STEPS", steps)).framework == "tf_keras", steps
+    assigned = "import tensorflow as tf\nsteps_per_epoch = len(x) / 32\nmodel = tf.keras.Sequential()\n"
+    assert prepare_runtime(assigned + "model.fit(x, y, steps_per_epoch=steps_per_epoch)\n").framework == "tf_keras"
+    ints = ["steps_per_epoch=len(x)//32", "steps_per_epoch=10, epochs=int(a/2)", "steps_per_epoch=n)  # n/2",
+            "steps_per_epoch=int(len(x) / 32)", "steps_per_epoch=math.ceil(n / 32)", "validation_steps=round(n / 8)"]
+    for steps in ints:  # an int however it was computed: Keras 3 takes it
         assert prepare_runtime(base.replace("STEPS", steps)).framework == "keras3", steps
 
 
