@@ -201,9 +201,11 @@ def test_a_chained_inplace_call_on_one_column_changes_the_frame_as_before_pandas
     program = (
         "frame['a'].fillna(FILL, inplace=True)\nframe['a'].replace('low', 0, inplace=True)\n"
         "frame[['b']].fillna(FILL, inplace=True)\n"  # several columns: a copy in every pandas, left alone
+        "frame[frame['b'].isnull()].fillna(FILL, inplace=True)\n"  # rows by a condition: a copy too
+        "frame[frame['b'] == 'low'].replace('low', 0, inplace=True)\n"
     ).replace("FILL", repr(fill))
     new, changes = rewrite_removed_apis(program)
-    assert len(changes) == 2 and "frame[['b']].fillna" in new
+    assert len(changes) == 2 and "frame[['b']].fillna" in new and "frame[frame['b'] == 'low'].replace" in new
     frame = pd.DataFrame({"a": pd.Series(cells, dtype=object), "b": pd.Series(cells, dtype=object)})
     exec(compile(new, "cleaning.py", "exec"), {"frame": frame})
     expected = [0 if v == "low" else (fill if v is None else v) for v in cells]
