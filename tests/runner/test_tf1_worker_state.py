@@ -19,6 +19,7 @@ from absl import flags
 from click.testing import CliRunner
 
 from mutreal.cli import main
+from mutreal.execution.store import RunStore
 from mutreal.execution.worker import forget_program_flags
 from mutreal.program import tf1_runtime
 
@@ -192,3 +193,11 @@ def test_programs_defining_the_same_flag_and_a_pinned_helper_run_in_one_worker(t
     for run in runs:
         assert run["outcome"] == "ok", (run["program"], run["error_type"], run["error_message"])
         assert run["framework"] == "tf1"
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        records = store.records()
+    assert len(records) == 4
+    for record in records:  # a helper's conversion is in the record of its program's runs, no other's
+        helpers = [line for line in record.rewrites if line.startswith(("model: ", "settings: "))]
+        if record.program.endswith("second.py"):
+            assert any(line.startswith("model: line 3: version pin") for line in helpers), record.rewrites
+        assert not any(line.startswith("model: ") for line in helpers if not record.program.endswith("second.py"))

@@ -437,9 +437,17 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
         evaluate_time_s=sum(e.time_s for e in capture.evaluations),
         output_tail=output_tail,
         capture_warnings=list(capture.warnings),
+        helper_rewrites=_helper_rewrites(),
         **extra,
     )
     return result
+
+
+def _helper_rewrites() -> list[str]:
+    """The rewrites of the program's own modules converted as they were imported (a ``tf1`` worker's
+    :func:`mutreal.program.tf1_runtime.helper_rewrites`), for the run's record."""
+    tf1_runtime = sys.modules.get("mutreal.program.tf1_runtime")
+    return tf1_runtime.helper_rewrites() if tf1_runtime is not None else []
 
 
 def forget_program_flags() -> list[str]:

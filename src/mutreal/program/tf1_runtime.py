@@ -16,7 +16,7 @@ The worker of the ``tf1`` and ``tf_keras`` frameworks (:mod:`mutreal.execution.f
   imported, as the entry was before the run (:class:`HelperConverter`): TensorFlow's upgrader, the
   removed-API rewrites and the instrumentation removal of :func:`mutreal.program.runtime.prepare_runtime`,
   so ``assert tf.__version__ == "1.8.0"`` in a helper is the same scaffolding it is in the entry; what
-  was rewritten is listed by :func:`helper_rewrites`.
+  was rewritten is listed by :func:`helper_rewrites` and added to the run's record by the worker.
 
 The command-line flags a program defined (``tf.app.flags``) are forgotten by the worker after every
 run, whatever its framework (:func:`mutreal.execution.worker.forget_program_flags`).
