@@ -434,7 +434,8 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
         evaluations=[e.to_dict() for e in capture.evaluations],
         wall_time_s=wall,
         fit_time_s=sum(f.time_s for f in capture.fits),
-        evaluate_time_s=sum(e.time_s for e in capture.evaluations),
+        # the program's own evaluate calls: not mutreal's per-input predictions after it (finish_capture)
+        evaluate_time_s=sum(e.time_s for e in capture.evaluations if e.source == "evaluate"),
         output_tail=output_tail,
         capture_warnings=list(capture.warnings),
         helper_rewrites=_helper_rewrites(),
