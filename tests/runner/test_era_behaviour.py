@@ -78,6 +78,8 @@ def test_the_behaviours_a_program_can_meet_are_listed_with_its_rewrites():
     assert recorded(program, "tf2", "tf_keras") == [era_behaviour.PANDAS_LINE]  # tf.keras 2.x was eager
     assert len(recorded(program, "tf2", "tf_keras", tf1_api=True)) == 3  # TensorFlow 1's tf.keras was not
     assert recorded(program, "keras2", "keras3") == []
+    arrays = "from keras.models import Sequential\nm.fit(x, y)\nnp.save('x.npy', x)\nsaver.save(sess, 'ckpt')\n"
+    assert recorded(arrays, "keras2", "tf_keras") == [era_behaviour.FEED_LINE]  # no model.save: not listed
     contrib = prepare_runtime("from tensorflow.contrib import keras\nm = keras.models.Sequential()\nm.fit(x, y)\n")
     assert era_behaviour.FEED_LINE in contrib.rewrites
     runtime = prepare_runtime(program)
