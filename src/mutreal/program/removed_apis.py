@@ -126,6 +126,10 @@ class _Rewriter(cst.CSTTransformer):
             if name in MOVED_MODULES and alias.asname is not None:  # ``import a.b as m``: the binding stays
                 self._note(original, f"import {name}", f"import {MOVED_MODULES[name]}")
                 alias = alias.with_changes(name=_name_node(MOVED_MODULES[name]))
+            elif (name == PRIVATE_KERAS or name.startswith(PRIVATE_KERAS + ".")) and alias.asname is not None:
+                new = _public_keras(name)  # ``import tensorflow.python.keras as K``, as its ``from`` form
+                self._note(original, f"import {name}", f"import {new}")
+                alias = alias.with_changes(name=_name_node(new))
             names.append(alias)
         return updated.with_changes(names=names)
 
