@@ -183,10 +183,9 @@ def _recorded_args(path: str) -> list[str] | None:
 def _args_of(row: dict[str, str], side: str, path: str) -> list[str] | None:
     """A side's arguments: the row's ``args_<side>`` / ``args`` cell (mutreal's manifest rule), else
     the command the benchmark records; None when neither gives any."""
-    from mutreal.manifest import ManifestRow
+    from mutreal.manifest import args_of
 
-    cells = ManifestRow(row.get("id") or "", None, [], [], cells={k: v for k, v in row.items() if isinstance(v, str)})
-    return cells.args(side) or (_recorded_args(path) if path else None)
+    return args_of(row, side) or (_recorded_args(path) if path else None)
 
 
 def read_manifest(path: Path, sides: list[str], benchmark: str | None, limit: int | None) -> list[Program]:

@@ -16,7 +16,7 @@ import csv
 import io
 import os
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,13 +54,19 @@ class ManifestRow:
         return resolve_files(self.cells.get(column), Path(self.base))
 
     def args(self, side: str) -> list[str] | None:
-        """The command-line arguments of ``side``'s program: its ``args_<side>`` cell, else ``args``;
-        None when the row gives none (a blank cell gives none: ``""`` is written ``''``)."""
-        for column in (f"{ARGS_COLUMN}_{side}", ARGS_COLUMN):
-            cell = self.cells.get(column)
-            if cell is not None and cell.strip():
-                return split_args(cell)
-        return None
+        """The command-line arguments of ``side``'s program (:func:`args_of` its cells)."""
+        return args_of(self.cells, side)
+
+
+def args_of(cells: Mapping[str, object], side: str) -> list[str] | None:
+    """The command-line arguments a manifest row (its cells by column) gives ``side``'s program: its
+    ``args_<side>`` cell, else ``args``; None when the row gives none (a blank cell gives none: ``""``
+    is written ``''``); :class:`ManifestError` when the quoting does not close."""
+    for column in (f"{ARGS_COLUMN}_{side}", ARGS_COLUMN):
+        cell = cells.get(column)
+        if isinstance(cell, str) and cell.strip():
+            return split_args(cell)
+    return None
 
 
 def split_args(cell: str) -> list[str]:

@@ -195,12 +195,15 @@ def test_keep_workers_reuses_warm_workers_across_campaigns(write_program, tiny_p
 
 def test_a_flag_defined_by_one_program_is_gone_for_the_next(write_program):
     """absl flags (tf.app.flags) are process-wide: two programs in one warm worker that define the
-    same flag both run, and each sees its own default."""
+    same flag (with a short name) both run, each sees its own default, and each finds the flags
+    unparsed with absl's own at their defaults, as in a fresh process."""
     text = """
         import sys
         from absl import flags
-        flags.DEFINE_string("data_dir", "{value}", "where the data is")
-        flags.FLAGS(sys.argv)
+        assert not flags.FLAGS.is_parsed()
+        assert flags.FLAGS["verbosity"].value == flags.FLAGS["verbosity"].default
+        flags.DEFINE_string("data_dir", "{value}", "where the data is", short_name="d")
+        flags.FLAGS([*sys.argv, "--verbosity=1"])
         print(flags.FLAGS.data_dir)
         assert flags.FLAGS.data_dir == "{value}"
         """

@@ -78,6 +78,8 @@ def test_the_behaviours_a_program_can_meet_are_listed_with_its_rewrites():
     assert recorded(program, "tf2", "tf_keras") == [era_behaviour.PANDAS_LINE]  # tf.keras 2.x was eager
     assert len(recorded(program, "tf2", "tf_keras", tf1_api=True)) == 3  # TensorFlow 1's tf.keras was not
     assert recorded(program, "keras2", "keras3") == []
+    arrays = "from keras.models import Sequential\nm.fit(x, y)\nnp.save('x.npy', x)\nsaver.save(sess, 'ckpt')\n"
+    assert recorded(arrays, "keras2", "tf_keras") == [era_behaviour.FEED_LINE]  # no model.save: not listed
     contrib = prepare_runtime("from tensorflow.contrib import keras\nm = keras.models.Sequential()\nm.fit(x, y)\n")
     assert era_behaviour.FEED_LINE in contrib.rewrites
     runtime = prepare_runtime(program)
@@ -106,6 +108,7 @@ def test_tensorflows_private_keras_becomes_the_public_one_and_multi_gpu_model_it
         "from tensorflow.python.keras.utils import multi_gpu_model, Sequence\n"
         "from tensorflow.python.keras.utils import multi_gpu_model\n"
         "from tensorflow.python.keras import backend as K\n"
+        "import tensorflow.python.keras.backend as B\n"
         "parallel = multi_gpu_model(model, 4)\n"
         "other = utils.multi_gpu_model(model, gpus=2)\n"
     )
@@ -115,10 +118,11 @@ def test_tensorflows_private_keras_becomes_the_public_one_and_multi_gpu_model_it
         "from keras.layers import Dense",
         "from keras.utils import Sequence",
         "from keras import backend as K",
+        "import keras.backend as B",
         "parallel = model",
         "other = model",
     ]
-    assert len(changes) == 9
+    assert len(changes) == 10
     runtime = prepare_runtime("import tensorflow as tf\nfrom tensorflow.python.keras.models import Sequential\n"
                               "model = Sequential()\n")  # fmt: skip
     assert runtime.framework == "tf_keras" and "from keras.models import Sequential" in runtime.source
@@ -182,7 +186,14 @@ def test_a_step_count_given_as_a_float_is_keras_2_code():
     for steps in floats:  # Keras 2 took a float step count, Keras 3 raises on it
         runtime = prepare_runtime(base.replace("STEPS", steps))
         assert runtime.framework == "tf_keras" and "true division" in runtime.reason, steps
-    for steps in ["steps_per_epoch=len(x)//32", "steps_per_epoch=10, epochs=int(a/2)", "steps_per_epoch=n)  # n/2"]:
+    floats += ["validation_steps=np.ceil(len(v) / 8)", "steps_per_epoch=len(x) / 32 + 1"]  # still floats
+    for steps in floats[3:]:
+        assert prepare_runtime(base.replace("STEPS", steps)).framework == "tf_keras", steps
+    assigned = "import tensorflow as tf\nsteps_per_epoch = len(x) / 32\nmodel = tf.keras.Sequential()\n"
+    assert prepare_runtime(assigned + "model.fit(x, y, steps_per_epoch=steps_per_epoch)\n").framework == "tf_keras"
+    ints = ["steps_per_epoch=len(x)//32", "steps_per_epoch=10, epochs=int(a/2)", "steps_per_epoch=n)  # n/2",
+            "steps_per_epoch=int(len(x) / 32)", "steps_per_epoch=math.ceil(n / 32)", "validation_steps=round(n / 8)"]
+    for steps in ints:  # an int however it was computed: Keras 3 takes it
         assert prepare_runtime(base.replace("STEPS", steps)).framework == "keras3", steps
 
 
@@ -194,9 +205,11 @@ def test_a_chained_inplace_call_on_one_column_changes_the_frame_as_before_pandas
     program = (
         "frame['a'].fillna(FILL, inplace=True)\nframe['a'].replace('low', 0, inplace=True)\n"
         "frame[['b']].fillna(FILL, inplace=True)\n"  # several columns: a copy in every pandas, left alone
+        "frame[frame['b'].isnull()].fillna(FILL, inplace=True)\n"  # rows by a condition: a copy too
+        "frame[frame['b'] == 'low'].replace('low', 0, inplace=True)\n"
     ).replace("FILL", repr(fill))
     new, changes = rewrite_removed_apis(program)
-    assert len(changes) == 2 and "frame[['b']].fillna" in new
+    assert len(changes) == 2 and "frame[['b']].fillna" in new and "frame[frame['b'] == 'low'].replace" in new
     frame = pd.DataFrame({"a": pd.Series(cells, dtype=object), "b": pd.Series(cells, dtype=object)})
     exec(compile(new, "cleaning.py", "exec"), {"frame": frame})
     expected = [0 if v == "low" else (fill if v is None else v) for v in cells]

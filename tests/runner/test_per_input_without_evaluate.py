@@ -82,6 +82,7 @@ def test_programs_without_evaluate_are_judged_on_their_validation_else_training_
         last = record.last_evaluation
         assert (last.source, last.n_inputs, len(record.correct)) == (source, n_inputs, n_inputs), name
         assert last.results == {}  # made by mutreal after the program: never the compared metric
+        assert record.evaluate_time_s == 0.0  # nor the program's evaluate time: it never evaluated
         assert record.metric_source == "fit" and record.metric_name == "accuracy"
         assert record.fits[-1].task == {"kind": "classification", "loss": "sparse_categorical_crossentropy",
                                         "activation": "softmax"}  # fmt: skip

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from mutreal.campaigns.reproduce import ManifestError as ReproduceManifestError
 from mutreal.campaigns.reproduce import read_reproduce_manifest
 
 READS_ARGV = """\
@@ -73,6 +74,9 @@ def test_reproduce_manifest_reads_the_args_of_each_side(tmp_path: Path) -> None:
     x, y = read_reproduce_manifest(manifest)
     assert (x.args_buggy, x.args_fixed) == (["--slow"], ["20", "30"])
     assert (y.args_buggy, y.args_fixed) == (None, None)
+    manifest.write_text("id,buggy,fixed,args_fixed\nz,b.py,f.py,'20\n")  # quoting that does not close
+    with pytest.raises(ReproduceManifestError, match="bug z: .*cannot be split"):
+        read_reproduce_manifest(manifest)
 
 
 @pytest.mark.slow

@@ -1,8 +1,8 @@
 """What one TensorFlow 1 program leaves in a warm graph-mode worker, and the program's own modules.
 
 A TensorFlow 1 program ran in a process of its own; mutreal's workers run many in one. Own programs:
-flags defined by a finished program (its ``__main__`` or a helper module) are forgotten before the
-next run, and a helper module beside the entry is converted as the entry is (its version pin
+flags defined by a finished program (its ``__main__`` or a helper module) are forgotten after its
+run (:func:`mutreal.execution.worker.forget_program_flags`), and a helper module beside the entry is converted as the entry is (its version pin
 removed, its TF1 names renamed). Fast tests call :mod:`mutreal.program.tf1_runtime` directly; the
 slow one runs two programs in one worker through the ``mutreal`` entry point.
 """
@@ -19,10 +19,12 @@ from absl import flags
 from click.testing import CliRunner
 
 from mutreal.cli import main
+from mutreal.execution.store import RunStore
+from mutreal.execution.worker import forget_program_flags
 from mutreal.program import tf1_runtime
 
 
-def _define_from(module_name: str, flag: str, *, stays: bool = False) -> None:
+def _define_from(module_name: str, flag: str, *, stays: bool = False, short_name: str | None = None) -> None:
     """Define ``flag`` from a module named ``module_name`` (absl names the defining module after the
     caller's module in ``sys.modules``); the module is dropped afterwards unless it ``stays``, as the
     worker drops a finished program's own modules."""
@@ -31,7 +33,7 @@ def _define_from(module_name: str, flag: str, *, stays: bool = False) -> None:
     saved = sys.modules.get(module_name)
     sys.modules[module_name] = module
     try:
-        exec(f"flags.DEFINE_string({flag!r}, 'x', 'a folder')", module.__dict__)
+        exec(f"flags.DEFINE_string({flag!r}, 'x', 'a folder', short_name={short_name!r})", module.__dict__)
     finally:
         if saved is not None:
             sys.modules[module_name] = saved
@@ -41,20 +43,22 @@ def _define_from(module_name: str, flag: str, *, stays: bool = False) -> None:
 
 def test_flags_of_a_finished_program_are_forgotten_and_library_flags_stay():
     name = "mutreal_test_data_dir"
-    _define_from("mutreal_finished_helper", name)
+    _define_from("mutreal_finished_helper", name, short_name="mutreal_d")
     _define_from("json", "mutreal_test_library_flag")  # a module still imported: a library's flag
     try:
         with pytest.raises(flags.DuplicateFlagError):  # what the next program hit before the repair
             _define_from("mutreal_next_program", name)
-        flags.FLAGS(["prog"])
+        flags.FLAGS(["prog", "--mutreal_test_library_flag=set by the program"])
         assert flags.FLAGS.is_parsed()
-        assert tf1_runtime.forget_program_flags() == [name]
-        assert name not in flags.FLAGS and "mutreal_test_library_flag" in flags.FLAGS
+        assert forget_program_flags() == [name]
+        assert name not in flags.FLAGS and "mutreal_d" not in flags.FLAGS  # its short name too
+        assert "mutreal_test_library_flag" in flags.FLAGS
+        assert flags.FLAGS["mutreal_test_library_flag"].value == "x"  # back at its default
         assert not flags.FLAGS.is_parsed()  # the next program parses its own command line
-        _define_from("mutreal_next_program", name)  # as in a fresh process
+        _define_from("mutreal_next_program", name, short_name="mutreal_d")  # as in a fresh process
         assert flags.FLAGS[name].default == "x"
     finally:
-        for leftover in (name, "mutreal_test_library_flag"):
+        for leftover in (name, "mutreal_d", "mutreal_test_library_flag"):
             if leftover in flags.FLAGS:
                 delattr(flags.FLAGS, leftover)
 
@@ -189,3 +193,11 @@ def test_programs_defining_the_same_flag_and_a_pinned_helper_run_in_one_worker(t
     for run in runs:
         assert run["outcome"] == "ok", (run["program"], run["error_type"], run["error_message"])
         assert run["framework"] == "tf1"
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        records = store.records()
+    assert len(records) == 4
+    for record in records:  # a helper's conversion is in the record of its program's runs, no other's
+        helpers = [line for line in record.rewrites if line.startswith(("model: ", "settings: "))]
+        if record.program.endswith("second.py"):
+            assert any(line.startswith("model: line 3: version pin") for line in helpers), record.rewrites
+        assert not any(line.startswith("model: ") for line in helpers if not record.program.endswith("second.py"))

@@ -143,13 +143,12 @@ def read_reproduce_manifest(path: str | Path) -> list[ReproduceTask]:
         return [str((base / part.strip()).resolve()) for part in (cell or "").split(";") if part.strip()]
 
     from mutreal.manifest import ManifestError as CellError
-    from mutreal.manifest import ManifestRow
+    from mutreal.manifest import args_of
 
     tasks = []
     for row in rows:
         try:  # the args cells as the manifest reader splits them (one rule for every command)
-            cells = ManifestRow(row["id"], None, [], [], cells={k: v for k, v in row.items() if isinstance(v, str)})
-            args = {side: cells.args(side) for side in ("buggy", "fixed")}
+            args = {side: args_of(row, side) for side in ("buggy", "fixed")}
         except CellError as error:
             raise ManifestError(f"{path}: bug {row['id']}: {error}") from None
         symptom = (row.get("symptom") or "auto").strip() or "auto"

@@ -259,7 +259,8 @@ def record_from_result(
             "versions": {k: str(v) for k, v in (result.get("versions") or {}).items()},
             "era": task.get("era", ""),
             "framework": task.get("framework", ""),
-            "rewrites": task.get("rewrites", []),
+            # the entry's rewrites, then those of its own modules converted as they were imported (tf1)
+            "rewrites": [*task.get("rewrites", []), *result.get("helper_rewrites", [])],
             "args": list(task.get("args") or []),
         }
     )

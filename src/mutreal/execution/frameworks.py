@@ -229,7 +229,7 @@ def reset(framework: str, seed: int, deterministic: bool) -> None:
         tf.compat.v1.reset_default_graph()
         from mutreal.program import tf1_runtime
 
-        tf1_runtime.new_run(seed)  # graph seeds, the previous program's flags forgotten
+        tf1_runtime.new_run(seed)  # graph seeds, helper-module rewrites cleared
     keras.backend.clear_session() if framework != "keras3" else keras.backend.clear_session(free_memory=False)
     if framework == "keras3":
         keras.config.set_floatx("float32")

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from mutreal.execution.model_task import CLASSIFICATION, REGRESSION
+from mutreal.execution.records import has_correctness  # noqa: F401 - the rule, one place
 
 #: Keep per-input predictions for at most this many inputs per record (memory of the store).
 MAX_PREDICTIONS = 100_000
@@ -365,15 +366,6 @@ def per_input_batches(
             if collector.failed or collector.count > MAX_PREDICTIONS:
                 break
     return collector.result()
-
-
-def has_correctness(record: Any) -> bool:
-    """Whether an evaluate record holds per-input correctness: predictions paired with labels."""
-    return (
-        bool(record.predictions)
-        and record.labels is not None
-        and len(record.labels) == len(record.predictions)
-    )
 
 
 def held_out_candidates(fit_call: dict[str, Any]) -> list[tuple[str, Any, Any]]:

@@ -278,7 +278,7 @@ class RunRecord:
         if not self.evaluations:
             return None
         own = [e for e in self.evaluations if e.source == "evaluate"]
-        if own and own[-1].predictions and own[-1].labels is not None and len(own[-1].labels) == len(own[-1].predictions):
+        if own and has_correctness(own[-1]):  # the rule finish_capture judged the run's evaluate by
             return own[-1]
         return self.evaluations[-1]
 
@@ -325,6 +325,13 @@ class RunRecord:
         kwargs["fits"] = [FitRecord.from_dict(f) for f in data.get("fits", [])]
         kwargs["evaluations"] = [EvaluateRecord.from_dict(e) for e in data.get("evaluations", [])]
         return cls(**kwargs)
+
+
+def has_correctness(record: Any) -> bool:
+    """Whether an evaluate record holds per-input correctness: predictions paired with labels (the
+    worker records validation data after a run whose last evaluate has none, and
+    :attr:`RunRecord.last_evaluation` prefers the program's own evaluate where it has it)."""
+    return bool(record.predictions) and record.labels is not None and len(record.labels) == len(record.predictions)
 
 
 def _as_float(value: Any) -> float | None:

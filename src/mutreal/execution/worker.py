@@ -21,8 +21,9 @@ symlinks to them; a program that names its own folder in a relative path (Defect
 (:func:`_alias_own_folder`). Before
 each run every seed is set (``keras.utils.set_random_seed``: Python, NumPy, TensorFlow/Keras) and
 Keras' global state is reset; after it the working directory, ``sys.argv``, ``sys.path``,
-``os.environ``, warning filters, NumPy error settings, and the program's own modules imported from its
-folder are restored or removed, so a run cannot change the next one's numbers.
+``os.environ``, warning filters, NumPy error settings, the program's own modules imported from its
+folder and the absl flags they defined (:func:`forget_program_flags`) are restored or removed, so a
+run cannot change the next one's numbers.
 """
 
 from __future__ import annotations
@@ -369,7 +370,6 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
     saved_filters = list(warnings.filters)
     saved_streams = (sys.stdout, sys.stderr)
     saved_builtins = dict(builtins.__dict__)
-    saved_flags = set(_absl_flags() or ())
     result: dict[str, Any] = {"outcome": Outcome.OK, "error_type": None, "error_message": None, "traceback": None}
     redirect = _RedirectOutput(workdir / ".mutreal-output.log")
     start = time.perf_counter()
@@ -424,7 +424,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
         if builtins.__dict__ != saved_builtins:  # e.g. a program that replaced print
             builtins.__dict__.clear()
             builtins.__dict__.update(saved_builtins)
-        _forget_flags(saved_flags)
+        forget_program_flags()  # after the program's own modules are dropped
         _close_figures()
         output_tail = redirect.tail()
         shutil.rmtree(scratch, ignore_errors=True)
@@ -434,29 +434,45 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
         evaluations=[e.to_dict() for e in capture.evaluations],
         wall_time_s=wall,
         fit_time_s=sum(f.time_s for f in capture.fits),
-        evaluate_time_s=sum(e.time_s for e in capture.evaluations),
+        # the program's own evaluate calls: not mutreal's per-input predictions after it (finish_capture)
+        evaluate_time_s=sum(e.time_s for e in capture.evaluations if e.source == "evaluate"),
         output_tail=output_tail,
         capture_warnings=list(capture.warnings),
+        helper_rewrites=_helper_rewrites(),
         **extra,
     )
     return result
 
 
-def _absl_flags() -> Any:
-    """absl's process-wide flags (``tf.app.flags`` / ``tf.compat.v1.flags``), when loaded."""
-    return getattr(sys.modules.get("absl.flags"), "FLAGS", None)
+def _helper_rewrites() -> list[str]:
+    """The rewrites of the program's own modules converted as they were imported (a ``tf1`` worker's
+    :func:`mutreal.program.tf1_runtime.helper_rewrites`), for the run's record."""
+    tf1_runtime = sys.modules.get("mutreal.program.tf1_runtime")
+    return tf1_runtime.helper_rewrites() if tf1_runtime is not None else []
 
 
-def _forget_flags(saved: set[str]) -> None:
-    """Remove the absl flags the finished program defined: they are process-wide, and the next
-    program of this warm worker defining the same name would crash with ``DuplicateFlagError``
-    (Defects4ML 012-014 define ``data_dir``, which 007's ``cifar10`` module had defined before them)."""
-    flags = _absl_flags()
-    if flags is None:
-        return
-    for name in [n for n in list(flags) if n not in saved]:
-        with contextlib.suppress(AttributeError, KeyError):  # a short name already gone with its long one
-            delattr(flags, name)
+def forget_program_flags() -> list[str]:
+    """Forget the absl flags (``tf.app.flags``, process-wide) of modules no longer imported, and mark
+    every flag unparsed, so the next program of this warm worker defines and parses its flags as in a
+    fresh process. Returns the (long) names deleted.
+
+    A flag is the finished program's when the module that defined it is gone: its ``__main__`` (absl
+    names it by its path) and its own modules, which :func:`execute` drops after each run; without
+    this the next program defining the same name (Defects4ML 012-014 define ``data_dir``, which 007's
+    ``cifar10`` module had defined before them) crashed with ``DuplicateFlagError``. A flag's short
+    name goes with it (absl refuses a short name defined twice too). Flags of modules still imported
+    (absl's, TensorFlow's, a library the program imported) stay, at their defaults: their module is
+    not imported again, so nothing would define them again."""
+    registry = getattr(sys.modules.get("absl.flags"), "FLAGS", None)
+    if registry is None:
+        return []
+    gone = [flag for module, defined in registry.flags_by_module_dict().items() if module not in sys.modules
+            for flag in defined]  # fmt: skip
+    for name in dict.fromkeys(n for flag in gone for n in (flag.name, flag.short_name) if n):
+        with contextlib.suppress(AttributeError, KeyError):  # already gone (another module's definition)
+            delattr(registry, name)
+    registry.unparse_flags()
+    return list(dict.fromkeys(flag.name for flag in gone))
 
 
 def cleanup_after_run() -> None:

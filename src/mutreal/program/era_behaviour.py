@@ -54,7 +54,8 @@ _RUN: dict[str, bool] = {"feed": False, "hdf5": False}
 _SCIPY_MISC = re.compile(r"\bscipy\.misc\b|\bfrom\s+scipy\s+import\s+(?:[\w\s,]*,\s*)?misc\b")
 
 _PANDAS = re.compile(r"^\s*(?:import\s+pandas\b|from\s+pandas\b)", re.M)
-_SAVE = re.compile(r"\.save\s*\(")
+#: a ``save`` call that may be a model's: not numpy's ``np.save`` nor a TF1 ``saver.save(sess, ...)``
+_SAVE = re.compile(r"(?<!\bnp)(?<!\bnumpy)(?<![Ss]aver)\.save\s*\(")
 _FITS = re.compile(r"\.(?:fit|evaluate|predict|train_on_batch|test_on_batch|predict_on_batch)\s*\(")
 
 

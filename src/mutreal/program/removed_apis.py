@@ -126,6 +126,10 @@ class _Rewriter(cst.CSTTransformer):
             if name in MOVED_MODULES and alias.asname is not None:  # ``import a.b as m``: the binding stays
                 self._note(original, f"import {name}", f"import {MOVED_MODULES[name]}")
                 alias = alias.with_changes(name=_name_node(MOVED_MODULES[name]))
+            elif (name == PRIVATE_KERAS or name.startswith(PRIVATE_KERAS + ".")) and alias.asname is not None:
+                new = _public_keras(name)  # ``import tensorflow.python.keras as K``, as its ``from`` form
+                self._note(original, f"import {name}", f"import {new}")
+                alias = alias.with_changes(name=_name_node(new))
             names.append(alias)
         return updated.with_changes(names=names)
 
@@ -224,12 +228,18 @@ class _Rewriter(cst.CSTTransformer):
         return updated.with_changes(body=[*body[:at], line, *body[at:]])
 
 
+#: what names one column inside ``frame[...]``: a label or a variable holding one
+_COLUMN_KEYS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Name, cst.Attribute)
+
+
 def _one_column(node: cst.BaseExpression) -> bool:
-    """``frame['a']`` / ``frame[name]``: one column of a frame (not a list of them, a slice or ``.loc``)."""
+    """``frame['a']`` / ``frame[name]``: one column of a frame (not a list of them, a slice, ``.loc``
+    or rows chosen by a condition: ``frame[frame.a > 0]`` is a copy in every pandas, and assigning it
+    back would change the frame where the program never did)."""
     if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
         return False
     element = node.slice[0].slice
-    if not isinstance(element, cst.Index) or isinstance(element.value, (cst.List, cst.Tuple, cst.Set)):
+    if not isinstance(element, cst.Index) or not isinstance(element.value, _COLUMN_KEYS):
         return False
     return not (isinstance(node.value, cst.Attribute) and node.value.attr.value in ("loc", "iloc", "at", "iat"))
 

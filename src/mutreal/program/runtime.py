@@ -59,9 +59,14 @@ _KERAS2_LAYOUT = re.compile(
 )
 #: ``tf.keras`` in any spelling: Keras 2 before TensorFlow 2.16 made it Keras 3
 _TF_KERAS = re.compile(r"\b(?:tf|tensorflow)\.keras\b|^\s*from\s+tensorflow\s+import\s+(?:\w+\s*,\s*)*keras\b", re.M)
-#: a step count given as a true division (``steps_per_epoch=len(x) / 32``): a float, which Keras 2
-#: accepted and Keras 3 refuses (``'float' object cannot be interpreted as an integer``)
-_FLOAT_STEPS = re.compile(r"\b(?:steps_per_epoch|validation_steps)\s*=\s*[^,\n#]*?(?<![/*])/(?![/=])")
+#: the step counts of fit/evaluate (and variables named after them): given as a true division
+#: (``steps_per_epoch=len(x) / 32``) they are a float, which Keras 2 accepted and Keras 3 refuses
+#: (``'float' object cannot be interpreted as an integer``; numpy's float64 too)
+STEP_NAMES = frozenset({"steps_per_epoch", "validation_steps", "steps"})
+#: calls that make an int of a division (``int(n / 32)``, ``math.ceil(n / 32)``: Keras 3 takes those)
+_INT_CALLS = frozenset({"int", "len", "ceil", "floor", "math.ceil", "math.floor"})
+#: calls that keep a float a float (``np.ceil(n / 32)`` is a numpy float64)
+_FLOAT_CALLS = frozenset({"ceil", "floor", "round", "rint", "trunc", "abs", "max", "min"})
 _IMPORTS_TF = re.compile(r"^\s*(?:import\s+tensorflow|from\s+tensorflow\b)", re.M)
 
 
@@ -110,7 +115,7 @@ def _framework_of_era(era: str, evidence: list[str], source: str, tf1_api: bool)
         return "tf_keras", "imports from Keras 2's package layout: runs on Keras 2 (tf_keras)", True
     if tf1_api:
         return "tf_keras", "uses TensorFlow 1 API (converted): runs with tf.keras as Keras 2 (tf_keras)", True
-    if _FLOAT_STEPS.search(source):
+    if float_step_count(source):
         return "tf_keras", "a step count computed by true division (a float Keras 3 refuses): runs on Keras 2 (tf_keras)", True
     if _needs_modernizing(source):
         return "tf_keras", "uses Keras 2 API Keras 3 removed (see its rewrites): runs on Keras 2 (tf_keras)", True
@@ -120,6 +125,47 @@ def _framework_of_era(era: str, evidence: list[str], source: str, tf1_api: bool)
     # TensorFlow >= 2.16 gives it (Keras 3) runs it; measured on SFData's tf.keras programs, Keras 3
     # reproduces more of them than tf_keras (see the README)
     return "keras3", f"era {era} without Keras 1/2-only API: runs as it is (tf.keras is Keras 3 today)", False
+
+
+def float_step_count(source: str) -> bool:
+    """Whether a step count (:data:`STEP_NAMES` as a keyword argument, or a variable named
+    ``steps_per_epoch`` / ``validation_steps``: ``steps`` alone names too much else) is
+    given as a true division that nothing makes an int again: ``len(x) / 32``, ``np.ceil(n / 32)``,
+    not ``int(len(x) / 32)``, ``math.ceil(n / 32)`` or ``n // 32``. Text that does not parse: no."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg in STEP_NAMES and _may_be_float(node.value):
+            return True
+        named = isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id in STEP_NAMES - {"steps"} for t in node.targets
+        )
+        if named and _may_be_float(node.value):
+            return True
+    return False
+
+
+def _may_be_float(node: Any) -> bool:
+    """Whether an expression holds a true division whose float nothing around it makes an int."""
+    import ast
+
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, ast.Div) or (
+            not isinstance(node.op, ast.FloorDiv) and (_may_be_float(node.left) or _may_be_float(node.right))
+        )
+    if isinstance(node, ast.UnaryOp):
+        return _may_be_float(node.operand)
+    if isinstance(node, ast.Call):
+        name = ast.unparse(node.func)
+        last = name.rsplit(".", 1)[-1]
+        if name in _INT_CALLS or (last == "round" and "." not in name and len(node.args) < 2):
+            return False  # Python's int(), math.ceil(), round(x): an int
+        return last in _FLOAT_CALLS and any(_may_be_float(a) for a in node.args)
+    return False
 
 
 def _needs_modernizing(source: str) -> bool:

@@ -16,12 +16,10 @@ The worker of the ``tf1`` and ``tf_keras`` frameworks (:mod:`mutreal.execution.f
   imported, as the entry was before the run (:class:`HelperConverter`): TensorFlow's upgrader, the
   removed-API rewrites and the instrumentation removal of :func:`mutreal.program.runtime.prepare_runtime`,
   so ``assert tf.__version__ == "1.8.0"`` in a helper is the same scaffolding it is in the entry; what
-  was rewritten is listed by :func:`helper_rewrites`;
-* before every run (:func:`new_run`), the command-line flags the previous program defined
-  (``tf.app.flags.DEFINE_string("data_dir", ...)``, absl's registry, global to the process) are
-  forgotten and all flags unparsed. A TensorFlow 1 program ran in a process of its own; in a warm
-  worker the next program (or the other side of the same bug) defining a flag of the same name from
-  another module raised absl's ``DuplicateFlagError``.
+  was rewritten is listed by :func:`helper_rewrites` and added to the run's record by the worker.
+
+The command-line flags a program defined (``tf.app.flags``) are forgotten by the worker after every
+run, whatever its framework (:func:`mutreal.execution.worker.forget_program_flags`).
 """
 
 from __future__ import annotations
@@ -87,27 +85,9 @@ def seed_new_graphs(seed: int | None) -> None:
 
 def new_run(seed: int | None) -> None:
     """Start a run in a graph-mode worker: new graphs seeded with ``seed``, the previous program's
-    flags forgotten (:func:`forget_program_flags`), its helper modules' rewrites cleared."""
+    helper-module rewrites cleared."""
     seed_new_graphs(seed)
-    forget_program_flags()
     _HELPER_REWRITES.clear()
-
-
-def forget_program_flags() -> list[str]:
-    """Delete the absl flags defined by modules no longer imported (a finished program's ``__main__``,
-    named by its path, and its own modules, which the worker drops after each run), and mark every
-    flag unparsed, so the next program defines and parses its flags as in a fresh process. Flags of
-    libraries still imported (absl's, TensorFlow's) stay, at their defaults. Returns the names deleted."""
-    from absl import flags
-
-    registry = flags.FLAGS
-    gone = [name for module, defined in registry.flags_by_module_dict().items() if module not in sys.modules
-            for name in (flag.name for flag in defined)]  # fmt: skip
-    for name in dict.fromkeys(gone):
-        if name in registry:
-            delattr(registry, name)
-    registry.unparse_flags()
-    return list(dict.fromkeys(gone))
 
 
 # --- the program's own modules, converted like its entry ------------------------------------------
