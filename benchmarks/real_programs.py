@@ -261,7 +261,7 @@ def classify(program: Program, row: dict[str, Any], record: dict[str, Any]) -> R
         status = CRASH  # the program's output folder is not there: not its data
     failed = status not in (COMPLETES, TRAINS_CUT)
     cause = causes.cause_of(error_type, message, trace, epochs) if failed else None
-    status, cause, message = causes.data_absent(program.path, status, cause, message)
+    status, cause, message = causes.refined(program.path, status, cause, message, error_type, epochs)
     if status in (TIMEOUT, MEMORY):
         cause = "time limit" if status == TIMEOUT else "memory limit"
     return Result(
@@ -627,7 +627,9 @@ def load_results(path: Path) -> tuple[dict[str, Any], list[Result]]:
             r.status = CRASH
         if r.status == CRASH:
             r.cause = causes.cause_of(r.error_type, r.error_message, r.traceback_tail, r.epochs)
-            r.status, r.cause, r.error_message = causes.data_absent(r.path, r.status, r.cause, r.error_message)
+            r.status, r.cause, r.error_message = causes.refined(
+                r.path, r.status, r.cause, r.error_message, r.error_type, r.epochs
+            )
         elif r.status in (TIMEOUT, MEMORY) and r.first_status is None:
             r.cause = "time limit" if r.status == TIMEOUT else "memory limit"
     return payload, results

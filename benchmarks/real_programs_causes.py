@@ -32,7 +32,8 @@ CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(No such file|Temporary failure|Name or service))|download|Errno 2|Errno -3|"
             r"unable to open file|No such file or directory|urlopen error|not found: .*\.(csv|txt|npy|h5|gz)"
             r"|Input 'filename' of 'ReadFile' Op has type float32"  # a glob that found no file
-            r"|No data files found",  # a program's own check of its data folder
+            r"|No data files found"  # a program's own check of its data folder
+            r"|Expected input data to be non-empty",  # fit on what an absent image folder gave: nothing
         ),
         # NumPy 2 turned the deprecation of 1.25 into an error: float("%g" % w) of a (1,)-shaped array
         (
@@ -244,3 +245,29 @@ def data_absent(path: str, status: str, cause: str | None, message: str | None) 
     return status, cause, message
 
 
+#: a program that parses its command line and exits when an option it needs is not given
+_ARGPARSE = re.compile(r"\bargparse\b|\bgetopt\b|\bsys\.argv\b")
+
+
+def needs_arguments(path: str, error_type: str | None, epochs: int) -> bool:
+    """Whether a program that exited before training (``SystemExit``) reads its command line: it
+    printed its usage and stopped because it was run without the options its author ran it with
+    (DeepLocalize's kaggle-melbourne_properties needs ``--train``), not because of scaffolding."""
+    if error_type != "SystemExit" or epochs:
+        return False
+    try:
+        return bool(_ARGPARSE.search(Path(path).read_text(errors="replace")))
+    except OSError:
+        return False
+
+
+def refined(path: str, status: str, cause: str | None, message: str | None, error_type: str | None,
+            epochs: int) -> tuple[str, str | None, str | None]:
+    """The status and cause once the program's text is read: its data absent (:func:`data_absent`),
+    or its command-line options missing (:func:`needs_arguments`)."""
+    status, cause, message = data_absent(path, status, cause, message)
+    if cause == "missing data" and status == CRASH:
+        status = MISSING
+    if status == CRASH and needs_arguments(path, error_type, epochs):
+        cause = "needs command-line arguments (it parses its command line and exits without them)"
+    return status, cause, message

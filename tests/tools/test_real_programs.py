@@ -254,6 +254,28 @@ def test_causes(real, error_type: str, message: str, cause: str) -> None:
     assert real.causes.cause_of(error_type, message) == cause
 
 
+def test_a_program_that_exits_for_its_missing_options_needs_arguments_and_an_empty_fit_misses_data(
+    real, tmp_path: Path
+) -> None:
+    cli = tmp_path / "cli.py"
+    cli.write_text("import argparse, sys\np = argparse.ArgumentParser()\np.add_argument('--train', action='store_true')\n"
+                   "if not p.parse_args().train:\n    p.print_help()\n    sys.exit(1)\n")  # fmt: skip
+    plain = tmp_path / "plain.py"
+    plain.write_text("import sys\nsys.exit(1)\n")
+    verdicts = {
+        name: real.classify(real.Program("S:1", "S", "fixed", str(path)),
+                            {"outcome": "crash", "error_type": "SystemExit",
+                             "error_message": "the program exited with status 1"}, {})
+        for name, path in (("cli", cli), ("plain", plain))
+    }  # fmt: skip
+    assert verdicts["cli"].cause.startswith("needs command-line arguments")
+    assert verdicts["plain"].cause == "instrumentation (benchmark scaffolding)"
+    empty = real.classify(real.Program("S:2", "S", "fixed", str(plain)),
+                          {"outcome": "crash", "error_type": "ValueError",
+                           "error_message": "Expected input data to be non-empty."}, {})  # fmt: skip
+    assert (empty.status, empty.cause) == ("missing data", "missing data")
+
+
 def test_markdown_groups_failures_by_cause_and_message(real, tmp_path: Path, capsys) -> None:
     def result(rid: str, status: str, error: str | None = None, message: str | None = None, **extra):
         cause = real.causes.cause_of(error, message) if status == real.CRASH else None
