@@ -20,13 +20,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mutreal.execution.records import Outcome
+from mutreal.execution.records import Outcome, PerInputView
 
 #: per-input sets, best first: a program's own test set, then the held-out share, then training data
 PREFERENCE = ("evaluate", "validation", "training")
 
 
-class OnSet:
+class OnSet(PerInputView):
     """A run record whose per-input record is its last record on ``source``."""
 
     def __init__(self, record: Any, source: str) -> None:
@@ -39,21 +39,6 @@ class OnSet:
     @property
     def last_evaluation(self) -> Any:
         return _on(self._record, self.per_input_source)
-
-    @property
-    def predictions(self) -> list[Any] | None:
-        last = self.last_evaluation
-        return last.predictions if last else None
-
-    @property
-    def labels(self) -> list[Any] | None:
-        last = self.last_evaluation
-        return last.labels if last else None
-
-    @property
-    def correct(self) -> list[bool] | None:
-        last = self.last_evaluation
-        return last.correct if last else None
 
 
 def _on(record: Any, source: str) -> Any:
@@ -92,23 +77,20 @@ def on_common_set(
     }
     if len(defaults) <= 1:  # the fault pair agrees: a mutant judged elsewhere keeps its own note
         return buggy, fixed, dict(mutants), None
-    shared = [s for s in PREFERENCE if all(s in recorded_sets(g) for g in groups.values())]
+    recorded = {name: recorded_sets(records) for name, records in groups.items()}
+    shared = [s for s in PREFERENCE if all(s in sets for sets in recorded.values())]
     if not shared:
-        shared = [s for s in PREFERENCE if s in recorded_sets(buggy) and s in recorded_sets(fixed)]
+        shared = [s for s in PREFERENCE if s in recorded["buggy"] and s in recorded["fixed"]]
     if not shared:
         return buggy, fixed, dict(mutants), None
     source = shared[0]
-    view = _viewer(source)
     note = (
         f"per-input correctness on every program's {source} data: the programs' last per-input sets differ "
         f"({', '.join(s for s in PREFERENCE if s in defaults)}; a fault that adds or removes an evaluate call "
         f"does so), and {source} is the best set every completed run recorded"
     )
-    return view(buggy), view(fixed), {name: view(records) for name, records in mutants.items()}, note
 
-
-def _viewer(source: str) -> Any:
     def view(records: Sequence[Any]) -> list[Any]:
         return [OnSet(r, source) for r in records]
 
-    return view
+    return view(buggy), view(fixed), {name: view(records) for name, records in mutants.items()}, note

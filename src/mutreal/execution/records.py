@@ -184,8 +184,33 @@ class EvaluateRecord:
         return [int(p) == int(y) for p, y in zip(self.predictions, self.labels, strict=True)]
 
 
+class PerInputView:
+    """Per-input fields read from a record's ``last_evaluation`` (the run's per-input record): one
+    definition for :class:`RunRecord` and for views that pick another per-input record
+    (:class:`mutreal.analysis.common_set.OnSet`)."""
+
+    last_evaluation: Any  # provided by the class (a property)
+
+    @property
+    def predictions(self) -> list[Any] | None:
+        """Per-input predictions of the per-input record (see :class:`EvaluateRecord`)."""
+        last = self.last_evaluation
+        return last.predictions if last else None
+
+    @property
+    def labels(self) -> list[Any] | None:
+        last = self.last_evaluation
+        return last.labels if last else None
+
+    @property
+    def correct(self) -> list[bool] | None:
+        """Per input of the per-input record: prediction == label (for per-input killing)."""
+        last = self.last_evaluation
+        return last.correct if last else None
+
+
 @dataclass
-class RunRecord:
+class RunRecord(PerInputView):
     """One training of one program with one seed, as the store keeps it.
 
     Keys: ``key`` is the content hash that identifies the run (program text, the data files in its
@@ -282,22 +307,6 @@ class RunRecord:
             return own[-1]
         return self.evaluations[-1]
 
-    @property
-    def predictions(self) -> list[Any] | None:
-        """Per-input predictions of the last ``evaluate()`` (see :class:`EvaluateRecord`)."""
-        last = self.last_evaluation
-        return last.predictions if last else None
-
-    @property
-    def labels(self) -> list[Any] | None:
-        last = self.last_evaluation
-        return last.labels if last else None
-
-    @property
-    def correct(self) -> list[bool] | None:
-        """Per input of the last ``evaluate()``: prediction == label (for per-input killing)."""
-        last = self.last_evaluation
-        return last.correct if last else None
 
     def metric(self, name: str | None = None) -> tuple[str | None, float | None, str | None]:
         """(name, value, direction) of metric ``name`` (default: the campaign's choice).
