@@ -11,16 +11,22 @@ maintained successor SciKeras, whose wrappers take the model builder as ``model=
 ``tensorflow.python.keras`` becomes the public ``keras`` and ``multi_gpu_model(model, n)`` (removed in
 TensorFlow 2.4) its model; a chained in-place pandas call on one column (``df['a'].fillna(0, inplace=True)``,
 which pandas 3's Copy-on-Write turned into a no-op) becomes the assignment pandas documents for it.
+NumPy 1 converted a one-element array of any shape to a number (``"w %g" % w``, ``float(w)`` of a
+fetched ``(1,)`` variable), which NumPy 2 refuses: those numeric conversions call
+:mod:`mutreal.program.numpy1_scalars`, which converts that array as NumPy 1 did and nothing else.
 Keras 2 methods tf_keras no longer has (``predict_classes``) are given back in its workers
 (:mod:`mutreal.execution.frameworks`). numpy's removed aliases are rewritten by :mod:`mutreal.program.modernize`.
 """
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from mutreal.extract.names import dotted
 from mutreal.program.modernize import Change
+from mutreal.program.numpy1_scalars import NUMERIC_CONVERSIONS
 
 #: module -> its successor (whole module paths, also as a prefix of a sub-module).
 MOVED_MODULES: dict[str, str] = {
@@ -56,6 +62,13 @@ SCIKERAS_WRAPPERS = frozenset({"KerasClassifier", "KerasRegressor"})
 WRAPPER_KEYWORDS = {"build_fn": "model", "nb_epoch": "epochs"}
 #: the name a rewritten ``OneHotEncoder(categorical_features=...)`` imports ColumnTransformer under
 COLUMN_TRANSFORMER = "_ColumnTransformer"
+#: NumPy 1's one-element arrays as numbers (:mod:`mutreal.program.numpy1_scalars`), imported under this
+#: name by a program whose ``%`` formatting or ``float()``/``int()`` call is rewritten to use it
+NUMPY1 = "_mutreal_numpy1"
+#: builtins that convert their argument to a number, where NumPy 2 refuses a one-element array
+NUMBER_BUILTINS = frozenset({"float", "int"})
+#: one printf conversion: mapping key, flags, width, precision, length modifier, type
+_CONVERSION = re.compile(r"%(\([^)]*\))?[#0\- +]*(\*|\d+)?(?:\.(\*|\d*))?[hlL]?(.)")
 
 
 def _name_node(name: str) -> cst.BaseExpression:
@@ -74,6 +87,7 @@ class _Rewriter(cst.CSTTransformer):
         self.changes: list[Change] = []
         self.wrappers: set[str] = set()  # local names bound to SciKeras wrappers
         self.needs_column_transformer = False
+        self.needs_numpy1 = False
 
     def _note(self, node: cst.CSTNode, before: str, after: str) -> None:
         line = self.get_metadata(cst.metadata.PositionProvider, node).start.line
@@ -166,8 +180,29 @@ class _Rewriter(cst.CSTTransformer):
                    f"{target} = {target}.{call.func.attr.value}(...) (pandas 3: a column is a copy)")  # fmt: skip
         return cst.Assign(targets=[cst.AssignTarget(column)], value=call.with_changes(args=args))
 
+    def leave_BinaryOperation(self, original: cst.BinaryOperation, updated: cst.BinaryOperation) -> cst.BaseExpression:
+        """``"w %g" % w`` -> ``"w %g" % format_args(w, "g")``: NumPy 1's conversion of a one-element
+        array wherever the format converts to a number (:mod:`mutreal.program.numpy1_scalars`)."""
+        if not isinstance(original.operator, cst.Modulo):
+            return updated
+        conversions = _printf_conversions(original.left)
+        if conversions is None or not any(c in NUMERIC_CONVERSIONS for c in conversions):
+            return updated
+        self.needs_numpy1 = True
+        self._note(original, "format % values", "NumPy 1's one-element arrays as numbers in the numeric conversions")
+        call = cst.Call(
+            _name_node(f"{NUMPY1}.format_args"),
+            [cst.Arg(updated.right), cst.Arg(cst.SimpleString(repr(conversions)))],
+        )
+        return updated.with_changes(right=call)
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         callee = dotted(original.func) or ""
+        if callee in NUMBER_BUILTINS and len(updated.args) == 1 and updated.args[0].keyword is None and not updated.args[0].star:
+            self.needs_numpy1 = True
+            self._note(original, f"{callee}(value)", f"{callee}(value), a one-element array as NumPy 1 converted it")
+            wrapped = cst.Call(_name_node(f"{NUMPY1}.as_scalar"), [cst.Arg(updated.args[0].value)])
+            return updated.with_changes(args=[updated.args[0].with_changes(value=wrapped)])
         if callee.rsplit(".", 1)[-1] in ONE_DEVICE_IDENTITY and updated.args:
             self._note(original, f"{callee}(model, ...)", "model (the same training on one device)")
             return updated.args[0].value
@@ -216,7 +251,12 @@ class _Rewriter(cst.CSTTransformer):
         return new
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        if not self.needs_column_transformer:
+        imports = []
+        if self.needs_column_transformer:
+            imports.append(f"from sklearn.compose import ColumnTransformer as {COLUMN_TRANSFORMER}")
+        if self.needs_numpy1:
+            imports.append(f"import mutreal.program.numpy1_scalars as {NUMPY1}")
+        if not imports:
             return updated
         body = list(updated.body)
         at = 0
@@ -224,8 +264,13 @@ class _Rewriter(cst.CSTTransformer):
             code = cst.Module([]).code_for_node(statement).strip()
             if code.startswith("from __future__") or (index == at and code[:1] in "\"'rRbBuU" and "\n" not in code):
                 at = index + 1
-        line = cst.parse_statement(f"from sklearn.compose import ColumnTransformer as {COLUMN_TRANSFORMER}\n")
-        return updated.with_changes(body=[*body[:at], line, *body[at:]])
+        added = [cst.parse_statement(f"{line}\n").body[0] for line in imports]  # type: ignore[union-attr]
+        if at < len(body) and isinstance(body[at], cst.SimpleStatementLine):
+            # on the first statement's line, so the program's line numbers (in its errors) stay its own
+            first = body[at]
+            body[at] = first.with_changes(body=[*added, *first.body])  # type: ignore[union-attr]
+            return updated.with_changes(body=body)
+        return updated.with_changes(body=[*body[:at], cst.SimpleStatementLine(added), *body[at:]])
 
 
 #: what names one column inside ``frame[...]``: a label or a variable holding one
@@ -242,6 +287,31 @@ def _one_column(node: cst.BaseExpression) -> bool:
     if not isinstance(element, cst.Index) or not isinstance(element.value, _COLUMN_KEYS):
         return False
     return not (isinstance(node.value, cst.Attribute) and node.value.attr.value in ("loc", "iloc", "at", "iat"))
+
+
+def _printf_conversions(node: cst.BaseExpression) -> str | None:
+    """The arguments a ``%`` format string literal consumes, one letter each (its conversion type;
+    ``*`` for a width or precision read from the arguments); None for what is no format string
+    literal, a bytes or f-string, a format keyed by name (``%(name)s``, formatted from a mapping)
+    or one that does not parse as printf."""
+    if not isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return None
+    try:
+        text = node.evaluated_value
+    except Exception:  # noqa: BLE001 - a literal LibCST cannot evaluate is left as written
+        return None
+    if not isinstance(text, str):
+        return None
+    letters = []
+    for match in _CONVERSION.finditer(text):
+        key, width, precision, kind = match.groups()
+        if kind == "%":
+            continue
+        if key is not None or kind not in NUMERIC_CONVERSIONS | set("rsa"):
+            return None
+        letters.extend("*" for part in (width, precision) if part == "*")
+        letters.append(kind)
+    return "".join(letters)
 
 
 def _public_keras(module: str) -> str:
