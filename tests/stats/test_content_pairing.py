@@ -102,18 +102,36 @@ def test_a_crashed_run_is_wrong_on_every_input_of_its_paired_run() -> None:
     assert report.fault_kp.n == [1, 3, 2, 1, 1, 1] and report.fault_kp.kp[0] == 1.0 and report.fault_kp.kp[5] == 0.0
 
 
-def test_a_program_with_other_labels_in_the_same_seed_stays_unpaired() -> None:
-    """A TCL-like mutant (its own data with other labels): seed k's test cases are not the fixed
-    program's, so it gets a note, not a KP over unrelated inputs."""
+def test_a_program_with_other_labels_on_the_same_rows_is_judged_on_the_fixed_programs_labels() -> None:
+    """A TCL-like mutant (the fixed program's rows, other labels, as a program that evaluates on its
+    training data shows a label fault): paired row by row and judged on the fixed program's labels,
+    so a model that learned the wrong labels is wrong, not "right on its own labels"."""
     fixed = _program("fixed.py", {})
     buggy = _program("buggy.py", {0: {"a"}})
     relabelled = [_run("m_tcl.py", seed, [(name, 1 - label) for name, label in cases]) for seed, cases in SPLITS.items()]
     report = compare_from_records(buggy, fixed, {"m_tcl.py": relabelled})
     (tcl,) = report.mutants
-    assert report.fault_kp is not None and tcl.kp is None and tcl.similarity is None
-    assert any(n.startswith("m_tcl.py: per-input correctness of m_tcl.py is on other inputs than the fixed")
+    assert report.fault_kp.kp == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    assert tcl.kp.kp == [1.0] * 6 and tcl.kp.n == [1, 3, 2, 1, 1, 1]  # it predicts its own labels: all wrong
+    assert "m_tcl.py evaluated the fixed program's inputs with other labels" in report.pairing
+    # where it predicts what the fixed program's labels say, it kills nothing
+    learned = [_run("m_ok.py", seed, [(name, 1 - label) for name, label in cases], [False] * len(cases))
+               for seed, cases in SPLITS.items()]  # fmt: skip
+    (ok,) = compare_from_records(buggy, fixed, {"m_ok.py": learned}).mutants
+    assert ok.kp.kp == [0.0] * 6
+
+
+def test_a_program_with_other_rows_in_the_same_seed_stays_unpaired() -> None:
+    """Other rows (a fault of the training data that changes the inputs): not the same test cases."""
+    fixed = _program("fixed.py", {})
+    buggy = _program("buggy.py", {0: {"a"}})
+    other = [_run("m_rows.py", seed, [(name + "'", 1 - label) for name, label in cases]) for seed, cases in SPLITS.items()]
+    report = compare_from_records(buggy, fixed, {"m_rows.py": other})
+    (rows,) = report.mutants
+    assert report.fault_kp is not None and rows.kp is None and rows.similarity is None
+    assert any(n.startswith("m_rows.py: per-input correctness of m_rows.py is on other inputs than the fixed")
                for n in report.notes), report.notes  # fmt: skip
-    assert "0 of 3 inputs shared" in next(n for n in report.notes if n.startswith("m_tcl.py"))
+    assert "0 of 3 inputs shared" in next(n for n in report.notes if n.startswith("m_rows.py"))
 
 
 def test_rows_transformed_otherwise_with_the_same_labels_are_paired_by_position_within_the_seed() -> None:
@@ -240,13 +258,15 @@ def test_kill_gives_the_fisher_verdict_by_input_content_too() -> None:
 
     original = _program("orig.py", {})
     mutant = _program("m.py", {0: {"b"}, 1: {"b"}, 2: {"b"}})
+    other_rows = [_run("m_rows.py", seed, [(name + "'", 1 - label) for name, label in cases]) for seed, cases in SPLITS.items()]
     relabelled = [_run("m_tcl.py", seed, [(name, 1 - label) for name, label in cases]) for seed, cases in SPLITS.items()]
-    report = kill_from_records(original, {"m.py": mutant, "m_tcl.py": relabelled})
-    paired, unpaired = report.mutants
+    report = kill_from_records(original, {"m.py": mutant, "m_rows.py": other_rows, "m_tcl.py": relabelled})
+    paired, unpaired, tcl = report.mutants
     assert paired.fisher is not None and paired.fisher.pool_size == 6 and paired.fisher.n_original == 3
     assert paired.fisher.min_p_value == pytest.approx(0.05)  # b: 3/3 right against 0/3, one-sided Fisher
     assert unpaired.fisher is None
-    assert any(n.startswith("m_tcl.py: per-input correctness of m_tcl.py is on other inputs") for n in report.notes)
+    assert any(n.startswith("m_rows.py: per-input correctness of m_rows.py is on other inputs") for n in report.notes)
+    assert tcl.fisher is not None and tcl.fisher.min_p_value == pytest.approx(0.05)  # wrong on every original label
 
 
 def test_a_program_judged_on_another_set_is_named_so_when_pairing_by_content() -> None:

@@ -18,9 +18,13 @@ bytes, shape and dtype, and its label), and this module pairs by that id instead
 
 The same row evaluated twice in one run (duplicates in the test set) is the same test case; its
 ``j``-th copy is paired with the ``j``-th copy of the other run. Two programs whose runs of one
-seed evaluated other inputs (other labels or rows: a fault of the training data, a mutant that
-changes labels) are not paired: their inputs are not the same test cases, and the caller keeps its
-note. Runs of one seed whose rows differ in bytes but have the same labels in the same order (the
+seed evaluated other rows (a fault of the training data) are not paired: their inputs are not the
+same test cases, and the caller keeps its note. Runs of one seed that evaluated the same rows with
+other labels (a fault or a mutant that changes the labels, ``random.shuffle(y)``, a TCL mutant, in a
+program that evaluates on its training data) are paired row by row, the faulty run judged on the
+reference's labels: the fixed program is the oracle, and whether the faulty model predicts what it
+should is the question per-input killing asks (its own changed labels would make a model that learned
+them "right"). Its predictions must be classes, as the reference's labels are. Runs of one seed whose rows differ in bytes but have the same labels in the same order (the
 same split, transformed differently by the program, as a missing normalisation does) are paired by
 position within that seed, with the reference run's ids, as positions are paired everywhere when
 the data are fixed.
@@ -54,9 +58,13 @@ class PairedCorrectness:
     reference: np.ndarray
     faulty: np.ndarray
     counted: np.ndarray
+    #: some faulty run evaluated the reference's rows with other labels and was judged on the reference's
+    relabelled: bool = False
 
     def keep(self, columns: np.ndarray) -> PairedCorrectness:
-        return PairedCorrectness(self.reference[:, columns], self.faulty[:, columns], self.counted[:, columns])
+        return PairedCorrectness(
+            self.reference[:, columns], self.faulty[:, columns], self.counted[:, columns], self.relabelled
+        )
 
 
 def run_ids(record: Any) -> list[str] | None:
@@ -114,20 +122,58 @@ def _sorted(records: Sequence[Any]) -> list[Any]:
     return sorted(records, key=lambda r: r.seed)
 
 
-def _instance_ids(reference: Any, faulty: Any) -> tuple[list[str], list[str]] | str | None:
-    """The ids under which each run of one instance is read: (reference's, faulty's), None when both
+#: how one instance's two runs are read: the reference's ids, the faulty run's ids (its test cases under
+#: the reference's names), and the faulty run's correctness when it is judged on the reference's labels
+_Instance = tuple[list[str], list[str], "list[bool] | None"]
+
+
+def _instance_ids(reference: Any, faulty: Any) -> _Instance | str | None:
+    """The ids under which each run of one instance is read (see :data:`_Instance`), None when both
     failed, or why the two runs evaluated other test cases."""
     ids_r, ids_f = run_ids(reference), run_ids(faulty)
     if ids_r is None or ids_f is None:
         if ids_r is None and ids_f is None:
             return None
         known = ids_r if ids_r is not None else ids_f  # may be empty: a run that evaluated no input
-        return known, known  # type: ignore[return-value]
+        return known, known, None  # type: ignore[return-value]
     if ids_r == ids_f or sorted(ids_r) == sorted(ids_f):
-        return ids_r, ids_f
+        return ids_r, ids_f, None
     if len(ids_r) == len(ids_f) and list(reference.labels or []) == list(faulty.labels or []):
-        return ids_r, ids_r  # the same split, rows transformed otherwise by the program: by position
+        return ids_r, ids_r, None  # the same split, rows transformed otherwise by the program: by position
+    relabelled = _on_reference_labels(reference, faulty, ids_r, ids_f)
+    if relabelled is not None:
+        return relabelled
     return f"seed {reference.seed}: {len(set(ids_r) & set(ids_f))} of {len(ids_r)} inputs shared"
+
+
+def _row(test_case: str) -> str:
+    """The row digest of a test-case id (``"<digest>:<label>"``, ``#j`` for a later copy)."""
+    return test_case.split(":", 1)[0]
+
+
+def _on_reference_labels(reference: Any, faulty: Any, ids_r: list[str], ids_f: list[str]) -> _Instance | None:
+    """The faulty run read on the reference's test cases where both evaluated the same rows (the same
+    row digests, as many times each) with other labels: its ``j``-th copy of a row is the reference's
+    ``j``-th copy, and it is right where its predicted class is the reference's label. None when the
+    rows differ or either side has no classes to compare."""
+    predictions, labels = faulty.predictions, reference.labels
+    kinds = {getattr(r.last_evaluation, "prediction_kind", None) for r in (reference, faulty)}
+    if kinds != {"class"} or predictions is None or labels is None:
+        return None
+    if len(predictions) != len(ids_f) or len(labels) != len(ids_r) or len(ids_r) != len(ids_f):
+        return None
+    rows_r, rows_f = [_row(i) for i in ids_r], [_row(i) for i in ids_f]
+    if sorted(rows_r) != sorted(rows_f):
+        return None
+    positions: dict[str, list[int]] = {}
+    for position, row in enumerate(rows_r):
+        positions.setdefault(row, []).append(position)
+    named, correct = [], []
+    for row, predicted in zip(rows_f, predictions, strict=True):
+        position = positions[row].pop(0)
+        named.append(ids_r[position])
+        correct.append(str(predicted) == str(labels[position]))
+    return ids_r, named, correct
 
 
 def _same_inputs(reference: Sequence[Any]) -> list[str] | None:
@@ -138,14 +184,18 @@ def _same_inputs(reference: Sequence[Any]) -> list[str] | None:
     return found[0]
 
 
-def _rows(record: Any, ids: list[str], index: Mapping[str, int], width: int) -> tuple[np.ndarray, np.ndarray]:
-    """(correct, evaluated) of one run over the universe; a failed run is wrong on ``ids``."""
+def _rows(
+    record: Any, ids: list[str], index: Mapping[str, int], width: int, judged: list[bool] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(correct, evaluated) of one run over the universe; a failed run is wrong on ``ids``;
+    ``judged``: its correctness on the reference's labels, in place of its own."""
     correct = np.zeros(width, dtype=bool)
     evaluated = np.zeros(width, dtype=bool)
     columns = [index[i] for i in ids]
     evaluated[columns] = True
-    if record.outcome == Outcome.OK and record.correct is not None:
-        correct[columns] = np.asarray(record.correct, dtype=bool)
+    own = judged if judged is not None else record.correct
+    if record.outcome == Outcome.OK and own is not None:
+        correct[columns] = np.asarray(own, dtype=bool)
     return correct, evaluated
 
 
@@ -159,16 +209,16 @@ def pair_by_content(
     runs of one seed evaluated other test cases than the reference's). Inputs counted in no pair
     are left out."""
     ordered_ref = _sorted(reference)
-    plans: dict[str, list[tuple[Any, Any, tuple[list[str], list[str]] | None]] | str] = {}
+    plans: dict[str, list[tuple[Any, Any, _Instance | None]] | str] = {}
     universe: dict[str, int] = {}
     fixed_set = _same_inputs(ordered_ref)
     for name, records in others.items():
         ordered = _sorted(records)
-        plan: list[tuple[Any, Any, tuple[list[str], list[str]] | None]] = []
+        plan: list[tuple[Any, Any, _Instance | None]] = []
         for r, f in zip(ordered_ref, ordered, strict=False):
             found = _instance_ids(r, f)
             if found is None and fixed_set is not None:
-                found = (fixed_set, fixed_set)  # both failed on a fixed test set: both wrong on it
+                found = (fixed_set, fixed_set, None)  # both failed on a fixed test set: both wrong on it
             if isinstance(found, str):
                 plans[name] = found
                 break
@@ -179,7 +229,7 @@ def pair_by_content(
         if isinstance(plan, str):
             continue
         for _, _, found in plan:
-            for ids in found or ():
+            for ids in found[:2] if found else ():
                 for i in ids:
                     universe.setdefault(i, len(universe))
     width = len(universe)
@@ -194,9 +244,10 @@ def pair_by_content(
             if found is None:
                 continue
             ref_c[row], ref_e = _rows(r, found[0], universe, width)
-            fault_c[row], fault_e = _rows(f, found[1], universe, width)
+            fault_c[row], fault_e = _rows(f, found[1], universe, width, found[2])
             counted[row] = ref_e & fault_e
-        paired[name] = PairedCorrectness(ref_c, fault_c, counted)
+        relabelled = any(found is not None and found[2] is not None for _, _, found in plan)
+        paired[name] = PairedCorrectness(ref_c, fault_c, counted, relabelled)
     used = np.zeros(width, dtype=bool)
     for pair in paired.values():
         if not isinstance(pair, str):
@@ -216,6 +267,14 @@ def content_note(n_inputs: int, counts: Sequence[int]) -> str:
         "by input content: the runs evaluated other inputs (data made or split without a seed); "
         f"{n_inputs} distinct inputs, median n per input {median:g} (an input seen in one run has KP 0 or 1 "
         "and a wide interval)"
+    )
+
+
+def relabelled_note(programs: Sequence[str]) -> str:
+    """What a row says of programs judged on the fixed program's labels (same rows, other labels)."""
+    return (
+        f"{', '.join(programs)} evaluated the fixed program's inputs with other labels (a fault of the "
+        "labels) and is judged on the fixed program's labels"
     )
 
 

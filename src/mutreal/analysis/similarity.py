@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -239,6 +240,7 @@ def _pairs_by_content(fixed: Sequence[Any], groups: Mapping[str, Sequence[Any]])
     pairable = {name: records for name, records in groups.items() if pairing.content_pairable(fixed, records)}
     inputs, paired = pairing.pair_by_content(fixed, pairable)
     pairs: dict[str, Pair] = {}
+    relabelled: list[str] = []
     for name, records in groups.items():
         found = paired.get(name)
         if found is None:
@@ -247,6 +249,8 @@ def _pairs_by_content(fixed: Sequence[Any], groups: Mapping[str, Sequence[Any]])
             pairs[name] = pairing.mismatch_note(records[0].program if records else name, found)
         else:
             pairs[name] = (found.reference, found.faulty, found.counted)
+            if found.relabelled:
+                relabelled.append("the buggy program" if name == _FAULT else Path(name).name)
     if isinstance(pairs.get(_FAULT), str):
         pairs[_FAULT] = f"fixed/buggy: {pairs[_FAULT]}"
     fault = pairs.get(_FAULT)
@@ -254,7 +258,8 @@ def _pairs_by_content(fixed: Sequence[Any], groups: Mapping[str, Sequence[Any]])
     if not isinstance(fault, tuple):  # no fault pair: how often the fixed program saw each input
         seen = [set(pairing.run_ids(r) or ()) for r in fixed]
         counts = np.asarray([sum(1 for ids in seen if i in ids) for i in inputs])
-    return pairs, pairing.content_note(len(inputs), [int(c) for c in counts])
+    note = pairing.content_note(len(inputs), [int(c) for c in counts])
+    return pairs, note + (f"; {pairing.relabelled_note(relabelled)}" if relabelled else "")
 
 
 def _pairs_by_position(
