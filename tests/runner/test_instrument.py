@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from mutreal.execution import instrument, per_input
+from mutreal.execution.records import EvaluateRecord
 
 
 def test_probabilities_and_one_hot_become_class_indices():
@@ -28,6 +29,38 @@ def test_argmax_classes_are_in_range(outputs):
     classes, kind = per_input.to_classes(outputs, is_label=False)
     assert kind == "class" and len(classes) == len(outputs)
     assert all(0 <= c < outputs.shape[1] for c in classes)
+
+
+MULTI_LABEL = {"kind": "classification", "loss": "binary_crossentropy", "activation": "sigmoid"}
+
+
+@given(
+    st.integers(1, 12).flatmap(
+        lambda n: st.tuples(
+            arrays(np.float64, (n, 4), elements=st.floats(0, 1)),
+            arrays(np.int64, (n, 4), elements=st.integers(0, 1)),
+        )
+    )
+)
+def test_a_multi_label_model_is_right_only_where_every_unit_is(case):
+    """Several sigmoid units read by a binary cross-entropy, labels of 0s and 1s: an input is right when
+    each unit above 0.5 is exactly a 1 of its label (the argmax of a row would name one unit of many)."""
+    outputs, labels = case
+    labels[0] = [1, 1, 0, 0]  # one row with two labels: a multi-label task
+    result = per_input.per_input_result(outputs, labels, MULTI_LABEL)
+    record = EvaluateRecord(predictions=result["predictions"], labels=result["labels"],
+                            prediction_kind=result["prediction_kind"])  # fmt: skip
+    assert record.correct == [bool(((o > 0.5) == (y == 1)).all()) for o, y in zip(outputs, labels, strict=True)]
+
+
+def test_one_hot_labels_and_other_losses_keep_the_argmax_rule():
+    outputs = np.array([[0.9, 0.2, 0.7], [0.1, 0.6, 0.1]])
+    assert per_input.per_input_result(outputs, np.eye(3)[[0, 1]], MULTI_LABEL)["predictions"] == [0, 1]
+    softmax = {"kind": "classification", "loss": "categorical_crossentropy", "activation": "softmax"}
+    assert per_input.per_input_result(outputs, np.array([[1, 0, 1], [0, 0, 0]]), softmax)["predictions"] == [0, 1]
+    # a row that diverged predicts no label set: wrong whatever its labels
+    diverged = per_input.per_input_result(np.array([[np.nan, 0.9], [0.9, 0.9]]), np.array([[0, 0], [1, 1]]), MULTI_LABEL)
+    assert diverged["predictions"] == [-1, 3] and diverged["labels"] == [0, 3]
 
 
 def test_absent_keras_dataset_names_the_file_and_where_to_place_it(tmp_path, monkeypatch):

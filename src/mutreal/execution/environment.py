@@ -39,7 +39,10 @@ PRIMARY_PACKAGES: dict[str, tuple[str, ...]] = {
 #: (mutreal.program.era_behaviour): a run stored by runner 2 may have crashed where it now trains;
 #: a program that evaluated with per-input correctness also gets its validation data recorded (a
 #: comparison with a version of it that never evaluates is judged there).
-RUNNER_SCHEMA = "3"
+#: 4: a multi-label model's per-input predictions and labels are label sets (a run stored by runner 3
+#: holds the argmax of its sigmoid units); programs of the NumPy 1 era get its one-element array
+#: conversions back (mutreal.program.numpy1_scalars).
+RUNNER_SCHEMA = "4"
 
 
 def package_versions() -> dict[str, str]:

@@ -13,7 +13,8 @@ its data without a seed (other inputs per seed) can still be paired input by inp
 (:mod:`mutreal.analysis.pairing`); a few bytes per input, and hashing 10k rows costs milliseconds.
 
 Classification outputs become class indices (argmax, or threshold 0.5 for one sigmoid unit, 0 for
-one logit of a cross-entropy classifier);
+one logit of a cross-entropy classifier; for a multi-label model, several sigmoid units with 0/1
+labels of which a row may hold several, the set of units above 0.5 as one number, :func:`label_sets`);
 regression outputs stay numbers, judged later by the tolerance rule of ``compare``. The model's task
 (:mod:`mutreal.execution.model_task`) decides which, where it was read. Works on Keras 3 and
 tf_keras models alike and never imports Keras itself. Capture must never break the program: any
@@ -163,6 +164,50 @@ def to_classes(array: Any, *, is_label: bool, classifier: bool = False) -> tuple
     return _floats(flat), "value"
 
 
+def is_multi_label(outputs: Any, labels: Any, task: dict[str, Any] | None = None) -> bool:
+    """Whether the model tags each input with a set of labels (several sigmoid units read by a binary
+    cross-entropy, labels of 0s and 1s of which a row may hold several or none), where the argmax of a
+    row would name one unit of many and say nothing of whether the model was right. One-hot labels
+    stay single-label (argmax), as does a model read by another loss."""
+    import numpy as np
+
+    if outputs.ndim != 2 or outputs.shape[1] < 2 or getattr(labels, "shape", None) != outputs.shape:
+        return False
+    loss = str((task or {}).get("loss") or "")
+    if task and "binary" not in loss:
+        return False
+    values = np.asarray(labels)
+    if not np.isin(values, (0, 1)).all():
+        return False
+    if not task and not _probabilities(outputs):
+        return False  # numbers outside [0, 1] from a model of unknown task: not sigmoid units
+    return bool((values.sum(axis=1) != 1).any())
+
+
+def _probabilities(outputs: Any) -> bool:
+    """Whether every finite output lies in [0, 1] (sigmoid units, not logits)."""
+    import numpy as np
+
+    values = np.asarray(outputs, dtype=float)
+    seen = values[np.isfinite(values)]
+    return bool(((seen >= 0.0) & (seen <= 1.0)).all())
+
+
+def label_sets(array: Any, *, classifier: bool = False) -> list[int]:
+    """Each row's set of labels as one class number (bit ``j`` for unit ``j``): units above 0.5 of an
+    output (above 0 where they are logits: values outside [0, 1] of a cross-entropy ``classifier``),
+    the 1s of a label row; a row that is not finite is class -1 (wrong whatever the label). One
+    number per input keeps the per-input record's form: correct is prediction == label, all units
+    right."""
+    import numpy as np
+
+    rows = np.asarray(array, dtype=float)
+    finite = np.isfinite(rows).all(axis=1)
+    bits = np.nan_to_num(rows) > (0.0 if classifier and not _probabilities(rows) else 0.5)
+    weights = [1 << j for j in range(rows.shape[1])]
+    return [sum(w for w, on in zip(weights, row, strict=True) if on) if ok else -1 for row, ok in zip(bits, finite, strict=True)]
+
+
 def per_input_result(outputs: Any, labels: Any, task: dict[str, Any] | None = None) -> dict[str, Any]:
     """The per-input fields of an :class:`~mutreal.execution.records.EvaluateRecord` from the model's
     outputs and the labels: classes for a classifier, numbers for a regression model (``task``)."""
@@ -178,6 +223,9 @@ def per_input_result(outputs: Any, labels: Any, task: dict[str, Any] | None = No
         return result
     # logits only where a cross-entropy reads them (labels 0 and 1); a hinge loss's labels are -1 and 1
     logits = bool(task) and task.get("kind") == CLASSIFICATION and "crossentropy" in str(task.get("loss") or "")
+    if labels is not None and len(labels) == n_inputs and is_multi_label(outputs, labels, task):
+        return {"n_inputs": int(n_inputs), "predictions": label_sets(outputs, classifier=logits),
+                "labels": label_sets(labels), "prediction_kind": "class"}  # fmt: skip
     predictions, kind = to_classes(outputs, is_label=False, classifier=logits)
     result = {"n_inputs": int(n_inputs), "predictions": predictions, "prediction_kind": kind}
     if labels is not None and len(labels) == n_inputs:
