@@ -58,6 +58,9 @@ def test_one_hot_labels_and_other_losses_keep_the_argmax_rule():
     assert per_input.per_input_result(outputs, np.eye(3)[[0, 1]], MULTI_LABEL)["predictions"] == [0, 1]
     softmax = {"kind": "classification", "loss": "categorical_crossentropy", "activation": "softmax"}
     assert per_input.per_input_result(outputs, np.array([[1, 0, 1], [0, 0, 0]]), softmax)["predictions"] == [0, 1]
+    # the labels decide, not the loss: sigmoid units trained with MSE are judged as with a cross-entropy
+    mse = {"kind": "classification", "loss": "mse", "activation": "sigmoid"}
+    assert per_input.per_input_result(outputs, np.array([[1, 0, 1], [0, 0, 0]]), mse)["predictions"] == [5, 2]
     # a row that diverged predicts no label set: wrong whatever its labels
     diverged = per_input.per_input_result(np.array([[np.nan, 0.9], [0.9, 0.9]]), np.array([[0, 0], [1, 1]]), MULTI_LABEL)
     assert diverged["predictions"] == [-1, 3] and diverged["labels"] == [0, 3]

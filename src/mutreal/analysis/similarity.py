@@ -250,7 +250,7 @@ def _pairs_by_content(fixed: Sequence[Any], groups: Mapping[str, Sequence[Any]])
         else:
             pairs[name] = (found.reference, found.faulty, found.counted)
             if found.relabelled:
-                relabelled.append("the buggy program" if name == _FAULT else Path(name).name)
+                relabelled.append("the buggy program" if name == _FAULT else "/".join(Path(name).parts[-2:]))
     if isinstance(pairs.get(_FAULT), str):
         pairs[_FAULT] = f"fixed/buggy: {pairs[_FAULT]}"
     fault = pairs.get(_FAULT)

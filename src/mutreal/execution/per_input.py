@@ -165,16 +165,18 @@ def to_classes(array: Any, *, is_label: bool, classifier: bool = False) -> tuple
 
 
 def is_multi_label(outputs: Any, labels: Any, task: dict[str, Any] | None = None) -> bool:
-    """Whether the model tags each input with a set of labels (several sigmoid units read by a binary
-    cross-entropy, labels of 0s and 1s of which a row may hold several or none), where the argmax of a
-    row would name one unit of many and say nothing of whether the model was right. One-hot labels
-    stay single-label (argmax), as does a model read by another loss."""
+    """Whether the model tags each input with a set of labels: several output units and labels of 0s
+    and 1s of which a row may hold several or none (sigmoid units, whatever the loss: old programs
+    train them with MSE), where the argmax of a row would name one unit of many and say nothing of
+    whether the model was right. The labels decide, so that programs that differ only in their loss
+    or activation (a fault, a mutant) are judged alike. One-hot labels stay single-label (argmax), as
+    does a softmax or a categorical cross-entropy, which read one class per input."""
     import numpy as np
 
     if outputs.ndim != 2 or outputs.shape[1] < 2 or getattr(labels, "shape", None) != outputs.shape:
         return False
-    loss = str((task or {}).get("loss") or "")
-    if task and "binary" not in loss:
+    task = task or {}
+    if "softmax" in str(task.get("activation") or "") or "categorical" in str(task.get("loss") or ""):
         return False
     values = np.asarray(labels)
     if not np.isin(values, (0, 1)).all():
