@@ -157,7 +157,7 @@ def to_classes(array: Any, *, is_label: bool, classifier: bool = False) -> tuple
         if np.all(np.equal(np.mod(seen, 1), 0)):
             return np.where(finite, np.nan_to_num(flat), -1).astype(int).tolist(), "class"
         return _floats(flat), "value"
-    if np.all((seen >= 0.0) & (seen <= 1.0)):
+    if _probabilities(flat):
         return np.where(finite, np.nan_to_num(flat) > 0.5, -1).astype(int).tolist(), "class"
     if classifier:
         return np.where(finite, np.nan_to_num(flat) > 0.0, -1).astype(int).tolist(), "class"
