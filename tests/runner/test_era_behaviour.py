@@ -20,11 +20,12 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mutreal.program import era_behaviour
-from mutreal.program.era_behaviour import as_placeholder_feed, first_column_of_2d, recorded, save_format_of
-from mutreal.program.instrumentation import TRACKER_PACKAGES, strip_instrumentation
-from mutreal.program.removed_apis import rewrite_removed_apis
-from mutreal.program.runtime import prepare_runtime
+from mutreal.compat import era_behaviour
+from mutreal.compat.era_behaviour import as_placeholder_feed, first_column_of_2d, recorded, save_format_of
+from mutreal.compat.framework_choice import prepare_runtime
+from mutreal.compat.removed_apis import rewrite_removed_apis
+from mutreal.compat.scaffolding import strip_instrumentation
+from mutreal.program.training_observers import TRACKER_PACKAGES
 
 
 @settings(max_examples=30, deadline=None)
@@ -218,7 +219,7 @@ def test_a_chained_inplace_call_on_one_column_changes_the_frame_as_before_pandas
 
 
 def test_scipy_misc_image_functions_come_back_over_pillow(tmp_path: Path):
-    from mutreal.program import scipy_misc
+    from mutreal.compat import scipy_misc
 
     scipy_misc.install()
     from scipy.misc import imread, imresize, imsave  # removed in SciPy 1.2/1.3, given back

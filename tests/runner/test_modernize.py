@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mutreal.cli import main
-from mutreal.program.modernize import modernize_source
+from mutreal.compat.modernize import modernize_source
 
 LEGACY = """\
 from keras.models import Sequential

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from mutreal.program.modernize import NUMPY_REMOVED, modernize_source, numpy_aliases_to_rewrite
+from mutreal.compat.modernize import NUMPY_REMOVED, modernize_source, numpy_aliases_to_rewrite
 
 PROGRAM = """import numpy as np
 import numpy

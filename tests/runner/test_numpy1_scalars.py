@@ -17,9 +17,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mutreal.program.numpy1_scalars import as_scalar, format_args
-from mutreal.program.removed_apis import rewrite_removed_apis
-from mutreal.program.runtime import prepare_runtime
+from mutreal.compat.framework_choice import prepare_runtime
+from mutreal.compat.numpy1_scalars import as_scalar, format_args
+from mutreal.compat.removed_apis import rewrite_removed_apis
 
 #: conversions drawn by the property tests, and whether each makes its argument a number
 CONVERSIONS = {"%g": True, "%d": True, "%5.2f": True, "%e": True, "%s": False, "%r": False}
@@ -94,7 +94,7 @@ def test_what_the_rewrite_leaves_alone_and_where_it_puts_its_import():
     rewritten, changes = rewrite_removed_apis(text + 'print("w %g" % w, float(w))\n')
     lines = rewritten.splitlines()
     assert len(lines) == len(text.splitlines()) + 1  # the import shares a line: errors keep their line numbers
-    assert lines[2] == "import mutreal.program.numpy1_scalars as _mutreal_numpy1; import numpy as np"
+    assert lines[2] == "import mutreal.compat.numpy1_scalars as _mutreal_numpy1; import numpy as np"
     assert lines[-1] == (
         "print(\"w %g\" % _mutreal_numpy1.format_args(w, 'g'), float(_mutreal_numpy1.as_scalar(w)))"
     )

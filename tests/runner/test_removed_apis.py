@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from mutreal.program.removed_apis import rewrite_removed_apis
+from mutreal.compat.removed_apis import rewrite_removed_apis
 
 PROGRAM = """\
 from sklearn.preprocessing import OneHotEncoder

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mutreal.program import tf1_contrib
-from mutreal.program.runtime import prepare_runtime
-from mutreal.program.tf_upgrade import V1_MEANINGS, graph_mode_v1_names, upgrade_tf1
+from mutreal.compat import tf1_contrib
+from mutreal.compat.framework_choice import prepare_runtime
+from mutreal.compat.tf_upgrade import V1_MEANINGS, graph_mode_v1_names, upgrade_tf1
 
 CONTRIB_KERAS = """\
 import numpy as np
@@ -60,7 +60,7 @@ def test_the_contrib_uses_of_a_program_are_listed_with_their_successors():
     assert len(lines) == len(set(lines)) == 4
     mnist = "from tensorflow.examples.tutorials.mnist import input_data\n"
     assert tf1_contrib.contrib_uses(mnist) == [
-        "tensorflow.examples.tutorials.mnist: served at run time by mutreal.program.tf1_mnist"
+        "tensorflow.examples.tutorials.mnist: served at run time by mutreal.compat.tf1_mnist"
     ]
     assert tf1_contrib.uses_removed_modules(mnist) and not tf1_contrib.uses_removed_modules(EAGER_ONLY)
     # a star import of the package lists every served module
@@ -144,7 +144,7 @@ def test_queues_summaries_and_supervisors_need_graph_mode(text: str):
 def test_a_contrib_program_read_as_keras3_runs_on_keras2_with_its_contrib_listed():
     prepared = prepare_runtime(CONTRIB_KERAS)
     assert prepared.framework == "tf_keras", prepared.reason
-    assert "tf.contrib.keras: served at run time from tensorflow.keras (mutreal.program.tf1_contrib)" in prepared.rewrites
+    assert "tf.contrib.keras: served at run time from tensorflow.keras (mutreal.compat.tf1_contrib)" in prepared.rewrites
     graph = prepare_runtime(CONTRIB_GRAPH)
     assert graph.framework == "tf1" and any(line.startswith("tf.contrib.rnn: served") for line in graph.rewrites)
     # Keras 3 workers have no import hook: nothing is said to be served there

@@ -1,4 +1,4 @@
-"""TensorFlow 1's MNIST tutorial reader, served offline (mutreal.program.tf1_mnist).
+"""TensorFlow 1's MNIST tutorial reader, served offline (mutreal.compat.tf1_mnist).
 
 The idx files are written by the ``mnist_idx`` fixture (20 tiny images, gzipped as the original
 distribution is); nothing imports TensorFlow.
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mutreal.execution.instrument import MissingDatasetError
-from mutreal.program import tf1_mnist
+from mutreal.compat import tf1_mnist
+from mutreal.execution.fit_capture import MissingDatasetError
 
 
 def test_splits_scaling_and_one_hot(tmp_path: Path, mnist_idx):

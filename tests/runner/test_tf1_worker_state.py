@@ -3,7 +3,7 @@
 A TensorFlow 1 program ran in a process of its own; mutreal's workers run many in one. Own programs:
 flags defined by a finished program (its ``__main__`` or a helper module) are forgotten after its
 run (:func:`mutreal.execution.worker.forget_program_flags`), and a helper module beside the entry is converted as the entry is (its version pin
-removed, its TF1 names renamed). Fast tests call :mod:`mutreal.program.tf1_runtime` directly; the
+removed, its TF1 names renamed). Fast tests call :mod:`mutreal.compat.tf1_worker_patches` directly; the
 slow one runs two programs in one worker through the ``mutreal`` entry point.
 """
 
@@ -19,9 +19,9 @@ from absl import flags
 from click.testing import CliRunner
 
 from mutreal.cli import main
+from mutreal.compat import tf1_worker_patches
 from mutreal.execution.store import RunStore
 from mutreal.execution.worker import forget_program_flags
-from mutreal.program import tf1_runtime
 
 
 def _define_from(module_name: str, flag: str, *, stays: bool = False, short_name: str | None = None) -> None:
@@ -81,7 +81,7 @@ def program_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     entry.__file__ = str(tmp_path / "entry.py")
     monkeypatch.setitem(sys.modules, "__main__", entry)
     monkeypatch.syspath_prepend(str(tmp_path))
-    converter = tf1_runtime.HelperConverter("tf1")
+    converter = tf1_worker_patches.HelperConverter("tf1")
     monkeypatch.setattr(sys, "meta_path", [converter, *sys.meta_path])
     yield tmp_path
     for name in [n for n in sys.modules if n.startswith("mutreal_helper_")]:
@@ -90,22 +90,22 @@ def program_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_a_helper_module_beside_the_entry_is_converted_like_the_entry(program_folder: Path):
     (program_folder / "mutreal_helper_pinned.py").write_text(HELPER)
-    tf1_runtime.new_run(0)
+    tf1_worker_patches.new_run(0)
     import mutreal_helper_pinned  # type: ignore[import-not-found]
 
     text = Path(mutreal_helper_pinned.__file__).read_text()
     assert "assert tf.__version__" in text  # the file itself is untouched
-    rewrites = tf1_runtime.helper_rewrites()
+    rewrites = tf1_worker_patches.helper_rewrites()
     assert any(line.startswith("mutreal_helper_pinned: line 3: version pin") for line in rewrites), rewrites
     assert any("reduction_indices" in line for line in rewrites), rewrites
-    tf1_runtime.new_run(1)
-    assert tf1_runtime.helper_rewrites() == []  # listed per run
+    tf1_worker_patches.new_run(1)
+    assert tf1_worker_patches.helper_rewrites() == []  # listed per run
 
 
 def test_modules_outside_the_programs_folder_are_left_to_python(program_folder: Path, tmp_path_factory):
     elsewhere = tmp_path_factory.mktemp("library")
     (elsewhere / "mutreal_helper_library.py").write_text(HELPER)
-    converter = tf1_runtime.HelperConverter("tf1")
+    converter = tf1_worker_patches.HelperConverter("tf1")
     assert converter.find_spec("mutreal_helper_library", [str(elsewhere)]) is None
     (program_folder / "mutreal_helper_own.py").write_text(HELPER)
     assert converter.find_spec("mutreal_helper_own", None) is not None

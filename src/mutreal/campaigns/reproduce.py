@@ -18,7 +18,7 @@ What is decided per bug, beyond the pair verdict of :func:`mutreal.analysis.repr
   are reused, so a rerun with a higher limit trains only what was stopped.
 - a *version problem*: every run of both versions fails on an API that current Keras, TensorFlow or
   numpy removed (each side's own removed API and message). By default each program already ran on
-  the framework of its era with its rewrites (``--framework auto``, :mod:`mutreal.program.runtime`),
+  the framework of its era with its rewrites (``--framework auto``, :mod:`mutreal.compat.framework_choice`),
   so what is left is a problem no rewrite repairs, kept with its error; only a benchmark run with
   ``--framework keras3`` or ``as-is`` is retried once with ``--modernize`` (both tries kept).
 - ``error``: a program file is missing, or a side of several files has no single entry program.

@@ -29,7 +29,7 @@ def modernize(programs: tuple[str, ...], out: str | None, in_place: bool, as_jso
     """
     import libcst
 
-    from mutreal.program.modernize import modernize_source
+    from mutreal.compat.modernize import modernize_source
 
     if out and in_place:
         raise click.UsageError("give --out or --in-place, not both")

@@ -18,8 +18,8 @@ from mutreal.compare.noise import data_source_swapped, noise_rule
 from mutreal.compare.values import number, short, values_equal
 from mutreal.decisions import DecisionId as D
 from mutreal.decisions import applies
-from mutreal.program.instrumentation import TRAINING_CALLBACKS
 from mutreal.program.model import Fit, evaluation_path, fit_path
+from mutreal.program.training_observers import TRAINING_CALLBACKS
 
 #: the arguments that give fit its validation set (validation_steps/freq only tune it)
 _VALIDATION_SETS = ("validation_data", "validation_split")

@@ -14,7 +14,7 @@ Public API (import from here; importing this package never imports TensorFlow):
   ``missing-data``, ``lost``; :class:`UnknownOutcome` for any other stored word),
   ``metric_name``/``metric_value``/``direction``, ``metric(name)``, ``predictions``/``labels``/``correct`` of the last evaluate, ``fits``, ``evaluations``, timings,
   ``error_type``/``error_message``/``traceback``, ``era``/``framework``/``rewrites`` (what the program
-  ran on and every rewrite applied before, :mod:`mutreal.program.runtime`);
+  ran on and every rewrite applied before, :mod:`mutreal.compat.framework_choice`);
 * :class:`RunStore`: the SQLite store (``records()``, ``get()``, ``to_dataframe()``, ``to_csv()``);
 * :class:`CampaignConfig`: the YAML configuration (``load``, ``to_yaml``); :func:`summarize`.
 

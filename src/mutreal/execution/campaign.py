@@ -64,7 +64,7 @@ class CampaignConfig:
     memory_limit_mb: float | None = None
     metric: str | None = None
     modernize: bool = False
-    #: The framework each program runs on: ``auto`` (its era's, :mod:`mutreal.program.runtime`),
+    #: The framework each program runs on: ``auto`` (its era's, :mod:`mutreal.compat.framework_choice`),
     #: ``keras3``, ``tf_keras``, ``tf1`` or ``as-is``; each run's framework enters its key.
     framework: str = "auto"
     args: list[str] = field(default_factory=list)

@@ -21,8 +21,8 @@ from typing import Any
 PRIMARY_PACKAGES: dict[str, tuple[str, ...]] = {
     "tensorflow": ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-macos"),
     "keras": ("keras",),
-    "tf-keras": ("tf-keras",),  # Keras 1/2-era programs run on it (mutreal.program.runtime)
-    "tf-slim": ("tf-slim",),  # serves tf.contrib to TensorFlow 1 programs (mutreal.program.tf1_contrib)
+    "tf-keras": ("tf-keras",),  # Keras 1/2-era programs run on it (mutreal.compat.framework_choice)
+    "tf-slim": ("tf-slim",),  # serves tf.contrib to TensorFlow 1 programs (mutreal.compat.tf1_contrib)
     "numpy": ("numpy",),
     "scikit-learn": ("scikit-learn",),
     "pandas": ("pandas",),
@@ -36,12 +36,12 @@ PRIMARY_PACKAGES: dict[str, tuple[str, ...]] = {
 #: the worker serves tf.contrib / tensorflow.examples, repairs Keras 2 sub-modules and replaces a
 #: worker that holds memory: a run stored by runner 1 may have crashed where it now trains.
 #: 3: tf_keras/tf1 workers restore the era's pandas and graph-mode Keras behaviours and scipy.misc
-#: (mutreal.program.era_behaviour): a run stored by runner 2 may have crashed where it now trains;
+#: (mutreal.compat.era_behaviour): a run stored by runner 2 may have crashed where it now trains;
 #: a program that evaluated with per-input correctness also gets its validation data recorded (a
 #: comparison with a version of it that never evaluates is judged there).
 #: 4: a multi-label model's per-input predictions and labels are label sets (a run stored by runner 3
 #: holds the argmax of its sigmoid units); programs of the NumPy 1 era get its one-element array
-#: conversions back (mutreal.program.numpy1_scalars).
+#: conversions back (mutreal.compat.numpy1_scalars).
 RUNNER_SCHEMA = "4"
 
 

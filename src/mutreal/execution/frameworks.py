@@ -3,7 +3,7 @@
 A process that imported Keras 3 cannot switch to Keras 2 (``tf_keras``), and graph mode
 (``tf.compat.v1.disable_v2_behavior``) is for the whole process, so the framework is part of a
 worker's identity, like its TensorFlow thread count: a worker runs one of
-:data:`mutreal.program.runtime.FRAMEWORKS` for its life, and a task that needs another one is run
+:data:`mutreal.compat.framework_choice.FRAMEWORKS` for its life, and a task that needs another one is run
 by a worker started for it (:class:`mutreal.execution.worker_process.WorkerProcess`).
 
 ``tf_keras`` and ``tf1`` workers get ``TF_USE_LEGACY_KERAS=1`` in their environment (so ``tf.keras``
@@ -83,7 +83,7 @@ def _moved_to(path: str) -> str | None:
     ``layers``): Keras 2's package ``__init__`` re-exported every public name of these sub-modules, and
     tf_keras keeps some of them only as internal modules that no longer hold those names (its
     ``src.layers.normalization`` is a package of sub-modules), others not at all (``layers.recurrent``)."""
-    from mutreal.program.modernize import MOVED_MODULES
+    from mutreal.compat.modernize import MOVED_MODULES
 
     return MOVED_MODULES.get(path)
 
@@ -201,9 +201,9 @@ def set_up(framework: str) -> None:
         tf.compat.v1.disable_v2_behavior()
         tf1_names_fallback()
     if framework in ("tf_keras", "tf1"):  # tf.contrib, tensorflow.examples; graph seeds in graph mode
-        from mutreal.program import era_behaviour, tf1_runtime
+        from mutreal.compat import era_behaviour, tf1_worker_patches
 
-        tf1_runtime.install(framework)
+        tf1_worker_patches.install(framework)
         era_behaviour.install(framework)  # pandas < 3, standalone Keras' feeds and saves
 
 
@@ -227,9 +227,9 @@ def reset(framework: str, seed: int, deterministic: bool) -> None:
     keras = keras_module(framework)
     if framework == "tf1":
         tf.compat.v1.reset_default_graph()
-        from mutreal.program import tf1_runtime
+        from mutreal.compat import tf1_worker_patches
 
-        tf1_runtime.new_run(seed)  # graph seeds, helper-module rewrites cleared
+        tf1_worker_patches.new_run(seed)  # graph seeds, helper-module rewrites cleared
     keras.backend.clear_session() if framework != "keras3" else keras.backend.clear_session(free_memory=False)
     if framework == "keras3":
         keras.config.set_floatx("float32")

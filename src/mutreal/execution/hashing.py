@@ -1,7 +1,7 @@
 """Content hashes that identify a run, so that an unchanged run is never trained twice.
 
 A run's key covers everything that can change its numbers: the program text (after the rewrites of
-its era, :mod:`mutreal.program.runtime`), the framework it runs on, the data files beside it, the result-affecting configuration, the seed and the package
+its era, :mod:`mutreal.compat.framework_choice`), the framework it runs on, the data files beside it, the result-affecting configuration, the seed and the package
 versions. File names and paths are not part of it: renaming or moving a program reuses its runs,
 unlike DeepCrime's cache by file name.
 """

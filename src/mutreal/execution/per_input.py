@@ -1,7 +1,7 @@
 """Per-input predictions of a trained model, inside the worker: what per-input killing is made of.
 
 Kim et al.'s per-input killing and Ahmed et al.'s coupling need, per run, whether each input was
-predicted right. :mod:`mutreal.execution.instrument` calls these helpers on the data of a top-level
+predicted right. :mod:`mutreal.execution.fit_capture` calls these helpers on the data of a top-level
 ``evaluate`` (arrays predicted again, a tf.data dataset or PyDataset read once more, a generator's
 batches predicted as they pass) and, for a program whose last evaluate gave no per-input
 correctness, on the best data its last ``fit`` had (:func:`held_out_candidates`): the validation

@@ -65,7 +65,7 @@ class PlanStatus(TextEnum):
 
 @dataclass
 class PreparedProgram:
-    """A program read, prepared for the framework of its era (:mod:`mutreal.program.runtime`) and hashed.
+    """A program read, prepared for the framework of its era (:mod:`mutreal.compat.framework_choice`) and hashed.
 
     ``source`` is the text that runs (after every rewrite); ``era``, ``framework`` and ``rewrites``
     say what was decided and done; the framework enters the run key (the same text runs differently
@@ -95,7 +95,7 @@ def prepare_program(
     """Read a program, decide its framework (``framework``: ``auto``, a framework, or ``as-is``),
     rewrite and hash it; errors are kept, not raised. ``args``: its own command-line arguments
     (None: the campaign's)."""
-    from mutreal.program.runtime import prepare_runtime
+    from mutreal.compat.framework_choice import prepare_runtime
 
     path = Path(path)
     data_folder = Path(data_folder) if data_folder is not None else path.resolve().parent

@@ -256,7 +256,7 @@ class RunRecord(PerInputView):
     #: program (they are in ``rewrites`` since); read from old stores, no longer written.
     modernize_changes: list[str] = field(default_factory=list)
     #: The program's era as classify reads it (``keras1``, ``keras2``, ``tf2``, ``keras3``), or ``tf1``
-    #: for TensorFlow 1 graph code (:mod:`mutreal.program.runtime`); empty in records of old stores.
+    #: for TensorFlow 1 graph code (:mod:`mutreal.compat.framework_choice`); empty in records of old stores.
     era: str = ""
     #: The framework the run had: ``keras3``, ``tf_keras`` or ``tf1`` (empty in old stores: Keras 3).
     framework: str = ""

@@ -69,15 +69,15 @@ def _framework() -> str:
 
 
 def install_instrumentation(block_network: bool) -> None:
-    """``instrument.install`` for this worker's framework (passed only where ``install`` takes it)."""
+    """``fit_capture.install`` for this worker's framework (passed only where ``install`` takes it)."""
     import inspect
 
-    from mutreal.execution import instrument
+    from mutreal.execution import fit_capture
 
-    if "framework" in inspect.signature(instrument.install).parameters:
-        instrument.install(block_network=block_network, framework=_framework())
+    if "framework" in inspect.signature(fit_capture.install).parameters:
+        fit_capture.install(block_network=block_network, framework=_framework())
     elif _framework() == "keras3":  # an instrumentation that patches Keras 3 only: nothing to patch
-        instrument.install(block_network=block_network)  # on tf_keras (the sandbox still blocks the network)
+        fit_capture.install(block_network=block_network)  # on tf_keras (the sandbox still blocks the network)
 
 
 def _configure_tensorflow(options: dict[str, Any]) -> dict[str, str]:
@@ -196,11 +196,11 @@ def _local_modules(names: set[str], roots: list[str]) -> list[str]:
 
 
 def _classify_error(error: BaseException) -> Outcome:
-    from mutreal.execution import instrument
+    from mutreal.execution import fit_capture
 
     seen = error
     while seen is not None:
-        if isinstance(seen, (instrument.MissingDatasetError, FileNotFoundError)):
+        if isinstance(seen, (fit_capture.MissingDatasetError, FileNotFoundError)):
             return Outcome.MISSING_DATA
         if isinstance(seen, MemoryError):  # an allocation refused under the address-space limit
             return Outcome.MEMORY
@@ -352,13 +352,13 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
     files are made visible), ``seed`` and ``args``. The result holds ``outcome``, ``fits``,
     ``evaluations``, timings, error fields and the tail of the program's output.
     """
-    from mutreal.execution import instrument
+    from mutreal.execution import fit_capture
 
     seed = int(task["seed"])
     install_instrumentation(task.get("block_network", True))
-    from mutreal.program.era_behaviour import begin_run
+    from mutreal.compat.era_behaviour import begin_run
 
-    begin_run(task.get("rewrites"))  # the era's Keras behaviours its rewrites list (mutreal.program.era_behaviour)
+    begin_run(task.get("rewrites"))  # the era's Keras behaviours its rewrites list (mutreal.compat.era_behaviour)
     workdir, script, scratch = _prepare_workdir(task)
     _alias_own_folder(workdir, Path(task["program"]).parent.name, str(task["source"]))
     saved_cwd = os.getcwd()
@@ -375,7 +375,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
     start = time.perf_counter()
     try:
         _reset_keras(seed)
-        capture = instrument.start_capture()
+        capture = fit_capture.start_capture()
         module = types.ModuleType("__main__")
         module.__file__ = str(script)
         module.__builtins__ = builtins  # type: ignore[attr-defined]
@@ -407,7 +407,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
     finally:
         # per-input correctness after fit for a program that did not evaluate; the training steps
         # outside fit (an early crash is told from a late one by them)
-        extra = instrument.finish_capture(completed=result["outcome"] == Outcome.OK)
+        extra = fit_capture.finish_capture(completed=result["outcome"] == Outcome.OK)
         wall = time.perf_counter() - start
         os.chdir(saved_cwd)
         sys.argv = saved_argv
@@ -428,7 +428,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
         _close_figures()
         output_tail = redirect.tail()
         shutil.rmtree(scratch, ignore_errors=True)
-    capture = instrument.CURRENT
+    capture = fit_capture.CURRENT
     result.update(
         fits=[f.to_dict() for f in capture.fits],
         evaluations=[e.to_dict() for e in capture.evaluations],
@@ -446,9 +446,9 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
 
 def _helper_rewrites() -> list[str]:
     """The rewrites of the program's own modules converted as they were imported (a ``tf1`` worker's
-    :func:`mutreal.program.tf1_runtime.helper_rewrites`), for the run's record."""
-    tf1_runtime = sys.modules.get("mutreal.program.tf1_runtime")
-    return tf1_runtime.helper_rewrites() if tf1_runtime is not None else []
+    :func:`mutreal.compat.tf1_worker_patches.helper_rewrites`), for the run's record."""
+    tf1_worker_patches = sys.modules.get("mutreal.compat.tf1_worker_patches")
+    return tf1_worker_patches.helper_rewrites() if tf1_worker_patches is not None else []
 
 
 def forget_program_flags() -> list[str]:

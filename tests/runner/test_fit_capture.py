@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from mutreal.execution import instrument, per_input
+from mutreal.execution import fit_capture, per_input
 from mutreal.execution.records import EvaluateRecord
 
 
@@ -68,29 +68,29 @@ def test_one_hot_labels_and_other_losses_keep_the_argmax_rule():
 
 def test_absent_keras_dataset_names_the_file_and_where_to_place_it(tmp_path, monkeypatch):
     monkeypatch.setenv("KERAS_HOME", str(tmp_path))
-    monkeypatch.setitem(instrument._ORIGINALS, "get_file", lambda *a, **k: "served")
+    monkeypatch.setitem(fit_capture._ORIGINALS, "get_file", lambda *a, **k: "served")
     origin = "https://storage.googleapis.com/tensorflow/tf-keras-datasets/mnist.npz"
-    with pytest.raises(instrument.MissingDatasetError) as raised:
-        instrument._patched_get_file("mnist.npz", origin=origin)
+    with pytest.raises(fit_capture.MissingDatasetError) as raised:
+        fit_capture._patched_get_file("mnist.npz", origin=origin)
     message = str(raised.value)
     assert str(tmp_path / "datasets" / "mnist.npz") in message and origin in message
     (tmp_path / "datasets").mkdir()
     (tmp_path / "datasets" / "mnist.npz").write_bytes(b"x")
-    assert instrument._patched_get_file("mnist.npz", origin=origin) == "served"  # cached files are served
+    assert fit_capture._patched_get_file("mnist.npz", origin=origin) == "served"  # cached files are served
 
 
 def test_remote_lookups_are_refused_local_ones_allowed(monkeypatch):
-    monkeypatch.setitem(instrument._ORIGINALS, "getaddrinfo", lambda host, *a, **k: [("local", host)])
-    with pytest.raises(instrument.NetworkBlockedError, match="example.org"):
-        instrument._blocked_getaddrinfo("example.org", 443)
-    assert instrument._blocked_getaddrinfo("localhost", 80) == [("local", "localhost")]
+    monkeypatch.setitem(fit_capture._ORIGINALS, "getaddrinfo", lambda host, *a, **k: [("local", host)])
+    with pytest.raises(fit_capture.NetworkBlockedError, match="example.org"):
+        fit_capture._blocked_getaddrinfo("example.org", 443)
+    assert fit_capture._blocked_getaddrinfo("localhost", 80) == [("local", "localhost")]
 
 
 def test_steps_of_a_compiled_training_loop_are_counted_by_the_optimizer():
     """Inside a tf.function (train_on_batch, a compiled custom step) apply_gradients runs in Python
     once per trace: five steps counted as one would make a program that trained and then crashed look
     like one that crashed before training (and its other seeds would not be trained)."""
-    from mutreal.execution import instrument
+    from mutreal.execution import fit_capture
 
     class Optimizer:
         def __init__(self):
@@ -100,14 +100,14 @@ def test_steps_of_a_compiled_training_loop_are_counted_by_the_optimizer():
             self.iterations += 1
 
     raw = Optimizer.apply_gradients
-    instrument._patch_steps(Optimizer, "apply_gradients")
-    instrument.start_capture()
+    fit_capture._patch_steps(Optimizer, "apply_gradients")
+    fit_capture.start_capture()
     optimizer = Optimizer()
     optimizer.apply_gradients([])  # the trace: the Python body runs once
     for _ in range(4):  # the compiled steps: the graph runs, Python does not
         raw(optimizer, [])
-    assert instrument.CURRENT.steps_outside_fit == 1
-    assert instrument.finish_capture(completed=False)["steps_outside_fit"] == 5
+    assert fit_capture.CURRENT.steps_outside_fit == 1
+    assert fit_capture.finish_capture(completed=False)["steps_outside_fit"] == 5
 
 
 def test_a_metric_that_is_not_one_number_is_left_out_not_a_crash():
@@ -115,9 +115,9 @@ def test_a_metric_that_is_not_one_number_is_left_out_not_a_crash():
     program's own fit and evaluate, so a program that runs outside mutreal crashed inside it."""
     import numpy as np
 
-    from mutreal.execution import instrument
+    from mutreal.execution import fit_capture
 
     per_class = np.array([0.5, 0.25])
     history = {"loss": [0.9, 0.7], "f1_score": [per_class, per_class], "accuracy": [np.float32(0.5), 0.75]}
-    assert instrument._scalar_history(history) == {"loss": [0.9, 0.7], "accuracy": [0.5, 0.75]}
-    assert instrument._scalar_logs({"loss": 0.7, "f1_score": per_class}) == {"loss": 0.7}
+    assert fit_capture._scalar_history(history) == {"loss": [0.9, 0.7], "accuracy": [0.5, 0.75]}
+    assert fit_capture._scalar_logs({"loss": 0.7, "f1_score": per_class}) == {"loss": 0.7}

@@ -18,18 +18,18 @@ the framework of its era:
   is maintained today, the ``tf_keras`` package: its worker sets ``TF_USE_LEGACY_KERAS=1`` before
   TensorFlow is imported (so ``tf.keras`` is ``tf_keras``) and resolves ``keras`` imports to
   ``tf_keras`` (:mod:`mutreal.execution.frameworks`), after the Keras 1 spellings are rewritten
-  (:mod:`mutreal.program.modernize`, for Keras 2: TensorFlow ops on Keras tensors stay).
+  (:mod:`mutreal.compat.modernize`, for Keras 2: TensorFlow ops on Keras tensors stay).
 * ``tf1``: a TensorFlow 1 graph program (TensorFlow's converter renames its API, and it uses sessions,
-  placeholders, queues or merged summaries) runs converted (:mod:`mutreal.program.tf_upgrade`) in
+  placeholders, queues or merged summaries) runs converted (:mod:`mutreal.compat.tf_upgrade`) in
   graph mode (``tf.compat.v1.disable_v2_behavior()``), its Keras on ``tf_keras`` too.
 
 A program that uses ``tf.contrib`` or ``tensorflow.examples`` is TensorFlow 1-era code whatever Keras
 spelling it shows: it runs on ``tf_keras`` or ``tf1``, whose workers serve those modules
-(:mod:`mutreal.program.tf1_contrib`); the modules it uses are listed in its rewrites.
+(:mod:`mutreal.compat.tf1_contrib`); the modules it uses are listed in its rewrites.
 
 Every program not run on Keras 3 also gets: Python 2 syntax upgraded, removed Python/library APIs
-rewritten (:mod:`mutreal.program.removed_apis`) and the benchmark's own instrumentation removed
-(:mod:`mutreal.program.instrumentation`). Every rewrite is listed, one line each, in the run record,
+rewritten (:mod:`mutreal.compat.removed_apis`) and the benchmark's own instrumentation removed
+(:mod:`mutreal.program.training_observers`). Every rewrite is listed, one line each, in the run record,
 the campaign manifest and (through the rewritten text's hash and the framework) the run key.
 
 The choice can be forced: ``auto`` (the default), ``keras3``/``tf_keras``/``tf1`` (that framework,
@@ -42,7 +42,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from mutreal.program.modernize import Change
+from mutreal.compat.modernize import Change
 
 #: The frameworks a program can run on (a worker runs one of them for its whole life).
 FRAMEWORKS = ("keras3", "tf_keras", "tf1")
@@ -206,7 +206,7 @@ def _apply(step: Any, source: str, rewrites: list[str], label: str) -> str:
 
 
 def _modernized(source: str, keras3: bool = True) -> tuple[str, list[Change]]:
-    from mutreal.program.modernize import modernize_source
+    from mutreal.compat.modernize import modernize_source
 
     result = modernize_source(source, keras3=keras3)
     return result.source, result.changes
@@ -217,8 +217,8 @@ def _modernized_for_keras2(source: str) -> tuple[str, list[Change]]:
 
 
 def _legacy_rewrites(source: str, rewrites: list[str], framework: str) -> str:
-    from mutreal.program.instrumentation import strip_instrumentation
-    from mutreal.program.removed_apis import rewrite_removed_apis
+    from mutreal.compat.removed_apis import rewrite_removed_apis
+    from mutreal.compat.scaffolding import strip_instrumentation
 
     source = _apply(_modernized if framework == "keras3" else _modernized_for_keras2, source, rewrites, "modernized")
     source = _apply(rewrite_removed_apis, source, rewrites, "rewritten for removed APIs")
@@ -242,13 +242,13 @@ def prepare_runtime(source: str, choice: str = "auto", *, modernize: bool = Fals
     text, rewrites = _python3(source)
     if era == "unknown" and rewrites:
         era, evidence = classify_era(text)
-    from mutreal.program.tf1_contrib import contrib_uses, uses_removed_modules
+    from mutreal.compat.tf1_contrib import contrib_uses, uses_removed_modules
 
     # tf.contrib / tensorflow.examples: TensorFlow 1-era code, whatever Keras spelling classify saw
     removed_modules = uses_removed_modules(text)
     upgrade = None
     if choice in ("auto", "tf1") and (era != "keras3" or removed_modules) and _IMPORTS_TF.search(text):
-        from mutreal.program.tf_upgrade import upgrade_tf1
+        from mutreal.compat.tf_upgrade import upgrade_tf1
 
         upgrade = upgrade_tf1(text)
     rewrite = True
@@ -270,7 +270,7 @@ def prepare_runtime(source: str, choice: str = "auto", *, modernize: bool = Fals
         rewrites.extend(f"not converted by tf_upgrade_v2: {p}" for p in upgrade.problems)
     text = _legacy_rewrites(text, rewrites, framework)
     if framework != "keras3":  # served by the tf1/tf_keras workers' import hook, listed here
-        from mutreal.program.era_behaviour import recorded
+        from mutreal.compat.era_behaviour import recorded
 
         rewrites.extend(contrib_uses(text))
         graph_keras = bool(removed_modules) or (upgrade is not None and upgrade.tf1_api)

@@ -18,7 +18,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 
-from mutreal.program.modernize import Change
+from mutreal.compat.modernize import Change
 
 #: Graph-mode TF1 code (what ``disable_v2_behavior`` is needed for): a session (TensorFlow's, or Keras'
 #: ``backend.get_session()``), a placeholder, ``tf.gradients`` (symbolic gradients, graph only), and

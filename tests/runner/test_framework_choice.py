@@ -13,12 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mutreal.compat.framework_choice import CHOICES, prepare_runtime
+from mutreal.compat.removed_apis import rewrite_removed_apis
+from mutreal.compat.scaffolding import strip_instrumentation
 from mutreal.execution import hashing
 from mutreal.execution.plan import PreparedProgram, prepare_program, run_key
 from mutreal.execution.records import RunRecord
-from mutreal.program.instrumentation import BENCHMARK_CALLBACKS, TRAINING_CALLBACKS, strip_instrumentation
-from mutreal.program.removed_apis import rewrite_removed_apis
-from mutreal.program.runtime import CHOICES, prepare_runtime
+from mutreal.program.training_observers import BENCHMARK_CALLBACKS, TRAINING_CALLBACKS
 
 KERAS1_INSTRUMENTED = """\
 import sys

@@ -1,5 +1,5 @@
 """An inert stand-in for an experiment tracker a benchmark program imports (see
-:data:`mutreal.program.instrumentation.TRACKER_PACKAGES`).
+:data:`mutreal.program.training_observers.TRACKER_PACKAGES`).
 
 A tracker only reports training to its service (Hyperdash's closed in 2019); it changes nothing the
 program computes. The runner points the program's imports of such a package at this module, whose

@@ -13,9 +13,9 @@ TensorFlow 2.4) its model; a chained in-place pandas call on one column (``df['a
 which pandas 3's Copy-on-Write turned into a no-op) becomes the assignment pandas documents for it.
 NumPy 1 converted a one-element array of any shape to a number (``"w %g" % w``, ``float(w)`` of a
 fetched ``(1,)`` variable), which NumPy 2 refuses: those numeric conversions call
-:mod:`mutreal.program.numpy1_scalars`, which converts that array as NumPy 1 did and nothing else.
+:mod:`mutreal.compat.numpy1_scalars`, which converts that array as NumPy 1 did and nothing else.
 Keras 2 methods tf_keras no longer has (``predict_classes``) are given back in its workers
-(:mod:`mutreal.execution.frameworks`). numpy's removed aliases are rewritten by :mod:`mutreal.program.modernize`.
+(:mod:`mutreal.execution.frameworks`). numpy's removed aliases are rewritten by :mod:`mutreal.compat.modernize`.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ import re
 
 import libcst as cst
 
+from mutreal.compat.modernize import Change
+from mutreal.compat.numpy1_scalars import NUMERIC_CONVERSIONS
 from mutreal.extract.names import dotted
-from mutreal.program.modernize import Change
-from mutreal.program.numpy1_scalars import NUMERIC_CONVERSIONS
 
 #: module -> its successor (whole module paths, also as a prefix of a sub-module).
 MOVED_MODULES: dict[str, str] = {
@@ -62,7 +62,7 @@ SCIKERAS_WRAPPERS = frozenset({"KerasClassifier", "KerasRegressor"})
 WRAPPER_KEYWORDS = {"build_fn": "model", "nb_epoch": "epochs"}
 #: the name a rewritten ``OneHotEncoder(categorical_features=...)`` imports ColumnTransformer under
 COLUMN_TRANSFORMER = "_ColumnTransformer"
-#: NumPy 1's one-element arrays as numbers (:mod:`mutreal.program.numpy1_scalars`), imported under this
+#: NumPy 1's one-element arrays as numbers (:mod:`mutreal.compat.numpy1_scalars`), imported under this
 #: name by a program whose ``%`` formatting or ``float()``/``int()`` call is rewritten to use it
 NUMPY1 = "_mutreal_numpy1"
 #: builtins that convert their argument to a number, where NumPy 2 refuses a one-element array
@@ -182,7 +182,7 @@ class _Rewriter(cst.CSTTransformer):
 
     def leave_BinaryOperation(self, original: cst.BinaryOperation, updated: cst.BinaryOperation) -> cst.BaseExpression:
         """``"w %g" % w`` -> ``"w %g" % format_args(w, "g")``: NumPy 1's conversion of a one-element
-        array wherever the format converts to a number (:mod:`mutreal.program.numpy1_scalars`)."""
+        array wherever the format converts to a number (:mod:`mutreal.compat.numpy1_scalars`)."""
         if not isinstance(original.operator, cst.Modulo):
             return updated
         conversions = _printf_conversions(original.left)
@@ -255,7 +255,7 @@ class _Rewriter(cst.CSTTransformer):
         if self.needs_column_transformer:
             imports.append(f"from sklearn.compose import ColumnTransformer as {COLUMN_TRANSFORMER}")
         if self.needs_numpy1:
-            imports.append(f"import mutreal.program.numpy1_scalars as {NUMPY1}")
+            imports.append(f"import mutreal.compat.numpy1_scalars as {NUMPY1}")
         if not imports:
             return updated
         body = list(updated.body)
@@ -317,7 +317,7 @@ def _printf_conversions(node: cst.BaseExpression) -> str | None:
 def _public_keras(module: str) -> str:
     """``tensorflow.python.keras[.X]`` -> ``keras[.X]``, a Keras 2 sub-module whose names moved to
     its package (``layers.core``) -> that package."""
-    from mutreal.program.modernize import MOVED_MODULES as KERAS_MOVED
+    from mutreal.compat.modernize import MOVED_MODULES as KERAS_MOVED
 
     rest = module[len(PRIVATE_KERAS) + 1 :]
     return "keras" + (f".{KERAS_MOVED.get(rest, rest)}" if rest else "")

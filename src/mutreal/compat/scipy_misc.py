@@ -5,7 +5,7 @@ Programs of the Keras 1/2 era read, resized and wrote their images with ``scipy.
 ``imresize`` and ``imsave``; today such a program, or one of its helper modules, stops at its import.
 The workers of those programs (frameworks ``tf_keras`` and ``tf1``) add these functions to
 ``scipy.misc`` before any program runs (:func:`install`), so helper modules are covered too; a program
-that names ``scipy.misc`` has it listed in its rewrites (:mod:`mutreal.program.era_behaviour`).
+that names ``scipy.misc`` has it listed in its rewrites (:mod:`mutreal.compat.era_behaviour`).
 SciPy's own semantics are kept: arrays that are not ``uint8`` are byte-scaled to 0..255 before they
 become images, ``imresize`` returns ``uint8`` and takes a size as a percentage (int), a fraction
 (float) or ``(rows, columns)``.

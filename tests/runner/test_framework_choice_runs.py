@@ -17,7 +17,7 @@ import yaml
 from click.testing import CliRunner
 
 from mutreal.cli import main
-from mutreal.execution import instrument
+from mutreal.execution import fit_capture
 
 pytestmark = pytest.mark.slow
 
@@ -106,7 +106,7 @@ def test_a_keras1_pair_with_benchmark_instrumentation_trains(tmp_path: Path):
     for run in data["runs"]:
         assert run["outcome"] == "ok", run
         assert (run["era"], run["framework"]) == ("keras1", "tf_keras") and run["rewrites"] >= 6
-    if "framework" in inspect.signature(instrument.install).parameters:  # tf_keras' Model instrumented
+    if "framework" in inspect.signature(fit_capture.install).parameters:  # tf_keras' Model instrumented
         assert all(run["metric_name"] == "accuracy" and run["metric"] is not None for run in data["runs"])
     manifest = yaml.safe_load(Path(data["campaign"]["manifest"]).read_text())
     entry = manifest["programs"][0]

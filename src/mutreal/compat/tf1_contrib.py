@@ -2,7 +2,7 @@
 
 TensorFlow 2 removed ``tf.contrib`` and no longer ships ``tensorflow.examples``, so a TensorFlow 1
 program that imports them crashes at its first line, long before its fault is reached.
-``tf_upgrade_v2`` (:mod:`mutreal.program.tf_upgrade`) already renames the ``tf.contrib`` names that
+``tf_upgrade_v2`` (:mod:`mutreal.compat.tf_upgrade`) already renames the ``tf.contrib`` names that
 kept a home with the same signature (``tf.contrib.rnn.BasicLSTMCell`` ->
 ``tf.compat.v1.nn.rnn_cell.BasicLSTMCell``, ``tf.contrib.framework.list_variables`` ->
 ``tf.train.list_variables``); this module does not repeat its tables. What the converter leaves --
@@ -41,7 +41,7 @@ from typing import Any
 PACKAGE = "tensorflow.contrib"
 #: the MNIST tutorial reader of TensorFlow 1 (``tensorflow/examples/tutorials/mnist/input_data.py``)
 EXAMPLES = "tensorflow.examples"
-MNIST_READER = "mutreal.program.tf1_mnist"
+MNIST_READER = "mutreal.compat.tf1_mnist"
 
 _RNN = (
     "tensorflow.compat.v1.nn.rnn_cell",
@@ -158,7 +158,7 @@ def build(fullname: str) -> ModuleType:
 
 
 def _contrib_package() -> ModuleType:
-    package = ModuleType(PACKAGE, "tf.contrib as served by mutreal (mutreal.program.tf1_contrib)")
+    package = ModuleType(PACKAGE, "tf.contrib as served by mutreal (mutreal.compat.tf1_contrib)")
     package.__path__ = []
     children = sorted({key.split(".")[0] for key in MODULES})
     package.__all__ = children  # type: ignore[attr-defined] - ``from tensorflow.contrib import *``
@@ -258,7 +258,7 @@ def _described(relative: str) -> str:
         return f"tf.contrib.{top}: not served (no successor in mutreal's table)"
     base, extras = MODULES[key]
     where = ", ".join(filter(None, [base, *(f"{name}={target}" for name, target in extras.items())]))
-    return f"tf.contrib.{key}: served at run time from {where} (mutreal.program.tf1_contrib)"
+    return f"tf.contrib.{key}: served at run time from {where} (mutreal.compat.tf1_contrib)"
 
 
 def contrib_uses(source: str) -> list[str]:

@@ -24,9 +24,9 @@ ROOT = Path(__file__).parents[2]
 SCRIPT = textwrap.dedent(
     """
     import json, sys
-    from mutreal.execution import instrument
+    from mutreal.execution import fit_capture
 
-    instrument.install(block_network=False, framework="tf_keras")
+    fit_capture.install(block_network=False, framework="tf_keras")
     import numpy as np
     import tensorflow as tf
     from sklearn.datasets import load_iris
@@ -36,27 +36,27 @@ SCRIPT = textwrap.dedent(
     out["keras_module"] = keras.__name__ if hasattr(keras, "__name__") else str(keras)
     x, y = load_iris(return_X_y=True)
     x = x.astype("float32")
-    capture = instrument.start_capture()
+    capture = fit_capture.start_capture()
     model = keras.Sequential([keras.layers.Dense(8, activation="relu", input_shape=(4,)),
                               keras.layers.Dense(3, activation="softmax")])
     model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
     model.fit(x, y, epochs=2, batch_size=32, verbose=0, validation_split=0.2)
     model.predict(x[:1], verbose=0)
-    out["finish"] = instrument.finish_capture(completed=True)
+    out["finish"] = fit_capture.finish_capture(completed=True)
     out["fits"] = [f.to_dict() for f in capture.fits]
     out["evaluations"] = [{k: v for k, v in e.to_dict().items() if k != "predictions"} for e in capture.evaluations]
     out["predict_calls"] = capture.predict_calls
-    out["get_file_patched"] = keras.utils.get_file is instrument._patched_tf_keras_get_file
+    out["get_file_patched"] = keras.utils.get_file is fit_capture._patched_tf_keras_get_file
 
-    capture = instrument.start_capture()
+    capture = fit_capture.start_capture()
     try:
         model.fit(x[:, :3], y, epochs=2, verbose=0)
     except Exception as error:
         out["bad_fit"] = type(error).__name__
     out["bad_fits"] = [(f.epochs, f.completed) for f in capture.fits]
 
-    instrument.install(block_network=False, framework="tf1")
-    capture = instrument.start_capture()
+    fit_capture.install(block_network=False, framework="tf1")
+    capture = fit_capture.start_capture()
     graph = tf.Graph()
     with graph.as_default():
         v1 = tf.compat.v1
@@ -68,7 +68,7 @@ SCRIPT = textwrap.dedent(
             session.run(v1.global_variables_initializer())
             for _ in range(5):
                 session.run(step, feed_dict={inputs: x})
-    out["tf1_steps"] = instrument.finish_capture(completed=True)["steps_outside_fit"]
+    out["tf1_steps"] = fit_capture.finish_capture(completed=True)["steps_outside_fit"]
     print("RESULT" + json.dumps(out))
     """
 )

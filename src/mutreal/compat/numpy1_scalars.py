@@ -4,7 +4,7 @@ A TensorFlow 1 program fetches a variable of shape ``(1,)`` with ``sess.run`` an
 ``"w %g" % w`` or takes ``float(w)``: NumPy 1 converted the array's single element (deprecated, with a
 warning, from NumPy 1.25), NumPy 2 raises ``TypeError: only 0-dimensional arrays can be converted to
 Python scalars``, so the program stops in its training loop on a line that has nothing to do with its
-fault. :mod:`mutreal.program.removed_apis` rewrites those places in programs of that era to call the
+fault. :mod:`mutreal.compat.removed_apis` rewrites those places in programs of that era to call the
 functions below, which give NumPy 1's result. They change nothing but the values NumPy 2 refuses
 (a one-element array of one or more dimensions): every other value, and every program that runs on
 NumPy 2 already, behaves exactly as written. This module is imported by the rewritten program, so it

@@ -22,7 +22,7 @@ public benchmarks and restores the documented behaviour of the old release, neve
   then (``load_model`` reads either).
 
 * SciPy 1.2/1.3 removed ``scipy.misc.imread``/``imresize``/``imsave``: given back over Pillow as SciPy
-  documented them (:mod:`mutreal.program.scipy_misc`).
+  documented them (:mod:`mutreal.compat.scipy_misc`).
 
 Which of these a program can meet is listed in its rewrites (:func:`recorded`, decided from its text
 and era); the Keras entries are on for a run exactly when its rewrites list them: the worker hands
@@ -213,7 +213,7 @@ def install(framework: str) -> None:
     """Restore the era's behaviours in a worker of ``framework`` (``tf_keras`` or ``tf1``)."""
     if framework not in ("tf_keras", "tf1"):
         return
-    from mutreal.program import scipy_misc
+    from mutreal.compat import scipy_misc
 
     install_pandas()
     install_keras()

@@ -3,7 +3,7 @@
 The worker of the ``tf1`` and ``tf_keras`` frameworks (:mod:`mutreal.execution.frameworks`) calls
 :func:`install` once, before any program runs:
 
-* ``tensorflow.contrib`` and ``tensorflow.examples`` are served (:mod:`mutreal.program.tf1_contrib`);
+* ``tensorflow.contrib`` and ``tensorflow.examples`` are served (:mod:`mutreal.compat.tf1_contrib`);
 * in graph mode (``tf1``), ``TensorArray.pack``/``unpack`` (TensorFlow 0.x names of ``stack``/
   ``unstack``, removed in 2.0) are given back;
 * in graph mode, every ``tf.Graph`` a program creates starts with the run's seed as its graph-level
@@ -14,7 +14,7 @@ The worker of the ``tf1`` and ``tf_keras`` frameworks (:mod:`mutreal.execution.f
   makes the run repeatable, like every other seed the worker sets;
 * in graph mode, the program's own modules (``import rbm`` beside the entry) are converted when
   imported, as the entry was before the run (:class:`HelperConverter`): TensorFlow's upgrader, the
-  removed-API rewrites and the instrumentation removal of :func:`mutreal.program.runtime.prepare_runtime`,
+  removed-API rewrites and the instrumentation removal of :func:`mutreal.compat.framework_choice.prepare_runtime`,
   so ``assert tf.__version__ == "1.8.0"`` in a helper is the same scaffolding it is in the entry; what
   was rewritten is listed by :func:`helper_rewrites` and added to the run's record by the worker.
 
@@ -41,7 +41,7 @@ RESTORED_METHODS: dict[str, dict[str, str]] = {
 
 def install(framework: str) -> None:
     """Set up this worker for TensorFlow 1-era programs of ``framework`` (``tf1`` or ``tf_keras``)."""
-    from mutreal.program import tf1_contrib
+    from mutreal.compat import tf1_contrib
 
     tf1_contrib.install()
     if framework == "tf1":
@@ -52,7 +52,7 @@ def install(framework: str) -> None:
 
 
 def _restore_methods() -> None:
-    from mutreal.program.tf1_contrib import resolve
+    from mutreal.compat.tf1_contrib import resolve
 
     for owner_path, names in RESTORED_METHODS.items():
         owner = resolve(owner_path)
@@ -108,7 +108,7 @@ class _ConvertingLoader(importlib.machinery.SourceFileLoader):
     framework = "tf1"
 
     def get_code(self, fullname: str) -> Any:
-        from mutreal.program.runtime import prepare_runtime
+        from mutreal.compat.framework_choice import prepare_runtime
 
         with tokenize.open(self.path) as handle:
             source = handle.read()

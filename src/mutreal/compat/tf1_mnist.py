@@ -3,7 +3,7 @@
 Many TensorFlow 1 programs (most of TFBugs2018's MNIST bugs) begin with
 ``input_data.read_data_sets(folder, one_hot=True)`` and train on ``mnist.train.next_batch(n)``.
 TensorFlow 2 no longer ships that module, so this one gives the same API, served to programs by
-:mod:`mutreal.program.tf1_contrib`'s import hook: it reads the four idx files of MNIST
+:mod:`mutreal.compat.tf1_contrib`'s import hook: it reads the four idx files of MNIST
 (``train-images-idx3-ubyte.gz`` ...) from the folder the program names, keeps the first
 ``validation_size`` (5000) training images as the validation split, scales images to floats in
 [0, 1] reshaped to 784 values, one-hot encodes labels on request, and ``next_batch`` shuffles at
@@ -35,7 +35,7 @@ Datasets = namedtuple("Datasets", ["train", "validation", "test"])
 
 def _missing(path: str) -> FileNotFoundError:
     try:
-        from mutreal.execution.instrument import MissingDatasetError
+        from mutreal.execution.fit_capture import MissingDatasetError
     except ImportError:  # pragma: no cover - the execution stage is part of mutreal
         MissingDatasetError = FileNotFoundError  # type: ignore[misc]  # noqa: N806
     name = os.path.basename(path)
