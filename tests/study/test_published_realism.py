@@ -80,11 +80,12 @@ def test_a_path_that_is_no_snapshot_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_their_ids_name_every_spelling_of_the_bug_in_the_runtime_corpus() -> None:
-    deepfd = numbered_rows([{"No": 6.0, "Post #": 38648195.0}, {"No": None, "Post #": "x"}], "No", "Post #")
+    deepfd = numbered_rows([{"No": 6.0, "Post #": 38648195.0}, {"No": None, "Post #": "x"}, {"No": 48, "Post #": "gol_nn"}], "No", "Post #")
     deeplocalize = numbered_rows([{"No": "6", "Post #": "38648195"}], "No", "Post #")
     github = numbered_rows([{"NO": 1.0, "GH Repo": "Jacobvs/DDOS-ML-Detection"}], "NO", "GH Repo")
-    assert deepfd == {6: "38648195"} and github == {1: "Jacobvs/DDOS-ML-Detection"}
+    assert deepfd == {6: "38648195", 48: "gol_nn"} and github == {1: "Jacobvs/DDOS-ML-Detection"}
     assert runtime_ids("deepfd006", deepfd, deeplocalize, github)[:2] == ["DeepFD:38648195", "DeepLocalize-SO:38648195"]
+    assert runtime_ids("deepfd048", deepfd, deeplocalize, github)[:2] == ["DeepFD:gol_nn", "DeepLocalize-GH:gol_nn"]
     assert runtime_ids("deeplocalize006", deepfd, deeplocalize, github)[0] == "DeepLocalize-SO:38648195"
     assert runtime_ids("deeplocalize031", deepfd, deeplocalize, github)[0] == "DeepLocalize-GH:DDOS-ML-Detection"
     assert runtime_ids("defect4ml052", {}, {}, {})[:2] == ["Defects4ML:052", "Defects4ML@61f3b06:052"]

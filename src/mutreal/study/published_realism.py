@@ -172,6 +172,9 @@ def runtime_ids(bug: str, deepfd_posts: Mapping[int, str], deeplocalize_posts: M
     if benchmark == "defect4ml":
         nnn = f"{number:03d}"
         return [f"Defects4ML:{nnn}", f"Defects4ML@61f3b06:{nnn}", f"BenchDL4Real-Defects4ML:{nnn}"]
+    if benchmark == "deepfd" and number in deepfd_posts and not deepfd_posts[number].isdigit():
+        project = deepfd_posts[number]  # DeepFD took a few bugs from DeepLocalize's GitHub projects
+        return [f"DeepFD:{project}", f"DeepLocalize-GH:{project}", f"BenchDL4Real-DeepLocalize:{project}"]
     if benchmark == "deepfd" and number in deepfd_posts:
         post = deepfd_posts[number]
         return [f"DeepFD:{post}", f"DeepLocalize-SO:{post}", f"BenchDL4Real-DeepFD:{post}", f"BenchDL4Real-DeepLocalize:{post}"]
