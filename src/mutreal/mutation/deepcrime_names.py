@@ -1,0 +1,648 @@
+"""DeepCrime's mutant names, both ways: ``<key>_mutated0_MP_<params>`` <-> (operator, site, value).
+
+Why a module: DeepCrime names each trained mutant after its operator and parameters
+(``change_activation_function_mutated0_MP_elu_1``, ``add_weights_regularisation_mutated0_MP_l1_l2_4``,
+``delete_training_data_mutated0_MP_99``), and so do the studies that publish its mutants (Ahmed
+et al. prefix them ``MM_<bug>_``; DeepCrime's ``trained_models/`` adds a subject prefix and
+``_<run>.h5``). A user holding such a name, or a paper's table of them, asks mutreal for the same
+mutant: this module parses the name into a typed request, finds the site it names in a program
+through the operator API, makes the mutant, and gives the name back from a mutant's provenance.
+Every name that cannot be made is refused with its reason, never approximated.
+
+How DeepCrime forms a name (``utils/execute_mutants.py``, ``concat_params_for_file_name``): the
+values of the operator's properties whose keys contain ``pct``, ``lbl``, ``rate``, ``batch_size``
+or one of its ``..._udp`` keys, joined by ``_``, then ``_<layer index>`` for a layer operator. That
+gives doubled values (``change_batch_size_mutated0_MP_64_64``: ``change_batch_size_udp`` and
+``batch_size``; ``change_dropout_rate_mutated0_MP_0.25_0.25_3``: ``dropout_rate_udp`` and ``rate``)
+and a literal ``False`` (``change_learning_rate_mutated0_MP_False_0.001``: ``learning_rate_udp``).
+Each operator's pattern is written once, as ``deepcrime_name`` in ``operators/deepcrime.yaml``.
+
+DeepCrime's layer index is an index into the Keras model's ``get_config()['layers']``, which its
+operators edit: every layer counts (Flatten, Dropout, pooling, Activation layers), a functional
+model's Input layers count, and a Sequential model whose input shape is known when it is built
+(an ``input_shape``/``input_dim``/``batch_input_shape`` on its first layer, or an ``Input`` in the
+stack) has an ``InputLayer`` at index 0 (TensorFlow 2's Sequential config lists it; ``model.layers``
+does not). Ahmed et al.'s names count that way (their layer indices start at 1 where the first
+layer is the InputLayer). :func:`deepcrime_layers` reconstructs that list from the program model;
+a name whose index falls on a layer without the operator's site is refused, and the reason says
+what that index would be if the name counted ``model.layers`` instead.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import yaml
+
+from mutreal.mutation.catalogue import OperatorSpec, load_catalogue
+from mutreal.mutation.mutate import equivalence, write_program_files
+from mutreal.mutation.operators import Mutant, MutationError, Program, Site, apply_edits, registry
+from mutreal.program.model import KerasModel
+from mutreal.resources import data_dir
+
+__all__ = [
+    "REASONS",
+    "DeepCrimeNameError",
+    "NameFormat",
+    "DeepCrimeName",
+    "LayerSlot",
+    "Resolved",
+    "NameReport",
+    "name_formats",
+    "parse_name",
+    "format_name",
+    "deepcrime_layers",
+    "resolve",
+    "make_mutant",
+    "name_of_site",
+    "name_from_provenance",
+    "mutate_names",
+]
+
+#: why a name cannot be made, one word each (the ``reason`` of :class:`DeepCrimeNameError`)
+REASONS = {
+    "not_a_name": "not a DeepCrime mutant name (no _mutated<N>_MP)",
+    "unknown_operator": "no DeepCrime operator of that name",
+    "encoding": "the parameter part is not the operator's encoding",
+    "no_value": "the name does not record the mutant's value",
+    "bad_value": "the value is not one the operator can write",
+    "no_model": "no model DeepCrime's layer operators could mutate",
+    "layer_count": "the layer index is outside the model or counted differently",
+    "no_site": "the operator has no site there",
+    "several_layers": "the layer is one of several built by one constructor call",
+    "equivalent": "the mutant would not change the program",
+}
+
+_MARKER = re.compile(r"_mutated(?P<n>\d+)_MP")
+#: the text DeepCrime puts between the operator key and the parameters
+_MIDDLE = "_mutated0_MP"
+#: Keras classes of input layers (``keras.Input`` is recorded as ``Input``)
+_INPUT_CLASSES = frozenset({"Input", "InputLayer"})
+#: constructor arguments that give a Sequential model's first layer its input shape
+_INPUT_SHAPE_ARGS = frozenset({"input_shape", "batch_input_shape", "batch_shape"})
+#: the values DeepCrime writes when it drew the value at random (not recorded in the name)
+_UNRECORDED = frozenset({"None", "False", "-1"})
+
+
+class DeepCrimeNameError(ValueError):
+    """A name that cannot be made: ``reason`` is a key of :data:`REASONS`, the message says why."""
+
+    def __init__(self, name: str, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.name = name
+        self.reason = reason
+
+    def to_dict(self) -> dict[str, str]:
+        return {"name": self.name, "reason": self.reason, "error": str(self)}
+
+
+# ---------------------------------------------------------------------------------------------------
+# The name table, derived from the catalogue
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NameFormat:
+    """How DeepCrime names one operator's mutants (from ``deepcrime_name`` in the catalogue)."""
+
+    operator: str
+    key: str
+    #: the parameter tail: ``{value}`` / ``{layer}`` placeholders, other text literal; "" = none
+    params: str
+    spec: OperatorSpec
+
+    @property
+    def has_layer(self) -> bool:
+        return "{layer}" in self.params
+
+    @property
+    def has_value(self) -> bool:
+        return "{value}" in self.params
+
+    def pattern(self, with_run: bool) -> re.Pattern[str]:
+        """A regex of the tail after ``_MP`` (a repeated ``{value}`` must repeat the same text);
+        ``with_run`` adds DeepCrime's ``_<run>`` of a trained model file."""
+        parts: list[str] = []
+        seen_value = False
+        for piece in re.split(r"(\{value\}|\{layer\})", self.params):
+            if piece == "{value}":
+                parts.append("(?P=value)" if seen_value else "(?P<value>.+)")
+                seen_value = True
+            elif piece == "{layer}":
+                parts.append(r"(?P<layer>\d+)")
+            else:
+                parts.append(re.escape(piece))
+        body = "".join(parts)
+        tail = f"_{body}" if body else ""
+        return re.compile(tail + (r"_(?P<run>\d+)" if with_run else ""))
+
+    def render(self, value: Any, layer: int | None) -> str:
+        """The name of the mutant with ``value`` (at DeepCrime layer ``layer``)."""
+        tail = self.params.replace("{value}", _value_text(value)).replace("{layer}", str(layer))
+        return f"{self.key}{_MIDDLE}" + (f"_{tail}" if tail else "")
+
+
+def _value_text(value: Any) -> str:
+    """A value as DeepCrime's ``str()`` writes it (``0.001``, ``8e-05``, ``64``, ``l1_l2``)."""
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+@lru_cache(maxsize=1)
+def _formats() -> dict[str, NameFormat]:
+    doc = yaml.safe_load((data_dir("operators") / "deepcrime.yaml").read_text(encoding="utf-8"))
+    specs = load_catalogue()
+    out: dict[str, NameFormat] = {}
+    for raw in doc["operators"]:
+        naming = raw.get("deepcrime_name")
+        if naming is None:
+            continue
+        spec = specs[raw["id"]]
+        key = naming.get("key") or spec.deepcrime_key
+        out[key] = NameFormat(spec.id, key, str(naming.get("params") or ""), spec)
+    return out
+
+
+def name_formats() -> dict[str, NameFormat]:
+    """Every operator's name format, by the key its names start with (``change_label``, ...)."""
+    return dict(_formats())
+
+
+def _format_of(operator: str) -> NameFormat:
+    for fmt in _formats().values():
+        if fmt.operator == operator:
+            return fmt
+    raise KeyError(f"{operator} has no DeepCrime name format in the catalogue")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Parsing and formatting
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DeepCrimeName:
+    """A parsed DeepCrime mutant name: which operator, value and DeepCrime layer index it asks for."""
+
+    name: str
+    operator: str
+    key: str
+    value: Any
+    layer: int | None
+    #: what stood before the operator key (``MM_deepfd006``, a subject ``mnist``; "" = none)
+    prefix: str = ""
+    #: the training run of a ``trained_models/<...>_<run>.h5`` file (the same mutant for every run)
+    run: int | None = None
+
+    @property
+    def canonical(self) -> str:
+        """The name as DeepCrime would write it, without prefix and run."""
+        return _format_of(self.operator).render(self.value, self.layer)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "canonical": self.canonical,
+            "operator": self.operator,
+            "key": self.key,
+            "value": self.value,
+            "layer": self.layer,
+            "prefix": self.prefix,
+            "run": self.run,
+        }
+
+
+def parse_name(text: str) -> DeepCrimeName:
+    """Parse a DeepCrime mutant name (a path, ``.h5`` and a ``MM_<bug>_`` or subject prefix allowed).
+
+    Raises :class:`DeepCrimeNameError` (reasons ``not_a_name``, ``unknown_operator``, ``encoding``,
+    ``no_value``, ``bad_value``) with a message that names the part it could not read."""
+    name = text.strip()
+    base = os.path.basename(name)
+    with_run = base.endswith(".h5")
+    stem = base[:-3] if with_run else base
+    marker = _MARKER.search(stem)
+    if marker is None:
+        raise DeepCrimeNameError(
+            text,
+            "not_a_name",
+            f"{text!r} is not a DeepCrime mutant name (<operator>_mutated0_MP[_<parameters>])",
+        )
+    head, tail = stem[: marker.start()], stem[marker.end() :]
+    fmt = None
+    for key in sorted(_formats(), key=len, reverse=True):
+        if head == key or head.endswith("_" + key):
+            fmt = _formats()[key]
+            break
+    if fmt is None:
+        known = ", ".join(sorted(_formats()))
+        raise DeepCrimeNameError(
+            text, "unknown_operator", f"{text!r}: {head!r} names no DeepCrime operator (known: {known})"
+        )
+    prefix = head[: -len(fmt.key)].rstrip("_")
+    m = fmt.pattern(with_run).fullmatch(tail)
+    if m is None:
+        shape = fmt.params or "nothing"
+        raise DeepCrimeNameError(
+            text,
+            "encoding",
+            f"{text!r}: {fmt.key} names end _MP_{fmt.params} ({fmt.operator}), got {tail!r}"
+            if fmt.params
+            else f"{text!r}: {fmt.key} names carry {shape} after _MP ({fmt.operator}), got {tail!r}",
+        )
+    groups = m.groupdict()
+    value = _typed_value(text, fmt, groups.get("value"))
+    layer = int(groups["layer"]) if groups.get("layer") is not None else None
+    run = int(groups["run"]) if groups.get("run") is not None else None
+    return DeepCrimeName(text, fmt.operator, fmt.key, value, layer, prefix, run)
+
+
+def _typed_value(text: str, fmt: NameFormat, token: str | None) -> Any:
+    spec = fmt.spec.param
+    if spec is None:
+        return None
+    if token is None:
+        raise DeepCrimeNameError(
+            text,
+            "no_value",
+            f"{text!r}: DeepCrime's {fmt.key} names do not record the {spec.name} ({fmt.operator} needs one)",
+        )
+    if token in _UNRECORDED:
+        raise DeepCrimeNameError(
+            text,
+            "no_value",
+            f"{text!r}: the {spec.name} is {token} in the name (DeepCrime drew it at run time; the name "
+            "does not record it)",
+        )
+    if spec.type == "str":
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", token):
+            raise DeepCrimeNameError(text, "bad_value", f"{text!r}: {token!r} is not a {spec.name} name")
+        return token
+    try:
+        value = spec.validate(token)
+    except ValueError as exc:
+        raise DeepCrimeNameError(text, "bad_value", f"{text!r}: {exc}") from None
+    return value
+
+
+def format_name(operator: str, value: Any = None, layer: int | None = None) -> str:
+    """The DeepCrime name of ``operator`` with ``value`` at DeepCrime layer index ``layer``."""
+    fmt = _format_of(operator)
+    if fmt.has_layer and layer is None:
+        raise ValueError(f"{operator} names need a layer index")
+    if fmt.spec.param is not None and fmt.has_value:
+        value = fmt.spec.param.coerce(value)
+    return fmt.render(value, layer)
+
+
+# ---------------------------------------------------------------------------------------------------
+# DeepCrime's layer list of a model
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LayerSlot:
+    """One entry of DeepCrime's layer list (``model.get_config()['layers']``) of a model."""
+
+    index: int
+    cls: str
+    #: the layer's index in mutreal's program model (``model[m].layer[raw]``); None: Keras's own
+    #: InputLayer of a Sequential model, which the source does not write
+    raw: int | None
+    line: int | None = None
+
+    def describe(self) -> str:
+        where = f" (line {self.line})" if self.line else ""
+        return (
+            f"{self.cls}{where}"
+            if self.raw is not None
+            else "the InputLayer Keras adds to a Sequential model"
+        )
+
+
+def _target_model(program: Program, model: int | None, name: str) -> KerasModel:
+    models = program.model.models
+    if model is not None:
+        for km in models:
+            if km.index == model:
+                return km
+        raise DeepCrimeNameError(name, "no_model", f"{program.path} has no model[{model}]")
+    fitted = sorted({f.model for f in program.model.fits if f.model is not None})
+    if len(fitted) == 1:
+        return next(km for km in models if km.index == fitted[0])
+    if len(fitted) > 1:
+        raise DeepCrimeNameError(
+            name,
+            "no_model",
+            f"{program.path} trains several models ({', '.join(f'model[{i}]' for i in fitted)}); "
+            "DeepCrime's layer index does not say which",
+        )
+    if len(models) == 1:
+        return models[0]
+    raise DeepCrimeNameError(name, "no_model", f"{program.path} builds {len(models)} models and trains none")
+
+
+def deepcrime_layers(program: Program, km: KerasModel) -> list[LayerSlot]:
+    """DeepCrime's layer list of model ``km`` (see the module docstring for how it counts).
+
+    Raises :class:`DeepCrimeNameError` (reason ``no_model``) for models whose Keras order mutreal
+    does not reconstruct: subclassed or unknown models, and functional graphs that branch (Keras
+    orders those by depth in the graph, not as written)."""
+    layers = km.layers
+    if km.kind == "functional":
+        consumers: dict[int, int] = {}
+        for layer in layers:
+            for src in layer.inbound:
+                consumers[src] = consumers.get(src, 0) + 1
+        inputs = sum(1 for layer in layers if layer.cls in _INPUT_CLASSES)
+        if (
+            inputs > 1
+            or any(len(layer.inbound) > 1 for layer in layers)
+            or any(n > 1 for n in consumers.values())
+        ):
+            raise DeepCrimeNameError(
+                "",
+                "no_model",
+                f"model[{km.index}] is a branched functional graph: Keras lists its layers by graph depth, "
+                "which mutreal does not reconstruct",
+            )
+        return [LayerSlot(i, layer.cls, i, layer.line) for i, layer in enumerate(layers)]
+    if km.kind != "sequential":
+        raise DeepCrimeNameError(
+            "",
+            "no_model",
+            f"model[{km.index}] is a {km.kind} model: DeepCrime's layer operators edit a model's config, "
+            "which only Sequential and functional models have",
+        )
+    slots: list[LayerSlot] = []
+    first = next((layer for layer in layers if layer.cls not in _INPUT_CLASSES), None)
+    explicit_input = bool(layers) and layers[0].cls in _INPUT_CLASSES
+    implicit_input = first is not None and (
+        bool(_INPUT_SHAPE_ARGS & set(first.args))
+        or (first.cls == "Embedding" and "input_length" in first.args)
+    )
+    if implicit_input and not explicit_input:
+        slots.append(LayerSlot(0, "InputLayer", None))
+    for i, layer in enumerate(layers):
+        if layer.cls in _INPUT_CLASSES and i > 0:
+            continue  # a second Input in a Sequential stack is not a layer of its config
+        slots.append(LayerSlot(len(slots), layer.cls, i, layer.line))
+    return slots
+
+
+# ---------------------------------------------------------------------------------------------------
+# Resolving a name against a program
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Resolved:
+    """A name resolved against a program: the operator, its site and value, and the layer named."""
+
+    request: DeepCrimeName
+    operator: str
+    site: Site
+    value: Any
+    model: int | None = None
+    layer: LayerSlot | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.request.to_dict(),
+            "site": self.site.index,
+            "element": self.site.element,
+            "line": self.site.line,
+            "model": self.model,
+            "layer_class": self.layer.cls if self.layer else None,
+            "notes": list(self.notes),
+        }
+
+
+def _site_of_slot(program: Program, op_id: str, km: KerasModel, slot: LayerSlot) -> tuple[Site | None, int]:
+    """The operator's site at the slot's layer and how many layers that site's call builds."""
+    for group in program.layer_groups:
+        if group.wrapped or (km.index, slot.raw) not in [(m, li) for m, li, _ in group.instances]:
+            continue
+        for site in registry.get(op_id).sites(program):
+            if site.anchor == group.call:
+                return site, len(group.instances)
+        return None, len(group.instances)
+    return None, 1
+
+
+def _layer_site(program: Program, request: DeepCrimeName, km: KerasModel) -> tuple[Site, LayerSlot]:
+    name, op_id, i = request.name, request.operator, request.layer
+    assert i is not None
+    try:
+        slots = deepcrime_layers(program, km)
+    except DeepCrimeNameError as exc:
+        raise DeepCrimeNameError(name, exc.reason, f"{name!r}: {exc}") from None
+    listing = ", ".join(f"{s.index} {s.cls}" for s in slots)
+    if i >= len(slots):
+        raise DeepCrimeNameError(
+            name,
+            "layer_count",
+            f"{name!r}: model[{km.index}] has {len(slots)} layers as DeepCrime counts them ({listing}); no layer {i}",
+        )
+    slot = slots[i]
+    site, built = (None, 1) if slot.raw is None else _site_of_slot(program, op_id, km, slot)
+    if site is not None and built > 1:
+        raise DeepCrimeNameError(
+            name,
+            "several_layers",
+            f"{name!r}: layer {i} ({slot.describe()}) is one of {built} layers one constructor call builds "
+            f"(a loop or a helper); a source edit changes all of them, DeepCrime's mutant only this one",
+        )
+    if site is not None:
+        return site, slot
+    hint = ""
+    if slots[0].raw is None and i + 1 < len(slots):
+        # the only other counting: model.layers, without the InputLayer (DeepCrime's layers_num)
+        other = slots[i + 1]
+        other_site, _ = _site_of_slot(program, op_id, km, other)
+        if other_site is not None:
+            hint = (
+                f"; if the name counts model.layers (without the InputLayer), layer {i} is "
+                f"{other.describe()}, where {op_id} applies"
+            )
+    raise DeepCrimeNameError(
+        name,
+        "layer_count" if hint else "no_site",
+        f"{name!r}: {op_id} has no site at layer {i}, {slot.describe()} (DeepCrime's layers: {listing}){hint}",
+    )
+
+
+def _program_site(program: Program, request: DeepCrimeName, km: KerasModel | None) -> tuple[Site, list[str]]:
+    op = registry.get(request.operator)
+    sites = op.sites(program)
+    if not sites:
+        why = "; ".join(op.no_site_reasons(program))
+        raise DeepCrimeNameError(
+            request.name,
+            "no_site",
+            f"{request.name!r}: {op.id} has no site in {program.path}" + (f" ({why})" if why else ""),
+        )
+    if len(sites) == 1 or km is None:
+        return sites[0], []
+    mine = [s for s in sites if _site_model(program, s) == km.index] or sites
+    notes = []
+    if len(mine) > 1:
+        notes.append(
+            f"{op.id} has {len(mine)} sites for model[{km.index}]; the first (line {mine[0].line}) is used"
+        )
+    return mine[0], notes
+
+
+def _site_model(program: Program, site: Site) -> int | None:
+    detail = site.detail
+    if "fit" in detail:
+        return program.model.fits[int(detail["fit"])].model
+    if "compile" in detail:
+        return program.model.compiles[int(detail["compile"])].model
+    return None
+
+
+def resolve(program: Program, request: DeepCrimeName | str, *, model: int | None = None) -> Resolved:
+    """Find the site a name asks for in ``program`` (``model``: which model index, default the one
+    the program trains). Raises :class:`DeepCrimeNameError` with the reason it cannot be made."""
+    if isinstance(request, str):
+        request = parse_name(request)
+    fmt = _format_of(request.operator)
+    km: KerasModel | None
+    if fmt.has_layer:
+        km = _target_model(program, model, request.name)
+        site, slot = _layer_site(program, request, km)
+        return Resolved(request, request.operator, site, request.value, km.index, slot)
+    try:
+        km = _target_model(program, model, request.name) if program.model.models else None
+    except DeepCrimeNameError:
+        km = None
+    site, notes = _program_site(program, request, km)
+    return Resolved(request, request.operator, site, request.value, km.index if km else None, None, notes)
+
+
+def make_mutant(
+    program: Program, request: DeepCrimeName | str, *, model: int | None = None, seed: int = 0
+) -> tuple[Mutant, Resolved]:
+    """The mutant a name asks for, and how the name was resolved.
+
+    A categorical name value outside mutreal's list of DeepCrime's values (``variance_scaling``,
+    ``cosine_similarity``: lists of other DeepCrime releases) is written as named. Raises
+    :class:`DeepCrimeNameError` when the operator refuses the value or the mutant is equivalent."""
+    resolved = resolve(program, request, model=model)
+    op = registry.get(resolved.operator)
+    name = resolved.request.name
+    opts = {"seed": seed} if "seed" in op.options else {}
+    original = resolved.site.original
+    if resolved.value is not None and original is not None and _same_value(resolved.value, original):
+        raise DeepCrimeNameError(
+            name,
+            "equivalent",
+            f"{name!r}: {resolved.site.element} already is {resolved.site.old} in {program.path}",
+        )
+    try:
+        edit = op.apply(program, resolved.site, resolved.value, any_value=True, **opts)
+        mutant = apply_edits(program, [edit], seed=seed)
+    except MutationError as exc:
+        raise DeepCrimeNameError(name, "bad_value", f"{name!r}: {exc}") from None
+    why = equivalence(program, mutant)
+    if why is not None:
+        raise DeepCrimeNameError(
+            name, "equivalent", f"{name!r}: the mutant is equivalent to the original: {why}"
+        )
+    return mutant, resolved
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return str(a).strip("'\"").lower() == str(b).strip("'\"").lower()
+
+
+# ---------------------------------------------------------------------------------------------------
+# From a mutant back to its name
+# ---------------------------------------------------------------------------------------------------
+
+
+def name_of_site(
+    program: Program, operator: str, site: int, value: Any = None, *, model: int | None = None
+) -> str:
+    """DeepCrime's name of the first-order mutant of ``operator`` at ``site`` with ``value``."""
+    fmt = _format_of(operator)
+    layer = None
+    if fmt.has_layer:
+        the_site = registry.get(operator).sites(program)[site]
+        km = _target_model(program, model, f"{operator} site {site}")
+        slots = deepcrime_layers(program, km)
+        group = program.layer_groups_by_call.get(the_site.anchor) if the_site.anchor is not None else None
+        raws = {li for m, li, _ in group.instances if m == km.index} if group else set()
+        found = [s for s in slots if s.raw in raws]
+        if not found:
+            raise ValueError(f"{operator} site {site} is not a layer of model[{km.index}]")
+        layer = found[0].index
+    return format_name(operator, value if fmt.has_value else None, layer)
+
+
+def name_from_provenance(program: Program, provenance: Mapping[str, Any]) -> str:
+    """DeepCrime's name of a first-order mutant from its provenance record (``<mutant>.json``)
+    and its original program."""
+    if int(provenance.get("order", 1)) != 1:
+        raise ValueError("DeepCrime names only first-order mutants")
+    return name_of_site(program, provenance["operator"], int(provenance["site"]), provenance.get("value"))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Writing the mutants of names (mutreal mutate --deepcrime-name)
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class NameReport:
+    """What :func:`mutate_names` wrote and which names could not be made (with why)."""
+
+    written: list[dict[str, Any]] = field(default_factory=list)
+    failures: list[DeepCrimeNameError] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"written": self.written, "failures": [f.to_dict() for f in self.failures]}
+
+
+def mutate_names(
+    program: Program,
+    names: Iterable[str],
+    out_dir: str,
+    *,
+    seed: int = 0,
+    model: int | None = None,
+    on_written: Any = None,
+) -> NameReport:
+    """Write the mutant of each name into ``out_dir`` (mutreal's file name, provenance with a
+    ``deepcrime`` record of the name); a name that cannot be made is reported, the others go on."""
+    report = NameReport()
+    for name in names:
+        try:
+            mutant, resolved = make_mutant(program, name, model=model, seed=seed)
+        except DeepCrimeNameError as exc:
+            report.failures.append(exc)
+            continue
+        prov = mutant.provenance.to_dict()
+        prov["deepcrime"] = resolved.to_dict()
+        py, js = write_program_files(out_dir, mutant.name, mutant.code, prov, encoding=mutant.encoding)
+        fields = ("operator", "site", "element", "old", "new", "value")
+        report.written.append(
+            {"name": name, "canonical": resolved.request.canonical, "mutant": py, "provenance": js}
+            | {k: prov[k] for k in fields}
+        )
+        if on_written is not None:
+            on_written(py)
+    return report
