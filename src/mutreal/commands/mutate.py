@@ -44,21 +44,35 @@ def _option_value(text: str):
     multiple=True,
     help="Operator option KEY=VALUE (keep_learning_rate=true, mode=clipnorm).",
 )
+@click.option(
+    "--deepcrime-name",
+    "deepcrime_names",
+    multiple=True,
+    help="Write the mutant DeepCrime names so (change_activation_function_mutated0_MP_elu_1; repeatable).",
+)
 @json_option("Machine-readable output.")
-def mutate(program, op_id, site, value, all_values, list_only, out_dir, seed, opts, as_json) -> None:
+def mutate(
+    program, op_id, site, value, all_values, list_only, out_dir, seed, opts, deepcrime_names, as_json
+) -> None:
     """Apply a DeepCrime operator to PROGRAM as a readable source edit.
 
     Each mutant is written as <stem>__<OP>_<site>_<value>.py with a JSON provenance record
     next to it. A mutant that does not parse or changes nothing is reported and not written; so
     is one equivalent to PROGRAM (its program model finds no change, as classify would).
+    With --deepcrime-name, each name (DeepCrime's, a paper's table's, a trained_models/ file's)
+    gives its mutant, its provenance records the name; a name that cannot be made says why.
     """
     from libcst import ParserSyntaxError
 
     from mutreal.mutation.mutate import list_sites, mutate_file
     from mutreal.mutation.operators import Program, registry
 
-    if not list_only and not op_id:
-        raise click.UsageError("--op is required (or use --list)")
+    if deepcrime_names and (op_id or list_only or all_values or value is not None or site is not None):
+        raise click.UsageError(
+            "--deepcrime-name names operator, site and value: no --op/--site/--param/--all/--list"
+        )
+    if not list_only and not op_id and not deepcrime_names:
+        raise click.UsageError("--op is required (or use --list or --deepcrime-name)")
     try:
         if op_id:
             registry.get(op_id)
@@ -75,6 +89,10 @@ def mutate(program, op_id, site, value, all_values, list_only, out_dir, seed, op
     except (ParserSyntaxError, UnicodeDecodeError, OSError) as exc:
         click.echo(f"error: cannot read {program}: {exc}", err=True)
         sys.exit(1)
+
+    if deepcrime_names:
+        _by_deepcrime_names(prog, deepcrime_names, out_dir, seed, as_json)
+        return
 
     if list_only:
         rows = list_sites(prog, [op_id] if op_id else None)
@@ -119,4 +137,16 @@ def mutate(program, op_id, site, value, all_values, list_only, out_dir, seed, op
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2, default=str))
     if report.failures or (report.equivalent and not report.mutants):
+        sys.exit(1)
+
+
+def _by_deepcrime_names(prog, names, out_dir: str, seed: int, as_json: bool) -> None:
+    from mutreal.mutation.deepcrime_names import mutate_names
+
+    report = mutate_names(prog, names, out_dir, seed=seed, on_written=None if as_json else click.echo)
+    for f in report.failures:
+        click.echo(f"error: {f}", err=True)
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2, default=str))
+    if report.failures:
         sys.exit(1)
