@@ -5,10 +5,12 @@ of a bare git snapshot of their repository (zaheedahmed/dl-mutant-realism) at ru
 it is kept here), drops the ``MM_<bug>_`` prefix, and parses each distinct name with
 :func:`mutreal.mutation.deepcrime_names.parse_name`. Prints the number of rows, distinct mutant names,
 distinct operator names and parameter shapes, one line per operator (names, shape, parsed), and
-every name that does not parse, grouped by reason. Resolving a name needs the bug's program
+every name that does not parse, grouped by reason. With ``--deepcrime-git-dir`` (a snapshot of
+dlfaults/deepcrime) it also parses the file names of DeepCrime's own ``trained_models/``. Resolving a name needs the bug's program
 (``mutreal mutate --deepcrime-name NAME PROGRAM``); this script checks the names alone.
 
     python benchmarks/deepcrime_names_published.py [--git-dir /work/.mirror/zaheedahmed+dl-mutant-realism/repo]
+        [--deepcrime-git-dir /work/.mirror/dlfaults+deepcrime/repo]
 """
 
 from __future__ import annotations
@@ -60,11 +62,12 @@ def shape(name: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--git-dir", default=DEFAULT_GIT_DIR)
+    ap.add_argument("--deepcrime-git-dir", default=None, help="also DeepCrime's trained_models/ file names")
     args = ap.parse_args(argv)
     rows = published_names(args.git_dir)
     bare = sorted({_BUG_PREFIX.sub("", n) for n in rows})
     per_op: dict[str, list[str]] = defaultdict(list)
-    failed: dict[str, list[str]] = defaultdict(list)
+    failed: dict[str, list[DeepCrimeNameError]] = defaultdict(list)
     parsed = Counter()
     for name in bare:
         key = name.split("_mutated", 1)[0]
@@ -73,12 +76,13 @@ def main(argv: list[str] | None = None) -> int:
             parse_name(name)
             parsed[key] += 1
         except DeepCrimeNameError as exc:
-            failed[exc.reason].append(str(exc))
+            failed[exc.reason].append(exc)
     shapes = {(key, shape(n)) for key, names in per_op.items() for n in names}
+    readable = {s for s in shapes if not s[1].startswith("?")}
     print(f"rows {len(rows)} in the pre-training CSVs; distinct mutant names {len(set(rows))}")
     print(
         f"distinct names without the bug prefix {len(bare)}; operator names {len(per_op)}; "
-        f"parameter shapes {len(shapes)}"
+        f"parameter shapes {len(shapes)} ({len(readable)} read, {len(shapes) - len(readable)} not)"
     )
     print(f"{'operator name':34} {'op':4} {'names':>6} {'parsed':>6}  shape(s)")
     for key in sorted(per_op):
@@ -89,11 +93,35 @@ def main(argv: list[str] | None = None) -> int:
         )
     total_parsed = sum(parsed.values())
     print(f"parsed {total_parsed} of {len(bare)}; not parsed {len(bare) - total_parsed}")
+    unreadable = {exc.name for errors in failed.values() for exc in errors}
+    unread = {n for n in set(rows) if _BUG_PREFIX.sub("", n) in unreadable}
+    print(f"mutants (names with their bug) read {len(set(rows)) - len(unread)} of {len(set(rows))}")
     for reason, errors in sorted(failed.items()):
         print(f"\nnot parsed ({reason}: {REASONS[reason]}): {len(errors)}")
         for err in errors:
             print(f"  {err}")
+    if args.deepcrime_git_dir:
+        _trained_models(args.deepcrime_git_dir)
     return 0
+
+
+def _trained_models(git_dir: str) -> None:
+    """DeepCrime's own trained mutants: ``trained_models/<subject>_<name>_<run>.h5``."""
+    files = [
+        f
+        for f in _git(git_dir, "ls-tree", "-r", "--name-only", "HEAD").splitlines()
+        if f.startswith("trained_models/") and f.endswith(".h5")
+    ]
+    keys: Counter[str] = Counter()
+    for f in files:
+        try:
+            req = parse_name(f)
+            keys[f"{req.key} -> {req.operator} {req.canonical}"] += 1
+        except DeepCrimeNameError as exc:
+            keys[f"not a mutant ({exc.reason}): {f.rsplit('_', 1)[0]}_<run>.h5"] += 1
+    print(f"\nDeepCrime's trained_models/: {len(files)} files")
+    for what, n in sorted(keys.items()):
+        print(f"  {n:4}  {what}")
 
 
 if __name__ == "__main__":
