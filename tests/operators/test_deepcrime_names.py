@@ -128,6 +128,18 @@ model.fit([xa, xb], y, epochs=2)
 """
 
 
+FOLDED = """\
+from keras.models import Sequential
+from keras.layers import Activation, Dense
+model = Sequential()
+model.add(Dense(8, input_dim=4))
+model.add(Activation("relu"))
+model.add(Dense(3, activation="softmax"))
+model.compile(loss="categorical_crossentropy", optimizer="adam")
+model.fit(x, y, epochs=2)
+"""
+
+
 def _program(tmp_path: Path, text: str, name: str = "subject.py") -> Program:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -212,7 +224,7 @@ def test_a_layer_index_on_keras_own_input_layer_says_how_else_it_could_count(seq
     with pytest.raises(DeepCrimeNameError) as exc:
         make_mutant(sequential, "remove_bias_mutated0_MP_0")
     assert exc.value.reason == "layer_count"
-    assert "InputLayer" in str(exc.value) and "if the name counts model.layers" in str(exc.value)
+    assert "InputLayer" in str(exc.value) and "counts model.layers (without it) means Dense" in str(exc.value)
 
 
 def test_a_layer_built_by_a_loop_is_refused_and_a_single_one_is_made(tmp_path: Path) -> None:
@@ -231,6 +243,27 @@ def test_a_branched_functional_graph_refuses_layer_names_but_not_program_names(t
     assert exc.value.reason == "no_model" and "branched" in str(exc.value)
     mutant, _ = make_mutant(program, "change_epochs_mutated0_MP_7")
     assert mutant.edits[0].new == "7"
+
+
+def test_an_activation_layer_folded_into_the_layer_before_it_is_said_why(tmp_path: Path) -> None:
+    """DeepCrime sees Dense(8) and Activation('relu') as layers 1 and 2; mutreal's activation
+    operators edit the Activation layer, which carries the Dense layer's activation."""
+    program = _program(tmp_path, FOLDED)
+    with pytest.raises(DeepCrimeNameError) as exc:
+        make_mutant(program, "change_activation_function_mutated0_MP_tanh_1")
+    assert exc.value.reason == "no_site" and "the Activation layer after it" in str(exc.value)
+    mutant, resolved = make_mutant(program, "change_activation_function_mutated0_MP_tanh_2")
+    assert resolved.layer is not None and resolved.layer.cls == "Activation"
+
+
+def test_a_change_to_linear_is_made_by_arm_the_same_edit(tmp_path: Path) -> None:
+    program = _program(tmp_path, FOLDED)
+    report = mutate_names(program, ["change_activation_function_mutated0_MP_linear_3"], str(tmp_path / "m"))
+    (row,) = report.written
+    assert row["operator"] == "ARM" and row["new"] in ('"linear"', "'linear'")
+    assert [c.deepcrime for c in classify_pair(program.path, row["mutant"]).components] == ["ARM"]
+    prov = json.loads(Path(row["provenance"]).read_text())
+    assert prov["deepcrime"]["operator"] == "ACH" and prov["deepcrime"]["made_by"] == "ARM"
 
 
 def test_a_value_equal_to_the_original_is_refused_as_equivalent(sequential: Program) -> None:
@@ -254,9 +287,9 @@ def test_any_layer_index_names_the_site_of_that_config_layer_or_says_why(
     if fmt.has_value:
         value = data.draw(st.sampled_from(list(fmt.spec.param.values)))
     name = format_name(op, value, index)
-    expected = [
-        s for s in registry.get(op).sites(sequential) if s.element.startswith(f"model[0].layer[{index - 1}].")
-    ]
+    made_by = "ARM" if (op, value) == ("ACH", "linear") else op  # the same edit: see the test above
+    layer = f"model[0].layer[{index - 1}]."
+    expected = [s for s in registry.get(made_by).sites(sequential) if s.element.startswith(layer)]
     try:
         mutant, resolved = make_mutant(sequential, name)
     except DeepCrimeNameError as exc:
@@ -266,7 +299,8 @@ def test_any_layer_index_names_the_site_of_that_config_layer_or_says_why(
         assert str(exc).startswith(repr(name))
         return
     assert [resolved.site.index] == [s.index for s in expected]
-    assert name_from_provenance(sequential, mutant.provenance.to_dict()) == name
+    back = name if made_by == op else format_name(made_by, None, index)
+    assert name_from_provenance(sequential, mutant.provenance.to_dict()) == back
 
 
 # --- the encodings of names ------------------------------------------------------------------------

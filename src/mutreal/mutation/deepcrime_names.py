@@ -418,6 +418,7 @@ class Resolved:
     def to_dict(self) -> dict[str, Any]:
         return {
             **self.request.to_dict(),
+            "made_by": self.operator,
             "site": self.site.index,
             "element": self.site.element,
             "line": self.site.line,
@@ -439,8 +440,10 @@ def _site_of_slot(program: Program, op_id: str, km: KerasModel, slot: LayerSlot)
     return None, 1
 
 
-def _layer_site(program: Program, request: DeepCrimeName, km: KerasModel) -> tuple[Site, LayerSlot]:
-    name, op_id, i = request.name, request.operator, request.layer
+def _layer_site(
+    program: Program, request: DeepCrimeName, km: KerasModel, op_id: str
+) -> tuple[Site, LayerSlot]:
+    name, i = request.name, request.layer
     assert i is not None
     try:
         slots = deepcrime_layers(program, km)
@@ -464,21 +467,45 @@ def _layer_site(program: Program, request: DeepCrimeName, km: KerasModel) -> tup
         )
     if site is not None:
         return site, slot
-    hint = ""
-    if slots[0].raw is None and i + 1 < len(slots):
+    if slot.raw is None:
+        raise DeepCrimeNameError(
+            name,
+            "layer_count",
+            f"{name!r}: layer {i} is {slot.describe()} (DeepCrime's layers: {listing}); a name that counts "
+            f"model.layers (without it) means {slots[i + 1].describe() if i + 1 < len(slots) else 'no layer'}",
+        )
+    why = f"{name!r}: {op_id} has no site at layer {i}, {slot.describe()} (DeepCrime's layers: {listing})"
+    folded = _folded_activation(km, slot, program.era)
+    if folded is not None and op_id in _ACTIVATION_OPS:
+        why += (
+            f"; mutreal reads its activation as the Activation layer after it ({folded.describe()}) and "
+            "edits that layer, DeepCrime edits this one"
+        )
+    elif slots[0].raw is None and i + 1 < len(slots):
         # the only other counting: model.layers, without the InputLayer (DeepCrime's layers_num)
         other = slots[i + 1]
-        other_site, _ = _site_of_slot(program, op_id, km, other)
-        if other_site is not None:
-            hint = (
-                f"; if the name counts model.layers (without the InputLayer), layer {i} is "
+        if _site_of_slot(program, op_id, km, other)[0] is not None:
+            why += (
+                f"; if the name counted model.layers (without the InputLayer), layer {i} would be "
                 f"{other.describe()}, where {op_id} applies"
             )
-    raise DeepCrimeNameError(
-        name,
-        "layer_count" if hint else "no_site",
-        f"{name!r}: {op_id} has no site at layer {i}, {slot.describe()} (DeepCrime's layers: {listing}){hint}",
-    )
+    raise DeepCrimeNameError(name, "no_site", why)
+
+
+#: the operators whose site mutreal moves to an Activation layer folded into the layer before it
+_ACTIVATION_OPS = frozenset({"ACH", "ARM", "AAL"})
+
+
+def _folded_activation(km: KerasModel, slot: LayerSlot, era: str) -> LayerSlot | None:
+    """The Activation layer that mutreal folds into the slot's layer (``Dense(8); Activation('relu')``)."""
+    if slot.raw is None:
+        return None
+    for folded in km.folded_layers(era):
+        if folded.sources[0] == slot.raw and len(folded.sources) > 1:
+            raw = folded.sources[1]
+            layer = km.layers[raw]
+            return LayerSlot(slot.index + raw - slot.raw, layer.cls, raw, layer.line)
+    return None
 
 
 def _program_site(program: Program, request: DeepCrimeName, km: KerasModel | None) -> tuple[Site, list[str]]:
@@ -520,7 +547,12 @@ def resolve(program: Program, request: DeepCrimeName | str, *, model: int | None
     km: KerasModel | None
     if fmt.has_layer:
         km = _target_model(program, model, request.name)
-        site, slot = _layer_site(program, request, km)
+        if request.operator == "ACH" and request.value == "linear":
+            # DeepCrime's ACH may write linear; mutreal leaves that to ARM, which writes the same edit
+            site, slot = _layer_site(program, request, km, "ARM")
+            note = "ACH to linear is made by ARM (the same edit: the activation set to linear)"
+            return Resolved(request, "ARM", site, None, km.index, slot, [note])
+        site, slot = _layer_site(program, request, km, request.operator)
         return Resolved(request, request.operator, site, request.value, km.index, slot)
     try:
         km = _target_model(program, model, request.name) if program.model.models else None
