@@ -6,11 +6,12 @@ it is kept here), drops the ``MM_<bug>_`` prefix, and parses each distinct name 
 :func:`mutreal.mutation.deepcrime_names.parse_name`. Prints the number of rows, distinct mutant names,
 distinct operator names and parameter shapes, one line per operator (names, shape, parsed), and
 every name that does not parse, grouped by reason. With ``--deepcrime-git-dir`` (a snapshot of
-dlfaults/deepcrime) it also parses the file names of DeepCrime's own ``trained_models/``. Resolving a name needs the bug's program
-(``mutreal mutate --deepcrime-name NAME PROGRAM``); this script checks the names alone.
+dlfaults/deepcrime) it also parses the file names of DeepCrime's own ``trained_models/``. With
+``--bug ID --program PATH`` it also makes that bug's published mutants of PATH (the benchmark's
+program of the bug, not their adapted one) and prints how many are made and why the others are not.
 
     python benchmarks/deepcrime_names_published.py [--git-dir /work/.mirror/zaheedahmed+dl-mutant-realism/repo]
-        [--deepcrime-git-dir /work/.mirror/dlfaults+deepcrime/repo]
+        [--deepcrime-git-dir /work/.mirror/dlfaults+deepcrime/repo] [--bug deepfd006 --program PATH]
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--git-dir", default=DEFAULT_GIT_DIR)
     ap.add_argument("--deepcrime-git-dir", default=None, help="also DeepCrime's trained_models/ file names")
+    ap.add_argument("--bug", help="a bug id of their CSVs (deepfd006): make its mutants of --program")
+    ap.add_argument("--program", help="the bug's program")
     args = ap.parse_args(argv)
     rows = published_names(args.git_dir)
     bare = sorted({_BUG_PREFIX.sub("", n) for n in rows})
@@ -102,7 +105,29 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {err}")
     if args.deepcrime_git_dir:
         _trained_models(args.deepcrime_git_dir)
+    if args.bug and args.program:
+        _make_bug(sorted({n for n in rows if n.startswith(f"MM_{args.bug}_")}), args.program)
     return 0
+
+
+def _make_bug(names: list[str], path: str) -> None:
+    """Make one bug's published mutants of a program: counts by operator, refusals by reason."""
+    from mutreal.mutation.deepcrime_names import make_mutant
+    from mutreal.mutation.operators import Program
+
+    program = Program.from_file(path)
+    made: Counter[str] = Counter()
+    refused: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for name in names:
+        try:
+            _, resolved = make_mutant(program, name)
+            made[resolved.operator] += 1
+        except DeepCrimeNameError as exc:
+            refused[(exc.reason, name.split("_mutated", 1)[0].split("_", 2)[-1])].append(str(exc))
+    print(f"\n{len(names)} published mutants of the bug; made {sum(made.values())} of {path}")
+    print("  made: " + ", ".join(f"{op} {n}" for op, n in sorted(made.items())))
+    for (reason, key), errors in sorted(refused.items()):
+        print(f"  not made ({reason}) {key}: {len(errors)}, e.g. {errors[0]}")
 
 
 def _trained_models(git_dir: str) -> None:
