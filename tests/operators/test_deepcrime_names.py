@@ -266,6 +266,13 @@ def test_a_change_to_linear_is_made_by_arm_the_same_edit(tmp_path: Path) -> None
     assert prov["deepcrime"]["operator"] == "ACH" and prov["deepcrime"]["made_by"] == "ARM"
 
 
+def test_a_value_of_another_deepcrime_release_is_written_as_named_and_said_so(sequential: Program) -> None:
+    mutant, resolved = make_mutant(sequential, "change_weights_initialisation_mutated0_MP_variance_scaling_4")
+    assert mutant.edits[0].new in ('"variance_scaling"', "'variance_scaling'")
+    assert resolved.notes and "not in the initializer list" in resolved.notes[0]
+    assert make_mutant(sequential, NAMES["WCI"])[1].notes == []
+
+
 def test_a_value_equal_to_the_original_is_refused_as_equivalent(sequential: Program) -> None:
     with pytest.raises(DeepCrimeNameError) as exc:
         make_mutant(sequential, "change_batch_size_mutated0_MP_16_16")
@@ -362,6 +369,7 @@ def test_any_name_parses_back_to_its_operator_value_and_layer(drawn) -> None:
         ("add_activation_function_mutated0_MP_None_3", "no_value"),
         ("change_learning_rate_mutated0_MP_False_-0.1", "bad_value"),
         ("change_activation_function_mutated0_MP_elu!_1", "bad_value"),
+        ("mnist_change_optimisation_function_mutated0_MP_sgd_3", "encoding"),
     ],
 )
 def test_names_that_cannot_be_read_say_why(name: str, reason: str) -> None:

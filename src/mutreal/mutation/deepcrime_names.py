@@ -285,6 +285,14 @@ def _typed_value(text: str, fmt: NameFormat, token: str | None) -> Any:
     if spec.type == "str":
         if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", token):
             raise DeepCrimeNameError(text, "bad_value", f"{text!r}: {token!r} is not a {spec.name} name")
+        run = re.fullmatch(r"(?P<value>.+)_\d+", token)
+        if token not in spec.values and run and run["value"] in spec.values:
+            raise DeepCrimeNameError(
+                text,
+                "encoding",
+                f"{text!r}: {token!r} ends in a number after the {spec.name} {run['value']!r}: a trained "
+                "model's run? (write the file name with .h5, or drop the run)",
+            )
         return token
     try:
         value = spec.validate(token)
@@ -553,13 +561,25 @@ def resolve(program: Program, request: DeepCrimeName | str, *, model: int | None
             note = "ACH to linear is made by ARM (the same edit: the activation set to linear)"
             return Resolved(request, "ARM", site, None, km.index, slot, [note])
         site, slot = _layer_site(program, request, km, request.operator)
-        return Resolved(request, request.operator, site, request.value, km.index, slot)
+        return Resolved(
+            request, request.operator, site, request.value, km.index, slot, _value_notes(fmt, request)
+        )
     try:
         km = _target_model(program, model, request.name) if program.model.models else None
     except DeepCrimeNameError:
         km = None
     site, notes = _program_site(program, request, km)
+    notes += _value_notes(fmt, request)
     return Resolved(request, request.operator, site, request.value, km.index if km else None, None, notes)
+
+
+def _value_notes(fmt: NameFormat, request: DeepCrimeName) -> list[str]:
+    """A name's value outside the catalogue's list of DeepCrime's values (another release's, or a
+    study's own: ``variance_scaling``, ``cosine_similarity``) is written as named, and said so."""
+    spec = fmt.spec.param
+    if spec is None or spec.type != "str" or request.value in spec.values:
+        return []
+    return [f"{request.value} is not in the {spec.name} list of DeepCrime's last release; written as named"]
 
 
 def make_mutant(
