@@ -1,9 +1,9 @@
 """Every DeepCrime mutant name Ahmed et al. published: does mutreal read each, or say why not?
 
-Reads the first column of every ``results/{coupling_strength,detectability_overlap}/*_pre_training_clean.csv``
-of a bare git snapshot of their repository (zaheedahmed/dl-mutant-realism) at run time (nothing of
-it is kept here), drops the ``MM_<bug>_`` prefix, and parses each distinct name with
-:func:`mutreal.mutation.deepcrime_names.parse_name`. Prints the number of rows, distinct mutant names,
+Reads every bug's pre-training mutants from a snapshot of their repository
+(zaheedahmed/dl-mutant-realism) at run time with :mod:`mutreal.study.published_realism` (nothing of
+it is kept here), and parses each distinct DeepCrime name (their row without ``MM_<bug>_``) with
+:func:`mutreal.mutation.deepcrime_names.parse_name`. Prints the number of published mutants,
 distinct operator names and parameter shapes, one line per operator (names, shape, parsed), and
 every name that does not parse, grouped by reason. With ``--deepcrime-git-dir`` (a snapshot of
 dlfaults/deepcrime) it also parses the file names of DeepCrime's own ``trained_models/``. With
@@ -17,18 +17,15 @@ program of the bug, not their adapted one) and prints how many are made and why 
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import re
 import subprocess
 import sys
 from collections import Counter, defaultdict
 
 from mutreal.mutation.deepcrime_names import REASONS, DeepCrimeNameError, name_formats, parse_name
+from mutreal.study.published_realism import PublishedMutant, Snapshot, published_bugs, read_bug
 
 DEFAULT_GIT_DIR = "/work/.mirror/zaheedahmed+dl-mutant-realism/repo"
-_CSV = re.compile(r"^results/(coupling_strength|detectability_overlap)/[^/]+_pre_training_clean\.csv$")
-_BUG_PREFIX = re.compile(r"^MM_(?P<bug>[a-z0-9]*?\d{3})_")
 
 
 def _git(git_dir: str, *args: str) -> str:
@@ -37,15 +34,10 @@ def _git(git_dir: str, *args: str) -> str:
     ).stdout
 
 
-def published_names(git_dir: str) -> list[str]:
-    """The mutant column of every pre-training CSV, one entry per row (``MM_<bug>_<name>``)."""
-    files = [f for f in _git(git_dir, "ls-tree", "-r", "--name-only", "HEAD").splitlines() if _CSV.match(f)]
-    names: list[str] = []
-    for f in files:
-        rows = csv.reader(io.StringIO(_git(git_dir, "show", f"HEAD:{f}")))
-        next(rows, None)
-        names.extend(row[0] for row in rows if row and row[0].startswith("MM_"))
-    return names
+def published_mutants(git_dir: str) -> list[PublishedMutant]:
+    """Every published pre-training mutant of every bug (read by :mod:`mutreal.study.published_realism`)."""
+    snapshot = Snapshot(git_dir)
+    return [m for bug in published_bugs(snapshot) for m in read_bug(snapshot, bug)]
 
 
 def shape(name: str) -> str:
@@ -67,8 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bug", help="a bug id of their CSVs (deepfd006): make its mutants of --program")
     ap.add_argument("--program", help="the bug's program")
     args = ap.parse_args(argv)
-    rows = published_names(args.git_dir)
-    bare = sorted({_BUG_PREFIX.sub("", n) for n in rows})
+    mutants = published_mutants(args.git_dir)
+    bare = sorted({m.name for m in mutants})
     per_op: dict[str, list[str]] = defaultdict(list)
     failed: dict[str, list[DeepCrimeNameError]] = defaultdict(list)
     parsed = Counter()
@@ -82,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             failed[exc.reason].append(exc)
     shapes = {(key, shape(n)) for key, names in per_op.items() for n in names}
     readable = {s for s in shapes if not s[1].startswith("?")}
-    print(f"rows {len(rows)} in the pre-training CSVs; distinct mutant names {len(set(rows))}")
+    print(f"published pre-training mutants {len(mutants)} of {len({m.bug for m in mutants})} bugs")
     print(
         f"distinct names without the bug prefix {len(bare)}; operator names {len(per_op)}; "
         f"parameter shapes {len(shapes)} ({len(readable)} read, {len(shapes) - len(readable)} not)"
@@ -97,8 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     total_parsed = sum(parsed.values())
     print(f"parsed {total_parsed} of {len(bare)}; not parsed {len(bare) - total_parsed}")
     unreadable = {exc.name for errors in failed.values() for exc in errors}
-    unread = {n for n in set(rows) if _BUG_PREFIX.sub("", n) in unreadable}
-    print(f"mutants (names with their bug) read {len(set(rows)) - len(unread)} of {len(set(rows))}")
+    unread = [m for m in mutants if m.name in unreadable]
+    print(f"mutants (names with their bug) read {len(mutants) - len(unread)} of {len(mutants)}")
     for reason, errors in sorted(failed.items()):
         print(f"\nnot parsed ({reason}: {REASONS[reason]}): {len(errors)}")
         for err in errors:
@@ -106,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.deepcrime_git_dir:
         _trained_models(args.deepcrime_git_dir)
     if args.bug and args.program:
-        _make_bug(sorted({n for n in rows if n.startswith(f"MM_{args.bug}_")}), args.program)
+        _make_bug([m.name for m in mutants if m.bug == args.bug], args.program)
     return 0
 
 
@@ -123,7 +115,7 @@ def _make_bug(names: list[str], path: str) -> None:
             _, resolved = make_mutant(program, name)
             made[resolved.operator] += 1
         except DeepCrimeNameError as exc:
-            refused[(exc.reason, name.split("_mutated", 1)[0].split("_", 2)[-1])].append(str(exc))
+            refused[(exc.reason, name.split("_mutated", 1)[0])].append(str(exc))
     print(f"\n{len(names)} published mutants of the bug; made {sum(made.values())} of {path}")
     print("  made: " + ", ".join(f"{op} {n}" for op, n in sorted(made.items())))
     for (reason, key), errors in sorted(refused.items()):
