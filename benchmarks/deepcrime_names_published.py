@@ -11,7 +11,7 @@ dlfaults/deepcrime) it also parses the file names of DeepCrime's own ``trained_m
 program of the bug, not their adapted one) and prints how many are made and why the others are not.
 
     python benchmarks/deepcrime_names_published.py [--git-dir /work/.mirror/zaheedahmed+dl-mutant-realism/repo]
-        [--deepcrime-git-dir /work/.mirror/dlfaults+deepcrime/repo] [--bug deepfd006 --program PATH]
+        [--deepcrime-git-dir /work/.mirror/dlfaults+deepcrime/repo] [--bug deepfd006 --program PATH [--counting layers]]
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import subprocess
 import sys
 from collections import Counter, defaultdict
 
-from mutreal.mutation.deepcrime_names import REASONS, DeepCrimeNameError, name_formats, parse_name
+from mutreal.mutation.deepcrime_names import COUNTINGS, REASONS, DeepCrimeNameError, name_formats, parse_name
 from mutreal.study.published_realism import PublishedMutant, Snapshot, published_bugs, read_bug
 
 DEFAULT_GIT_DIR = "/work/.mirror/zaheedahmed+dl-mutant-realism/repo"
@@ -58,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deepcrime-git-dir", default=None, help="also DeepCrime's trained_models/ file names")
     ap.add_argument("--bug", help="a bug id of their CSVs (deepfd006): make its mutants of --program")
     ap.add_argument("--program", help="the bug's program")
+    ap.add_argument("--counting", choices=COUNTINGS, default=COUNTINGS[0], help="how the layer indices count")
     args = ap.parse_args(argv)
     mutants = published_mutants(args.git_dir)
     bare = sorted({m.name for m in mutants})
@@ -98,11 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.deepcrime_git_dir:
         _trained_models(args.deepcrime_git_dir)
     if args.bug and args.program:
-        _make_bug([m.name for m in mutants if m.bug == args.bug], args.program)
+        _make_bug([m.name for m in mutants if m.bug == args.bug], args.program, args.counting)
     return 0
 
 
-def _make_bug(names: list[str], path: str) -> None:
+def _make_bug(names: list[str], path: str, counting: str) -> None:
     """Make one bug's published mutants of a program: counts by operator, refusals by reason."""
     from mutreal.mutation.deepcrime_names import make_mutant
     from mutreal.mutation.operators import Program
@@ -112,7 +113,7 @@ def _make_bug(names: list[str], path: str) -> None:
     refused: dict[tuple[str, str], list[str]] = defaultdict(list)
     for name in names:
         try:
-            _, resolved = make_mutant(program, name)
+            _, resolved = make_mutant(program, name, counting=counting)
             made[resolved.operator] += 1
         except DeepCrimeNameError as exc:
             refused[(exc.reason, name.split("_mutated", 1)[0])].append(str(exc))

@@ -224,7 +224,33 @@ def test_a_layer_index_on_keras_own_input_layer_says_how_else_it_could_count(seq
     with pytest.raises(DeepCrimeNameError) as exc:
         make_mutant(sequential, "remove_bias_mutated0_MP_0")
     assert exc.value.reason == "layer_count"
-    assert "InputLayer" in str(exc.value) and "counts model.layers (without it) means Dense" in str(exc.value)
+    assert "InputLayer" in str(exc.value)
+    assert "counting layers (--deepcrime-layers layers), layer 0 is Dense (line 11)" in str(exc.value)
+
+
+def test_names_that_count_model_layers_are_made_when_asked_and_named_back_so(
+    sequential: Program, tmp_path: Path
+) -> None:
+    """Some of Ahmed et al.'s bugs number layers from 0 at the first Dense: model.layers' count."""
+    slots = deepcrime_layers(sequential, sequential.model.models[0], "layers")
+    assert [s.cls for s in slots] == ["Dense", "Dropout", "Activation", "Dense", "Dense"]
+    report = mutate_names(sequential, ["remove_bias_mutated0_MP_0"], str(tmp_path), counting="layers")
+    (row,) = report.written
+    assert row["element"] == "model[0].layer[0].use_bias"
+    prov = json.loads(Path(row["provenance"]).read_text())
+    assert prov["deepcrime"]["counting"] == "layers"
+    assert name_from_provenance(sequential, prov) == "remove_bias_mutated0_MP_0"
+    with pytest.raises(DeepCrimeNameError) as exc:
+        make_mutant(sequential, "remove_bias_mutated0_MP_1", counting="layers")
+    assert "counting config (--deepcrime-layers config), layer 1 is Dense" in str(exc.value)
+
+
+def test_the_commands_counting_choices_are_the_translators() -> None:
+    from mutreal.commands.mutate import mutate
+    from mutreal.mutation.deepcrime_names import COUNTINGS
+
+    (option,) = [p for p in mutate.params if p.name == "counting"]
+    assert tuple(option.type.choices) == COUNTINGS and option.default == COUNTINGS[0]
 
 
 def test_a_layer_built_by_a_loop_is_refused_and_a_single_one_is_made(tmp_path: Path) -> None:
@@ -283,22 +309,27 @@ LAYER_OPS = sorted(f.operator for f in name_formats().values() if f.has_layer)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(op=st.sampled_from(LAYER_OPS), index=st.integers(min_value=0, max_value=9), data=st.data())
-def test_any_layer_index_names_the_site_of_that_config_layer_or_says_why(
-    sequential: Program, op, index, data
+@given(
+    op=st.sampled_from(LAYER_OPS),
+    index=st.integers(min_value=0, max_value=9),
+    counting=st.sampled_from(["config", "layers"]),
+    data=st.data(),
+)
+def test_any_layer_index_names_the_site_of_that_layer_or_says_why(
+    sequential: Program, op, index, counting, data
 ) -> None:
     """The oracle is the element path of the operator's sites: config layer i of SEQUENTIAL is
-    layer i-1 of the program model (Keras adds the InputLayer at 0)."""
+    layer i-1 of the program model (Keras adds the InputLayer at 0), model.layers' layer i is i."""
     fmt = next(f for f in name_formats().values() if f.operator == op)
     value = None
     if fmt.has_value:
         value = data.draw(st.sampled_from(list(fmt.spec.param.values)))
     name = format_name(op, value, index)
     made_by = "ARM" if (op, value) == ("ACH", "linear") else op  # the same edit: see the test above
-    layer = f"model[0].layer[{index - 1}]."
+    layer = f"model[0].layer[{index - 1 if counting == 'config' else index}]."
     expected = [s for s in registry.get(made_by).sites(sequential) if s.element.startswith(layer)]
     try:
-        mutant, resolved = make_mutant(sequential, name)
+        mutant, resolved = make_mutant(sequential, name, counting=counting)
     except DeepCrimeNameError as exc:
         assert exc.reason in {"no_site", "layer_count", "equivalent", "bad_value"}, exc
         if exc.reason in {"no_site", "layer_count"}:
@@ -307,7 +338,10 @@ def test_any_layer_index_names_the_site_of_that_config_layer_or_says_why(
         return
     assert [resolved.site.index] == [s.index for s in expected]
     back = name if made_by == op else format_name(made_by, None, index)
-    assert name_from_provenance(sequential, mutant.provenance.to_dict()) == back
+    assert (
+        name_from_provenance(sequential, {**mutant.provenance.to_dict(), "deepcrime": resolved.to_dict()})
+        == back
+    )
 
 
 # --- the encodings of names ------------------------------------------------------------------------
@@ -394,7 +428,7 @@ def _mutreal(*args: str) -> subprocess.CompletedProcess[str]:
     [
         ("not-a-mutant", "is not a DeepCrime mutant name"),
         ("change_batch_size_mutated0_MP_64_32", "names end _MP_{value}_{value}"),
-        ("change_dropout_rate_mutated0_MP_0.25_0.25_9", "has 6 layers as DeepCrime counts them"),
+        ("change_dropout_rate_mutated0_MP_0.25_0.25_9", "has 6 layers (config layers: 0 InputLayer, 1 Dense"),
         ("remove_bias_mutated0_MP_2", "WRB has no site at layer 2, Dropout"),
     ],
 )
@@ -430,3 +464,21 @@ def test_a_batch_of_names_writes_the_good_ones_and_reports_each_bad_one(
 def test_deepcrime_name_excludes_the_other_ways_of_choosing_a_mutant(sequential: Program) -> None:
     res = _mutreal("mutate", sequential.path, "--deepcrime-name", NAMES["ACH"], "--op", "ACH")
     assert res.returncode == 2 and "--deepcrime-name" in res.stderr
+
+
+def test_the_installed_command_counts_model_layers_when_asked(sequential: Program, tmp_path: Path) -> None:
+    name = "remove_bias_mutated0_MP_0"
+    refused = _mutreal("mutate", sequential.path, "--deepcrime-name", name, "--out", str(tmp_path))
+    assert refused.returncode == 1 and "--deepcrime-layers layers" in refused.stderr
+    made = _mutreal(
+        "mutate",
+        sequential.path,
+        "--deepcrime-name",
+        name,
+        "--deepcrime-layers",
+        "layers",
+        "--out",
+        str(tmp_path),
+    )
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.strip() == str(tmp_path / "subject__WRB_0_False.py")

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from mutreal.commands.options import json_option, out_folder_option, seed_option
+from mutreal.commands.options import choice_option, json_option, out_folder_option, seed_option
 
 
 def _option_value(text: str):
@@ -50,10 +50,18 @@ def _option_value(text: str):
     multiple=True,
     help="Write the mutant DeepCrime names so (change_activation_function_mutated0_MP_elu_1; repeatable).",
 )
+@choice_option(
+    "--deepcrime-layers",
+    "counting",
+    choices=("config", "layers"),
+    default="config",
+    help="How the names' layer indices count: the model config DeepCrime edits (a Sequential model's "
+    "InputLayer is 0) or model.layers (without it).",
+)
 @json_option("Machine-readable output.")
 def mutate(
-    program, op_id, site, value, all_values, list_only, out_dir, seed, opts, deepcrime_names, as_json
-) -> None:
+    program, op_id, site, value, all_values, list_only, out_dir, seed, opts, deepcrime_names, counting, as_json
+) -> None:  # fmt: skip
     """Apply a DeepCrime operator to PROGRAM as a readable source edit.
 
     Each mutant is written as <stem>__<OP>_<site>_<value>.py with a JSON provenance record
@@ -91,7 +99,7 @@ def mutate(
         sys.exit(1)
 
     if deepcrime_names:
-        _by_deepcrime_names(prog, deepcrime_names, out_dir, seed, as_json)
+        _by_deepcrime_names(prog, deepcrime_names, out_dir, seed, counting, as_json)
         return
 
     if list_only:
@@ -140,10 +148,11 @@ def mutate(
         sys.exit(1)
 
 
-def _by_deepcrime_names(prog, names, out_dir: str, seed: int, as_json: bool) -> None:
+def _by_deepcrime_names(prog, names, out_dir: str, seed: int, counting: str, as_json: bool) -> None:
     from mutreal.mutation.deepcrime_names import mutate_names
 
-    report = mutate_names(prog, names, out_dir, seed=seed, on_written=None if as_json else click.echo)
+    echo = None if as_json else click.echo
+    report = mutate_names(prog, names, out_dir, seed=seed, counting=counting, on_written=echo)
     for f in report.failures:
         click.echo(f"error: {f}", err=True)
     if as_json:

@@ -22,10 +22,12 @@ operators edit: every layer counts (Flatten, Dropout, pooling, Activation layers
 model's Input layers count, and a Sequential model whose input shape is known when it is built
 (an ``input_shape``/``input_dim``/``batch_input_shape`` on its first layer, or an ``Input`` in the
 stack) has an ``InputLayer`` at index 0 (TensorFlow 2's Sequential config lists it; ``model.layers``
-does not). Ahmed et al.'s names count that way (their layer indices start at 1 where the first
-layer is the InputLayer). :func:`deepcrime_layers` reconstructs that list from the program model;
-a name whose index falls on a layer without the operator's site is refused, and the reason says
-what that index would be if the name counted ``model.layers`` instead.
+does not). Most of Ahmed et al.'s bugs count that way (their layer indices start at 1 where the
+first layer is the InputLayer); a few start at 0 at the first Dense layer, ``model.layers``' count
+(the count DeepCrime's ``layers_num`` makes): ``counting="layers"`` (``--deepcrime-layers layers``)
+reads names so. :func:`deepcrime_layers` reconstructs either list from the program model; a name
+whose index falls on a layer without the operator's site is refused, and the reason says what
+that index is under the other counting when the operator applies there.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from mutreal.resources import data_dir
 
 __all__ = [
     "REASONS",
+    "COUNTINGS",
     "DeepCrimeNameError",
     "NameFormat",
     "DeepCrimeName",
@@ -77,6 +80,12 @@ REASONS = {
     "several_layers": "the layer is one of several built by one constructor call",
     "equivalent": "the mutant would not change the program",
 }
+
+#: how a name's layer index counts: ``config``, the model config's layers DeepCrime's operators edit
+#: (a Sequential model with an input shape has its InputLayer at 0: TensorFlow 2, as DeepCrime ran);
+#: ``layers``, Keras's ``model.layers`` (no InputLayer in a Sequential model: what DeepCrime's
+#: ``layers_num`` counts, and Keras versions whose Sequential config omits it)
+COUNTINGS = ("config", "layers")
 
 _MARKER = re.compile(r"_mutated(?P<n>\d+)_MP")
 #: the text DeepCrime puts between the operator key and the parameters
@@ -358,8 +367,9 @@ def _target_model(program: Program, model: int | None, name: str) -> KerasModel:
     raise DeepCrimeNameError(name, "no_model", f"{program.path} builds {len(models)} models and trains none")
 
 
-def deepcrime_layers(program: Program, km: KerasModel) -> list[LayerSlot]:
-    """DeepCrime's layer list of model ``km`` (see the module docstring for how it counts).
+def deepcrime_layers(program: Program, km: KerasModel, counting: str = "config") -> list[LayerSlot]:
+    """DeepCrime's layer list of model ``km`` (see the module docstring for how it counts), or with
+    ``counting="layers"`` Keras's ``model.layers`` (a Sequential model's Input layers left out).
 
     Raises :class:`DeepCrimeNameError` (reason ``no_model``) for models whose Keras order mutreal
     does not reconstruct: subclassed or unknown models, and functional graphs that branch (Keras
@@ -400,9 +410,13 @@ def deepcrime_layers(program: Program, km: KerasModel) -> list[LayerSlot]:
     if implicit_input and not explicit_input:
         slots.append(LayerSlot(0, "InputLayer", None))
     for i, layer in enumerate(layers):
-        if layer.cls in _INPUT_CLASSES and i > 0:
+        if layer.cls in _INPUT_CLASSES and (i > 0 or counting == "layers"):
             continue  # a second Input in a Sequential stack is not a layer of its config
         slots.append(LayerSlot(len(slots), layer.cls, i, layer.line))
+    if counting == "layers":
+        slots = [
+            LayerSlot(n, s.cls, s.raw, s.line) for n, s in enumerate(x for x in slots if x.raw is not None)
+        ]
     return slots
 
 
@@ -422,6 +436,8 @@ class Resolved:
     model: int | None = None
     layer: LayerSlot | None = None
     notes: list[str] = field(default_factory=list)
+    #: how the layer index was counted (:data:`COUNTINGS`)
+    counting: str = "config"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -432,6 +448,7 @@ class Resolved:
             "line": self.site.line,
             "model": self.model,
             "layer_class": self.layer.cls if self.layer else None,
+            "counting": self.counting,
             "notes": list(self.notes),
         }
 
@@ -449,20 +466,22 @@ def _site_of_slot(program: Program, op_id: str, km: KerasModel, slot: LayerSlot)
 
 
 def _layer_site(
-    program: Program, request: DeepCrimeName, km: KerasModel, op_id: str
+    program: Program, request: DeepCrimeName, km: KerasModel, op_id: str, counting: str
 ) -> tuple[Site, LayerSlot]:
     name, i = request.name, request.layer
     assert i is not None
     try:
-        slots = deepcrime_layers(program, km)
+        slots = deepcrime_layers(program, km, counting)
     except DeepCrimeNameError as exc:
         raise DeepCrimeNameError(name, exc.reason, f"{name!r}: {exc}") from None
-    listing = ", ".join(f"{s.index} {s.cls}" for s in slots)
+    listing = ("config layers: " if counting == "config" else "model.layers: ") + ", ".join(
+        f"{s.index} {s.cls}" for s in slots
+    )
     if i >= len(slots):
         raise DeepCrimeNameError(
             name,
             "layer_count",
-            f"{name!r}: model[{km.index}] has {len(slots)} layers as DeepCrime counts them ({listing}); no layer {i}",
+            f"{name!r}: model[{km.index}] has {len(slots)} layers ({listing}); no layer {i}",
         )
     slot = slots[i]
     site, built = (None, 1) if slot.raw is None else _site_of_slot(program, op_id, km, slot)
@@ -475,29 +494,34 @@ def _layer_site(
         )
     if site is not None:
         return site, slot
+    other = _other_counting(program, km, op_id, i, counting)
     if slot.raw is None:
         raise DeepCrimeNameError(
             name,
             "layer_count",
-            f"{name!r}: layer {i} is {slot.describe()} (DeepCrime's layers: {listing}); a name that counts "
-            f"model.layers (without it) means {slots[i + 1].describe() if i + 1 < len(slots) else 'no layer'}",
+            f"{name!r}: layer {i} is {slot.describe()} ({listing}){other}",
         )
-    why = f"{name!r}: {op_id} has no site at layer {i}, {slot.describe()} (DeepCrime's layers: {listing})"
+    why = f"{name!r}: {op_id} has no site at layer {i}, {slot.describe()} ({listing})"
     folded = _folded_activation(km, slot, program.era)
     if folded is not None and op_id in _ACTIVATION_OPS:
         why += (
             f"; mutreal reads its activation as the Activation layer after it ({folded.describe()}) and "
             "edits that layer, DeepCrime edits this one"
         )
-    elif slots[0].raw is None and i + 1 < len(slots):
-        # the only other counting: model.layers, without the InputLayer (DeepCrime's layers_num)
-        other = slots[i + 1]
-        if _site_of_slot(program, op_id, km, other)[0] is not None:
-            why += (
-                f"; if the name counted model.layers (without the InputLayer), layer {i} would be "
-                f"{other.describe()}, where {op_id} applies"
-            )
+    else:
+        why += other
     raise DeepCrimeNameError(name, "no_site", why)
+
+
+def _other_counting(program: Program, km: KerasModel, op_id: str, i: int, counting: str) -> str:
+    """What layer ``i`` is under the other counting, when the operator applies there ("" if not)."""
+    other = COUNTINGS[1 - COUNTINGS.index(counting)]
+    slots = deepcrime_layers(program, km, other)
+    if i >= len(slots) or slots[i].raw is None or slots == deepcrime_layers(program, km, counting):
+        return ""
+    if _site_of_slot(program, op_id, km, slots[i])[0] is None:
+        return ""
+    return f"; counting {other} (--deepcrime-layers {other}), layer {i} is {slots[i].describe()}, where {op_id} applies"
 
 
 #: the operators whose site mutreal moves to an Activation layer folded into the layer before it
@@ -546,9 +570,14 @@ def _site_model(program: Program, site: Site) -> int | None:
     return None
 
 
-def resolve(program: Program, request: DeepCrimeName | str, *, model: int | None = None) -> Resolved:
+def resolve(
+    program: Program, request: DeepCrimeName | str, *, model: int | None = None, counting: str = "config"
+) -> Resolved:
     """Find the site a name asks for in ``program`` (``model``: which model index, default the one
-    the program trains). Raises :class:`DeepCrimeNameError` with the reason it cannot be made."""
+    the program trains; ``counting``: see :data:`COUNTINGS`). Raises :class:`DeepCrimeNameError`
+    with the reason it cannot be made."""
+    if counting not in COUNTINGS:
+        raise ValueError(f"counting must be one of {', '.join(COUNTINGS)}; got {counting!r}")
     if isinstance(request, str):
         request = parse_name(request)
     fmt = _format_of(request.operator)
@@ -557,13 +586,12 @@ def resolve(program: Program, request: DeepCrimeName | str, *, model: int | None
         km = _target_model(program, model, request.name)
         if request.operator == "ACH" and request.value == "linear":
             # DeepCrime's ACH may write linear; mutreal leaves that to ARM, which writes the same edit
-            site, slot = _layer_site(program, request, km, "ARM")
+            site, slot = _layer_site(program, request, km, "ARM", counting)
             note = "ACH to linear is made by ARM (the same edit: the activation set to linear)"
-            return Resolved(request, "ARM", site, None, km.index, slot, [note])
-        site, slot = _layer_site(program, request, km, request.operator)
-        return Resolved(
-            request, request.operator, site, request.value, km.index, slot, _value_notes(fmt, request)
-        )
+            return Resolved(request, "ARM", site, None, km.index, slot, [note], counting)
+        site, slot = _layer_site(program, request, km, request.operator, counting)
+        notes = _value_notes(fmt, request)
+        return Resolved(request, request.operator, site, request.value, km.index, slot, notes, counting)
     try:
         km = _target_model(program, model, request.name) if program.model.models else None
     except DeepCrimeNameError:
@@ -583,14 +611,19 @@ def _value_notes(fmt: NameFormat, request: DeepCrimeName) -> list[str]:
 
 
 def make_mutant(
-    program: Program, request: DeepCrimeName | str, *, model: int | None = None, seed: int = 0
+    program: Program,
+    request: DeepCrimeName | str,
+    *,
+    model: int | None = None,
+    seed: int = 0,
+    counting: str = "config",
 ) -> tuple[Mutant, Resolved]:
     """The mutant a name asks for, and how the name was resolved.
 
     A categorical name value outside mutreal's list of DeepCrime's values (``variance_scaling``,
     ``cosine_similarity``: lists of other DeepCrime releases) is written as named. Raises
     :class:`DeepCrimeNameError` when the operator refuses the value or the mutant is equivalent."""
-    resolved = resolve(program, request, model=model)
+    resolved = resolve(program, request, model=model, counting=counting)
     op = registry.get(resolved.operator)
     name = resolved.request.name
     opts = {"seed": seed} if "seed" in op.options else {}
@@ -627,7 +660,13 @@ def _same_value(a: Any, b: Any) -> bool:
 
 
 def name_of_site(
-    program: Program, operator: str, site: int, value: Any = None, *, model: int | None = None
+    program: Program,
+    operator: str,
+    site: int,
+    value: Any = None,
+    *,
+    model: int | None = None,
+    counting: str = "config",
 ) -> str:
     """DeepCrime's name of the first-order mutant of ``operator`` at ``site`` with ``value``."""
     fmt = _format_of(operator)
@@ -635,7 +674,7 @@ def name_of_site(
     if fmt.has_layer:
         the_site = registry.get(operator).sites(program)[site]
         km = _target_model(program, model, f"{operator} site {site}")
-        slots = deepcrime_layers(program, km)
+        slots = deepcrime_layers(program, km, counting)
         group = program.layer_groups_by_call.get(the_site.anchor) if the_site.anchor is not None else None
         raws = {li for m, li, _ in group.instances if m == km.index} if group else set()
         found = [s for s in slots if s.raw in raws]
@@ -650,7 +689,10 @@ def name_from_provenance(program: Program, provenance: Mapping[str, Any]) -> str
     and its original program."""
     if int(provenance.get("order", 1)) != 1:
         raise ValueError("DeepCrime names only first-order mutants")
-    return name_of_site(program, provenance["operator"], int(provenance["site"]), provenance.get("value"))
+    counting = (provenance.get("deepcrime") or {}).get("counting", "config")
+    return name_of_site(
+        program, provenance["operator"], int(provenance["site"]), provenance.get("value"), counting=counting
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -676,6 +718,7 @@ def mutate_names(
     *,
     seed: int = 0,
     model: int | None = None,
+    counting: str = "config",
     on_written: Any = None,
 ) -> NameReport:
     """Write the mutant of each name into ``out_dir`` (mutreal's file name, provenance with a
@@ -683,7 +726,7 @@ def mutate_names(
     report = NameReport()
     for name in names:
         try:
-            mutant, resolved = make_mutant(program, name, model=model, seed=seed)
+            mutant, resolved = make_mutant(program, name, model=model, seed=seed, counting=counting)
         except DeepCrimeNameError as exc:
             report.failures.append(exc)
             continue
