@@ -299,6 +299,15 @@ def test_a_value_of_another_deepcrime_release_is_written_as_named_and_said_so(se
     assert make_mutant(sequential, NAMES["WCI"])[1].notes == []
 
 
+def test_a_change_of_a_linear_layers_activation_is_made_by_aal_the_same_edit(sequential: Program) -> None:
+    """Config layer 4 of SEQUENTIAL is Dense(8) without activation: DeepCrime's ACH sets one."""
+    mutant, resolved = make_mutant(sequential, "change_activation_function_mutated0_MP_selu_4")
+    assert resolved.operator == "AAL" and "made by AAL" in resolved.notes[0]
+    assert mutant.edits[0].new in ('"selu"', "'selu'")
+    prov = {**mutant.provenance.to_dict(), "deepcrime": resolved.to_dict()}
+    assert name_from_provenance(sequential, prov) == "add_activation_function_mutated0_MP_selu_4"
+
+
 def test_a_value_equal_to_the_original_is_refused_as_equivalent(sequential: Program) -> None:
     with pytest.raises(DeepCrimeNameError) as exc:
         make_mutant(sequential, "change_batch_size_mutated0_MP_16_16")
@@ -325,9 +334,15 @@ def test_any_layer_index_names_the_site_of_that_layer_or_says_why(
     if fmt.has_value:
         value = data.draw(st.sampled_from(list(fmt.spec.param.values)))
     name = format_name(op, value, index)
-    made_by = "ARM" if (op, value) == ("ACH", "linear") else op  # the same edit: see the test above
     layer = f"model[0].layer[{index - 1 if counting == 'config' else index}]."
-    expected = [s for s in registry.get(made_by).sites(sequential) if s.element.startswith(layer)]
+
+    def sites_of(op_id: str) -> list:
+        return [s for s in registry.get(op_id).sites(sequential) if s.element.startswith(layer)]
+
+    made_by = "ARM" if (op, value) == ("ACH", "linear") else op  # the same edit: see the tests above
+    if op == "ACH" and made_by == op and not sites_of("ACH") and sites_of("AAL"):
+        made_by = "AAL"
+    expected = sites_of(made_by)
     try:
         mutant, resolved = make_mutant(sequential, name, counting=counting)
     except DeepCrimeNameError as exc:
@@ -337,7 +352,7 @@ def test_any_layer_index_names_the_site_of_that_layer_or_says_why(
         assert str(exc).startswith(repr(name))
         return
     assert [resolved.site.index] == [s.index for s in expected]
-    back = name if made_by == op else format_name(made_by, None, index)
+    back = name if made_by == op else format_name(made_by, value if made_by == "AAL" else None, index)
     assert (
         name_from_provenance(sequential, {**mutant.provenance.to_dict(), "deepcrime": resolved.to_dict()})
         == back

@@ -589,6 +589,10 @@ def resolve(
             site, slot = _layer_site(program, request, km, "ARM", counting)
             note = "ACH to linear is made by ARM (the same edit: the activation set to linear)"
             return Resolved(request, "ARM", site, None, km.index, slot, [note], counting)
+        if request.operator == "ACH":
+            made = _ach_on_a_linear_layer(program, request, km, counting)
+            if made is not None:
+                return made
         site, slot = _layer_site(program, request, km, request.operator, counting)
         notes = _value_notes(fmt, request)
         return Resolved(request, request.operator, site, request.value, km.index, slot, notes, counting)
@@ -599,6 +603,28 @@ def resolve(
     site, notes = _program_site(program, request, km)
     notes += _value_notes(fmt, request)
     return Resolved(request, request.operator, site, request.value, km.index if km else None, None, notes)
+
+
+def _ach_on_a_linear_layer(
+    program: Program, request: DeepCrimeName, km: KerasModel, counting: str
+) -> Resolved | None:
+    """DeepCrime's ACH also changes a linear layer's activation; mutreal's ACH leaves linear layers
+    to AAL, whose edit is the same (the activation set to the value). None: ACH has a site there,
+    or AAL has none either (then ACH's own refusal says why)."""
+    try:
+        _layer_site(program, request, km, "ACH", counting)
+        return None
+    except DeepCrimeNameError:
+        pass
+    try:
+        site, slot = _layer_site(program, request, km, "AAL", counting)
+    except DeepCrimeNameError:
+        return None
+    note = "ACH of a linear layer is made by AAL (the same edit: the activation set to the value)"
+    fmt = _format_of("ACH")
+    return Resolved(
+        request, "AAL", site, request.value, km.index, slot, [note, *_value_notes(fmt, request)], counting
+    )
 
 
 def _value_notes(fmt: NameFormat, request: DeepCrimeName) -> list[str]:
