@@ -9,21 +9,35 @@ every name that does not parse, grouped by reason. With ``--deepcrime-git-dir`` 
 dlfaults/deepcrime) it also parses the file names of DeepCrime's own ``trained_models/``. With
 ``--bug ID --program PATH`` it also makes that bug's published mutants of PATH (the benchmark's
 program of the bug, not their adapted one) and prints how many are made and why the others are not.
+With ``--manifest`` (a runtime manifest) it makes the published mutants of every bug whose id joins
+a row of it (their ids named through DeepFD's and DeepLocalize's spreadsheets, read from snapshots
+of those repositories), from the row's fixed program (DeepCrime mutated the clean program), under
+both layer countings: per bug and in total, mutants made and why the others are not.
 
     python benchmarks/deepcrime_names_published.py [--git-dir /work/.mirror/zaheedahmed+dl-mutant-realism/repo]
         [--deepcrime-git-dir /work/.mirror/dlfaults+deepcrime/repo] [--bug deepfd006 --program PATH [--counting layers]]
+        [--manifest /tmp/mutreal-runtime/manifest.csv [--deepfd-git-dir D] [--deeplocalize-git-dir D]]
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import re
 import subprocess
 import sys
 from collections import Counter, defaultdict
 
 from mutreal.mutation.deepcrime_names import COUNTINGS, REASONS, DeepCrimeNameError, name_formats, parse_name
-from mutreal.study.published_realism import PublishedMutant, Snapshot, published_bugs, read_bug
+from mutreal.study.published_realism import (
+    PublishedMutant,
+    Snapshot,
+    first_present,
+    numbered_rows,
+    published_bugs,
+    read_bug,
+    runtime_ids,
+)
 
 DEFAULT_GIT_DIR = "/work/.mirror/zaheedahmed+dl-mutant-realism/repo"
 
@@ -59,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bug", help="a bug id of their CSVs (deepfd006): make its mutants of --program")
     ap.add_argument("--program", help="the bug's program")
     ap.add_argument("--counting", choices=COUNTINGS, default=COUNTINGS[0], help="how the layer indices count")
+    ap.add_argument("--manifest", help="a runtime manifest: make every joined bug's mutants")
+    ap.add_argument("--deepfd-git-dir", default="/work/.mirror/ArabelaTso+DeepFD/repo")
+    ap.add_argument("--deeplocalize-git-dir", default="/work/.mirror/Wardat-ISU+DeepLocalize/repo")
     args = ap.parse_args(argv)
     mutants = published_mutants(args.git_dir)
     bare = sorted({m.name for m in mutants})
@@ -100,7 +117,83 @@ def main(argv: list[str] | None = None) -> int:
         _trained_models(args.deepcrime_git_dir)
     if args.bug and args.program:
         _make_bug([m.name for m in mutants if m.bug == args.bug], args.program, args.counting)
+    if args.manifest:
+        _make_joined(mutants, args.manifest, args.deepfd_git_dir, args.deeplocalize_git_dir)
     return 0
+
+
+def _spreadsheet_rows(git_dir: str, path: str, number: str, value: str) -> dict[int, str]:
+    import pandas as pd
+
+    data = subprocess.run(
+        ["git", f"--git-dir={git_dir}", "show", f"HEAD:{path}"], check=True, capture_output=True
+    )
+    return numbered_rows(pd.read_excel(io.BytesIO(data.stdout)).to_dict("records"), number, value)
+
+
+def _model_program(files: list[str]):
+    """The file of a side that builds a model and trains it (else the first that builds one); None
+    when none parses or builds a model."""
+    from mutreal.mutation.operators import Program
+
+    chosen = None
+    for path in files:
+        try:
+            program = Program.from_file(path)
+        except Exception:  # noqa: BLE001 - a file that does not parse is not the model's
+            continue
+        if any(m.layers for m in program.model.models) and (chosen is None or program.model.fits):
+            chosen = program
+            if program.model.fits:
+                break
+    return chosen
+
+
+def _make_joined(mutants: list[PublishedMutant], manifest: str, deepfd: str, deeplocalize: str) -> None:
+    """Every joined bug's published mutants made from its fixed program, under both countings."""
+    from mutreal.manifest import load_manifest
+    from mutreal.mutation.deepcrime_names import make_mutant
+
+    posts = _spreadsheet_rows(deepfd, "Benchmark/Benchmark-with-patches.xlsx", "No", "Post #")
+    so = _spreadsheet_rows(deeplocalize, "Benchmark/StackOverflow/Benchmark.xlsx", "No", "Post #")
+    gh = _spreadsheet_rows(deeplocalize, "Benchmark/GitHub/Benchmark.xlsx", "NO", "GH Repo")
+    rows = {row.id: row for row in load_manifest(manifest).rows}
+    by_bug: dict[str, list[str]] = defaultdict(list)
+    for m in mutants:
+        by_bug[m.bug].append(m.name)
+    total: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    not_joined = []
+    print(
+        f"\n{'bug':16} {'runtime id':40} {'mutants':>7} {'config':>6} {'layers':>6}  refused (best counting)"
+    )
+    for bug, names in sorted(by_bug.items()):
+        rid = first_present(runtime_ids(bug, posts, so, gh), rows) if not bug.startswith("cleanml") else None
+        program = _model_program(rows[rid].fixed) if rid else None
+        if program is None:
+            not_joined.append(bug if rid is None else f"{bug} ({rid}: no model)")
+            continue
+        made: dict[str, int] = {}
+        why: dict[str, Counter[str]] = {}
+        for counting in COUNTINGS:
+            made[counting], why[counting] = 0, Counter()
+            for name in names:
+                try:
+                    make_mutant(program, name, counting=counting)
+                    made[counting] += 1
+                except DeepCrimeNameError as exc:
+                    why[counting][exc.reason] += 1
+        best = max(COUNTINGS, key=lambda c: made[c])
+        total.update({"bugs": 1, "mutants": len(names), **made, "best": made[best]})
+        reasons.update(why[best])
+        refused = ", ".join(f"{r} {n}" for r, n in why[best].most_common())
+        print(f"{bug:16} {rid:40} {len(names):7} {made['config']:6} {made['layers']:6}  {refused}")
+    print(
+        f"joined bugs {total['bugs']}; published mutants {total['mutants']}; made counting config "
+        f"{total['config']}, layers {total['layers']}, the better per bug {total['best']}"
+    )
+    print("refused (the better counting per bug): " + ", ".join(f"{r} {n}" for r, n in reasons.most_common()))
+    print(f"not joined ({len(not_joined)}): {', '.join(not_joined)}")
 
 
 def _make_bug(names: list[str], path: str, counting: str) -> None:

@@ -28,6 +28,10 @@ first layer is the InputLayer); a few start at 0 at the first Dense layer, ``mod
 reads names so. :func:`deepcrime_layers` reconstructs either list from the program model; a name
 whose index falls on a layer without the operator's site is refused, and the reason says what
 that index is under the other counting when the operator applies there.
+
+Where DeepCrime's operator and mutreal's split a change differently, the same edit is made by the
+operator mutreal has for it, and the provenance says so (``deepcrime.made_by``): DeepCrime's ACH to
+``linear`` is ARM's edit, its ACH of a linear layer AAL's.
 """
 
 from __future__ import annotations
