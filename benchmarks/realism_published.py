@@ -1,0 +1,301 @@
+"""mutreal's realism figures beside Ahmed et al.'s, on the same bugs and the same DeepCrime mutants.
+
+Reads their published per-mutant CS/IoU from a snapshot of zaheedahmed/dl-mutant-realism at run time
+(nothing of it is kept here: :mod:`mutreal.study.published_realism`), joins their bug ids to a runtime
+manifest through DeepFD's and DeepLocalize's spreadsheets, and for each joined bug:
+
+1. makes every published mutant mutreal can make from the bug's fixed program (the DeepCrime-name
+   API, :mod:`mutreal.mutation.deepcrime_names`, under the layer counting that makes more of them),
+   and takes a sample of them (:func:`mutreal.study.realism_comparison.sample_mutants`, its rule printed);
+2. writes the sample into ``WORK/mutants/<bug>/`` beside mutreal's reconstructing mutants of the fault
+   (``reconstruct/``: what ``compare --mutants reconstruct`` trains), so the fault, the fix and both
+   sets of mutants are trained in the same runs;
+3. runs ``mutreal compare --manifest <one-row manifest> --mutants WORK/mutants --runs N``;
+4. prints per bug: mutants matched, Spearman rho of their CS and mutreal's over the same mutants (and
+   IoU), the median |difference|, the fault's KP, the reconstructing mutant against their best and
+   median, the trainings of each side and, where rho < 0.3 or the median |difference| > 0.3, why.
+
+The table (``--out``) is what ``mutreal report ... --published TABLE`` shows.
+
+    python benchmarks/realism_published.py --manifest /tmp/mutreal-runtime/manifest.csv \\
+        [--bugs deeplocalize006,deepfd012 | --max-bugs 3] [--runs 5] [--size 12] [--work DIR] [--out T.json]
+        [--git-dir SNAPSHOT] [--deepfd-git-dir D] [--deeplocalize-git-dir D] [--timeout-per-bug S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import shlex
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from deepcrime_names_published import DEFAULT_GIT_DIR, _model_program, _spreadsheet_rows, published_mutants
+
+from mutreal.campaigns.compare import RELIABLE_RULE
+from mutreal.campaigns.mutants import reconstruct_mutants, safe_name
+from mutreal.manifest import entry_program, join_files, load_manifest
+from mutreal.mutation.deepcrime_names import COUNTINGS, DeepCrimeNameError, make_mutant
+from mutreal.mutation.mutate import write_program_files
+from mutreal.study.published_realism import first_present, runtime_ids
+from mutreal.study.realism_comparison import (
+    MIN_OPERATORS,
+    SAMPLE_SIZE,
+    THEIR_RELIABLE_RULE,
+    bug_row,
+    sample_mutants,
+    sample_rule,
+    summary,
+    table,
+)
+
+#: the folder of a bug's reconstructing mutants inside its folder of mutants
+RECONSTRUCT = "reconstruct"
+#: the file recording which DeepCrime name each written mutant file is
+NAMES_FILE = "deepcrime_names.json"
+
+
+def joined_bugs(mutants: list[Any], manifest: str, deepfd: str, deeplocalize: str) -> tuple[dict, list]:
+    """Their bug -> (runtime row); and the bugs that do not join, with why."""
+    posts = _spreadsheet_rows(deepfd, "Benchmark/Benchmark-with-patches.xlsx", "No", "Post #")
+    so = _spreadsheet_rows(deeplocalize, "Benchmark/StackOverflow/Benchmark.xlsx", "No", "Post #")
+    gh = _spreadsheet_rows(deeplocalize, "Benchmark/GitHub/Benchmark.xlsx", "NO", "GH Repo")
+    rows = {row.id: row for row in load_manifest(manifest).rows}
+    joined, not_joined = {}, []
+    for bug in sorted({m.bug for m in mutants}):
+        rid = first_present(runtime_ids(bug, posts, so, gh), rows) if not bug.startswith("cleanml") else None
+        if rid is None:
+            not_joined.append({"bug": bug, "reason": "no program of the runtime manifest is this bug"})
+        else:
+            joined[bug] = rows[rid]
+    return joined, not_joined
+
+
+def make_sample(
+    program: Any, published: list[Any], size: int, min_operators: int
+) -> tuple[list, dict, str, dict]:
+    """The sample of the bug's published mutants mutreal makes, their mutants by name, the counting
+    used, and the refusals by reason."""
+    made_by: dict[str, dict[str, Any]] = {}
+    refused: dict[str, dict[str, int]] = {}
+    for counting in COUNTINGS:
+        made_by[counting], refused[counting] = {}, defaultdict(int)
+        for m in published:
+            try:
+                made_by[counting][m.name] = make_mutant(program, m.name, counting=counting)
+            except DeepCrimeNameError as exc:
+                refused[counting][exc.reason] += 1
+    counting = max(COUNTINGS, key=lambda c: len(made_by[c]))
+    candidates = [m for m in published if m.name in made_by[counting]]
+    sample = sample_mutants(candidates, size, min_operators)
+    return sample, made_by[counting], counting, dict(refused[counting])
+
+
+def write_bug(row: Any, sample: list, made: dict, folder: Path) -> tuple[dict[str, str], set[str], list[str]]:
+    """The sample's mutant files and the reconstructing mutants in ``folder``: file name -> DeepCrime
+    name, the reconstructing mutants' paths, and notes (why there are none)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    names = {}
+    for i, m in enumerate(sample):
+        mutant, resolved = made[m.name]
+        prov = mutant.provenance.to_dict() | {"deepcrime": resolved.to_dict()}
+        stem = f"dc{i:02d}_{safe_name(m.name.split('_mutated', 1)[0])}"
+        py, _ = write_program_files(str(folder), stem, mutant.code, prov, encoding=mutant.encoding)
+        names[Path(py).name] = m.name
+    (folder / NAMES_FILE).write_text(json.dumps(names, indent=1), encoding="utf-8")
+    fixed_entry = entry_program(row.fixed, row.cells.get("entry") or None)
+    made_rec = reconstruct_mutants(
+        row.id, row.benchmark, row.buggy, row.fixed, fixed_entry, folder / RECONSTRUCT
+    )
+    notes = []
+    rec_files = (
+        sorted(p.name for p in (folder / RECONSTRUCT).rglob("*.py"))
+        if (folder / RECONSTRUCT).is_dir()
+        else []
+    )
+    if made_rec.reason:
+        notes.append(f"no reconstructing mutant: {made_rec.reason}")
+    elif len(rec_files) > len(
+        made_rec.mutants
+    ):  # a program of several files: its siblings would be trained too
+        notes.append("reconstruction left out: the fixed program has several files")
+        subprocess.run(["rm", "-rf", str(folder / RECONSTRUCT)], check=True)
+        rec_files = []
+    return names, {str(Path(s.file).resolve()) for s in made_rec.mutants} if rec_files else set(), notes
+
+
+def one_row_manifest(row: Any, path: Path) -> None:
+    """A manifest of the one bug, its paths absolute (the runtime corpus stays where it is)."""
+    cells = dict(row.cells) | {"buggy": join_files(row.buggy), "fixed": join_files(row.fixed)}
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(cells))
+        writer.writeheader()
+        writer.writerow(cells)
+
+
+def run_bug(bug: str, row: Any, published: list, args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    program = _model_program(row.fixed)
+    if program is None:
+        return {"bug": bug, "runtime_id": row.id, "reason": "the fixed program builds no model mutreal reads"}
+    sample, made, counting, refused = make_sample(program, published, args.size, args.min_operators)
+    if len(sample) < min(10, args.size):
+        return {"bug": bug, "runtime_id": row.id,
+                "reason": f"mutreal makes {len(made)} of the {len(published)} published mutants (refused: {refused})"}  # fmt: skip
+    root = work / "mutants"
+    folder = root / safe_name(row.id)
+    names, rec_paths, notes = write_bug(row, sample, made, folder)
+    manifest = work / f"{safe_name(row.id)}.csv"
+    one_row_manifest(row, manifest)
+    out = work / f"{safe_name(row.id)}.jsonl"
+    out.unlink(missing_ok=True)
+    command = ["mutreal", "compare", "--manifest", str(manifest), "--mutants", str(root), "--runs", str(args.runs),
+               "--out", str(out), "--jobs", str(args.jobs)]  # fmt: skip
+    print(f"  {bug} = {row.id}: {len(sample)} of {len(made)} made ({counting} counting; {len(published)} "
+          f"published); reconstructing mutants {len(rec_paths)} {notes}", flush=True)  # fmt: skip
+    print("  $ " + shlex.join(command), flush=True)
+    started = time.monotonic()
+    try:
+        subprocess.run(command, timeout=args.timeout_per_bug, check=False, capture_output=True, text=True)
+    except subprocess.TimeoutExpired:
+        return {"bug": bug, "runtime_id": row.id, "reason": f"compare ran past {args.timeout_per_bug:.0f} s"}
+    lines = (
+        [json.loads(line) for line in out.read_text().splitlines() if line.strip()] if out.exists() else []
+    )
+    if not lines:
+        return {"bug": bug, "runtime_id": row.id, "reason": "compare wrote no row"}
+    result = bug_row(
+        bug, row.id, published, sample, lines[-1],
+        name_of=lambda e: names.get(Path(str(e.get("file") or "")).name),
+        is_reconstruction=lambda e: str(Path(str(e.get("file") or "")).resolve()) in rec_paths,
+    )  # fmt: skip
+    result["counting"], result["seconds"] = counting, round(time.monotonic() - started, 1)
+    result["notes"] = notes
+    return result
+
+
+def _f(value: Any, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def print_row(r: dict[str, Any]) -> None:
+    rec = r.get("reconstruction") or {}
+    fault = r["fault"]
+    print(
+        f"{r['bug']:15} {r['runtime_id']:34} matched {r['matched']:2}/{r['sampled']:2} ({r['sample_operators']} ops) "
+        f"runs {r['runs']}  CS rho {_f(r['cs']['rho'])} |d| {_f(r['cs']['median_abs_difference'])} "
+        f"(theirs {_f(r['cs']['their_median'])}, mutreal {_f(r['cs']['our_median'])})  "
+        f"IoU rho {_f(r['iou']['rho'])} |d| {_f(r['iou']['median_abs_difference'])} "
+        f"(theirs {_f(r['iou']['their_median'])}, mutreal {_f(r['iou']['our_median'])})"
+    )
+    print(f"    fault: killed {fault['killed']}, mean KP {_f(fault['mean_kp'], 3)}, inputs killing "
+          f"{fault['inputs_killing']}/{fault['n_inputs']}")  # fmt: skip
+    if rec:
+        same, pub = rec.get("vs_same_runs_iou") or {}, rec.get("vs_published_iou") or {}
+        print(
+            f"    reconstruction {rec['file']} ({rec['operator']}): CS {_f(rec['cs'])} IoU {_f(rec['iou'])}; "
+            f"matched mutants here: median IoU {_f(same.get('median'))} best {_f(same.get('best'))}; "
+            f"published: median IoU {_f(pub.get('median'))} best {_f(pub.get('best'))} (rank {_f(pub.get('rank'))})"
+            + (f"; {rec['reason']}" if rec.get("reason") else "")
+        )
+    t = r["trainings"]
+    print(
+        f"    trainings: mutreal {t['mutreal']}, theirs {t['theirs']} = {t['theirs_rule']}; {r['seconds']} s"
+    )
+    for why in r["disagreement"]:
+        print(f"    disagreement: {why}")
+    for note in r.get("notes") or []:
+        print(f"    note: {note}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument(
+        "--manifest", required=True, help="a runtime manifest (/tmp/mutreal-runtime/manifest.csv)"
+    )
+    ap.add_argument("--git-dir", default=DEFAULT_GIT_DIR, help="a snapshot of zaheedahmed/dl-mutant-realism")
+    ap.add_argument("--deepfd-git-dir", default="/work/.mirror/ArabelaTso+DeepFD/repo")
+    ap.add_argument("--deeplocalize-git-dir", default="/work/.mirror/Wardat-ISU+DeepLocalize/repo")
+    ap.add_argument("--bugs", default="", help="their bug ids, comma-separated (default: every joined bug)")
+    ap.add_argument("--max-bugs", type=int, default=None, help="at most this many bugs (in --bugs order)")
+    ap.add_argument("--runs", type=int, default=5, help="trainings per program (default 5, theirs)")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--size", type=int, default=SAMPLE_SIZE, help="mutants per bug")
+    ap.add_argument("--min-operators", type=int, default=MIN_OPERATORS)
+    ap.add_argument("--timeout-per-bug", type=float, default=1800.0)
+    ap.add_argument("--work", default="realism_published.work", help="mutants, manifests and compare rows")
+    ap.add_argument("--out", default=None, help="the JSON table the report reads")
+    args = ap.parse_args(argv)
+    started = time.monotonic()
+    mutants = published_mutants(args.git_dir)
+    by_bug: dict[str, list[Any]] = defaultdict(list)
+    for m in mutants:
+        by_bug[m.bug].append(m)
+    joined, not_run = joined_bugs(mutants, args.manifest, args.deepfd_git_dir, args.deeplocalize_git_dir)
+    wanted = [b.strip() for b in args.bugs.split(",") if b.strip()] or sorted(joined)
+    unknown = [b for b in wanted if b not in joined]
+    not_run += [
+        {"bug": b, "reason": "not a joined bug of theirs"}
+        for b in unknown
+        if b not in {n["bug"] for n in not_run}
+    ]
+    wanted = [b for b in wanted if b in joined][: args.max_bugs]
+    not_run += [
+        {"bug": b, "reason": "not selected (--bugs/--max-bugs)"} for b in sorted(joined) if b not in wanted
+    ]
+    rule = sample_rule(args.size, args.min_operators)
+    print(
+        f"published pre-training mutants {len(mutants)} of {len(by_bug)} bugs; joined {len(joined)}; running {len(wanted)}"
+    )
+    print(
+        f"runs per program: {args.runs}"
+        + ("" if args.runs >= 5 else " (fewer than their 5: said in every row)")
+    )
+    print(f"sample rule: {rule}")
+    print(f"reliability, theirs: {THEIR_RELIABLE_RULE}")
+    print(f"reliability, mutreal: {RELIABLE_RULE}")
+    work = Path(args.work).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for bug in wanted:
+        try:
+            result = run_bug(bug, joined[bug], by_bug[bug], args, work)
+        except Exception as exc:  # noqa: BLE001 - one bad bug never stops the batch
+            result = {"bug": bug, "runtime_id": joined[bug].id, "reason": f"{type(exc).__name__}: {exc}"}
+        if "reason" in result:
+            not_run.append(result)
+            print(f"{bug:15} not run: {result['reason']}", flush=True)
+            continue
+        rows.append(result)
+        print_row(result)
+    s = summary(rows)
+    print(
+        f"\nbugs with rows {s['bugs']}; matched mutants {s['matched']}; median CS theirs {_f(s['their_median_cs'])} "
+        f"mutreal {_f(s['our_median_cs'])}; median IoU theirs {_f(s['their_median_iou'])} mutreal {_f(s['our_median_iou'])}"
+    )
+    print(
+        f"reconstruction reaches the median IoU of the matched mutants (same runs) in "
+        f"{s['reconstruction_at_least_same_runs_median_iou']} of {s['reconstruction_with_same_runs_figure']} bugs, "
+        f"their published median IoU in {s['reconstruction_at_least_published_median_iou']} of "
+        f"{s['reconstruction_with_published_figure']}; trainings mutreal {s['trainings']['mutreal']}, theirs {s['trainings']['theirs']}"
+    )
+    print(f"not run ({len(not_run)}): " + "; ".join(f"{n['bug']}: {n['reason']}" for n in not_run))
+    seconds = round(time.monotonic() - started, 1)
+    print(f"wall time {seconds} s")
+    if args.out:
+        command = "python benchmarks/realism_published.py " + shlex.join(
+            argv if argv is not None else sys.argv[1:]
+        )
+        data = table(rows, not_run=not_run, sample_rule_text=rule, our_rule=RELIABLE_RULE,
+                     command=command, runs=args.runs, seconds=seconds)  # fmt: skip
+        Path(args.out).write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
+        print(f"table: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,421 @@
+"""mutreal's realism figures beside Ahmed et al.'s, on the same bugs and the same DeepCrime mutants.
+
+Why: mutreal's coupling strength (CS) and detectability IoU were only ever checked against
+themselves. Ahmed et al. published the same two measures for DeepCrime's mutants of real faults
+(:mod:`mutreal.study.published_realism` reads them); where a bug of theirs is a program of a runtime
+manifest, mutreal can make a sample of the same mutants (by DeepCrime name), train them beside the
+fault with ``compare`` and set the two sets of figures side by side. This module holds the pure
+part of that comparison, so that ``benchmarks/realism_published.py`` (which trains) stays thin and
+the report (:mod:`mutreal.report.published`) reads the table it writes:
+
+- :func:`sample_mutants`: which of their mutants to train (the rule is :func:`sample_rule`);
+- :func:`join_rows`: their row and compare's row of the same mutant, by DeepCrime name;
+- :func:`spearman`, :func:`median_abs_difference`, :func:`position`: the figures;
+- :func:`bug_row`: one bug's row of the table, with the reasons of a disagreement read from data;
+- :func:`summary`: the whole run's figures.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import median
+from typing import Any
+
+from mutreal.study.published_realism import PublishedMutant
+
+#: their reliability rule (scripts/quantify_realism.py), stated beside mutreal's in every table
+THEIR_RELIABLE_RULE = (
+    "reliable (Ahmed et al.): at least 5 inputs whose 90% Wilson intervals of KP(mutant) and KP(fault) "
+    "do not overlap, and a mean interval width of at most 0.5"
+)
+#: instances per model in their training (5 as far as their scripts show)
+THEIR_INSTANCES = 5
+#: models they train per bug besides the mutants: the faulty and the original (clean) program
+THEIR_EXTRA_MODELS = 2
+#: a bug's comparison is read as a disagreement from these on (the issue's thresholds)
+RHO_THRESHOLD, DIFFERENCE_THRESHOLD = 0.3, 0.3
+#: the sample's defaults: mutants per bug, operators at least
+SAMPLE_SIZE, MIN_OPERATORS = 12, 4
+#: the schema of the table :func:`table` writes (the report refuses another)
+TABLE_FORMAT = "mutreal-published-realism/1"
+
+
+def operator_key(name: str) -> str:
+    """The DeepCrime operator name of a mutant name (``change_activation_function`` of
+    ``change_activation_function_mutated0_MP_elu_1``)."""
+    return name.split("_mutated", 1)[0]
+
+
+def sample_rule(size: int = SAMPLE_SIZE, min_operators: int = MIN_OPERATORS) -> str:
+    """The sample's rule in words (printed by the benchmark and kept in its table)."""
+    k = _spread_operators(size, min_operators)
+    return (
+        f"of the bug's published mutants that mutreal makes and that have a published CS: first, from each "
+        f"of up to {k} operators (most mutants first, then by name), the mutant at the operator's median "
+        f"CS; then, up to {size} in all, the unused mutant nearest each of evenly spaced CS targets from "
+        f"the lowest to the highest published CS (ties by name); all of them when there are at most {size}"
+    )
+
+
+def _spread_operators(size: int, min_operators: int) -> int:
+    return max(min_operators, size // 3)
+
+
+def sample_mutants(
+    candidates: Iterable[PublishedMutant], size: int = SAMPLE_SIZE, min_operators: int = MIN_OPERATORS
+) -> list[PublishedMutant]:
+    """A sample of ``candidates`` (their mutants that mutreal can make) spread over operators and CS.
+
+    Guarantees (:func:`sample_rule`): ``min(size, n)`` mutants of the ``n`` with a CS, no name twice;
+    at least ``min(min_operators, operators, size)`` operators; the lowest and the highest published
+    CS are in it when ``size`` leaves room for the CS targets. Deterministic: the same candidates in
+    any order give the same sample."""
+    if size < 1:
+        raise ValueError(f"a sample needs at least one mutant, not {size}")
+    pool = sorted({m.name: m for m in candidates if m.cs is not None}.values(), key=lambda m: (m.cs, m.name))
+    if len(pool) <= size:
+        return pool
+    by_op: dict[str, list[PublishedMutant]] = defaultdict(list)
+    for m in pool:
+        by_op[operator_key(m.name)].append(m)
+    ops = sorted(by_op, key=lambda op: (-len(by_op[op]), op))
+    chosen: dict[str, PublishedMutant] = {}
+    for op in ops[: min(_spread_operators(size, min_operators), size - 2 if size > 2 else size)]:
+        group = by_op[op]  # sorted by CS already
+        pick = group[(len(group) - 1) // 2]
+        chosen[pick.name] = pick
+    left = size - len(chosen)
+    lo, hi = pool[0].cs, pool[-1].cs
+    targets = [lo] if left == 1 else [lo + (hi - lo) * i / (left - 1) for i in range(left)]
+    for target in targets:
+        free = [m for m in pool if m.name not in chosen]
+        pick = min(free, key=lambda m: (abs(m.cs - target), m.name))
+        chosen[pick.name] = pick
+    return sorted(chosen.values(), key=lambda m: (m.cs, m.name))
+
+
+@dataclass
+class MatchedMutant:
+    """One DeepCrime mutant measured on both sides: their figures and mutreal's."""
+
+    name: str
+    their_cs: float | None
+    their_iou: float | None
+    our_cs: float | None
+    our_iou: float | None
+    their_reliable: bool | None = None
+    our_reliable: bool | None = None
+    #: why mutreal has no figure for it (compare's reason, or its runs' outcomes)
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _our_reason(entry: Mapping[str, Any]) -> str | None:
+    """Why compare gave this mutant no CS: its own reason when it says one, else its runs' outcomes."""
+    if entry.get("coupling") is not None:
+        return None
+    for key in ("coupling_reason", "reason", "no_figure"):
+        if entry.get(key):
+            return str(entry[key])
+    outcomes = entry.get("outcomes")
+    if isinstance(outcomes, Mapping) and outcomes:
+        return "no CS; runs: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items()))
+    return "no CS in compare's row"
+
+
+def join_rows(
+    published: Iterable[PublishedMutant],
+    compared: Iterable[Mapping[str, Any]],
+    name_of: Callable[[Mapping[str, Any]], str | None],
+) -> list[MatchedMutant]:
+    """Their mutants and compare's mutant entries of the same DeepCrime name (``name_of`` reads the
+    name of an entry: the file it was written to), by name; a name on one side only is left out."""
+    theirs = {m.name: m for m in published}
+    matched = []
+    for entry in compared:
+        name = name_of(entry)
+        if name is None or name not in theirs:
+            continue
+        m = theirs[name]
+        matched.append(
+            MatchedMutant(
+                name,
+                m.cs,
+                m.iou,
+                _float(entry.get("coupling")),
+                _float(entry.get("iou")),
+                m.cs_reliable,
+                entry.get("reliable"),
+                _our_reason(entry),
+            )  # fmt: skip
+        )
+    return sorted(matched, key=lambda x: x.name)
+
+
+def _float(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(number) else number
+
+
+def _pairs(xs: Sequence[float | None], ys: Sequence[float | None]) -> list[tuple[float, float]]:
+    return [(x, y) for x, y in zip(xs, ys, strict=True) if x is not None and y is not None]
+
+
+def spearman(xs: Sequence[float | None], ys: Sequence[float | None]) -> float | None:
+    """Spearman's rho over the pairs where both sides have a value; None with fewer than 3 pairs or a
+    constant side (rho is undefined there, and saying 0 would read as a disagreement)."""
+    from scipy.stats import spearmanr
+
+    pairs = _pairs(xs, ys)
+    if len(pairs) < 3 or len({x for x, _ in pairs}) < 2 or len({y for _, y in pairs}) < 2:
+        return None
+    rho = spearmanr([x for x, _ in pairs], [y for _, y in pairs]).statistic
+    return None if rho is None or math.isnan(rho) else float(rho)
+
+
+def median_abs_difference(xs: Sequence[float | None], ys: Sequence[float | None]) -> float | None:
+    """The median of |x - y| over the pairs where both sides have a value."""
+    pairs = _pairs(xs, ys)
+    return float(median(abs(x - y) for x, y in pairs)) if pairs else None
+
+
+def position(value: float | None, distribution: Iterable[float | None]) -> dict[str, Any] | None:
+    """Where ``value`` falls among ``distribution``: the share of its values at or below it (a
+    percentile rank), and the distribution's median and best, so a row can say "above their median"."""
+    values = sorted(v for v in distribution if v is not None)
+    if value is None or not values:
+        return None
+    return {
+        "value": value,
+        "rank": sum(1 for v in values if v <= value) / len(values),
+        "median": float(median(values)),
+        "best": values[-1],
+        "n": len(values),
+        "at_least_median": value >= median(values),
+    }
+
+
+def their_trainings(n_mutants: int) -> int:
+    """The trainings their grid used for a bug: its published mutants plus the faulty and the
+    original program, each :data:`THEIR_INSTANCES` times."""
+    return (n_mutants + THEIR_EXTRA_MODELS) * THEIR_INSTANCES
+
+
+def _median(values: Iterable[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return float(median(present)) if present else None
+
+
+def disagreement_reasons(
+    matched: Sequence[MatchedMutant],
+    *,
+    runs: int,
+    fault: Mapping[str, Any] | None,
+    rho: float | None,
+    difference: float | None,
+    min_runs: int = 5,
+) -> list[str]:
+    """Why mutreal's figures and theirs may differ for a bug, as far as the data tell: empty when the
+    bug is within the thresholds. Each reason names the figure it comes from."""
+    within = (rho is None or rho >= RHO_THRESHOLD) and (
+        difference is None or difference <= DIFFERENCE_THRESHOLD
+    )
+    if within and rho is not None:
+        return []
+    reasons = []
+    kp = (fault or {}).get("kp") or {}
+    if not fault:
+        reasons.append("the fault has no figures here (the fixed or buggy program did not train)")
+    elif not kp:
+        reasons.append("no per-input correctness for the fault: no KP, so no CS/IoU here")
+    elif not kp.get("inputs_killing"):
+        reasons.append(
+            f"fault not reproduced here: it kills none of {kp.get('n_inputs')} inputs in {runs} runs "
+            "(their fault did kill), so every mutreal CS is 0 or undefined"
+        )
+    elif not fault.get("killed"):
+        reasons.append(
+            f"the fault kills {kp.get('inputs_killing')} of {kp.get('n_inputs')} inputs but its metric does "
+            "not differ from the fixed program's here (a weak fault: KP near the noise)"
+        )
+    if runs < min_runs:
+        reasons.append(f"too few runs: {runs} per program here against their 5 (KP steps of 1/{runs})")
+    missing = [m for m in matched if m.our_cs is None]
+    if missing:
+        why = Counter(m.reason or "no CS" for m in missing).most_common(2)
+        reasons.append(
+            f"{len(missing)} of {len(matched)} mutants have no mutreal CS ({'; '.join(w for w, _ in why)})"
+        )
+    both = [m for m in matched if m.our_reliable is False and m.their_reliable is False]
+    if both and len(both) * 2 >= len(matched):
+        reasons.append(f"unreliable on both sides for {len(both)} of {len(matched)} mutants")
+    elif matched and all(m.our_reliable is False for m in matched):
+        reasons.append("no mutreal figure of this bug is reliable by mutreal's rule")
+    ours = [m.our_cs for m in matched if m.our_cs is not None]
+    if ours and len(set(ours)) == 1:
+        reasons.append(f"every mutreal CS is {ours[0]:g}: no ranking to correlate")
+    if rho is None and len(_pairs([m.their_cs for m in matched], [m.our_cs for m in matched])) < 3:
+        reasons.append("fewer than 3 mutants with a CS on both sides: rho undefined")
+    if kp.get("n_inputs"):
+        reasons.append(
+            f"another test set, as far as can be told: mutreal scores the benchmark program's own "
+            f"{kp['n_inputs']} evaluated inputs; their adapted programs' test sets are not published"
+        )
+    return reasons
+
+
+def reconstruction_figures(
+    entries: Sequence[Mapping[str, Any]],
+    matched_ours_iou: Sequence[float | None],
+    published: Sequence[PublishedMutant],
+) -> dict[str, Any] | None:
+    """mutreal's reconstructing mutant (the last entry: the HOM of every simulable component, or the
+    only one) against the matched DeepCrime mutants measured in the same runs and against their
+    published distribution of the bug."""
+    if not entries:
+        return None
+    chosen = entries[-1]
+    cs, iou = _float(chosen.get("coupling")), _float(chosen.get("iou"))
+    return {
+        "file": Path(str(chosen.get("file") or "")).name,
+        "operator": chosen.get("operator"),
+        "mutants": len(entries),
+        "cs": cs,
+        "iou": iou,
+        "reliable": chosen.get("reliable"),
+        "reason": _our_reason(chosen),
+        "vs_same_runs_iou": position(iou, matched_ours_iou),
+        "vs_published_cs": position(cs, [m.cs for m in published]),
+        "vs_published_iou": position(iou, [m.iou for m in published]),
+    }
+
+
+def bug_row(
+    bug: str,
+    runtime_id: str,
+    published: Sequence[PublishedMutant],
+    sample: Sequence[PublishedMutant],
+    compared: Mapping[str, Any],
+    name_of: Callable[[Mapping[str, Any]], str | None],
+    is_reconstruction: Callable[[Mapping[str, Any]], bool],
+) -> dict[str, Any]:
+    """One bug's row of the table: their figures and mutreal's over the same mutants, rho and the
+    median difference for CS and IoU, the fault's KP, the reconstructing mutant against both
+    distributions, the trainings of each side, and the reasons of a disagreement."""
+    entries = list(compared.get("mutants") or [])
+    dc_entries = [e for e in entries if not is_reconstruction(e)]
+    matched = join_rows(sample, dc_entries, name_of)
+    runs = int(compared.get("runs") or 0)
+    fault = compared.get("fault")
+    cs_rho = spearman([m.their_cs for m in matched], [m.our_cs for m in matched])
+    iou_rho = spearman([m.their_iou for m in matched], [m.our_iou for m in matched])
+    cs_diff = median_abs_difference([m.their_cs for m in matched], [m.our_cs for m in matched])
+    iou_diff = median_abs_difference([m.their_iou for m in matched], [m.our_iou for m in matched])
+    kp = (fault or {}).get("kp") or {}
+    reasons = disagreement_reasons(matched, runs=runs, fault=fault, rho=cs_rho, difference=cs_diff)
+    if compared.get("status") not in (None, "ok"):
+        reasons.insert(
+            0, f"compare: {compared.get('status')}: {compared.get('error') or compared.get('reason')}"
+        )
+    return {
+        "bug": bug,
+        "runtime_id": runtime_id,
+        "status": compared.get("status"),
+        "published_mutants": len(published),
+        "sampled": len(sample),
+        "sample_operators": len({operator_key(m.name) for m in sample}),
+        "matched": sum(1 for m in matched if m.our_cs is not None),
+        "runs": runs,
+        "cs": {
+            "rho": cs_rho,
+            "median_abs_difference": cs_diff,
+            "their_median": _median(m.their_cs for m in matched),
+            "our_median": _median(m.our_cs for m in matched),
+            "their_median_all": _median(m.cs for m in published),
+        },  # fmt: skip
+        "iou": {
+            "rho": iou_rho,
+            "median_abs_difference": iou_diff,
+            "their_median": _median(m.their_iou for m in matched),
+            "our_median": _median(m.our_iou for m in matched),
+            "their_median_all": _median(m.iou for m in published),
+        },  # fmt: skip
+        "fault": {
+            "killed": (fault or {}).get("killed"),
+            "mean_kp": kp.get("mean_kp"),
+            "inputs_killing": kp.get("inputs_killing"),
+            "n_inputs": kp.get("n_inputs"),
+        },  # fmt: skip
+        "reconstruction": reconstruction_figures(
+            [e for e in entries if is_reconstruction(e)], [m.our_iou for m in matched], published
+        ),
+        "trainings": {
+            "mutreal": compared.get("trainings"),
+            "theirs": their_trainings(len(published)),
+            "theirs_rule": f"(their {len(published)} mutants + faulty + original) x {THEIR_INSTANCES} instances",
+        },  # fmt: skip
+        "disagreement": reasons,
+        "mutants": [m.to_dict() for m in matched],
+        "reliable_rule": compared.get("reliable_rule"),
+    }
+
+
+def summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The whole run: median CS and IoU of the matched mutants on each side, and how often mutreal's
+    reconstructing mutant reaches the median IoU of the bug's matched mutants (same runs) and the
+    median of their published distribution."""
+    mutants = [m for row in rows for m in row.get("mutants") or []]
+    recs = [row["reconstruction"] for row in rows if row.get("reconstruction")]
+    same = [r["vs_same_runs_iou"] for r in recs if r.get("vs_same_runs_iou")]
+    pub = [r["vs_published_iou"] for r in recs if r.get("vs_published_iou")]
+    ours = sum(int(row["trainings"]["mutreal"] or 0) for row in rows)
+    theirs = sum(int(row["trainings"]["theirs"] or 0) for row in rows)
+    return {
+        "bugs": len(rows),
+        "matched": sum(int(row.get("matched") or 0) for row in rows),
+        "their_median_cs": _median(m["their_cs"] for m in mutants),
+        "our_median_cs": _median(m["our_cs"] for m in mutants),
+        "their_median_iou": _median(m["their_iou"] for m in mutants),
+        "our_median_iou": _median(m["our_iou"] for m in mutants),
+        "reconstruction_bugs": len(recs),
+        "reconstruction_at_least_same_runs_median_iou": sum(1 for p in same if p["at_least_median"]),
+        "reconstruction_with_same_runs_figure": len(same),
+        "reconstruction_at_least_published_median_iou": sum(1 for p in pub if p["at_least_median"]),
+        "reconstruction_with_published_figure": len(pub),
+        "trainings": {"mutreal": ours, "theirs": theirs},
+        "disagreements": sum(1 for row in rows if row.get("disagreement")),
+    }
+
+
+def table(
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    not_run: Sequence[Mapping[str, Any]],
+    sample_rule_text: str,
+    our_rule: str | None,
+    command: str,
+    runs: int,
+    seconds: float | None = None,
+) -> dict[str, Any]:
+    """The JSON table the benchmark writes and the report reads (:data:`TABLE_FORMAT`)."""
+    return {
+        "format": TABLE_FORMAT,
+        "command": command,
+        "runs": runs,
+        "seconds": seconds,
+        "sample_rule": sample_rule_text,
+        "reliability": {"theirs": THEIR_RELIABLE_RULE, "mutreal": our_rule},
+        "thresholds": {"rho": RHO_THRESHOLD, "median_abs_difference": DIFFERENCE_THRESHOLD},
+        "summary": summary(rows),
+        "bugs": list(rows),
+        "not_run": list(not_run),
+    }
