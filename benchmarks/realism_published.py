@@ -39,7 +39,8 @@ from deepcrime_names_published import DEFAULT_GIT_DIR, _model_program, _spreadsh
 
 from mutreal.campaigns.compare import RELIABLE_RULE
 from mutreal.campaigns.mutants import reconstruct_mutants, safe_name
-from mutreal.manifest import entry_program, join_files, load_manifest
+from mutreal.campaigns.reproduce import entry_program
+from mutreal.manifest import join_files, load_manifest
 from mutreal.mutation.deepcrime_names import COUNTINGS, DeepCrimeNameError, make_mutant
 from mutreal.mutation.mutate import write_program_files
 from mutreal.study.published_realism import first_present, runtime_ids
@@ -104,7 +105,7 @@ def write_bug(row: Any, sample: list, made: dict, folder: Path) -> tuple[dict[st
     for i, m in enumerate(sample):
         mutant, resolved = made[m.name]
         prov = mutant.provenance.to_dict() | {"deepcrime": resolved.to_dict()}
-        stem = f"dc{i:02d}_{safe_name(m.name.split('_mutated', 1)[0])}"
+        stem = f"dc{i:02d}_{safe_name(m.name.split('_mutated', 1)[0])}.py"
         py, _ = write_program_files(str(folder), stem, mutant.code, prov, encoding=mutant.encoding)
         names[Path(py).name] = m.name
     (folder / NAMES_FILE).write_text(json.dumps(names, indent=1), encoding="utf-8")

@@ -71,12 +71,15 @@ def sample_mutants(
     """A sample of ``candidates`` (their mutants that mutreal can make) spread over operators and CS.
 
     Guarantees (:func:`sample_rule`): ``min(size, n)`` mutants of the ``n`` with a CS, no name twice;
-    at least ``min(min_operators, operators, size)`` operators; the lowest and the highest published
+    at least ``min(min_operators, operators, size - 2)`` operators; the lowest and the highest published
     CS are in it when ``size`` leaves room for the CS targets. Deterministic: the same candidates in
     any order give the same sample."""
     if size < 1:
         raise ValueError(f"a sample needs at least one mutant, not {size}")
-    pool = sorted({m.name: m for m in candidates if m.cs is not None}.values(), key=lambda m: (m.cs, m.name))
+    first: dict[str, PublishedMutant] = {}  # a name given twice counts once, at its lowest CS
+    for m in sorted((m for m in candidates if m.cs is not None), key=lambda m: (m.cs, m.name)):
+        first.setdefault(m.name, m)
+    pool = list(first.values())
     if len(pool) <= size:
         return pool
     by_op: dict[str, list[PublishedMutant]] = defaultdict(list)

@@ -1,0 +1,185 @@
+"""The pure part of the published-realism comparison: the sample rule, the join by DeepCrime name,
+rho and the median difference, the reasons of a disagreement, and a bug's row."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mutreal.study.published_realism import PublishedMutant
+from mutreal.study.realism_comparison import (
+    bug_row,
+    disagreement_reasons,
+    join_rows,
+    median_abs_difference,
+    operator_key,
+    position,
+    sample_mutants,
+    sample_rule,
+    spearman,
+    summary,
+    their_trainings,
+)
+
+OPERATORS = ["change_activation_function", "change_loss_function", "delete_training_data",
+             "add_weights_regularisation", "change_learning_rate", "change_dropout_rate"]  # fmt: skip
+
+mutant_lists = st.lists(
+    st.tuples(st.sampled_from(OPERATORS), st.integers(0, 40), st.floats(0, 1, allow_nan=False)),
+    min_size=1,
+    max_size=60,
+    unique_by=lambda t: (t[0], t[1]),  # a bug's mutant names are unique in their files
+).map(lambda items: [PublishedMutant("b1", f"{op}_mutated0_MP_{i}", round(cs, 4)) for op, i, cs in items])
+
+
+@settings(max_examples=150, deadline=None)
+@given(mutant_lists, st.integers(3, 20), st.integers(1, 6), st.randoms())
+def test_sample_rule_guarantees(mutants, size, min_operators, rnd):
+    unique = {m.name: m for m in mutants}
+    sample = sample_mutants(mutants, size, min_operators)
+    names = [m.name for m in sample]
+    assert len(names) == len(set(names)) == min(size, len(unique))
+    ops = {operator_key(m.name) for m in unique.values()}
+    assert len({operator_key(n) for n in names}) >= min(min_operators, len(ops), size - 2)
+    values = [m.cs for m in unique.values()]
+    assert min(m.cs for m in sample) == min(values) and max(m.cs for m in sample) == max(values)
+    shuffled = list(mutants)
+    rnd.shuffle(shuffled)
+    assert [m.name for m in sample_mutants(shuffled, size, min_operators)] == names  # order-free
+
+
+def test_sample_skips_mutants_without_cs_and_states_its_rule():
+    mutants = [
+        PublishedMutant("b", f"{OPERATORS[i % 6]}_mutated0_MP_{i}", None if i % 2 else i / 30)
+        for i in range(30)
+    ]
+    sample = sample_mutants(mutants, 12, 4)
+    assert len(sample) == 12 and all(m.cs is not None for m in sample)
+    assert "12" in sample_rule(12, 4) and "4 operators" in sample_rule(12, 4)
+    with pytest.raises(ValueError):
+        sample_mutants(mutants, 0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 1000), min_size=3, max_size=30, unique=True), st.randoms())
+def test_spearman_on_permutations(ints, rnd):
+    xs = [i / 1000 for i in ints]  # distinct values stay distinct under 1 - x and 2x + 1
+    assert spearman(xs, xs) == pytest.approx(1.0)
+    assert spearman(xs, [1 - x for x in xs]) == pytest.approx(-1.0)
+    order = list(range(len(xs)))
+    rnd.shuffle(order)
+    ys = [xs[i] * 2 + 1 for i in order]  # the same pairs in another order keep rho
+    assert spearman([xs[i] for i in order], ys) == pytest.approx(1.0)
+    assert -1.0 <= spearman(xs, [xs[i] for i in order]) <= 1.0
+
+
+def test_spearman_undefined_and_median_difference():
+    assert spearman([0.1, 0.2], [0.2, 0.1]) is None  # too few pairs
+    assert spearman([0.1, 0.2, 0.3], [0.5, 0.5, 0.5]) is None  # a constant side
+    assert spearman([0.1, None, 0.3, 0.4], [0.2, 0.9, None, 0.1]) is None  # 2 complete pairs
+    assert median_abs_difference([0.1, 0.5, None, 1.0], [0.2, 0.1, 0.3, 0.0]) == pytest.approx(0.4)
+    assert median_abs_difference([None], [0.1]) is None
+
+
+def test_position_in_a_distribution():
+    p = position(0.5, [0.1, 0.4, 0.5, 0.9, None])
+    assert p["rank"] == 0.75 and p["median"] == 0.45 and p["best"] == 0.9 and p["at_least_median"]
+    assert position(None, [0.1]) is None and position(0.2, [None]) is None
+    assert their_trainings(10) == 60
+
+
+def _entry(file, cs, iou, reliable=False, **extra):
+    return {"file": f"/w/{file}", "coupling": cs, "iou": iou, "reliable": reliable, **extra}
+
+
+def _published(n=12):
+    return [
+        PublishedMutant("b1", f"{OPERATORS[i % 4]}_mutated0_MP_{i}", i / n, i / (2 * n), True)
+        for i in range(n)
+    ]
+
+
+def test_join_by_name_leaves_unknown_out():
+    published = _published(4)
+    names = {f"dc{i}.py": m.name for i, m in enumerate(published)}
+    entries = [
+        _entry("dc0.py", 0.1, 0.05),
+        _entry("dc3.py", None, None, outcomes={"crashed": 2}),
+        _entry("x.py", 1, 1),
+    ]
+    matched = join_rows(published, entries, lambda e: names.get(e["file"].rsplit("/", 1)[1]))
+    assert [m.name for m in matched] == sorted([published[0].name, published[3].name])
+    missing = next(m for m in matched if m.our_cs is None)
+    assert missing.reason == "no CS; runs: crashed 2" and missing.their_cs == published[3].cs
+
+
+def _compared(published, ours, *, runs=5, inputs_killing=7, killed=True, rec=(0.9, 0.8)):
+    entries = [_entry(f"dc{i}.py", cs, cs / 2, reliable=True) for i, cs in enumerate(ours)]
+    entries.append(_entry("rec.py", *rec, operator="ACH"))
+    fault = {"killed": killed, "kp": {"mean_kp": 0.2, "inputs_killing": inputs_killing, "n_inputs": 50}}
+    return {
+        "status": "ok",
+        "runs": runs,
+        "trainings": (len(entries) + 2) * runs,
+        "fault": fault,
+        "mutants": entries,
+    }
+
+
+def _row(published, compared):
+    names = {f"dc{i}.py": m.name for i, m in enumerate(published)}
+    return bug_row("b1", "X:1", published, published, compared,
+                   name_of=lambda e: names.get(e["file"].rsplit("/", 1)[1]),
+                   is_reconstruction=lambda e: e["file"].endswith("rec.py"))  # fmt: skip
+
+
+def test_bug_row_agreeing_has_no_disagreement():
+    published = _published()
+    row = _row(published, _compared(published, [m.cs + 0.05 for m in published]))
+    assert row["matched"] == 12 and row["cs"]["rho"] == pytest.approx(1.0)
+    assert row["cs"]["median_abs_difference"] == pytest.approx(0.05) and row["disagreement"] == []
+    rec = row["reconstruction"]
+    assert rec["file"] == "rec.py" and rec["vs_same_runs_iou"]["at_least_median"]
+    assert row["trainings"] == {
+        "mutreal": 15 * 5,
+        "theirs": 70,
+        "theirs_rule": "(their 12 mutants + faulty + original) x 5 instances",
+    }
+    s = summary([row])
+    assert s["bugs"] == 1 and s["matched"] == 12 and s["reconstruction_at_least_same_runs_median_iou"] == 1
+    assert s["their_median_cs"] == pytest.approx(row["cs"]["their_median"])
+
+
+def test_bug_row_disagreement_says_why():
+    published = _published()
+    reversed_cs = [1 - m.cs for m in published]
+    row = _row(published, _compared(published, reversed_cs, runs=2, inputs_killing=0))
+    assert row["cs"]["rho"] == pytest.approx(-1.0)
+    text = " | ".join(row["disagreement"])
+    assert "fault not reproduced here" in text and "too few runs: 2" in text and "another test set" in text
+
+
+def test_reasons_of_unreliable_and_missing_figures():
+    published = _published(6)
+    matched = join_rows(published, [_entry(f"dc{i}.py", None if i < 2 else 0.3, 0.1) for i in range(6)],
+                        lambda e: published[int(e["file"][5])].name)  # fmt: skip
+    for m in matched:
+        m.their_reliable = False
+    reasons = disagreement_reasons(matched, runs=5, fault={"killed": True, "kp": {"inputs_killing": 3, "n_inputs": 9}},
+                                   rho=None, difference=0.5)  # fmt: skip
+    text = " | ".join(reasons)
+    assert "2 of 6 mutants have no mutreal CS" in text and "unreliable on both sides for 6 of 6" in text
+    assert "every mutreal CS is 0.3" in text
+    assert disagreement_reasons(matched, runs=5, fault=None, rho=0.9, difference=0.1) == []
+
+
+def test_random_rows_summary_is_consistent():
+    rnd = random.Random(3)
+    published = _published()
+    rows = [_row(published, _compared(published, [rnd.random() for _ in published])) for _ in range(3)]
+    s = summary(rows)
+    assert s["matched"] == 36 and s["trainings"]["theirs"] == 3 * 70
+    assert s["reconstruction_with_same_runs_figure"] == 3
