@@ -66,6 +66,12 @@ from mutreal.study.labelsfile import LabelsFormatError
     help="JSONL of `mutreal compare --manifest`: per-operator reconstruction and coupling, the best "
     "mutant per bug, a coupling heatmap and a KP scatter, and each bug's mutants on its page.",
 )
+@input_file_option(
+    "--published",
+    path_type=Path,
+    help="JSON table of benchmarks/realism_published.py --out: mutreal's CS and IoU beside Ahmed et al.'s "
+    "published ones on the same DeepCrime mutants, in the realism section and on each joined bug's page.",
+)
 def report(source: Path, out_dir: Path | None, as_json: bool, no_plots: bool, **selection: Any) -> None:
     """Report on SOURCE: a results JSONL of `mutreal classify --manifest`, or a labels CSV
     (id,codes,is_mutant[,benchmark][,realistic]) whose manual codes give the study's Tables 3 and 4.
@@ -76,11 +82,12 @@ def report(source: Path, out_dir: Path | None, as_json: bool, no_plots: bool, **
     report's errors table), 0 otherwise.
     """
     from mutreal.report.build import report_from_file
+    from mutreal.report.published import PublishedTableError
     from mutreal.report.render import percent_text, render_markdown, write_report
 
     try:
         result = report_from_file(source, **selection)  # the options are report_from_file's keywords
-    except LabelsFormatError as exc:
+    except (LabelsFormatError, PublishedTableError) as exc:
         raise click.UsageError(str(exc)) from exc
     except UnicodeDecodeError as exc:
         raise click.UsageError(f"cannot read {source} as text: {exc}") from exc

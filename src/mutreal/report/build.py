@@ -8,7 +8,7 @@ file is recognised by its ``id,codes`` header), :func:`build_report` computes ev
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -190,10 +190,13 @@ def build_report(
     pages: BugPages | None = None,
     confidence_filter: ConfidenceFilter | None = None,
     campaigns: Campaigns | None = None,
+    published: Mapping[str, Any] | None = None,
 ) -> Report:
     """Compute every table of the report from ``bugs`` (order-0 and error rows listed apart);
     with ``pages``, the report lists every bug with a link to its page; ``campaigns`` adds the
-    reproduction and coupling tables (and their sections on the bug pages)."""
+    reproduction and coupling tables (and their sections on the bug pages); ``published`` (the
+    table of ``benchmarks/realism_published.py``) adds mutreal's realism figures beside Ahmed et
+    al.'s (:mod:`mutreal.report.published`) to the realism section and the bug pages."""
     bugs = list(bugs)
     figures = benchmark_figures(bugs)
     support = min_support or default_min_support(bugs)
@@ -212,6 +215,14 @@ def build_report(
         tables += campaigns.tables({bug.id: bug.codes for bug in bugs})
         if pages is not None:
             pages.extra = campaigns.page_sections()
+    if published is not None:
+        from mutreal.report import published as published_section
+
+        tables += published_section.tables(published)
+        if pages is not None:
+            pages.extra = published_section.merge_sections(
+                pages.extra, published_section.page_sections(published)
+            )
     if pages is not None:
         tables.append(pages.index_table())
     return Report(
@@ -239,6 +250,7 @@ def report_from_file(
     min_confidence: str | None = None,
     reproduce: str | Path | None = None,
     compare: str | Path | None = None,
+    published: str | Path | None = None,
     **options: Any,
 ) -> Report:
     """Read ``path`` (results JSONL or labels CSV) and build its report (options as for
@@ -248,7 +260,8 @@ def report_from_file(
     For results: ``labels`` are labels CSVs shown beside the predicted codes on the bug pages,
     ``sources`` folders where the programs the rows name are looked for first, and
     ``min_confidence`` drops components below that level (and those without a confidence).
-    ``reproduce``/``compare``: the JSONL of ``reproduce --manifest`` / ``compare --manifest``.
+    ``reproduce``/``compare``: the JSONL of ``reproduce --manifest`` / ``compare --manifest``;
+    ``published``: the JSON table of ``benchmarks/realism_published.py --out``.
     """
     path = Path(path)
     if path.suffix.lower() in {".csv", ".tsv"} or is_labels_file(path):
@@ -282,5 +295,14 @@ def report_from_file(
         pages=pages,
         confidence_filter=confidence_filter,
         campaigns=campaigns,
+        published=_published_table(published),
         **options,
     )
+
+
+def _published_table(path: str | Path | None) -> dict[str, Any] | None:
+    if path is None:
+        return None
+    from mutreal.report.published import load_table
+
+    return load_table(path)

@@ -19,6 +19,7 @@ from typing import Any
 import networkx as nx
 
 from mutreal.report.build import Report
+from mutreal.report.published import TABLE_NAMES as PUBLISHED_TABLES
 from mutreal.report.tables import Table
 from mutreal.report.web import CSS, script_tag
 
@@ -77,7 +78,7 @@ SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (
         "realism",
         "Realism of the real faults: their reconstructing mutants",
-        ("realism_bugs", "realism_hom"),
+        ("realism_bugs", "realism_hom", *PUBLISHED_TABLES),
     ),
     ("coupling", "Mutants against the real faults: coupling", ("coupling_operators", "coupling_best")),
     ("apart", "Listed apart: order-0 bugs and errors", ("order0", "errors")),
@@ -86,9 +87,16 @@ SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 
 #: tables shown whole however long (the bug list: every bug must link to its page; the realism
 #: table: every compared bug shows its figure or why it has none)
-UNCUT = {"bugs", "realism_bugs"}
+UNCUT = {"bugs", "realism_bugs", PUBLISHED_TABLES[0]}
 #: tables whose first column is a bug id, linked to the bug's page
-LINKED = {"bugs", "realism_bugs", "realism_hom", "coupling_best", "reproduction_bugs"}
+LINKED = {
+    "bugs",
+    "realism_bugs",
+    "realism_hom",
+    "coupling_best",
+    "reproduction_bugs",
+    PUBLISHED_TABLES[0],
+}
 
 
 def render_plots(report: Report) -> dict[str, bytes]:
