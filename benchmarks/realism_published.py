@@ -15,7 +15,9 @@ manifest through DeepFD's and DeepLocalize's spreadsheets, and for each joined b
    IoU), the median |difference|, the fault's KP, the reconstructing mutant against their best and
    median, the trainings of each side and, where rho < 0.3 or the median |difference| > 0.3, why.
 
-The table (``--out``) is what ``mutreal report ... --published TABLE`` shows.
+The table (``--out``) is what ``mutreal report ... --published TABLE`` shows. A second run with the
+same ``--work`` resumes: compare skips a bug its output already holds (delete ``WORK/<bug>.jsonl``
+to train it again).
 
     python benchmarks/realism_published.py --manifest /tmp/mutreal-runtime/manifest.csv \\
         [--bugs deeplocalize006,deepfd012 | --max-bugs 3] [--runs 5] [--size 12] [--work DIR] [--out T.json]
@@ -57,15 +59,26 @@ from mutreal.study.realism_comparison import (
 
 #: the folder of a bug's reconstructing mutants inside its folder of mutants
 RECONSTRUCT = "reconstruct"
+#: a bug with fewer of their mutants made (or --size, if smaller) gets no row
+MIN_SAMPLE = 10
 #: the file recording which DeepCrime name each written mutant file is
 NAMES_FILE = "deepcrime_names.json"
 
 
+def _rows_if_there(git_dir: str, path: str, number: str, value: str) -> dict[int, str]:
+    """A spreadsheet's numbered rows; none (said) when its snapshot is absent: then only the
+    bugs whose ids need no spreadsheet (defect4ML's) join."""
+    if not Path(git_dir).is_dir():
+        print(f"no snapshot {git_dir}: its bugs do not join", flush=True)
+        return {}
+    return _spreadsheet_rows(git_dir, path, number, value)
+
+
 def joined_bugs(mutants: list[Any], manifest: str, deepfd: str, deeplocalize: str) -> tuple[dict, list]:
     """Their bug -> (runtime row); and the bugs that do not join, with why."""
-    posts = _spreadsheet_rows(deepfd, "Benchmark/Benchmark-with-patches.xlsx", "No", "Post #")
-    so = _spreadsheet_rows(deeplocalize, "Benchmark/StackOverflow/Benchmark.xlsx", "No", "Post #")
-    gh = _spreadsheet_rows(deeplocalize, "Benchmark/GitHub/Benchmark.xlsx", "NO", "GH Repo")
+    posts = _rows_if_there(deepfd, "Benchmark/Benchmark-with-patches.xlsx", "No", "Post #")
+    so = _rows_if_there(deeplocalize, "Benchmark/StackOverflow/Benchmark.xlsx", "No", "Post #")
+    gh = _rows_if_there(deeplocalize, "Benchmark/GitHub/Benchmark.xlsx", "NO", "GH Repo")
     rows = {row.id: row for row in load_manifest(manifest).rows}
     joined, not_joined = {}, []
     for bug in sorted({m.bug for m in mutants}):
@@ -144,7 +157,7 @@ def run_bug(bug: str, row: Any, published: list, args: argparse.Namespace, work:
     if program is None:
         return {"bug": bug, "runtime_id": row.id, "reason": "the fixed program builds no model mutreal reads"}
     sample, made, counting, refused = make_sample(program, published, args.size, args.min_operators)
-    if len(sample) < min(10, args.size):
+    if len(sample) < min(MIN_SAMPLE, args.size):
         return {"bug": bug, "runtime_id": row.id,
                 "reason": f"mutreal makes {len(made)} of the {len(published)} published mutants (refused: {refused})"}  # fmt: skip
     root = work / "mutants"
@@ -153,7 +166,6 @@ def run_bug(bug: str, row: Any, published: list, args: argparse.Namespace, work:
     manifest = work / f"{safe_name(row.id)}.csv"
     one_row_manifest(row, manifest)
     out = work / f"{safe_name(row.id)}.jsonl"
-    out.unlink(missing_ok=True)
     command = ["mutreal", "compare", "--manifest", str(manifest), "--mutants", str(root), "--runs", str(args.runs),
                "--out", str(out), "--jobs", str(args.jobs)]  # fmt: skip
     print(f"  {bug} = {row.id}: {len(sample)} of {len(made)} made ({counting} counting; {len(published)} "

@@ -1,0 +1,100 @@
+"""``benchmarks/realism_published.py`` end to end on an own pair (a digits MLP whose fault is the last
+layer's activation, benchmarks/campaign_pairs) and an own snapshot in their file format: published
+figures invented here for mutants mutreal names itself, 2 runs per program; the table it writes is
+read back and rendered by ``mutreal report --published``."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mutreal.mutation.deepcrime_names import name_of_site
+from mutreal.mutation.operators import Program
+from mutreal.study.realism_comparison import TABLE_FORMAT
+
+ROOT = Path(__file__).resolve().parents[2]
+PAIR = ROOT / "benchmarks" / "campaign_pairs" / "wrong_last_activation"
+SCRIPT = ROOT / "benchmarks" / "realism_published.py"
+BUG = "defect4ml001"  # joins Defects4ML:001 without a spreadsheet
+#: (operator, site, value, published CS, published IoU): own figures, spread over the CS range
+MUTANTS = [("HLR", 0, 0.5, 0.9, 0.4), ("HNE", 0, 1, 0.7, 0.3), ("OCH", 0, "sgd", 0.5, 0.2),
+           ("LCH", 0, "mean_squared_error", 0.3, 0.1), ("ACH", 0, "tanh", 0.1, 0.05), ("HBS", 0, 8, 0.2, 0.1)]  # fmt: skip
+
+
+def _snapshot(root: Path) -> list[str]:
+    program = Program.from_file(str(PAIR / "fixed.py"))
+    names = [name_of_site(program, op, site, value) for op, site, value, _, _ in MUTANTS]
+    for folder, column in (("coupling_strength", 3), ("detectability_overlap", 4)):
+        (root / "results" / folder).mkdir(parents=True)
+        lines = [f"mutant,FM_{BUG}_faulty"]
+        lines += [f"MM_{BUG}_{name},{m[column]} (unreliable)" for name, m in zip(names, MUTANTS, strict=True)]
+        (root / "results" / folder / f"{folder}_{BUG}_pre_training.csv").write_text("\n".join(lines) + "\n")
+    return names
+
+
+@pytest.mark.slow
+def test_script_writes_the_table_the_report_reads(tmp_path: Path, synthetic_results_for_page):
+    snapshot = tmp_path / "snapshot"
+    names = _snapshot(snapshot)
+    manifest = tmp_path / "manifest.csv"
+    with manifest.open("w", newline="") as f:
+        csv.writer(f).writerows([["id", "benchmark", "buggy", "fixed"],
+                                 ["Defects4ML:001", "own", str(PAIR / "buggy.py"), str(PAIR / "fixed.py")]])  # fmt: skip
+    out = tmp_path / "table.json"
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--manifest", str(manifest), "--git-dir", str(snapshot),
+         "--deepfd-git-dir", str(tmp_path / "none"), "--deeplocalize-git-dir", str(tmp_path / "none"),
+         "--runs", "2", "--size", "5", "--min-operators", "3", "--work", str(tmp_path / "work"), "--out", str(out)],
+        capture_output=True, text=True, timeout=1500, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (
+        "sample rule:" in done.stdout
+        and "reliability, theirs:" in done.stdout
+        and "runs per program: 2" in done.stdout
+    )
+    data = json.loads(out.read_text())
+    assert data["format"] == TABLE_FORMAT and data["runs"] == 2 and data["not_run"] == []
+    (row,) = data["bugs"]
+    assert (row["bug"], row["runtime_id"], row["runs"], row["sampled"]) == (BUG, "Defects4ML:001", 2, 5)
+    assert {m["name"] for m in row["mutants"]} <= set(names) and len(row["mutants"]) == 5
+    assert row["matched"] == sum(1 for m in row["mutants"] if m["our_cs"] is not None) >= 3
+    sampled = {m["name"]: m for m in row["mutants"]}
+    assert sampled[names[0]]["their_cs"] == 0.9 and sampled[names[4]]["their_cs"] == 0.1  # CS range ends kept
+    # the fault (last activation) is reconstructed by ACH and trained in the same runs
+    assert row["reconstruction"]["operator"] == "ACH"
+    assert row["trainings"]["mutreal"] == 2 * (2 + 5 + 1) and row["trainings"]["theirs"] == (6 + 2) * 5
+    assert row["cs"]["rho"] is None or -1 <= row["cs"]["rho"] <= 1
+    assert row["runs"] < 5 and any("too few runs: 2" in why for why in row["disagreement"]) == bool(
+        row["disagreement"]
+    )
+    # the report shows it on the bug's page
+    results = synthetic_results_for_page("Defects4ML:001", tmp_path / "results.jsonl")
+    shown = subprocess.run(
+        [shutil.which("mutreal") or "mutreal", "report", str(results), "--published", str(out),
+         "--out", str(tmp_path / "report"), "--no-plots"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    pages = list((tmp_path / "report" / "bugs").glob("*.html"))
+    assert any(f"published figures ({BUG})" in p.read_text() for p in pages)
+
+
+@pytest.fixture
+def synthetic_results_for_page():
+    """A one-bug classify results file whose id is the runtime id (the bug page's key)."""
+
+    def write(bug_id: str, path: Path) -> Path:
+        row = {"id": bug_id, "benchmark": "own", "status": "ok", "error": None, "order": 1, "simulable": True,
+               "components": [{"code": "ACH", "simulable": True, "deepcrime": "ACH", "element": "model[0].layer[1].activation",
+                               "before": "'tanh'", "after": "'softmax'", "reason": None}], "data": {}}  # fmt: skip
+        path.write_text(json.dumps(row) + "\n")
+        return path
+
+    return write
