@@ -7,7 +7,7 @@ manifest through DeepFD's and DeepLocalize's spreadsheets, and for each joined b
 1. makes every published mutant mutreal can make from the bug's fixed program (the DeepCrime-name
    API, :mod:`mutreal.mutation.deepcrime_names`, under the layer counting that makes more of them),
    and takes a sample of them (:func:`mutreal.study.realism_comparison.sample_mutants`, its rule printed);
-2. writes the sample into ``WORK/mutants/<bug>/`` beside mutreal's reconstructing mutants of the fault
+2. writes the sample into ``WORK/<their bug>/mutants/<runtime id>/`` beside mutreal's reconstructing mutants of the fault
    (``reconstruct/``: what ``compare --mutants reconstruct`` trains), so the fault, the fix and both
    sets of mutants are trained in the same runs;
 3. runs ``mutreal compare --manifest <one-row manifest> --mutants WORK/mutants --runs N``;
@@ -16,8 +16,8 @@ manifest through DeepFD's and DeepLocalize's spreadsheets, and for each joined b
    median, the trainings of each side and, where rho < 0.3 or the median |difference| > 0.3, why.
 
 The table (``--out``) is what ``mutreal report ... --published TABLE`` shows. A second run with the
-same ``--work`` resumes: compare skips a bug its output already holds (delete ``WORK/<bug>.jsonl``
-to train it again).
+same ``--work`` resumes: compare skips a bug its output already holds (delete
+``WORK/<their bug>/compare.jsonl`` to train it again).
 
     python benchmarks/realism_published.py --manifest /tmp/mutreal-runtime/manifest.csv \\
         [--bugs deeplocalize006,deepfd012 | --max-bugs 3] [--runs 5] [--size 12] [--work DIR] [--out T.json]
@@ -110,9 +110,12 @@ def make_sample(
     return sample, made_by[counting], counting, dict(refused[counting])
 
 
-def write_bug(row: Any, sample: list, made: dict, folder: Path) -> tuple[dict[str, str], set[str], list[str]]:
+def write_bug(
+    row: Any, sample: list, made: dict, folder: Path
+) -> tuple[dict[str, str], dict[str, str], list[str]]:
     """The sample's mutant files and the reconstructing mutants in ``folder``: file name -> DeepCrime
-    name, the reconstructing mutants' paths, and notes (why there are none)."""
+    name, the reconstructing mutants' paths with their operators (compare reads a folder's mutants
+    without them), and notes (why there are none)."""
     folder.mkdir(parents=True, exist_ok=True)
     names = {}
     for i, m in enumerate(sample):
@@ -140,7 +143,8 @@ def write_bug(row: Any, sample: list, made: dict, folder: Path) -> tuple[dict[st
         notes.append("reconstruction left out: the fixed program has several files")
         subprocess.run(["rm", "-rf", str(folder / RECONSTRUCT)], check=True)
         rec_files = []
-    return names, {str(Path(s.file).resolve()) for s in made_rec.mutants} if rec_files else set(), notes
+    rec = {str(Path(s.file).resolve()): s.operator for s in made_rec.mutants} if rec_files else {}
+    return names, rec, notes
 
 
 def one_row_manifest(row: Any, path: Path) -> None:
@@ -160,12 +164,13 @@ def run_bug(bug: str, row: Any, published: list, args: argparse.Namespace, work:
     if len(sample) < min(MIN_SAMPLE, args.size):
         return {"bug": bug, "runtime_id": row.id,
                 "reason": f"mutreal makes {len(made)} of the {len(published)} published mutants (refused: {refused})"}  # fmt: skip
-    root = work / "mutants"
+    own = work / bug  # two of their ids may be one runtime bug: each its own mutants and row
+    root = own / "mutants"
     folder = root / safe_name(row.id)
     names, rec_paths, notes = write_bug(row, sample, made, folder)
-    manifest = work / f"{safe_name(row.id)}.csv"
+    manifest = own / "manifest.csv"
     one_row_manifest(row, manifest)
-    out = work / f"{safe_name(row.id)}.jsonl"
+    out = own / "compare.jsonl"
     command = ["mutreal", "compare", "--manifest", str(manifest), "--mutants", str(root), "--runs", str(args.runs),
                "--out", str(out), "--jobs", str(args.jobs)]  # fmt: skip
     print(f"  {bug} = {row.id}: {len(sample)} of {len(made)} made ({counting} counting; {len(published)} "
@@ -181,6 +186,10 @@ def run_bug(bug: str, row: Any, published: list, args: argparse.Namespace, work:
     )
     if not lines:
         return {"bug": bug, "runtime_id": row.id, "reason": "compare wrote no row"}
+    for entry in lines[-1].get("mutants") or []:
+        path = str(Path(str(entry.get("file") or "")).resolve())
+        if path in rec_paths and not entry.get("operator"):
+            entry["operator"] = rec_paths[path]
     result = bug_row(
         bug, row.id, published, sample, lines[-1],
         name_of=lambda e: names.get(Path(str(e.get("file") or "")).name),
