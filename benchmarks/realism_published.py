@@ -143,6 +143,7 @@ def write_bug(
         notes.append("reconstruction left out: the fixed program has several files")
         subprocess.run(["rm", "-rf", str(folder / RECONSTRUCT)], check=True)
         rec_files = []
+    # the last of reconstruct_mutants' list stands for the whole fault (the HOM, or the only mutant)
     rec = {str(Path(s.file).resolve()): s.operator for s in made_rec.mutants} if rec_files else {}
     return names, rec, notes
 
@@ -194,6 +195,7 @@ def run_bug(bug: str, row: Any, published: list, args: argparse.Namespace, work:
         bug, row.id, published, sample, lines[-1],
         name_of=lambda e: names.get(Path(str(e.get("file") or "")).name),
         is_reconstruction=lambda e: str(Path(str(e.get("file") or "")).resolve()) in rec_paths,
+        is_combined=lambda e: str(Path(str(e.get("file") or "")).resolve()) == next(reversed(rec_paths), None),
     )  # fmt: skip
     result["counting"], result["seconds"] = counting, round(time.monotonic() - started, 1)
     result["notes"] = notes

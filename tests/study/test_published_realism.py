@@ -33,15 +33,25 @@ def _layout(root: Path) -> Path:
     (root / "results/coupling_strength").mkdir(parents=True)
     (root / "results/detectability_overlap").mkdir(parents=True)
     (root / "results/coupling_strength/coupling_strength_deepfd006_pre_training.csv").write_text(CS)
-    (root / "results/coupling_strength/coupling_strength_deepfd006_pre_training_clean.csv").write_text(CS_CLEAN)
-    (root / "results/detectability_overlap/detectability_overlap_deepfd006_pre_training_clean.csv").write_text(IOU_CLEAN)
-    (root / "results/coupling_strength/coupling_strength_deepfd006_post_training_scenario1_mutants.csv").write_text(CS)
+    (root / "results/coupling_strength/coupling_strength_deepfd006_pre_training_clean.csv").write_text(
+        CS_CLEAN
+    )
+    (
+        root / "results/detectability_overlap/detectability_overlap_deepfd006_pre_training_clean.csv"
+    ).write_text(IOU_CLEAN)
+    (
+        root / "results/coupling_strength/coupling_strength_deepfd006_post_training_scenario1_mutants.csv"
+    ).write_text(CS)
     return root
 
 
 EXPECTED = [
-    PublishedMutant("deepfd006", "add_noise_mutated0_MP_50.0", cs=1.0, iou=None, cs_reliable=False, iou_reliable=None),
-    PublishedMutant("deepfd006", "change_epochs_mutated0_MP_5", cs=0.6781, iou=0.25, cs_reliable=True, iou_reliable=None),
+    PublishedMutant(
+        "deepfd006", "add_noise_mutated0_MP_50.0", cs=1.0, iou=None, cs_reliable=False, iou_reliable=None
+    ),
+    PublishedMutant(
+        "deepfd006", "change_epochs_mutated0_MP_5", cs=0.6781, iou=0.25, cs_reliable=True, iou_reliable=None
+    ),
 ]
 
 
@@ -62,10 +72,16 @@ def test_a_bare_repository_as_fetch_brings_it_reads_the_same(tmp_path: Path) -> 
     assert snapshot.bare and read_bug(snapshot, "deepfd006") == EXPECTED
 
 
-@given(st.floats(min_value=0, max_value=1, allow_nan=False), st.sampled_from(["", " (reliable)", " (unreliable)"]))
+@given(
+    st.floats(min_value=0, max_value=1, allow_nan=False),
+    st.sampled_from(["", " (reliable)", " (unreliable)"]),
+)
 def test_a_cell_gives_its_value_and_verdict(value: float, verdict: str) -> None:
     parsed, reliable = parse_cell(f"{value:.4f}{verdict}")
-    assert parsed == pytest.approx(round(value, 4)) and reliable == {"": None, " (reliable)": True, " (unreliable)": False}[verdict]
+    assert (
+        parsed == pytest.approx(round(value, 4))
+        and reliable == {"": None, " (reliable)": True, " (unreliable)": False}[verdict]
+    )
 
 
 @pytest.mark.parametrize("bad", ["high", "0.5 (maybe)"])
@@ -80,14 +96,26 @@ def test_a_path_that_is_no_snapshot_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_their_ids_name_every_spelling_of_the_bug_in_the_runtime_corpus() -> None:
-    deepfd = numbered_rows([{"No": 6.0, "Post #": 38648195.0}, {"No": None, "Post #": "x"}, {"No": 48, "Post #": "gol_nn"}], "No", "Post #")
+    deepfd = numbered_rows(
+        [{"No": 6.0, "Post #": 38648195.0}, {"No": None, "Post #": "x"}, {"No": 48, "Post #": "gol_nn"}],
+        "No",
+        "Post #",
+    )
     deeplocalize = numbered_rows([{"No": "6", "Post #": "38648195"}], "No", "Post #")
     github = numbered_rows([{"NO": 1.0, "GH Repo": "Jacobvs/DDOS-ML-Detection"}], "NO", "GH Repo")
     assert deepfd == {6: "38648195", 48: "gol_nn"} and github == {1: "Jacobvs/DDOS-ML-Detection"}
-    assert runtime_ids("deepfd006", deepfd, deeplocalize, github)[:2] == ["DeepFD:38648195", "DeepLocalize-SO:38648195"]
-    assert runtime_ids("deepfd048", deepfd, deeplocalize, github)[:2] == ["DeepFD:gol_nn", "DeepLocalize-GH:gol_nn"]
+    assert runtime_ids("deepfd006", deepfd, deeplocalize, github)[:2] == [
+        "DeepFD:38648195",
+        "DeepLocalize-SO:38648195",
+    ]
+    assert runtime_ids("deepfd048", deepfd, deeplocalize, github)[:2] == [
+        "DeepFD:gol_nn",
+        "DeepLocalize-GH:gol_nn",
+    ]
     assert runtime_ids("deeplocalize006", deepfd, deeplocalize, github)[0] == "DeepLocalize-SO:38648195"
-    assert runtime_ids("deeplocalize031", deepfd, deeplocalize, github)[0] == "DeepLocalize-GH:DDOS-ML-Detection"
+    assert (
+        runtime_ids("deeplocalize031", deepfd, deeplocalize, github)[0] == "DeepLocalize-GH:DDOS-ML-Detection"
+    )
     assert runtime_ids("defect4ml052", {}, {}, {})[:2] == ["Defects4ML:052", "Defects4ML@61f3b06:052"]
     assert runtime_ids("cleanml001", deepfd, deeplocalize, github) == []  # no runtime layout of CleanML
     assert runtime_ids("deepfd999", deepfd, deeplocalize, github) == []  # a row the table does not have

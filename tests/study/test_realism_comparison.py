@@ -183,3 +183,16 @@ def test_random_rows_summary_is_consistent():
     s = summary(rows)
     assert s["matched"] == 36 and s["trainings"]["theirs"] == 3 * 70
     assert s["reconstruction_with_same_runs_figure"] == 3
+
+
+def test_the_combined_reconstruction_stands_for_the_fault_whatever_the_order():
+    published = _published()
+    compared = _compared(published, [m.cs for m in published], rec=(1.0, 0.9))
+    compared["mutants"].insert(0, _entry("components/01-ACH/rec_fom.py", 0.2, 0.1, operator="ACH"))
+    names = {f"dc{i}.py": m.name for i, m in enumerate(published)}
+    row = bug_row("b1", "X:1", published, published, compared,
+                  name_of=lambda e: names.get(e["file"].rsplit("/", 1)[1]),
+                  is_reconstruction=lambda e: "rec" in e["file"],
+                  is_combined=lambda e: e["file"].endswith("/rec.py"))  # fmt: skip
+    assert row["reconstruction"]["file"] == "rec.py" and row["reconstruction"]["mutants"] == 2
+    assert row["reconstruction"]["iou"] == 0.9 and row["matched"] == 12

@@ -110,20 +110,24 @@ def parse_measure_file(text: str, bug: str) -> dict[str, tuple[float | None, boo
 
     rows = list(csv.reader(io.StringIO(text)))
     if not rows or len(rows[0]) < 2 or not rows[0][1].endswith(FAULT_SUFFIX):
-        raise PublishedError(f"bug {bug}: the header names no fault column ({rows[0] if rows else 'empty file'})")
+        raise PublishedError(
+            f"bug {bug}: the header names no fault column ({rows[0] if rows else 'empty file'})"
+        )
     prefix = f"{MUTANT_PREFIX}{bug}_"
     found = {}
     for row in rows[1:]:
         if len(row) < 2 or not row[0].startswith(prefix):
             continue
-        found[row[0][len(prefix):]] = parse_cell(row[1])
+        found[row[0][len(prefix) :]] = parse_cell(row[1])
     return found
 
 
 def published_bugs(snapshot: Snapshot) -> list[str]:
     """Their bug ids that have pre-training figures, sorted."""
     pattern = re.compile(rf"^coupling_strength_(?P<bug>[a-z0-9]*?[a-z]\d+)_{STAGE}(?:_clean)?\.csv$")
-    return sorted({m.group("bug") for n in snapshot.names("results/coupling_strength") if (m := pattern.match(n))})
+    return sorted(
+        {m.group("bug") for n in snapshot.names("results/coupling_strength") if (m := pattern.match(n))}
+    )
 
 
 def read_bug(snapshot: Snapshot, bug: str) -> list[PublishedMutant]:
@@ -177,10 +181,20 @@ def runtime_ids(bug: str, deepfd_posts: Mapping[int, str], deeplocalize_posts: M
         return [f"DeepFD:{project}", f"DeepLocalize-GH:{project}", f"BenchDL4Real-DeepLocalize:{project}"]
     if benchmark == "deepfd" and number in deepfd_posts:
         post = deepfd_posts[number]
-        return [f"DeepFD:{post}", f"DeepLocalize-SO:{post}", f"BenchDL4Real-DeepFD:{post}", f"BenchDL4Real-DeepLocalize:{post}"]
+        return [
+            f"DeepFD:{post}",
+            f"DeepLocalize-SO:{post}",
+            f"BenchDL4Real-DeepFD:{post}",
+            f"BenchDL4Real-DeepLocalize:{post}",
+        ]
     if benchmark == "deeplocalize" and number <= DEEPLOCALIZE_SO_ROWS and number in deeplocalize_posts:
         post = deeplocalize_posts[number]
-        return [f"DeepLocalize-SO:{post}", f"DeepFD:{post}", f"BenchDL4Real-DeepLocalize:{post}", f"BenchDL4Real-DeepFD:{post}"]
+        return [
+            f"DeepLocalize-SO:{post}",
+            f"DeepFD:{post}",
+            f"BenchDL4Real-DeepLocalize:{post}",
+            f"BenchDL4Real-DeepFD:{post}",
+        ]
     if benchmark == "deeplocalize" and (number - DEEPLOCALIZE_SO_ROWS) in deeplocalize_github:
         project = deeplocalize_github[number - DEEPLOCALIZE_SO_ROWS].rstrip("/").split("/")[-1]
         return [f"DeepLocalize-GH:{project}", f"BenchDL4Real-DeepLocalize:{project}"]

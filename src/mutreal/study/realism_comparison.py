@@ -280,13 +280,15 @@ def reconstruction_figures(
     entries: Sequence[Mapping[str, Any]],
     matched_ours_iou: Sequence[float | None],
     published: Sequence[PublishedMutant],
+    is_combined: Callable[[Mapping[str, Any]], bool] | None = None,
 ) -> dict[str, Any] | None:
-    """mutreal's reconstructing mutant (the last entry: the HOM of every simulable component, or the
-    only one) against the matched DeepCrime mutants measured in the same runs and against their
-    published distribution of the bug."""
+    """mutreal's reconstructing mutant (the one ``is_combined`` names: the HOM of every simulable
+    component, or the only one; else the last entry) against the matched DeepCrime mutants measured
+    in the same runs and against their published distribution of the bug."""
     if not entries:
         return None
-    chosen = entries[-1]
+    combined = [e for e in entries if is_combined is not None and is_combined(e)]
+    chosen = combined[0] if combined else entries[-1]
     cs, iou = _float(chosen.get("coupling")), _float(chosen.get("iou"))
     return {
         "file": Path(str(chosen.get("file") or "")).name,
@@ -310,10 +312,15 @@ def bug_row(
     compared: Mapping[str, Any],
     name_of: Callable[[Mapping[str, Any]], str | None],
     is_reconstruction: Callable[[Mapping[str, Any]], bool],
+    is_combined: Callable[[Mapping[str, Any]], bool] | None = None,
 ) -> dict[str, Any]:
     """One bug's row of the table: their figures and mutreal's over the same mutants, rho and the
     median difference for CS and IoU, the fault's KP, the reconstructing mutant against both
-    distributions, the trainings of each side, and the reasons of a disagreement."""
+    distributions, the trainings of each side, and the reasons of a disagreement.
+
+    ``name_of`` gives a compare entry's DeepCrime name, ``is_reconstruction`` says whether it is one
+    of mutreal's reconstructing mutants, ``is_combined`` whether it is the one that stands for the
+    whole fault (a compare folder lists its files sorted, not in the order they were made)."""
     entries = list(compared.get("mutants") or [])
     dc_entries = [e for e in entries if not is_reconstruction(e)]
     matched = join_rows(sample, dc_entries, name_of)
@@ -359,7 +366,7 @@ def bug_row(
             "n_inputs": kp.get("n_inputs"),
         },  # fmt: skip
         "reconstruction": reconstruction_figures(
-            [e for e in entries if is_reconstruction(e)], [m.our_iou for m in matched], published
+            [e for e in entries if is_reconstruction(e)], [m.our_iou for m in matched], published, is_combined
         ),
         "trainings": {
             "mutreal": compared.get("trainings"),
