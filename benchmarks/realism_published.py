@@ -296,6 +296,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         rows.append(result)
         print_row(result)
+        _write(args, argv, rows, not_run, rule, started)  # a run cut short keeps the bugs it finished
     s = summary(rows)
     print(
         f"\nbugs with rows {s['bugs']}; matched mutants {s['matched']}; median CS theirs {_f(s['their_median_cs'])} "
@@ -308,17 +309,25 @@ def main(argv: list[str] | None = None) -> int:
         f"{s['reconstruction_with_published_figure']}; trainings mutreal {s['trainings']['mutreal']}, theirs {s['trainings']['theirs']}"
     )
     print(f"not run ({len(not_run)}): " + "; ".join(f"{n['bug']}: {n['reason']}" for n in not_run))
-    seconds = round(time.monotonic() - started, 1)
-    print(f"wall time {seconds} s")
-    if args.out:
-        command = "python benchmarks/realism_published.py " + shlex.join(
-            argv if argv is not None else sys.argv[1:]
-        )
-        data = table(rows, not_run=not_run, sample_rule_text=rule, our_rule=RELIABLE_RULE,
-                     command=command, runs=args.runs, seconds=seconds)  # fmt: skip
-        Path(args.out).write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
+    print(f"wall time {round(time.monotonic() - started, 1)} s")
+    if _write(args, argv, rows, not_run, rule, started):
         print(f"table: {args.out}")
     return 0
+
+
+def _write(
+    args: argparse.Namespace, argv: list[str] | None, rows: list, not_run: list, rule: str, started: float
+) -> bool:
+    """The table so far, when ``--out`` names it."""
+    if not args.out:
+        return False
+    command = "python benchmarks/realism_published.py " + shlex.join(
+        argv if argv is not None else sys.argv[1:]
+    )
+    data = table(rows, not_run=not_run, sample_rule_text=rule, our_rule=RELIABLE_RULE, command=command,
+                 runs=args.runs, seconds=round(time.monotonic() - started, 1))  # fmt: skip
+    Path(args.out).write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
+    return True
 
 
 if __name__ == "__main__":

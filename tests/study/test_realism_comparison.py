@@ -142,7 +142,7 @@ def test_bug_row_agreeing_has_no_disagreement():
     assert row["matched"] == 12 and row["cs"]["rho"] == pytest.approx(1.0)
     assert row["cs"]["median_abs_difference"] == pytest.approx(0.05) and row["disagreement"] == []
     rec = row["reconstruction"]
-    assert rec["file"] == "rec.py" and rec["vs_same_runs_iou"]["at_least_median"]
+    assert rec["file"] == "w/rec.py" and rec["vs_same_runs_iou"]["at_least_median"]
     assert row["trainings"] == {
         "mutreal": 15 * 5,
         "theirs": 70,
@@ -194,5 +194,5 @@ def test_the_combined_reconstruction_stands_for_the_fault_whatever_the_order():
                   name_of=lambda e: names.get(e["file"].rsplit("/", 1)[1]),
                   is_reconstruction=lambda e: "rec" in e["file"],
                   is_combined=lambda e: e["file"].endswith("/rec.py"))  # fmt: skip
-    assert row["reconstruction"]["file"] == "rec.py" and row["reconstruction"]["mutants"] == 2
+    assert row["reconstruction"]["file"] == "w/rec.py" and row["reconstruction"]["mutants"] == 2
     assert row["reconstruction"]["iou"] == 0.9 and row["matched"] == 12

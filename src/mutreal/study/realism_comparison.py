@@ -126,6 +126,9 @@ def _our_reason(entry: Mapping[str, Any]) -> str | None:
     for key in ("coupling_reason", "reason", "no_figure"):
         if entry.get(key):
             return str(entry[key])
+    kp = entry.get("kp")
+    if isinstance(kp, Mapping) and kp.get("inputs_killing") == 0:
+        return f"the mutant kills no input in {kp.get('n_instances')} runs: CS undefined"
     outcomes = entry.get("outcomes")
     if isinstance(outcomes, Mapping) and outcomes:
         return "no CS; runs: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items()))
@@ -291,7 +294,7 @@ def reconstruction_figures(
     chosen = combined[0] if combined else entries[-1]
     cs, iou = _float(chosen.get("coupling")), _float(chosen.get("iou"))
     return {
-        "file": Path(str(chosen.get("file") or "")).name,
+        "file": "/".join(Path(str(chosen.get("file") or "")).parts[-2:]),
         "operator": chosen.get("operator"),
         "mutants": len(entries),
         "cs": cs,
