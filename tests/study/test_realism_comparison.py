@@ -114,6 +114,9 @@ def test_join_by_name_leaves_unknown_out():
     assert [m.name for m in matched] == sorted([published[0].name, published[3].name])
     missing = next(m for m in matched if m.our_cs is None)
     assert missing.reason == "no CS; runs: crashed 2" and missing.their_cs == published[3].cs
+    silent = _entry("dc1.py", None, None, kp={"inputs_killing": 0, "n_instances": 5})
+    (quiet,) = join_rows(published, [silent], lambda e: names.get(e["file"].rsplit("/", 1)[1]))
+    assert quiet.reason == "the mutant kills no input in 5 runs: CS undefined"
 
 
 def _compared(published, ours, *, runs=5, inputs_killing=7, killed=True, rec=(0.9, 0.8)):
