@@ -308,7 +308,12 @@ def main(argv: list[str] | None = None) -> int:
         f"their published median IoU in {s['reconstruction_at_least_published_median_iou']} of "
         f"{s['reconstruction_with_published_figure']}; trainings mutreal {s['trainings']['mutreal']}, theirs {s['trainings']['theirs']}"
     )
-    print(f"not run ({len(not_run)}): " + "; ".join(f"{n['bug']}: {n['reason']}" for n in not_run))
+    by_reason: dict[str, list[str]] = defaultdict(list)
+    for n in not_run:
+        by_reason[n["reason"]].append(n["bug"])
+    print(f"not run ({len(not_run)}):")
+    for reason, bugs in sorted(by_reason.items(), key=lambda item: -len(item[1])):
+        print(f"  {reason}: {len(bugs)} ({', '.join(bugs)})")
     print(f"wall time {round(time.monotonic() - started, 1)} s")
     if _write(args, argv, rows, not_run, rule, started):
         print(f"table: {args.out}")

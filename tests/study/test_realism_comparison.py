@@ -117,6 +117,9 @@ def test_join_by_name_leaves_unknown_out():
     silent = _entry("dc1.py", None, None, kp={"inputs_killing": 0, "n_instances": 5})
     (quiet,) = join_rows(published, [silent], lambda e: names.get(e["file"].rsplit("/", 1)[1]))
     assert quiet.reason == "the mutant kills no input in 5 runs: CS undefined"
+    noted = join_rows(published, [silent], lambda e: names.get(e["file"].rsplit("/", 1)[1]),
+                      notes=["/w/dc0.py: other", "/w/dc1.py: inputs cannot be paired"])  # fmt: skip
+    assert noted[0].reason == "inputs cannot be paired"
 
 
 def _compared(published, ours, *, runs=5, inputs_killing=7, killed=True, rec=(0.9, 0.8)):

@@ -119,13 +119,18 @@ class MatchedMutant:
         return dict(self.__dict__)
 
 
-def _our_reason(entry: Mapping[str, Any]) -> str | None:
-    """Why compare gave this mutant no CS: its own reason when it says one, else its runs' outcomes."""
+def _our_reason(entry: Mapping[str, Any], notes: Sequence[str] = ()) -> str | None:
+    """Why compare gave this mutant no CS: its own reason when it says one, else the row's note on
+    its file (``<file>: ...``), else whether it killed anything, else its runs' outcomes."""
     if entry.get("coupling") is not None:
         return None
     for key in ("coupling_reason", "reason", "no_figure"):
         if entry.get(key):
             return str(entry[key])
+    prefix = f"{entry.get('file')}: "
+    for note in notes:
+        if entry.get("file") and note.startswith(prefix):
+            return note[len(prefix) :]
     kp = entry.get("kp")
     if isinstance(kp, Mapping) and kp.get("inputs_killing") == 0:
         return f"the mutant kills no input in {kp.get('n_instances')} runs: CS undefined"
@@ -139,9 +144,11 @@ def join_rows(
     published: Iterable[PublishedMutant],
     compared: Iterable[Mapping[str, Any]],
     name_of: Callable[[Mapping[str, Any]], str | None],
+    notes: Sequence[str] = (),
 ) -> list[MatchedMutant]:
     """Their mutants and compare's mutant entries of the same DeepCrime name (``name_of`` reads the
-    name of an entry: the file it was written to), by name; a name on one side only is left out."""
+    name of an entry: the file it was written to), by name; a name on one side only is left out.
+    ``notes`` are compare's row notes, read for why a mutant has no figure."""
     theirs = {m.name: m for m in published}
     matched = []
     for entry in compared:
@@ -158,7 +165,7 @@ def join_rows(
                 _float(entry.get("iou")),
                 m.cs_reliable,
                 entry.get("reliable"),
-                _our_reason(entry),
+                _our_reason(entry, notes),
             )  # fmt: skip
         )
     return sorted(matched, key=lambda x: x.name)
@@ -284,6 +291,7 @@ def reconstruction_figures(
     matched_ours_iou: Sequence[float | None],
     published: Sequence[PublishedMutant],
     is_combined: Callable[[Mapping[str, Any]], bool] | None = None,
+    notes: Sequence[str] = (),
 ) -> dict[str, Any] | None:
     """mutreal's reconstructing mutant (the one ``is_combined`` names: the HOM of every simulable
     component, or the only one; else the last entry) against the matched DeepCrime mutants measured
@@ -300,7 +308,7 @@ def reconstruction_figures(
         "cs": cs,
         "iou": iou,
         "reliable": chosen.get("reliable"),
-        "reason": _our_reason(chosen),
+        "reason": _our_reason(chosen, notes),
         "vs_same_runs_iou": position(iou, matched_ours_iou),
         "vs_published_cs": position(cs, [m.cs for m in published]),
         "vs_published_iou": position(iou, [m.iou for m in published]),
@@ -326,7 +334,8 @@ def bug_row(
     whole fault (a compare folder lists its files sorted, not in the order they were made)."""
     entries = list(compared.get("mutants") or [])
     dc_entries = [e for e in entries if not is_reconstruction(e)]
-    matched = join_rows(sample, dc_entries, name_of)
+    notes = [str(n) for n in compared.get("notes") or []]
+    matched = join_rows(sample, dc_entries, name_of, notes)
     runs = int(compared.get("runs") or 0)
     fault = compared.get("fault")
     cs_rho = spearman([m.their_cs for m in matched], [m.our_cs for m in matched])
@@ -369,7 +378,11 @@ def bug_row(
             "n_inputs": kp.get("n_inputs"),
         },  # fmt: skip
         "reconstruction": reconstruction_figures(
-            [e for e in entries if is_reconstruction(e)], [m.our_iou for m in matched], published, is_combined
+            [e for e in entries if is_reconstruction(e)],
+            [m.our_iou for m in matched],
+            published,
+            is_combined,
+            notes,
         ),
         "trainings": {
             "mutreal": compared.get("trainings"),
