@@ -91,7 +91,10 @@ def bugs_table(data: Mapping[str, Any]) -> Table:
             _n(_get(row, "fault", "mean_kp"), 3), _reconstruction_text(row),
             f"{t.get('mutreal')} / {t.get('theirs')}", "; ".join(row.get("disagreement") or []),
         ])  # fmt: skip
-    not_run = "; ".join(f"{n.get('bug')}: {n.get('reason')}" for n in data.get("not_run") or [])
+    grouped: dict[str, list[str]] = {}
+    for n in data.get("not_run") or []:
+        grouped.setdefault(str(n.get("reason")), []).append(str(n.get("bug")))
+    not_run = "; ".join(f"{reason}: {len(bugs)} ({', '.join(bugs)})" for reason, bugs in grouped.items())
     return Table(
         "published_realism_bugs",
         "Realism beside Ahmed et al.'s published figures: the same bugs, the same DeepCrime mutants",
