@@ -120,6 +120,16 @@ def test_join_by_name_leaves_unknown_out():
     noted = join_rows(published, [silent], lambda e: names.get(e["file"].rsplit("/", 1)[1]),
                       notes=["/w/dc0.py: other", "/w/dc1.py: inputs cannot be paired"])  # fmt: skip
     assert noted[0].reason == "inputs cannot be paired"
+    said = _entry(
+        "dc1.py", None, None, similarity_reason="fault not reproduced here: the buggy program kills no input"
+    )
+    assert join_rows(published, [said], lambda e: names.get(e["file"].rsplit("/", 1)[1]))[
+        0
+    ].reason.startswith("fault not reproduced here")
+    failed = _entry("dc1.py", None, None, failure={"kind": "stillborn", "reason": "no run completed"})
+    assert join_rows(published, [failed], lambda e: names.get(e["file"].rsplit("/", 1)[1]))[0].reason == (
+        "stillborn: no run completed"
+    )
 
 
 def _compared(published, ours, *, runs=5, inputs_killing=7, killed=True, rec=(0.9, 0.8)):
@@ -180,6 +190,14 @@ def test_reasons_of_unreliable_and_missing_figures():
     assert "2 of 6 mutants have no mutreal CS" in text and "unreliable on both sides for 6 of 6" in text
     assert "every mutreal CS is 0.3" in text
     assert disagreement_reasons(matched, runs=5, fault=None, rho=0.9, difference=0.1) == []
+    fault = {
+        "killed": False,
+        "kp": {"inputs_killing": 0},
+        "not_reproduced": {"reason": "fault not reproduced here: X"},
+    }
+    assert disagreement_reasons(matched, runs=5, fault=fault, rho=None, difference=None)[0].startswith(
+        "fault not reproduced here: X"
+    )
 
 
 def test_random_rows_summary_is_consistent():

@@ -124,9 +124,12 @@ def _our_reason(entry: Mapping[str, Any], notes: Sequence[str] = ()) -> str | No
     its file (``<file>: ...``), else whether it killed anything, else its runs' outcomes."""
     if entry.get("coupling") is not None:
         return None
-    for key in ("coupling_reason", "reason", "no_figure"):
+    for key in ("similarity_reason", "reason"):  # compare's own word on the missing figure
         if entry.get(key):
             return str(entry[key])
+    failure = entry.get("failure")  # a run that failed for mutreal's, the harness's or its own reasons
+    if isinstance(failure, Mapping) and failure.get("reason"):
+        return f"{failure.get('kind')}: {failure.get('reason')}"
     prefix = f"{entry.get('file')}: "
     for note in notes:
         if entry.get("file") and note.startswith(prefix):
@@ -246,8 +249,11 @@ def disagreement_reasons(
         return []
     reasons = []
     kp = (fault or {}).get("kp") or {}
+    not_reproduced = (fault or {}).get("not_reproduced")
     if not fault:
         reasons.append("the fault has no figures here (the fixed or buggy program did not train)")
+    elif isinstance(not_reproduced, Mapping) and not_reproduced.get("reason"):
+        reasons.append(f"{not_reproduced['reason']} (their fault did kill): no mutreal CS/IoU")
     elif not kp:
         reasons.append("no per-input correctness for the fault: no KP, so no CS/IoU here")
     elif not kp.get("inputs_killing"):
