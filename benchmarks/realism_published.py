@@ -228,7 +228,8 @@ def print_row(r: dict[str, Any]) -> None:
         )
     t = r["trainings"]
     print(
-        f"    trainings: mutreal {t['mutreal']}, theirs {t['theirs']} = {t['theirs_rule']}; {r['seconds']} s"
+        f"    trainings: mutreal {t['mutreal']} (the reconstruction alone {t.get('reconstruction')}), "
+        f"theirs {t['theirs']} = {t['theirs_rule']}; {r['seconds']} s"
     )
     for why in r["disagreement"]:
         print(f"    disagreement: {why}")
@@ -306,7 +307,8 @@ def main(argv: list[str] | None = None) -> int:
         f"reconstruction reaches the median IoU of the matched mutants (same runs) in "
         f"{s['reconstruction_at_least_same_runs_median_iou']} of {s['reconstruction_with_same_runs_figure']} bugs, "
         f"their published median IoU in {s['reconstruction_at_least_published_median_iou']} of "
-        f"{s['reconstruction_with_published_figure']}; trainings mutreal {s['trainings']['mutreal']}, theirs {s['trainings']['theirs']}"
+        f"{s['reconstruction_with_published_figure']}; trainings mutreal {s['trainings']['mutreal']} (the reconstruction "
+        f"alone {s['trainings']['reconstruction']}), theirs {s['trainings']['theirs']}"
     )
     by_reason: dict[str, list[str]] = defaultdict(list)
     for n in not_run:

@@ -79,7 +79,11 @@ def test_report_shows_published_figures_beside_mutreals(synthetic_results, publi
     )
     report_html = (out / "report.html").read_text(encoding="utf-8")
     realism = report_html.split('id="section-realism"', 1)[1].split("</section>", 1)[0]
-    assert "Ahmed et al." in realism and "RULE-TEXT" in realism and "builds no model mutreal reads: 1 (deepfd003)" in realism
+    assert (
+        "Ahmed et al." in realism
+        and "RULE-TEXT" in realism
+        and "builds no model mutreal reads: 1 (deepfd003)" in realism
+    )
     page = (out / "bugs" / "b2.html").read_text(encoding="utf-8")
     assert "Beside Ahmed et al.'s published figures (deeplocalize002)" in page
     assert "change_loss_function_mutated0_MP_1" in page and "OUR-RULE" in page

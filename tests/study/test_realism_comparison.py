@@ -161,6 +161,7 @@ def test_bug_row_agreeing_has_no_disagreement():
     assert rec["file"] == "w/rec.py" and rec["vs_same_runs_iou"]["at_least_median"]
     assert row["trainings"] == {
         "mutreal": 15 * 5,
+        "reconstruction": (2 + 1) * 5,
         "theirs": 70,
         "theirs_rule": "(their 12 mutants + faulty + original) x 5 instances",
     }

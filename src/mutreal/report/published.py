@@ -139,6 +139,7 @@ def summary_table(data: Mapping[str, Any]) -> Table:
         ["reconstructing mutant at or above the matched mutants' median IoU (same runs)", rec_same],
         ["reconstructing mutant at or above their published median IoU", rec_pub],
         ["trainings, mutreal / theirs", f"{_get(s, 'trainings', 'mutreal')} / {_get(s, 'trainings', 'theirs')}"],
+        ["trainings of the reconstruction alone (fault, fix, reconstructing mutants)", _get(s, "trainings", "reconstruction")],
         ["bugs whose figures disagree (rho < 0.3 or |d| > 0.3)", s.get("disagreements")],
         ["runs per program (mutreal; theirs 5)", data.get("runs")],
         ["reliability, theirs", rel.get("theirs")],

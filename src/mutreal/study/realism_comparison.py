@@ -392,6 +392,8 @@ def bug_row(
         ),
         "trainings": {
             "mutreal": compared.get("trainings"),
+            # what the reconstruction alone costs: the fault, the fix and the reconstructing mutants
+            "reconstruction": runs * (THEIR_EXTRA_MODELS + sum(1 for e in entries if is_reconstruction(e))),
             "theirs": their_trainings(len(published)),
             "theirs_rule": f"(their {len(published)} mutants + faulty + original) x {THEIR_INSTANCES} instances",
         },  # fmt: skip
@@ -423,7 +425,11 @@ def summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "reconstruction_with_same_runs_figure": len(same),
         "reconstruction_at_least_published_median_iou": sum(1 for p in pub if p["at_least_median"]),
         "reconstruction_with_published_figure": len(pub),
-        "trainings": {"mutreal": ours, "theirs": theirs},
+        "trainings": {
+            "mutreal": ours,
+            "reconstruction": sum(int(row["trainings"].get("reconstruction") or 0) for row in rows),
+            "theirs": theirs,
+        },
         "disagreements": sum(1 for row in rows if row.get("disagreement")),
     }
 
