@@ -112,10 +112,10 @@ def make_sample(
 
 def write_bug(
     row: Any, sample: list, made: dict, folder: Path
-) -> tuple[dict[str, str], dict[str, str], list[str]]:
+) -> tuple[dict[str, str], dict[str, Any], list[str]]:
     """The sample's mutant files and the reconstructing mutants in ``folder``: file name -> DeepCrime
-    name, the reconstructing mutants' paths with their operators (compare reads a folder's mutants
-    without them), and notes (why there are none)."""
+    name, the reconstructing mutants by path (their MutantSpec: operator and provenance, which compare
+    does not read from a folder), and notes (why there are none)."""
     folder.mkdir(parents=True, exist_ok=True)
     names = {}
     for i, m in enumerate(sample):
@@ -144,7 +144,7 @@ def write_bug(
         subprocess.run(["rm", "-rf", str(folder / RECONSTRUCT)], check=True)
         rec_files = []
     # the last of reconstruct_mutants' list stands for the whole fault (the HOM, or the only mutant)
-    rec = {str(Path(s.file).resolve()): s.operator for s in made_rec.mutants} if rec_files else {}
+    rec = {str(Path(s.file).resolve()): s for s in made_rec.mutants} if rec_files else {}
     return names, rec, notes
 
 
@@ -189,8 +189,9 @@ def run_bug(bug: str, row: Any, published: list, args: argparse.Namespace, work:
         return {"bug": bug, "runtime_id": row.id, "reason": "compare wrote no row"}
     for entry in lines[-1].get("mutants") or []:
         path = str(Path(str(entry.get("file") or "")).resolve())
-        if path in rec_paths and not entry.get("operator"):
-            entry["operator"] = rec_paths[path]
+        if path in rec_paths:  # compare reads a folder's mutants without how they were made
+            entry["operator"] = entry.get("operator") or rec_paths[path].operator
+            entry["provenance"] = {**rec_paths[path].provenance, **(entry.get("provenance") or {})}
     result = bug_row(
         bug, row.id, published, sample, lines[-1],
         name_of=lambda e: names.get(Path(str(e.get("file") or "")).name),
@@ -221,7 +222,8 @@ def print_row(r: dict[str, Any]) -> None:
     if rec:
         same, pub = rec.get("vs_same_runs_iou") or {}, rec.get("vs_published_iou") or {}
         print(
-            f"    reconstruction {rec['file']} ({rec['operator']}): CS {_f(rec['cs'])} IoU {_f(rec['iou'])}; "
+            f"    reconstruction {rec['file']} ({rec['operator']}{', exact: the fault itself' if rec.get('exact') else ''}): "
+            f"CS {_f(rec['cs'])} IoU {_f(rec['iou'])}; "
             f"matched mutants here: median IoU {_f(same.get('median'))} best {_f(same.get('best'))}; "
             f"published: median IoU {_f(pub.get('median'))} best {_f(pub.get('best'))} (rank {_f(pub.get('rank'))})"
             + (f"; {rec['reason']}" if rec.get("reason") else "")

@@ -70,8 +70,9 @@ def _reconstruction_text(row: Mapping[str, Any]) -> str:
     same = rec.get("vs_same_runs_iou") or {}
     if rec.get("iou") is None:
         return f"{rec.get('file')}: no IoU ({rec.get('reason') or 'no figure'})"
+    exact = " (exact reconstruction: the fault itself)" if rec.get("exact") else ""
     return (
-        f"IoU {_n(rec['iou'])}: {'at or above' if same.get('at_least_median') else 'below'} the matched "
+        f"IoU {_n(rec['iou'])}{exact}: {'at or above' if same.get('at_least_median') else 'below'} the matched "
         f"mutants' median here ({_n(same.get('median'))}); published rank {_n(pub.get('rank'))} "
         f"(their median {_n(pub.get('median'))}, best {_n(pub.get('best'))})"
     )

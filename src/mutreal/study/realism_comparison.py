@@ -311,6 +311,8 @@ def reconstruction_figures(
         "file": "/".join(Path(str(chosen.get("file") or "")).parts[-2:]),
         "operator": chosen.get("operator"),
         "mutants": len(entries),
+        # an exact reconstruction is the buggy program again: its CS/IoU of 1 with seeded runs is by construction
+        "exact": (chosen.get("provenance") or {}).get("exact"),
         "cs": cs,
         "iou": iou,
         "reliable": chosen.get("reliable"),
