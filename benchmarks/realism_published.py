@@ -222,7 +222,7 @@ def print_row(r: dict[str, Any]) -> None:
     if rec:
         same, pub = rec.get("vs_same_runs_iou") or {}, rec.get("vs_published_iou") or {}
         print(
-            f"    reconstruction {rec['file']} ({rec['operator']}{', exact: the fault itself' if rec.get('exact') else ''}): "
+            f"    reconstruction {rec['file']} ({rec['operator']}{', exact: the fault itself' if rec.get('exact') else ''}{', crashed in every run' if rec.get('crashed') else ''}): "
             f"CS {_f(rec['cs'])} IoU {_f(rec['iou'])}; "
             f"matched mutants here: median IoU {_f(same.get('median'))} best {_f(same.get('best'))}; "
             f"published: median IoU {_f(pub.get('median'))} best {_f(pub.get('best'))} (rank {_f(pub.get('rank'))})"

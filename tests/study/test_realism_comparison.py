@@ -196,6 +196,13 @@ def test_reasons_of_unreliable_and_missing_figures():
         "kp": {"inputs_killing": 0},
         "not_reproduced": {"reason": "fault not reproduced here: X"},
     }
+    matched[2].crashed = True
+    text = " | ".join(
+        disagreement_reasons(
+            matched, runs=5, fault=fault, rho=0.1, difference=0.1, pairing="median n per input 1"
+        )
+    )
+    assert "1 of 6 mutants crashed in every run" in text and "inputs differ between runs here" in text
     assert disagreement_reasons(matched, runs=5, fault=fault, rho=None, difference=None)[0].startswith(
         "fault not reproduced here: X"
     )

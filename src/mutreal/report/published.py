@@ -71,6 +71,7 @@ def _reconstruction_text(row: Mapping[str, Any]) -> str:
     if rec.get("iou") is None:
         return f"{rec.get('file')}: no IoU ({rec.get('reason') or 'no figure'})"
     exact = " (exact reconstruction: the fault itself)" if rec.get("exact") else ""
+    exact += " (crashed in every run: the figure is a crash read as kills)" if rec.get("crashed") else ""
     return (
         f"IoU {_n(rec['iou'])}{exact}: {'at or above' if same.get('at_least_median') else 'below'} the matched "
         f"mutants' median here ({_n(same.get('median'))}); published rank {_n(pub.get('rank'))} "

@@ -114,6 +114,8 @@ class MatchedMutant:
     our_reliable: bool | None = None
     #: why mutreal has no figure for it (compare's reason, or its runs' outcomes)
     reason: str | None = None
+    #: every run of the mutant crashed (before s12-outcomes a crash counted as a kill of every input)
+    crashed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -169,9 +171,15 @@ def join_rows(
                 m.cs_reliable,
                 entry.get("reliable"),
                 _our_reason(entry, notes),
+                _all_crashed(entry),
             )  # fmt: skip
         )
     return sorted(matched, key=lambda x: x.name)
+
+
+def _all_crashed(entry: Mapping[str, Any]) -> bool:
+    outcomes = entry.get("outcomes")
+    return isinstance(outcomes, Mapping) and bool(outcomes) and not outcomes.get("ok")
 
 
 def _float(value: Any) -> float | None:
@@ -239,6 +247,7 @@ def disagreement_reasons(
     rho: float | None,
     difference: float | None,
     min_runs: int = 5,
+    pairing: str | None = None,
 ) -> list[str]:
     """Why mutreal's figures and theirs may differ for a bug, as far as the data tell: empty when the
     bug is within the thresholds. Each reason names the figure it comes from."""
@@ -268,6 +277,14 @@ def disagreement_reasons(
         )
     if runs < min_runs:
         reasons.append(f"too few runs: {runs} per program here against their 5 (KP steps of 1/{runs})")
+    if pairing and "median n per input" in pairing:
+        reasons.append(f"inputs differ between runs here: {pairing}")
+    crashed = [m for m in matched if m.crashed and m.our_cs is not None]
+    if crashed:
+        reasons.append(
+            f"{len(crashed)} of {len(matched)} mutants crashed in every run and still have a CS here "
+            "(a crash read as a kill of every input)"
+        )
     missing = [m for m in matched if m.our_cs is None]
     if missing:
         why = Counter(m.reason or "no CS" for m in missing).most_common(2)
@@ -316,6 +333,7 @@ def reconstruction_figures(
         "cs": cs,
         "iou": iou,
         "reliable": chosen.get("reliable"),
+        "crashed": _all_crashed(chosen),
         "reason": _our_reason(chosen, notes),
         "vs_same_runs_iou": position(iou, matched_ours_iou),
         "vs_published_cs": position(cs, [m.cs for m in published]),
@@ -351,7 +369,15 @@ def bug_row(
     cs_diff = median_abs_difference([m.their_cs for m in matched], [m.our_cs for m in matched])
     iou_diff = median_abs_difference([m.their_iou for m in matched], [m.our_iou for m in matched])
     kp = (fault or {}).get("kp") or {}
-    reasons = disagreement_reasons(matched, runs=runs, fault=fault, rho=cs_rho, difference=cs_diff)
+    pairing = (compared.get("per_input") or {}).get("pairing")
+    reasons = disagreement_reasons(
+        matched,
+        runs=runs,
+        fault=fault,
+        rho=cs_rho,
+        difference=cs_diff,
+        pairing=str(pairing) if pairing else None,
+    )
     if compared.get("status") not in (None, "ok"):
         reasons.insert(
             0, f"compare: {compared.get('status')}: {compared.get('error') or compared.get('reason')}"
