@@ -187,6 +187,9 @@ def run_bug(bug: str, row: Any, published: list, args: argparse.Namespace, work:
     )
     if not lines:
         return {"bug": bug, "runtime_id": row.id, "reason": "compare wrote no row"}
+    if lines[-1].get("status") in ("missing-data", "error"):  # nothing trained to compare: no row
+        return {"bug": bug, "runtime_id": row.id,
+                "reason": f"compare: {lines[-1]['status']}: {lines[-1].get('error') or lines[-1].get('reason')}"}  # fmt: skip
     for entry in lines[-1].get("mutants") or []:
         path = str(Path(str(entry.get("file") or "")).resolve())
         if path in rec_paths:  # compare reads a folder's mutants without how they were made
