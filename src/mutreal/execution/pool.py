@@ -12,15 +12,18 @@ they finish.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import queue
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
+from mutreal.execution import sandbox
 from mutreal.execution.environment import gpu_devices
 from mutreal.execution.executor import Executor, ResultCallback
 from mutreal.execution.frameworks import DEFAULT as DEFAULT_FRAMEWORK
+from mutreal.execution.frameworks import ENVIRONMENT
 from mutreal.execution.worker_process import (  # noqa: F401 - re-exported: service and Ray use them here
     POLL_INTERVAL_S,
     STARTUP_TIMEOUT_S,
@@ -56,14 +59,37 @@ class LocalExecutor(Executor):
         return [{**self.options, "visible_gpu": (i % gpus) if gpus > 1 else None} for i in range(count)]
 
     def _workers(self, count: int) -> list[WorkerProcess]:
+        """The workers of one map(): spawned ahead for it (:func:`prestart`), else kept warm by an
+        earlier campaign (only with ``keep_workers``), else new ones, started by their first run."""
         workers = []
         for i, options in enumerate(self.worker_options(count)):
-            worker = _take_idle(options) if self.keep_workers else None
+            worker = _take_idle(options, kept_too=self.keep_workers)
             if worker is None:
                 worker = WorkerProcess(options, name=f"w{i}", max_runs=self.max_runs_per_worker)
             worker.startup_s = 0.0
             workers.append(worker)
         return workers
+
+    def _spares(self, used: int) -> list[WorkerProcess]:
+        """With ``keep_workers``, workers ``used..jobs-1`` spawned now unless one is idle already: the
+        caller runs more on these workers (the campaign's phase after its one-seed probes, the next
+        round), and a spare imports TensorFlow while the probes train instead of after them."""
+        if not self.keep_workers or used >= self.jobs:
+            return []
+        spares = []
+        waiting = idle_workers()
+        for i, options in enumerate(self.worker_options(self.jobs)[used:], start=used):
+            match = next((w for w in waiting if w.options == options and w.alive), None)
+            if match is not None:
+                waiting.remove(match)
+                continue
+            worker = WorkerProcess(options, name=f"w{i}", max_runs=self.max_runs_per_worker)
+            try:
+                worker.spawn()
+            except (OSError, RuntimeError, sandbox.SandboxUnavailable):
+                continue  # the run that needs it starts it (and reports why it cannot)
+            spares.append(worker)
+        return spares
 
     def map(self, tasks: Iterable[dict[str, Any]], on_result: ResultCallback) -> None:
         """See :meth:`Executor.map`.
@@ -76,6 +102,7 @@ class LocalExecutor(Executor):
         pending = _Pending(task_list)
         done: queue.Queue[tuple[dict[str, Any], dict[str, Any]] | BaseException] = queue.Queue()
         workers = self._workers(min(self.jobs, len(task_list)))
+        spares = self._spares(len(workers))
         self.workers = workers
         stop = threading.Event()
         finished_cleanly = False
@@ -117,7 +144,7 @@ class LocalExecutor(Executor):
             # kept has nothing left to flush: killing it is safe and, unlike a polite stop that waits
             # for TensorFlow's interpreter teardown, costs the campaign no wall time.
             self.kept = []
-            for worker in workers:
+            for worker in [*workers, *spares]:
                 if self.keep_workers and finished_cleanly and worker.alive:
                     put_idle(worker)
                     self.kept.append(worker)
@@ -145,14 +172,74 @@ class _Pending:
 
 _IDLE_WORKERS: list[WorkerProcess] = []
 _IDLE_LOCK = threading.Lock()
+#: ids of the idle workers spawned ahead by :func:`prestart` for the next campaign, not yet taken
+_PRESTARTED: set[int] = set()
 
 
-def _take_idle(options: dict[str, Any]) -> WorkerProcess | None:
+def _take_idle(options: dict[str, Any], kept_too: bool = True) -> WorkerProcess | None:
+    """An idle worker with these options: one spawned ahead for the next campaign first (ready or
+    still importing), then, with ``kept_too``, one an earlier campaign kept warm."""
     with _IDLE_LOCK:
-        for index, worker in enumerate(_IDLE_WORKERS):
-            if worker.options == options and worker.alive:
-                return _IDLE_WORKERS.pop(index)
+        for prestarted_only in (True, False):
+            if not prestarted_only and not kept_too:
+                break
+            for index, worker in enumerate(_IDLE_WORKERS):
+                ahead = id(worker) in _PRESTARTED
+                if ahead == prestarted_only and worker.options == options and worker.alive:
+                    _PRESTARTED.discard(id(worker))
+                    return _IDLE_WORKERS.pop(index)
     return None
+
+
+def prestart(
+    jobs: int, options: dict[str, Any], count: int | None = None, framework: str | None = None
+) -> list[WorkerProcess]:
+    """Spawn the workers of the next local campaign of this process now, and return at once.
+
+    Each imports TensorFlow while the caller reads, hashes and plans the programs; the campaign's
+    executor (``jobs`` and ``options`` as :func:`mutreal.execution.campaign.worker_options` gives
+    them) takes them instead of starting its own, waiting only for what is left of their start.
+    ``count`` (at most ``jobs``) is how many; ``framework`` the one they run (a run of another
+    framework replaces its worker, as it would a warm one). Their sandbox, limits and reset are
+    those of any worker: nothing about a run changes, only when its worker started. Workers no
+    campaign takes are ended by :func:`forget_prestarted` or at exit."""
+    wanted = min(jobs, jobs if count is None else count)
+    layout = LocalExecutor(jobs=jobs, options=options).worker_options(wanted)
+    spawned = []
+    for i, worker_options in enumerate(layout):
+        worker = WorkerProcess(worker_options, name=f"w{i}")
+        if framework in ENVIRONMENT:
+            worker.framework = str(framework)
+        try:
+            worker.spawn()
+        except (OSError, RuntimeError, sandbox.SandboxUnavailable):
+            break  # the campaign starts its workers itself and reports why they cannot start
+        spawned.append(worker)
+    for worker in spawned:
+        put_idle(worker)
+    with _IDLE_LOCK:
+        _PRESTARTED.update(id(w) for w in spawned)
+    return spawned
+
+
+def forget_prestarted(workers: Iterable[WorkerProcess]) -> None:
+    """Kill those of ``workers`` (from :func:`prestart`) that no campaign took."""
+    with _IDLE_LOCK:
+        untaken = [w for w in workers if id(w) in _PRESTARTED]
+    kill_idle(untaken)
+
+
+@contextlib.contextmanager
+def prestarted(
+    jobs: int, options: dict[str, Any], count: int | None = None, framework: str | None = None
+) -> Iterator[list[WorkerProcess]]:
+    """:func:`prestart` for the campaign run inside the ``with`` block; the workers it did not take
+    are killed when the block ends."""
+    workers = prestart(jobs, options, count, framework)
+    try:
+        yield workers
+    finally:
+        forget_prestarted(workers)
 
 
 _ATEXIT_REGISTERED = False
@@ -181,6 +268,7 @@ def kill_idle(workers: Iterable[WorkerProcess]) -> None:
     with _IDLE_LOCK:
         ended = [w for w in _IDLE_WORKERS if id(w) in chosen]
         _IDLE_WORKERS[:] = [w for w in _IDLE_WORKERS if id(w) not in chosen]
+        _PRESTARTED.difference_update(chosen)
     for worker in ended:
         worker.kill()
 
@@ -191,5 +279,31 @@ def shutdown_idle_workers(keep: Iterable[WorkerProcess] = ()) -> None:
     with _IDLE_LOCK:
         workers = [w for w in _IDLE_WORKERS if id(w) not in spared]
         _IDLE_WORKERS[:] = [w for w in _IDLE_WORKERS if id(w) in spared]
+        _PRESTARTED.difference_update(id(w) for w in workers)
     for worker in workers:
         worker.stop()
+
+
+@contextlib.contextmanager
+def workers_started_ahead(config: Any, options: dict[str, Any]) -> Iterator[list[WorkerProcess]]:
+    """Around one :func:`~mutreal.execution.campaign.execute_campaign` call with these ``options``
+    (its keyword arguments) and ``config``: a local campaign's workers are spawned first, so their
+    TensorFlow import overlaps the campaign's reading, hashing, planning and store set-up.
+
+    As many as it can use at once: ``jobs``, at most programs x seeds. They run the framework the
+    options force, else the default one (Keras 3); a program of another era replaces its worker
+    at its first run, as a warm worker of another framework is replaced. Options the campaign will
+    refuse start nothing here (the campaign reports them)."""
+    from mutreal.execution.campaign import campaign_config, worker_options
+
+    executor = options.get("executor") or (getattr(config, "executor", None) or "local")
+    cfg = None
+    if executor == "local":
+        with contextlib.suppress(ValueError):
+            cfg = campaign_config(config, options)
+    if cfg is None or not cfg.programs:
+        yield []
+        return
+    count = len(cfg.programs) * len(cfg.seed_list())
+    with prestarted(cfg.jobs, worker_options(cfg), count, cfg.framework) as workers:
+        yield workers
