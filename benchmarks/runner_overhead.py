@@ -16,8 +16,8 @@
    then, alternating and repeated (``--repeats``, medians), one plain ``python program.py`` against
    ``mutreal run --runs 1 --jobs 1``, and 4 plain runs in a row against ``mutreal run --runs 4
    --jobs 2``; targets: within 1.3x of one plain run, and at least 2.5x faster than 4 plain runs.
-   ``--baseline-src /work/main/src`` measures that source tree too, in the same alternation, so
-   before and after share the machine's load (printed beside each figure).
+   ``--baseline-src /work/main/src`` (repeatable) measures that source tree too, in the same
+   alternation, so before and after share the machine's load (printed beside each figure).
 
 Usage: ``python benchmarks/runner_overhead.py [--seeds 10] [--jobs 2]``; ``--startup [--repeats 3]
 [--baseline-src DIR]`` for part 4 alone. Nothing is stored (each campaign uses a fresh temporary
@@ -178,9 +178,9 @@ def _timed(command: list[str], src: Path | None = None) -> float:
     return time.perf_counter() - began
 
 
-def startup(repeats: int, baseline: Path | None) -> None:
+def startup(repeats: int, baselines: list[Path]) -> None:
     """Part 4: the split of each source tree, then plain runs against ``mutreal run``, alternating."""
-    trees = {"this tree": OWN_SRC, **({"baseline": baseline} if baseline is not None else {})}
+    trees = {"this tree": OWN_SRC, **{f"baseline {src}": src for src in baselines}}
     for name, src in trees.items():
         print(f"[split] {name} ({src}), {_load()}", flush=True)
         env = {**os.environ, "PYTHONPATH": str(src), "TF_CPP_MIN_LOG_LEVEL": "2"}
@@ -228,8 +228,8 @@ def main() -> None:
     parser.add_argument("--skip-overhead", action="store_true")
     parser.add_argument("--startup", action="store_true", help="part 4 alone: start-up split and targets")
     parser.add_argument("--repeats", type=int, default=3, help="alternating repeats of part 4 (medians)")
-    parser.add_argument("--baseline-src", type=Path, default=None,
-                        help="another tree's src/ (e.g. main's) measured in the same alternation")  # fmt: skip
+    parser.add_argument("--baseline-src", type=Path, action="append", default=[],
+                        help="another tree's src/ (e.g. main's) measured in the same alternation; repeatable")  # fmt: skip
     parser.add_argument("--split", action="store_true", help=argparse.SUPPRESS)  # part 4's fresh interpreter
     args = parser.parse_args()
     if args.split:

@@ -19,6 +19,7 @@ import pytest
 from mutreal.execution import hashing, pool
 from mutreal.execution.campaign import CampaignConfig, execute_campaign, worker_options
 from mutreal.execution.environment import environment_hash
+from mutreal.execution.executor import Executor
 from mutreal.execution.plan import prepare_program, run_key
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -209,3 +210,26 @@ def test_mutreal_run_never_imports_tensorflow_and_stores_the_plans_keys(
     assert [r["key"] for r in runs] == [expected]
     with sqlite3.connect(store) as db:
         assert [row[0] for row in db.execute("select key from runs")] == [expected]
+
+
+@pytest.mark.slow
+def test_tasks_dropped_while_a_map_runs_are_never_run_and_the_map_returns_without_them(write_program):
+    """Executor.drop: the other seeds of a program whose probe crashed, queued beside it, are taken
+    back before any worker starts them; the map ends once the tasks it kept are done."""
+    program = write_program("quick.py", "print('ran')\n")
+    tasks = [{"key": f"k{seed}", "program": str(program), "folder": str(program.parent),
+              "source": program.read_text(), "seed": seed, "args": []} for seed in range(4)]  # fmt: skip
+    executor = pool.LocalExecutor(jobs=1, options=_options(), timeout_s=300)
+    seen: list[str] = []
+    dropped: list[dict] = []
+
+    def on_result(task: dict, result: dict) -> None:
+        seen.append(task["key"])
+        if task["key"] == "k0":
+            dropped.extend(executor.drop(lambda t: t["key"] in ("k2", "k3")))
+
+    executor.map(tasks, on_result)
+    assert sorted(t["key"] for t in dropped) == ["k2", "k3"]
+    assert seen == ["k0", "k1"]
+    assert executor.drop(lambda t: True) == []  # no map running: nothing to take back
+    assert Executor(jobs=1).drop(lambda t: True) == []  # an executor that cannot take back

@@ -37,6 +37,14 @@ class Executor:
         #: worker start-up seconds summed over the workers this map() started (``None``: not measured)
         self.startup_s: float | None = 0.0
 
+    def drop(self, unwanted: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+        """Take back the tasks of the running :meth:`map` that no worker has started and ``unwanted``
+        says are not needed any more (e.g. the other seeds of a program whose probe crashed before its
+        first epoch, started speculatively beside it): they are not run, get no result, and ``map``
+        returns without them. Returns the tasks taken back; an executor that cannot take tasks back
+        (this default) returns none, and their results arrive as usual."""
+        return []
+
     def map(self, tasks: Iterable[dict[str, Any]], on_result: ResultCallback) -> None:
         """Run every task; call ``on_result(task, result)`` in the calling thread as each finishes (any order).
 

@@ -16,7 +16,7 @@ import contextlib
 import os
 import queue
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from mutreal.execution import sandbox
@@ -47,6 +47,12 @@ class LocalExecutor(Executor):
         self.kept: list[WorkerProcess] = []  # with keep_workers: the workers left warm by the last map()
         self.aborted = threading.Event()
         self.workers: list[WorkerProcess] = []  # the workers of the running (or last) map()
+        self._pending: _Pending | None = None  # the running map()'s tasks not started yet
+
+    def drop(self, unwanted: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+        """See :meth:`Executor.drop`: the running map's tasks that no worker has taken yet."""
+        pending = self._pending
+        return pending.drop(unwanted) if pending is not None else []
 
     def abort(self) -> None:
         """Stop a running :meth:`map` from another thread: it raises :class:`CampaignAborted` and the
@@ -100,6 +106,7 @@ class LocalExecutor(Executor):
         """
         task_list = list(tasks)
         pending = _Pending(task_list)
+        self._pending = pending
         done: queue.Queue[tuple[dict[str, Any], dict[str, Any]] | BaseException] = queue.Queue()
         workers = self._workers(min(self.jobs, len(task_list)))
         spares = self._spares(len(workers))
@@ -123,7 +130,7 @@ class LocalExecutor(Executor):
             thread.start()
         try:
             received = 0
-            while received < len(task_list):
+            while received < len(task_list) - pending.dropped:
                 if self.aborted.is_set():
                     raise CampaignAborted(f"aborted after {received} of {len(task_list)} runs")
                 try:
@@ -136,6 +143,7 @@ class LocalExecutor(Executor):
                 received += 1
             finished_cleanly = True
         finally:
+            self._pending = None
             stop.set()
             for thread in threads:
                 thread.join(timeout=0 if not finished_cleanly else 30)
@@ -159,6 +167,14 @@ class _Pending:
     def __init__(self, tasks: list[dict[str, Any]]) -> None:
         self.tasks = list(tasks)
         self.lock = threading.Lock()
+        self.dropped = 0  # tasks taken back before any worker started them (LocalExecutor.drop)
+
+    def drop(self, unwanted: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+        with self.lock:
+            gone = [task for task in self.tasks if unwanted(task)]
+            self.tasks = [task for task in self.tasks if not unwanted(task)]
+            self.dropped += len(gone)
+            return gone
 
     def take(self, framework: str) -> dict[str, Any] | None:
         with self.lock:
