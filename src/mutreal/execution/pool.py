@@ -7,6 +7,12 @@ One warm worker, its sandbox, limits and the rules that say who ended a run are
 machine the workers share the GPUs, TensorFlow's memory growth on, spread over several GPUs with
 ``CUDA_VISIBLE_DEVICES``) and hands each result to a callback in the caller's thread as soon as it is there, so results are stored as
 they finish.
+
+A worker's start (about 5 s, mostly TensorFlow's import) is most of a small campaign's fixed cost, so
+nothing waits for it that need not: :func:`prestart` / :func:`started_ahead` spawn a campaign's
+workers before it plans (the executor takes them, still importing or ready), a campaign that keeps
+its workers for a later phase spawns the ones its first phase leaves idle (:meth:`LocalExecutor._spares`),
+and :meth:`LocalExecutor.drop` takes back queued tasks a campaign no longer needs.
 """
 
 from __future__ import annotations
@@ -301,25 +307,38 @@ def shutdown_idle_workers(keep: Iterable[WorkerProcess] = ()) -> None:
 
 
 @contextlib.contextmanager
-def workers_started_ahead(config: Any, options: dict[str, Any]) -> Iterator[list[WorkerProcess]]:
-    """Around one :func:`~mutreal.execution.campaign.execute_campaign` call with these ``options``
-    (its keyword arguments) and ``config``: a local campaign's workers are spawned first, so their
-    TensorFlow import overlaps the campaign's reading, hashing, planning and store set-up.
+def started_ahead(cfg: Any) -> Iterator[list[WorkerProcess]]:
+    """Around the campaign of ``cfg`` (a :class:`~mutreal.execution.campaign.CampaignConfig`): a
+    local campaign's workers are spawned first, so their TensorFlow import overlaps the campaign's
+    reading, hashing, planning and store set-up; those it does not take are killed at the end.
 
-    As many as it can use at once: ``jobs``, at most programs x seeds. They run the framework the
-    options force, else the default one (Keras 3); a program of another era replaces its worker
-    at its first run, as a warm worker of another framework is replaced. Options the campaign will
-    refuse start nothing here (the campaign reports them)."""
-    from mutreal.execution.campaign import campaign_config, worker_options
+    As many as it can use at once: ``jobs``, at most programs x seeds. They run the framework
+    ``cfg`` forces, else the default one (Keras 3); a program of another era replaces its worker at
+    its first run, as a warm worker of another framework is replaced."""
+    if cfg.executor != "local" or not cfg.programs:
+        yield []
+        return
+    from mutreal.execution.campaign import worker_options
+
+    count = len(cfg.programs) * len(cfg.seed_list())
+    with prestarted(cfg.jobs, worker_options(cfg), count, cfg.framework) as workers:
+        yield workers
+
+
+@contextlib.contextmanager
+def workers_started_ahead(config: Any, options: dict[str, Any]) -> Iterator[list[WorkerProcess]]:
+    """:func:`started_ahead` around one :func:`~mutreal.execution.campaign.execute_campaign` call
+    with these ``options`` (its keyword arguments) and ``config``, whose configuration it resolves
+    as the campaign will. Options the campaign will refuse start nothing here (it reports them)."""
+    from mutreal.execution.campaign import campaign_config
 
     executor = options.get("executor") or (getattr(config, "executor", None) or "local")
     cfg = None
-    if executor == "local":
+    if executor == "local":  # (the worker service's layout is asked of the service: not here)
         with contextlib.suppress(ValueError):
             cfg = campaign_config(config, options)
-    if cfg is None or not cfg.programs:
+    if cfg is None:
         yield []
         return
-    count = len(cfg.programs) * len(cfg.seed_list())
-    with prestarted(cfg.jobs, worker_options(cfg), count, cfg.framework) as workers:
+    with started_ahead(cfg) as workers:
         yield workers
