@@ -233,3 +233,17 @@ def test_tasks_dropped_while_a_map_runs_are_never_run_and_the_map_returns_withou
     assert seen == ["k0", "k1"]
     assert executor.drop(lambda t: True) == []  # no map running: nothing to take back
     assert Executor(jobs=1).drop(lambda t: True) == []  # an executor that cannot take back
+
+
+def test_no_command_module_nor_the_campaign_api_imports_tensorflow():
+    """Every sub-command (training ones included) and the campaign API load without TensorFlow or
+    Keras: only workers import them, so no command pays that import before its workers start."""
+    from mutreal.cli import COMMANDS
+
+    modules = sorted({target.split(":")[0] for target in COMMANDS.values()})
+    modules += ["mutreal.execution", "mutreal.execution.pool", "mutreal.campaigns.pair", "mutreal.api"]
+    code = "import importlib, sys\n" + "".join(f"importlib.import_module({m!r})\n" for m in modules)
+    code += "print(sorted({'tensorflow', 'keras', 'tf_keras'} & set(sys.modules)))"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert done.stdout.strip() == "[]"
