@@ -82,10 +82,12 @@ class LocalExecutor(Executor):
             workers.append(worker)
         return workers
 
-    def _spares(self, used: int) -> list[WorkerProcess]:
+    def _spares(self, used: int, framework: str) -> list[WorkerProcess]:
         """With ``keep_workers``, workers ``used..jobs-1`` spawned now unless one is idle already: the
         caller runs more on these workers (the campaign's phase after its one-seed probes, the next
-        round), and a spare imports TensorFlow while the probes train instead of after them."""
+        round), and a spare imports TensorFlow while the probes train instead of after them. They
+        run ``framework`` (that of this map's first task: the later runs are mostly of the same
+        programs)."""
         if not self.keep_workers or used >= self.jobs:
             return []
         spares = []
@@ -96,6 +98,7 @@ class LocalExecutor(Executor):
                 waiting.remove(match)
                 continue
             worker = WorkerProcess(options, name=f"w{i}", max_runs=self.max_runs_per_worker)
+            worker.framework = framework
             try:
                 worker.spawn()
             except (OSError, RuntimeError, sandbox.SandboxUnavailable):
@@ -115,7 +118,8 @@ class LocalExecutor(Executor):
         self._pending = pending
         done: queue.Queue[tuple[dict[str, Any], dict[str, Any]] | BaseException] = queue.Queue()
         workers = self._workers(min(self.jobs, len(task_list)))
-        spares = self._spares(len(workers))
+        first_framework = str((task_list[0].get("framework") if task_list else None) or DEFAULT_FRAMEWORK)
+        spares = self._spares(len(workers), first_framework)
         self.workers = workers
         stop = threading.Event()
         finished_cleanly = False
