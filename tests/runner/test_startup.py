@@ -180,6 +180,7 @@ def test_a_phased_campaign_spawns_its_spare_worker_while_the_probe_trains(write_
         assert [r["outcome"] for r in results] == ["ok"]
         assert len(executor.kept) == 2 and all(w.alive for w in executor.kept)
         assert sorted(w.runs_served for w in executor.kept) == [0, 1]
+        assert {w.framework for w in executor.kept} == {prepared.framework}  # the spare runs the probe's
     finally:
         pool.kill_idle(executor.kept)
 
