@@ -19,7 +19,7 @@ import pytest
 from mutreal.execution import hashing, pool
 from mutreal.execution.campaign import CampaignConfig, execute_campaign, worker_options
 from mutreal.execution.environment import environment_hash
-from mutreal.execution.executor import Executor
+from mutreal.execution.executor import Executor, map_probes_first
 from mutreal.execution.plan import prepare_program, run_key
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -248,3 +248,39 @@ def test_no_command_module_nor_the_campaign_api_imports_tensorflow():
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert done.stdout.strip() == "[]"
+
+
+def _probes_first(executor: pool.LocalExecutor, probe: Path, other: Path, allow: bool) -> list[str]:
+    """The keys map_probes_first hands to the caller, in order: one probe and four others, one group."""
+
+    def task(key: str, program: Path) -> dict:
+        return {"key": key, "program": str(program), "folder": str(program.parent),
+                "source": program.read_text(), "seed": 0, "args": []}  # fmt: skip
+
+    calls: list[str] = []
+
+    def on_probe(t: dict, result: dict) -> bool:
+        calls.append(t["key"])
+        return allow
+
+    others = [task(f"o{i}", other) for i in range(4)]
+    map_probes_first(executor, [task("p", probe)], others, group=lambda t: "g", on_probe=on_probe,
+                     on_result=lambda t, r: calls.append(t["key"]))  # fmt: skip
+    return calls
+
+
+@pytest.mark.slow
+def test_others_train_beside_their_probe_and_reach_the_caller_only_as_its_probe_allows(write_program):
+    """map_probes_first on two warm workers, the probe slower than the others: they finish beside
+    it, yet reach the caller after it when it lets them through, and never when it does not."""
+    probe = write_program("slow.py", "import time\ntime.sleep(3)\n")
+    other = write_program("quick.py", "print('ran')\n")
+    executor = pool.LocalExecutor(jobs=2, options=_options(), timeout_s=300, keep_workers=True)
+    try:
+        allowed = _probes_first(executor, probe, other, allow=True)
+        assert allowed[0] == "p" and sorted(allowed[1:]) == ["o0", "o1", "o2", "o3"]
+        served = {w.name: w.runs_served for w in executor.kept}
+        assert sum(served.values()) == 5 and max(served.values()) >= 3  # others ran beside the probe
+        assert _probes_first(executor, probe, other, allow=False) == ["p"]
+    finally:
+        pool.kill_idle(executor.kept)
