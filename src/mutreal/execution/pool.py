@@ -218,7 +218,11 @@ def _take_idle(options: dict[str, Any], kept_too: bool = True) -> WorkerProcess 
 
 
 def prestart(
-    jobs: int, options: dict[str, Any], count: int | None = None, framework: str | None = None
+    jobs: int,
+    options: dict[str, Any],
+    count: int | None = None,
+    framework: str | None = None,
+    max_runs: int = 200,
 ) -> list[WorkerProcess]:
     """Spawn the workers of the next local campaign of this process now, and return at once.
 
@@ -233,7 +237,7 @@ def prestart(
     layout = LocalExecutor(jobs=jobs, options=options).worker_options(wanted)
     spawned = []
     for i, worker_options in enumerate(layout):
-        worker = WorkerProcess(worker_options, name=f"w{i}")
+        worker = WorkerProcess(worker_options, name=f"w{i}", max_runs=max_runs)
         if framework in ENVIRONMENT:
             worker.framework = str(framework)
         try:
@@ -257,11 +261,15 @@ def forget_prestarted(workers: Iterable[WorkerProcess]) -> None:
 
 @contextlib.contextmanager
 def prestarted(
-    jobs: int, options: dict[str, Any], count: int | None = None, framework: str | None = None
+    jobs: int,
+    options: dict[str, Any],
+    count: int | None = None,
+    framework: str | None = None,
+    max_runs: int = 200,
 ) -> Iterator[list[WorkerProcess]]:
     """:func:`prestart` for the campaign run inside the ``with`` block; the workers it did not take
     are killed when the block ends."""
-    workers = prestart(jobs, options, count, framework)
+    workers = prestart(jobs, options, count, framework, max_runs)
     try:
         yield workers
     finally:
@@ -325,7 +333,7 @@ def started_ahead(cfg: Any) -> Iterator[list[WorkerProcess]]:
     from mutreal.execution.campaign import worker_options
 
     count = len(cfg.programs) * len(cfg.seed_list())
-    with prestarted(cfg.jobs, worker_options(cfg), count, cfg.framework) as workers:
+    with prestarted(cfg.jobs, worker_options(cfg), count, cfg.framework, cfg.max_runs_per_worker) as workers:
         yield workers
 
 
