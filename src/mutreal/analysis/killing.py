@@ -127,12 +127,11 @@ def kill_from_records(
     metric, lower_is_better, test, alpha = settings.as_tuple()
     o = metric_series(original, metric, lower_is_better)
     direction = o.lower_is_better
-    notes = [o.repeated_note] if o.repeated_note else []
+    notes = [note for note in (o.repeated_note, o.scaffolding_note) if note]
     results: list[MutantKill] = []
     for name, records in mutants.items():
         m = metric_series(records, metric or o.metric, direction, chosen_by_user=metric is not None)
-        if m.repeated_note:
-            notes.append(m.repeated_note)
+        notes.extend(note for note in (m.repeated_note, m.scaffolding_note) if note)
         verdict = series_kill(o, m, settings)
         width = input_width(original, records)
         fisher = None

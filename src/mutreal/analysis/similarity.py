@@ -154,7 +154,8 @@ def compare_from_records(
     f = metric_series(fixed, metric, lower_is_better)
     direction = f.lower_is_better
     b = metric_series(buggy, metric or f.metric, direction, chosen_by_user=metric is not None)
-    notes = [note for note in (set_note, b.repeated_note, f.repeated_note) if note]
+    notes = [note for note in (set_note, b.repeated_note, f.repeated_note, b.scaffolding_note, f.scaffolding_note)
+             if note]  # fmt: skip
     fault_kill = series_kill(f, b, settings)  # the real fault judged as a mutant of the fixed program
     pairs, pairing_note = _pairs(fixed, buggy, mutants)
     fault_fisher = fault_kp = None
@@ -168,8 +169,9 @@ def compare_from_records(
     results: list[MutantSimilarity] = []
     for name, records in mutants.items():
         m = metric_series(records, metric or f.metric, direction, chosen_by_user=metric is not None)
-        if m.repeated_note:  # mutants of one program share its file name: say which mutant
-            notes.append(f"mutant {name}: {m.repeated_note}")
+        for note in (m.repeated_note, m.scaffolding_note):  # mutants of one program share its file name
+            if note:
+                notes.append(f"mutant {name}: {note}")
         kill = series_kill(f, m, settings)
         versus = compare_groups(
             b.values, m.values, crashed_a=b.failed, crashed_b=m.failed, test=test,
