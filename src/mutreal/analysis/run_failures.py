@@ -27,7 +27,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -190,3 +190,26 @@ def classify_runs(runs: Iterable[Any], references: Iterable[Any], edit: EditName
         if failure is not None:
             found.append(failure)
     return found
+
+
+def mutant_failure(runs: Sequence[Any], references: Sequence[Any], mutant: str | Path) -> dict[str, Any] | None:
+    """The failure of a mutant (``runs``, the file ``mutant``) some of whose runs failed, not by the
+    model's doing, where its program's run with the same seed (``references``) completed: the first
+    such run's :class:`RunFailure` with how many runs failed so (``runs`` of ``of``); None otherwise.
+    Such a mutant has no kill, KP, coupling or IoU: its runs do not test what its edit meant."""
+    original = next((r.program for r in references), None)
+    failures = classify_runs(runs, references, edit_names_of(mutant, original))
+    if not failures:
+        return None
+    return {**failures[0].to_dict(), "runs": len(failures), "of": len(runs)}
+
+
+def failure_counts(failures: Iterable[Mapping[str, Any] | None]) -> dict[str, int]:
+    """Mutants per kind of failure that is not the model's (every kind shown, 0 included), and how
+    many of them are mutreal's own defects (invalid, harness)."""
+    counts = {kind: 0 for kind in KINDS}
+    for failure in failures:
+        if failure:
+            counts[failure["kind"]] = counts.get(failure["kind"], 0) + 1
+    counts["mutreal_defects"] = sum(counts[kind] for kind in MUTREAL_DEFECTS)
+    return counts

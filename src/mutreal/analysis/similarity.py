@@ -10,7 +10,7 @@ Nothing here trains; :mod:`mutreal.campaigns` train and call these functions.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ import numpy as np
 from mutreal.analysis import pairing
 from mutreal.analysis.common_set import on_common_set
 from mutreal.analysis.killing import series_kill
-from mutreal.analysis.run_failures import KINDS, MEANING, MUTREAL_DEFECTS, classify_runs, edit_names_of
+from mutreal.analysis.run_failures import MEANING, failure_counts, mutant_failure
 from mutreal.analysis.series import (
     MetricSeries,
     as_dict,
@@ -131,17 +131,6 @@ class CompareReport:
         }
 
 
-def failure_counts(failures: Iterable[Mapping[str, Any] | None]) -> dict[str, int]:
-    """Mutants per kind of failure that is not the model's (every kind shown, 0 included), and how
-    many of them are mutreal's own defects (invalid, harness)."""
-    counts = {kind: 0 for kind in KINDS}
-    for failure in failures:
-        if failure:
-            counts[failure["kind"]] = counts.get(failure["kind"], 0) + 1
-    counts["mutreal_defects"] = sum(counts[kind] for kind in MUTREAL_DEFECTS)
-    return counts
-
-
 #: what a row says of a fault that does not reproduce (one wording for compare, its rows and the report)
 NOT_REPRODUCED = "fault not reproduced here"
 
@@ -171,17 +160,6 @@ def fault_not_reproduced(
                 "runs": len(series.seeds), "failed": int(series.failed.sum())}  # fmt: skip
 
     return {"reason": f"{NOT_REPRODUCED}: " + "; ".join(reasons), "buggy": side(buggy), "fixed": side(fixed)}
-
-
-def _failure_of(records: Sequence[Any], fixed: Sequence[Any], name: str) -> dict[str, Any] | None:
-    """The failure (:mod:`mutreal.analysis.run_failures`) of a mutant some of whose runs failed, not
-    by the model's doing, where the fixed program's run with the same seed completed; None otherwise."""
-    original = next((r.program for r in fixed), None)
-    failures = classify_runs(records, fixed, edit_names_of(name, original))
-    if not failures:
-        return None
-    first = failures[0]
-    return {**first.to_dict(), "runs": len(failures), "of": len(records)}
 
 
 def _jaccard(first: Sequence[int], second: Sequence[int]) -> float | None:
@@ -225,7 +203,7 @@ def compare_from_records(
     notes = [note for note in (set_note, b.repeated_note, f.repeated_note, b.scaffolding_note, f.scaffolding_note)
              if note]  # fmt: skip
     fault_kill = series_kill(f, b, settings)  # the real fault judged as a mutant of the fixed program
-    failures = {name: _failure_of(records, fixed, name) for name, records in mutants.items()}
+    failures = {name: mutant_failure(records, fixed, name) for name, records in mutants.items()}
     pairs, pairing_note = _pairs(fixed, buggy, mutants)
     fault_fisher = fault_kp = None
     fault_pair = pairs.pop(_FAULT, None)

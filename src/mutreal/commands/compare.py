@@ -22,7 +22,14 @@ from mutreal.commands.benchmark_rows import decide_benchmark
 from mutreal.commands.campaign_options import verdict_options
 from mutreal.commands.options import file_option, input_file_option
 from mutreal.commands.settings import RunSettings
-from mutreal.commands.verdict_output import fail, fmt_number, fmt_series, show_verdict, yes_no
+from mutreal.commands.verdict_output import (
+    fail,
+    fmt_number,
+    fmt_series,
+    print_failed_mutants,
+    show_verdict,
+    yes_no,
+)
 
 
 def mutant_files(paths: tuple[Path, ...], fixed: Path, buggy: Path) -> list[str]:
@@ -213,15 +220,3 @@ def not_reproduced_line(not_reproduced: dict[str, Any]) -> str:
         return f"{name} mean {mean} over {data['n']} of {data['runs']} runs"
 
     return f"{not_reproduced['reason']} ({side('buggy')}, {side('fixed')}): coupling strength and IoU are null"
-
-
-def print_failed_mutants(counts: dict[str, int]) -> None:
-    """The counts of mutants whose runs failed, not by the model's doing (none is a kill)."""
-    from mutreal.analysis.run_failures import KINDS
-
-    if not any(counts.get(kind) for kind in KINDS):
-        return
-    shown = ", ".join(f"{kind} {counts.get(kind, 0)}" for kind in KINDS)
-    defects = counts.get("mutreal_defects", 0)
-    click.echo(f"mutants that failed, not by the model (not kills): {shown}"
-               + (f"; {defects} of them mutreal defects (invalid, harness)" if defects else ""))  # fmt: skip
