@@ -10,7 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mutreal.analysis.killing import kill_from_records
-from mutreal.analysis.run_failures import EditNames, classify_failure, edit_names, failure_counts, mutant_failure
+from mutreal.analysis.run_failures import (
+    EditNames,
+    classify_failure,
+    edit_names,
+    failure_counts,
+    mutant_failure,
+)
 from mutreal.execution.records import EvaluateRecord, FitRecord, RunRecord
 
 ORIGINAL = """
