@@ -10,7 +10,12 @@ import copy
 import json
 from pathlib import Path
 
-from mutreal.report.campaigns import CampaignRows, coupling_best_table, coupling_html, coupling_operators_table
+from mutreal.report.campaigns import (
+    CampaignRows,
+    coupling_best_table,
+    coupling_html,
+    coupling_operators_table,
+)
 from mutreal.report.realism import best_reconstruction, no_figure_reason, realism_bugs_table
 
 COMPARE = Path(__file__).resolve().parent / "data" / "realism" / "compare.jsonl"
