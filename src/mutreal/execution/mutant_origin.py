@@ -86,7 +86,7 @@ def original_of(mutant: str | Path, expected: str | Path | None = None) -> Path 
             "not there: mutreal cannot run it in its program's setting (folder, data, arguments, framework); "
             "write the mutant again with mutreal mutate --out, or put its original back"
         )
-    if expected is not None and Path(expected).resolve() != original.resolve() and not same:
+    if expected is not None and Path(expected).resolve() != original.resolve():  # and other content
         raise ProvenanceError(
             f"{mutant}: its provenance names {original} as its original, not {expected}: "
             "it is a mutant of another program"

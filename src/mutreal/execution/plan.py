@@ -215,7 +215,39 @@ class CampaignPlan:
             "framework": program.framework,
             "rewrites": program.rewrites,
             "block_network": cfg.block_network,
+            "own_modules": own_modules(program.path, program.data_folder),
         }
+
+
+#: how many of its own modules a program run in another folder brings along, at most
+MAX_OWN_MODULES = 50
+
+
+def own_modules(path: Path, home: Path | None) -> dict[str, str]:
+    """The modules beside a program run in another folder (``home``: a mutant in its original's)
+    that stand for modules of that folder and differ from them: name -> text.
+
+    A reconstructed fault of several files is written as a mirror of its fixed program's files, some
+    of them mutated; run in the fixed program's folder, the mutant would import the fixed helpers and
+    lose its edit there. Only names the home folder has are brought (a folder of ``mutate --out``
+    mutants holds other mutants beside each one, which are no modules of the program)."""
+    own = Path(path).resolve().parent
+    if home is None or Path(home).resolve() == own:
+        return {}
+    found: dict[str, str] = {}
+    for module in sorted(own.glob("*.py"))[: MAX_OWN_MODULES * 4]:
+        theirs = Path(home) / module.name
+        if module.name == Path(path).name or not theirs.is_file():
+            continue
+        try:
+            text = module.read_text(encoding="utf-8")
+            if text != theirs.read_text(encoding="utf-8"):
+                found[module.name] = text
+        except (OSError, UnicodeDecodeError):
+            continue
+        if len(found) >= MAX_OWN_MODULES:
+            break
+    return found
 
 
 def needs_run(stored: RunRecord | None, cfg: CampaignConfig, memory_limit: float) -> bool:

@@ -158,6 +158,17 @@ def _prepare_workdir(task: dict[str, Any]) -> tuple[Path, Path, Path]:
     return workdir, script, workdir
 
 
+def _write_own_modules(workdir: Path, modules: dict[str, str]) -> None:
+    """A mutant's own helper modules in place of its home folder's (a reconstructed fault of
+    several files: :func:`mutreal.execution.plan.own_modules`)."""
+    for name, text in modules.items():
+        target = workdir / Path(name).name
+        with contextlib.suppress(OSError):
+            if target.is_symlink() or target.exists():
+                target.unlink()
+            target.write_text(text, encoding="utf-8")
+
+
 def _home(task: dict[str, Any]) -> Path:
     """The folder whose files a run shows (its data folder), where it runs as if it were there."""
     return Path(task.get("folder") or Path(task["program"]).parent)
@@ -382,6 +393,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
 
     begin_run(task.get("rewrites"))  # the era's Keras behaviours its rewrites list (mutreal.compat.era_behaviour)
     workdir, script, scratch = _prepare_workdir(task)
+    _write_own_modules(workdir, task.get("own_modules") or {})
     # the folder the run shows is its home (a mutant's is its original's: mutreal.campaigns.pair.mutant_data_folders),
     # so a mutant written elsewhere finds ``fixed/result.json`` as its original does
     _alias_own_folder(workdir, _home(task).name, str(task["source"]))
