@@ -108,3 +108,13 @@ def test_kill_leaves_an_invalid_mutant_out_of_the_mutation_score(tmp_path: Path)
     assert report["killed"] == 0 and report["mutation_score"] == 0.0  # of the one mutant judged
     assert report["failed_mutants"] == failure_counts([by_name["broken.py"]["failure"]]) == {
         "invalid": 1, "harness": 0, "stillborn": 0, "mutreal_defects": 1}  # fmt: skip
+
+
+def test_a_mutant_none_of_whose_runs_completed_is_stillborn_not_a_kill(tmp_path: Path) -> None:
+    original = [_ok(0), _ok(1)]
+    after_training = [_failed("ValueError", "shapes (30, 2) and (30, 3)", seed=s, epochs=2) for s in (0, 1)]
+    assert classify_failure(after_training[0], original[0], EditNames()) is None  # one run alone: the model's
+    failure = mutant_failure(after_training, original, tmp_path / "mutant.py")
+    assert failure is not None and failure["kind"] == "stillborn" and (failure["runs"], failure["of"]) == (2, 2)
+    # one run that completed: the other's crash is the model's, a kill as before
+    assert mutant_failure([after_training[0], _ok(1)], original, tmp_path / "mutant.py") is None

@@ -11,7 +11,8 @@ one of:
   folder not found): a defect of how mutreal ran it;
 - ``stillborn``: the operator's own effect on the model makes training impossible (no training data
   left, a loss that cannot take the output's shape): it crashed before its first epoch, in code the
-  edit did not write;
+  edit did not write; or none of its runs completed (:func:`mutant_failure`), which leaves no
+  prediction to count a kill on;
 - None: the model's own failure after training began (a diverged fit that raised, an evaluate that
   no longer fits the model's output): a crash, which kills as it always did.
 
@@ -198,10 +199,26 @@ def mutant_failure(runs: Sequence[Any], references: Sequence[Any], mutant: str |
     such run's :class:`RunFailure` with how many runs failed so (``runs`` of ``of``); None otherwise.
     Such a mutant has no kill, KP, coupling or IoU: its runs do not test what its edit meant."""
     original = next((r.program for r in references), None)
-    failures = classify_runs(runs, references, edit_names_of(mutant, original))
+    failures = classify_runs(runs, references, edit_names_of(mutant, original)) or _none_completed(runs, references)
     if not failures:
         return None
     return {**failures[0].to_dict(), "runs": len(failures), "of": len(runs)}
+
+
+def _none_completed(runs: Sequence[Any], references: Sequence[Any]) -> list[RunFailure]:
+    """A mutant none of whose runs completed, each where its program's run with the same seed did,
+    though training began: stillborn too. Such runs leave no prediction to count kills on (a failed
+    run would be wrong on every input, a KP of 1 that says nothing about the edit); limits aside
+    (a run a limit stopped is said in the row's notes, and a higher limit trains it)."""
+    by_seed = {r.seed: r for r in references}
+    failed = [r for r in runs if Outcome.parse(r.outcome) not in (Outcome.OK, Outcome.LOST)
+              and not Outcome.parse(r.outcome).is_limit]  # fmt: skip
+    if not runs or len(failed) < len(runs):
+        return []
+    if any(by_seed.get(r.seed) is None or Outcome.parse(by_seed[r.seed].outcome) != Outcome.OK for r in failed):
+        return []
+    reason = "no run completed where its program's did: the operator's own effect leaves nothing trained and evaluated"
+    return [RunFailure("stillborn", _error(r), reason) for r in failed]
 
 
 def failure_counts(failures: Iterable[Mapping[str, Any] | None]) -> dict[str, int]:
