@@ -147,3 +147,16 @@ def test_a_run_that_crashes_in_timing_after_evaluating_keeps_its_evaluation(tmp_
         assert failure["error_type"] == "TypeError" and "end = time()" in failure["traceback"]
     for record in by_name["wrong_shape.py"]:
         assert record.outcome == "crash" and record.scaffolding_failure is None
+
+
+def test_a_crash_in_a_helper_module_of_the_program_is_read_there(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "timing.py").write_text("import time\n\ndef took(start):\n    return time() - start\n")
+    (tmp_path / "shapes.py").write_text("def show(values):\n    return values.reshape(5, 7)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    scaffolding = "import timing\nresult = data.sum()\nprint(timing.took(0.0))\n"
+    error, script, source = _raised(tmp_path, scaffolding, {"data": np.ones(4)})
+    found = scaffolding_failure(error, script, source, roots=[tmp_path], trained=True)
+    assert found is not None and (found.file, found.statement) == ("timing.py", "return time() - start")
+    model_helper = "import shapes\nprint(shapes.show(data))\n"
+    error, script, source = _raised(tmp_path, model_helper, {"data": np.ones(4)})
+    assert scaffolding_failure(error, script, source, roots=[tmp_path], trained=True) is None

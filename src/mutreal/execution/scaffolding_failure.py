@@ -228,11 +228,11 @@ def _own_frames(error: BaseException, roots: list[Path]) -> list[types.FrameType
     tb = error.__traceback__
     while tb is not None:
         filename = tb.tb_frame.f_code.co_filename
-        try:
-            resolved = Path(filename).resolve()
+        try:  # as imported (a run's folder of links to the program's files) and as the file it is
+            seen = {Path(filename).absolute(), Path(filename).resolve()}
         except (OSError, ValueError):
-            resolved = Path(filename)
-        if any(resolved == root or root in resolved.parents for root in roots):
+            seen = {Path(filename)}
+        if any(path == root or root in path.parents for path in seen for root in roots):
             frames.append((tb.tb_frame, tb.tb_lineno))
         tb = tb.tb_next
     return frames
@@ -267,8 +267,8 @@ def scaffolding_failure(
     if not trained or isinstance(error, (SyntaxError, KeyboardInterrupt, MemoryError, SystemExit)):
         return None
     script = str(script)
-    folders = [Path(script).resolve().parent, *(Path(r).resolve() for r in roots)]
-    frames = _own_frames(error, [Path(script).resolve(), *folders])
+    folders = [Path(script).resolve().parent, *(Path(r).resolve() for r in roots), *(Path(r).absolute() for r in roots)]
+    frames = _own_frames(error, [Path(script).resolve(), Path(script).absolute(), *folders])
     if not frames:
         return None  # raised outside the program's own code before any of its lines ran
     sources = {script: source}
