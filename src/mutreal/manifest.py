@@ -1,4 +1,5 @@
-"""Reading a manifest CSV: the list of bugs that classify, validate-operators and correspond work on.
+"""The manifest CSV, read and written: the list of bugs every command that takes ``--manifest`` works on
+(classify, validate-operators, correspond, run, reproduce, compare) and ``mutreal manifest`` writes.
 
 A manifest has one bug a row: ``id,benchmark,buggy,fixed`` and optional columns (``source_buggy``,
 ``source_fixed``, ``dataset``... as :mod:`mutreal.study.layouts` writes them); ``;`` separates the files
@@ -19,12 +20,25 @@ import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
+#: the columns a manifest is written with, in this order; ``benchmark`` may be absent from one written by hand
+COLUMNS = ("id", "benchmark", "buggy", "fixed")
 #: the columns without which a file is not a manifest
 REQUIRED_COLUMNS = ("id", "buggy", "fixed")
 #: the column of a bug's command-line arguments; ``args_<side>`` overrides it for one side
 ARGS_COLUMN = "args"
 SIDES = ("buggy", "fixed")
+#: optional columns ``mutreal manifest`` writes (after :data:`COLUMNS`, only when some row has a value);
+#: reproduce also reads ``metric``, ``lower_is_better`` and ``entry``, which people add by hand
+OPTIONAL_COLUMNS = (
+    "source", "symptom", "dataset", "bug_type", "source_buggy", "source_fixed",
+    ARGS_COLUMN, f"{ARGS_COLUMN}_buggy", f"{ARGS_COLUMN}_fixed",
+)  # fmt: skip
+#: optional columns that hold file paths (relative ones resolve like ``buggy`` and ``fixed``)
+PATH_COLUMNS = ("source_buggy", "source_fixed")
+#: what separates the files of one side (a multi-file program) in a path cell
+FILE_SEPARATOR = ";"
 
 
 class ManifestError(ValueError):
@@ -33,7 +47,12 @@ class ManifestError(ValueError):
 
 def split_files(cell: str | None) -> list[str]:
     """A ``;``-separated cell as its file names (blank parts dropped)."""
-    return [p.strip() for p in (cell or "").split(";") if p.strip()]
+    return [p.strip() for p in (cell or "").split(FILE_SEPARATOR) if p.strip()]
+
+
+def join_files(paths: Iterable[str]) -> str:
+    """File names as one path cell (the inverse of :func:`split_files`)."""
+    return FILE_SEPARATOR.join(paths)
 
 
 @dataclass
@@ -159,3 +178,22 @@ def read_manifest(path: str | Path) -> list[ManifestRow]:
 def program_args(path: str | Path) -> dict[str, list[str]]:
     """The command-line arguments of every program of a manifest that has some (path -> arguments)."""
     return load_manifest(path).program_args()
+
+
+def write_rows(rows: Iterable[Mapping[str, str]], handle: TextIO) -> None:
+    """Manifest rows (cells by column) as CSV on an open text stream: :data:`COLUMNS` first, then the
+    :data:`OPTIONAL_COLUMNS` some row fills, in their order. Written as UTF-8 without a byte-order mark
+    by :func:`write_manifest`; :func:`load_manifest` reads either."""
+    rows = list(rows)
+    columns = list(COLUMNS) + [c for c in OPTIONAL_COLUMNS if any(r.get(c) for r in rows)]
+    writer = csv.DictWriter(handle, columns, extrasaction="ignore", lineterminator="\n", restval="")
+    writer.writeheader()
+    writer.writerows(rows)
+
+
+def write_manifest(rows: Iterable[Mapping[str, str]], path: str | Path) -> None:
+    """Write manifest rows to ``path`` (its folder made), see :func:`write_rows`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        write_rows(rows, handle)

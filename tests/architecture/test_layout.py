@@ -27,32 +27,59 @@ def _tree_block() -> str:
     return match.group(1)
 
 
-def _names_in_tree() -> set[str]:
-    """The names column of the tree: the first field of each line, when it is a list of rooms."""
-    names: set[str] = set()
+def _paths_in_tree() -> set[str]:
+    """The rooms the tree names, as paths below ``src/mutreal/`` (``compat/``, ``compat/modernize.py``):
+    a line's first field names one room or several (``layers.py, training.py``); its indent says which
+    package holds it (two spaces a level). A name is checked where it stands, not anywhere: a module
+    missing from its package is missing even when another package has a file of that name."""
+    paths: set[str] = set()
+    packages: list[tuple[int, str]] = []  # (indent, package path) of the open packages
     for line in _tree_block().splitlines():
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip(" "))
         first = re.split(r"\s{2,}", line.strip())[0]
         items = [item.strip() for item in first.split(",")]
-        if items and all(re.fullmatch(r"[\w]+(?:\.py|/)", item) for item in items):
-            names.update(items)
-    return names
+        if not (items and all(re.fullmatch(r"[\w]+(?:\.py|/)", item) for item in items)):
+            continue  # a continuation of the description above
+        while packages and packages[-1][0] >= indent:
+            packages.pop()
+        parent = packages[-1][1] if packages else ""
+        for item in items:
+            paths.add(parent + item)
+        if len(items) == 1 and items[0].endswith("/"):
+            packages.append((indent, parent + items[0]))
+    return paths
+
+
+def _room(module: Path) -> str:
+    relative = module.relative_to(PACKAGE)
+    if module.name == "__init__.py" and module.parent != PACKAGE:
+        return relative.parent.as_posix() + "/"
+    return relative.as_posix()
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_every_module_is_named_in_the_architecture_tree(module: Path) -> None:
-    names = _names_in_tree()
-    relative = module.relative_to(PACKAGE)
-    if module.name == "__init__.py" and module.parent != PACKAGE:
-        wanted = f"{module.parent.name}/"
-    else:
-        wanted = module.name
-    assert wanted in names, f"{relative} is not named in docs/ARCHITECTURE.md's layout tree"
+    room = _room(module)
+    top_files = {"__init__.py", "__main__.py"}
+    if room in top_files:
+        room = "__init__.py, __main__.py"
+        assert "__init__.py" in _paths_in_tree(), "the tree does not name the top-level __init__.py"
+        return
+    assert room in _paths_in_tree(), f"{room} is not named in docs/ARCHITECTURE.md's layout tree, in its package"
 
 
 def test_the_tree_names_no_module_that_is_gone() -> None:
-    existing = {p.name for p in MODULES} | {f"{p.name}/" for p in PACKAGE.rglob("*") if p.is_dir()}
-    gone = {name for name in _names_in_tree() if name not in existing}
+    existing = {_room(p) for p in MODULES} | {p.relative_to(PACKAGE).as_posix() for p in MODULES} | {p.relative_to(PACKAGE).as_posix() + "/" for p in PACKAGE.rglob("*") if p.is_dir() and p.name != "__pycache__"}
+    gone = {path for path in _paths_in_tree() if path not in existing}
     assert not gone, f"docs/ARCHITECTURE.md names modules that do not exist: {sorted(gone)}"
+
+
+def test_the_tree_reader_places_a_module_in_its_package() -> None:
+    """The reader itself: a name under the wrong package is not found where the module is."""
+    assert "compat/modernize.py" in _paths_in_tree() and "program/modernize.py" not in _paths_in_tree()
+    assert "extract/interpreter/calls.py" in _paths_in_tree() and "compare/layers.py" in _paths_in_tree()
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))

@@ -27,32 +27,8 @@ from mutreal.mutation.catalogue import (
 
 ROOT = Path(__file__).parents[2]
 DEV_SPLIT = Path("/work/shared/reference/dev_split.csv")
-ORDER = [
-    "TCL",
-    "TRD",
-    "TUD",
-    "TAN",
-    "TCO",
-    "HBS",
-    "HLR",
-    "HNE",
-    "HDB",
-    "ACH",
-    "ARM",
-    "AAL",
-    "RAW",
-    "RCW",
-    "RRW",
-    "RCD",
-    "RCP",
-    "WCI",
-    "WAB",
-    "WRB",
-    "LCH",
-    "OCH",
-    "OCG",
-    "VRM",
-]
+#: DeepCrime's operators in its Table 1 order (the catalogue keeps that order; the registry derives it)
+ORDER = ["TCL", "TRD", "TUD", "TAN", "TCO", "HBS", "HLR", "HNE", "HDB", "ACH", "ARM", "AAL", "RAW", "RCW", "RRW", "RCD", "RCP", "WCI", "WAB", "WRB", "LCH", "OCH", "OCG", "VRM"]
 
 
 @pytest.fixture(scope="module")

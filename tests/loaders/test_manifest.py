@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,6 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mutreal.manifest import (
+    ARGS_COLUMN,
+    OPTIONAL_COLUMNS,
     ManifestError,
     join_args,
     load_manifest,
@@ -18,6 +23,7 @@ from mutreal.manifest import (
     read_manifest,
     split_args,
     split_files,
+    write_rows,
 )
 
 
@@ -104,3 +110,48 @@ def test_args_that_do_not_split_are_an_error_of_the_file(tmp_path: Path) -> None
 @given(st.lists(st.text(min_size=0, max_size=12).filter(lambda s: "\x00" not in s), max_size=6))
 def test_join_and_split_args_round_trip(args: list[str]) -> None:
     assert split_args(join_args(args)) == args
+
+
+_CELL = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=8)
+
+
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {"id": _CELL.filter(str.strip), "benchmark": _CELL, "buggy": st.just("b.py"), "fixed": st.just("f.py")},
+            optional={c: st.lists(_CELL).map(join_args) if c.startswith(ARGS_COLUMN) else _CELL for c in OPTIONAL_COLUMNS},
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_every_cell_written_is_read_back(rows: list[dict[str, str]]) -> None:
+    """The writer and the reader are one format: no column the writer knows is dropped or renamed."""
+    buffer = io.StringIO()
+    write_rows(rows, buffer)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "m.csv"
+        path.write_text(buffer.getvalue(), encoding="utf-8", newline="")
+        read = load_manifest(path).rows
+    assert len(read) == len(rows)
+    for row, back in zip(rows, read, strict=True):
+        for column, cell in row.items():
+            assert back.cells.get(column, "") == cell, column
+
+
+@pytest.mark.parametrize("command", ["classify", "reproduce", "compare"])
+def test_a_manifest_saved_with_a_byte_order_mark_is_read_by_every_command(tmp_path: Path, command: str) -> None:
+    """Excel's "CSV UTF-8" starts the file with a BOM; every --manifest command reads it the same way.
+
+    The bug's programs do not exist: each command reads the row and says so in the bug's row (exit 1),
+    where an unread manifest is a usage error (exit 2) before any row."""
+    (tmp_path / "m.csv").write_bytes("\ufeffid,benchmark,buggy,fixed\nb1,own,gone_b.py,gone_f.py\n".encode())
+    extra = ["--runs", "1"] if command != "classify" else ["--out", str(tmp_path / "out.jsonl")]
+    result = subprocess.run(
+        ["mutreal", command, "--manifest", str(tmp_path / "m.csv"), *extra],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    rows = (tmp_path / "out.jsonl").read_text() if command == "classify" else result.stdout
+    (row,) = [json.loads(line) for line in rows.splitlines() if line.strip()]
+    assert row["id"] == "b1" and row["status"] == "error" and "gone_b.py" in row["error"]

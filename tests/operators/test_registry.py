@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import pytest
+import tomllib
 
 from mutreal.mutation.catalogue import OperatorSpec, ParamSpec, load_catalogue
 from mutreal.mutation.operators import Edit, Example, Operator, Program, Site, apply_edits, registry
@@ -100,6 +102,27 @@ def test_builtins_cover_the_catalogue() -> None:
 def test_builtins_come_from_entry_points() -> None:
     names = {ep.name for ep in metadata.entry_points(group=registry.GROUP)}
     assert set(load_catalogue()) <= names, "reinstall mutreal (pip install -e .) to refresh entry points"
+
+
+def test_pyproject_registers_exactly_the_builtin_classes() -> None:
+    """pyproject's entry points are derived by hand from the operator classes: this pins the derivation
+    (an operator class without its entry point, or an entry point naming a moved class, fails here)."""
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    declared = pyproject["project"]["entry-points"][registry.GROUP]
+    builtins = registry.builtin_classes()
+    assert declared == {oid: registry.entry_point_target(cls) for oid, cls in builtins.items()}
+    assert list(builtins) == list(load_catalogue()), "every catalogue operator has its class, in catalogue order"
+
+
+def test_validate_operators_tells_builtins_from_plugins(plugin) -> None:
+    from mutreal.study.validate import is_plugin
+
+    assert is_plugin(plugin) and not any(is_plugin(registry.get(oid)) for oid in load_catalogue())
+
+    class Lookalike(type(registry.get("HNE"))):  # a plugin subclassing a built-in is still a plugin
+        pass
+
+    assert is_plugin(Lookalike())
 
 
 def test_plugin_operator_registers_through_an_entry_point(plugin) -> None:

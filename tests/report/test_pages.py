@@ -14,9 +14,9 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mutreal.report.confidence import LEVELS, filter_rows
 from mutreal.report.pages import page_names
 from mutreal.report.sidebyside import Mark, align, diff_html
+from mutreal.study.confidence_levels import LEVELS, filter_rows
 from mutreal.study.labelsfile import ResultRow
 
 

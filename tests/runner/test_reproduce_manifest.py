@@ -110,7 +110,7 @@ def test_a_benchmark_is_decided_bug_by_bug_and_resumes(tmp_path):
 def test_manifest_errors_are_usage_errors(tmp_path):
     (tmp_path / "bad.csv").write_text("name,path\nx,y\n")
     result = _reproduce(tmp_path, "--manifest", "bad.csv")
-    assert result.returncode == 2 and "id, buggy, fixed" in result.stderr
+    assert result.returncode == 2 and "lacks column(s) buggy, fixed, id" in result.stderr  # the one reader's message
     result = _reproduce(tmp_path, "--manifest", "nope.csv")
     assert result.returncode == 2
     with pytest.raises(ManifestError, match="symptom"):

@@ -26,7 +26,6 @@ What is decided per bug, beyond the pair verdict of :func:`mutreal.analysis.repr
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 from collections.abc import Callable, Container, Iterator, Mapping, Sequence
@@ -37,6 +36,7 @@ from typing import Any
 from mutreal.analysis.series import LostRuns
 from mutreal.analysis.settings import DecisionSettings
 from mutreal.execution.records import Outcome
+from mutreal.manifest import SIDES, ManifestError, load_manifest
 from mutreal.stats.reproduction import SYMPTOMS
 
 #: error types of a removed API (with the runner's Keras 1/2 hints, see runner.campaign)
@@ -64,10 +64,6 @@ _MISSING_PATHS = (
     re.compile(r"""(?:No such file or directory|not found|does not exist)[^'"]*['"]([^'"]+)['"]"""),
     re.compile(r"""['"]?([^\s'"]+?)['"]?\s+(?:not found|does not exist)"""),
 )
-
-
-class ManifestError(ValueError):
-    """A manifest that cannot be read at all (the CLI's usage error)."""
 
 
 @dataclass
@@ -128,38 +124,26 @@ def _boolean(cell: str | None) -> bool | None:
 
 
 def read_reproduce_manifest(path: str | Path) -> list[ReproduceTask]:
-    """Read a reproduction manifest; raises :class:`ManifestError` when the file itself is unusable."""
-    path = Path(path)
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
-    except (OSError, UnicodeDecodeError, csv.Error) as error:
-        raise ManifestError(f"{path}: cannot read the manifest ({error})") from None
-    if rows and not {"id", "buggy", "fixed"} <= set(rows[0]):
-        raise ManifestError(f"{path}: a manifest needs the columns id, buggy, fixed")
-    base = path.parent
-
-    def files(cell: str) -> list[str]:
-        return [str((base / part.strip()).resolve()) for part in (cell or "").split(";") if part.strip()]
-
-    from mutreal.manifest import ManifestError as CellError
-    from mutreal.manifest import args_of
-
+    """Read a reproduction manifest (:func:`mutreal.manifest.load_manifest`: the same encoding, columns
+    and path rules as every command) and its reproduce columns (``symptom``, ``metric``,
+    ``lower_is_better``, ``entry``); raises :class:`ManifestError` when the file itself is unusable."""
+    manifest = load_manifest(path)
     tasks = []
-    for row in rows:
+    for row in manifest.rows:
         try:  # the args cells as the manifest reader splits them (one rule for every command)
-            args = {side: args_of(row, side) for side in ("buggy", "fixed")}
-        except CellError as error:
-            raise ManifestError(f"{path}: bug {row['id']}: {error}") from None
-        symptom = (row.get("symptom") or "auto").strip() or "auto"
+            args = {side: row.args(side) for side in SIDES}
+        except ManifestError as error:
+            raise ManifestError(f"{manifest.path}: bug {row.id}: {error}") from None
+        cells = row.cells
+        symptom = (cells.get("symptom") or "auto").strip() or "auto"
         if symptom not in SYMPTOMS:
-            raise ManifestError(f"{path}: bug {row['id']}: symptom {symptom!r} is not one of {', '.join(SYMPTOMS)}")
+            raise ManifestError(f"{manifest.path}: bug {row.id}: symptom {symptom!r} is not one of {', '.join(SYMPTOMS)}")
         tasks.append(
             ReproduceTask(
-                id=row["id"], benchmark=(row.get("benchmark") or None), buggy=files(row["buggy"]),
-                fixed=files(row["fixed"]), symptom=symptom, metric=(row.get("metric") or "").strip() or None,
-                lower_is_better=_boolean(row.get("lower_is_better")), entry=(row.get("entry") or "").strip() or None,
-                args_buggy=args["buggy"], args_fixed=args["fixed"],
+                id=row.id, benchmark=row.benchmark, buggy=[str(Path(p).resolve()) for p in row.buggy],
+                fixed=[str(Path(p).resolve()) for p in row.fixed], symptom=symptom,
+                metric=(cells.get("metric") or "").strip() or None, lower_is_better=_boolean(cells.get("lower_is_better")),
+                entry=(cells.get("entry") or "").strip() or None, args_buggy=args["buggy"], args_fixed=args["fixed"],
             )
         )  # fmt: skip
     return tasks

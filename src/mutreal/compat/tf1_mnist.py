@@ -34,10 +34,8 @@ Datasets = namedtuple("Datasets", ["train", "validation", "test"])
 
 
 def _missing(path: str) -> FileNotFoundError:
-    try:
-        from mutreal.execution.fit_capture import MissingDatasetError
-    except ImportError:  # pragma: no cover - the execution stage is part of mutreal
-        MissingDatasetError = FileNotFoundError  # type: ignore[misc]  # noqa: N806
+    from mutreal.compat.offline_data import MissingDatasetError
+
     name = os.path.basename(path)
     return MissingDatasetError(
         f"dataset file '{name}' is not available offline: place it at {os.path.abspath(path)} "

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mutreal.compat.offline_data import MissingDatasetError  # noqa: F401 - raised here, caught by the worker as fit_capture.MissingDatasetError
 from mutreal.execution import per_input
 from mutreal.execution.model_task import read_task
 from mutreal.execution.per_input import MAX_PREDICTIONS  # noqa: F401 - the limit, where it always was
@@ -42,10 +43,6 @@ from mutreal.execution.records import EvaluateRecord, FitRecord
 
 #: The frameworks a worker can run programs on (the era helper's ``framework`` option).
 FRAMEWORKS = ("keras3", "tf_keras", "tf1")
-
-
-class MissingDatasetError(FileNotFoundError):
-    """A program asked for a data file that is not available offline (recorded as ``missing-data``)."""
 
 
 @dataclass

@@ -203,10 +203,6 @@ def callback_from_call(
     )
 
 
-def is_training_method(name: str) -> bool:
-    return name in TRAINING_METHODS
-
-
 __all__ = [
     "CALL",
     "COMPILE_POSITIONAL",

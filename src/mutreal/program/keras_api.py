@@ -737,14 +737,3 @@ def default_arg(cls: str, arg: str, era: str = DEFAULT_ERA) -> Any:
     if isinstance(value, dict):
         return value.get(era, value.get(DEFAULT_ERA, NO_DEFAULT))
     return value
-
-
-def defaults_for(cls: str, era: str = DEFAULT_ERA) -> dict[str, Any]:
-    """All known defaults of ``cls`` in ``era`` (arguments without a default in that era left out)."""
-    table = _DEFAULTS.get(canonical_layer(cls)) or _DEFAULTS.get(canonical_optimizer(cls) or "", {})
-    out = {}
-    for arg in table:
-        v = default_arg(cls, arg, era)
-        if v is not NO_DEFAULT:
-            out[arg] = v
-    return out

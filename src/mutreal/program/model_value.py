@@ -134,14 +134,6 @@ class Value:
         )
 
 
-def _args_to_dict(args: dict[str, Value]) -> dict[str, Any]:
-    return {k: v.to_dict() for k, v in args.items()}
-
-
-def _args_from_dict(d: dict[str, Any] | None) -> dict[str, Value]:
-    return {k: Value.from_dict(v) for k, v in (d or {}).items()}
-
-
 def implicit_default(callee: str, name: str, era: str | None) -> Value | None:
     """The era's default of argument ``name`` of ``callee`` (a class or fit method) as an implicit
     constant, or None when it has none (an argument that is not written reads as its default)."""

@@ -17,7 +17,6 @@ import networkx as nx
 
 from mutreal.report import paper
 from mutreal.report.campaigns import CampaignRows, Campaigns
-from mutreal.report.confidence import ConfidenceFilter, filter_rows
 from mutreal.report.pages import BugPages, SourceFinder, read_label_sets
 from mutreal.report.tables import (
     ALL,
@@ -43,6 +42,7 @@ from mutreal.report.tables import (
     training_data_tables,
 )
 from mutreal.serialise import Record, record_kwargs, wire
+from mutreal.study.confidence_levels import ConfidenceFilter, filter_rows
 from mutreal.study.labelsfile import (
     LabelsFormatError,
     ReadProblem,

@@ -21,10 +21,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mutreal.report.confidence import LEVELS, UNKNOWN, component_field, confidence_of, level_name, made_by
 from mutreal.report.sidebyside import Mark, diff_html
 from mutreal.report.tables import Table
 from mutreal.report.web import BUG_CSS, CSS, script_tag
+from mutreal.study.confidence_levels import (
+    LEVELS,
+    UNKNOWN,
+    component_field,
+    confidence_of,
+    level_name,
+    made_by,
+)
 from mutreal.study.labelsfile import LabelledBug, ResultComponent, ResultRow, read_labels
 
 #: folder of the bug pages inside a report folder

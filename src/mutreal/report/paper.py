@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from mutreal.report.tables import ALL, BenchmarkFigures, GroupStats, Table, pct_half_up
+from mutreal.report.tables import ALL, BenchmarkFigures, GroupStats, Table
 from mutreal.serialise import Record
 
 #: measures of Table 3 / Table 4 compared, in the order the comparison lists them
@@ -205,8 +205,3 @@ def errata_table() -> Table:
         ["table", "row", "column", "printed", "corrected", "why"],
         rows,
     )
-
-
-def table4_pct_consistent(num: int, den: int, printed_pct: int) -> bool:
-    """Whether a printed whole percent is ``num/den`` rounded half up (used to audit the data file)."""
-    return pct_half_up(num, den) == printed_pct

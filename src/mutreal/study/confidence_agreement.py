@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mutreal.report.confidence import LEVELS, UNKNOWN, level_name
+from mutreal.study.confidence_levels import LEVELS, UNKNOWN, level_name
 from mutreal.study.labelsfile import LabelledBug, ResultRow, read_labels, read_results
 
 #: levels in the order they are printed (most sure first), then components with none, then all

@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import ast
 import configparser
-import csv
 import io
 import logging
 import os
@@ -70,15 +69,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from mutreal import manifest as manifest_file
+from mutreal.manifest import OPTIONAL_COLUMNS, PATH_COLUMNS, join_args, join_files, write_rows
 from mutreal.serialise import Record
-
-#: manifest columns in the order they are written (optional ones only when some pair has them)
-REQUIRED_COLUMNS = ("id", "benchmark", "buggy", "fixed")
-OPTIONAL_COLUMNS = (
-    "source", "symptom", "dataset", "bug_type", "source_buggy", "source_fixed", "args", "args_buggy", "args_fixed",
-)  # fmt: skip
-#: optional columns that hold file paths (made relative like buggy/fixed)
-_PATH_COLUMNS = ("source_buggy", "source_fixed")
 
 _KERAS = re.compile(
     rb"^[ \t]*(?:(?:import|from)[ \t]+(?:tensorflow(?:\.python)?\.)?keras\b"
@@ -300,8 +293,8 @@ def _pair_args(cand: _Candidate, buggy: list[Path], fixed: list[Path]) -> dict[s
         commands = cand.commands.get(side, {})
         own[side] = next((commands[rel] for rel, path in files.items() if rel in commands and path in listed), None)
     if own["buggy"] == own["fixed"]:
-        return {"args": shlex.join(own["buggy"]) if own["buggy"] else None}
-    return {f"args_{side}": shlex.join(args) if args else None for side, args in own.items()}
+        return {"args": join_args(own["buggy"]) if own["buggy"] else None}
+    return {f"args_{side}": join_args(args) if args else None for side, args in own.items()}
 
 
 _SF_FILE = re.compile(r"s(\d+)_(original|context|ground_truth)\.py$")
@@ -605,13 +598,13 @@ def manifest_rows(pairs: list[BenchmarkPair], relative_to: str | Path | None = N
         row = {
             "id": pair.id,
             "benchmark": pair.benchmark,
-            "buggy": ";".join(_path_text(p, base) for p in pair.buggy),
-            "fixed": ";".join(_path_text(p, base) for p in pair.fixed),
+            "buggy": join_files(_path_text(p, base) for p in pair.buggy),
+            "fixed": join_files(_path_text(p, base) for p in pair.fixed),
         }
         for column in OPTIONAL_COLUMNS:
             value = getattr(pair, column)
-            if column in _PATH_COLUMNS:
-                value = ";".join(_path_text(p, base) for p in value)
+            if column in PATH_COLUMNS:
+                value = join_files(_path_text(p, base) for p in value)
             elif column == "dataset" and value and Path(value).exists():
                 value = _path_text(Path(value), base)
             row[column] = value or ""
@@ -625,20 +618,10 @@ def write_manifest(
     """Write the manifest CSV to a path (paths relative to its folder unless ``relative_to`` says
     otherwise) or to an open text stream (paths absolute unless ``relative_to`` is given)."""
     if isinstance(out, (str, Path)):
-        out = Path(out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        base = relative_to if relative_to is not None else out.parent
-        with open(out, "w", newline="", encoding="utf-8") as fh:
-            _write_rows(manifest_rows(pairs, base), fh)
+        base = relative_to if relative_to is not None else Path(out).parent
+        manifest_file.write_manifest(manifest_rows(pairs, base), out)
     else:
-        _write_rows(manifest_rows(pairs, relative_to), out)
-
-
-def _write_rows(rows: list[dict[str, str]], fh: TextIO) -> None:
-    columns = list(REQUIRED_COLUMNS) + [c for c in OPTIONAL_COLUMNS if any(r[c] for r in rows)]
-    writer = csv.DictWriter(fh, columns, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
+        write_rows(manifest_rows(pairs, relative_to), out)
 
 
 def manifest_text(pairs: list[BenchmarkPair], relative_to: str | Path | None = None) -> str:

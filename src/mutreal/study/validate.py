@@ -169,11 +169,7 @@ class ValidationReport(Record):
 
 def is_plugin(op: Operator) -> bool:
     """True for an operator that is not one of mutreal's built-in classes."""
-    target = registry.BUILTINS.get(op.id)
-    if target is None:
-        return True
-    module, _, attr = target.partition(":")
-    return not (type(op).__module__ == module and type(op).__name__ == attr)
+    return registry.builtin_classes().get(op.id) is not type(op)
 
 
 def claims(op: Operator, component: Any) -> bool:

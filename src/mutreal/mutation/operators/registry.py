@@ -5,15 +5,18 @@ would register its own (``[project.entry-points."mutreal.mutation.operators"]``,
 so a plugin's operator appears in ``mutate --list``, ``hom-generate`` and ``validate-operators``
 with no change to mutreal. An entry point may name an :class:`~mutreal.mutation.operators.base.Operator`
 subclass or instance. Should the installed metadata lag behind the source (an editable install
-made before an operator was added), the built-in table below fills the gap.
+made before an operator was added), the built-in classes fill the gap (:func:`builtin_classes`).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import pkgutil
 import sys
 from importlib import metadata
 
+from mutreal.mutation.catalogue import load_catalogue
 from mutreal.mutation.operators.base import Operator
 
 GROUP = "mutreal.mutation.operators"
@@ -21,33 +24,34 @@ GROUP = "mutreal.mutation.operators"
 #: still load; a plugin under both names counts once)
 LEGACY_GROUP = "mutreal.operators"
 
-#: the built-in operators (the same table as pyproject's entry points)
-BUILTINS: dict[str, str] = {
-    "TCL": "mutreal.mutation.operators.training_data:ChangeLabels",
-    "TRD": "mutreal.mutation.operators.training_data:RemoveTrainingData",
-    "TUD": "mutreal.mutation.operators.training_data:UnbalanceTrainingData",
-    "TAN": "mutreal.mutation.operators.training_data:AddNoise",
-    "TCO": "mutreal.mutation.operators.training_data:OverlapClasses",
-    "HBS": "mutreal.mutation.operators.hyperparameters:ChangeBatchSize",
-    "HLR": "mutreal.mutation.operators.hyperparameters:ChangeLearningRate",
-    "HNE": "mutreal.mutation.operators.hyperparameters:ChangeEpochs",
-    "HDB": "mutreal.mutation.operators.hyperparameters:DisableBatching",
-    "ACH": "mutreal.mutation.operators.activation:ChangeActivation",
-    "ARM": "mutreal.mutation.operators.activation:RemoveActivation",
-    "AAL": "mutreal.mutation.operators.activation:AddActivation",
-    "RAW": "mutreal.mutation.operators.regularisation:AddWeightsRegularisation",
-    "RCW": "mutreal.mutation.operators.regularisation:ChangeWeightsRegularisation",
-    "RRW": "mutreal.mutation.operators.regularisation:RemoveWeightsRegularisation",
-    "RCD": "mutreal.mutation.operators.regularisation:ChangeDropoutRate",
-    "RCP": "mutreal.mutation.operators.regularisation:ChangePatience",
-    "WCI": "mutreal.mutation.operators.weights:ChangeWeightsInitialisation",
-    "WAB": "mutreal.mutation.operators.weights:AddBias",
-    "WRB": "mutreal.mutation.operators.weights:RemoveBias",
-    "LCH": "mutreal.mutation.operators.loss_optimiser:ChangeLoss",
-    "OCH": "mutreal.mutation.operators.loss_optimiser:ChangeOptimiser",
-    "OCG": "mutreal.mutation.operators.loss_optimiser:ChangeGradientClipping",
-    "VRM": "mutreal.mutation.operators.validation:RemoveValidationSet",
-}
+#: the modules of mutreal's own operator families: their Operator classes are the built-ins
+FAMILY_PACKAGE = "mutreal.mutation.operators"
+
+
+@functools.cache
+def builtin_classes() -> dict[str, type[Operator]]:
+    """mutreal's own operators by id, in the catalogue's order: every concrete :class:`Operator`
+    subclass defined in a module of :data:`FAMILY_PACKAGE` whose ``id`` is a catalogue id.
+
+    The classes are the one list of built-ins: pyproject's entry points register them (a test pins
+    that they name exactly these), ``validate-operators`` tells them from plugins, and :func:`load`
+    falls back on them when the installed metadata lags behind the source (an editable install made
+    before an operator was added)."""
+    order = list(load_catalogue())
+    found: dict[str, type[Operator]] = {}
+    package = importlib.import_module(FAMILY_PACKAGE)
+    for info in pkgutil.iter_modules(package.__path__, f"{FAMILY_PACKAGE}."):
+        module = importlib.import_module(info.name)
+        for obj in vars(module).values():
+            if isinstance(obj, type) and issubclass(obj, Operator) and obj.__module__ == info.name and obj.id in order:
+                found[obj.id] = obj
+    return {oid: found[oid] for oid in order if oid in found}
+
+
+def entry_point_target(cls: type[Operator]) -> str:
+    """The ``module:Class`` an entry point names for an operator class."""
+    return f"{cls.__module__}:{cls.__qualname__}"
+
 
 _cache: dict[str, Operator] | None = None
 
@@ -58,11 +62,6 @@ def _instantiate(obj: object, name: str) -> Operator:
     if not isinstance(obj, Operator):
         raise TypeError(f"entry point {name!r} of {GROUP} is not a mutreal Operator: {obj!r}")
     return obj
-
-
-def _load_target(target: str) -> object:
-    module, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module), attr)
 
 
 def load() -> dict[str, Operator]:
@@ -76,11 +75,12 @@ def load() -> dict[str, Operator]:
             print(f"mutreal: operator plugin {ep.name!r} failed to load: {exc}", file=sys.stderr)
             continue
         ops.setdefault(op.id or ep.name, op)
-    for oid, target in BUILTINS.items():
+    builtins = builtin_classes()
+    for oid, cls in builtins.items():
         if oid not in ops:
-            ops[oid] = _instantiate(_load_target(target), oid)
+            ops[oid] = _instantiate(cls, oid)
     # built-ins in the catalogue's order, then plugins in entry-point order
-    order = {oid: i for i, oid in enumerate(BUILTINS)}
+    order = {oid: i for i, oid in enumerate(builtins)}
     return dict(sorted(ops.items(), key=lambda kv: order.get(kv[0], len(order))))
 
 
