@@ -35,10 +35,11 @@ def test_figures_exist_only_for_a_fault_that_kills_an_input_and_is_worse(
     records, correct_matrix, wrong, buggy_mean, fixed_mean
 ) -> None:
     make_records, correctness = records, correct_matrix  # pure builders: nothing kept between examples
-    fixed = make_records("fixed.py", [fixed_mean] * 3, correctness(3, 6, []))
-    buggy = make_records("buggy.py", [buggy_mean] * 3, correctness(3, 6, wrong))
-    mutant = make_records("m.py", [0.5] * 3, correctness(3, 6, [0, 1]))
+    spread = [0.0, 0.02, -0.01]  # runs that vary, as trainings do (DeepCrime's GLM needs a variance)
+    fixed = make_records("fixed.py", [fixed_mean + d for d in spread], correctness(3, 6, []))
+    buggy = make_records("buggy.py", [buggy_mean + d for d in spread], correctness(3, 6, wrong))
+    mutant = make_records("m.py", [0.5 + d for d in spread], correctness(3, 6, [0, 1]))
     report = compare_from_records(buggy, fixed, {"m.py": mutant})
-    reproduces = bool(wrong) and buggy_mean < fixed_mean
+    reproduces = bool(wrong) and report.buggy.summary.mean < report.fixed.summary.mean  # the runs' own means
     assert (report.not_reproduced is None) is reproduces
     assert (report.mutants[0].similarity is not None) is reproduces
