@@ -118,3 +118,9 @@ def test_a_mutant_none_of_whose_runs_completed_is_stillborn_not_a_kill(tmp_path:
     assert failure is not None and failure["kind"] == "stillborn" and (failure["runs"], failure["of"]) == (2, 2)
     # one run that completed: the other's crash is the model's, a kill as before
     assert mutant_failure([after_training[0], _ok(1)], original, tmp_path / "mutant.py") is None
+
+
+def test_the_error_shown_is_the_line_that_says_what_failed() -> None:
+    message = "in user code:\n\n    File \"train.py\", line 9\n\n    ValueError: `logits` and `labels` must have the same shape"
+    failure = classify_failure(_failed("ValueError", message), _ok(), EditNames())
+    assert failure is not None and failure.error == "ValueError: ValueError: `logits` and `labels` must have the same shape"

@@ -135,8 +135,11 @@ def edit_names_of(mutant: str | Path, original: str | Path | None) -> EditNames 
 
 
 def _error(run: Any) -> str:
-    message = (getattr(run, "error_message", None) or "").strip().splitlines()
-    return f"{getattr(run, 'error_type', None) or run.outcome}: {message[0][:300] if message else ''}".rstrip(": ")
+    """``Type: message`` of a failed run: the message's first line, or its last where the first only
+    introduces a traceback (Keras' ``in user code:``)."""
+    lines = [line.strip() for line in (getattr(run, "error_message", None) or "").strip().splitlines() if line.strip()]
+    shown = (lines[-1] if lines[0].endswith(":") else lines[0]) if lines else ""
+    return f"{getattr(run, 'error_type', None) or run.outcome}: {shown[:300]}".rstrip(": ")
 
 
 def _before_first_epoch(run: Any) -> bool:
