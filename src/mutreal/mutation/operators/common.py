@@ -120,16 +120,17 @@ def set_value(
 
 
 def keras_callee(
-    program: Program, module: str, name: str, like: cst.CSTNode | None = None
+    program: Program, module: str, name: str, like: cst.CSTNode | None = None, *, at: int | None = None
 ) -> tuple[str, list[Change]]:
     """How to call Keras' ``<module>.<name>`` here, with the import that needs (or none).
 
     A call ``like`` written through a module path (``optimizers.SGD(...)``,
     ``tf.keras.regularizers.l2(...)``) keeps that path; otherwise :meth:`Program.spell` picks an
-    alias the program imports or adds ``from <root>.<module> import <name>``."""
+    alias the program imports before node ``at`` (the edited node: an alias bound only by a later
+    import would be a NameError there) or adds ``from <root>.<module> import <name>``."""
     if isinstance(like, cst.Call) and isinstance(like.func, cst.Attribute):
         return f"{code_of(program, like.func.value)}.{name}", []
-    callee, imp = program.spell(module, name)
+    callee, imp = program.spell(module, name, before=None if at is None else program.index.position(at)[0])
     return callee, [Change("import", 0, code=imp)] if imp else []
 
 

@@ -402,7 +402,7 @@ class ChangeLearningRate(Operator):
         if site.detail["spelling"] == "object":
             arg = program.find_arg(site.anchor, ("learning_rate", "lr"), 0)
             return set_value(self, program, site, value, arg, code, lr_keyword(program))
-        callee, imports = keras_callee(program, "optimizers", site.detail["optimizer"])
+        callee, imports = keras_callee(program, "optimizers", site.detail["optimizer"], at=site.anchor)
         new = f"{callee}({lr_keyword(program)}={code})"
         return make_edit(
             self, site, value, site.old, code, [Change("replace", site.anchor, code=new), *imports]

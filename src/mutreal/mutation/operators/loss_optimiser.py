@@ -233,7 +233,7 @@ class ChangeOptimiser(Operator):
             code, imports = self._tf1_call(program, site, cls)
         else:
             assert isinstance(node, cst.Call)
-            callee, imports = keras_callee(program, "optimizers", cls, node)
+            callee, imports = keras_callee(program, "optimizers", cls, node, at=site.anchor)
             args = ""
             if options.get("keep_learning_rate"):
                 arg = program.find_arg(site.anchor, ("learning_rate", "lr"), 0)
@@ -333,7 +333,7 @@ class ChangeGradientClipping(Operator):
             arg = program.find_arg(site.anchor, (mode,), None)
             changes = [value_change(program, site.anchor, arg, code, mode)]
         else:
-            callee, imports = keras_callee(program, "optimizers", site.detail["optimizer"])
+            callee, imports = keras_callee(program, "optimizers", site.detail["optimizer"], at=site.anchor)
             changes = [Change("replace", site.anchor, code=f"{callee}({mode}={code})"), *imports]
         label = value_label(value) if mode == "clipvalue" else f"{mode}-{value_label(value)}"
         edit = make_edit(self, site, value, old, code, changes, label=label, options={"mode": mode})

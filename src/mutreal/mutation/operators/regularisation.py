@@ -124,7 +124,7 @@ class ChangeWeightsRegularisation(_WeightsRegularisation):
             code = program.string(value, old)
         elif isinstance(old, cst.Call):
             factor = _factor(layer.args[_regularizer_arg(layer)])
-            callee, imports = keras_callee(program, "regularizers", value, old)
+            callee, imports = keras_callee(program, "regularizers", value, old, at=site.anchor)
             code = f"{callee}(l1={factor}, l2={factor})" if value == "l1_l2" else f"{callee}({factor})"
         else:
             code = program.string(value)
