@@ -24,14 +24,62 @@ def accepts_arg(layer: Layer, arg: str, era: str) -> bool:
     return arg in layer.args or keras_api.default_arg(layer.cls, arg, era) is not keras_api.NO_DEFAULT
 
 
+def resolved_callee(program: Program, call_id: int) -> tuple[str, str | None]:
+    """A call's callee as written and as the program's imports resolve it (``tf.nn.conv2d``,
+    ``tensorflow.nn.conv2d``; None when its root is not imported)."""
+    call = program.node(call_id)
+    assert isinstance(call, cst.Call)
+    text = code_of(program, call.func)
+    root, _, rest = text.partition(".")
+    target = program.model.imports.get(root)
+    if target is None:
+        return text, None
+    return text, f"{target}.{rest}" if rest else target
+
+
+def graph_op(program: Program, group: LayerGroup) -> str | None:
+    """The callee of a layer that is a TensorFlow 1 graph operation (``tf.nn.conv2d``,
+    ``tf.matmul``, ``tf.contrib.layers.conv2d``), None for a layer built by a Keras-style
+    constructor (Keras, ``tf.keras``, ``tf.layers``).
+
+    Why: a graph operation takes none of the Keras keywords the layer operators write
+    (``kernel_regularizer=``, ``use_bias=``, ``kernel_initializer=``, ``activation=``; tf.contrib's
+    layers spell them ``weights_regularizer``/``activation_fn`` and take functions, not names), so
+    its Keras-keyword sites are none: written there they give a TypeError, not a fault."""
+    if group.layer.origin != "graph":
+        return None
+    text, full = resolved_callee(program, group.call)
+    if full is not None and ".contrib." not in full and (
+        full.split(".")[0] in ("keras", "tf_keras") or ".keras." in full or ".layers." in full
+    ):
+        return None
+    return text
+
+
+def graph_no_site_reasons(program: Program, argument: str) -> list[str]:
+    """Why a layer-keyword operator has no site at the graph operations of a program (see
+    :func:`graph_op`): one line per operation call."""
+    out = []
+    for g in program.layer_groups:
+        op = graph_op(program, g)
+        if op is not None and g.layer.cls not in ("Activation", "Input"):
+            line = program.index.position(g.call)[0]
+            out.append(
+                f"{op} at line {line} is a TensorFlow 1 graph operation: it takes no {argument} "
+                "(its weights are tf.Variables the program creates; only Keras-style layers take one)"
+            )
+    return out
+
+
 def groups_taking(
     program: Program, canonical: str | Callable[[Layer], str]
 ) -> Iterator[tuple[LayerGroup, str]]:
     """The layer constructor calls whose layer takes argument ``canonical`` (a name, or the name as
-    a function of the layer), with that name: where a layer-argument operator looks for sites."""
+    a function of the layer), with that name: where a layer-argument operator looks for sites.
+    A graph operation (:func:`graph_op`) takes no Keras keyword: never one of them."""
     for g in program.layer_groups:
         name = canonical if isinstance(canonical, str) else canonical(g.layer)
-        if accepts_arg(g.layer, name, program.era):
+        if accepts_arg(g.layer, name, program.era) and graph_op(program, g) is None:
             yield g, name
 
 

@@ -17,6 +17,8 @@ import libcst as cst
 
 from mutreal.mutation.operators.base import Change, Edit, Example, Operator, Program, Site
 from mutreal.mutation.operators.common import code_of, is_number, keras_callee, make_edit, num, set_value
+from mutreal.mutation.operators.node_index import last_name
+from mutreal.program import keras_api
 from mutreal.program.model import Fit, Optimizer, compile_path, fit_path
 
 
@@ -275,7 +277,7 @@ def optimizer_target(program: Program, ci: int) -> tuple[str, int] | None:
         return None
     cid = program.compile_call(ci)
     if cid is None:
-        return None
+        return _minimize_target(program, ci)
     arg = program.find_arg(cid, ("optimizer",), 0)
     if arg is None:
         return None
@@ -291,6 +293,24 @@ def optimizer_target(program: Program, ci: int) -> tuple[str, int] | None:
     if found is None:
         found = _unique_call(program, opt.text)
     return ("object", found) if found is not None else None
+
+
+def _minimize_target(program: Program, ci: int) -> tuple[str, int] | None:
+    """TensorFlow 1 graph code's "compile": ``tf.train.AdamOptimizer(lr).minimize(loss)``, or an
+    optimizer bound to a name first (``opt = tf.train.AdamOptimizer(lr)``; ``opt.minimize(loss)``):
+    the optimizer's call is the object to edit (its learning rate, its class)."""
+    comp = program.model.compiles[ci]
+    opt = comp.optimizer
+    assert opt is not None
+    mid = program.find_call(comp.line, None, "minimize")
+    if mid is not None:
+        func = program.node(mid).func  # type: ignore[attr-defined]
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
+            return "object", id(func.value)
+    found = program.find_call(opt.line, opt.text, None) or _unique_call(program, opt.text)
+    if found is None or last_name(program.node(found).func) not in keras_api.TF_TRAIN_OPTIMIZERS:  # type: ignore[attr-defined]
+        return None
+    return "object", found
 
 
 def _unique_call(program: Program, text: str | None) -> int | None:

@@ -20,6 +20,7 @@ from mutreal.mutation.operators.base import Change, Edit, Example, MutationError
 from mutreal.mutation.operators.common import (
     code_of,
     era_name,
+    graph_no_site_reasons,
     groups_taking,
     keras_callee,
     layer_site,
@@ -60,6 +61,9 @@ class _WeightsRegularisation(Operator):
                     continue
             sites.append(layer_site(self, program, g, canonical, kind))
         return sites
+
+    def no_site_reasons(self, program: Program) -> list[str]:
+        return graph_no_site_reasons(program, "kernel_regularizer") if self.present is False else []
 
 
 def _reg_keyword(program: Program, site: Site) -> str:

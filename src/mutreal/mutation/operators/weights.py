@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from mutreal.mutation.operators.base import Edit, Example, MutationError, Operator, Program, Site
 from mutreal.mutation.operators.common import (
     era_name,
+    graph_no_site_reasons,
     groups_taking,
     layer_site,
     set_value,
@@ -102,6 +103,9 @@ class _SetBias(Operator):
                 continue
             sites.append(layer_site(self, program, g, "use_bias", self.current, repr(self.current)))
         return sites
+
+    def no_site_reasons(self, program: Program) -> list[str]:
+        return graph_no_site_reasons(program, "use_bias")
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         layer, arg = site_arg(program, site, "use_bias")
