@@ -28,7 +28,7 @@ import os
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -502,9 +502,13 @@ def check_keywords(
 
 
 def check_code(
-    original: str, mutant: str, framework: str | None, oracle: SignatureOracle | None = None
+    original: str,
+    mutant: str,
+    framework: str | Callable[[], str] | None,
+    oracle: SignatureOracle | None = None,
 ) -> list[Violation]:
-    """Every violation of the mutant text against its original (``framework`` None: names only)."""
+    """Every violation of the mutant text against its original (``framework`` None: names only; a
+    callable is asked only when the mutant adds a keyword to a framework callable)."""
     try:
         before = ast.parse(original)
     except SyntaxError:
@@ -514,8 +518,9 @@ def check_code(
     except SyntaxError as exc:
         return [Violation("syntax", str(exc.msg), exc.lineno)]
     out = check_names(before, after)
-    if framework is not None:
-        out.extend(check_keywords(before, after, framework, oracle))
+    if framework is not None and added_keywords(before, after):
+        fw = framework() if callable(framework) else framework
+        out.extend(check_keywords(before, after, fw, oracle))
     return out
 
 
@@ -534,8 +539,10 @@ def program_framework(program: Any) -> str:
     return got
 
 
-def check_mutant(program: Any, mutant: Any, oracle: SignatureOracle | None = None, *, keywords: bool = True) -> list[Violation]:
+def check_mutant(
+    program: Any, mutant: Any, oracle: SignatureOracle | None = None, *, keywords: bool = True
+) -> list[Violation]:
     """The static check of a mutant (a :class:`~mutreal.mutation.operators.records.Mutant`, first
     or higher order) of ``program``: [] when it passes."""
-    framework = program_framework(program) if keywords else None
+    framework = (lambda: program_framework(program)) if keywords else None
     return check_code(program.text, mutant.code, framework, oracle)
