@@ -53,7 +53,12 @@ def fit_no_site_reasons(
         where = f"{fit.method} call at line {fit.line}"
         if fit_path(fi, key) in skip:
             continue
-        if fit.method not in methods:
+        if fit.method == SESSION_RUN:
+            out.append(
+                f"{where}: the session loop's {key} is not one number written where the loop reads it "
+                "(a literal, or a name assigned one number once)"
+            )
+        elif fit.method not in methods:
             out.append(
                 f"{where}: {fit.method} takes no {key} this operator writes (nor a generator it traces)"
             )
@@ -64,6 +69,74 @@ def fit_no_site_reasons(
         elif not is_number(fit.arg(key, program.era)):
             out.append(f"{where}: {key} is not a number the program model folds")
     return out
+
+
+#: the training call of TensorFlow 1 graph code: ``session.run(train_op, feed_dict=...)`` in loops
+SESSION_RUN = "session.run"
+
+
+def _single_number_binding(program: Program, name: str) -> cst.CSTNode | None:
+    """The number node of the one assignment ``name = <number>`` of the module, when nothing else
+    binds ``name`` (so the edit changes exactly the value the loop reads)."""
+    found: list[cst.CSTNode] = []
+    others = 0
+    for node in program.index.nodes.values():
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                if isinstance(t.target, cst.Name) and t.target.value == name:
+                    if len(node.targets) == 1 and isinstance(node.value, cst.Integer | cst.Float):
+                        found.append(node.value)
+                    else:
+                        others += 1
+                elif name in {n.value for n in _names_in(t.target)}:
+                    others += 1
+        elif isinstance(node, cst.AugAssign | cst.AnnAssign) and isinstance(node.target, cst.Name):
+            if node.target.value == name:
+                others += 1
+        elif isinstance(node, cst.For) and name in {n.value for n in _names_in(node.target)}:
+            others += 1
+    return found[0] if len(found) == 1 and not others else None
+
+
+def _names_in(node: cst.CSTNode) -> list[cst.Name]:
+    if isinstance(node, cst.Name):
+        return [node]
+    if isinstance(node, cst.Tuple | cst.List):
+        return [n for el in node.elements for n in _names_in(el.value)]
+    return []
+
+
+def loop_value_node(program: Program, fi: int, key: str) -> cst.CSTNode | None:
+    """The number node a graph program's training loop reads its ``key`` from (``epochs``: the
+    outermost loop's ``range`` bound; ``batch_size``: the batch the loop body slices or asks
+    ``next_batch`` for): a literal written there, or the one ``name = <number>`` assignment of the
+    name written there. None when it is not found or not one number."""
+    fit = program.model.fits[fi]
+    v = fit.args.get(key)
+    if not is_number(v) or not v.text:
+        return None
+    text = v.text.strip()
+    if text.isidentifier():
+        return _single_number_binding(program, text)
+    cid = program.find_call(fit.line, None, "run")
+    if cid is None:
+        return None
+    loops = [a for a in program.index.ancestors(cid) if isinstance(program.node(a), cst.For)]
+    if key == "epochs" and loops:
+        it = program.node(loops[-1]).iter  # type: ignore[attr-defined]
+        if isinstance(it, cst.Call) and it.args and code_of(program, it.args[-1].value) == text:
+            return it.args[-1].value
+    if key == "batch_size" and loops:
+        for nid, node in program.index.nodes.items():
+            if (
+                isinstance(node, cst.Call)
+                and last_name(node.func) == "next_batch"
+                and node.args
+                and code_of(program, node.args[0].value) == text
+                and loops[0] in program.index.ancestors(nid)
+            ):
+                return node.args[0].value
+    return None
 
 
 class _FitNumber(Operator):
@@ -78,8 +151,27 @@ class _FitNumber(Operator):
         """The keyword a missing argument is added with."""
         return self.key
 
-    def find_sites(self, program: Program) -> list[Site]:
+    def _loop_sites(self, program: Program) -> list[Site]:
+        """TensorFlow 1 graph code: the number a session loop reads its ``key`` from (see
+        :func:`loop_value_node`); the edit writes the new number there."""
         sites = []
+        for fi, fit in enumerate(program.model.fits):
+            if fit.method != SESSION_RUN:
+                continue
+            node = loop_value_node(program, fi, self.key)
+            if node is None:
+                continue
+            v = fit.args[self.key]
+            sites.append(
+                program.make_site(
+                    self, id(node), [fit_path(fi, self.key)], code_of(program, node), v.value,
+                    detail={"fit": fi, "method": fit.method, "via": "loop"},
+                )
+            )
+        return sites
+
+    def find_sites(self, program: Program) -> list[Site]:
+        sites = self._loop_sites(program)
         for fi, fit, cid in fit_calls(program, self.methods):
             v = fit.arg(self.key, program.era)
             if not is_number(v):
@@ -102,13 +194,17 @@ class _FitNumber(Operator):
         return program.find_arg(call, self.aliases, fit_arg_position(method, self.key))
 
     def no_site_reasons(self, program: Program) -> list[str]:
-        return fit_no_site_reasons(program, self.methods, self.key)
+        looped = {e for site in self._loop_sites(program) for e in site.elements}
+        return fit_no_site_reasons(program, self.methods, self.key, skip=looped)
 
     def accepts(self, site: Site, value: Any) -> bool:
         return value != site.original
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         assert site.anchor is not None
+        if site.detail.get("via") == "loop":
+            code = num(value)
+            return make_edit(self, site, value, site.old, code, [Change("replace", site.anchor, code=code)])
         arg = self._arg(program, site.anchor, site.detail["method"])
         return set_value(self, program, site, value, arg, num(value), self.keyword(program))
 
@@ -153,7 +249,7 @@ class ChangeBatchSize(_FitNumber):
         return set_value(self, program, site, value, arg, num(value), "batch_size")
 
     def no_site_reasons(self, program: Program) -> list[str]:
-        traced = {e for site in self._generator_sites(program) for e in site.elements}
+        traced = {e for site in [*self._generator_sites(program), *self._loop_sites(program)] for e in site.elements}
         return fit_no_site_reasons(program, self.methods, self.key, skip=traced)
 
     def examples(self) -> list[Example]:
