@@ -71,6 +71,34 @@ def graph_no_site_reasons(program: Program, argument: str) -> list[str]:
     return out
 
 
+#: why an operator has no site in TensorFlow 1 graph code that trains in a session loop, where
+#: nothing of the program takes the part it edits (``mutate --list`` says it)
+GRAPH_NO_SITE = {
+    "RCD": "no dropout layer with a constant rate (graph code's tf.nn.dropout takes keep_prob, "
+    "usually fed through a placeholder)",
+    "RCP": "no EarlyStopping callback: a TensorFlow 1 session loop takes no callbacks",
+    "VRM": "a TensorFlow 1 session loop takes no validation_split or validation_data (validation "
+    "runs, if any, are the program's own session runs)",
+    "LCH": "the loss is an expression of TensorFlow graph ops, which a Keras loss name or object "
+    "cannot replace",
+    "HDB": "the session loop's batch size is not one number written where the loop reads it",
+}
+
+
+def session_training(program: Program) -> bool:
+    """Whether the program trains in TensorFlow 1 session runs (graph code)."""
+    return any(f.method == "session.run" for f in program.model.fits)
+
+
+def graph_reasons(op: Operator, program: Program) -> list[str]:
+    """:data:`GRAPH_NO_SITE`'s reason for ``op`` when the program trains in session runs and the
+    operator found no site there."""
+    why = GRAPH_NO_SITE.get(op.id)
+    if why is None or not session_training(program) or op.sites(program):
+        return []
+    return [f"TensorFlow 1 graph code: {why}"]
+
+
 def groups_taking(
     program: Program, canonical: str | Callable[[Layer], str]
 ) -> Iterator[tuple[LayerGroup, str]]:

@@ -16,7 +16,15 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from mutreal.mutation.operators.base import Change, Edit, Example, Operator, Program, Site
-from mutreal.mutation.operators.common import code_of, is_number, keras_callee, make_edit, num, set_value
+from mutreal.mutation.operators.common import (
+    code_of,
+    graph_reasons,
+    is_number,
+    keras_callee,
+    make_edit,
+    num,
+    set_value,
+)
 from mutreal.mutation.operators.node_index import last_name
 from mutreal.program import keras_api
 from mutreal.program.model import Fit, Optimizer, compile_path, fit_path
@@ -312,8 +320,33 @@ class DisableBatching(Operator):
 
     id = "HDB"
 
-    def find_sites(self, program: Program) -> list[Site]:
+    def _loop_sites(self, program: Program) -> list[Site]:
+        """TensorFlow 1 graph code: the batch size a session loop reads becomes the length of the
+        array it feeds slices of (``batch_size = 100`` -> ``batch_size = len(x_train)``)."""
+        from mutreal.mutation.operators.data_flow import _fed_array
+
         sites = []
+        for fi, fit in enumerate(program.model.fits):
+            if fit.method != SESSION_RUN:
+                continue
+            node = loop_value_node(program, fi, "batch_size")
+            x = fit.args.get("x")
+            array = _fed_array(x.text if x is not None else None)
+            if node is None or array is None:
+                continue
+            sites.append(
+                program.make_site(
+                    self, id(node), [fit_path(fi, "batch_size")], code_of(program, node),
+                    fit.args["batch_size"].value, detail={"fit": fi, "x": array, "via": "loop"},
+                )
+            )
+        return sites
+
+    def no_site_reasons(self, program: Program) -> list[str]:
+        return graph_reasons(self, program)
+
+    def find_sites(self, program: Program) -> list[Site]:
+        sites = self._loop_sites(program)
         for fi, fit, cid in fit_calls(program):
             x = program.find_arg(cid, ("x",), 0)
             if x is None or not isinstance(x[1].value, cst.Name | cst.Attribute | cst.Subscript):
@@ -335,6 +368,9 @@ class DisableBatching(Operator):
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         assert site.anchor is not None
+        if site.detail.get("via") == "loop":
+            code = f"len({site.detail['x']})"
+            return make_edit(self, site, None, site.old, code, [Change("replace", site.anchor, code=code)], label="full")
         arg = program.find_arg(site.anchor, ("batch_size",), 2)
         return set_value(
             self, program, site, None, arg, f"len({site.detail['x']})", "batch_size", label="full"

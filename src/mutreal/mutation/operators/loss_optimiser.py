@@ -22,6 +22,7 @@ from mutreal.mutation.operators.base import Change, Edit, Example, MutationError
 from mutreal.mutation.operators.common import (
     code_of,
     era_name,
+    graph_reasons,
     keras_callee,
     make_edit,
     num,
@@ -88,7 +89,7 @@ class ChangeLoss(Operator):
             "(its task, regression or classification, is unknown)"
             for c in custom_losses(program)
             if c.task is None
-        ]
+        ] + graph_reasons(self, program)
 
     def accepts(self, site: Site, value: Any) -> bool:
         task = site.detail.get("task")

@@ -21,6 +21,7 @@ from mutreal.mutation.operators.common import (
     code_of,
     era_name,
     graph_no_site_reasons,
+    graph_reasons,
     groups_taking,
     keras_callee,
     layer_site,
@@ -63,7 +64,7 @@ class _WeightsRegularisation(Operator):
         return sites
 
     def no_site_reasons(self, program: Program) -> list[str]:
-        return graph_no_site_reasons(program, "kernel_regularizer") if self.present is False else []
+        return graph_no_site_reasons(program, "kernel_regularizer")
 
 
 def _reg_keyword(program: Program, site: Site) -> str:
@@ -214,6 +215,9 @@ class ChangeDropoutRate(Operator):
 
     id = "RCD"
 
+    def no_site_reasons(self, program: Program) -> list[str]:
+        return graph_reasons(self, program)
+
     def find_sites(self, program: Program) -> list[Site]:
         sites = []
         for g in program.layer_groups:
@@ -256,6 +260,9 @@ class ChangePatience(Operator):
     """RCP: the patience of an EarlyStopping callback passed to fit (explicit or default 0)."""
 
     id = "RCP"
+
+    def no_site_reasons(self, program: Program) -> list[str]:
+        return graph_reasons(self, program)
 
     def find_sites(self, program: Program) -> list[Site]:
         by_call: dict[int, Site] = {}
