@@ -234,9 +234,10 @@ def unbound_names(tree: ast.Module) -> list[tuple[str, int]]:
     return uses.found
 
 
-def check_names(original: ast.Module, mutant: ast.Module) -> list[Violation]:
-    """The reads of a name the mutant has unbound where the original has none (or fewer)."""
-    before = Counter(name for name, _ in unbound_names(original))
+def check_names(original: ast.Module | Counter[str], mutant: ast.Module) -> list[Violation]:
+    """The reads of a name the mutant has unbound where the original has none (or fewer);
+    ``original`` is the original's tree or its :func:`unbound_names` counted by name."""
+    before = original if isinstance(original, Counter) else Counter(n for n, _ in unbound_names(original))
     out = []
     seen: Counter[str] = Counter()
     for name, line in unbound_names(mutant):
@@ -294,25 +295,27 @@ def _resolve(func: ast.AST, table: Mapping[str, str]) -> str | None:
     return full if full.split(".")[0] in _FRAMEWORK_ROOTS else None
 
 
-def added_keywords(original: ast.Module, mutant: ast.Module) -> list[tuple[str, str, int]]:
-    """(callee as imported, keyword, line) of each keyword argument on a framework callable that
-    the mutant writes more often than the original does."""
-
-    def pairs(tree: ast.Module) -> list[tuple[str, str, int]]:
-        table = _import_table(tree)
-        out = []
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call):
-                callee = _resolve(node.func, table)
-                if callee is None:
-                    continue
+def _keyword_pairs(tree: ast.Module) -> list[tuple[str, str, int]]:
+    table = _import_table(tree)
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            callee = _resolve(node.func, table)
+            if callee is not None:
                 out.extend((callee, kw.arg, node.lineno) for kw in node.keywords if kw.arg)
-        return out
+    return out
 
-    before = Counter((c, k) for c, k, _ in pairs(original))
+
+def added_keywords(
+    original: ast.Module | Counter[tuple[str, str]], mutant: ast.Module
+) -> list[tuple[str, str, int]]:
+    """(callee as imported, keyword, line) of each keyword argument on a framework callable that
+    the mutant writes more often than the original does (``original``: its tree, or its pairs
+    counted)."""
+    before = original if isinstance(original, Counter) else Counter((c, k) for c, k, _ in _keyword_pairs(original))
     seen: Counter[tuple[str, str]] = Counter()
     out = []
-    for callee, kw, line in pairs(mutant):
+    for callee, kw, line in _keyword_pairs(mutant):
         seen[(callee, kw)] += 1
         if seen[(callee, kw)] > before[(callee, kw)]:
             out.append((callee, kw, line))
@@ -483,7 +486,10 @@ def _keras_canonical(callee: str, keyword: str) -> str:
 
 
 def check_keywords(
-    original: ast.Module, mutant: ast.Module, framework: str, oracle: SignatureOracle | None = None
+    original: ast.Module | Counter[tuple[str, str]],
+    mutant: ast.Module,
+    framework: str,
+    oracle: SignatureOracle | None = None,
 ) -> list[Violation]:
     """The keyword arguments the mutant adds to framework callables that do not take them."""
     added = added_keywords(original, mutant)
@@ -501,26 +507,42 @@ def check_keywords(
     return out
 
 
+@dataclass
+class _Original:
+    """What the check needs of an original, computed once for all its mutants."""
+
+    names: Counter[str]
+    keywords: Counter[tuple[str, str]]
+
+    @classmethod
+    def of(cls, text: str) -> _Original:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            tree = ast.parse("")
+        return cls(
+            Counter(n for n, _ in unbound_names(tree)),
+            Counter((c, k) for c, k, _ in _keyword_pairs(tree)),
+        )
+
+
 def check_code(
-    original: str,
+    original: str | _Original,
     mutant: str,
     framework: str | Callable[[], str] | None,
     oracle: SignatureOracle | None = None,
 ) -> list[Violation]:
     """Every violation of the mutant text against its original (``framework`` None: names only; a
     callable is asked only when the mutant adds a keyword to a framework callable)."""
-    try:
-        before = ast.parse(original)
-    except SyntaxError:
-        before = ast.parse("")
+    before = original if isinstance(original, _Original) else _Original.of(original)
     try:
         after = ast.parse(mutant)
     except SyntaxError as exc:
         return [Violation("syntax", str(exc.msg), exc.lineno)]
-    out = check_names(before, after)
-    if framework is not None and added_keywords(before, after):
+    out = check_names(before.names, after)
+    if framework is not None and added_keywords(before.keywords, after):
         fw = framework() if callable(framework) else framework
-        out.extend(check_keywords(before, after, fw, oracle))
+        out.extend(check_keywords(before.keywords, after, fw, oracle))
     return out
 
 
@@ -545,4 +567,7 @@ def check_mutant(
     """The static check of a mutant (a :class:`~mutreal.mutation.operators.records.Mutant`, first
     or higher order) of ``program``: [] when it passes."""
     framework = (lambda: program_framework(program)) if keywords else None
-    return check_code(program.text, mutant.code, framework, oracle)
+    original = getattr(program, "_static_original", None)
+    if original is None:
+        original = program._static_original = _Original.of(program.text)
+    return check_code(original, mutant.code, framework, oracle)
