@@ -6,7 +6,7 @@ and the keywords it adds are taken by the called API in the program's framework.
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mutreal.mutation.operators import Program, apply_edits, registry
@@ -86,8 +86,14 @@ def oracle(tmp_path_factory) -> SignatureOracle:
     return SignatureOracle(str(tmp_path_factory.mktemp("signatures")))
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(programs())
+@example(
+    "import numpy as np\nfrom keras.models import Sequential\nfrom keras.layers import Dense\n"
+    "x = np.random.rand(32, 4)\ny = np.random.rand(32, 1)\nmodel = Sequential()\n"
+    "model.add(Dense(1, input_shape=(4,)))\nmodel.compile(loss='mse', optimizer='sgd')\n"
+    "model.fit(x, y, epochs=1)\nimport json\nimport keras\nprint(json.dumps(keras.__version__))\n"
+)
 def test_every_mutant_of_every_operator_passes_the_static_check(oracle: SignatureOracle, text: str) -> None:
     program = Program(text, "prog.py")
     checked = 0
