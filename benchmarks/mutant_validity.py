@@ -4,7 +4,7 @@ fixed programs of a runtime manifest, and a seeded sample of them run once.
 Usage::
 
     python benchmarks/mutant_validity.py MANIFEST [--benchmark B] [--limit K] [--json OUT]
-        [--run-sample N] [--seed S] [--time-limit SECONDS]
+        [--run-sample N [--sample-programs K] [--jobs J]] [--seed S] [--time-limit SECONDS]
 
 MANIFEST is a runtime manifest (``id, benchmark, buggy, fixed, entry``; paths relative to its folder,
 as ``benchmarks/real_programs.py`` reads it). Why this exists: a mutant that dies on a name mutreal
@@ -19,9 +19,12 @@ mutants written and violations, one example per failing cell, and the seconds pe
 Part (b), ``--run-sample N``: N mutants drawn with a seeded generator, spread round-robin over the
 (benchmark, operator) cells, each written into a copy of its program's folder (same folder name,
 so data beside the program resolves) and trained once by the installed ``mutreal run`` (seed 0 as
-its program's run, ``--framework auto``, one call for the whole sample so workers stay warm). It
-prints per benchmark and operator: written, trained, failed, with the error type and message of one
-failure per failing cell. Failures are printed as the runner reports them; telling invalid, harness
+its program's run, ``--framework auto``, one call for the whole sample so workers stay warm), beside
+one run of each of their programs (in a copy of their own): a mutant whose program fails too is
+counted apart ("program failed"), it says nothing of the edit. It prints per benchmark and operator:
+written, trained, failed, with the error type and message of one failure per failing cell. With
+``--sample-programs K`` the sample is drawn from K programs per benchmark (seeded) checked alone, so
+a run sample does not wait for the whole corpus' static check. Failures are printed as the runner reports them; telling invalid, harness
 and stillborn failures apart is the runner analysis' job (``run_outcomes`` is the one place to
 call it from).
 
@@ -130,12 +133,12 @@ def _table(cells: dict[tuple[str, str], dict[str, Any]], cols: list[str], by: in
         for c in cols:
             a[c] += cell[c]
         a["example"] = a["example"] or cell.get("example")
-    lines = [f"{'':<28}" + "".join(f"{c:>12}" for c in cols)]
+    lines = [f"{'':<28}" + "".join(f"{c:>15}" for c in cols)]
     for name in sorted(agg):
         a = agg[name]
-        lines.append(f"{name:<28}" + "".join(f"{a[c]:>12}" for c in cols))
+        lines.append(f"{name:<28}" + "".join(f"{a[c]:>15}" for c in cols))
     total = {c: sum(a[c] for a in agg.values()) for c in cols}
-    lines.append(f"{'total':<28}" + "".join(f"{total[c]:>12}" for c in cols))
+    lines.append(f"{'total':<28}" + "".join(f"{total[c]:>15}" for c in cols))
     examples = [f"  {name}: {agg[name]['example']}" for name in sorted(agg) if agg[name]["example"]]
     return lines + (["examples:"] + examples if examples else [])
 
@@ -170,10 +173,21 @@ def _copy_folder(src: Path, dst: Path) -> None:
     shutil.copytree(src, dst, copy_function=copy, symlinks=True)
 
 
-def run_outcomes(chosen: list[dict[str, Any]], time_limit: float, work: Path) -> list[dict[str, Any]]:
-    """Each chosen mutant written beside a copy of its program's files and run once (seed 0,
-    ``--framework auto``) in one ``mutreal run`` call; returns the run records, in order."""
+def run_outcomes(
+    chosen: list[dict[str, Any]], time_limit: float, work: Path, jobs: int = 1
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """Each chosen mutant written beside a copy of its program's files, and each of their programs
+    in a copy of its own, run once (seed 0, ``--framework auto``) in one ``mutreal run`` call;
+    returns the mutants' run records, in order, and the programs' by file."""
     paths = []
+    originals: dict[str, str] = {}
+    for m in chosen:
+        if m["file"] in originals:
+            continue
+        src = Path(m["file"]).parent
+        dst = work / f"p{len(originals)}" / src.parent.name / src.name
+        _copy_folder(src, dst)
+        originals[m["file"]] = str(dst / Path(m["file"]).name)
     for i, m in enumerate(chosen):
         src = Path(m["file"]).parent
         dst = work / str(i) / src.parent.name / src.name
@@ -183,7 +197,8 @@ def run_outcomes(chosen: list[dict[str, Any]], time_limit: float, work: Path) ->
         m["path"] = str(target)
         paths.append(str(target))
     cmd = [shutil.which("mutreal") or "mutreal", "run", "--runs", "1", "--json", "-q", "--framework", "auto",
-           "--timeout", str(time_limit), "--store", str(work / "runs.sqlite"), *paths]
+           "--timeout", str(time_limit), "--jobs", str(jobs), "--store", str(work / "runs.sqlite"),
+           *originals.values(), *paths]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     try:
         runs = json.loads(proc.stdout)["runs"]
@@ -191,8 +206,11 @@ def run_outcomes(chosen: list[dict[str, Any]], time_limit: float, work: Path) ->
         sys.stderr.write(proc.stderr[-3000:])
         runs = []
     by_path = {os.path.realpath(r["program"]): r for r in runs}
-    return [by_path.get(os.path.realpath(p), {"outcome": "missing", "error_type": "NoRecord",
-                                               "error_message": proc.stderr[-300:]}) for p in paths]
+    missing = {"outcome": "missing", "error_type": "NoRecord", "error_message": proc.stderr[-300:]}
+    return (
+        [by_path.get(os.path.realpath(p), missing) for p in paths],
+        {f: by_path.get(os.path.realpath(p), missing) for f, p in originals.items()},
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -204,9 +222,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--run-sample", type=int, default=0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--time-limit", type=float, default=300.0)
+    ap.add_argument("--sample-programs", type=int, default=0,
+                    help="Draw the run sample from this many programs per benchmark (seeded), statically "
+                    "checked alone, instead of from the whole manifest's static check.")
+    ap.add_argument("--jobs", type=int, default=1, help="Warm workers of the run sample.")
     args = ap.parse_args(argv)
 
     rows = read_manifest(args.manifest, args.benchmark, args.limit)
+    if args.sample_programs:
+        rng = random.Random(args.seed)
+        by_bench: dict[str, list[dict[str, str]]] = defaultdict(list)
+        for row in rows:
+            by_bench[row["benchmark"]].append(row)
+        rows = [r for b in sorted(by_bench) for r in rng.sample(by_bench[b], min(args.sample_programs, len(by_bench[b])))]
     t0 = time.perf_counter()
     got = static_part(rows)
     cells, seconds = got["cells"], got["seconds"]
@@ -228,29 +256,37 @@ def main(argv: list[str] | None = None) -> int:
         chosen = sample(got["valid"], args.run_sample, args.seed)
         t1 = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="mutreal-validity-") as tmp:
-            records = run_outcomes(chosen, args.time_limit, Path(tmp))
+            records, programs = run_outcomes(chosen, args.time_limit, Path(tmp), args.jobs)
         run_cells: dict[tuple[str, str], dict[str, Any]] = defaultdict(
-            lambda: {"written": 0, "trained": 0, "failed": 0, "example": None}
+            lambda: {"written": 0, "trained": 0, "failed": 0, "program failed": 0, "example": None}
         )
         for m, r in zip(chosen, records, strict=True):
             cell = run_cells[(m["benchmark"], m["operator"])]
             cell["written"] += 1
             if r.get("outcome") == "ok":
                 cell["trained"] += 1
+            elif programs[m["file"]].get("outcome") != "ok":
+                cell["program failed"] += 1  # its program fails too: says nothing of the mutant
             else:
                 cell["failed"] += 1
                 cell["example"] = cell["example"] or (
                     f"{m['id']} {m['name']}: {r.get('outcome')} {r.get('error_type')}: "
                     f"{str(r.get('error_message'))[:200]}"
                 )
-        print(f"\nrun sample: {len(chosen)} mutants (seed {args.seed}), {time.perf_counter() - t1:.0f} s")
+        ok = sum(r.get("outcome") == "ok" for r in programs.values())
+        print(f"\nrun sample: {len(chosen)} mutants (seed {args.seed}) of {len(programs)} programs "
+              f"({ok} of which complete their own run), {time.perf_counter() - t1:.0f} s")
+        for f, r in sorted(programs.items()):
+            if r.get("outcome") != "ok":
+                print(f"  program fails: {f}: {r.get('outcome')} {r.get('error_type')}: {str(r.get('error_message'))[:160]}")
         print("\nper benchmark")
-        print("\n".join(_table(run_cells, ["written", "trained", "failed"], 0)))
+        print("\n".join(_table(run_cells, ["written", "trained", "failed", "program failed"], 0)))
         print("\nper operator")
-        print("\n".join(_table(run_cells, ["written", "trained", "failed"], 1)))
+        print("\n".join(_table(run_cells, ["written", "trained", "failed", "program failed"], 1)))
         result["runs"] = [
             {k: m[k] for k in ("id", "benchmark", "operator", "name")}
             | {k: r.get(k) for k in ("outcome", "error_type", "error_message")}
+            | {"program_outcome": programs[m["file"]].get("outcome")}
             for m, r in zip(chosen, records, strict=True)
         ]
     if args.json_out:
