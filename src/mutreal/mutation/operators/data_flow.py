@@ -103,51 +103,6 @@ def _group(node: cst.BaseExpression | None) -> tuple[list[str], str] | None:
     return None
 
 
-def _fed_array(text: str | None) -> str | None:
-    """The array a fed value is a slice of (``x_train[i:i + n]``, ``x_train[idx]``) or is."""
-    if not text:
-        return None
-    try:
-        node = cst.parse_expression(text)
-    except cst.ParserSyntaxError:
-        return None
-    if isinstance(node, cst.Subscript):
-        node = node.value
-    return node.value if isinstance(node, cst.Name) else None
-
-
-def _target_names(target: cst.BaseExpression) -> set[str]:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, cst.Tuple | cst.List):
-        return {n for el in target.elements for n in _target_names(el.value)}
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return set()
-
-
-def _assigned_in(node: cst.CSTNode, names: set[str]) -> bool:
-    """Whether a statement binds any of ``names`` (assignment or loop target) inside it."""
-    bound: set[str] = set()
-
-    class _Targets(cst.CSTVisitor):
-        def visit_Assign(self, n: cst.Assign) -> None:
-            for t in n.targets:
-                bound.update(_target_names(t.target))
-
-        def visit_AugAssign(self, n: cst.AugAssign) -> None:
-            bound.update(_target_names(n.target))
-
-        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
-            bound.update(_target_names(n.target))
-
-        def visit_For(self, n: cst.For) -> None:
-            bound.update(_target_names(n.target))
-
-    node.visit(_Targets())
-    return bool(bound & names)
-
-
 def _in_loop(program: Program, stmt: int) -> bool:
     return any(
         isinstance(program.index.nodes.get(a), cst.For | cst.While) for a in program.index.ancestors(stmt)
@@ -551,11 +506,12 @@ class TrainingDataFinder:
         return cache
 
     def _all(self) -> Iterator[Finding]:
-        from mutreal.mutation.operators.hyperparameters import SESSION_RUN, fit_arg_position, fit_calls
+        from mutreal.mutation.operators.hyperparameters import fit_arg_position, fit_calls
+        from mutreal.mutation.operators.session_loop import SESSION_RUN, session_finding
 
         for fi, fit in enumerate(self.program.model.fits):
             if fit.method == SESSION_RUN:
-                yield self._session_finding(fi)
+                yield session_finding(self.program, fi)
         for fi, fit, cid in fit_calls(self.program, ("fit", "fit_generator")):
             stmt = self.program.index.statement_of(cid)
             if stmt is None or not isinstance(self.program.node(stmt), cst.SimpleStatementLine):
@@ -573,31 +529,6 @@ class TrainingDataFinder:
                 yield Finding(fi, reason="the fit call has no training input")
                 continue
             yield self._finding(fi, stmt, x[1].value, y[1].value if y else None)
-
-    def _session_finding(self, fi: int) -> Finding:
-        """TensorFlow 1 graph code: the arrays a session loop feeds slices of
-        (``feed_dict={x: x_train[i:i + n], y: y_train[i:i + n]}``), rebound before the outermost
-        loop around the training run, where they are still whole arrays."""
-        fit = self.program.model.fits[fi]
-        cid = self.program.find_call(fit.line, None, "run")
-        if cid is None:
-            return Finding(fi, reason="the session.run call is not found in the source")
-        loops = [a for a in self.program.index.ancestors(cid) if isinstance(self.program.index.nodes.get(a), cst.For | cst.While)]
-        if not loops:
-            return Finding(fi, reason="the training run is not in a loop over its data")
-        outer = loops[-1]
-        names = []
-        for role in ("x", "y"):
-            v = fit.args.get(role)
-            root = _fed_array(v.text if v is not None else None)
-            if root is None:
-                return Finding(fi, reason=f"the fed {'inputs' if role == 'x' else 'labels'} are not slices of a named array")
-            names.append(root)
-        if _assigned_in(self.program.index.nodes[outer], set(names)):
-            return Finding(fi, reason="the fed arrays are rebound inside the training loop (batches, not the training set)")
-        if self.program.index.statement_of(outer) is None:
-            return Finding(fi, reason="the training loop is not a statement")
-        return Finding(fi, Arrays(outer, [names[0]], [names[1]], names[0], names[1], "session loop"))
 
     def _finding(self, fi: int, stmt: int, x: cst.BaseExpression, y: cst.BaseExpression | None) -> Finding:
         gx, gy = _group(x), _group(y)

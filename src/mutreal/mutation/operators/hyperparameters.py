@@ -26,6 +26,7 @@ from mutreal.mutation.operators.common import (
     set_value,
 )
 from mutreal.mutation.operators.node_index import last_name
+from mutreal.mutation.operators.session_loop import SESSION_RUN, loop_value_node
 from mutreal.program import keras_api
 from mutreal.program.model import Fit, Optimizer, compile_path, fit_path
 
@@ -77,74 +78,6 @@ def fit_no_site_reasons(
         elif not is_number(fit.arg(key, program.era)):
             out.append(f"{where}: {key} is not a number the program model folds")
     return out
-
-
-#: the training call of TensorFlow 1 graph code: ``session.run(train_op, feed_dict=...)`` in loops
-SESSION_RUN = "session.run"
-
-
-def _single_number_binding(program: Program, name: str) -> cst.CSTNode | None:
-    """The number node of the one assignment ``name = <number>`` of the module, when nothing else
-    binds ``name`` (so the edit changes exactly the value the loop reads)."""
-    found: list[cst.CSTNode] = []
-    others = 0
-    for node in program.index.nodes.values():
-        if isinstance(node, cst.Assign):
-            for t in node.targets:
-                if isinstance(t.target, cst.Name) and t.target.value == name:
-                    if len(node.targets) == 1 and isinstance(node.value, cst.Integer | cst.Float):
-                        found.append(node.value)
-                    else:
-                        others += 1
-                elif name in {n.value for n in _names_in(t.target)}:
-                    others += 1
-        elif isinstance(node, cst.AugAssign | cst.AnnAssign) and isinstance(node.target, cst.Name):
-            if node.target.value == name:
-                others += 1
-        elif isinstance(node, cst.For) and name in {n.value for n in _names_in(node.target)}:
-            others += 1
-    return found[0] if len(found) == 1 and not others else None
-
-
-def _names_in(node: cst.CSTNode) -> list[cst.Name]:
-    if isinstance(node, cst.Name):
-        return [node]
-    if isinstance(node, cst.Tuple | cst.List):
-        return [n for el in node.elements for n in _names_in(el.value)]
-    return []
-
-
-def loop_value_node(program: Program, fi: int, key: str) -> cst.CSTNode | None:
-    """The number node a graph program's training loop reads its ``key`` from (``epochs``: the
-    outermost loop's ``range`` bound; ``batch_size``: the batch the loop body slices or asks
-    ``next_batch`` for): a literal written there, or the one ``name = <number>`` assignment of the
-    name written there. None when it is not found or not one number."""
-    fit = program.model.fits[fi]
-    v = fit.args.get(key)
-    if not is_number(v) or not v.text:
-        return None
-    text = v.text.strip()
-    if text.isidentifier():
-        return _single_number_binding(program, text)
-    cid = program.find_call(fit.line, None, "run")
-    if cid is None:
-        return None
-    loops = [a for a in program.index.ancestors(cid) if isinstance(program.node(a), cst.For)]
-    if key == "epochs" and loops:
-        it = program.node(loops[-1]).iter  # type: ignore[attr-defined]
-        if isinstance(it, cst.Call) and it.args and code_of(program, it.args[-1].value) == text:
-            return it.args[-1].value
-    if key == "batch_size" and loops:
-        for nid, node in program.index.nodes.items():
-            if (
-                isinstance(node, cst.Call)
-                and last_name(node.func) == "next_batch"
-                and node.args
-                and code_of(program, node.args[0].value) == text
-                and loops[0] in program.index.ancestors(nid)
-            ):
-                return node.args[0].value
-    return None
 
 
 class _FitNumber(Operator):
@@ -323,7 +256,7 @@ class DisableBatching(Operator):
     def _loop_sites(self, program: Program) -> list[Site]:
         """TensorFlow 1 graph code: the batch size a session loop reads becomes the length of the
         array it feeds slices of (``batch_size = 100`` -> ``batch_size = len(x_train)``)."""
-        from mutreal.mutation.operators.data_flow import _fed_array
+        from mutreal.mutation.operators.session_loop import fed_array
 
         sites = []
         for fi, fit in enumerate(program.model.fits):
@@ -331,7 +264,7 @@ class DisableBatching(Operator):
                 continue
             node = loop_value_node(program, fi, "batch_size")
             x = fit.args.get("x")
-            array = _fed_array(x.text if x is not None else None)
+            array = fed_array(x.text if x is not None else None)
             if node is None or array is None:
                 continue
             sites.append(
