@@ -237,3 +237,20 @@ def test_every_tf1_graph_mutant_trains(tmp_path: Path) -> None:
     failed = [(r["program"], r["error_type"], r["error_message"]) for r in runs if r["outcome"] != "ok"]
     assert not failed
     assert {r["framework"] for r in runs} == {"tf1"}
+
+
+def test_a_mutant_failing_the_static_check_is_refused_and_listed(monkeypatch) -> None:
+    """The refusal is the safety net under every operator: with the old alias choice (``keras``
+    reused though it is imported only after training) the HLR mutant is not written, and the
+    site's listing says why."""
+    from mutreal.mutation.mutate import list_sites
+    from mutreal.mutation.operators.program import Program as ProgramClass
+
+    real_spell = ProgramClass.spell
+    monkeypatch.setattr(ProgramClass, "spell", lambda self, module, name, before=None: real_spell(self, module, name))
+    program = Program(LATE_IMPORTS, "late.py")
+    made = list(generate(program, "HLR", all_values=True))
+    assert made and all(isinstance(m, Invalid) for m in made)
+    assert "keras is used before anything binds it" in made[0].error
+    (row,) = list_sites(program, ["HLR"])
+    assert not row.values and row.invalid and "static check" in row.invalid[0][1]
