@@ -254,3 +254,38 @@ def test_a_mutant_failing_the_static_check_is_refused_and_listed(monkeypatch) ->
     assert "keras is used before anything binds it" in made[0].error
     (row,) = list_sites(program, ["HLR"])
     assert not row.values and row.invalid and "static check" in row.invalid[0][1]
+
+
+def test_static_check_finds_a_global_made_local_by_an_assignment_before_its_read() -> None:
+    original = "data = [1, 2]\n\n\ndef train():\n    for i in range(2):\n        print(data)\n\n\ntrain()\n"
+    rebound = original.replace("    for i", "    data = list(data)\n    for i")
+    found = check_code(original, rebound, None)
+    assert [v.kind for v in found] == ["unbound-name"] and "data" in found[0].message
+    as_parameter = original.replace("def train():\n", "def train(data):\n    data = list(data)\n")
+    assert check_code(original, as_parameter, None) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        TF1_GRAPH.replace("with tf.Session() as sess:\n", "def train():\n    with tf.Session() as sess:\n")
+        .replace("\n    sess.run(tf.global", "\n        sess.run(tf.global")
+        .replace("\n    for epoch", "\n        for epoch")
+        .replace("\n        for i in", "\n            for i in")
+        .replace("\n            sess.run(train_step", "\n                sess.run(train_step")
+        .replace("\n    print('test", "\n        print('test")
+        + "\n\ntrain()\n",
+        "import numpy as np\nfrom keras.models import Sequential\nfrom keras.layers import Dense\n"
+        "x_train = np.random.rand(20, 4)\ny_train = np.random.rand(20, 1)\n"
+        "model = Sequential([Dense(1, input_dim=4)])\nmodel.compile(loss='mse', optimizer='sgd')\n\n\n"
+        "def train():\n    model.fit(x_train, y_train, epochs=1)\n\n\ntrain()\n",
+    ],
+    ids=["tf1 session loop", "keras fit"],
+)
+def test_training_data_arrays_global_to_the_training_function_are_no_site(text: str) -> None:
+    ast.parse(text)
+    program = Program(text, "prog.py")
+    for op_id in ("TCL", "TRD", "TUD", "TAN", "TCO"):
+        op = registry.get(op_id)
+        assert op.sites(program) == [], op_id
+        assert any("UnboundLocalError" in why for why in op.no_site_reasons(program)), op_id

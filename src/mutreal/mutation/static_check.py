@@ -165,14 +165,92 @@ def _args_names(args: ast.arguments) -> set[str]:
     return out
 
 
+_Pos = tuple[int, int]
+
+
+class _LocalOrder(ast.NodeVisitor):
+    """Where each name a function binds is first bound, in reading order: an assignment binds at
+    its end (its value is read first), a loop target after its iterable, the rest where written.
+    Nested functions, classes and comprehensions are their own scopes: not entered."""
+
+    def __init__(self) -> None:
+        self.first: dict[str, _Pos] = {}
+
+    def _bind(self, names: Iterable[str], pos: _Pos) -> None:
+        for n in names:
+            if n not in self.first or pos < self.first[n]:
+                self.first[n] = pos
+
+    @staticmethod
+    def _end(node: ast.AST) -> _Pos:
+        return (getattr(node, "end_lineno", None) or node.lineno, getattr(node, "end_col_offset", None) or 0)  # type: ignore[attr-defined]
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        for t in node.targets:
+            self._bind(_target_names(t), self._end(node))
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self._bind(_target_names(node.target), self._end(node))
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind(_target_names(node.target), self._end(node))
+        self.generic_visit(node)
+
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        self._bind(_target_names(node.target), self._end(node.iter))
+        self.generic_visit(node)
+
+    visit_AsyncFor = visit_For  # type: ignore[assignment]
+
+    def visit_withitem(self, node: ast.withitem) -> None:
+        if node.optional_vars is not None:
+            self._bind(_target_names(node.optional_vars), self._end(node.context_expr))
+        self.generic_visit(node)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self._bind([node.target.id], self._end(node))
+        self.visit(node.value)
+
+    def visit_Import(self, node: ast.Import | ast.ImportFrom) -> None:
+        self._bind([a.asname or a.name.split(".")[0] for a in node.names if a.name != "*"], (node.lineno, node.col_offset))
+
+    visit_ImportFrom = visit_Import  # type: ignore[assignment]
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self._bind([node.name], (node.lineno, node.col_offset))
+        self.generic_visit(node)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
+        self._bind([node.name], (node.lineno, node.col_offset))
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        return
+
+    def _skip(self, node: ast.AST) -> None:
+        return
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _skip  # type: ignore[assignment]
+
+
 class _Uses(ast.NodeVisitor):
-    """Every name read where no binding of it precedes: in a function, its own locals and those of
-    the functions around it count whatever their line; module names count from their line on."""
+    """Every name read where no binding of it precedes: module names count from their line on; in a
+    function, a name it binds counts from where it is first bound in reading order (a read before
+    is an UnboundLocalError), those of the functions around it whatever their line."""
 
     def __init__(self, module: _Bindings) -> None:
         self.module = module
         self.local: list[set[str]] = []
         self.found: list[tuple[str, int]] = []
+        #: per enclosing function: where each of its locals (not parameters, not global) is first
+        #: bound; a read before that is an UnboundLocalError (``data = f(data)`` inserted in a
+        #: function that read the global ``data``)
+        self.order: list[dict[str, _Pos]] = []
 
     def _bound(self, name: str, line: int) -> bool:
         if name in _BUILTINS or name in self.module.globals:
@@ -184,7 +262,9 @@ class _Uses(ast.NodeVisitor):
         return any(b <= line for b in self.module.lines.get(name, ()))
 
     def visit_Name(self, node: ast.Name) -> None:
-        if isinstance(node.ctx, ast.Load) and not self._bound(node.id, node.lineno):
+        if not isinstance(node.ctx, ast.Load):
+            return
+        if not self._bound(node.id, node.lineno) or self.order and node.id in self.order[-1] and (node.lineno, node.col_offset) < self.order[-1][node.id]:
             self.found.append((node.id, node.lineno))
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
@@ -197,9 +277,16 @@ class _Uses(ast.NodeVisitor):
         body = node.body if isinstance(node.body, list) else [node.body]
         inner = _scope_bindings(body)
         self.local.append(_args_names(node.args) | set(inner.lines) | inner.globals)
+        order = _LocalOrder()
+        if not isinstance(node, ast.Lambda):
+            for stmt in body:
+                order.visit(stmt)
+        params = _args_names(node.args) | inner.globals
+        self.order.append({n: p for n, p in order.first.items() if n not in params})
         for stmt in body:
             self.visit(stmt)
         self.local.pop()
+        self.order.pop()
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function  # type: ignore[assignment]
 
@@ -207,9 +294,11 @@ class _Uses(ast.NodeVisitor):
         for dec in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]:
             self.visit(dec)
         self.local.append(set(_scope_bindings(node.body).lines))
+        self.order.append({})
         for stmt in node.body:
             self.visit(stmt)
         self.local.pop()
+        self.order.pop()
 
     def _comprehension(self, node: Any) -> None:
         names: set[str] = set()

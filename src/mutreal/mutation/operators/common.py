@@ -81,7 +81,8 @@ GRAPH_NO_SITE = {
     "runs, if any, are the program's own session runs)",
     "LCH": "the loss is an expression of TensorFlow graph ops, which a Keras loss name or object "
     "cannot replace",
-    "HDB": "the session loop's batch size is not one number written where the loop reads it",
+    "HDB": "the session loop's batch size is not one number written where the loop reads it, or "
+    "the loop feeds batches it makes itself (next_batch), not slices of a whole array",
 }
 
 

@@ -256,17 +256,18 @@ class DisableBatching(Operator):
     def _loop_sites(self, program: Program) -> list[Site]:
         """TensorFlow 1 graph code: the batch size a session loop reads becomes the length of the
         array it feeds slices of (``batch_size = 100`` -> ``batch_size = len(x_train)``)."""
-        from mutreal.mutation.operators.session_loop import fed_array
+        from mutreal.mutation.operators.session_loop import session_finding
 
         sites = []
         for fi, fit in enumerate(program.model.fits):
             if fit.method != SESSION_RUN:
                 continue
             node = loop_value_node(program, fi, "batch_size")
-            x = fit.args.get("x")
-            array = fed_array(x.text if x is not None else None)
-            if node is None or array is None:
+            # the whole array the loop feeds slices of (not a batch it rebinds inside the loop)
+            arrays = session_finding(program, fi).arrays
+            if node is None or arrays is None:
                 continue
+            array = arrays.x[0]
             sites.append(
                 program.make_site(
                     self, id(node), [fit_path(fi, "batch_size")], code_of(program, node),

@@ -108,7 +108,7 @@ def _target_names(target: cst.BaseExpression) -> set[str]:
     return set()
 
 
-def _assigned_in(node: cst.CSTNode, names: set[str]) -> bool:
+def assigned_in(node: cst.CSTNode, names: set[str]) -> bool:
     """Whether a statement binds any of ``names`` (assignment or loop target) inside it."""
     bound: set[str] = set()
 
@@ -150,7 +150,7 @@ def session_finding(program: Program, fi: int) -> Finding:
         if root is None:
             return Finding(fi, reason=f"the fed {'inputs' if role == 'x' else 'labels'} are not slices of a named array")
         names.append(root)
-    if _assigned_in(program.index.nodes[outer], set(names)):
+    if assigned_in(program.index.nodes[outer], set(names)):
         return Finding(fi, reason="the fed arrays are rebound inside the training loop (batches, not the training set)")
     if program.index.statement_of(outer) is None:
         return Finding(fi, reason="the training loop is not a statement")
