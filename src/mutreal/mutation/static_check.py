@@ -264,7 +264,9 @@ class _Uses(ast.NodeVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         if not isinstance(node.ctx, ast.Load):
             return
-        if not self._bound(node.id, node.lineno) or self.order and node.id in self.order[-1] and (node.lineno, node.col_offset) < self.order[-1][node.id]:
+        local = self.order[-1] if self.order else {}
+        read_before_bound = node.id in local and (node.lineno, node.col_offset) < local[node.id]
+        if read_before_bound or not self._bound(node.id, node.lineno):
             self.found.append((node.id, node.lineno))
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
