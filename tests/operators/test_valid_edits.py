@@ -289,3 +289,14 @@ def test_training_data_arrays_global_to_the_training_function_are_no_site(text: 
         op = registry.get(op_id)
         assert op.sites(program) == [], op_id
         assert any("UnboundLocalError" in why for why in op.no_site_reasons(program)), op_id
+
+
+def test_hdb_writes_the_fed_array_s_length_only_below_its_binding() -> None:
+    early = TF1_GRAPH.replace("batch_size = 200\n", "").replace(
+        "from sklearn.datasets import load_digits\n", "from sklearn.datasets import load_digits\nbatch_size = 200\n"
+    )
+    program = Program(early, "graph.py")
+    assert registry.get("HBS").sites(program), "the batch size is still a site of HBS"
+    assert registry.get("HDB").sites(program) == []
+    (m,) = _mutants(Program(TF1_GRAPH, "graph.py"), "HDB") or [None]
+    assert m is None or "batch_size = len(x_train)" in m.code

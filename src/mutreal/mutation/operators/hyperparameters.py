@@ -248,6 +248,19 @@ class ChangeEpochs(_FitNumber):
         ]
 
 
+def _bound_above(program: Program, name: str, line: int) -> bool:
+    """Whether an assignment above ``line`` binds ``name`` (so ``len(name)`` can be written there)."""
+    for nid, node in program.index.nodes.items():
+        if isinstance(node, cst.Assign) and program.index.position(nid)[0] < line:
+            for t in node.targets:
+                names = [t.target] if isinstance(t.target, cst.Name) else [
+                    e.value for e in getattr(t.target, "elements", []) if isinstance(e.value, cst.Name)
+                ]
+                if any(n.value == name for n in names):
+                    return True
+    return False
+
+
 class DisableBatching(Operator):
     """HDB: batch_size becomes the whole training set (``len(x)`` of fit's input)."""
 
@@ -268,6 +281,9 @@ class DisableBatching(Operator):
             if node is None or arrays is None:
                 continue
             array = arrays.x[0]
+            line = program.index.position(id(node))[0]
+            if not _bound_above(program, array, line):
+                continue  # ``batch_size = 1`` written above the array it would take the length of
             sites.append(
                 program.make_site(
                     self, id(node), [fit_path(fi, "batch_size")], code_of(program, node),
