@@ -4,7 +4,7 @@ fixed programs of a runtime manifest, and a seeded sample of them run once.
 Usage::
 
     python benchmarks/mutant_validity.py MANIFEST [--benchmark B] [--limit K] [--json OUT]
-        [--run-sample N [--sample-programs K] [--jobs J]] [--seed S] [--time-limit SECONDS]
+        [--skip K] [--run-sample N [--sample-programs K] [--jobs J]] [--seed S] [--time-limit SECONDS]
 
 MANIFEST is a runtime manifest (``id, benchmark, buggy, fixed, entry``; paths relative to its folder,
 as ``benchmarks/real_programs.py`` reads it). Why this exists: a mutant that dies on a name mutreal
@@ -218,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("manifest")
     ap.add_argument("--benchmark")
     ap.add_argument("--limit", type=int)
+    ap.add_argument("--skip", type=int, default=0, help="Leave out the manifest's first K rows (a measurement in parts).")
     ap.add_argument("--json", dest="json_out")
     ap.add_argument("--run-sample", type=int, default=0)
     ap.add_argument("--seed", type=int, default=0)
@@ -228,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="Warm workers of the run sample.")
     args = ap.parse_args(argv)
 
-    rows = read_manifest(args.manifest, args.benchmark, args.limit)
+    rows = read_manifest(args.manifest, args.benchmark, None)[args.skip :]
+    rows = rows[: args.limit] if args.limit else rows
     if args.sample_programs:
         rng = random.Random(args.seed)
         by_bench: dict[str, list[dict[str, str]]] = defaultdict(list)
