@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from mutreal.compare.confidence import set_confidence
+from mutreal.compare.coverage import Coverage, cover, modelled_lines, statements_of
 from mutreal.label.lost_blocks import made_up_by_parse
 from mutreal.manifest import ManifestError, ManifestRow, read_manifest
 from mutreal.parallel import map_with_progress
@@ -228,6 +229,7 @@ def classify_pair(
     non_keras: list[str] = []
     statements = {"buggy": 0, "fixed": 0}
     keras_side = {"buggy": False, "fixed": False}
+    coverage = Coverage()
     for bpath, fpath in pair_files(bfiles, ffiles):
         result.files.append({"buggy": bpath, "fixed": fpath})
         sides = []
@@ -256,10 +258,20 @@ def classify_pair(
             result.data.setdefault("fixed", _data_summary(fmodel))
         if bpath is None or fpath is None:
             continue  # a file on one side only is compared with nothing
+        kept = []
         for comp in diff_models(bmodel, fmodel):
             if made_up_by_parse(comp, bparsed, fparsed):
                 continue  # the tolerant parse's reading, not the fix (decision lost-block-noise)
+            kept.append(comp)
             result.components.append(component_result(label_component(comp), comp))
+        coverage.add(
+            cover(
+                _statements(bparsed, bpath),
+                _statements(fparsed, fpath),
+                kept,
+                (modelled_lines(bmodel), modelled_lines(fmodel)),
+            )
+        )
     for side, other in (("buggy", "fixed"), ("fixed", "buggy")):
         if statements[side] == 0 and keras_side[other]:
             files = bfiles if side == "buggy" else ffiles
@@ -271,7 +283,23 @@ def classify_pair(
         why = f": {', '.join(non_keras)}" if non_keras else ""
         raise ClassifyError(f"not a Keras program: no model, compile or fit call found{why}")
     result.opaque_share = opaque / total if total else 0.0
+    record_coverage(result, coverage)
     return result
+
+
+def _statements(parsed, path: str) -> list:
+    """The normalised statements of one side (:func:`mutreal.compare.coverage.statements_of`)."""
+    from mutreal.program.source import python_tree
+
+    return statements_of(parsed.text, path, python_tree(parsed.module, parsed.text))
+
+
+def record_coverage(result: BugResult, coverage: Coverage) -> None:
+    """The statement diff's figures and every unexplained change, written into the row."""
+    result.changed_statements = coverage.changed
+    result.explained_statements = coverage.explained
+    result.noise_statements = dict(sorted(coverage.noise.items()))
+    result.unexplained = [u.to_dict() for u in coverage.unexplained]
 
 
 def classify_safely(

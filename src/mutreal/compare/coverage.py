@@ -1,0 +1,630 @@
+"""Diff coverage: every changed statement of a pair is explained by a component, is noise, or is
+listed as an unexplained change.
+
+Why: the passes report what their rules recognise and are silent about the rest, so a user could
+not tell "no fault component" from "a change mutreal did not understand". This module reads the two
+sources statement by statement (Python's ``ast``, so formatting, comments, quotes and parentheses,
+the study's same-semantics syntax, never count), drops what the study's noise rules ignore (prints,
+logging, plotting, result files, verbosity, metrics, imports and spellings, renames, the completion
+of a posted snippet), pairs the rest with :mod:`difflib` and checks each changed statement against
+the components' lines. What no component covers is an :class:`UnexplainedChange`: its file, line,
+text and what it touches (:data:`TOUCHES`, read from the names it calls), never dropped.
+
+A statement counts as explained when a component points into it, when its counterpart in the
+other program does, or when it binds a name that an explained statement of its side reads (the
+value moved into a variable: ``n = 128`` feeding the changed layer).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mutreal.compare.noise import LOGGING, METRICS, PLOTTING, PRINTS, RESULT_FILE_PATHS, VERBOSITY
+from mutreal.compare.values import same_expression_renamed
+from mutreal.program.model import ProgramModel
+from mutreal.serialise import Record
+
+#: noise rule names this module applies (the rules are registered in :mod:`mutreal.compare`)
+RENAMED = "renamed_variables"
+SPELLING = "api_spelling"
+COMPLETION = "completed_snippet"
+#: not a rule of its own: the statement's element was compared by the passes, under the noise
+#: rules, and found equal (``Dense(n); Activation('relu')`` is ``Dense(n, activation='relu')``)
+COMPARED = "compared_equal"
+
+#: call prefixes (dotted, after the first name) that only report, by the noise rule that says so
+_NOISE_CALLS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^(print|pprint|display|tqdm\.write)$"), PRINTS.name),
+    (re.compile(r"^(logging|logger|log|tf\.logging|tf\.compat\.v1\.logging|absl\.logging)\."), LOGGING.name),
+    (re.compile(r"^(plt|pyplot|matplotlib|sns|seaborn|fig|ax|axes|axs)\.|\.(plot|imshow|show|savefig)$"),
+     PLOTTING.name),
+    (re.compile(r"\.(summary|save|save_weights|to_csv|to_json|savetxt|dump|write|close|add_summary|flush)$"),
+     RESULT_FILE_PATHS.name),
+    (re.compile(r"^(np\.save|np\.savez|pickle\.dump|json\.dump|joblib\.dump|saver\.save|tf\.summary\.)"),
+     RESULT_FILE_PATHS.name),
+    (re.compile(r"^(warnings|os\.environ|sys\.path|sys\.exit|exit|quit|time\.|gc\.collect)"), LOGGING.name),
+)
+#: the same function under an older or a shorter name (after the module path is dropped): the
+#: study's same-semantics syntax (rule ``api_spelling``)
+_SAME_API = {
+    "initialize_all_variables": "global_variables_initializer",
+    "random_uniform": "uniform",
+    "random_normal": "normal",
+    "mul": "multiply",
+    "sub": "subtract",
+    "neg": "negative",
+    "pack": "stack",
+    "unpack": "unstack",
+    "select": "where",
+    "Convolution1D": "Conv1D",
+    "Convolution2D": "Conv2D",
+    "Convolution3D": "Conv3D",
+    "SummaryWriter": "FileWriter",
+    "InteractiveSession": "Session",
+    "to_float": "cast",
+    "merge_all_summaries": "merge_all",
+}
+#: keyword arguments renamed between Keras eras (same meaning)
+_SAME_KEYWORD = {
+    "nb_epoch": "epochs",
+    "output_dim": "units",
+    "init": "kernel_initializer",
+    "border_mode": "padding",
+    "subsample": "strides",
+    "nb_filter": "filters",
+    "keep_dims": "keepdims",
+    "W_regularizer": "kernel_regularizer",
+    "b_regularizer": "bias_regularizer",
+    "dim": "axis",
+    "lr": "learning_rate",
+}
+#: keyword arguments that never matter (verbosity, names, reporting)
+_NOISE_KEYWORDS = {"verbose": VERBOSITY.name, "name": "layer_names", "metrics": METRICS.name}
+#: file-like string constants and ``__file__`` paths: where data or results are, not what they are
+_PATH_TEXT = re.compile(r"[/\\]|\.(csv|txt|h5|hdf5|png|jpe?g|npy|npz|pkl|pickle|ckpt|json|mat|gz|zip|tsv)$", re.I)
+
+
+#: what a changed statement touches, first match wins: (name, pattern over its normalised text)
+TOUCHES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("memory", re.compile(r"gpu_options|allow_growth|per_process_gpu|ConfigProto|gc\.collect|clear_session")),
+    ("regulariser", re.compile(r"l2_loss|l1_loss|regulari[sz]|weight_decay|l2\(|l1\(")),
+    ("optimiser", re.compile(r"Optimizer\b|optimizers?\.|\b(SGD|Adam|RMSprop|Adagrad|Adadelta|Nadam)\(|minimize\(")),
+    ("loss", re.compile(r"cross_entropy|crossentropy|\bloss\b|\bcost\b|tf\.log\(|log_softmax|reduce_sum\(.*log|"
+                        r"clip_by_value|mean_squared|\.losses\.")),
+    ("evaluation", re.compile(r"\.(evaluate|predict|score)\(|\bsteps\s*=|accuracy|argmax")),
+    ("training call", re.compile(r"\.(fit|fit_generator|train_on_batch|train)\(|sess(ion)?\.run\(|\.run\(")),
+    ("tensor shape", re.compile(r"placeholder|reshape|expand_dims|squeeze|transpose|tf\.shape|\bshape\b|"
+                                r"tf\.stack|tf\.concat|flatten|Flatten|tf\.matmul|unstack|while_loop")),
+    ("batching", re.compile(r"next_batch|batch_size|\bbatch\b|\[\s*\w+\s*:\s*\w+\s*\+|range\(.*batch|"
+                            r"\.batch\(|shuffle")),
+    ("training budget", re.compile(r"\bepochs?\b|nb_epoch|n_epochs|num_epochs|training_iters|iterations|"
+                                   r"num_steps|n_steps|range\(\d{2,}")),
+    ("initialisation", re.compile(r"initiali[sz]er|random_normal|truncated_normal|glorot|xavier|zeros\(|ones\(")),
+    ("model", re.compile(r"layers?\.|Dense|Conv|LSTM|GRU|Dropout|Activation|relu|sigmoid|softmax|tanh|"
+                         r"Sequential|Model\(|tf\.nn\.")),
+    ("data", re.compile(r"imread|astype|/\s*255|normali[sz]e|StandardScaler|MinMaxScaler|one_hot|to_categorical|"
+                        r"np\.eye|read_data_sets|load_data|read_csv|np\.load|train_test_split|feed_dict|"
+                        r"\bx_train\b|\by_train\b|\bX\b|\bY\b|labels?\b|images?\b")),
+    ("control flow", re.compile(r"^(for|while|if|elif|else|try|except|with|def|class|return)\b")),
+)
+
+
+def touches(text: str) -> str:
+    """What a statement touches, read from its text (:data:`TOUCHES`; ``other`` when nothing fits)."""
+    for name, pattern in TOUCHES:
+        if pattern.search(text):
+            return name
+    return "other"
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement of a file, normalised: a simple statement, or a compound statement's header."""
+
+    file: str
+    line: int
+    last: int
+    #: the normalised text: ``ast.unparse`` with noise keywords and paths taken out
+    text: str
+    #: the source text as written (first line, stripped), for people
+    source: str
+    binds: frozenset[str] = frozenset()
+    reads: frozenset[str] = frozenset()
+    #: the noise rule that makes this statement no program change (None: it is one)
+    noise: str | None = None
+    #: the names of the functions and classes it defines (a ``def``/``class`` header)
+    defines: frozenset[str] = frozenset()
+
+
+@dataclass
+class UnexplainedChange(Record):
+    """A changed statement no component covers: a recall gap made visible, never dropped."""
+
+    file: str | None
+    line: int | None
+    #: ``changed`` (a statement of each side), ``added`` (fixed only) or ``removed`` (buggy only)
+    change: str
+    before: str | None = None
+    after: str | None = None
+    touches: str = "other"
+    fixed_file: str | None = None
+    fixed_line: int | None = None
+
+
+@dataclass
+class StatementChange:
+    """A changed statement of the diff: one statement of each side (changed), or of one side."""
+
+    buggy: Statement | None
+    fixed: Statement | None
+
+    @property
+    def change(self) -> str:
+        return "added" if self.buggy is None else "removed" if self.fixed is None else "changed"
+
+    def text(self) -> str:
+        return " ".join(s.text for s in (self.buggy, self.fixed) if s is not None)
+
+
+@dataclass
+class Coverage:
+    """The statement diff of a bug and how much of it the components explain."""
+
+    changed: int = 0
+    explained: int = 0
+    #: changed statements the noise rules took out, by rule (not counted in ``changed``)
+    noise: dict[str, int] = field(default_factory=dict)
+    unexplained: list[UnexplainedChange] = field(default_factory=list)
+    #: the changes themselves (not written out)
+    changes: list[StatementChange] = field(default_factory=list, repr=False)
+
+    def add(self, other: Coverage) -> None:
+        self.changed += other.changed
+        self.explained += other.explained
+        for k, v in other.noise.items():
+            self.noise[k] = self.noise.get(k, 0) + v
+        self.unexplained += other.unexplained
+        self.changes += other.changes
+
+    @property
+    def share(self) -> float | None:
+        """Share of changed statements explained (None when nothing changed)."""
+        return self.explained / self.changed if self.changed else None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Statements of a source, normalised
+# ---------------------------------------------------------------------------------------------------
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    if isinstance(node, ast.Call):
+        return _dotted(node.func) + "()"
+    return ""
+
+
+class _Normalise(ast.NodeTransformer):
+    """Takes out what never matters: noise keywords, path strings, ``__file__`` paths, and the
+    module path of a called function (``tf.compat.v1.Session`` is ``Session``, ``keras.layers.Dense``
+    ``Dense``: rule ``api_spelling``), older names of the same function and keyword included."""
+
+    def __init__(self, modules: frozenset[str] = frozenset()) -> None:
+        self.modules = modules
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        node.keywords = [k for k in node.keywords if k.arg not in _NOISE_KEYWORDS]
+        for k in node.keywords:
+            if k.arg in _SAME_KEYWORD:
+                k.arg = _SAME_KEYWORD[k.arg]
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            root = func
+            while isinstance(root, ast.Attribute):
+                root = root.value  # type: ignore[assignment]
+            if isinstance(root, ast.Name) and root.id in self.modules:
+                node.func = ast.Name(_SAME_API.get(func.attr, func.attr), ast.Load())
+        elif isinstance(func, ast.Name) and func.id in _SAME_API:
+            node.func = ast.Name(_SAME_API[func.id], ast.Load())
+        return node
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        if isinstance(node.value, str) and _PATH_TEXT.search(node.value):
+            return ast.Constant("<path>")
+        return node
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        if any(isinstance(n, ast.Name) and n.id == "__file__" for n in ast.walk(node)):
+            return ast.Constant("<path>")
+        return self.generic_visit(node)
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
+        return ast.Constant("<text>")
+
+
+_BODIES = ("body", "orelse", "finalbody", "handlers")
+
+
+def _noise_of(node: ast.stmt) -> str | None:
+    """The noise rule that makes a statement no program change."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return SPELLING  # an import alone changes nothing; what uses it does
+    if isinstance(node, ast.Pass):
+        return SPELLING
+    if isinstance(node, ast.Expr):
+        value = node.value
+        if isinstance(value, ast.Constant):
+            return SPELLING  # a docstring or a bare constant
+        if isinstance(value, ast.Call):
+            name = _dotted(value.func)
+            for pattern, rule in _NOISE_CALLS:
+                if pattern.search(name):
+                    return rule
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = _dotted(node.targets[0]) if not isinstance(node.targets[0], ast.Subscript) else _dotted(
+            node.targets[0].value
+        )
+        if target.startswith("os.environ"):
+            return LOGGING.name
+        if isinstance(node.value, ast.Call):
+            name = _dotted(node.value.func)
+            if re.search(r"^(plt|sns|matplotlib)\.|\.(subplots|figure|add_subplot|FileWriter)$", name):
+                return PLOTTING.name
+            if re.search(r"^(open|time\.|time$|datetime\.|perf_counter$|clock$)", name):
+                return RESULT_FILE_PATHS.name
+    return None
+
+
+def _names(node: ast.AST) -> tuple[set[str], set[str]]:
+    """(bound, read) plain names of a statement (an attribute target binds its root's dotted text)."""
+    binds: set[str] = set()
+    reads: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            (binds if isinstance(n.ctx, ast.Store) else reads).add(n.id)
+        elif isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store):
+            binds.add(_dotted(n))
+        elif isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load):
+            dotted = _dotted(n)
+            if dotted:
+                reads.add(dotted)
+        elif isinstance(n, ast.arg):
+            binds.add(n.arg)
+    return binds, reads
+
+
+def _header(node: ast.stmt) -> ast.stmt:
+    """A compound statement without its bodies (its header only)."""
+    head = copy.copy(node)
+    for name in _BODIES:
+        if hasattr(head, name):
+            setattr(head, name, [])
+    if isinstance(head, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        head.decorator_list = []
+    return head
+
+
+def _imported(tree: ast.Module) -> set[str]:
+    """The names imports bind (module aliases: ``tf``, ``np``, ``keras``...), and the usual ones."""
+    names = {"tf", "np", "keras", "K", "tensorflow", "numpy", "layers", "optimizers", "losses"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            names |= {a.asname or a.name for a in node.names}
+    return names
+
+
+def _first_line(lines: Sequence[str], number: int) -> str:
+    text = lines[number - 1].strip() if 0 < number <= len(lines) else ""
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def statements_of(text: str, path: str, tree: ast.Module | None = None) -> list[Statement]:
+    """The statements of a source in order (compound statements as their header, then their bodies).
+
+    ``tree`` is Python's ``ast`` of ``text`` when the caller has it; a text that is no Python 3
+    gives no statements (the tolerant parse's set-aside lines are listed apart)."""
+    if tree is None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return []
+    lines = text.splitlines()
+    out: list[Statement] = []
+    modules = frozenset(_imported(tree))
+
+    def visit(body: Iterable[ast.AST]) -> None:
+        for node in body:
+            if isinstance(node, ast.ExceptHandler):
+                visit(node.body)
+                continue
+            if not isinstance(node, ast.stmt):
+                continue
+            compound = any(getattr(node, b, None) for b in _BODIES)
+            shown = _header(node) if compound else node
+            normal = _Normalise(modules).visit(copy.deepcopy(shown))
+            try:
+                norm_text = ast.unparse(normal).split("\n")[0].strip()
+            except Exception:  # an unusual node ast cannot print: compare its dump
+                norm_text = ast.dump(normal)
+            binds, reads = _names(shown)
+            defines: frozenset[str] = frozenset()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defines = frozenset({node.name})
+                binds.add(node.name)
+            last = node.end_lineno or node.lineno
+            if compound:
+                first_body = min((b[0].lineno for b in (getattr(node, n, None) for n in _BODIES) if b), default=None)
+                last = max(node.lineno, (first_body or node.lineno + 1) - 1)
+            out.append(
+                Statement(
+                    file=path,
+                    line=node.lineno,
+                    last=last,
+                    text=norm_text,
+                    source=_first_line(lines, node.lineno),
+                    binds=frozenset(binds),
+                    reads=frozenset(reads),
+                    noise=_noise_of(node),
+                    defines=defines,
+                )
+            )
+            if compound:
+                for name in _BODIES:
+                    visit(getattr(node, name, None) or [])
+
+    visit(tree.body)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# The statement diff
+# ---------------------------------------------------------------------------------------------------
+
+
+def _pair_block(bs: list[Statement], fs: list[Statement]) -> list[StatementChange]:
+    """Pairs the statements of a replaced block: each buggy statement with its most similar fixed
+    one (ratio >= 0.5, in order); the rest are removed or added."""
+    out: list[StatementChange] = []
+    j = 0
+    used: set[int] = set()
+    for b in bs:
+        best, best_ratio = None, 0.5
+        for k in range(j, len(fs)):
+            ratio = difflib.SequenceMatcher(None, b.text, fs[k].text, autojunk=False).ratio()
+            if ratio > best_ratio:
+                best, best_ratio = k, ratio
+        if best is None:
+            out.append(StatementChange(b, None))
+            continue
+        for k in range(j, best):
+            out.append(StatementChange(None, fs[k]))
+            used.add(k)
+        out.append(StatementChange(b, fs[best]))
+        used.add(best)
+        j = best + 1
+    out += [StatementChange(None, fs[k]) for k in range(j, len(fs)) if k not in used]
+    return out
+
+
+def statement_changes(buggy: list[Statement], fixed: list[Statement]) -> list[StatementChange]:
+    """The changed statements of two sides (noise statements left out before the diff)."""
+    bs = [s for s in buggy if s.noise is None]
+    fs = [s for s in fixed if s.noise is None]
+    matcher = difflib.SequenceMatcher(None, [s.text for s in bs], [s.text for s in fs], autojunk=False)
+    out: list[StatementChange] = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        out += _pair_block(bs[i1:i2], fs[j1:j2])
+    return _moved(out)
+
+
+def _moved(changes: list[StatementChange]) -> list[StatementChange]:
+    """A statement removed in one place and added, the same, in another is moved: the order of
+    independent statements (a function defined after its use, a variable set earlier) is no change
+    of the program the study counted."""
+    removed: dict[str, list[int]] = {}
+    for i, c in enumerate(changes):
+        if c.fixed is None and c.buggy is not None:
+            removed.setdefault(c.buggy.text, []).append(i)
+    drop: set[int] = set()
+    for i, c in enumerate(changes):
+        if c.buggy is None and c.fixed is not None and removed.get(c.fixed.text):
+            drop.add(removed[c.fixed.text].pop())
+            drop.add(i)
+    return [c for i, c in enumerate(changes) if i not in drop]
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+# ---------------------------------------------------------------------------------------------------
+# Noise over the changes: renames and the completion of a snippet
+# ---------------------------------------------------------------------------------------------------
+
+
+def _renamed(change: StatementChange) -> bool:
+    b, f = change.buggy, change.fixed
+    return b is not None and f is not None and same_expression_renamed(b.text, f.text)
+
+
+def _completion(changes: list[StatementChange], buggy: list[Statement], fixed: list[Statement]) -> set[int]:
+    """Indices of added statements that complete a posted snippet (the study's 4.2.1): they bind a
+    name the buggy program reads but never binds, call a function or class it defines but never
+    calls, or bind only names that such statements read."""
+    bound = set().union(*(s.binds for s in buggy)) if buggy else set()
+    read = set().union(*(s.reads for s in buggy)) if buggy else set()
+    roots = {r.split(".")[0] for r in read}
+    free = {r for r in roots if r not in bound}
+    defined = set().union(*(s.defines for s in buggy)) if buggy else set()
+    called = {r.split(".")[0] for s in buggy if not s.defines for r in s.reads}
+    uncalled = defined - called
+    added = {i for i, c in enumerate(changes) if c.buggy is None and c.fixed is not None}
+    done: set[int] = set()
+    for i in added:
+        s = changes[i].fixed
+        assert s is not None
+        if s.binds & free or {r.split(".")[0] for r in s.reads} & uncalled:
+            done.add(i)
+    while True:
+        grown = set(done)
+        readers = [changes[i].fixed for i in done]
+        done_binds = {b for s in readers if s is not None for b in s.binds}
+        for i in added - done:
+            s = changes[i].fixed
+            assert s is not None
+            roots_read = {r.split(".")[0] for r in s.reads}
+            if s.binds and all(any(b in r.reads or b in {x.split(".")[0] for x in r.reads}
+                                   for r in readers if r is not None) for b in s.binds):
+                grown.add(i)  # only completion statements read what it binds
+            elif not s.binds and roots_read and roots_read & done_binds and roots_read <= done_binds | _BUILTINS:
+                grown.add(i)  # it drives what the completion built
+        if grown == done:
+            return done
+        done = grown
+
+
+# ---------------------------------------------------------------------------------------------------
+# Explaining changes with components
+# ---------------------------------------------------------------------------------------------------
+
+
+def _hit(statement: Statement | None, lines: set[tuple[str, int]]) -> bool:
+    if statement is None:
+        return False
+    return any((statement.file, n) in lines for n in range(statement.line, statement.last + 1))
+
+
+def _component_lines(components: Iterable[Any]) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
+    blines: set[tuple[str, int]] = set()
+    flines: set[tuple[str, int]] = set()
+    for c in components:
+        if c.buggy_file and c.buggy_line:
+            blines.add((c.buggy_file, c.buggy_line))
+        if c.fixed_file and c.fixed_line:
+            flines.add((c.fixed_file, c.fixed_line))
+    return blines, flines
+
+
+def modelled_lines(program: ProgramModel) -> set[tuple[str, int]]:
+    """(file, line) of every element the comparison passes compare in full: models and layers,
+    compiles and optimisers, training and evaluation calls and their callbacks, the data's sources
+    and preprocessing steps. A changed statement holding one of them with no component was
+    compared and found equal under the noise rules (``Dense(n); Activation('relu')`` against
+    ``Dense(n, activation='relu')``). Graph code's tensor operations are left out: their pass
+    reads shape-changing operations only, so a change there without a component stays unexplained."""
+    found: set[tuple[str, int]] = set()
+
+    def add(element: Any) -> None:
+        line = getattr(element, "line", None)
+        if isinstance(line, int) and line > 0:
+            found.add((getattr(element, "file", None) or program.path, line))
+
+    for model in program.models:
+        add(model)
+        for layer in model.layers:
+            add(layer)
+    for compile_ in program.compiles:
+        add(compile_)
+        if compile_.optimizer is not None:
+            add(compile_.optimizer)
+    for fit in (*program.fits, *program.evaluations):
+        add(fit)
+        for callback in fit.callbacks:
+            add(callback)
+    for var in (*program.data.values(), *program.untrained_data.values()):
+        if var.source is not None:
+            add(var.source)
+        for op in var.preprocess:
+            add(op)
+    return found
+
+
+def cover(
+    buggy: list[Statement],
+    fixed: list[Statement],
+    components: Iterable[Any],
+    modelled: tuple[set[tuple[str, int]], set[tuple[str, int]]] = (set(), set()),
+) -> Coverage:
+    """The coverage of one file pair's statement diff by the components (objects with
+    ``buggy_file/buggy_line/fixed_file/fixed_line``); ``modelled`` are the lines of each side
+    whose elements the passes compared (:func:`modelled_lines`)."""
+    changes = statement_changes(buggy, fixed)
+    coverage = Coverage()
+    kept: list[StatementChange] = []
+    for c in changes:
+        if _renamed(c):
+            coverage.noise[RENAMED] = coverage.noise.get(RENAMED, 0) + 1
+        else:
+            kept.append(c)
+    completion = _completion(kept, buggy, fixed)
+    if completion:
+        coverage.noise[COMPLETION] = coverage.noise.get(COMPLETION, 0) + len(completion)
+    kept = [c for i, c in enumerate(kept) if i not in completion]
+    blines, flines = _component_lines(components)
+    explained = [_hit(c.buggy, blines) or _hit(c.fixed, flines) for c in kept]
+    compared = [
+        not e and (c.buggy is None or _hit(c.buggy, modelled[0])) and (c.fixed is None or _hit(c.fixed, modelled[1]))
+        for c, e in zip(kept, explained, strict=True)
+    ]
+    if any(compared):
+        coverage.noise[COMPARED] = sum(compared)
+    kept = [c for c, k in zip(kept, compared, strict=True) if not k]
+    explained = [e for e, k in zip(explained, compared, strict=True) if not k]
+    # a changed statement binding a name an explained statement of its side reads feeds that change
+    for _ in range(2):
+        breads = {r for c, e in zip(kept, explained, strict=True) if e and c.buggy for r in c.buggy.reads}
+        freads = {r for c, e in zip(kept, explained, strict=True) if e and c.fixed for r in c.fixed.reads}
+        for i, c in enumerate(kept):
+            if explained[i]:
+                continue
+            if (c.buggy and c.buggy.binds & breads) or (c.fixed and c.fixed.binds & freads):
+                explained[i] = True
+        for i, c in enumerate(kept):
+            if not explained[i] and (
+                _feeds_component(c.buggy, buggy, blines) or _feeds_component(c.fixed, fixed, flines)
+            ):
+                explained[i] = True
+    coverage.changes = kept
+    coverage.changed = len(kept)
+    coverage.explained = sum(explained)
+    for c, e in zip(kept, explained, strict=True):
+        if not e:
+            coverage.unexplained.append(unexplained_change(c))
+    return coverage
+
+
+def _feeds_component(statement: Statement | None, side: list[Statement], lines: set[tuple[str, int]]) -> bool:
+    """A changed statement binding a name that a statement a component points into reads."""
+    if statement is None or not statement.binds:
+        return False
+    return any(s is not statement and _hit(s, lines) and bool(s.reads & statement.binds) for s in side)
+
+
+def unexplained_change(change: StatementChange) -> UnexplainedChange:
+    """The row of a changed statement no component covers."""
+    b, f = change.buggy, change.fixed
+    shown = b or f
+    assert shown is not None
+    return UnexplainedChange(
+        file=shown.file,
+        line=shown.line,
+        change=change.change,
+        before=b.source if b else None,
+        after=f.source if f else None,
+        touches=touches(change.text()),
+        fixed_file=f.file if b and f else None,
+        fixed_line=f.line if b and f else None,
+    )
