@@ -43,12 +43,20 @@ COMPARED = "compared_equal"
 _NOISE_CALLS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(print|pprint|display|tqdm\.write)$"), PRINTS.name),
     (re.compile(r"^(logging|logger|log|tf\.logging|tf\.compat\.v1\.logging|absl\.logging)\."), LOGGING.name),
-    (re.compile(r"^(plt|pyplot|matplotlib|sns|seaborn|fig|ax|axes|axs)\.|\.(plot|imshow|show|savefig)$"),
-     PLOTTING.name),
-    (re.compile(r"\.(summary|save|save_weights|to_csv|to_json|savetxt|dump|write|close|add_summary|flush)$"),
-     RESULT_FILE_PATHS.name),
-    (re.compile(r"^(np\.save|np\.savez|pickle\.dump|json\.dump|joblib\.dump|saver\.save|tf\.summary\.)"),
-     RESULT_FILE_PATHS.name),
+    (
+        re.compile(r"^(plt|pyplot|matplotlib|sns|seaborn|fig|ax|axes|axs)\.|\.(plot|imshow|show|savefig)$"),
+        PLOTTING.name,
+    ),
+    (
+        re.compile(
+            r"\.(summary|save|save_weights|to_csv|to_json|savetxt|dump|write|close|add_summary|flush)$"
+        ),
+        RESULT_FILE_PATHS.name,
+    ),
+    (
+        re.compile(r"^(np\.save|np\.savez|pickle\.dump|json\.dump|joblib\.dump|saver\.save|tf\.summary\.)"),
+        RESULT_FILE_PATHS.name,
+    ),
     (re.compile(r"^(warnings|os\.environ|sys\.path|sys\.exit|exit|quit|time\.|gc\.collect)"), LOGGING.name),
 )
 #: the same function under an older or a shorter name (after the module path is dropped): the
@@ -88,30 +96,68 @@ _SAME_KEYWORD = {
 #: keyword arguments that never matter (verbosity, names, reporting)
 _NOISE_KEYWORDS = {"verbose": VERBOSITY.name, "name": "layer_names", "metrics": METRICS.name}
 #: file-like string constants and ``__file__`` paths: where data or results are, not what they are
-_PATH_TEXT = re.compile(r"[/\\]|\.(csv|txt|h5|hdf5|png|jpe?g|npy|npz|pkl|pickle|ckpt|json|mat|gz|zip|tsv)$", re.I)
+_PATH_TEXT = re.compile(
+    r"[/\\]|\.(csv|txt|h5|hdf5|png|jpe?g|npy|npz|pkl|pickle|ckpt|json|mat|gz|zip|tsv)$", re.I
+)
 
 
 #: what a changed statement touches, first match wins: (name, pattern over its normalised text)
 TOUCHES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("memory", re.compile(r"gpu_options|allow_growth|per_process_gpu|ConfigProto|gc\.collect|clear_session")),
     ("regulariser", re.compile(r"l2_loss|l1_loss|regulari[sz]|weight_decay|l2\(|l1\(")),
-    ("optimiser", re.compile(r"Optimizer\b|optimizers?\.|\b(SGD|Adam|RMSprop|Adagrad|Adadelta|Nadam)\(|minimize\(")),
-    ("loss", re.compile(r"cross_entropy|crossentropy|\bloss\b|\bcost\b|tf\.log\(|log_softmax|reduce_sum\(.*log|"
-                        r"clip_by_value|mean_squared|\.losses\.")),
+    (
+        "optimiser",
+        re.compile(r"Optimizer\b|optimizers?\.|\b(SGD|Adam|RMSprop|Adagrad|Adadelta|Nadam)\(|minimize\("),
+    ),
+    (
+        "loss",
+        re.compile(
+            r"cross_entropy|crossentropy|\bloss\b|\bcost\b|tf\.log\(|log_softmax|reduce_sum\(.*log|"
+            r"clip_by_value|mean_squared|\.losses\."
+        ),
+    ),
     ("evaluation", re.compile(r"\.(evaluate|predict|score)\(|\bsteps\s*=|accuracy|argmax")),
     ("training call", re.compile(r"\.(fit|fit_generator|train_on_batch|train)\(|sess(ion)?\.run\(|\.run\(")),
-    ("tensor shape", re.compile(r"placeholder|reshape|expand_dims|squeeze|transpose|tf\.shape|\bshape\b|"
-                                r"tf\.stack|tf\.concat|flatten|Flatten|tf\.matmul|unstack|while_loop")),
-    ("batching", re.compile(r"next_batch|batch_size|\bbatch\b|\[\s*\w+\s*:\s*\w+\s*\+|range\(.*batch|"
-                            r"\.batch\(|shuffle")),
-    ("training budget", re.compile(r"\bepochs?\b|nb_epoch|n_epochs|num_epochs|training_iters|iterations|"
-                                   r"num_steps|n_steps|range\(\d{2,}")),
-    ("initialisation", re.compile(r"initiali[sz]er|random_normal|truncated_normal|glorot|xavier|zeros\(|ones\(")),
-    ("model", re.compile(r"layers?\.|Dense|Conv|LSTM|GRU|Dropout|Activation|relu|sigmoid|softmax|tanh|"
-                         r"Sequential|Model\(|tf\.nn\.")),
-    ("data", re.compile(r"imread|astype|/\s*255|normali[sz]e|StandardScaler|MinMaxScaler|one_hot|to_categorical|"
-                        r"np\.eye|read_data_sets|load_data|read_csv|np\.load|train_test_split|feed_dict|"
-                        r"\bx_train\b|\by_train\b|\bX\b|\bY\b|labels?\b|images?\b")),
+    (
+        "tensor shape",
+        re.compile(
+            r"placeholder|reshape|expand_dims|squeeze|transpose|tf\.shape|\bshape\b|"
+            r"tf\.stack|tf\.concat|flatten|Flatten|tf\.matmul|unstack|while_loop"
+        ),
+    ),
+    (
+        "batching",
+        re.compile(
+            r"next_batch|batch_size|\bbatch\b|\[\s*\w+\s*:\s*\w+\s*\+|range\(.*batch|"
+            r"\.batch\(|shuffle"
+        ),
+    ),
+    (
+        "training budget",
+        re.compile(
+            r"\bepochs?\b|nb_epoch|n_epochs|num_epochs|training_iters|iterations|"
+            r"num_steps|n_steps|range\(\d{2,}"
+        ),
+    ),
+    (
+        "initialisation",
+        re.compile(r"initiali[sz]er|random_normal|truncated_normal|glorot|xavier|zeros\(|ones\("),
+    ),
+    (
+        "model",
+        re.compile(
+            r"layers?\.|Dense|Conv|LSTM|GRU|Dropout|Activation|relu|sigmoid|softmax|tanh|"
+            r"Sequential|Model\(|tf\.nn\."
+        ),
+    ),
+    (
+        "data",
+        re.compile(
+            r"imread|astype|/\s*255|normali[sz]e|StandardScaler|MinMaxScaler|one_hot|to_categorical|"
+            r"np\.eye|read_data_sets|load_data|read_csv|np\.load|train_test_split|feed_dict|"
+            r"\bx_train\b|\by_train\b|\bX\b|\bY\b|labels?\b|images?\b"
+        ),
+    ),
     ("control flow", re.compile(r"^(for|while|if|elif|else|try|except|with|def|class|return)\b")),
 )
 
@@ -272,8 +318,10 @@ def _noise_of(node: ast.stmt) -> str | None:
                 if pattern.search(name):
                     return rule
     if isinstance(node, ast.Assign) and len(node.targets) == 1:
-        target = _dotted(node.targets[0]) if not isinstance(node.targets[0], ast.Subscript) else _dotted(
-            node.targets[0].value
+        target = (
+            _dotted(node.targets[0])
+            if not isinstance(node.targets[0], ast.Subscript)
+            else _dotted(node.targets[0].value)
         )
         if target.startswith("os.environ"):
             return LOGGING.name
@@ -366,7 +414,9 @@ def statements_of(text: str, path: str, tree: ast.Module | None = None) -> list[
                 binds.add(node.name)
             last = node.end_lineno or node.lineno
             if compound:
-                first_body = min((b[0].lineno for b in (getattr(node, n, None) for n in _BODIES) if b), default=None)
+                first_body = min(
+                    (b[0].lineno for b in (getattr(node, n, None) for n in _BODIES) if b), default=None
+                )
                 last = max(node.lineno, (first_body or node.lineno + 1) - 1)
             out.append(
                 Statement(
@@ -486,10 +536,17 @@ def _completion(changes: list[StatementChange], buggy: list[Statement], fixed: l
             s = changes[i].fixed
             assert s is not None
             roots_read = {r.split(".")[0] for r in s.reads}
-            if s.binds and all(any(b in r.reads or b in {x.split(".")[0] for x in r.reads}
-                                   for r in readers if r is not None) for b in s.binds):
+            if s.binds and all(
+                any(b in r.reads or b in {x.split(".")[0] for x in r.reads} for r in readers if r is not None)
+                for b in s.binds
+            ):
                 grown.add(i)  # only completion statements read what it binds
-            elif not s.binds and roots_read and roots_read & done_binds and roots_read <= done_binds | _BUILTINS:
+            elif (
+                not s.binds
+                and roots_read
+                and roots_read & done_binds
+                and roots_read <= done_binds | _BUILTINS
+            ):
                 grown.add(i)  # it drives what the completion built
         if grown == done:
             return done
@@ -576,7 +633,9 @@ def cover(
     blines, flines = _component_lines(components)
     explained = [_hit(c.buggy, blines) or _hit(c.fixed, flines) for c in kept]
     compared = [
-        not e and (c.buggy is None or _hit(c.buggy, modelled[0])) and (c.fixed is None or _hit(c.fixed, modelled[1]))
+        not e
+        and (c.buggy is None or _hit(c.buggy, modelled[0]))
+        and (c.fixed is None or _hit(c.fixed, modelled[1]))
         for c, e in zip(kept, explained, strict=True)
     ]
     if any(compared):
