@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -363,15 +364,27 @@ def iter_classify_manifest(
 
 
 def classify_manifest(
-    path: str | Path, out: TextIO, *, jobs: int = 1, tolerant: bool = True, progress: bool | None = None
+    path: str | Path,
+    out: TextIO,
+    *,
+    jobs: int = 1,
+    tolerant: bool = True,
+    progress: bool | None = None,
+    statements: Counter[str] | None = None,
 ) -> tuple[int, int]:
-    """Write one JSON line per bug of the manifest to ``out``; returns (bugs, failed)."""
+    """Write one JSON line per bug of the manifest to ``out``; returns (bugs, failed).
+
+    ``statements``, when given, gains the manifest's ``changed`` and ``explained`` statement counts
+    (the "changed statements explained" figure of the run)."""
     failed = 0
 
     def counted() -> Iterator[BugResult]:
         nonlocal failed
         for result in iter_classify_manifest(path, jobs=jobs, tolerant=tolerant, progress=progress):
             failed += not result.ok
+            if statements is not None and result.ok:
+                statements["changed"] += result.changed_statements or 0
+                statements["explained"] += result.explained_statements or 0
             yield result
 
     return write_results(counted(), out), failed
