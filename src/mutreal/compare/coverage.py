@@ -27,12 +27,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mutreal.compare.noise import LOGGING, METRICS, PLOTTING, PRINTS, RESULT_FILE_PATHS, VERBOSITY
-from mutreal.compare.values import same_expression_renamed
 from mutreal.program.model import ProgramModel
 from mutreal.serialise import Record
 
 #: noise rule names this module applies (the rules are registered in :mod:`mutreal.compare`)
-RENAMED = "renamed_variables"
+RENAMED = "renamed_variables"  # :func:`mutreal.compare.values.same_expression_renamed`, on statements
 SPELLING = "api_spelling"
 COMPLETION = "completed_snippet"
 #: not a rule of its own: the statement's element was compared by the passes, under the noise
@@ -187,6 +186,9 @@ class Statement:
     noise: str | None = None
     #: the names of the functions and classes it defines (a ``def``/``class`` header)
     defines: frozenset[str] = frozenset()
+    #: the normalised text with every variable name written ``_`` (constants kept): two statements
+    #: with the same are the same but for renamed variables
+    anonymous: str = ""
 
 
 @dataclass
@@ -408,6 +410,7 @@ def statements_of(text: str, path: str, tree: ast.Module | None = None) -> list[
             except Exception:  # an unusual node ast cannot print: compare its dump
                 norm_text = ast.dump(normal)
             binds, reads = _names(shown)
+            anonymous = _anonymous(normal)
             defines: frozenset[str] = frozenset()
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 defines = frozenset({node.name})
@@ -429,6 +432,7 @@ def statements_of(text: str, path: str, tree: ast.Module | None = None) -> list[
                     reads=frozenset(reads),
                     noise=_noise_of(node),
                     defines=defines,
+                    anonymous=anonymous,
                 )
             )
             if compound:
@@ -506,8 +510,25 @@ _BUILTINS = frozenset(dir(builtins))
 
 
 def _renamed(change: StatementChange) -> bool:
+    """Rule ``renamed_variables`` on statements: the same but for the names of variables (strings,
+    numbers and attributes kept, unlike the rule's text form, which also hides string constants)."""
     b, f = change.buggy, change.fixed
-    return b is not None and f is not None and same_expression_renamed(b.text, f.text)
+    return b is not None and f is not None and b.anonymous == f.anonymous
+
+
+class _Anonymise(ast.NodeTransformer):
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Name("_", node.ctx)
+
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        return ast.arg("_")
+
+
+def _anonymous(node: ast.AST) -> str:
+    try:
+        return ast.unparse(_Anonymise().visit(copy.deepcopy(node))).split("\n")[0]
+    except Exception:  # an unusual node ast cannot print: never equal to another
+        return f"<{id(node)}>"
 
 
 def _completion(changes: list[StatementChange], buggy: list[Statement], fixed: list[Statement]) -> set[int]:
