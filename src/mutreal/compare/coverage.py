@@ -37,6 +37,7 @@ COMPLETION = "completed_snippet"
 #: not a rule of its own: the statement's element was compared by the passes, under the noise
 #: rules, and found equal (``Dense(n); Activation('relu')`` is ``Dense(n, activation='relu')``)
 COMPARED = "compared_equal"
+DATA_SOURCE = "synthetic_data_source"
 
 #: call prefixes (dotted, after the first name) that only report, by the noise rule that says so
 _NOISE_CALLS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -186,6 +187,10 @@ class Statement:
     noise: str | None = None
     #: the names of the functions and classes it defines (a ``def``/``class`` header)
     defines: frozenset[str] = frozenset()
+    #: the last line of the statement's body (a compound statement), else ``last``
+    end: int = 0
+    #: an assignment of an array made up at random (``x = np.array(np.random.random((10, 4)))``)
+    synthetic: bool = False
     #: the normalised text with every variable name written ``_`` (constants kept): two statements
     #: with the same are the same but for renamed variables
     anonymous: str = ""
@@ -230,8 +235,9 @@ class Coverage:
     #: changed statements the noise rules took out, by rule (not counted in ``changed``)
     noise: dict[str, int] = field(default_factory=dict)
     unexplained: list[UnexplainedChange] = field(default_factory=list)
-    #: the changes themselves (not written out)
+    #: the changes themselves (not written out), and those no component explains
     changes: list[StatementChange] = field(default_factory=list, repr=False)
+    open: list[StatementChange] = field(default_factory=list, repr=False)
 
     def add(self, other: Coverage) -> None:
         self.changed += other.changed
@@ -240,6 +246,7 @@ class Coverage:
             self.noise[k] = self.noise.get(k, 0) + v
         self.unexplained += other.unexplained
         self.changes += other.changes
+        self.open += other.open
 
     @property
     def share(self) -> float | None:
@@ -337,9 +344,24 @@ def _noise_of(node: ast.stmt) -> str | None:
 
 
 def _names(node: ast.AST) -> tuple[set[str], set[str]]:
-    """(bound, read) plain names of a statement (an attribute target binds its root's dotted text)."""
+    """(bound, read) plain names of a statement (an attribute target binds its dotted text; an item
+    assigned or a method called on a name, ``a[:, 2] = b``, ``rows.append(r)``, changes that name)."""
     binds: set[str] = set()
     reads: set[str] = set()
+    targets: list[ast.AST] = []
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        targets = list(node.targets) if isinstance(node, ast.Assign) else [node.target]
+    elif (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Attribute)
+    ):
+        targets = [node.value.func.value]
+    for target in targets:
+        while isinstance(target, (ast.Subscript, ast.Attribute, ast.Starred)):
+            target = target.value
+        if isinstance(target, ast.Name):
+            binds.add(target.id)
     for n in ast.walk(node):
         if isinstance(n, ast.Name):
             (binds if isinstance(n.ctx, ast.Store) else reads).add(n.id)
@@ -433,6 +455,8 @@ def statements_of(text: str, path: str, tree: ast.Module | None = None) -> list[
                     noise=_noise_of(node),
                     defines=defines,
                     anonymous=anonymous,
+                    end=node.end_lineno or last,
+                    synthetic=_made_up(node),
                 )
             )
             if compound:
@@ -579,10 +603,99 @@ def _completion(changes: list[StatementChange], buggy: list[Statement], fixed: l
 # ---------------------------------------------------------------------------------------------------
 
 
+#: what trains: a training, evaluation or session call, or an optimiser's step (the seeds of the slice)
+_TRAINS = re.compile(
+    r"\.(fit|fit_generator|train_on_batch|evaluate|evaluate_generator|compile|run|minimize|train|eval)\(|"
+    r"^(sess|session)\b"
+)
+#: a random seed: which sample is drawn, not what is trained
+_SEED = re.compile(r"\bseed\(|set_random_seed\(|set_seed\(")
+#: noise categories of the statement diff beside the study's rules (reported in ``noise``)
+OUTSIDE_TRAINING = "outside_training"
+SEEDS = "random_seeds"
+
+
+def training_slice(side: list[Statement], modelled: set[tuple[str, int]]) -> set[int]:
+    """Indices of the statements the training depends on: those that train (a modelled element,
+    a training, evaluation or session call), what binds the names they read, transitively, the
+    compound statements around them and the functions they call. Flow-insensitive on names: a
+    statement outside it changes neither the model, nor its hyperparameters, nor its training."""
+    inside: set[int] = set()
+    for i, st in enumerate(side):
+        if _TRAINS.search(st.text) or any((st.file, n) in modelled for n in range(st.line, st.last + 1)):
+            inside.add(i)
+    binders: dict[str, list[int]] = {}
+    for i, st in enumerate(side):
+        for b in st.binds:
+            binders.setdefault(b, []).append(i)
+            binders.setdefault(b.split(".")[0], []).append(i)
+    todo = list(inside)
+    while todo:
+        i = todo.pop()
+        st = side[i]
+        wanted = set(st.reads) | {r.split(".")[0] for r in st.reads}
+        around = [j for j, o in enumerate(side) if o.line < st.line <= o.end and o.end > o.last]
+        within = [j for j, o in enumerate(side) if st.defines and st.line < o.line <= st.end]
+        for j in [k for name in wanted for k in binders.get(name, ())] + around + within:
+            if j not in inside:
+                inside.add(j)
+                todo.append(j)
+    return inside
+
+
+def _made_up(node: ast.stmt) -> bool:
+    """An assignment of an array made up at random: ``np.random.random(shape)``, wrapped or not in
+    ``np.array(...)`` / ``.astype(...)`` (how benchmarks stand in for the posted data)."""
+    if not isinstance(node, ast.Assign):
+        return False
+    value = node.value
+    while isinstance(value, ast.Call):
+        name = _dotted(value.func)
+        if "random" in name.split(".")[:-1] or name.startswith("random."):
+            return True
+        if name.endswith(("array", "asarray", "astype", "float32", "reshape")) and (
+            value.args or isinstance(value.func, ast.Attribute)
+        ):
+            value = value.args[0] if value.args else value.func.value  # type: ignore[union-attr]
+            continue
+        return False
+    return False
+
+
+def _synthetic_names(side: list[Statement]) -> set[str]:
+    """Names a program binds from arrays it makes up (``x = np.random.random((10, 4))``)."""
+    return {b for st in side if st.synthetic for b in st.binds}
+
+
+def _feeding(side: list[Statement], names: set[str]) -> set[int]:
+    """Indices of the statements ``names`` are computed from (the names' backward slice)."""
+    inside = {i for i, st in enumerate(side) if st.binds & names}
+    todo = list(inside)
+    while todo:
+        st = side[todo.pop()]
+        wanted = set(st.reads) | {r.split(".")[0] for r in st.reads}
+        for j, other in enumerate(side):
+            if j not in inside and other.binds & wanted:
+                inside.add(j)
+                todo.append(j)
+    return inside
+
+
 def _hit(statement: Statement | None, lines: set[tuple[str, int]]) -> bool:
     if statement is None:
         return False
     return any((statement.file, n) in lines for n in range(statement.line, statement.last + 1))
+
+
+def _component_names(components: Iterable[Any]) -> set[str]:
+    """The bare names a component shows as a side's text (``hm_epochs``): the statement binding
+    such a name holds the value the component compared."""
+    return {
+        t.strip()
+        for c in components
+        for t in (c.before, c.after)
+        if isinstance(t, str) and re.fullmatch(r"[A-Za-z_][\w.]*", t.strip())
+    }
 
 
 def _component_lines(components: Iterable[Any]) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
@@ -639,6 +752,7 @@ def cover(
     """The coverage of one file pair's statement diff by the components (objects with
     ``buggy_file/buggy_line/fixed_file/fixed_line``); ``modelled`` are the lines of each side
     whose elements the passes compared (:func:`modelled_lines`)."""
+    components = list(components)
     changes = statement_changes(buggy, fixed)
     coverage = Coverage()
     kept: list[StatementChange] = []
@@ -652,7 +766,21 @@ def cover(
         coverage.noise[COMPLETION] = coverage.noise.get(COMPLETION, 0) + len(completion)
     kept = [c for i, c in enumerate(kept) if i not in completion]
     blines, flines = _component_lines(components)
-    explained = [_hit(c.buggy, blines) or _hit(c.fixed, flines) for c in kept]
+    bslice, fslice = training_slice(buggy, modelled[0] | blines), training_slice(fixed, modelled[1] | flines)
+    fsynthetic_names = _synthetic_names(fixed)
+    bsynthetic = _feeding(buggy, fsynthetic_names)
+    fsynthetic = _feeding(fixed, fsynthetic_names) | {
+        i for i, st in enumerate(fixed) if st.binds & fsynthetic_names
+    }
+    bindex = {id(st): i for i, st in enumerate(buggy)}
+    findex = {id(st): i for i, st in enumerate(fixed)}
+    shown = _component_names(components)
+    explained = [
+        _hit(c.buggy, blines)
+        or _hit(c.fixed, flines)
+        or any(st is not None and bool(st.binds & shown) for st in (c.buggy, c.fixed))
+        for c in kept
+    ]
     compared = [
         not e
         and (c.buggy is None or _hit(c.buggy, modelled[0]))
@@ -663,6 +791,15 @@ def cover(
         coverage.noise[COMPARED] = sum(compared)
     kept = [c for c, k in zip(kept, compared, strict=True) if not k]
     explained = [e for e, k in zip(explained, compared, strict=True) if not k]
+    reason = [
+        None if e else _set_up(c, bslice, fslice, bsynthetic, fsynthetic, bindex, findex)
+        for c, e in zip(kept, explained, strict=True)
+    ]
+    for r in reason:
+        if r is not None:
+            coverage.noise[r] = coverage.noise.get(r, 0) + 1
+    kept = [c for c, r in zip(kept, reason, strict=True) if r is None]
+    explained = [e for e, r in zip(explained, reason, strict=True) if r is None]
     # a changed statement binding a name an explained statement of its side reads feeds that change
     for _ in range(2):
         breads = {r for c, e in zip(kept, explained, strict=True) if e and c.buggy for r in c.buggy.reads}
@@ -680,10 +817,36 @@ def cover(
     coverage.changes = kept
     coverage.changed = len(kept)
     coverage.explained = sum(explained)
-    for c, e in zip(kept, explained, strict=True):
-        if not e:
-            coverage.unexplained.append(unexplained_change(c))
+    coverage.open = [c for c, e in zip(kept, explained, strict=True) if not e]
+    coverage.unexplained = [unexplained_change(c) for c in coverage.open]
     return coverage
+
+
+def _set_up(
+    change: StatementChange,
+    bslice: set[int],
+    fslice: set[int],
+    bsynthetic: set[int],
+    fsynthetic: set[int],
+    bindex: dict[int, int],
+    findex: dict[int, int],
+) -> str | None:
+    """Why a changed statement no component explains is no program change, or None.
+
+    A random seed; a statement outside what the training depends on on each side it is on
+    (:func:`training_slice`: results, predictions, analysis after training); data the fixed
+    program makes up in place of the posted loading, and the loading it replaces (rule
+    ``synthetic_data_source``)."""
+    b, f = change.buggy, change.fixed
+    if all(_SEED.search(st.text) for st in (b, f) if st is not None):
+        return SEEDS
+    bi = bindex.get(id(b)) if b is not None else None
+    fi = findex.get(id(f)) if f is not None else None
+    if (bi is None or bi in bsynthetic) and (fi is None or fi in fsynthetic):
+        return DATA_SOURCE
+    if (bi is None or bi not in bslice) and (fi is None or fi not in fslice):
+        return OUTSIDE_TRAINING
+    return None
 
 
 def _feeds_component(statement: Statement | None, side: list[Statement], lines: set[tuple[str, int]]) -> bool:
