@@ -209,6 +209,10 @@ class UnexplainedChange(Record):
     touches: str = "other"
     fixed_file: str | None = None
     fixed_line: int | None = None
+    #: the code of what the change touches (:mod:`mutreal.compare.best_code`), and why; None where
+    #: the table names nothing it touches
+    best_code: str | None = None
+    best_code_reason: str | None = None
 
 
 @dataclass
@@ -702,10 +706,13 @@ def _component_lines(components: Iterable[Any]) -> tuple[set[tuple[str, int]], s
     blines: set[tuple[str, int]] = set()
     flines: set[tuple[str, int]] = set()
     for c in components:
+        detail = getattr(c, "detail", None) or {}
         if c.buggy_file and c.buggy_line:
             blines.add((c.buggy_file, c.buggy_line))
+            blines.update((c.buggy_file, n) for n in detail.get("buggy_lines") or ())
         if c.fixed_file and c.fixed_line:
             flines.add((c.fixed_file, c.fixed_line))
+            flines.update((c.fixed_file, n) for n in detail.get("fixed_lines") or ())
     return blines, flines
 
 

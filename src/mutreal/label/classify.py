@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from mutreal.compare.best_code import best_code, best_code_components
 from mutreal.compare.confidence import set_confidence
 from mutreal.compare.coverage import Coverage, cover, modelled_lines, statements_of
 from mutreal.label.lost_blocks import made_up_by_parse
@@ -265,14 +266,25 @@ def classify_pair(
                 continue  # the tolerant parse's reading, not the fix (decision lost-block-noise)
             kept.append(comp)
             result.components.append(component_result(label_component(comp), comp))
-        coverage.add(
-            cover(
-                _statements(bparsed, bpath),
-                _statements(fparsed, fpath),
-                kept,
-                (modelled_lines(bmodel), modelled_lines(fmodel)),
-            )
-        )
+        bstatements, fstatements = _statements(bparsed, bpath), _statements(fparsed, fpath)
+        modelled = (modelled_lines(bmodel), modelled_lines(fmodel))
+        pair_coverage = cover(bstatements, fstatements, kept, modelled)
+        graph = "tf1" in (bmodel.era, fmodel.era) or "tensorflow" in (bmodel.framework, fmodel.framework)
+        # decision best-code-statement: in graph code a best-code component; in Keras programs the
+        # passes model every element a code names, so a guess there only annotates the listed change
+        guessed = best_code_components(pair_coverage.open, graph) if graph else []
+        found = {label_component(c).code for c in kept}
+        for comp in guessed:
+            comp.detail["raw_tensorflow"] = True
+            label = label_component(comp)
+            if label.code in found:
+                continue  # decision one-inconsistency-one-component: the rest of a fix already coded
+            found.add(label.code)
+            result.components.append(component_result(label, comp))
+        if guessed:  # a guess left out for its code explains its statements by that code's component
+            pair_coverage = cover(bstatements, fstatements, [*kept, *guessed], modelled)
+        _annotate(pair_coverage, graph)
+        coverage.add(pair_coverage)
     for side, other in (("buggy", "fixed"), ("fixed", "buggy")):
         if statements[side] == 0 and keras_side[other]:
             files = bfiles if side == "buggy" else ffiles
@@ -293,6 +305,18 @@ def _statements(parsed, path: str) -> list:
     from mutreal.program.source import python_tree
 
     return statements_of(parsed.text, path, python_tree(parsed.module, parsed.text))
+
+
+def _annotate(coverage: Coverage, graph: bool) -> None:
+    """Each unexplained change gains the code of what it touches, where the table names one
+    (``best_code``), for the reader: a component in graph code, a hint in Keras programs."""
+    from mutreal.label.codes import KIND_RULES
+
+    for change, item in zip(coverage.open, coverage.unexplained, strict=True):
+        found = best_code(change, graph)
+        if found is not None:
+            item.best_code = KIND_RULES[found[1].kind].code
+            item.best_code_reason = found[1].why
 
 
 def record_coverage(result: BugResult, coverage: Coverage) -> None:
