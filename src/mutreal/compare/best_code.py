@@ -38,6 +38,11 @@ class Part:
     #: the numbers on each side where the change is a number (None otherwise)
     before: float | None = None
     after: float | None = None
+    #: the differing parts are literals (numbers, strings, lists or tuples of them), or the function
+    #: called was replaced: what a shape's change looks like, not another tensor handed over
+    literal: bool = False
+    #: the function the buggy statement called where the fix calls ``callee`` instead ("" if none)
+    was: str = ""
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,8 @@ _LOSS_CALL = re.compile(
     r"^(log|log_softmax|softmax_cross_entropy\w*|sigmoid_cross_entropy\w*|sparse_softmax_cross_entropy\w*|"
     r"clip_by_value|reduce_sum|reduce_mean|square|squared_difference|mean_squared_error|l2_normalize)$"
 )
+#: functions found in losses only: a change around them is the loss's whatever the target's name
+_LOSS_ONLY = re.compile(r"^(log|log_softmax|\w*cross_entropy\w*|clip_by_value)$")
 _SHAPE_CALL = re.compile(
     r"^(reshape|expand_dims|squeeze|transpose|placeholder|stack|concat|get_shape|shape|flatten|Flatten|"
     r"matmul|unstack|split|tile|while_loop|TensorShape|set_shape|one_hot)$"
@@ -63,7 +70,7 @@ _BATCH_NAME = re.compile(r"batch", re.I)
 _PREPROCESS = re.compile(
     r"^(StandardScaler|MinMaxScaler|RobustScaler|Normalizer|normalize|astype|to_categorical|eye|"
     r"imread|resize|fit_transform|transform|scale|minmax_scale|standard_scale|LabelEncoder|OneHotEncoder|"
-    r"argmax)$"
+    r"one_hot)$"
 )
 _INITIALISER = re.compile(
     r"initiali[sz]er|truncated_normal|random_normal|glorot|xavier|he_normal|stddev", re.I
@@ -140,6 +147,21 @@ def _number(node: ast.AST) -> float | None:
     return None
 
 
+def _literal(node: ast.AST) -> bool:
+    """A number, a string, or a list or tuple of literals (``[-1, 7 * 7 * 64]`` included)."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return all(_literal(x) or isinstance(x, (ast.Name, ast.BinOp, ast.UnaryOp)) for x in node.elts)
+    if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+        return all(
+            _literal(x) or isinstance(x, ast.Name)
+            for x in ast.iter_child_nodes(node)
+            if isinstance(x, ast.expr)
+        )
+    return False
+
+
 def _diff(a: object, b: object, at: Part) -> Iterator[Part]:
     """The parts where two trees differ, each with what is around it."""
     if type(a) is not type(b):
@@ -148,6 +170,8 @@ def _diff(a: object, b: object, at: Part) -> Iterator[Part]:
         yield replace(
             at,
             callee=called or at.callee,
+            was=_name(a.func) if isinstance(a, ast.Call) and isinstance(b, ast.Call) else "",
+            literal=all(_literal(x) for x in (a, b) if isinstance(x, ast.AST)),
             before=_number(a) if isinstance(a, ast.AST) else None,
             after=_number(b) if isinstance(b, ast.AST) else None,
         )
@@ -167,11 +191,17 @@ def _diff(a: object, b: object, at: Part) -> Iterator[Part]:
     assert isinstance(b, ast.AST)
     if isinstance(a, ast.Constant):
         if a.value != b.value:  # type: ignore[attr-defined]
-            yield replace(at, before=_number(a), after=_number(b))
+            yield replace(at, before=_number(a), after=_number(b), literal=True)
+        return
+    if isinstance(a, (ast.List, ast.Tuple)) and len(a.elts) != len(b.elts):  # type: ignore[attr-defined]
+        yield replace(at, literal=all(_literal(x) for x in (a, b)))
         return
     if isinstance(a, ast.Call):
         assert isinstance(b, ast.Call)
         inner = replace(at, callee=_name(a.func) or at.callee, keyword="")
+        if _name(a.func) != _name(b.func):  # one function replaced by another
+            yield replace(at, callee=_name(b.func), literal=True, was=_name(a.func))
+            return
         yield from _diff(a.func, b.func, inner)
         yield from _diff(a.args, b.args, inner)
         akw = {k.arg: k.value for k in a.keywords}
@@ -271,7 +301,12 @@ def rule_for(part: Part, change: StatementChange, graph: bool) -> str | None:
         return "evaluation steps"
     if _REGULARISER.search(text):
         return "regulariser"
-    if graph and (_LOSS_NAME.search(target) or _LOSS_CALL.match(callee)) and not _SHAPE_CALL.match(callee):
+    if (
+        graph
+        and (_LOSS_NAME.search(target) or _LOSS_NAME.search(text) or _LOSS_ONLY.match(callee))
+        and (_LOSS_CALL.match(callee) or _LOSS_NAME.search(target))
+        and not _SHAPE_CALL.match(callee)
+    ):
         return "loss"
     budget = _BUDGET_NAME.search(keyword or target) or (
         part.header in ("for", "while") and callee in ("range", "xrange", "")
@@ -285,10 +320,10 @@ def rule_for(part: Part, change: StatementChange, graph: bool) -> str | None:
         or re.search(r"\[[^]]*:[^]]*batch[^]]*\]", text)
     ):
         return "batching"
-    if _SHAPE_CALL.match(callee) or keyword == "shape":
+    if (_SHAPE_CALL.match(callee) and part.literal) or keyword == "shape":
         return "fed array shape" if graph and _numpy_operand(change) else "tensor shape"
-    if _PREPROCESS.match(callee):
-        return "preprocessing"
+    if _PREPROCESS.match(callee) and (not part.was or _PREPROCESS.match(part.was)):
+        return "preprocessing"  # a step of the data, or one step replaced by another
     if _MODEL_INIT.match(callee):
         return "model initialisation"
     if _INITIALISER.search(callee) or _INITIALISER.search(keyword):
@@ -339,18 +374,28 @@ def best_code(change: StatementChange, graph: bool) -> tuple[str, Rule] | None:
     return None
 
 
+#: a fixed program adding more unexplained statements than this completes or rewrites the post
+#: (as decision TWS-tensor-op reads a fixed program adding over four operations): its additions
+#: are not fixes one by one, and get no best code
+MAX_ADDED = 4
+
+
 @applies(D.BEST_CODE_STATEMENT, D.ONE_INCONSISTENCY)
 def best_code_components(changes: list[StatementChange], graph: bool) -> list[FaultComponent]:
     """One low-confidence component per group of unexplained changes that feed one another
     (decision one-inconsistency-one-component), coded by the first part of the group that touches
     an element of :data:`RULES` (decision best-code-statement). A group touching none, a group of
-    removed statements only (the fixed program may have cut them, not fixed them) is left
-    unexplained, listed; :mod:`mutreal.label.classify` also leaves one whose code the passes
+    removed statements only (the fixed program may have cut them, not fixed them), and one of
+    added statements only where the fix adds more than :data:`MAX_ADDED` (a completion or a
+    rewrite) are left unexplained, listed; :mod:`mutreal.label.classify` also leaves one whose code the passes
     already found in the pair (most likely the rest of that same fix, which the study counts once)."""
     out: list[FaultComponent] = []
+    rewritten = sum(1 for c in changes if c.buggy is None) > MAX_ADDED
     for group in _groups(changes):
         if all(changes[k].fixed is None for k in group):
             continue  # only removed: what the fixed program no longer has may be a cut, not a fix
+        if rewritten and all(changes[k].buggy is None for k in group):
+            continue  # only added, to a program the fix completes or rewrites
         chosen: tuple[int, str, Part] | None = None
         for i in group:
             for part in parts_of(changes[i]):
@@ -385,3 +430,52 @@ def best_code_components(changes: list[StatementChange], graph: bool) -> list[Fa
         component.evidence["best_code"] = rule.why
         out.append(component)
     return out
+
+
+#: graph code's kinds whose components restore an agreement of shapes (a placeholder, a tensor
+#: operation, the arrays fed): two of them meeting in one statement are one inconsistency
+_SHAPE_KINDS = frozenset({K.TENSOR_SHAPE, K.LAYER_INPUT_SHAPE, K.DATA_RESHAPE})
+
+
+def _bound_at(component: FaultComponent, side: str, statements: list[Statement]) -> frozenset[str]:
+    file = getattr(component, f"{side}_file")
+    line = getattr(component, f"{side}_line")
+    if line is None:
+        return frozenset()
+    return frozenset().union(*(s.binds for s in statements if s.file == file and s.line <= line <= s.last))
+
+
+@applies(D.ONE_INCONSISTENCY)
+def coupled_shapes(
+    components: list[FaultComponent], buggy: list[Statement], fixed: list[Statement], fed_shape: set[int]
+) -> list[FaultComponent]:
+    """Graph code: shape components (``fed_shape`` holds the indices of data components coded as a
+    fed array's shape) whose statements bind names one statement reads together (``feed_dict={x:
+    batch}`` pairs a placeholder with the array fed to it; ``tf.matmul(flat, w)`` a flatten size with
+    the next weight's shape) restore one agreement: one component, the first (decision
+    one-inconsistency-one-component). Other components are kept as they are."""
+    shape = [i for i, c in enumerate(components) if c.kind in _SHAPE_KINDS or i in fed_shape]
+    if len(shape) < 2:
+        return components
+    bound = {
+        i: [
+            (_bound_at(components[i], "buggy", buggy), buggy),
+            (_bound_at(components[i], "fixed", fixed), fixed),
+        ]
+        for i in shape
+    }
+    dropped: set[int] = set()
+    for n, i in enumerate(shape):
+        if i in dropped:
+            continue
+        for j in shape[n + 1 :]:
+            if j in dropped:
+                continue
+            for side in (0, 1):
+                a, statements = bound[i][side]
+                b, _ = bound[j][side]
+                if a and b and a != b and any(s.reads & a and s.reads & b for s in statements):
+                    dropped.add(j)
+                    components[i].detail["statements"] = components[i].detail.get("statements", 1) + 1
+                    break
+    return [c for k, c in enumerate(components) if k not in dropped]

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from mutreal.compare.best_code import best_code, best_code_components
+from mutreal.compare.best_code import best_code, best_code_components, coupled_shapes
 from mutreal.compare.confidence import set_confidence
 from mutreal.compare.coverage import Coverage, cover, modelled_lines, statements_of
 from mutreal.label.lost_blocks import made_up_by_parse
@@ -221,8 +221,6 @@ def classify_pair(
     tolerant: bool = False,
 ) -> BugResult:
     """Classify one bug. Raises :class:`ClassifyError` (or :class:`SourceError`) when it cannot."""
-    from mutreal.compare import diff_models
-    from mutreal.label.codes import label_component
 
     bfiles, ffiles = expand_side(buggy), expand_side(fixed)
     result = BugResult(id=bug_id or f"{';'.join(bfiles)} -> {';'.join(ffiles)}", benchmark=benchmark)
@@ -260,30 +258,8 @@ def classify_pair(
             result.data.setdefault("fixed", _data_summary(fmodel))
         if bpath is None or fpath is None:
             continue  # a file on one side only is compared with nothing
-        kept = []
-        for comp in diff_models(bmodel, fmodel):
-            if made_up_by_parse(comp, bparsed, fparsed):
-                continue  # the tolerant parse's reading, not the fix (decision lost-block-noise)
-            kept.append(comp)
-            result.components.append(component_result(label_component(comp), comp))
-        bstatements, fstatements = _statements(bparsed, bpath), _statements(fparsed, fpath)
-        modelled = (modelled_lines(bmodel), modelled_lines(fmodel))
-        pair_coverage = cover(bstatements, fstatements, kept, modelled)
-        graph = "tf1" in (bmodel.era, fmodel.era) or "tensorflow" in (bmodel.framework, fmodel.framework)
-        # decision best-code-statement: in graph code a best-code component; in Keras programs the
-        # passes model every element a code names, so a guess there only annotates the listed change
-        guessed = best_code_components(pair_coverage.open, graph) if graph else []
-        found = {label_component(c).code for c in kept}
-        for comp in guessed:
-            comp.detail["raw_tensorflow"] = True
-            label = label_component(comp)
-            if label.code in found:
-                continue  # decision one-inconsistency-one-component: the rest of a fix already coded
-            found.add(label.code)
-            result.components.append(component_result(label, comp))
-        if guessed:  # a guess left out for its code explains its statements by that code's component
-            pair_coverage = cover(bstatements, fstatements, [*kept, *guessed], modelled)
-        _annotate(pair_coverage, graph)
+        components, pair_coverage = _pair_components(bparsed, bmodel, fparsed, fmodel)
+        result.components += components
         coverage.add(pair_coverage)
     for side, other in (("buggy", "fixed"), ("fixed", "buggy")):
         if statements[side] == 0 and keras_side[other]:
@@ -298,6 +274,48 @@ def classify_pair(
     result.opaque_share = opaque / total if total else 0.0
     record_coverage(result, coverage)
     return result
+
+
+def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentResult], Coverage]:
+    """The labelled components of one file pair and the coverage of its statement diff.
+
+    The passes' components (less what a tolerant parse made up); in graph code, shape components
+    that restore one agreement merged into one (decision one-inconsistency-one-component) and a
+    best-code component for each group of changes no pass explains (decision best-code-statement),
+    unless the pair already has that code (most likely the rest of the same fix). In Keras
+    programs the passes model every element a code names: a best code only annotates the
+    listed change."""
+    from mutreal.compare import diff_models
+    from mutreal.label.codes import label_component
+
+    kept = [c for c in diff_models(bmodel, fmodel) if not made_up_by_parse(c, bparsed, fparsed)]
+    bstatements, fstatements = _statements(bparsed, bmodel.path), _statements(fparsed, fmodel.path)
+    graph = "tf1" in (bmodel.era, fmodel.era) or "tensorflow" in (bmodel.framework, fmodel.framework)
+    labels = [label_component(c) for c in kept]
+    explaining = list(kept)  # components, and those merged into one, that explain statements
+    if graph:
+        fed = {i for i, label in enumerate(labels) if label.code == "IWS"}
+        merged = coupled_shapes(list(kept), bstatements, fstatements, fed)
+        if len(merged) < len(kept):
+            labels = [label for c, label in zip(kept, labels, strict=True) if any(c is m for m in merged)]
+            kept = merged
+    out = [component_result(label, c) for label, c in zip(labels, kept, strict=True)]
+    modelled = (modelled_lines(bmodel), modelled_lines(fmodel))
+    pair_coverage = cover(bstatements, fstatements, explaining, modelled)
+    if graph:
+        guessed = best_code_components(pair_coverage.open, graph)
+        found = {label.code for label in labels}
+        for comp in guessed:
+            comp.detail["raw_tensorflow"] = True
+            label = label_component(comp)
+            if label.code in found:
+                continue  # decision one-inconsistency-one-component: the rest of a fix already coded
+            found.add(label.code)
+            out.append(component_result(label, comp))
+        if guessed:  # a guess left out for its code explains its statements by that code's component
+            pair_coverage = cover(bstatements, fstatements, [*explaining, *guessed], modelled)
+    _annotate(pair_coverage, graph)
+    return out, pair_coverage
 
 
 def _statements(parsed, path: str) -> list:

@@ -271,7 +271,11 @@ def _graph_code(component: FaultComponent, code: str) -> str:
     data, not a preprocessing of its values)."""
     if component.kind in GRAPH_CODES:
         return GRAPH_CODES[component.kind]
-    if component.kind is K.DATA_PREPROCESS and _FED_SHAPE_OPS.match(str(component.detail.get("op", ""))):
+    if (
+        component.kind is K.DATA_PREPROCESS
+        and _FED_SHAPE_OPS.match(str(component.detail.get("op", "")))
+        and "placeholder" not in f"{component.before} {component.after}"  # decision CPP-label-placeholder
+    ):
         return "IWS"  # decision IWS-graph-fed-shape
     if (
         component.kind is K.COMPILE_LOSS
