@@ -281,6 +281,7 @@ def _numpy_operand(change: StatementChange) -> bool:
     return bool(re.search(r"\b(np|numpy)\.|(?<!tf)(?<!tensorflow)\.reshape\(|feed_dict", text))
 
 
+@applies(D.MMR_SESSION_MEMORY, D.HBI_BATCH_BOUNDS)
 def rule_for(part: Part, change: StatementChange, graph: bool) -> str | None:
     """The row of :data:`RULES` a part touches, or None: the first of memory, optimiser keywords,
     evaluation steps, regularisers, loss expressions, the training budget, batching, shapes,
@@ -315,11 +316,14 @@ def rule_for(part: Part, change: StatementChange, graph: bool) -> str | None:
         return "training budget"
     if _BATCH_NAME.search(keyword or target) and part.before is not None and part.after is not None:
         return "batch size"
-    if _BATCH_NAME.search(text) and (
-        callee in ("min", "next_batch", "batch", "shuffle_batch")
-        or re.search(r"\[[^]]*:[^]]*batch[^]]*\]", text)
-    ):
-        return "batching"
+    if (
+        _BATCH_NAME.search(text)
+        and (
+            callee in ("min", "next_batch", "batch", "shuffle_batch")
+            or re.search(r"\[[^]]*:[^]]*batch[^]]*\]", text)
+        )
+    ) or (callee == "min" and "len(" in text):
+        return "batching"  # a batch's bounds (the last one cut at the data's length) or its slice
     if (_SHAPE_CALL.match(callee) and part.literal) or keyword == "shape":
         return "fed array shape" if graph and _numpy_operand(change) else "tensor shape"
     if _PREPROCESS.match(callee) and (not part.was or _PREPROCESS.match(part.was)):
