@@ -171,7 +171,9 @@ def _diff(a: object, b: object, at: Part) -> Iterator[Part]:
             at,
             callee=called or at.callee,
             was=_name(a.func) if isinstance(a, ast.Call) and isinstance(b, ast.Call) else "",
-            literal=all(_literal(x) for x in (a, b) if isinstance(x, ast.AST)),
+            # literal values, or a call put around (or taken from) an expression: the function changed
+            literal=all(_literal(x) for x in (a, b) if isinstance(x, ast.AST))
+            or isinstance(a, ast.Call) != isinstance(b, ast.Call),
             before=_number(a) if isinstance(a, ast.AST) else None,
             after=_number(b) if isinstance(b, ast.AST) else None,
         )
