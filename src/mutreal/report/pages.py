@@ -276,7 +276,7 @@ def _coverage_section(row: ResultRow) -> str:
         f"<p>{row.explained_statements} of {row.changed_statements} changed statements are explained "
         "by a fault component" + (f"; taken out by the noise rules: {_e(noise)}" if noise else "") + ".</p>"
     )
-    columns = ("file", "line", "change", "touches", "before", "after")
+    columns = ("file", "line", "change", "touches", "best_code", "before", "after")
     items = [{k: u.get(k) for k in columns} for u in row.unexplained]
     return figure + _list_table(items, "Every changed statement is explained.")
 
