@@ -22,7 +22,7 @@ import builtins
 import copy
 import difflib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +38,8 @@ COMPLETION = "completed_snippet"
 #: rules, and found equal (``Dense(n); Activation('relu')`` is ``Dense(n, activation='relu')``)
 COMPARED = "compared_equal"
 DATA_SOURCE = "synthetic_data_source"
+#: a change the tolerant parse's reading made (decision lost-block-noise)
+LOST_BLOCK = "lost_block"
 
 #: call prefixes (dotted, after the first name) that only report, by the noise rule that says so
 _NOISE_CALLS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -776,10 +778,12 @@ def cover(
     fixed: list[Statement],
     components: Iterable[Any],
     modelled: tuple[set[tuple[str, int]], set[tuple[str, int]]] = (set(), set()),
+    made_up: Callable[[StatementChange], bool] | None = None,
 ) -> Coverage:
     """The coverage of one file pair's statement diff by the components (objects with
     ``buggy_file/buggy_line/fixed_file/fixed_line``); ``modelled`` are the lines of each side
-    whose elements the passes compared (:func:`modelled_lines`)."""
+    whose elements the passes compared (:func:`modelled_lines`); ``made_up`` says which changes a
+    tolerant parse's reading made (decision lost-block-noise: not the fix)."""
     components = list(components)
     changes = statement_changes(buggy, fixed)
     coverage = Coverage()
@@ -787,6 +791,8 @@ def cover(
     for c in changes:
         if _renamed(c):
             coverage.noise[RENAMED] = coverage.noise.get(RENAMED, 0) + 1
+        elif made_up is not None and made_up(c):
+            coverage.noise[LOST_BLOCK] = coverage.noise.get(LOST_BLOCK, 0) + 1
         else:
             kept.append(c)
     completion = _completion(kept, buggy, fixed)

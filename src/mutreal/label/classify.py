@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from mutreal.compare.best_code import best_code, best_code_components, coupled_shapes
+from mutreal.compare.components import FaultComponent
 from mutreal.compare.confidence import set_confidence
-from mutreal.compare.coverage import Coverage, cover, modelled_lines, statements_of
+from mutreal.compare.coverage import Coverage, StatementChange, cover, modelled_lines, statements_of
 from mutreal.label.lost_blocks import made_up_by_parse
 from mutreal.manifest import ManifestError, ManifestRow, read_manifest
 from mutreal.parallel import map_with_progress
@@ -28,7 +29,6 @@ from mutreal.program.source import SourceError, load_program
 from mutreal.results import BugResult, ComponentResult, read_results, write_results
 
 if TYPE_CHECKING:
-    from mutreal.compare import FaultComponent
     from mutreal.label.codes import Label
 
 
@@ -301,7 +301,19 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
             kept = merged
     out = [component_result(label, c) for label, c in zip(labels, kept, strict=True)]
     modelled = (modelled_lines(bmodel), modelled_lines(fmodel))
-    pair_coverage = cover(bstatements, fstatements, explaining, modelled)
+
+    def made_up(change: StatementChange) -> bool:
+        """Decision lost-block-noise on a statement: where the tolerant parse lost the program."""
+        located = FaultComponent(
+            "statement",
+            "tensor.shape",
+            change.change,
+            buggy_line=change.buggy.line if change.buggy else None,
+            fixed_line=change.fixed.line if change.fixed else None,
+        )
+        return made_up_by_parse(located, bparsed, fparsed)
+
+    pair_coverage = cover(bstatements, fstatements, explaining, modelled, made_up)
     if graph:
         guessed = best_code_components(pair_coverage.open, graph)
         found = {label.code for label in labels}
@@ -313,7 +325,7 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
             found.add(label.code)
             out.append(component_result(label, comp))
         if guessed:  # a guess left out for its code explains its statements by that code's component
-            pair_coverage = cover(bstatements, fstatements, [*explaining, *guessed], modelled)
+            pair_coverage = cover(bstatements, fstatements, [*explaining, *guessed], modelled, made_up)
     _annotate(pair_coverage, graph)
     return out, pair_coverage
 
