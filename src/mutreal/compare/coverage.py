@@ -193,6 +193,8 @@ class Statement:
     end: int = 0
     #: an assignment of an array made up at random (``x = np.array(np.random.random((10, 4)))``)
     synthetic: bool = False
+    #: an assignment of a literal (``batch_size = 10``, ``H, W = 384, 384``)
+    literal: bool = False
     #: the normalised text with every variable name written ``_`` (constants kept): two statements
     #: with the same are the same but for renamed variables
     anonymous: str = ""
@@ -484,6 +486,7 @@ def statements_of(text: str, path: str, tree: ast.Module | None = None) -> list[
                     anonymous=anonymous,
                     end=node.end_lineno or last,
                     synthetic=_made_up(node),
+                    literal=isinstance(node, ast.Assign) and _is_literal(node.value),
                 )
             )
             if compound:
@@ -670,6 +673,17 @@ def training_slice(side: list[Statement], modelled: set[tuple[str, int]]) -> set
     return inside
 
 
+def _is_literal(node: ast.AST) -> bool:
+    """A number, string or constant, or a tuple or list of them (negative numbers included)."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
+        return True
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_is_literal(e) for e in node.elts)
+    return False
+
+
 def _made_up(node: ast.stmt) -> bool:
     """An assignment of an array made up at random: ``np.random.random(shape)``, wrapped or not in
     ``np.array(...)`` / ``.astype(...)`` (how benchmarks stand in for the posted data)."""
@@ -702,7 +716,8 @@ def _feeding(side: list[Statement], names: set[str]) -> set[int]:
         st = side[todo.pop()]
         wanted = set(st.reads) | {r.split(".")[0] for r in st.reads}
         for j, other in enumerate(side):
-            if j not in inside and other.binds & wanted:
+            in_body = bool(st.defines) and st.line < other.line <= st.end  # a helper's body
+            if j not in inside and (other.binds & wanted or in_body):
                 inside.add(j)
                 todo.append(j)
     return inside
@@ -779,11 +794,14 @@ def cover(
     components: Iterable[Any],
     modelled: tuple[set[tuple[str, int]], set[tuple[str, int]]] = (set(), set()),
     made_up: Callable[[StatementChange], bool] | None = None,
+    graph: bool = False,
 ) -> Coverage:
     """The coverage of one file pair's statement diff by the components (objects with
     ``buggy_file/buggy_line/fixed_file/fixed_line``); ``modelled`` are the lines of each side
     whose elements the passes compared (:func:`modelled_lines`); ``made_up`` says which changes a
-    tolerant parse's reading made (decision lost-block-noise: not the fix)."""
+    tolerant parse's reading made (decision lost-block-noise: not the fix); ``graph``: TensorFlow 1
+    graph code, whose training calls (``session.run``) the passes compare for the budget only, so a
+    value they read is not taken as compared."""
     components = list(components)
     changes = statement_changes(buggy, fixed)
     coverage = Coverage()
@@ -848,6 +866,23 @@ def cover(
                 _feeds_component(c.buggy, buggy, blines) or _feeds_component(c.fixed, fixed, flines)
             ):
                 explained[i] = True
+    if not graph:
+        # a literal moved into or out of a variable (the assignment added or removed) that a
+        # compared element reads: the passes folded it into that element and found it equal (rule
+        # value_moved_into_variable); a changed literal stays a change
+        folded = [
+            not e
+            and c.change != "changed"
+            and all(st.literal for st in (c.buggy, c.fixed) if st is not None)
+            and (
+                _feeds_component(c.buggy, buggy, modelled[0]) or _feeds_component(c.fixed, fixed, modelled[1])
+            )
+            for c, e in zip(kept, explained, strict=True)
+        ]
+        if any(folded):
+            coverage.noise[COMPARED] = coverage.noise.get(COMPARED, 0) + sum(folded)
+        kept = [c for c, f in zip(kept, folded, strict=True) if not f]
+        explained = [e for e, f in zip(explained, folded, strict=True) if not f]
     coverage.changes = kept
     coverage.changed = len(kept)
     coverage.explained = sum(explained)

@@ -313,7 +313,7 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
         )
         return made_up_by_parse(located, bparsed, fparsed)
 
-    pair_coverage = cover(bstatements, fstatements, explaining, modelled, made_up)
+    pair_coverage = cover(bstatements, fstatements, explaining, modelled, made_up, graph)
     if graph:
         guessed = best_code_components(pair_coverage.open, graph)
         found = {label.code for label in labels}
@@ -325,7 +325,7 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
             found.add(label.code)
             out.append(component_result(label, comp))
         if guessed:  # a guess left out for its code explains its statements by that code's component
-            pair_coverage = cover(bstatements, fstatements, [*explaining, *guessed], modelled, made_up)
+            pair_coverage = cover(bstatements, fstatements, [*explaining, *guessed], modelled, made_up, graph)
     _annotate(pair_coverage, graph)
     return out, pair_coverage
 
