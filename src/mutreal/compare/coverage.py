@@ -635,9 +635,11 @@ def _completion(changes: list[StatementChange], buggy: list[Statement], fixed: l
 
 #: what trains: a training, evaluation or session call, or an optimiser's step (the seeds of the slice)
 _TRAINS = re.compile(
-    r"\.(fit|fit_generator|train_on_batch|evaluate|evaluate_generator|compile|run|minimize|train|eval)\(|"
-    r"^(sess|session)\b"
+    r"\.(fit|fit_generator|train_on_batch|evaluate|evaluate_generator|compile|minimize|apply_gradients|train)\(|"
+    r"\b(global_variables_initializer|initialize_all_variables|variables_initializer)\("
 )
+#: a session's run, or a tensor's: it trains when it runs what a training statement binds
+_RUNS = re.compile(r"\brun\(")
 #: a random seed: which sample is drawn, not what is trained
 _SEED = re.compile(r"\bseed\(|set_random_seed\(|set_seed\(")
 #: noise categories of the statement diff beside the study's rules (reported in ``noise``)
@@ -647,12 +649,21 @@ SEEDS = "random_seeds"
 
 def training_slice(side: list[Statement], modelled: set[tuple[str, int]]) -> set[int]:
     """Indices of the statements the training depends on: those that train (a modelled element,
-    a training, evaluation or session call), what binds the names they read, transitively, the
+    a training or evaluation call, a session run of a training operation, the variables'
+    initialiser), what binds the names they read, transitively, the
     compound statements around them and the functions they call. Flow-insensitive on names: a
     statement outside it changes neither the model, nor its hyperparameters, nor its training."""
     inside: set[int] = set()
     for i, st in enumerate(side):
         if _TRAINS.search(st.text) or any((st.file, n) in modelled for n in range(st.line, st.last + 1)):
+            inside.add(i)
+    # graph code: a run trains when it runs a training operation (``sess.run(train_op, ...)``,
+    # ``train_step.run(...)``); a run fetching the loss or accuracy to show them only reports
+    train_ops = {
+        b for i in inside for b in side[i].binds if re.search(r"minimize\(|apply_gradients\(", side[i].text)
+    }
+    for i, st in enumerate(side):
+        if _RUNS.search(st.text) and {r.split(".")[0] for r in st.reads} & train_ops:
             inside.add(i)
     binders: dict[str, list[int]] = {}
     for i, st in enumerate(side):
