@@ -38,6 +38,8 @@ COMPLETION = "completed_snippet"
 #: rules, and found equal (``Dense(n); Activation('relu')`` is ``Dense(n, activation='relu')``)
 COMPARED = "compared_equal"
 DATA_SOURCE = "synthetic_data_source"
+#: more added statements than this, over half the fixed program, make the fix a rewrite
+REWRITE_MIN = 4
 #: a change the tolerant parse's reading made (decision lost-block-noise)
 LOST_BLOCK = "lost_block"
 
@@ -877,6 +879,16 @@ def cover(
                 _feeds_component(c.buggy, buggy, blines) or _feeds_component(c.fixed, fixed, flines)
             ):
                 explained[i] = True
+    # a fix that writes most of the fixed program anew completes or rewrites the post (rule
+    # completed_snippet, 4.2.1): its additions no component explains are that completion
+    program = sum(1 for st in fixed if st.noise is None)
+    added = [i for i, c in enumerate(kept) if c.buggy is None]
+    if len(added) > REWRITE_MIN and len(added) * 2 > program:
+        rewrite = {i for i in added if not explained[i]}
+        if rewrite:
+            coverage.noise[COMPLETION] = coverage.noise.get(COMPLETION, 0) + len(rewrite)
+        kept = [c for i, c in enumerate(kept) if i not in rewrite]
+        explained = [e for i, e in enumerate(explained) if i not in rewrite]
     if not graph:
         # a literal moved into or out of a variable (the assignment added or removed) that a
         # compared element reads: the passes folded it into that element and found it equal (rule
