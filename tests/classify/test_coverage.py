@@ -176,3 +176,45 @@ def test_older_rows_without_the_figures_read_as_not_measured():
     row = BugResult.from_dict({"id": "x", "status": "ok", "components": []})
     assert row.changed_statements is None and row.explained_share is None and row.unexplained == []
     _ = sys  # the module is used by subprocess calls above
+
+
+def test_what_training_does_not_depend_on_is_no_change(classify_texts):
+    """Results after training, random seeds, and data a benchmark makes up in place of the posted
+    loading (with the loading it replaces) change neither the model nor its training."""
+    after = KERAS + "scores = [p * 2 for p in predictions]\nnp.random.seed(1)\n"
+    fixed = KERAS + "scores = [p * 3 for p in predictions]\nnp.random.seed(2)\n"
+    result = classify_texts(after, fixed)
+    assert result.changed_statements == 0
+    assert result.noise_statements == {"outside_training": 1, "random_seeds": 1}
+    loading = KERAS.replace(
+        "x = np.random.rand(20, 3)", "import pandas as pd\nframe = pd.read_csv('d.csv')\nx = frame.values"
+    )
+    made_up = KERAS.replace(
+        "x = np.random.rand(20, 3)", "x = np.array(np.random.random((20, 3)), dtype=np.float32)"
+    )
+    result = classify_texts(loading, made_up)
+    assert result.changed_statements == 0 and "synthetic_data_source" in result.noise_statements
+
+
+def test_a_literal_moved_into_a_variable_is_the_comparison_of_what_reads_it(classify_texts):
+    fixed = KERAS.replace(
+        "model.fit(x, y, epochs=3, batch_size=4)", "size = 4\nmodel.fit(x, y, epochs=3, batch_size=size)"
+    )
+    result = classify_texts(KERAS, fixed)
+    assert result.codes == [] and result.changed_statements == 0
+    assert result.noise_statements.get("compared_equal", 0) >= 1
+    # a changed literal stays a change, though a compared element reads it
+    moved = classify_texts(fixed, fixed.replace("size = 4", "size = 8"))
+    assert moved.codes == ["HBS"] and moved.changed_statements == moved.explained_statements == 1
+
+
+def test_a_rewritten_program_s_additions_complete_it():
+    """Over four added statements making up over half of the fixed program: a completion."""
+    head = "import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 3])\n"
+    tail = "train = tf.train.AdamOptimizer(0.01).minimize(loss)\n"
+    short = head + "loss = tf.reduce_sum(x)\n" + tail
+    chain = "h0 = x\n" + "".join(f"h{i + 1} = h{i} * 2.0\n" for i in range(5))
+    rewrite = head + chain + "loss = tf.reduce_sum(h5)\n" + tail
+    coverage = cover(statements_of(short, "b.py"), statements_of(rewrite, "f.py"), [])
+    assert coverage.noise.get("completed_snippet") == 6
+    assert coverage.changed == 0  # the loss reads h5 for x: a rename
