@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mutreal.compare.best_code import RULES, best_code, best_code_components, parts_of
-from mutreal.compare.coverage import StatementChange, statements_of
+from mutreal.compare.coverage import StatementChange
 from mutreal.compare.kinds import ComponentKind as K
+from mutreal.compare.statements import statements_of
 
 
 def statement(text: str | None, path: str):

@@ -98,9 +98,7 @@ class KillReport:
 def _by_content(original: Sequence[Any], records: Sequence[Any]) -> pairing.PairedCorrectness | str | None:
     """The Fisher pairing by input content (:mod:`mutreal.analysis.pairing`) where the runs evaluated
     other inputs per seed and recorded their ids; None where positions pair them or nothing does."""
-    mixed = any(
-        (found := per_input_set(g)) is not None and found["source"] == "mixed" for g in (original, records)
-    )
+    mixed = any((found := per_input_set(g)) is not None and found["source"] == "mixed" for g in (original, records))
     if not mixed or not pairing.content_pairable(original, records):
         return None
     return pairing.pair_by_content(original, {"mutant": records})[1]["mutant"]
@@ -143,9 +141,7 @@ def kill_from_records(
         if original_matrix is not None and mutant_matrix is not None:
             fisher = fisher_kill(original_matrix, mutant_matrix, alpha=alpha)
         elif not isinstance(by_content, str) and by_content is not None:
-            fisher = fisher_kill(
-                by_content.reference, by_content.faulty, alpha=alpha, counted=by_content.counted
-            )
+            fisher = fisher_kill(by_content.reference, by_content.faulty, alpha=alpha, counted=by_content.counted)
         elif isinstance(by_content, str):
             notes.append(f"{name}: {pairing.mismatch_note(m.program, by_content)}")
         else:

@@ -38,9 +38,7 @@ class DecisionSettings:
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - names)
         if unknown:
-            raise ValueError(
-                f"unknown statistics settings: {', '.join(unknown)} (known: {', '.join(sorted(names))})"
-            )
+            raise ValueError(f"unknown statistics settings: {', '.join(unknown)} (known: {', '.join(sorted(names))})")
         return cls(**{k: v for k, v in data.items() if v is not None})
 
     def as_tuple(self) -> tuple[str | None, bool | None, str, float]:

@@ -230,18 +230,13 @@ def _pairs(
     per seed and the fixed program's runs recorded their inputs' ids). A program without a pair
     maps to its note; a mutant that cannot be paired because no fixed input is known is left out."""
     groups = {_FAULT: buggy, **mutants}
-    mixed = any(
-        (found := per_input_set(g)) is not None and found["source"] == "mixed"
-        for g in (fixed, *groups.values())
-    )
+    mixed = any((found := per_input_set(g)) is not None and found["source"] == "mixed" for g in (fixed, *groups.values()))
     if mixed and pairing.content_pairable(fixed):
         return _pairs_by_content(fixed, groups)
     return _pairs_by_position(fixed, buggy, mutants), pairing.BY_POSITION
 
 
-def _pairs_by_content(
-    fixed: Sequence[Any], groups: Mapping[str, Sequence[Any]]
-) -> tuple[dict[str, Pair], str]:
+def _pairs_by_content(fixed: Sequence[Any], groups: Mapping[str, Sequence[Any]]) -> tuple[dict[str, Pair], str]:
     pairable = {name: records for name, records in groups.items() if pairing.content_pairable(fixed, records)}
     inputs, paired = pairing.pair_by_content(fixed, pairable)
     pairs: dict[str, Pair] = {}
@@ -274,11 +269,7 @@ def _pairs_by_position(
     # the fixed program's inputs; where it crashed in every run (wrong on every input), another's:
     # the program whose inputs they are is the reference every other one is paired with
     reference, width = next(
-        (
-            (group, w)
-            for group, w in ((g, input_width(g)) for g in (fixed, buggy, *mutants.values()))
-            if w is not None
-        ),
+        ((group, w) for group, w in ((g, input_width(g)) for g in (fixed, buggy, *mutants.values())) if w is not None),
         (fixed, None),
     )
     fixed_matrix = correctness_matrix(fixed, width) if width is not None else None

@@ -399,10 +399,7 @@ def compare_manifest(
                     chosen[id(task)] = prepared
                     continue
                 programs, folders = _programs(prepared)
-                chosen[id(task)] = (
-                    benchmark.add(task.id, programs, folders, _program_args(task, programs)),
-                    *prepared,
-                )
+                chosen[id(task)] = (benchmark.add(task.id, programs, folders, _program_args(task, programs)), *prepared)
             benchmark.write_plan(to_decide=groups_to_decide(tasks, chosen, skip))
             for task in bugs_to_decide(tasks, skip, on_start):
                 bug = chosen[id(task)]

@@ -153,9 +153,7 @@ def read_reproduce_manifest(path: str | Path) -> list[ReproduceTask]:
             raise ManifestError(f"{path}: bug {row['id']}: {error}") from None
         symptom = (row.get("symptom") or "auto").strip() or "auto"
         if symptom not in SYMPTOMS:
-            raise ManifestError(
-                f"{path}: bug {row['id']}: symptom {symptom!r} is not one of {', '.join(SYMPTOMS)}"
-            )
+            raise ManifestError(f"{path}: bug {row['id']}: symptom {symptom!r} is not one of {', '.join(SYMPTOMS)}")
         tasks.append(
             ReproduceTask(
                 id=row["id"], benchmark=(row.get("benchmark") or None), buggy=files(row["buggy"]),
@@ -238,9 +236,7 @@ def _decide(task: ReproduceTask, buggy: str, fixed: str, records: tuple[list[Any
             settings: DecisionSettings) -> BugReproduction:  # fmt: skip
     from mutreal.analysis.reproduction import reproduce_from_records
 
-    row = BugReproduction(
-        id=task.id, benchmark=task.benchmark, status="ok", programs={"buggy": buggy, "fixed": fixed}
-    )
+    row = BugReproduction(id=task.id, benchmark=task.benchmark, status="ok", programs={"buggy": buggy, "fixed": fixed})
     missing = _missing_data(records[0]) or _missing_data(records[1])
     report = reproduce_from_records(
         records[0], records[1], symptom=task.symptom,
@@ -257,12 +253,7 @@ def _decide(task: ReproduceTask, buggy: str, fixed: str, records: tuple[list[Any
     if stopped is not None:
         row.status, row.error, row.symptom = "limit", stopped, data["symptom"]
         return row
-    row.symptom, row.reproduced, row.stable, row.reason = (
-        data["symptom"],
-        data["reproduced"],
-        data["stable"],
-        data["reason"],
-    )
+    row.symptom, row.reproduced, row.stable, row.reason = data["symptom"], data["reproduced"], data["stable"], data["reason"]
     return row
 
 
@@ -295,9 +286,7 @@ def reproduce_trained(
             first = {k: row.to_dict()[k] for k in ("reproduced", "stable", "reason", "symptom")}
             records = tuple(train([buggy, fixed], {"modernize": True}))
             row = _decide(task, buggy, fixed, records, settings)  # type: ignore[arg-type]
-            still = (
-                _removed_api_failure(records[0]) is not None and _removed_api_failure(records[1]) is not None
-            )
+            still = _removed_api_failure(records[0]) is not None and _removed_api_failure(records[1]) is not None
             row.version_problem = {
                 "error_type": failure[0][0], "error": failure[0][1], "first_try": first,
                 "modernized": True, "resolved": not still,
@@ -377,11 +366,7 @@ def reproduce_manifest(
             except (ValueError, OSError) as error:
                 chosen[id(task)] = str(error)
                 continue
-            own = {
-                path: args
-                for path, args in ((buggy, task.args_buggy), (fixed, task.args_fixed))
-                if args is not None
-            }
+            own = {path: args for path, args in ((buggy, task.args_buggy), (fixed, task.args_fixed)) if args is not None}
             chosen[id(task)] = (benchmark.add(task.id, [buggy, fixed], program_args=own), buggy, fixed)
         benchmark.write_plan(to_decide=groups_to_decide(tasks, chosen, skip))
         for task in bugs_to_decide(tasks, skip, on_start):
@@ -406,11 +391,7 @@ def era_rewritten(config: Any) -> bool:
     return bool(config.modernize) or getattr(config, "framework", "auto") not in ("keras3", "as-is")
 
 
-def groups_to_decide(
-    tasks: Sequence[Any], chosen: Mapping[int, Any], skip: Container[str] | None
-) -> set[str]:
+def groups_to_decide(tasks: Sequence[Any], chosen: Mapping[int, Any], skip: Container[str] | None) -> set[str]:
     """The plan groups of the bugs this start decides (the progress bar counts their runs only);
     ``chosen`` maps each task object to a tuple starting with its group, or to its error."""
-    return {
-        chosen[id(t)][0] for t in tasks if isinstance(chosen[id(t)], tuple) and not (skip and t.id in skip)
-    }
+    return {chosen[id(t)][0] for t in tasks if isinstance(chosen[id(t)], tuple) and not (skip and t.id in skip)}

@@ -175,9 +175,7 @@ def sensitivity(
 
         def point(value: Any, path: str, records: Sequence[Any]) -> SensitivityPoint:
             series = metric_series(records, metric or original.metric, original.lower_is_better)
-            return SensitivityPoint(
-                value=value, program=path, series=series, kill=series_kill(original, series, settings)
-            )
+            return SensitivityPoint(value=value, program=path, series=series, kill=series_kill(original, series, settings))
 
         points = [point(v, p, g) for (v, p), g in zip(written, groups[1:], strict=True)]
         search_result = None

@@ -20,8 +20,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from mutreal.compare.components import FaultComponent, make_component
-from mutreal.compare.coverage import Statement, StatementChange
+from mutreal.compare.coverage import StatementChange
 from mutreal.compare.kinds import ComponentKind as K
+from mutreal.compare.statements import Statement
 from mutreal.decisions import DecisionId as D
 from mutreal.decisions import applies
 

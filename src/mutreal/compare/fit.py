@@ -77,9 +77,7 @@ def _diff_budget(ctx: CompareContext, fi: int, bf: Fit, ff: Fit) -> list[FaultCo
             before, after = f"{short(bv)} (x{bf.repeat} loop)", f"{short(fv)} (x{ff.repeat} loop)"
         else:
             before, after = bv, fv  # type: ignore[assignment]
-            if values_equal(
-                bv, fv, strict_opaque=key == "batch_size" and _full_batch(bv, bf) != _full_batch(fv, ff)
-            ):
+            if values_equal(bv, fv, strict_opaque=key == "batch_size" and _full_batch(bv, bf) != _full_batch(fv, ff)):
                 continue
         if looped:
             bn, fn = bn * bf.repeat, fn * ff.repeat  # type: ignore[operator]
@@ -96,9 +94,7 @@ def _diff_budget(ctx: CompareContext, fi: int, bf: Fit, ff: Fit) -> list[FaultCo
                 value_location(fv, ff.file, ff.line),
                 before_number=bn,
                 after_number=fn,
-                full_batch=True
-                if key == "batch_size" and (_full_batch(bv, bf) or _full_batch(fv, ff))
-                else None,
+                full_batch=True if key == "batch_size" and (_full_batch(bv, bf) or _full_batch(fv, ff)) else None,
             )
         )
     return out

@@ -47,15 +47,9 @@ _OWN_FORMAT_SUFFIXES = (".h5", ".hdf5", ".keras")
 #: the lines :func:`recorded` lists, which also switch the Keras entries on for a run
 PANDAS_LINE = ("era behaviour: pandas < 3 (text columns as object dtype; a 2-D array set into one "
                "column keeps its first column, as pandas <= 1.4 did)")  # fmt: skip
-FEED_LINE = (
-    "era behaviour: Keras in graph mode (standalone <= 2.3, TensorFlow 1) feeds numpy object arrays as floatx"
-)
-SAVE_LINE = (
-    "era behaviour: Keras in graph mode (standalone <= 2.3, TensorFlow 1) saves model.save(path) as HDF5"
-)
-SCIPY_MISC_LINE = (
-    "era behaviour: scipy.misc's imread/imresize/imsave (removed in SciPy 1.2/1.3) served over Pillow"
-)
+FEED_LINE = "era behaviour: Keras in graph mode (standalone <= 2.3, TensorFlow 1) feeds numpy object arrays as floatx"
+SAVE_LINE = "era behaviour: Keras in graph mode (standalone <= 2.3, TensorFlow 1) saves model.save(path) as HDF5"
+SCIPY_MISC_LINE = "era behaviour: scipy.misc's imread/imresize/imsave (removed in SciPy 1.2/1.3) served over Pillow"
 _RUN: dict[str, bool] = {"feed": False, "hdf5": False}
 _SCIPY_MISC = re.compile(r"\bscipy\.misc\b|\bfrom\s+scipy\s+import\s+(?:[\w\s,]*,\s*)?misc\b")
 
@@ -160,13 +154,9 @@ def as_placeholder_feed(value: Any, floatx: str = "float32") -> Any:
             return np.asarray(value, dtype=floatx)
         except (TypeError, ValueError):
             return value
-    if isinstance(value, (list, tuple)) and any(
-        isinstance(v, np.ndarray) and v.dtype == object for v in value
-    ):
+    if isinstance(value, (list, tuple)) and any(isinstance(v, np.ndarray) and v.dtype == object for v in value):
         return type(value)(as_placeholder_feed(v, floatx) for v in value)
-    if isinstance(value, dict) and any(
-        isinstance(v, np.ndarray) and v.dtype == object for v in value.values()
-    ):
+    if isinstance(value, dict) and any(isinstance(v, np.ndarray) and v.dtype == object for v in value.values()):
         return {k: as_placeholder_feed(v, floatx) for k, v in value.items()}
     return value
 

@@ -58,9 +58,7 @@ _KERAS2_LAYOUT = re.compile(
     re.M,
 )
 #: ``tf.keras`` in any spelling: Keras 2 before TensorFlow 2.16 made it Keras 3
-_TF_KERAS = re.compile(
-    r"\b(?:tf|tensorflow)\.keras\b|^\s*from\s+tensorflow\s+import\s+(?:\w+\s*,\s*)*keras\b", re.M
-)
+_TF_KERAS = re.compile(r"\b(?:tf|tensorflow)\.keras\b|^\s*from\s+tensorflow\s+import\s+(?:\w+\s*,\s*)*keras\b", re.M)
 #: the step counts of fit/evaluate (and variables named after them): given as a true division
 #: (``steps_per_epoch=len(x) / 32``) they are a float, which Keras 2 accepted and Keras 3 refuses
 #: (``'float' object cannot be interpreted as an integer``; numpy's float64 too)
@@ -84,12 +82,7 @@ class RuntimeSource:
     reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "era": self.era,
-            "framework": self.framework,
-            "rewrites": list(self.rewrites),
-            "reason": self.reason,
-        }
+        return {"era": self.era, "framework": self.framework, "rewrites": list(self.rewrites), "reason": self.reason}
 
 
 def classify_era(source: str) -> tuple[str, list[str]]:
@@ -123,23 +116,11 @@ def _framework_of_era(era: str, evidence: list[str], source: str, tf1_api: bool)
     if tf1_api:
         return "tf_keras", "uses TensorFlow 1 API (converted): runs with tf.keras as Keras 2 (tf_keras)", True
     if float_step_count(source):
-        return (
-            "tf_keras",
-            "a step count computed by true division (a float Keras 3 refuses): runs on Keras 2 (tf_keras)",
-            True,
-        )
+        return "tf_keras", "a step count computed by true division (a float Keras 3 refuses): runs on Keras 2 (tf_keras)", True
     if _needs_modernizing(source):
-        return (
-            "tf_keras",
-            "uses Keras 2 API Keras 3 removed (see its rewrites): runs on Keras 2 (tf_keras)",
-            True,
-        )
+        return "tf_keras", "uses Keras 2 API Keras 3 removed (see its rewrites): runs on Keras 2 (tf_keras)", True
     if era == "unknown":
-        return (
-            "tf_keras",
-            "not read by the extractor, imports Keras/TensorFlow: runs on Keras 2 (tf_keras)",
-            True,
-        )
+        return "tf_keras", "not read by the extractor, imports Keras/TensorFlow: runs on Keras 2 (tf_keras)", True
     # tf.keras (era tf2) or the top-level keras namespace without any Keras 1/2-only spelling: what
     # TensorFlow >= 2.16 gives it (Keras 3) runs it; measured on SFData's tf.keras programs, Keras 3
     # reproduces more of them than tf_keras (see the README)
@@ -218,9 +199,7 @@ def _apply(step: Any, source: str, rewrites: list[str], label: str) -> str:
     try:
         new, changes = step(source)
     except Exception as error:  # noqa: BLE001 - an unparseable program still runs, unrewritten
-        rewrites.append(
-            f"not {label}: {type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else ''}"
-        )
+        rewrites.append(f"not {label}: {type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else ''}")
         return source
     rewrites.extend(c.describe() if isinstance(c, Change) else str(c) for c in changes)
     return new
@@ -241,9 +220,7 @@ def _legacy_rewrites(source: str, rewrites: list[str], framework: str) -> str:
     from mutreal.compat.removed_apis import rewrite_removed_apis
     from mutreal.compat.scaffolding import strip_instrumentation
 
-    source = _apply(
-        _modernized if framework == "keras3" else _modernized_for_keras2, source, rewrites, "modernized"
-    )
+    source = _apply(_modernized if framework == "keras3" else _modernized_for_keras2, source, rewrites, "modernized")
     source = _apply(rewrite_removed_apis, source, rewrites, "rewritten for removed APIs")
     return _apply(strip_instrumentation, source, rewrites, "stripped of instrumentation")
 
@@ -261,9 +238,7 @@ def prepare_runtime(source: str, choice: str = "auto", *, modernize: bool = Fals
         rewrites: list[str] = []
         if modernize:
             source = _apply(_modernized, source, rewrites, "modernized")
-        return RuntimeSource(
-            era, "keras3", source, rewrites, "--framework as-is: the installed Keras, text as written"
-        )
+        return RuntimeSource(era, "keras3", source, rewrites, "--framework as-is: the installed Keras, text as written")
     text, rewrites = _python3(source)
     if era == "unknown" and rewrites:
         era, evidence = classify_era(text)

@@ -376,13 +376,7 @@ class _Modernizer(cst.CSTTransformer):
         path = args[at].value.evaluated_value
         if not isinstance(path, str) or path.endswith(".weights.h5") or "{" in path:
             return updated  # already right, or a format pattern whose ending is the author's
-        stem = (
-            path[: -len(".hdf5")]
-            if path.endswith(".hdf5")
-            else path[: -len(".h5")]
-            if path.endswith(".h5")
-            else path
-        )
+        stem = path[: -len(".hdf5")] if path.endswith(".hdf5") else path[: -len(".h5")] if path.endswith(".h5") else path
         new = stem + ".weights.h5"
         self._note(original, "argument value", repr(path), repr(new))
         args[at] = args[at].with_changes(value=cst.SimpleString(repr(new)))

@@ -37,9 +37,7 @@ def format_args(args: Any, conversions: str) -> Any:
     the format is left as it is, for ``%`` to report."""
     if isinstance(args, tuple):
         return tuple(
-            as_scalar(value)
-            if index < len(conversions) and conversions[index] in NUMERIC_CONVERSIONS
-            else value
+            as_scalar(value) if index < len(conversions) and conversions[index] in NUMERIC_CONVERSIONS else value
             for index, value in enumerate(args)
         )
     if conversions[:1] and conversions[0] in NUMERIC_CONVERSIONS:  # the only argument: the first conversion's

@@ -49,9 +49,7 @@ ONE_DEVICE_IDENTITY = frozenset({"multi_gpu_model"})
 #: until pandas 3, whose Copy-on-Write makes that column a copy (the frame is left unchanged, with a
 #: ``ChainedAssignmentError`` warning). pandas' own migration is the assignment
 #: ``df['a'] = df['a'].fillna(0)``, which gives the frame the values the old call gave it.
-CHAINED_INPLACE_METHODS = frozenset(
-    {"fillna", "replace", "clip", "where", "mask", "interpolate", "ffill", "bfill"}
-)
+CHAINED_INPLACE_METHODS = frozenset({"fillna", "replace", "clip", "where", "mask", "interpolate", "ffill", "bfill"})
 #: module -> {removed function: its successor in the same module}
 RENAMED_FUNCTIONS: dict[str, dict[str, str]] = {"time": {"clock": "perf_counter"}}
 #: calls removed without a successor whose effect is now the default: the call becomes ``None``
@@ -110,11 +108,7 @@ class _Rewriter(cst.CSTTransformer):
             kept = [a for a in updated.names if dotted(a.name) not in ONE_DEVICE_IDENTITY]
             if len(kept) < len(updated.names):
                 gone = ", ".join(sorted({dotted(a.name) or "" for a in updated.names} & ONE_DEVICE_IDENTITY))
-                self._note(
-                    original,
-                    f"from {module} import {gone}",
-                    "(removed: each call is its model on one device)",
-                )
+                self._note(original, f"from {module} import {gone}", "(removed: each call is its model on one device)")
                 if not kept:
                     return cst.RemovalSentinel.REMOVE
                 kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
@@ -132,9 +126,7 @@ class _Rewriter(cst.CSTTransformer):
             for alias in updated.names:
                 old = dotted(alias.name)
                 if old in renamed:
-                    self._note(
-                        original, f"from {module} import {old}", f"from {module} import {renamed[old]}"
-                    )
+                    self._note(original, f"from {module} import {old}", f"from {module} import {renamed[old]}")
                     bound = alias.asname or cst.AsName(cst.Name(old))
                     alias = alias.with_changes(name=cst.Name(renamed[old]), asname=bound)
                 names.append(alias)
@@ -188,9 +180,7 @@ class _Rewriter(cst.CSTTransformer):
                    f"{target} = {target}.{call.func.attr.value}(...) (pandas 3: a column is a copy)")  # fmt: skip
         return cst.Assign(targets=[cst.AssignTarget(column)], value=call.with_changes(args=args))
 
-    def leave_BinaryOperation(
-        self, original: cst.BinaryOperation, updated: cst.BinaryOperation
-    ) -> cst.BaseExpression:
+    def leave_BinaryOperation(self, original: cst.BinaryOperation, updated: cst.BinaryOperation) -> cst.BaseExpression:
         """``"w %g" % w`` -> ``"w %g" % format_args(w, "g")``: NumPy 1's conversion of a one-element
         array wherever the format converts to a number (:mod:`mutreal.compat.numpy1_scalars`)."""
         if not isinstance(original.operator, cst.Modulo):
@@ -199,9 +189,7 @@ class _Rewriter(cst.CSTTransformer):
         if conversions is None or not any(c in NUMERIC_CONVERSIONS for c in conversions):
             return updated
         self.needs_numpy1 = True
-        self._note(
-            original, "format % values", "NumPy 1's one-element arrays as numbers in the numeric conversions"
-        )
+        self._note(original, "format % values", "NumPy 1's one-element arrays as numbers in the numeric conversions")
         call = cst.Call(
             _name_node(f"{NUMPY1}.format_args"),
             [cst.Arg(updated.right), cst.Arg(cst.SimpleString(repr(conversions)))],
@@ -210,16 +198,9 @@ class _Rewriter(cst.CSTTransformer):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         callee = dotted(original.func) or ""
-        if (
-            callee in NUMBER_BUILTINS
-            and len(updated.args) == 1
-            and updated.args[0].keyword is None
-            and not updated.args[0].star
-        ):
+        if callee in NUMBER_BUILTINS and len(updated.args) == 1 and updated.args[0].keyword is None and not updated.args[0].star:
             self.needs_numpy1 = True
-            self._note(
-                original, f"{callee}(value)", f"{callee}(value), a one-element array as NumPy 1 converted it"
-            )
+            self._note(original, f"{callee}(value)", f"{callee}(value), a one-element array as NumPy 1 converted it")
             wrapped = cst.Call(_name_node(f"{NUMPY1}.as_scalar"), [cst.Arg(updated.args[0].value)])
             return updated.with_changes(args=[updated.args[0].with_changes(value=wrapped)])
         if callee.rsplit(".", 1)[-1] in ONE_DEVICE_IDENTITY and updated.args:
@@ -249,9 +230,7 @@ class _Rewriter(cst.CSTTransformer):
         One difference is left: when every encoded column holds a single category the output comes back
         dense (ColumnTransformer counts passed-through columns as dense and stacks sparse only below a
         density of 1), where the removed argument gave a sparse matrix."""
-        chosen = next(
-            (a for a in updated.args if a.keyword and a.keyword.value == "categorical_features"), None
-        )
+        chosen = next((a for a in updated.args if a.keyword and a.keyword.value == "categorical_features"), None)
         if chosen is None:
             return updated
         rest = [a for a in updated.args if a is not chosen]
@@ -283,9 +262,7 @@ class _Rewriter(cst.CSTTransformer):
         at = 0
         for index, statement in enumerate(body):  # after the docstring and __future__ imports
             code = cst.Module([]).code_for_node(statement).strip()
-            if code.startswith("from __future__") or (
-                index == at and code[:1] in "\"'rRbBuU" and "\n" not in code
-            ):
+            if code.startswith("from __future__") or (index == at and code[:1] in "\"'rRbBuU" and "\n" not in code):
                 at = index + 1
         added = [cst.parse_statement(f"{line}\n").body[0] for line in imports]  # type: ignore[union-attr]
         if at < len(body) and isinstance(body[at], cst.SimpleStatementLine):
@@ -297,14 +274,7 @@ class _Rewriter(cst.CSTTransformer):
 
 
 #: what names one column inside ``frame[...]``: a label or a variable holding one
-_COLUMN_KEYS = (
-    cst.SimpleString,
-    cst.ConcatenatedString,
-    cst.FormattedString,
-    cst.Integer,
-    cst.Name,
-    cst.Attribute,
-)
+_COLUMN_KEYS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Name, cst.Attribute)
 
 
 def _one_column(node: cst.BaseExpression) -> bool:
@@ -316,9 +286,7 @@ def _one_column(node: cst.BaseExpression) -> bool:
     element = node.slice[0].slice
     if not isinstance(element, cst.Index) or not isinstance(element.value, _COLUMN_KEYS):
         return False
-    return not (
-        isinstance(node.value, cst.Attribute) and node.value.attr.value in ("loc", "iloc", "at", "iat")
-    )
+    return not (isinstance(node.value, cst.Attribute) and node.value.attr.value in ("loc", "iloc", "at", "iat"))
 
 
 def _printf_conversions(node: cst.BaseExpression) -> str | None:

@@ -111,9 +111,7 @@ class _Stripper(cst.CSTTransformer):
         if _last_name(node.func) in TRAINING_CALLS:
             self.trains = True
             line = self._line(node)
-            self.first_training_line = (
-                line if self.first_training_line is None else min(line, self.first_training_line)
-            )
+            self.first_training_line = line if self.first_training_line is None else min(line, self.first_training_line)
             if self.function_training:
                 self.function_training[-1] = True
 
@@ -127,9 +125,7 @@ class _Stripper(cst.CSTTransformer):
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self.block_depth += 1
 
-    def leave_IndentedBlock(
-        self, original: cst.IndentedBlock, updated: cst.IndentedBlock
-    ) -> cst.IndentedBlock:
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
         self.block_depth -= 1
         return updated
 

@@ -21,9 +21,7 @@ _RESAMPLE = {"nearest": 0, "lanczos": 1, "bilinear": 2, "bicubic": 3, "cubic": 3
 FUNCTIONS = ("bytescale", "fromimage", "toimage", "imread", "imsave", "imresize")
 
 
-def bytescale(
-    data: Any, cmin: float | None = None, cmax: float | None = None, high: int = 255, low: int = 0
-) -> Any:
+def bytescale(data: Any, cmin: float | None = None, cmax: float | None = None, high: int = 255, low: int = 0) -> Any:
     """``data`` scaled to ``low..high`` as ``uint8`` (unchanged when it is ``uint8`` already)."""
     import numpy as np
 

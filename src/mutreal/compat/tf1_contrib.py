@@ -60,19 +60,13 @@ MODULES: dict[str, tuple[str | None, dict[str, str]]] = {
     "layers.python.layers": ("tf_slim.layers", {}),
     "framework": (
         "tf_slim",
-        {
-            "list_variables": "tensorflow.train.list_variables",
-            "load_variable": "tensorflow.train.load_variable",
-        },
+        {"list_variables": "tensorflow.train.list_variables", "load_variable": "tensorflow.train.load_variable"},
     ),
     "rnn": _RNN,
     "rnn.python.ops.rnn": _RNN,
     "rnn.python.ops.rnn_cell": _RNN,
     "distributions": ("tensorflow.compat.v1.distributions", {}),
-    "lookup": (
-        "tensorflow.compat.v1.lookup",
-        {"MutableHashTable": "tensorflow.lookup.experimental.MutableHashTable"},
-    ),
+    "lookup": ("tensorflow.compat.v1.lookup", {"MutableHashTable": "tensorflow.lookup.experimental.MutableHashTable"}),
     "losses": ("tf_slim.losses", {}),  # contrib's order (logits first), not tf.compat.v1.losses'
     "metrics": ("tf_slim.metrics", {}),  # contrib's streaming_* metrics
     "keras": ("tensorflow.keras", {}),
@@ -143,10 +137,7 @@ def build(fullname: str) -> ModuleType:
         module.__path__ = []  # ``tensorflow.contrib.rnn.python`` of ``...rnn.python.ops.rnn``
         return module
     if entry is None:
-        raise _missing(
-            fullname,
-            "tf.contrib was removed in TensorFlow 2; mutreal serves only " + ", ".join(sorted(MODULES)),
-        )
+        raise _missing(fullname, "tf.contrib was removed in TensorFlow 2; mutreal serves only " + ", ".join(sorted(MODULES)))
     _key, base, extras = entry
     module = ModuleType(fullname, f"tf.contrib.{relative} as served by mutreal from {base or 'its own code'}")
     module.__path__ = []
@@ -175,9 +166,7 @@ def _contrib_package() -> ModuleType:
     def __getattr__(name: str) -> Any:  # noqa: N807 - PEP 562: ``tf.contrib.rnn`` without an import
         if name in children or name in GONE:
             return importlib.import_module(f"{PACKAGE}.{name}")
-        raise AttributeError(
-            f"module {PACKAGE!r} has no attribute {name!r} (tf.contrib was removed in TensorFlow 2)"
-        )
+        raise AttributeError(f"module {PACKAGE!r} has no attribute {name!r} (tf.contrib was removed in TensorFlow 2)")
 
     package.__getattr__ = __getattr__  # type: ignore[attr-defined]
     return package
@@ -194,9 +183,7 @@ class _Loader(importlib.abc.Loader):
 class ContribFinder(importlib.abc.MetaPathFinder):
     """``tensorflow.contrib[.…]`` and ``tensorflow.examples[.…]`` imported from :func:`build`."""
 
-    def find_spec(
-        self, fullname: str, path: Any, target: Any = None
-    ) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
         if not any(fullname == root or fullname.startswith(root + ".") for root in (PACKAGE, EXAMPLES)):
             return None
         return importlib.util.spec_from_loader(fullname, _Loader(), is_package=True)
@@ -290,9 +277,7 @@ def contrib_uses(source: str) -> list[str]:
             prefix = f"{module}." if module else ""
             if module is None and not names:  # ``from tensorflow.contrib import *``
                 names = sorted({key.split(".")[0] for key in MODULES})
-            found = [
-                _described(prefix + n if (prefix + n) in MODULES or not module else module) for n in names
-            ]
+            found = [_described(prefix + n if (prefix + n) in MODULES or not module else module) for n in names]
             found = found or [_described(module or "")]
         lines.extend(line for line in found if line not in lines)
     return lines

@@ -68,9 +68,7 @@ def extract_images(path: str) -> np.ndarray:
         count, rows, columns = _header(stream, _IMAGES_MAGIC, 3, path)
         data = np.frombuffer(stream.read(count * rows * columns), dtype=np.uint8)
     if data.size != count * rows * columns:
-        raise ValueError(
-            f"{path} is truncated: {data.size} bytes of pixels for {count} images of {rows}x{columns}"
-        )
+        raise ValueError(f"{path} is truncated: {data.size} bytes of pixels for {count} images of {rows}x{columns}")
     return data.reshape(count, rows, columns, 1)
 
 
@@ -179,9 +177,7 @@ def read_data_sets(train_dir: str, fake_data: bool = False, one_hot: bool = Fals
     test_images = extract_images(os.path.join(train_dir, TEST_IMAGES))
     test_labels = extract_labels(os.path.join(train_dir, TEST_LABELS), one_hot=one_hot)
     if not 0 <= validation_size <= len(train_images):
-        raise ValueError(
-            f"Validation size should be between 0 and {len(train_images)}. Received: {validation_size}."
-        )
+        raise ValueError(f"Validation size should be between 0 and {len(train_images)}. Received: {validation_size}.")
     options = {"dtype": dtype, "reshape": reshape, "seed": seed}
     return Datasets(
         train=DataSet(train_images[validation_size:], train_labels[validation_size:], **options),

@@ -126,9 +126,7 @@ class HelperConverter(importlib.abc.MetaPathFinder):
     def __init__(self, framework: str) -> None:
         self.framework = framework
 
-    def find_spec(
-        self, fullname: str, path: Any, target: Any = None
-    ) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
         main = getattr(sys.modules.get("__main__"), "__file__", None)
         if not main:
             return None
@@ -140,11 +138,7 @@ class HelperConverter(importlib.abc.MetaPathFinder):
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         origin = getattr(spec, "origin", None) or ""
-        if (
-            spec is None
-            or not origin.endswith(".py")
-            or not os.path.abspath(origin).startswith(folder + os.sep)
-        ):
+        if spec is None or not origin.endswith(".py") or not os.path.abspath(origin).startswith(folder + os.sep):
             return None
         loader = _ConvertingLoader(fullname, origin)
         loader.framework = self.framework

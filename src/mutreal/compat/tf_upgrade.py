@@ -80,11 +80,8 @@ def upgrade_tf1(source: str) -> Upgrade:
     try:
         # the converter walks the tree with ast's deprecated visit_Num/visit_Str hooks: its
         # DeprecationWarnings are TensorFlow's, not the user's program's
-        with (
-            contextlib.redirect_stdout(io.StringIO()),
-            contextlib.redirect_stderr(io.StringIO()),
-            warnings.catch_warnings(),
-        ):
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+                warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
             processed, new, logs, errors = upgrader.update_string_pasta(source, "<program>")
     except Exception as error:  # noqa: BLE001 - the converter's own failure: the program stays as it is
@@ -123,25 +120,9 @@ def upgrade_tf1(source: str) -> Upgrade:
 #: ``"bare"`` (``tf.X`` not followed by an attribute), ``"any"``, or the members it applies to.
 V1_MEANINGS: dict[str, str | frozenset[str]] = {
     "Variable": "call",
-    "summary": frozenset(
-        {
-            "scalar",
-            "histogram",
-            "image",
-            "audio",
-            "text",
-            "tensor_summary",
-            "merge",
-            "merge_all",
-            "FileWriter",
-            "FileWriterCache",
-            "Summary",
-            "SummaryDescription",
-            "Event",
-            "TaggedRunMetadata",
-            "get_summary_description",
-        }
-    ),  # fmt: skip
+    "summary": frozenset({"scalar", "histogram", "image", "audio", "text", "tensor_summary", "merge", "merge_all",
+                          "FileWriter", "FileWriterCache", "Summary", "SummaryDescription", "Event",
+                          "TaggedRunMetadata", "get_summary_description"}),  # fmt: skip
     "losses": "bare",
     "metrics": "bare",
     "layers": "any",
@@ -168,12 +149,7 @@ def graph_mode_v1_names(source: str, names: frozenset[str] | None = None) -> tup
     edits: list[tuple[int, int, str]] = []  # (row, column of the member, alias) to insert "compat.v1." at
     for i in range(len(tokens) - 2):
         alias, dot, member = tokens[i], tokens[i + 1], tokens[i + 2]
-        if (
-            alias.type != tokenize.NAME
-            or alias.string not in aliases
-            or dot.string != "."
-            or member.type != tokenize.NAME
-        ):
+        if alias.type != tokenize.NAME or alias.string not in aliases or dot.string != "." or member.type != tokenize.NAME:
             continue
         if i > 0 and tokens[i - 1].string == ".":  # x.tf.summary: not TensorFlow's
             continue

@@ -57,9 +57,7 @@ class BenchmarkCampaign:
         self._manifest_dir = given.pop("manifest_dir", None)
         self._on_record = given.pop("on_record", None)
         self._store = given.get("store")
-        self.config: CampaignConfig = campaign_config(
-            given.pop("config", None), {**given, "seeds": list(seeds)}
-        )
+        self.config: CampaignConfig = campaign_config(given.pop("config", None), {**given, "seeds": list(seeds)})
         self._groups: dict[str, list[PreparedProgram]] = {}
         self._folders: dict[str, dict[str, str]] = {}
         self._args: dict[str, dict[str, list[str]]] = {}
@@ -105,9 +103,7 @@ class BenchmarkCampaign:
         self._groups[group] = self._prepare(self.config, group, programs)
         return group
 
-    def _prepare(
-        self, cfg: CampaignConfig, group: str, programs: Sequence[str | Path]
-    ) -> list[PreparedProgram]:
+    def _prepare(self, cfg: CampaignConfig, group: str, programs: Sequence[str | Path]) -> list[PreparedProgram]:
         if self._folders.get(group):
             cfg = dataclasses.replace(cfg, data_folders={**cfg.data_folders, **self._folders[group]})
         if self._args.get(group):
@@ -171,17 +167,13 @@ class BenchmarkCampaign:
             self._advance(len(done))
         return self._execute(group, runs, cfg, campaign_id)
 
-    def _execute(
-        self, group: str, runs: list[PlannedRun], cfg: CampaignConfig, campaign_id: str
-    ) -> list[RunRecord]:
+    def _execute(self, group: str, runs: list[PlannedRun], cfg: CampaignConfig, campaign_id: str) -> list[RunRecord]:
         plan, opened = self._planned()
         before = _split(runs)[1]
         recheck(runs, cfg, opened.store, plan.memory_limit_mb)  # trained meanwhile for an earlier bug
         self._advance(len(_split(runs)[1] - before))
         self._bar.set_description(f"runs of {group}")
-        done = execute_plan(
-            plan, runs, cfg, opened.store, campaign_id, bar=_Counted(self), on_record=self._on_record
-        )
+        done = execute_plan(plan, runs, cfg, opened.store, campaign_id, bar=_Counted(self), on_record=self._on_record)
         return [done.records[run.key] for run in runs if run.key in done.records]
 
     @property
@@ -216,6 +208,7 @@ def _progress(total: int, initial: int, enabled: bool) -> Any:
 
     return tqdm(total=total, initial=initial, desc="runs", unit="run", file=sys.stderr,
                 disable=None if enabled else True)  # fmt: skip
+
 
 
 class _Counted:

@@ -60,9 +60,7 @@ class _AliasLoader(importlib.abc.Loader):
 class KerasAlias(importlib.abc.MetaPathFinder):
     """``keras`` and ``keras.*`` imported as ``tf_keras`` and ``tf_keras.*`` (else ``tf_keras.src.*``)."""
 
-    def find_spec(
-        self, fullname: str, path: Any, target: Any = None
-    ) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
         if fullname != "keras" and not fullname.startswith("keras."):
             return None
         rest = fullname[len("keras") :]

@@ -64,9 +64,7 @@ def row_digests(inputs: Any) -> list[bytes] | None:
         return None
     # one bytes buffer per array, sliced per row: no per-row numpy call (10k rows of 20 floats hash
     # in a few milliseconds, 10k MNIST images in about a tenth of a second)
-    base = hashlib.blake2b(
-        b"".join(f"{a.dtype.str}{a.shape[1:]}".encode() for a in arrays), digest_size=ID_BYTES
-    )
+    base = hashlib.blake2b(b"".join(f"{a.dtype.str}{a.shape[1:]}".encode() for a in arrays), digest_size=ID_BYTES)
     # the arrays' own bytes, not a copy (tobytes): a training set judged at the end of a run can be
     # hundreds of MB, and a second copy then could push the run over the memory limit
     buffers = [_bytes_of(a) for a in arrays]
@@ -116,11 +114,7 @@ def as_numpy(value: Any) -> Any:
 
     if value is None:
         return None
-    if (
-        not isinstance(value, (list, tuple))
-        and not hasattr(value, "__array__")
-        and not hasattr(value, "shape")
-    ):
+    if not isinstance(value, (list, tuple)) and not hasattr(value, "__array__") and not hasattr(value, "shape"):
         # a dataset, generator or Sequence (Keras' DirectoryIterator iterates for ever): reading it
         # here would consume the program's batches or never end
         return None
@@ -213,10 +207,7 @@ def label_sets(array: Any, *, classifier: bool = False) -> list[int]:
     finite = np.isfinite(rows).all(axis=1)
     bits = np.nan_to_num(rows) > (0.0 if classifier and not _probabilities(rows) else 0.5)
     weights = [1 << j for j in range(rows.shape[1])]
-    return [
-        sum(w for w, on in zip(weights, row, strict=True) if on) if ok else -1
-        for row, ok in zip(bits, finite, strict=True)
-    ]
+    return [sum(w for w, on in zip(weights, row, strict=True) if on) if ok else -1 for row, ok in zip(bits, finite, strict=True)]
 
 
 def per_input_result(outputs: Any, labels: Any, task: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -233,9 +224,7 @@ def per_input_result(outputs: Any, labels: Any, task: dict[str, Any] | None = No
             result["labels"] = _floats(labels.reshape(n_inputs))
         return result
     # logits only where a cross-entropy reads them (labels 0 and 1); a hinge loss's labels are -1 and 1
-    logits = (
-        bool(task) and task.get("kind") == CLASSIFICATION and "crossentropy" in str(task.get("loss") or "")
-    )
+    logits = bool(task) and task.get("kind") == CLASSIFICATION and "crossentropy" in str(task.get("loss") or "")
     if labels is not None and len(labels) == n_inputs and is_multi_label(outputs, labels, task):
         return {"n_inputs": int(n_inputs), "predictions": label_sets(outputs, classifier=logits),
                 "labels": label_sets(labels), "prediction_kind": "class"}  # fmt: skip

@@ -105,9 +105,7 @@ def prepare_program(
         return PreparedProgram(path, "", "", "", error=f"cannot read {path}: {error}", args=args)
     runtime = prepare_runtime(source, framework or "auto", modernize=modernize)
     # the helper modules it imports from its folders run too: a fault may sit there alone
-    modules = hashing.modules_hash(
-        source, list(dict.fromkeys([path.resolve().parent, data_folder.resolve()]))
-    )
+    modules = hashing.modules_hash(source, list(dict.fromkeys([path.resolve().parent, data_folder.resolve()])))
     text_hash = hashing.program_hash(runtime.source)
     return PreparedProgram(
         path=path,
@@ -201,15 +199,8 @@ def run_key(program: PreparedProgram, seed: int, config_hash: str, env_hash: str
     """The content-hash key of one run (an unreadable program gets a key of its path and seed)."""
     if program.error is not None:
         return hashing.sha256_text(f"unreadable|{program.path}|{seed}")
-    return hashing.run_key(
-        program.program_hash,
-        program.data_hash,
-        config_hash,
-        seed,
-        env_hash,
-        framework=program.framework,
-        args=program.args,
-    )
+    return hashing.run_key(program.program_hash, program.data_hash, config_hash, seed, env_hash,
+                           framework=program.framework, args=program.args)
 
 
 def _planned_runs(
@@ -235,11 +226,7 @@ def _planned_runs(
         if program.error is not None or not needs_run(record, cfg, memory_limit_mb):
             status = PlanStatus.DONE
         else:
-            status = (
-                PlanStatus.LOST
-                if record is not None and record.outcome == Outcome.LOST
-                else PlanStatus.PLANNED
-            )
+            status = PlanStatus.LOST if record is not None and record.outcome == Outcome.LOST else PlanStatus.PLANNED
             record = None
         runs.append(PlannedRun(key, program, seed, status, record, group, config_hash))
     return runs

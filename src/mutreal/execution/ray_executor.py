@@ -230,9 +230,7 @@ class RayExecutor(Executor):
                         self.options, self.timeout_s, self.memory_limit_mb, self.max_runs_per_worker
                     )
                 except RayError as error:
-                    result = _failure(
-                        Outcome.LOST, type(error).__name__, f"Ray could not run the task: {error}"
-                    )
+                    result = _failure(Outcome.LOST, type(error).__name__, f"Ray could not run the task: {error}")
                 result.setdefault("wall_time_s", 0.0)
                 on_result(task, result)
                 if pending:

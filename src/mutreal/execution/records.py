@@ -57,9 +57,7 @@ class Outcome(TextEnum):
     def limit(self) -> tuple[str, str] | None:
         """(which limit, the option that raises it) of a run a limit stopped: ``("time", "--timeout")``,
         ``("memory", "--memory-limit")``; None for any other outcome. One wording for every row."""
-        return {Outcome.TIMEOUT: ("time", "--timeout"), Outcome.MEMORY: ("memory", "--memory-limit")}.get(
-            self
-        )
+        return {Outcome.TIMEOUT: ("time", "--timeout"), Outcome.MEMORY: ("memory", "--memory-limit")}.get(self)
 
 
 class UnknownOutcome(ValueError):
@@ -309,6 +307,7 @@ class RunRecord(PerInputView):
             return own[-1]
         return self.evaluations[-1]
 
+
     def metric(self, name: str | None = None) -> tuple[str | None, float | None, str | None]:
         """(name, value, direction) of metric ``name`` (default: the campaign's choice).
 
@@ -341,11 +340,7 @@ def has_correctness(record: Any) -> bool:
     """Whether an evaluate record holds per-input correctness: predictions paired with labels (the
     worker records validation data after a run whose last evaluate has none, and
     :attr:`RunRecord.last_evaluation` prefers the program's own evaluate where it has it)."""
-    return (
-        bool(record.predictions)
-        and record.labels is not None
-        and len(record.labels) == len(record.predictions)
-    )
+    return bool(record.predictions) and record.labels is not None and len(record.labels) == len(record.predictions)
 
 
 def _as_float(value: Any) -> float | None:

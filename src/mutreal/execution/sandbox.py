@@ -204,10 +204,7 @@ def interpreter_folders_in_tmp(src_root: str | None = None) -> list[str]:
     kept as a mount point between runs (:func:`reset_private_tmp`). ``/tmp`` itself is never one."""
     root = src_root or str(Path(__file__).resolve().parents[2])
     needed = [sys.prefix, sys.exec_prefix, sys.base_prefix, os.path.dirname(sys.executable), root]
-    needed += (
-        os.path.dirname(os.path.realpath(sys.executable)),
-        *os.environ.get("PYTHONPATH", "").split(os.pathsep),
-    )
+    needed += os.path.dirname(os.path.realpath(sys.executable)), *os.environ.get("PYTHONPATH", "").split(os.pathsep)
     needed += [p for p in sys.path if "site-packages" in p or "dist-packages" in p]
     folders: list[str] = []
     for path in needed:

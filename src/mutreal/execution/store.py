@@ -293,8 +293,7 @@ class RunStore:
             self._db.execute(f"INSERT OR REPLACE INTO runs VALUES ({','.join('?' * len(row))})", row)
             if plan_id is not None:
                 self._db.execute(
-                    "UPDATE plan SET status = ? WHERE plan_id = ? AND key = ?",
-                    (plan_status, plan_id, record.key),
+                    "UPDATE plan SET status = ? WHERE plan_id = ? AND key = ?", (plan_status, plan_id, record.key)
                 )
 
     def get(self, key: str) -> RunRecord | None:

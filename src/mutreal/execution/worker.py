@@ -358,9 +358,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
     install_instrumentation(task.get("block_network", True))
     from mutreal.compat.era_behaviour import begin_run
 
-    begin_run(
-        task.get("rewrites")
-    )  # the era's Keras behaviours its rewrites list (mutreal.compat.era_behaviour)
+    begin_run(task.get("rewrites"))  # the era's Keras behaviours its rewrites list (mutreal.compat.era_behaviour)
     workdir, script, scratch = _prepare_workdir(task)
     _alias_own_folder(workdir, Path(task["program"]).parent.name, str(task["source"]))
     saved_cwd = os.getcwd()
@@ -372,12 +370,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
     saved_filters = list(warnings.filters)
     saved_streams = (sys.stdout, sys.stderr)
     saved_builtins = dict(builtins.__dict__)
-    result: dict[str, Any] = {
-        "outcome": Outcome.OK,
-        "error_type": None,
-        "error_message": None,
-        "traceback": None,
-    }
+    result: dict[str, Any] = {"outcome": Outcome.OK, "error_type": None, "error_message": None, "traceback": None}
     redirect = _RedirectOutput(workdir / ".mutreal-output.log")
     start = time.perf_counter()
     try:

@@ -149,9 +149,7 @@ class WorkerProcess:
         self.starts = 0
         self.startup_s = 0.0  # seconds spent starting workers (importing TensorFlow), all starts
         self.tmpdir: Path | None = None
-        self.tmp_folders: list[
-            str
-        ] = []  # folders of the host /tmp shown inside (the interpreter lives there)
+        self.tmp_folders: list[str] = []  # folders of the host /tmp shown inside (the interpreter lives there)
         self.cgroup: sandbox.MemoryCgroup | None = None
         self.keep_pids: set[int] = set()  # the sandbox's init and the worker (host pids)
         self.ready_rss_mb = 0.0  # the whole worker's resident memory when it reported ready (MiB)

@@ -418,9 +418,7 @@ class KerasData(CallInterpreter):
             if not isinstance(fn, FuncObj):
                 return None
             result = self.inline(fn, None, env, None, given=inputs)
-        outputs = (
-            list(result) if isinstance(result, list | tuple) and not isinstance(result, Value) else [result]
-        )
+        outputs = list(result) if isinstance(result, list | tuple) and not isinstance(result, Value) else [result]
         if len(outputs) != len(inputs):
             return None
         followed = [

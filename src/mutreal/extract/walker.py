@@ -397,11 +397,7 @@ class Walker(TfGraph):
             return self.model_method(None, method, node, env)
         if isinstance(receiver, Value) and receiver.kind == REF:
             return self.call_qualified(f"{receiver.value}.{method}", node, env)
-        if (
-            method in _ARRAY_ONLY_METHODS
-            and isinstance(receiver, Unknown | Value)
-            and receiver_is_data(receiver)
-        ):
+        if method in _ARRAY_ONLY_METHODS and isinstance(receiver, Unknown | Value) and receiver_is_data(receiver):
             return self.chain_method(self._unfollowed_array(receiver, node), method, node, env)
         args, kwargs, _, _ = self.call_args(node, env)
         chain = next((a for a in args if isinstance(a, data.DataChain)), None)

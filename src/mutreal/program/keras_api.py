@@ -696,8 +696,6 @@ CALLBACKS = frozenset(
         "SwapEMAWeights",
     ]
 )
-
-
 def canonical_callback(name: str) -> str | None:
     """Canonical callback class name, None when not a Keras callback."""
     return name if name in CALLBACKS else None

@@ -121,11 +121,7 @@ def _check_readable_program(p: Path, shown: str) -> None:
         raise SourceError("not_a_file", "not a regular file (a device, FIFO or socket): not read", shown)
     resolved = os.path.realpath(p)
     if any(resolved == root or resolved.startswith(root + os.sep) for root in _PSEUDO_ROOTS):
-        raise SourceError(
-            "not_a_file",
-            f"a file of the system's {resolved.split(os.sep)[1]} tree, not a program: not read",
-            shown,
-        )
+        raise SourceError("not_a_file", f"a file of the system's {resolved.split(os.sep)[1]} tree, not a program: not read", shown)
     if info.st_size > MAX_PROGRAM_BYTES:
         raise SourceError(
             "too_large", f"{info.st_size} bytes, more than {MAX_PROGRAM_BYTES} for a program: not read", shown

@@ -328,11 +328,8 @@ def reproduction_html(row: Mapping[str, Any]) -> str:
     if row.get("reason") or row.get("error"):
         lines.append(f'<p class="note">{_e(row.get("reason") or row.get("error"))}</p>')
     if version:
-        how = (
-            "not repaired by the rewrites of its era"
-            if version.get("after_era_rewrites")
-            else f"retried with --modernize: {'resolved' if version.get('resolved') else 'not resolved'}"
-        )
+        how = ("not repaired by the rewrites of its era" if version.get("after_era_rewrites")
+               else f"retried with --modernize: {'resolved' if version.get('resolved') else 'not resolved'}")
         lines.append(f'<p class="note">version problem: {_e(version.get("error_type"))}: {_e(version.get("error"))};'
                      f" {how}</p>")  # fmt: skip
     body = []
@@ -358,9 +355,7 @@ def coupling_html(row: Mapping[str, Any]) -> str:
     )
     if row.get("reason") or row.get("error"):
         head += f'<p class="note">{_e(row.get("reason") or row.get("error"))}</p>'
-    head += "".join(
-        f'<p class="note">{_e(n)}</p>' for n in row.get("notes") or [] if n.startswith("partial ")
-    )
+    head += "".join(f'<p class="note">{_e(n)}</p>' for n in row.get("notes") or [] if n.startswith("partial "))
     head += _realism_line(row)
     best = (row.get("best") or {}).get("file")
     body = []

@@ -67,7 +67,7 @@ class Bug(Record):
     #: the statement diff's figures (classify results only; None in labels and older rows)
     changed_statements: int | None = None
     explained_statements: int | None = None
-    #: what each unexplained change touches (:data:`mutreal.compare.coverage.TOUCHES`), counted
+    #: what each unexplained change touches (:data:`mutreal.compare.statements.TOUCHES`), counted
     unexplained: dict[str, int] = field(default_factory=dict)
 
     @property

@@ -158,10 +158,7 @@ def _fisher_kill_counted(
     c_o = (original[:n] & mask).sum(axis=0)
     c_m = (mutant[:n] & mask).sum(axis=0)
     p_values = np.array(
-        [
-            _fisher_greater(int(a), int(m), int(b), int(m)) if m else 1.0
-            for a, b, m in zip(c_o, c_m, per_input, strict=True)
-        ],
+        [_fisher_greater(int(a), int(m), int(b), int(m)) if m else 1.0 for a, b, m in zip(c_o, c_m, per_input, strict=True)],
         dtype=float,
     )
     evaluated = int((per_input > 0).sum())

@@ -286,11 +286,7 @@ def recorded_commands(test_suite: Path) -> dict[str, dict[str, list[str]]]:
             elif len(words) > 2 and re.fullmatch(r"python[\d.]*", words[0]) and words[1].endswith(".py"):
                 script = Path(words[1])
                 own = script.parts[0] if script.parts[0] in ("buggy", "fixed") else side
-                rel = (
-                    Path(*script.parts[1:]).as_posix()
-                    if own and script.parts[0] == own
-                    else script.as_posix()
-                )
+                rel = Path(*script.parts[1:]).as_posix() if own and script.parts[0] == own else script.as_posix()
                 for name in (own,) if own else ("buggy", "fixed"):
                     found.setdefault(name, {})[rel] = words[2:]
     return found
@@ -302,9 +298,7 @@ def _pair_args(cand: _Candidate, buggy: list[Path], fixed: list[Path]) -> dict[s
     own: dict[str, list[str] | None] = {}
     for side, files, listed in (("buggy", cand.buggy, buggy), ("fixed", cand.fixed, fixed)):
         commands = cand.commands.get(side, {})
-        own[side] = next(
-            (commands[rel] for rel, path in files.items() if rel in commands and path in listed), None
-        )
+        own[side] = next((commands[rel] for rel, path in files.items() if rel in commands and path in listed), None)
     if own["buggy"] == own["fixed"]:
         return {"args": shlex.join(own["buggy"]) if own["buggy"] else None}
     return {f"args_{side}": shlex.join(args) if args else None for side, args in own.items()}
