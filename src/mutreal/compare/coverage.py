@@ -229,6 +229,8 @@ _TRAINS = re.compile(
     r"\.(fit|fit_generator|train_on_batch|evaluate|evaluate_generator|compile|minimize|apply_gradients|train)\(|"
     r"\b(global_variables_initializer|initialize_all_variables|variables_initializer)\("
 )
+#: a statement building a training operation
+_TRAIN_OP = re.compile(r"minimize\(|apply_gradients\(|create_train_op\(")
 #: a session's run, or a tensor's: it trains when it runs what a training statement binds
 _RUNS = re.compile(r"\brun\(")
 #: a random seed: which sample is drawn, not what is trained
@@ -250,12 +252,13 @@ def training_slice(side: list[Statement], modelled: set[tuple[str, int]]) -> set
             inside.add(i)
     # graph code: a run trains when it runs a training operation (``sess.run(train_op, ...)``,
     # ``train_step.run(...)``); a run fetching the loss or accuracy to show them only reports
-    train_ops = {
-        b for i in inside for b in side[i].binds if re.search(r"minimize\(|apply_gradients\(", side[i].text)
-    }
+    train_ops = {b for st in side if _TRAIN_OP.search(st.text) for b in st.binds}
     for i, st in enumerate(side):
-        if _RUNS.search(st.text) and {r.split(".")[0] for r in st.reads} & train_ops:
+        roots = {r.split(".")[0] for r in st.reads}
+        if _RUNS.search(st.text) and (roots & train_ops or any("train" in r.lower() for r in roots)):
             inside.add(i)
+    if not inside:
+        return set(range(len(side)))  # no training recognised: nothing can be told outside it
     binders: dict[str, list[int]] = {}
     for i, st in enumerate(side):
         for b in st.binds:
