@@ -264,13 +264,14 @@ def training_slice(side: list[Statement], modelled: set[tuple[str, int]]) -> set
         for b in st.binds:
             binders.setdefault(b, []).append(i)
             binders.setdefault(b.split(".")[0], []).append(i)
+    compound = [j for j, o in enumerate(side) if o.end > o.last]
     todo = list(inside)
     while todo:
         i = todo.pop()
         st = side[i]
         wanted = set(st.reads) | {r.split(".")[0] for r in st.reads}
-        around = [j for j, o in enumerate(side) if o.line < st.line <= o.end and o.end > o.last]
-        within = [j for j, o in enumerate(side) if st.defines and st.line < o.line <= st.end]
+        around = [j for j in compound if side[j].line < st.line <= side[j].end]
+        within = [j for j, o in enumerate(side) if st.line < o.line <= st.end] if st.defines else []
         for j in [k for name in wanted for k in binders.get(name, ())] + around + within:
             if j not in inside:
                 inside.add(j)

@@ -17,7 +17,7 @@ import ast
 import copy
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mutreal.compare.noise import LOGGING, METRICS, PLOTTING, PRINTS, RESULT_FILE_PATHS, VERBOSITY
 
@@ -337,6 +337,22 @@ def _header(node: ast.stmt) -> ast.stmt:
     return head
 
 
+def _clone(node: object) -> object:
+    """A copy of a tree for the normaliser to rewrite: the nodes and lists copied, the leaves
+    (names, numbers, strings) shared; several times faster than ``copy.deepcopy`` on ``ast``."""
+    if isinstance(node, ast.AST):
+        new = node.__class__()
+        for name in node._fields:
+            setattr(new, name, _clone(getattr(node, name, None)))
+        for name in node._attributes:  # positions: ast.unparse reads a statement's line
+            if hasattr(node, name):
+                setattr(new, name, getattr(node, name))
+        return new
+    if isinstance(node, list):
+        return [_clone(x) for x in node]
+    return node
+
+
 def _imported(tree: ast.Module) -> set[str]:
     """The names imports bind (module aliases: ``tf``, ``np``, ``keras``...), and the usual ones."""
     names = {"tf", "np", "keras", "K", "tensorflow", "numpy", "layers", "optimizers", "losses"}
@@ -353,11 +369,15 @@ def _first_line(lines: Sequence[str], number: int) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def statements_of(text: str, path: str, tree: ast.Module | None = None) -> list[Statement]:
+def statements_of(
+    text: str, path: str, tree: ast.Module | None = None, cache: dict[tuple, Statement] | None = None
+) -> list[Statement]:
     """The statements of a source in order (compound statements as their header, then their bodies).
 
     ``tree`` is Python's ``ast`` of ``text`` when the caller has it; a text that is no Python 3
-    gives no statements (the tolerant parse's set-aside lines are listed apart)."""
+    gives no statements (the tolerant parse's set-aside lines are listed apart). ``cache``, shared
+    by the two sides of a pair, reads a statement written the same (same text, same imports)
+    once: most of a fixed program is its buggy program's text."""
     if tree is None:
         try:
             tree = ast.parse(text)
@@ -375,14 +395,30 @@ def statements_of(text: str, path: str, tree: ast.Module | None = None) -> list[
             if not isinstance(node, ast.stmt):
                 continue
             compound = any(getattr(node, b, None) for b in _BODIES)
+            key = None
+            if cache is not None:
+                end = node.end_lineno or node.lineno
+                if compound:
+                    end = min((b[0].lineno for b in (getattr(node, n, None) for n in _BODIES) if b), default=end)
+                key = (modules, compound, node.col_offset, "\n".join(lines[node.lineno - 1 : end]))
+                known = cache.get(key)
+                if known is not None:
+                    shift = node.lineno - known.line
+                    out.append(
+                        replace(known, file=path, line=node.lineno, last=known.last + shift, end=known.end + shift)
+                    )
+                    if compound:
+                        for name in _BODIES:
+                            visit(getattr(node, name, None) or [])
+                    continue
             shown = _header(node) if compound else node
-            normal = _Normalise(modules).visit(copy.deepcopy(shown))
+            normal = _Normalise(modules).visit(_clone(shown))
             try:
                 norm_text = ast.unparse(normal).split("\n")[0].strip()
             except Exception:  # an unusual node ast cannot print: compare its dump
                 norm_text = ast.dump(normal)
             binds, reads = _names(shown)
-            anonymous = _anonymous(normal)
+            anonymous = _anonymous(normal)  # last: it rewrites ``normal``, a copy of its own
             defines: frozenset[str] = frozenset()
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 defines = frozenset({node.name})
@@ -410,6 +446,8 @@ def statements_of(text: str, path: str, tree: ast.Module | None = None) -> list[
                     literal=isinstance(node, ast.Assign) and _is_literal(node.value),
                 )
             )
+            if key is not None:
+                cache[key] = out[-1]
             if compound:
                 for name in _BODIES:
                     visit(getattr(node, name, None) or [])
@@ -457,7 +495,8 @@ class _Anonymise(ast.NodeTransformer):
 
 
 def _anonymous(node: ast.AST) -> str:
+    """The statement with its variable names written ``_``; rewrites ``node`` (pass a copy)."""
     try:
-        return ast.unparse(_Anonymise().visit(copy.deepcopy(node))).split("\n")[0]
+        return ast.unparse(_Anonymise().visit(node)).split("\n")[0]
     except Exception:  # an unusual node ast cannot print: never equal to another
         return f"<{id(node)}>"

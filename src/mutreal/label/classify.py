@@ -290,7 +290,9 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
     from mutreal.label.codes import label_component
 
     kept = [c for c in diff_models(bmodel, fmodel) if not made_up_by_parse(c, bparsed, fparsed)]
-    bstatements, fstatements = _statements(bparsed, bmodel.path), _statements(fparsed, fmodel.path)
+    cache: dict = {}  # a statement both sides write the same is read once
+    bstatements = _statements(bparsed, bmodel.path, cache)
+    fstatements = _statements(fparsed, fmodel.path, cache)
     graph = "tf1" in (bmodel.era, fmodel.era) or "tensorflow" in (bmodel.framework, fmodel.framework)
     labels = [label_component(c) for c in kept]
     explaining = list(kept)  # components, and those merged into one, that explain statements
@@ -331,11 +333,11 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
     return out, pair_coverage
 
 
-def _statements(parsed, path: str) -> list:
-    """The normalised statements of one side (:func:`mutreal.compare.coverage.statements_of`)."""
+def _statements(parsed, path: str, cache: dict | None = None) -> list:
+    """The normalised statements of one side (:func:`mutreal.compare.statements.statements_of`)."""
     from mutreal.program.source import python_tree
 
-    return statements_of(parsed.text, path, python_tree(parsed.module, parsed.text))
+    return statements_of(parsed.text, path, python_tree(parsed.module, parsed.text), cache)
 
 
 def _annotate(coverage: Coverage, graph: bool) -> None:
