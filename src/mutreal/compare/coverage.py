@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mutreal.compare.statements import Statement, touches
+from mutreal.compare.statements import Statement, anonymous, touches
 from mutreal.program.model import ProgramModel
 from mutreal.serialise import Record
 
@@ -173,7 +173,7 @@ def _renamed(change: StatementChange) -> bool:
     """Rule ``renamed_variables`` on statements: the same but for the names of variables (strings,
     numbers and attributes kept, unlike the rule's text form, which also hides string constants)."""
     b, f = change.buggy, change.fixed
-    return b is not None and f is not None and b.anonymous == f.anonymous
+    return b is not None and f is not None and anonymous(b.text) == anonymous(f.text)
 
 
 def _completion(changes: list[StatementChange], buggy: list[Statement], fixed: list[Statement]) -> set[int]:

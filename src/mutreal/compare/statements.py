@@ -18,6 +18,7 @@ import copy
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from mutreal.compare.noise import LOGGING, METRICS, PLOTTING, PRINTS, RESULT_FILE_PATHS, VERBOSITY
 
@@ -178,9 +179,6 @@ class Statement:
     synthetic: bool = False
     #: an assignment of a literal (``batch_size = 10``, ``H, W = 384, 384``)
     literal: bool = False
-    #: the normalised text with every variable name written ``_`` (constants kept): two statements
-    #: with the same are the same but for renamed variables
-    anonymous: str = ""
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -356,12 +354,20 @@ def _clone(node: object) -> object:
 def _imported(tree: ast.Module) -> set[str]:
     """The names imports bind (module aliases: ``tf``, ``np``, ``keras``...), and the usual ones."""
     names = {"tf", "np", "keras", "K", "tensorflow", "numpy", "layers", "optimizers", "losses"}
-    for node in ast.walk(tree):
+    todo: list[ast.AST] = list(tree.body)
+    while todo:  # statements only: an import is never inside an expression
+        node = todo.pop()
         if isinstance(node, ast.Import):
             names |= {(a.asname or a.name).split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             names |= {a.asname or a.name for a in node.names}
+        else:
+            for field in _BODIES:
+                todo.extend(getattr(node, field, None) or [])
     return names
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 def _first_line(lines: Sequence[str], number: int) -> str:
@@ -400,7 +406,10 @@ def statements_of(
                 end = node.end_lineno or node.lineno
                 if compound:
                     end = min((b[0].lineno for b in (getattr(node, n, None) for n in _BODIES) if b), default=end)
-                key = (modules, compound, node.col_offset, "\n".join(lines[node.lineno - 1 : end]))
+                written = "\n".join(lines[node.lineno - 1 : end])
+                # the imports it names: the rest of the file's imports do not change its reading
+                named = modules.intersection(_WORD.findall(written))
+                key = (frozenset(named), compound, node.col_offset, written)
                 known = cache.get(key)
                 if known is not None:
                     shift = node.lineno - known.line
@@ -418,7 +427,6 @@ def statements_of(
             except Exception:  # an unusual node ast cannot print: compare its dump
                 norm_text = ast.dump(normal)
             binds, reads = _names(shown)
-            anonymous = _anonymous(normal)  # last: it rewrites ``normal``, a copy of its own
             defines: frozenset[str] = frozenset()
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 defines = frozenset({node.name})
@@ -440,7 +448,6 @@ def statements_of(
                     reads=frozenset(reads),
                     noise=_noise_of(node),
                     defines=defines,
-                    anonymous=anonymous,
                     end=node.end_lineno or last,
                     synthetic=_made_up(node),
                     literal=isinstance(node, ast.Assign) and _is_literal(node.value),
@@ -494,9 +501,14 @@ class _Anonymise(ast.NodeTransformer):
         return ast.arg("_")
 
 
-def _anonymous(node: ast.AST) -> str:
-    """The statement with its variable names written ``_``; rewrites ``node`` (pass a copy)."""
+@lru_cache(maxsize=4096)
+def anonymous(text: str) -> str:
+    """A normalised statement's text with every variable name written ``_`` (constants and
+    attributes kept): two statements with the same are the same but for renamed variables. Read
+    again from the text, and only for the changed statements the rename rule looks at."""
+    source = text + "\n    pass" if text.rstrip().endswith(":") else text
     try:
-        return ast.unparse(_Anonymise().visit(node)).split("\n")[0]
-    except Exception:  # an unusual node ast cannot print: never equal to another
-        return f"<{id(node)}>"
+        tree = ast.parse(source)
+        return ast.unparse(_Anonymise().visit(tree.body[0])).split("\n")[0]
+    except Exception:  # a text ast cannot read back (a bare else:, a dump): only itself
+        return text
