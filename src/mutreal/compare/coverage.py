@@ -117,7 +117,11 @@ def _pair_block(bs: list[Statement], fs: list[Statement]) -> list[StatementChang
     for b in bs:
         best, best_ratio = None, 0.5
         for k in range(j, len(fs)):
-            ratio = difflib.SequenceMatcher(None, b.text, fs[k].text, autojunk=False).ratio()
+            matcher = difflib.SequenceMatcher(None, b.text, fs[k].text, autojunk=False)
+            # the cheap upper bounds first: most candidates are far from the best so far
+            if matcher.real_quick_ratio() <= best_ratio or matcher.quick_ratio() <= best_ratio:
+                continue
+            ratio = matcher.ratio()
             if ratio > best_ratio:
                 best, best_ratio = k, ratio
         if best is None:
@@ -137,12 +141,18 @@ def statement_changes(buggy: list[Statement], fixed: list[Statement]) -> list[St
     """The changed statements of two sides (noise statements left out before the diff)."""
     bs = [s for s in buggy if s.noise is None]
     fs = [s for s in fixed if s.noise is None]
-    matcher = difflib.SequenceMatcher(None, [s.text for s in bs], [s.text for s in fs], autojunk=False)
     out: list[StatementChange] = []
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+    # statements written the same read the same: only where the written texts differ are the
+    # normalised texts read and compared (most of a fix leaves most of the program as it was)
+    written = difflib.SequenceMatcher(None, [s.written for s in bs], [s.written for s in fs], autojunk=False)
+    for op, i1, i2, j1, j2 in written.get_opcodes():
         if op == "equal":
             continue
-        out += _pair_block(bs[i1:i2], fs[j1:j2])
+        b_block, f_block = bs[i1:i2], fs[j1:j2]
+        matcher = difflib.SequenceMatcher(None, [s.text for s in b_block], [s.text for s in f_block], autojunk=False)
+        for op2, k1, k2, l1, l2 in matcher.get_opcodes():
+            if op2 != "equal":
+                out += _pair_block(b_block[k1:k2], f_block[l1:l2])
     return _moved(out)
 
 
@@ -248,14 +258,14 @@ def training_slice(side: list[Statement], modelled: set[tuple[str, int]]) -> set
     statement outside it changes neither the model, nor its hyperparameters, nor its training."""
     inside: set[int] = set()
     for i, st in enumerate(side):
-        if _TRAINS.search(st.text) or any((st.file, n) in modelled for n in range(st.line, st.last + 1)):
+        if _TRAINS.search(st.written) or any((st.file, n) in modelled for n in range(st.line, st.last + 1)):
             inside.add(i)
     # graph code: a run trains when it runs a training operation (``sess.run(train_op, ...)``,
     # ``train_step.run(...)``); a run fetching the loss or accuracy to show them only reports
-    train_ops = {b for st in side if _TRAIN_OP.search(st.text) for b in st.binds}
+    train_ops = {b for st in side if _TRAIN_OP.search(st.written) for b in st.binds}
     for i, st in enumerate(side):
         roots = {r.split(".")[0] for r in st.reads}
-        if _RUNS.search(st.text) and (roots & train_ops or any("train" in r.lower() for r in roots)):
+        if _RUNS.search(st.written) and (roots & train_ops or any("train" in r.lower() for r in roots)):
             inside.add(i)
     if not inside:
         return set(range(len(side)))  # no training recognised: nothing can be told outside it

@@ -17,8 +17,8 @@ import ast
 import copy
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
-from functools import lru_cache
+from dataclasses import dataclass, field, replace
+from functools import cached_property, lru_cache
 
 from mutreal.compare.noise import LOGGING, METRICS, PLOTTING, PRINTS, RESULT_FILE_PATHS, VERBOSITY
 
@@ -163,8 +163,6 @@ class Statement:
     file: str
     line: int
     last: int
-    #: the normalised text: ``ast.unparse`` with noise keywords and paths taken out
-    text: str
     #: the source text as written (first line, stripped), for people
     source: str
     binds: frozenset[str] = frozenset()
@@ -179,6 +177,24 @@ class Statement:
     synthetic: bool = False
     #: an assignment of a literal (``batch_size = 10``, ``H, W = 384, 384``)
     literal: bool = False
+    #: the statement as written, every line stripped: two the same read the same
+    written: str = ""
+    #: the statement's tree (a compound statement's header) and the module names of its file,
+    #: from which :attr:`text` is read when the diff needs it
+    node: ast.stmt | None = field(default=None, compare=False, repr=False)
+    modules: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+
+    @cached_property
+    def text(self) -> str:
+        """The normalised text: ``ast.unparse`` with noise keywords, paths and module paths taken
+        out. Read on demand: the diff needs it only where the written texts differ."""
+        if self.node is None:
+            return self.written
+        normal = _Normalise(self.modules).visit(_clone(self.node))
+        try:
+            return ast.unparse(normal).split("\n")[0].strip()
+        except Exception:  # an unusual node ast cannot print: compare its dump
+            return ast.dump(normal)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -421,11 +437,6 @@ def statements_of(
                             visit(getattr(node, name, None) or [])
                     continue
             shown = _header(node) if compound else node
-            normal = _Normalise(modules).visit(_clone(shown))
-            try:
-                norm_text = ast.unparse(normal).split("\n")[0].strip()
-            except Exception:  # an unusual node ast cannot print: compare its dump
-                norm_text = ast.dump(normal)
             binds, reads = _names(shown)
             defines: frozenset[str] = frozenset()
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -442,7 +453,6 @@ def statements_of(
                     file=path,
                     line=node.lineno,
                     last=last,
-                    text=norm_text,
                     source=_first_line(lines, node.lineno),
                     binds=frozenset(binds),
                     reads=frozenset(reads),
@@ -451,6 +461,9 @@ def statements_of(
                     end=node.end_lineno or last,
                     synthetic=_made_up(node),
                     literal=isinstance(node, ast.Assign) and _is_literal(node.value),
+                    written=_written(lines, node.lineno, last if compound else node.end_lineno or last),
+                    node=shown,
+                    modules=modules,
                 )
             )
             if key is not None:
@@ -461,6 +474,11 @@ def statements_of(
 
     visit(tree.body)
     return out
+
+
+def _written(lines: Sequence[str], first: int, last: int) -> str:
+    """The lines ``first``..``last`` as written, each stripped (comments and spacing kept)."""
+    return " ".join(line.strip() for line in lines[first - 1 : last])
 
 
 def _is_literal(node: ast.AST) -> bool:
