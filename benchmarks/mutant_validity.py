@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -173,6 +174,37 @@ def _copy_folder(src: Path, dst: Path) -> None:
     shutil.copytree(src, dst, copy_function=copy, symlinks=True)
 
 
+#: the run sample's columns: a mutant trained, or who failed (analysis.run_failures: invalid and harness
+#: are mutreal's defects, stillborn the operator's own effect, "model" a crash after training began,
+#: which compare counts as a kill), or its program failed too (which says nothing of the edit)
+RUN_COLUMNS = ("written", "trained", "invalid", "harness", "stillborn", "model", "program failed")
+
+
+def failure_kind(mutant: dict[str, Any], run: dict[str, Any], program_run: dict[str, Any]) -> str:
+    """The run sample's column of one mutant's run, decided by compare's own classifier."""
+    from mutreal.analysis.run_failures import classify_failure, edit_names
+    from mutreal.execution.records import RunRecord
+
+    if run.get("outcome") == "ok":
+        return "trained"
+    if program_run.get("outcome") != "ok":
+        return "program failed"
+    try:
+        original = Path(mutant["file"]).read_text(encoding=mutant["encoding"])
+    except (OSError, UnicodeDecodeError):
+        original = None
+    failure = classify_failure(_record(run, RunRecord), _record(program_run, RunRecord),
+                               edit_names(mutant["code"], original))  # fmt: skip
+    return failure.kind if failure is not None else "model"
+
+
+def _record(data: dict[str, Any], record_type: Any) -> Any:
+    try:
+        return record_type.from_dict(data)
+    except (TypeError, ValueError, KeyError):
+        return types.SimpleNamespace(**{"fits": [], "evaluations": [], "traceback": None, **data})
+
+
 def run_outcomes(
     chosen: list[dict[str, Any]], time_limit: float, work: Path, jobs: int = 1
 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
@@ -260,19 +292,17 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="mutreal-validity-") as tmp:
             records, programs = run_outcomes(chosen, args.time_limit, Path(tmp), args.jobs)
         run_cells: dict[tuple[str, str], dict[str, Any]] = defaultdict(
-            lambda: {"written": 0, "trained": 0, "failed": 0, "program failed": 0, "example": None}
+            lambda: dict.fromkeys((*RUN_COLUMNS, "example"), 0) | {"example": None}
         )
         for m, r in zip(chosen, records, strict=True):
             cell = run_cells[(m["benchmark"], m["operator"])]
             cell["written"] += 1
-            if r.get("outcome") == "ok":
-                cell["trained"] += 1
-            elif programs[m["file"]].get("outcome") != "ok":
-                cell["program failed"] += 1  # its program fails too: says nothing of the mutant
-            else:
-                cell["failed"] += 1
+            kind = failure_kind(m, r, programs[m["file"]])
+            cell[kind] += 1
+            m["failure"] = kind
+            if kind not in ("trained", "program failed"):
                 cell["example"] = cell["example"] or (
-                    f"{m['id']} {m['name']}: {r.get('outcome')} {r.get('error_type')}: "
+                    f"{m['id']} {m['name']}: {kind}: {r.get('outcome')} {r.get('error_type')}: "
                     f"{str(r.get('error_message'))[:200]}"
                 )
         ok = sum(r.get("outcome") == "ok" for r in programs.values())
@@ -282,13 +312,13 @@ def main(argv: list[str] | None = None) -> int:
             if r.get("outcome") != "ok":
                 print(f"  program fails: {f}: {r.get('outcome')} {r.get('error_type')}: {str(r.get('error_message'))[:160]}")
         print("\nper benchmark")
-        print("\n".join(_table(run_cells, ["written", "trained", "failed", "program failed"], 0)))
+        print("\n".join(_table(run_cells, list(RUN_COLUMNS), 0)))
         print("\nper operator")
-        print("\n".join(_table(run_cells, ["written", "trained", "failed", "program failed"], 1)))
+        print("\n".join(_table(run_cells, list(RUN_COLUMNS), 1)))
         result["runs"] = [
             {k: m[k] for k in ("id", "benchmark", "operator", "name")}
             | {k: r.get(k) for k in ("outcome", "error_type", "error_message")}
-            | {"program_outcome": programs[m["file"]].get("outcome")}
+            | {"program_outcome": programs[m["file"]].get("outcome"), "failure": m.get("failure")}
             for m, r in zip(chosen, records, strict=True)
         ]
     if args.json_out:
