@@ -121,6 +121,11 @@ class DecisionId(TextEnum):
     CPP_ROW_MAP = "CPP-row-map"
     PMC_GRAPH_METRIC = "PMC-graph-metric"
     LOST_BLOCK_NOISE = "lost-block-noise"
+    BEST_CODE_STATEMENT = "best-code-statement"
+    ONE_INCONSISTENCY = "one-inconsistency-one-component"
+    IWS_GRAPH_FED_SHAPE = "IWS-graph-fed-shape"
+    MMR_SESSION_MEMORY = "MMR-session-memory"
+    HBI_BATCH_BOUNDS = "HBI-batch-bounds"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

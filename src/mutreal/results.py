@@ -103,6 +103,14 @@ class BugResult(Record):
     set_aside: list[Any] = field(default_factory=list)
     opaque_share: float | None = 0.0
     files: list[dict[str, str | None]] = field(default_factory=list)
+    #: the statement diff's coverage (:mod:`mutreal.compare.coverage`): changed statements after the
+    #: noise rules, how many a component explains, the noise statements by rule; None in rows written
+    #: before classify measured it
+    changed_statements: int | None = None
+    explained_statements: int | None = None
+    noise_statements: dict[str, int] = field(default_factory=dict)
+    #: every changed statement no component explains (file, line, change, before, after, touches)
+    unexplained: list[dict[str, Any]] = field(default_factory=list)
     #: fields of the line this version does not know, written back unchanged
     extra: dict[str, Any] = field(default_factory=dict, metadata=wire(write=False))
     #: accepted (``dataclasses.replace(row, components=kept, order=...)``, older callers) but not
@@ -119,6 +127,13 @@ class BugResult(Record):
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+    @property
+    def explained_share(self) -> float | None:
+        """Share of the changed statements a component explains (None: not measured, or no change)."""
+        if not self.ok or not self.changed_statements or self.explained_statements is None:
+            return None
+        return self.explained_statements / self.changed_statements
 
     @property
     def codes(self) -> list[str]:
@@ -155,6 +170,10 @@ class BugResult(Record):
             set_aside=list(d.get("set_aside") or []),
             opaque_share=d.get("opaque_share"),
             files=list(d.get("files") or []),
+            changed_statements=d.get("changed_statements"),
+            explained_statements=d.get("explained_statements"),
+            noise_statements=dict(d.get("noise_statements") or {}),
+            unexplained=[u for u in d.get("unexplained") or [] if isinstance(u, dict)],
             extra={k: v for k, v in d.items() if k not in _BUG_KEYS},
         )
 

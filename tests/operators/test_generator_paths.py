@@ -146,7 +146,9 @@ def test_sibling_sequence_mutant_is_rebound_inside_the_helper(sibling: Path) -> 
     program = Program.from_file(str(sibling))
     mutant = next(m for m in generate(program, "TRD") if not isinstance(m, Failure))
     body = mutant.code.split("def train(model, files, targets):\n", 1)[1]
-    assert body.splitlines()[1].strip().startswith("files, targets = _mutreal_td.remove(files, targets")
+    assert body.splitlines()[0].strip().startswith("files, targets = _mutreal_td.remove(files, targets")
+    # the import the call needs is with the module's imports, above the helper that uses it
+    assert mutant.code.index("from mutreal.runtime import") < mutant.code.index("def train(")
 
 
 def _drive_log(n: int = 300) -> tuple[np.ndarray, np.ndarray]:

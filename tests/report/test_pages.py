@@ -89,7 +89,7 @@ def test_a_page_per_bug_with_marks_and_both_readers(classified_corpus, tmp_path)
     assert "codes (study)" in index and "codes (blind)" in index
     bugs_csv = (out / "tables" / "bugs.csv").read_text().splitlines()
     assert bugs_csv[0].startswith(
-        "id,benchmark,status,order,codes,DeepCrime,confidence,codes (study),codes (blind)"
+        "id,benchmark,status,order,codes,DeepCrime,confidence,explained,codes (study),codes (blind)"
     )
     assert len(bugs_csv) == 1 + len(rows)
 

@@ -55,14 +55,16 @@ def test_kill_report_with_fisher_and_holm(records, correct_matrix) -> None:
     assert by_name["killed.py"].deepcrime.killed and by_name["killed.py"].killed_holm
     assert by_name["killed.py"].fisher.killed and by_name["killed.py"].fisher.killing_inputs == [0, 1, 2]
     assert not by_name["equivalent.py"].deepcrime.killed and not by_name["equivalent.py"].fisher.killed
-    assert by_name["crashing.py"].deepcrime.killed_by == "crash"
-    assert by_name["crashing.py"].fisher.killed  # a crash is wrong on every input
+    # no run of it completed where every run of the original did: stillborn, no verdict, out of the score
+    crashing = by_name["crashing.py"]
+    assert crashing.failure["kind"] == "stillborn" and crashing.killed is None and crashing.fisher is None
     # Holm: adjusted p is at least the raw p
     killed = by_name["killed.py"]
     assert killed.deepcrime_p_holm >= killed.deepcrime.comparison.p_value
     data = json.loads(json.dumps(report.to_dict(), allow_nan=False))
-    assert data["killed"] == 2 and data["fisher_killed"] == 2
-    assert data["mutation_score"] == pytest.approx(2 / 3)
+    assert data["killed"] == 1 and data["fisher_killed"] == 1
+    assert data["mutation_score"] == pytest.approx(1 / 2)
+    assert data["failed_mutants"]["stillborn"] == 1
 
 
 def test_kill_without_labels_has_no_fisher_verdict(records) -> None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mutreal.analysis import pairing
+from mutreal.analysis.run_failures import MEANING, failure_counts, mutant_failure
 from mutreal.analysis.series import (
     MetricSeries,
     as_dict,
@@ -45,12 +46,21 @@ class MutantKill:
     fisher_p_holm: float | None = None
     fisher_killed_holm: bool | None = None
     sequential: SequentialDecision | None = None
+    #: runs that failed where the original's completed, not by the model's doing
+    #: (:mod:`mutreal.analysis.run_failures`): no verdict, and out of the mutation score
+    failure: dict[str, Any] | None = None
+
+    @property
+    def killed(self) -> bool | None:
+        """DeepCrime's verdict; None for a mutant whose failure is not the model's."""
+        return None if self.failure is not None else self.deepcrime.killed
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "program": self.program,
-            "killed": self.deepcrime.killed,
-            "killed_by": self.deepcrime.killed_by,
+            "failure": self.failure,
+            "killed": self.killed,
+            "killed_by": None if self.failure is not None else self.deepcrime.killed_by,
             "killed_holm": self.killed_holm,
             "p_value": self.deepcrime.comparison.p_value,
             "p_value_holm": self.deepcrime_p_holm,
@@ -77,7 +87,8 @@ class KillReport:
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        killed = sum(1 for m in self.mutants if m.deepcrime.killed)
+        killed = sum(1 for m in self.mutants if m.killed)
+        judged = [m for m in self.mutants if m.failure is None]
         return {
             "original": self.original.to_dict(),
             "test": self.test,
@@ -90,7 +101,8 @@ class KillReport:
             "fisher_killed_pool": sum(
                 1 for m in self.mutants if m.fisher is not None and m.fisher.killed_pool
             ),
-            "mutation_score": killed / len(self.mutants) if self.mutants else None,
+            "mutation_score": killed / len(judged) if judged else None,
+            "failed_mutants": failure_counts(m.failure for m in self.mutants),
             "notes": list(self.notes),
         }
 
@@ -127,13 +139,19 @@ def kill_from_records(
     metric, lower_is_better, test, alpha = settings.as_tuple()
     o = metric_series(original, metric, lower_is_better)
     direction = o.lower_is_better
-    notes = [o.repeated_note] if o.repeated_note else []
+    notes = [note for note in (o.repeated_note, o.scaffolding_note) if note]
     results: list[MutantKill] = []
     for name, records in mutants.items():
         m = metric_series(records, metric or o.metric, direction, chosen_by_user=metric is not None)
-        if m.repeated_note:
-            notes.append(m.repeated_note)
+        notes.extend(note for note in (m.repeated_note, m.scaffolding_note) if note)
         verdict = series_kill(o, m, settings)
+        failure = mutant_failure(records, original, name)
+        if failure is not None:  # not the model's failure: no verdict, no Fisher, out of the score
+            notes.append(f"{name}: {failure['kind']} ({failure['runs']} of {failure['of']} runs): {failure['error']}; "
+                         f"{MEANING[failure['kind']]}: not a kill")  # fmt: skip
+            results.append(MutantKill(program=name, series=m, deepcrime=verdict, fisher=None, failure=failure,
+                                      sequential=None if sequential is None else sequential.get(name)))  # fmt: skip
+            continue
         width = input_width(original, records)
         fisher = None
         original_matrix, mutant_matrix = correctness_matrices(width, original, records)
@@ -157,14 +175,15 @@ def kill_from_records(
                 sequential=None if sequential is None else sequential.get(name),
             )
         )
-    if results:
-        corrected = holm([r.deepcrime.comparison.p_value for r in results], alpha)
-        for r, p, rejected in zip(results, corrected.adjusted, corrected.rejected, strict=True):
+    judged = [r for r in results if r.failure is None]
+    if judged:
+        corrected = holm([r.deepcrime.comparison.p_value for r in judged], alpha)
+        for r, p, rejected in zip(judged, corrected.adjusted, corrected.rejected, strict=True):
             r.deepcrime_p_holm = p
             r.killed_holm = (rejected and r.deepcrime.d_worse >= r.deepcrime.kill_effect) or (
                 r.deepcrime.killed_by == "crash"
             )
-        with_fisher = [r for r in results if r.fisher is not None]
+        with_fisher = [r for r in judged if r.fisher is not None]
         if with_fisher:
             corrected = holm([r.fisher.min_p_value for r in with_fisher], alpha)  # type: ignore[union-attr]
             for r, p, rejected in zip(with_fisher, corrected.adjusted, corrected.rejected, strict=True):

@@ -76,7 +76,7 @@ def reproduce_from_records(
     )
     # a program that crashed before its first epoch is trained once: its other runs repeat that crash
     # (mutreal.execution.crash_repeats), which the rule above counts as the failures they are; say so
-    for note in (b.repeated_note, f.repeated_note):
+    for note in (b.repeated_note, f.repeated_note, b.scaffolding_note, f.scaffolding_note):
         if note:
             verdict.reason += f"; {note}"
     return ReproductionReport(buggy=b, fixed=f, verdict=verdict, sequential=sequential, metric_reason=reason)

@@ -47,6 +47,9 @@ class MetricSeries:
     repeated: int = 0
     #: what the series' rows say about those runs (None when every run was trained)
     repeated_note: str | None = None
+    #: runs that trained and evaluated, then failed in scaffolding (timing, printing, saving): kept as
+    #: completed runs, and where they failed (None when no run did)
+    scaffolding_note: str | None = None
 
     @property
     def aborted(self) -> np.ndarray:
@@ -75,6 +78,7 @@ class MetricSeries:
             "per_input": self.per_input,
             "repeated": self.repeated,
             "repeated_note": self.repeated_note,
+            "scaffolding_note": self.scaffolding_note,
         }
 
 
@@ -141,6 +145,22 @@ def metric_series(
         per_input=per_input_set(ordered),
         repeated=len(repeated),
         repeated_note=_repeated_note(program, ordered, repeated),
+        scaffolding_note=scaffolding_note(program, ordered),
+    )
+
+
+def scaffolding_note(program: str, records: Sequence[Any]) -> str | None:
+    """What a reader must know of runs that failed after their model's work, in scaffolding
+    (:mod:`mutreal.execution.scaffolding_failure`): they count as completed, with where they failed."""
+    failed = [r for r in records if getattr(r, "scaffolding_failure", None)]
+    if not failed:
+        return None
+    where = failed[0].scaffolding_failure
+    return (
+        f"{Path(program).name}: {len(failed)} of {len(records)} runs trained and evaluated, then failed in "
+        f"statements that touch neither the model nor its data or outputs (line {where.get('line')} "
+        f"`{where.get('statement')}`: {where.get('error_type')}: {str(where.get('error_message') or '')[:160]}); "
+        "their training and evaluation are kept: not a crash of the model"
     )
 
 

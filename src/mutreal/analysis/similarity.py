@@ -20,6 +20,7 @@ import numpy as np
 from mutreal.analysis import pairing
 from mutreal.analysis.common_set import on_common_set
 from mutreal.analysis.killing import series_kill
+from mutreal.analysis.run_failures import MEANING, failure_counts, mutant_failure
 from mutreal.analysis.series import (
     MetricSeries,
     as_dict,
@@ -51,29 +52,37 @@ class MutantSimilarity:
 
     program: str
     series: MetricSeries
-    versus_fault: GroupComparison
-    kill: KillVerdict
+    #: None for a mutant whose runs failed in a way that is not the model's (``failure``)
+    versus_fault: GroupComparison | None
+    kill: KillVerdict | None
     fisher: FisherKill | None
     kp: KillingProbabilities | None
     similarity: Similarity | None
-    killing_agreement: bool
+    killing_agreement: bool | None
     fisher_agreement: bool | None
     fisher_input_jaccard: float | None
+    #: runs that failed where the fixed program's completed, not by the model's doing
+    #: (:mod:`mutreal.analysis.run_failures`): no kill, no KP, coupling or IoU
+    failure: dict[str, Any] | None = None
+    #: why the mutant has no coupling strength or IoU although it has a KP (the fault not reproduced)
+    similarity_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "program": self.program,
             "mutant": self.series.to_dict(),
-            "killed": self.kill.killed,
+            "failure": self.failure,
+            "killed": None if self.kill is None else self.kill.killed,
             **fisher_verdicts(self.fisher),
             "killing_agreement": self.killing_agreement,
             "fisher_agreement": self.fisher_agreement,
             "fisher_input_jaccard": self.fisher_input_jaccard,
-            "metric_vs_fault": self.versus_fault.to_dict(),
+            "metric_vs_fault": as_dict(self.versus_fault),
             "coupling_strength": None if self.similarity is None else self.similarity.coupling_strength,
             "detectability_iou": None if self.similarity is None else self.similarity.detectability_iou,
+            "similarity_reason": self.similarity_reason,
             "similarity": as_dict(self.similarity),
-            "kill": self.kill.to_dict(),
+            "kill": as_dict(self.kill),
             "fisher": as_dict(self.fisher),
             "kp": as_dict(self.kp),
         }
@@ -93,6 +102,9 @@ class CompareReport:
     #: how inputs were paired (:data:`mutreal.analysis.pairing.BY_POSITION`, or by content with the
     #: number of inputs and the median n per input); None without per-input correctness
     pairing: str | None = None
+    #: None where the fault reproduces here; else why not, with both programs' means and runs
+    #: (:func:`fault_not_reproduced`): no mutant then has a coupling strength or an IoU
+    not_reproduced: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         per_input = self.fixed.per_input
@@ -110,10 +122,44 @@ class CompareReport:
                 "kill": self.fault_kill.to_dict(),
                 "fisher": as_dict(self.fault_fisher),
                 "kp": as_dict(self.fault_kp),
+                "reproduced": self.not_reproduced is None,
+                "not_reproduced": self.not_reproduced,
             },
             "mutants": [m.to_dict() for m in self.mutants],
+            "failed_mutants": failure_counts(m.failure for m in self.mutants),
             "notes": list(self.notes),
         }
+
+
+#: what a row says of a fault that does not reproduce (one wording for compare, its rows and the report)
+NOT_REPRODUCED = "fault not reproduced here"
+
+
+def fault_not_reproduced(
+    buggy: MetricSeries, fixed: MetricSeries, fault_kp: KillingProbabilities | None
+) -> dict[str, Any] | None:
+    """Why the fault does not reproduce here (None when it does): the buggy program kills no input,
+    or is not worse than the fixed one (its mean no worse and no more failed runs). Coupling strength
+    and IoU then say nothing (a mutant is "unlike" a fault that is not there), so they are null with
+    this reason, not 0.0."""
+    reasons = []
+    if fault_kp is not None and not any(v > 0 for v in fault_kp.kp):
+        reasons.append("the buggy program kills no input")
+    b, f = buggy.summary, fixed.summary
+    if f.n and b.n and int(buggy.failed.sum()) <= int(fixed.failed.sum()):
+        worse = b.mean > f.mean if fixed.lower_is_better else b.mean < f.mean
+        if not worse:
+            reasons.append(f"the buggy program is not worse at {fixed.metric or 'the metric'} "
+                           f"({'lower' if fixed.lower_is_better else 'higher'} is better)")  # fmt: skip
+    if not reasons:
+        return None
+
+    def side(series: MetricSeries) -> dict[str, Any]:
+        summary = series.summary
+        return {"mean": None if not summary.n else round(float(summary.mean), 6), "n": int(summary.n),
+                "runs": len(series.seeds), "failed": int(series.failed.sum())}  # fmt: skip
+
+    return {"reason": f"{NOT_REPRODUCED}: " + "; ".join(reasons), "buggy": side(buggy), "fixed": side(fixed)}
 
 
 def _jaccard(first: Sequence[int], second: Sequence[int]) -> float | None:
@@ -154,8 +200,10 @@ def compare_from_records(
     f = metric_series(fixed, metric, lower_is_better)
     direction = f.lower_is_better
     b = metric_series(buggy, metric or f.metric, direction, chosen_by_user=metric is not None)
-    notes = [note for note in (set_note, b.repeated_note, f.repeated_note) if note]
+    notes = [note for note in (set_note, b.repeated_note, f.repeated_note, b.scaffolding_note, f.scaffolding_note)
+             if note]  # fmt: skip
     fault_kill = series_kill(f, b, settings)  # the real fault judged as a mutant of the fixed program
+    failures = {name: mutant_failure(records, fixed, name) for name, records in mutants.items()}
     pairs, pairing_note = _pairs(fixed, buggy, mutants)
     fault_fisher = fault_kp = None
     fault_pair = pairs.pop(_FAULT, None)
@@ -164,12 +212,22 @@ def compare_from_records(
         fault_kp = killing_probabilities(fault_pair[0], fault_pair[1], counted=fault_pair[2])
     elif fault_pair is not None:
         notes.append(fault_pair)
+    not_reproduced = fault_not_reproduced(b, f, fault_kp)
+    if not_reproduced is not None:
+        notes.append(f"{not_reproduced['reason']}: no mutant has a coupling strength or an IoU")
 
     results: list[MutantSimilarity] = []
     for name, records in mutants.items():
         m = metric_series(records, metric or f.metric, direction, chosen_by_user=metric is not None)
-        if m.repeated_note:  # mutants of one program share its file name: say which mutant
-            notes.append(f"mutant {name}: {m.repeated_note}")
+        for note in (m.repeated_note, m.scaffolding_note):  # mutants of one program share its file name
+            if note:
+                notes.append(f"mutant {name}: {note}")
+        if failures[name] is not None:  # not the model's failure: no kill, no KP, coupling or IoU
+            failure = failures[name]
+            notes.append(f"mutant {name}: {failure['kind']} ({failure['runs']} of {failure['of']} runs): "
+                         f"{failure['error']}; {MEANING[failure['kind']]}: not a kill")  # fmt: skip
+            results.append(MutantSimilarity(name, m, None, None, None, None, None, None, None, None, failure))
+            continue
         kill = series_kill(f, m, settings)
         versus = compare_groups(
             b.values, m.values, crashed_a=b.failed, crashed_b=m.failed, test=test,
@@ -180,7 +238,7 @@ def compare_from_records(
         if isinstance(pair, tuple):
             fisher = fisher_kill(pair[0], pair[1], alpha, counted=pair[2])
             kp = killing_probabilities(pair[0], pair[1], counted=pair[2])
-            if fault_kp is not None:
+            if fault_kp is not None and not_reproduced is None:
                 both = None if pair[2] is None else counted_on_both(kp, fault_kp)
                 sim = similarity(kp.kp, fault_kp.kp, include=both)
         elif pair is not None:
@@ -201,6 +259,7 @@ def compare_from_records(
                 fisher_input_jaccard=None
                 if fisher is None or fault_fisher is None
                 else _jaccard(fisher.killing_inputs, fault_fisher.killing_inputs),
+                similarity_reason=None if not_reproduced is None or kp is None else not_reproduced["reason"],
             )
         )
     return CompareReport(
@@ -212,6 +271,7 @@ def compare_from_records(
         mutants=results,
         notes=notes,
         pairing=pairing_note if fault_kp is not None or any(m.kp is not None for m in results) else None,
+        not_reproduced=not_reproduced,
     )
 
 

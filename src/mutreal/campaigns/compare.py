@@ -37,6 +37,7 @@ from mutreal.campaigns.mutants import (
     safe_name,
 )
 from mutreal.campaigns.reproduce import ReproduceTask, entry_program
+from mutreal.execution.mutant_origin import ProvenanceError
 from mutreal.execution.records import Outcome
 
 #: a coupling is called reliable from this many paired runs on (fewer: the KP intervals are too wide)
@@ -140,6 +141,8 @@ class BugComparison:
     fault: dict[str, Any] | None = None
     mutants: list[dict[str, Any]] = field(default_factory=list)
     best: dict[str, Any] | None = None
+    #: mutants per kind of failure that is not the model's (invalid, harness, stillborn) and mutreal's defects
+    failed_mutants: dict[str, int] = field(default_factory=dict)
     failures: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -257,18 +260,25 @@ def decide(
     row.fault = {
         "killed": fault["killed"], "p_value": fault["kill"]["comparison"]["p_value"],
         "cohen_d": fault["kill"]["d_worse"], "fisher_killed": fault["fisher_killed"], "kp": _kp(fault["kp"]),
+        "reproduced": fault["reproduced"], "not_reproduced": fault["not_reproduced"],
     }  # fmt: skip
+    if fault["not_reproduced"] is not None:
+        row.reason = fault["not_reproduced"]["reason"]
     for spec, result in zip(made.mutants, report["mutants"], strict=True):
+        kill, versus = result["kill"] or {}, result["metric_vs_fault"] or {}
         entry = {
             "operator": spec.operator, "site": spec.site, "value": spec.value, "provenance": spec.provenance,
-            "file": spec.file, "killed": result["killed"], "p_value": result["kill"]["comparison"]["p_value"],
-            "cohen_d": result["kill"]["d_worse"], "fisher_killed": result["fisher_killed"],
-            "killing_agreement": result["killing_agreement"], "vs_fault": result["metric_vs_fault"]["verdict"],
+            "file": spec.file, "failure": result["failure"], "killed": result["killed"],
+            "p_value": (kill.get("comparison") or {}).get("p_value"),
+            "cohen_d": kill.get("d_worse"), "fisher_killed": result["fisher_killed"],
+            "killing_agreement": result["killing_agreement"], "vs_fault": versus.get("verdict"),
             "summary": result["mutant"]["summary"], "outcomes": result["mutant"]["outcomes"],
             "kp": _kp(result["kp"]), "coupling": result["coupling_strength"], "iou": result["detectability_iou"],
+            "similarity_reason": result["similarity_reason"],
         }  # fmt: skip
         entry["reliable"] = _reliable({**result, "kp": entry["kp"]}, row.fault["kp"])
         row.mutants.append(entry)
+    row.failed_mutants = report["failed_mutants"]
     row.best = best_mutant(row.mutants)
     return row
 
@@ -398,7 +408,11 @@ def compare_manifest(
                 if isinstance(prepared, BugComparison):
                     chosen[id(task)] = prepared
                     continue
-                programs, folders = _programs(prepared)
+                try:
+                    programs, folders = _programs(prepared)
+                except ProvenanceError as error:  # a mutant whose original is not there: before training
+                    chosen[id(task)] = _error_row(task, mode, error)
+                    continue
                 chosen[id(task)] = (benchmark.add(task.id, programs, folders, _program_args(task, programs)), *prepared)
             benchmark.write_plan(to_decide=groups_to_decide(tasks, chosen, skip))
             for task in bugs_to_decide(tasks, skip, on_start):

@@ -60,14 +60,20 @@ def split_by_program(records: Sequence[Any], n_programs: int, n_seeds: int) -> l
 def mutant_data_folders(
     original: str | Path, mutants: Sequence[str | Path], given: Mapping[str, Any] | None = None
 ) -> dict[str, str]:
-    """Mutants stored outside their original's folder read the original's data files.
+    """Mutants stored outside their original's folder run in it: they read its data files and see
+    it under its own name.
 
     ``mutate --out mutants/`` writes mutants away from the program, whose CSVs, images or saved
     arrays sit beside it and are opened by relative paths; run from their own folder the mutants
-    would all crash with a missing file (a "kill" that says nothing about the mutation)."""
+    would all crash with a missing file (a "kill" that says nothing about the mutation). A mutant's
+    original is the one its provenance names (:func:`mutreal.execution.mutant_origin.original_of`),
+    else ``original``; a provenance whose original is not there raises
+    :class:`~mutreal.execution.mutant_origin.ProvenanceError` before anything trains."""
+    from mutreal.execution.mutant_origin import original_of
+
     folders = {str(k): str(v) for k, v in (given or {}).items()}
-    home = Path(original).resolve().parent
     for mutant in mutants:
+        home = Path(original_of(mutant, original) or original).resolve().parent
         if str(mutant) not in folders and Path(mutant).resolve().parent != home:
             folders[str(mutant)] = str(home)
     return folders

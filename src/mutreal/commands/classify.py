@@ -39,14 +39,35 @@ def _table(result: dict) -> str:
         lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip())
     for c in result["components"]:
         if c.get("confidence_reason"):
-            lines.append(f"  {c['code']} {c['element']}: {c['confidence']} confidence: {c['confidence_reason']}")
+            lines.append(
+                f"  {c['code']} {c['element']}: {c['confidence']} confidence: {c['confidence_reason']}"
+            )
         if c.get("reason"):
             lines.append(f"  {c['code']} {c['element']}: not simulable: {c['reason']}")
+    lines.extend(coverage_lines(result))
     if result.get("set_aside"):
         lines.append(f"  set aside {len(result['set_aside'])} unreadable line(s):")
         for s in result["set_aside"]:
             lines.append(f"    {s['file']}:{s['line']}: {s['text'].strip()[:60]} ({s['reason']})")
     return "\n".join(lines)
+
+
+def explained_figure(changed: int | None, explained: int | None) -> str:
+    """``changed statements explained: 9/10 (90%)``; None counts (older rows) read as not measured."""
+    if changed is None or explained is None:
+        return "changed statements explained: not measured"
+    if not changed:
+        return "changed statements explained: no changed statement after the noise rules"
+    return f"changed statements explained: {explained}/{changed} ({100 * explained / changed:.0f}%)"
+
+
+def coverage_lines(result: dict) -> list[str]:
+    """The statement diff's figure and every unexplained change of one bug (never left out)."""
+    lines = ["  " + explained_figure(result.get("changed_statements"), result.get("explained_statements"))]
+    for u in result.get("unexplained") or []:
+        text = " -> ".join(str(t)[:50] for t in (u.get("before"), u.get("after")) if t)
+        lines.append(f"    unexplained {u['change']} ({u['touches']}) {u['file']}:{u['line']}: {text}")
+    return lines
 
 
 @click.command()
@@ -87,17 +108,23 @@ def classify(
             repeated = sorted(i for i, k in Counter(r.id for r in rows).items() if k > 1)
             if repeated:  # agree matches results by id (last row wins): say so before it silently does
                 click.echo(f"warning: {manifest}: id(s) on several rows: {', '.join(repeated[:5])}", err=True)
+            statements: Counter[str] = Counter()
             if out:
                 Path(out).parent.mkdir(parents=True, exist_ok=True)
                 with open(out, "w", encoding="utf-8") as handle:
-                    n, failed = classify_manifest(manifest, handle, jobs=jobs, tolerant=tolerant is not False)
+                    n, failed = classify_manifest(
+                        manifest, handle, jobs=jobs, tolerant=tolerant is not False, statements=statements
+                    )
             else:
-                n, failed = classify_manifest(manifest, sys.stdout, jobs=jobs, tolerant=tolerant is not False)
+                n, failed = classify_manifest(
+                    manifest, sys.stdout, jobs=jobs, tolerant=tolerant is not False, statements=statements
+                )
         except (ClassifyError, ManifestError) as exc:
             # the manifest itself is unusable: a usage error (2), as in validate-operators
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)
         click.echo(f"classified {n} bug(s), {failed} failed", err=True)
+        click.echo(explained_figure(statements["changed"], statements["explained"]), err=True)
         sys.exit(1 if failed else 0)
     if not buggy or not fixed:
         raise click.UsageError("give BUGGY and FIXED, or --manifest M.csv")

@@ -22,7 +22,14 @@ from mutreal.commands.benchmark_rows import decide_benchmark
 from mutreal.commands.campaign_options import verdict_options
 from mutreal.commands.options import file_option, input_file_option
 from mutreal.commands.settings import RunSettings
-from mutreal.commands.verdict_output import fail, fmt_number, fmt_series, show_verdict, yes_no
+from mutreal.commands.verdict_output import (
+    fail,
+    fmt_number,
+    fmt_series,
+    print_failed_mutants,
+    show_verdict,
+    yes_no,
+)
 
 
 def mutant_files(paths: tuple[Path, ...], fixed: Path, buggy: Path) -> list[str]:
@@ -181,6 +188,11 @@ def print_compare(data: dict[str, Any]) -> None:
         f"  {'Fisher':>6}  {'agree':>5}  {'CS':>6}  {'IoU':>6}"
     )
     for name, mutant in zip(names, data["mutants"], strict=True):
+        failure = mutant["failure"]
+        if failure is not None:  # not the model's failure: no verdict, listed with its error
+            click.echo(f"{name:{width}}  {failure['kind']}, not a kill ({failure['runs']} of {failure['of']} runs): "
+                       f"{failure['error']}")  # fmt: skip
+            continue
         versus = mutant["metric_vs_fault"]
         verdict = {"no difference": "alike", "b better": "mutant better", "a better": "mutant worse"}[
             versus["verdict"]
@@ -192,5 +204,19 @@ def print_compare(data: dict[str, Any]) -> None:
             f"{yes_no(mutant['fisher_agreement']):>5}  {fmt_number(mutant['coupling_strength'], 3):>6}  "
             f"{fmt_number(mutant['detectability_iou'], 3):>6}"
         )
+    print_failed_mutants(data["failed_mutants"])
+    if data["fault"]["not_reproduced"] is not None:
+        click.echo(not_reproduced_line(data["fault"]["not_reproduced"]))
     for note in data["notes"]:
         click.echo(f"note: {note}", err=True)
+
+
+def not_reproduced_line(not_reproduced: dict[str, Any]) -> str:
+    """The line of a fault that does not reproduce: the reason, both programs' means and runs."""
+
+    def side(name: str) -> str:
+        data = not_reproduced[name]
+        mean = "-" if data["mean"] is None else f"{data['mean']:.4f}"
+        return f"{name} mean {mean} over {data['n']} of {data['runs']} runs"
+
+    return f"{not_reproduced['reason']} ({side('buggy')}, {side('fixed')}): coupling strength and IoU are null"

@@ -13,10 +13,18 @@ from typing import Any
 
 import click
 
+from mutreal.analysis.run_failures import KINDS
 from mutreal.analysis.settings import DecisionSettings
 from mutreal.commands.campaign_options import verdict_options
 from mutreal.commands.settings import AdaptiveSettings, RunSettings
-from mutreal.commands.verdict_output import fail, fmt_number, fmt_series, show_verdict, yes_no
+from mutreal.commands.verdict_output import (
+    fail,
+    fmt_number,
+    fmt_series,
+    print_failed_mutants,
+    show_verdict,
+    yes_no,
+)
 
 
 @click.command("kill")
@@ -73,6 +81,11 @@ def print_kill(data: dict[str, Any]) -> None:
     )
     click.echo(header)
     for name, mutant in zip(names, data["mutants"], strict=True):
+        failure = mutant["failure"]
+        if failure is not None:  # not the model's failure: no verdict, listed with its error
+            click.echo(f"{name:{width}}  {failure['kind']}, not a kill ({failure['runs']} of {failure['of']} runs): "
+                       f"{failure['error']}")  # fmt: skip
+            continue
         fisher = mutant["fisher"]
         inputs = "-" if fisher is None else f"{fisher['n_killing_inputs']}/{fisher['n_inputs']}"
         killed = yes_no(mutant["killed"]) + (" (crash)" if mutant["killed_by"] == "crash" else "")
@@ -83,8 +96,10 @@ def print_kill(data: dict[str, Any]) -> None:
             f"{yes_no(mutant['fisher_killed_holm']):>11}  {yes_no(mutant['fisher_killed_pool']):>11}  {inputs:>14}"
         )
     score = data["mutation_score"]
+    judged = len(data["mutants"]) - sum(data["failed_mutants"].get(kind, 0) for kind in KINDS)
+    print_failed_mutants(data["failed_mutants"])
     click.echo(
-        f"killed {data['killed']}/{len(data['mutants'])} (mutation score {fmt_number(score, 2)}), "
+        f"killed {data['killed']}/{judged} (mutation score {fmt_number(score, 2)}), "
         f"after Holm {data['killed_holm']}, Fisher {data['fisher_killed']} (pool-corrected {data['fisher_killed_pool']})"
     )
     if "runs_saved" in data:

@@ -119,7 +119,7 @@ def mutate(
             for why in op.no_site_reasons(prog):
                 click.echo(f"{op.id}\t-\t{program}\tno site: {why}")
         for r in rows:
-            for v, why in r.equivalent:
+            for v, why in [*r.equivalent, *r.invalid]:
                 shown = "" if v is None else f" value {v}"
                 click.echo(f"{r.operator}\t{r.site.index}\t{program}\tnot written{shown}: {why}")
         return
@@ -136,7 +136,7 @@ def mutate(
         program=prog,
         on_written=None if as_json else click.echo,
     )
-    for f in report.equivalent:
+    for f in [*report.equivalent, *report.invalid]:
         where = "".join(f" {k} {v}" for k, v in (("site", f.site), ("value", f.value)) if v is not None)
         click.echo(f"not written: {f.operator}{where}: {f.error}", err=True)
     for f in report.failures:
@@ -144,7 +144,7 @@ def mutate(
         click.echo(f"error: {f.operator}{where}: {f.error}", err=True)
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2, default=str))
-    if report.failures or (report.equivalent and not report.mutants):
+    if report.failures or ((report.equivalent or report.invalid) and not report.mutants):
         sys.exit(1)
 
 

@@ -118,6 +118,7 @@ def run(
     miss data are recorded with their message and the campaign goes on (exit code 1 if any did).
     """
     from mutreal.execution import CampaignConfig, execute_campaign, records_to_rows, summarize
+    from mutreal.execution.pool import workers_started_ahead
     from mutreal.manifest import ManifestError, program_args
 
     try:
@@ -136,28 +137,28 @@ def run(
         own_args = program_args(args_manifest) if args_manifest else None
     except ManifestError as error:
         raise click.BadParameter(str(error), param_hint="--args-from") from None
+    options: dict[str, Any] = {
+        "programs": list(programs) if programs else None,
+        "runs": runs,
+        "jobs": jobs,
+        "executor": executor,
+        "address": address,
+        "timeout_s": timeout_s,
+        "memory_limit_mb": memory_limit_mb,
+        "store": store,
+        "seeds": seeds,
+        "metric": metric,
+        "modernize": modernize,
+        "framework": framework,
+        "repeat_crashes": repeat_crashes,
+        "args": list(program_argv) if program_argv else None,
+        "program_args": own_args,
+        "sandbox_mode": sandbox_mode if sandbox_mode != "auto" else None,
+        "env": list(env) or None,
+    }
     try:
-        result = execute_campaign(
-            list(programs) if programs else None,
-            runs,
-            jobs=jobs,
-            executor=executor,
-            address=address,
-            timeout_s=timeout_s,
-            memory_limit_mb=memory_limit_mb,
-            store=store,
-            seeds=seeds,
-            metric=metric,
-            modernize=modernize,
-            framework=framework,
-            repeat_crashes=repeat_crashes,
-            args=list(program_argv) if program_argv else None,
-            program_args=own_args,
-            config=config,
-            progress=not quiet,
-            sandbox_mode=sandbox_mode if sandbox_mode != "auto" else None,
-            env=list(env) or None,
-        )
+        with workers_started_ahead(config, options):
+            result = execute_campaign(**options, config=config, progress=not quiet)
     except ValueError as error:
         raise click.UsageError(str(error)) from None
     except RuntimeError as error:  # an unreachable Ray cluster, a worker service that went away: exit 1

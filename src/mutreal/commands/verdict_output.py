@@ -89,3 +89,15 @@ def show_verdict(
 def yes_no(value: bool | None) -> str:
     """``yes``/``no`` for a verdict, ``-`` where none was reached."""
     return "-" if value is None else ("yes" if value else "no")
+
+
+def print_failed_mutants(counts: dict[str, int]) -> None:
+    """The counts of mutants whose runs failed, not by the model's doing (none is a kill)."""
+    from mutreal.analysis.run_failures import KINDS
+
+    if not any(counts.get(kind) for kind in KINDS):
+        return
+    shown = ", ".join(f"{kind} {counts.get(kind, 0)}" for kind in KINDS)
+    defects = counts.get("mutreal_defects", 0)
+    click.echo(f"mutants that failed, not by the model (not kills): {shown}"
+               + (f"; {defects} of them mutreal defects (invalid, harness)" if defects else ""))  # fmt: skip

@@ -61,6 +61,13 @@ def judgement_codes() -> frozenset[str]:
 def lowering_facts(component: FaultComponent, code: str | None) -> list[str]:
     """The facts that lower a component's confidence, in words, most telling first."""
     facts: list[str] = []
+    if component.evidence.get("best_code"):
+        # decision best-code-statement: no pass modelled the element; the code is read from what the
+        # changed statement touches, a guess on two counts
+        facts += [
+            f"best code from what the changed statement touches ({component.evidence['best_code']})",
+            "no pass models this element",
+        ]
     if component.change in ("added", "removed"):
         facts.append(f"{component.change} element with no counterpart")
     else:

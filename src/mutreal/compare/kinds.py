@@ -53,6 +53,10 @@ class ComponentKind(TextEnum):
     DATA_SOURCE_FILE = "data.source_file"
     DATA_LABELS = "data.labels"
     TENSOR_SHAPE = "tensor.shape"
+    EVALUATION_STEPS = "evaluation.steps"
+    SESSION_MEMORY = "session.memory"
+    DATA_BATCHING = "data.batching"
+    MODEL_INITIALISATION = "model.initialisation"
 
     @classmethod
     def _missing_(cls, value: object) -> ComponentKind:

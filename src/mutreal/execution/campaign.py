@@ -25,7 +25,8 @@ from typing import Any
 import yaml
 
 from mutreal.execution import environment, sandbox
-from mutreal.execution.crash_repeats import after_probes, phases
+from mutreal.execution.crash_repeats import after_probes, crashed_before_first_epoch, phases, program_identity
+from mutreal.execution.executor import map_probes_first
 from mutreal.execution.plan import (
     CampaignPlan,
     PlannedRun,
@@ -577,10 +578,33 @@ def execute_plan(
                 executor_used.map([plan.task(run, cfg) for run in phase], finished)
                 startups.append(getattr(executor_used, "startup_s", None))
 
+        def train_probes_first() -> None:
+            """The local pool trains the other seeds on the workers the probes leave idle, holding
+            their results until the probe says its program trains (:func:`map_probes_first`): the
+            records are those of two phases in a row, without the second phase's wait for the first."""
+            probed = {program_identity(plan, run) for run in first}
+            rest = [run for run in later if program_identity(plan, run) in probed]
+            rest += after_probes(plan, [r for r in later if program_identity(plan, r) not in probed],
+                                 records, campaign_id, bar, keep)  # fmt: skip
+            identity = {run.key: program_identity(plan, run) for run in [*first, *rest]}
+
+            def probe_done(task: dict[str, Any], result: dict[str, Any]) -> bool:
+                finished(task, result)
+                return not crashed_before_first_epoch(records[task["key"]])
+
+            map_probes_first(executor_used, [plan.task(run, cfg) for run in first],
+                             [plan.task(run, cfg) for run in rest], group=lambda task: identity[task["key"]],
+                             on_probe=probe_done, on_result=finished)  # fmt: skip
+            startups.append(getattr(executor_used, "startup_s", None))
+            train(after_probes(plan, [run for run in rest if run.key not in records], records, campaign_id, bar, keep))
+
         with monitor:
             try:
-                train(first)
-                train(after_probes(plan, later, records, campaign_id, bar, keep))
+                if phased and cfg.executor == "local":
+                    train_probes_first()
+                else:
+                    train(first)
+                    train(after_probes(plan, later, records, campaign_id, bar, keep))
             except _setup_errors():
                 raise
             except RuntimeError as error:  # the service or the cluster went away mid-campaign

@@ -42,7 +42,11 @@ PRIMARY_PACKAGES: dict[str, tuple[str, ...]] = {
 #: 4: a multi-label model's per-input predictions and labels are label sets (a run stored by runner 3
 #: holds the argmax of its sigmoid units); programs of the NumPy 1 era get its one-element array
 #: conversions back (mutreal.compat.numpy1_scalars).
-RUNNER_SCHEMA = "4"
+#: 5: a run that trained and evaluated and then failed in scaffolding (timing, printing, saving to a
+#: path) is ``ok`` with ``scaffolding_failure`` saying where (mutreal.execution.scaffolding_failure);
+#: a mutant run in its original's folder finds that folder under its own name (``fixed/result.json``):
+#: a run stored by runner 4 may have crashed where it now completes.
+RUNNER_SCHEMA = "5"
 
 
 def package_versions() -> dict[str, str]:

@@ -33,6 +33,7 @@ as its own campaign with its own plan).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -104,6 +105,8 @@ def prepare_program(
     except (OSError, UnicodeDecodeError) as error:
         return PreparedProgram(path, "", "", "", error=f"cannot read {path}: {error}", args=args)
     runtime = prepare_runtime(source, framework or "auto", modernize=modernize)
+    if (framework or "auto") == "auto":
+        runtime = _on_its_originals_framework(path, source, runtime, modernize)
     # the helper modules it imports from its folders run too: a fault may sit there alone
     modules = hashing.modules_hash(source, list(dict.fromkeys([path.resolve().parent, data_folder.resolve()])))
     text_hash = hashing.program_hash(runtime.source)
@@ -119,6 +122,40 @@ def prepare_program(
         framework_reason=runtime.reason,
         args=None if args is None else [str(a) for a in args],
     )
+
+
+def _on_its_originals_framework(path: Path, source: str, runtime: Any, modernize: bool) -> Any:
+    """A mutant runs on the framework its original runs on (its provenance names the original,
+    :mod:`mutreal.execution.mutant_origin`): an edit that imports a name of another era must not move
+    it to another framework, where it would differ from its original in more than the edit."""
+    from mutreal.compat.framework_choice import prepare_runtime
+    from mutreal.execution.mutant_origin import ProvenanceError, original_of
+
+    try:
+        original = original_of(path)
+    except ProvenanceError:
+        return runtime  # said by the commands before they train (mutreal.campaigns.pair.mutant_data_folders)
+    if original is None or original.resolve() == path.resolve():
+        return runtime
+    try:
+        framework = _framework_of(original.resolve(), original.stat().st_mtime, modernize)
+    except OSError:
+        return runtime
+    if framework is None or framework == runtime.framework:
+        return runtime
+    own = prepare_runtime(source, framework, modernize=modernize)
+    own.reason = f"its original's framework ({original.name}: {framework}), from its provenance"
+    return own
+
+
+@lru_cache(maxsize=64)
+def _framework_of(original: Path, _mtime: float, modernize: bool) -> str | None:
+    from mutreal.compat.framework_choice import prepare_runtime
+
+    try:
+        return prepare_runtime(original.read_text(encoding="utf-8"), "auto", modernize=modernize).framework
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
 
 
 @dataclass
@@ -178,7 +215,39 @@ class CampaignPlan:
             "framework": program.framework,
             "rewrites": program.rewrites,
             "block_network": cfg.block_network,
+            "own_modules": own_modules(program.path, program.data_folder),
         }
+
+
+#: how many of its own modules a program run in another folder brings along, at most
+MAX_OWN_MODULES = 50
+
+
+def own_modules(path: Path, home: Path | None) -> dict[str, str]:
+    """The modules beside a program run in another folder (``home``: a mutant in its original's)
+    that stand for modules of that folder and differ from them: name -> text.
+
+    A reconstructed fault of several files is written as a mirror of its fixed program's files, some
+    of them mutated; run in the fixed program's folder, the mutant would import the fixed helpers and
+    lose its edit there. Only names the home folder has are brought (a folder of ``mutate --out``
+    mutants holds other mutants beside each one, which are no modules of the program)."""
+    own = Path(path).resolve().parent
+    if home is None or Path(home).resolve() == own:
+        return {}
+    found: dict[str, str] = {}
+    for module in sorted(own.glob("*.py"))[: MAX_OWN_MODULES * 4]:
+        theirs = Path(home) / module.name
+        if module.name == Path(path).name or not theirs.is_file():
+            continue
+        try:
+            text = module.read_text(encoding="utf-8")
+            if text != theirs.read_text(encoding="utf-8"):
+                found[module.name] = text
+        except (OSError, UnicodeDecodeError):
+            continue
+        if len(found) >= MAX_OWN_MODULES:
+            break
+    return found
 
 
 def needs_run(stored: RunRecord | None, cfg: CampaignConfig, memory_limit: float) -> bool:

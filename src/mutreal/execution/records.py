@@ -277,6 +277,11 @@ class RunRecord(PerInputView):
     #: Not trained: the key of this program's run that crashed before its first epoch, whose crash
     #: this seed's record repeats (such a crash is deterministic; ``--repeat-crashes`` trains it).
     repeated_from: str | None = None
+    #: Where a run that trained and evaluated failed afterwards in statements that touch neither the
+    #: model nor its data or outputs (timing, printing it, saving to a path): its file, line,
+    #: statement, error and traceback (:mod:`mutreal.execution.scaffolding_failure`). Such a run is
+    #: ``ok``: its training and evaluation are kept, its per-input kills are what its model predicted.
+    scaffolding_failure: dict[str, Any] | None = None
     #: True when the record came from the store instead of a training in this campaign (not stored).
     reused: bool = False
 

@@ -143,7 +143,7 @@ def _prepare_workdir(task: dict[str, Any]) -> tuple[Path, Path, Path]:
         return _prepare_sandboxed_workdir(task)
     workdir = Path(tempfile.mkdtemp(prefix="mutreal-run-"))
     program_name = Path(task["program"]).name
-    folder = Path(task.get("folder") or Path(task["program"]).parent)
+    folder = _home(task)
     if folder.is_dir():
         for entry in folder.iterdir():
             if entry.name == program_name or entry.name == "__pycache__":
@@ -156,6 +156,22 @@ def _prepare_workdir(task: dict[str, Any]) -> tuple[Path, Path, Path]:
     script = workdir / program_name
     script.write_text(task["source"], encoding="utf-8")
     return workdir, script, workdir
+
+
+def _write_own_modules(workdir: Path, modules: dict[str, str]) -> None:
+    """A mutant's own helper modules in place of its home folder's (a reconstructed fault of
+    several files: :func:`mutreal.execution.plan.own_modules`)."""
+    for name, text in modules.items():
+        target = workdir / Path(name).name
+        with contextlib.suppress(OSError):
+            if target.is_symlink() or target.exists():
+                target.unlink()
+            target.write_text(text, encoding="utf-8")
+
+
+def _home(task: dict[str, Any]) -> Path:
+    """The folder whose files a run shows (its data folder), where it runs as if it were there."""
+    return Path(task.get("folder") or Path(task["program"]).parent)
 
 
 def _alias_own_folder(workdir: Path, name: str, source: str) -> bool:
@@ -206,6 +222,23 @@ def _classify_error(error: BaseException) -> Outcome:
             return Outcome.MEMORY
         seen = seen.__cause__ or seen.__context__
     return Outcome.CRASH
+
+
+def _after_the_model(error: BaseException, script: Path, source: str, workdir: Path) -> Any:
+    """The :class:`~mutreal.execution.scaffolding_failure.ScaffoldingFailure` of a crash after the
+    model's work (every fit it started completed, or it trained outside fit), else None: such a run
+    keeps its training and evaluation and says where it failed (issue realism-published item 0)."""
+    from mutreal.execution import fit_capture
+    from mutreal.execution.scaffolding_failure import scaffolding_failure
+
+    capture = fit_capture.CURRENT
+    trained = (bool(capture.fits) and all(f.completed for f in capture.fits)) or (
+        not capture.fits and capture.steps_outside_fit > 0
+    )
+    try:
+        return scaffolding_failure(error, script, source, roots=[workdir], trained=trained)
+    except Exception:  # noqa: BLE001 - reading the program must never lose the run: a crash stays a crash
+        return None
 
 
 #: The parent's channel while a run is in progress (for :class:`_SelfSignalNotes`).
@@ -360,7 +393,10 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
 
     begin_run(task.get("rewrites"))  # the era's Keras behaviours its rewrites list (mutreal.compat.era_behaviour)
     workdir, script, scratch = _prepare_workdir(task)
-    _alias_own_folder(workdir, Path(task["program"]).parent.name, str(task["source"]))
+    _write_own_modules(workdir, task.get("own_modules") or {})
+    # the folder the run shows is its home (a mutant's is its original's: mutreal.campaigns.pair.mutant_data_folders),
+    # so a mutant written elsewhere finds ``fixed/result.json`` as its original does
+    _alias_own_folder(workdir, _home(task).name, str(task["source"]))
     saved_cwd = os.getcwd()
     saved_argv = list(sys.argv)
     saved_path = list(sys.path)
@@ -395,15 +431,19 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
                         error_message=f"the program exited with status {stop.code!r}",
                     )
             except BaseException as error:  # noqa: BLE001 - any failure of the program is data
-                text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-                result.update(
-                    outcome=_classify_error(error),
-                    error_type=type(error).__name__,
-                    error_message=_plain(str(error))[:2000],
-                    traceback=_plain(text)[-8000:],
-                )
                 if isinstance(error, KeyboardInterrupt):
                     raise
+                text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+                after = _after_the_model(error, script, str(task["source"]), workdir)
+                if after is not None:  # the model trained and evaluated: the crash is scaffolding's
+                    result["scaffolding_failure"] = {**after.to_dict(), "traceback": _plain(text)[-4000:]}
+                else:
+                    result.update(
+                        outcome=_classify_error(error),
+                        error_type=type(error).__name__,
+                        error_message=_plain(str(error))[:2000],
+                        traceback=_plain(text)[-8000:],
+                    )
     finally:
         # per-input correctness after fit for a program that did not evaluate; the training steps
         # outside fit (an early crash is told from a late one by them)

@@ -99,18 +99,42 @@ def _rss_mb(process: psutil.Process) -> float:
     return total / (1024 * 1024)
 
 
+#: Seconds :func:`_kill_tree` waits for the killed processes to be dead.
+KILL_WAIT_S = 10.0
+
+
+def _dead(process: psutil.Process) -> bool:
+    """Gone, or a zombie: it runs no code and holds no memory any more; only its exit status waits
+    for whoever reaps it."""
+    try:
+        return process.status() == psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return True
+
+
 def _kill_tree(pid: int) -> None:
+    """SIGKILL a process and all its descendants, and return once every one of them is dead.
+
+    Dead means gone or a zombie: when bubblewrap's outer process dies, its inner one (the sandbox's
+    init) is re-parented to the host's init, which may reap it only a second later; waiting for
+    that (as ``psutil.wait_procs`` does) cost every campaign about 1.2 s at its end and added
+    nothing, since a zombie runs no code. The direct child is still reaped by its ``Popen``."""
     try:
         parent = psutil.Process(pid)
         children = parent.children(recursive=True)
     except psutil.Error:
         return
-    for proc in [*children, parent]:
+    procs = [*children, parent]
+    for proc in procs:
         try:
             proc.kill()
         except psutil.Error:
             continue
-    psutil.wait_procs([*children, parent], timeout=10)
+    deadline = time.monotonic() + KILL_WAIT_S
+    pause = 0.001
+    while not all(_dead(proc) for proc in procs) and time.monotonic() < deadline:
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
 
 
 def _failure(outcome: Outcome, error_type: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -156,6 +180,8 @@ class WorkerProcess:
         self.choice: sandbox.SandboxChoice | None = None
         self.address_limit_set = False
         self.framework = str(self.options.get("framework") or frameworks.DEFAULT)
+        self.ready = False  # the spawned process has reported ready (see spawn / wait_ready)
+        self.spawned_at = 0.0
 
     # -- lifecycle -----------------------------------------------------------------------------
     @property
@@ -199,7 +225,19 @@ class WorkerProcess:
         return command, env
 
     def start(self) -> None:
-        """Spawn the worker and wait until it has imported TensorFlow (raises if it cannot).
+        """Spawn the worker and wait until it has imported TensorFlow (raises if it cannot)."""
+        self.spawn()
+        self.wait_ready()
+
+    @property
+    def starting(self) -> bool:
+        """Spawned and alive, but not ready yet (still importing TensorFlow)."""
+        return self.alive and not self.ready
+
+    def spawn(self) -> None:
+        """Start the worker process and return at once, while it imports TensorFlow; :meth:`wait_ready`
+        (or the first :meth:`run`) waits for it. A campaign spawns its workers before it plans, so
+        TensorFlow's import overlaps reading, hashing and planning the programs.
 
         The worker is a fresh ``python -m mutreal.execution.worker`` process talking over an inherited
         socket pair: a clean interpreter like multiprocessing's ``spawn``, without re-running the
@@ -233,13 +271,23 @@ class WorkerProcess:
             )
         child_conn.close()
         self.process, self.conn = process, parent_conn
+        self.ready = False
+        self.spawned_at = time.monotonic()
         self.runs_served = 0
         self.starts += 1
         self.address_limit_set = False
-        began = time.monotonic()
+
+    def wait_ready(self) -> None:
+        """Wait until the spawned worker reports ready (TensorFlow imported); raises, the worker
+        killed, when it fails or does not answer within :data:`STARTUP_TIMEOUT_S` of its spawn.
+        Its start-up time (spawn to ready) is added to :attr:`startup_s`."""
+        process, parent_conn = self.process, self.conn
+        if self.ready or process is None or parent_conn is None:
+            return
+        began = self.spawned_at
         deadline = began + STARTUP_TIMEOUT_S
         while time.monotonic() < deadline:
-            if parent_conn.poll(0.2):
+            if parent_conn.poll(0.05):
                 try:
                     message = channel.recv(parent_conn)
                 except (EOFError, OSError, channel.ChannelError):
@@ -247,6 +295,7 @@ class WorkerProcess:
                 if message.get("type") == "ready":
                     self.versions = {str(k): str(v) for k, v in (message.get("versions") or {}).items()}
                     self.startup_s += time.monotonic() - began
+                    self.ready = True
                     with contextlib.suppress(psutil.Error):
                         self.keep_pids = {p.pid for p in psutil.Process(process.pid).children(recursive=True)}
                         self.ready_rss_mb = _rss_mb(psutil.Process(process.pid))
@@ -275,6 +324,7 @@ class WorkerProcess:
         process, conn = self.process, self.conn
         self.process = None
         self.conn = None
+        self.ready = False
         if process is not None:
             _kill_tree(process.pid)
             with contextlib.suppress(subprocess.TimeoutExpired):
@@ -289,9 +339,10 @@ class WorkerProcess:
             self.tmpdir = None
 
     def stop(self) -> None:
-        """Ask the worker to finish, then make sure it is gone."""
+        """Ask the worker to finish, then make sure it is gone (one still starting is killed: it
+        reads nothing before it is ready)."""
         process, conn = self.process, self.conn
-        if conn is not None and process is not None and process.poll() is None:
+        if conn is not None and process is not None and process.poll() is None and self.ready:
             try:
                 channel.send(conn, {"type": "stop"})
                 process.wait(timeout=5)
@@ -417,14 +468,17 @@ class WorkerProcess:
         """One try of ``task``; a result with ``_signal`` set means "killed by someone else: retry"."""
         wanted = str(task.get("framework") or frameworks.DEFAULT)
         if wanted != self.framework:  # a process cannot change its Keras: start one of the task's
-            self.stop()
+            self.kill() if self.starting else self.stop()  # one still importing cannot hear "stop"
             self.framework = wanted
         if not self.alive or self.runs_served >= self.max_runs:
             self.stop()
-            try:
+        try:
+            if not self.alive:
                 self.start()
-            except (RuntimeError, sandbox.SandboxUnavailable) as error:
-                return _failure(Outcome.LOST, "WorkerStartError", str(error), wall_time_s=0.0)
+            else:  # spawned ahead (pool.prestart): its TensorFlow import may still be running
+                self.wait_ready()
+        except (RuntimeError, sandbox.SandboxUnavailable) as error:
+            return _failure(Outcome.LOST, "WorkerStartError", str(error), wall_time_s=0.0)
         assert self.process is not None and self.conn is not None
         run_index = self.runs_served
         self.runs_served += 1

@@ -13,11 +13,16 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from mutreal.compare.best_code import best_code, best_code_components, coupled_shapes
+from mutreal.compare.components import FaultComponent
 from mutreal.compare.confidence import set_confidence
+from mutreal.compare.coverage import Coverage, StatementChange, cover, modelled_lines
+from mutreal.compare.statements import statements_of
 from mutreal.label.lost_blocks import made_up_by_parse
 from mutreal.manifest import ManifestError, ManifestRow, read_manifest
 from mutreal.parallel import map_with_progress
@@ -25,7 +30,6 @@ from mutreal.program.source import SourceError, load_program
 from mutreal.results import BugResult, ComponentResult, read_results, write_results
 
 if TYPE_CHECKING:
-    from mutreal.compare import FaultComponent
     from mutreal.label.codes import Label
 
 
@@ -218,8 +222,6 @@ def classify_pair(
     tolerant: bool = False,
 ) -> BugResult:
     """Classify one bug. Raises :class:`ClassifyError` (or :class:`SourceError`) when it cannot."""
-    from mutreal.compare import diff_models
-    from mutreal.label.codes import label_component
 
     bfiles, ffiles = expand_side(buggy), expand_side(fixed)
     result = BugResult(id=bug_id or f"{';'.join(bfiles)} -> {';'.join(ffiles)}", benchmark=benchmark)
@@ -228,6 +230,7 @@ def classify_pair(
     non_keras: list[str] = []
     statements = {"buggy": 0, "fixed": 0}
     keras_side = {"buggy": False, "fixed": False}
+    coverage = Coverage()
     for bpath, fpath in pair_files(bfiles, ffiles):
         result.files.append({"buggy": bpath, "fixed": fpath})
         sides = []
@@ -256,10 +259,9 @@ def classify_pair(
             result.data.setdefault("fixed", _data_summary(fmodel))
         if bpath is None or fpath is None:
             continue  # a file on one side only is compared with nothing
-        for comp in diff_models(bmodel, fmodel):
-            if made_up_by_parse(comp, bparsed, fparsed):
-                continue  # the tolerant parse's reading, not the fix (decision lost-block-noise)
-            result.components.append(component_result(label_component(comp), comp))
+        components, pair_coverage = _pair_components(bparsed, bmodel, fparsed, fmodel)
+        result.components += components
+        coverage.add(pair_coverage)
     for side, other in (("buggy", "fixed"), ("fixed", "buggy")):
         if statements[side] == 0 and keras_side[other]:
             files = bfiles if side == "buggy" else ffiles
@@ -271,7 +273,91 @@ def classify_pair(
         why = f": {', '.join(non_keras)}" if non_keras else ""
         raise ClassifyError(f"not a Keras program: no model, compile or fit call found{why}")
     result.opaque_share = opaque / total if total else 0.0
+    record_coverage(result, coverage)
     return result
+
+
+def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentResult], Coverage]:
+    """The labelled components of one file pair and the coverage of its statement diff.
+
+    The passes' components (less what a tolerant parse made up); in graph code, shape components
+    that restore one agreement merged into one (decision one-inconsistency-one-component) and a
+    best-code component for each group of changes no pass explains (decision best-code-statement),
+    unless the pair already has that code (most likely the rest of the same fix). In Keras
+    programs the passes model every element a code names: a best code only annotates the
+    listed change."""
+    from mutreal.compare import diff_models
+    from mutreal.label.codes import label_component
+
+    kept = [c for c in diff_models(bmodel, fmodel) if not made_up_by_parse(c, bparsed, fparsed)]
+    cache: dict = {}  # a statement both sides write the same is read once
+    bstatements = _statements(bparsed, bmodel.path, cache)
+    fstatements = _statements(fparsed, fmodel.path, cache)
+    graph = "tf1" in (bmodel.era, fmodel.era) or "tensorflow" in (bmodel.framework, fmodel.framework)
+    labels = [label_component(c) for c in kept]
+    explaining = list(kept)  # components, and those merged into one, that explain statements
+    if graph:
+        fed = {i for i, label in enumerate(labels) if label.code == "IWS"}
+        merged = coupled_shapes(list(kept), bstatements, fstatements, fed)
+        if len(merged) < len(kept):
+            labels = [label for c, label in zip(kept, labels, strict=True) if any(c is m for m in merged)]
+            kept = merged
+    out = [component_result(label, c) for label, c in zip(labels, kept, strict=True)]
+    modelled = (modelled_lines(bmodel), modelled_lines(fmodel))
+
+    def made_up(change: StatementChange) -> bool:
+        """Decision lost-block-noise on a statement: where the tolerant parse lost the program."""
+        located = FaultComponent(
+            "statement",
+            "tensor.shape",
+            change.change,
+            buggy_line=change.buggy.line if change.buggy else None,
+            fixed_line=change.fixed.line if change.fixed else None,
+        )
+        return made_up_by_parse(located, bparsed, fparsed)
+
+    pair_coverage = cover(bstatements, fstatements, explaining, modelled, made_up, graph)
+    if graph:
+        guessed = best_code_components(pair_coverage.open, graph)
+        found = {label.code for label in labels}
+        for comp in guessed:
+            comp.detail["raw_tensorflow"] = True
+            label = label_component(comp)
+            if label.code in found:
+                continue  # decision one-inconsistency-one-component: the rest of a fix already coded
+            found.add(label.code)
+            out.append(component_result(label, comp))
+        if guessed:  # a guess left out for its code explains its statements by that code's component
+            pair_coverage = cover(bstatements, fstatements, [*explaining, *guessed], modelled, made_up, graph)
+    _annotate(pair_coverage, graph)
+    return out, pair_coverage
+
+
+def _statements(parsed, path: str, cache: dict | None = None) -> list:
+    """The normalised statements of one side (:func:`mutreal.compare.statements.statements_of`)."""
+    from mutreal.program.source import python_tree
+
+    return statements_of(parsed.text, path, python_tree(parsed.module, parsed.text), cache)
+
+
+def _annotate(coverage: Coverage, graph: bool) -> None:
+    """Each unexplained change gains the code of what it touches, where the table names one
+    (``best_code``), for the reader: a component in graph code, a hint in Keras programs."""
+    from mutreal.label.codes import KIND_RULES
+
+    for change, item in zip(coverage.open, coverage.unexplained, strict=True):
+        found = best_code(change, graph)
+        if found is not None:
+            item.best_code = KIND_RULES[found[1].kind].code
+            item.best_code_reason = found[1].why
+
+
+def record_coverage(result: BugResult, coverage: Coverage) -> None:
+    """The statement diff's figures and every unexplained change, written into the row."""
+    result.changed_statements = coverage.changed
+    result.explained_statements = coverage.explained
+    result.noise_statements = dict(sorted(coverage.noise.items()))
+    result.unexplained = [u.to_dict() for u in coverage.unexplained]
 
 
 def classify_safely(
@@ -335,15 +421,27 @@ def iter_classify_manifest(
 
 
 def classify_manifest(
-    path: str | Path, out: TextIO, *, jobs: int = 1, tolerant: bool = True, progress: bool | None = None
+    path: str | Path,
+    out: TextIO,
+    *,
+    jobs: int = 1,
+    tolerant: bool = True,
+    progress: bool | None = None,
+    statements: Counter[str] | None = None,
 ) -> tuple[int, int]:
-    """Write one JSON line per bug of the manifest to ``out``; returns (bugs, failed)."""
+    """Write one JSON line per bug of the manifest to ``out``; returns (bugs, failed).
+
+    ``statements``, when given, gains the manifest's ``changed`` and ``explained`` statement counts
+    (the "changed statements explained" figure of the run)."""
     failed = 0
 
     def counted() -> Iterator[BugResult]:
         nonlocal failed
         for result in iter_classify_manifest(path, jobs=jobs, tolerant=tolerant, progress=progress):
             failed += not result.ok
+            if statements is not None and result.ok:
+                statements["changed"] += result.changed_statements or 0
+                statements["explained"] += result.explained_statements or 0
             yield result
 
     return write_results(counted(), out), failed

@@ -14,6 +14,7 @@ but is neither simulable nor strict (DeepCrime's HLR fails there; the study flag
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 
 from mutreal.compare.components import FaultComponent
@@ -80,6 +81,12 @@ KIND_RULES: dict[K, KindRule] = {
     ),
     K.DATA_LABELS: KindRule("TCL", "TCL"),
     K.TENSOR_SHAPE: KindRule("TWS", None, "no DeepCrime operator changes tensor shapes"),
+    K.EVALUATION_STEPS: KindRule("HES", None, "no DeepCrime operator changes the steps of an evaluation"),
+    K.SESSION_MEMORY: KindRule("MMR", None, "no DeepCrime operator changes how memory is managed"),
+    K.DATA_BATCHING: KindRule("HBI", None, "no DeepCrime operator changes how data is cut into batches"),
+    K.MODEL_INITIALISATION: KindRule(
+        "MWI", None, "no DeepCrime operator changes how a graph's variables are initialised"
+    ),
 }
 
 #: graph code (TensorFlow 1): kinds whose element is a tensor there, not a Keras layer's argument
@@ -249,14 +256,27 @@ def label_component(component: FaultComponent) -> Label:
     )
 
 
-@applies(DecisionId.ACH_GRAPH_FUNCTION, DecisionId.LWC_GRAPH_EXPRESSION)
+#: data steps that only change an array's shape (decision IWS-graph-fed-shape)
+_FED_SHAPE_OPS = re.compile(r"^(reshape|expand_dims|squeeze|transpose|swapaxes|moveaxis|ravel|flatten)$")
+
+
+@applies(DecisionId.ACH_GRAPH_FUNCTION, DecisionId.LWC_GRAPH_EXPRESSION, DecisionId.IWS_GRAPH_FED_SHAPE)
 def _graph_code(component: FaultComponent, code: str) -> str:
     """Graph code's own readings (decision TWS-placeholder: a placeholder's shape is a tensor's;
     decision ACH-graph-function: an activation function applied or no longer applied to a tensor
     is a wrong activation, there being no layer to add or remove; decision LWC-graph-expression: a
-    loss written out as tensor arithmetic on both sides, rewritten, is a wrong loss calculation)."""
+    loss written out as tensor arithmetic on both sides, rewritten, is a wrong loss calculation;
+    decision IWS-graph-fed-shape: a reshape or new axis of the arrays fed to the graph's
+    placeholders makes the data agree with the shape the graph declares, a wrong shape of input
+    data, not a preprocessing of its values)."""
     if component.kind in GRAPH_CODES:
         return GRAPH_CODES[component.kind]
+    if (
+        component.kind is K.DATA_PREPROCESS
+        and _FED_SHAPE_OPS.match(str(component.detail.get("op", "")))
+        and "placeholder" not in f"{component.before} {component.after}"  # decision CPP-label-placeholder
+    ):
+        return "IWS"  # decision IWS-graph-fed-shape
     if (
         component.kind is K.COMPILE_LOSS
         and component.evidence.get("before_kind") == component.evidence.get("after_kind") == "opaque"

@@ -601,6 +601,12 @@ def build_homs(
             if lower is not None:
                 reason = f"equals a lower order: {lower}"
                 continue
+            from mutreal.mutation.mutate import invalid_reason
+
+            bad = invalid_reason(program, mutant)
+            if bad is not None:
+                reason = bad  # the same static check as first-order mutants: not written
+                continue
             codes_in_order = [_fault_code(c.op) or "" for c in choice]
             built = HomRecord(
                 rank=rank,

@@ -29,6 +29,7 @@ __all__ = [
     "SiteRow",
     "Failure",
     "Equivalent",
+    "Invalid",
     "equivalence",
     "MutateReport",
     "list_sites",
@@ -48,6 +49,8 @@ class SiteRow:
     values: list[Any]
     #: the values whose mutants are equivalent to the original, not written (value, why)
     equivalent: list[tuple[Any, str]] = field(default_factory=list)
+    #: the values whose mutants fail the static check, not written (value, why)
+    invalid: list[tuple[Any, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -55,6 +58,7 @@ class SiteRow:
             **self.site.to_dict(),
             "values": self.values,
             "equivalent": [{"value": v, "why": why} for v, why in self.equivalent],
+            "invalid": [{"value": v, "why": why} for v, why in self.invalid],
         }
 
 
@@ -81,6 +85,20 @@ class Equivalent(Failure):
     (not written, not an error)."""
 
 
+class Invalid(Failure):
+    """A mutant not written because it fails the static check (:mod:`mutreal.mutation.static_check`):
+    a name it introduces is unbound where it is used, or a keyword it adds is not one the called
+    API takes in the program's framework. Such a mutant would measure mutreal, not a fault."""
+
+
+def invalid_reason(program: Program, mutant: Mutant) -> str | None:
+    """Why a mutant fails the static check (None: it passes)."""
+    from mutreal.mutation.static_check import check_mutant
+
+    found = check_mutant(program, mutant)
+    return "fails the static check: " + "; ".join(map(str, found)) if found else None
+
+
 def _ops(op_ids: Sequence[str] | None) -> list[Operator]:
     if not op_ids:
         return list(registry.operators().values())
@@ -101,8 +119,11 @@ def list_sites(program: Program, op_ids: Sequence[str] | None = None) -> list[Si
             row = SiteRow(op.id, site, [])
             for v in op.values(program, site):
                 why = _equivalent_value(program, op, site, v, opts)
+                bad = None if why is not None else _invalid_value(program, op, site, v, opts)
                 if why is not None:
                     row.equivalent.append((v, why))
+                elif bad is not None:
+                    row.invalid.append((v, bad))
                 else:
                     row.values.append(v)
             rows.append(row)
@@ -120,6 +141,16 @@ def _equivalent_value(
         if surely_changes(program, [edit]):
             return None
         return equivalence(program, apply_edits(program, [edit]))
+    except MutationError:
+        return None
+
+
+def _invalid_value(
+    program: Program, op: Operator, site: Site, value: Any, opts: Mapping[str, Any]
+) -> str | None:
+    """Why the mutant of ``value`` at ``site`` fails the static check (None: it passes, or is not made)."""
+    try:
+        return invalid_reason(program, apply_edits(program, [op.apply(program, site, value, **opts)]))
     except MutationError:
         return None
 
@@ -178,6 +209,9 @@ def _made(
     why = equivalence(program, mutant)
     if why is not None:
         return Equivalent(op.id, index, mutant.edits[0].value, why)
+    bad = invalid_reason(program, mutant)
+    if bad is not None:
+        return Invalid(op.id, index, mutant.edits[0].value, bad)
     return mutant
 
 
@@ -218,6 +252,8 @@ class MutateReport:
     failures: list[Failure] = field(default_factory=list)
     #: mutants not written because they are equivalent to the original (not failures)
     equivalent: list[Equivalent] = field(default_factory=list)
+    #: mutants not written because they fail the static check (listed apart, not errors)
+    invalid: list[Invalid] = field(default_factory=list)
     #: every mutant made, in order (written or not); not part of the JSON, which lists files
     mutants: list[Mutant] = field(default_factory=list, repr=False)
 
@@ -226,6 +262,7 @@ class MutateReport:
             "written": self.written,
             "failures": [f.to_dict() for f in self.failures],
             "equivalent": [f.to_dict() for f in self.equivalent],
+            "invalid": [f.to_dict() for f in self.invalid],
         }
 
 
@@ -252,6 +289,9 @@ def mutate_file(
     ):
         if isinstance(item, Equivalent):
             report.equivalent.append(item)
+            continue
+        if isinstance(item, Invalid):
+            report.invalid.append(item)
             continue
         if isinstance(item, Failure):
             report.failures.append(item)

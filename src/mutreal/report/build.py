@@ -35,6 +35,7 @@ from mutreal.report.tables import (
     cooccurrence_table,
     counted,
     errors_table,
+    explained_statements_table,
     order0_table,
     order_distribution_table,
     table3,
@@ -211,6 +212,9 @@ def build_report(
     simulable_table, _ = combinations_table(bugs, support, combinations_limit, simulable_only=True)
     tables += [combos_table, simulable_table, cooccurrence_table(graph), order_distribution_table(figures)]
     tables += [order0_table(bugs), errors_table(bugs, problems)]
+    explained = explained_statements_table(bugs)
+    if explained is not None:
+        tables.append(explained)
     if campaigns is not None:
         tables += campaigns.tables({bug.id: bug.codes for bug in bugs})
         if pages is not None:

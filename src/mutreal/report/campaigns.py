@@ -197,11 +197,14 @@ def coupling_operators_table(rows: CampaignRows) -> Table:
     couplings: dict[str, list[float]] = defaultdict(list)
     ious: dict[str, list[float]] = defaultdict(list)
     mutants: dict[str, int] = defaultdict(int)
+    failed: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for row in compared:
         for m in row.get("mutants") or []:
             op = _operators_of(m)
             mutants[op] += 1
             tried[op].add(row["id"])
+            if m.get("failure"):  # not the model's failure: counted, never a coupling
+                failed[op][m["failure"]["kind"]] += 1
             provenance = m.get("provenance") or {}
             if provenance.get("exact") and not provenance.get("partial"):
                 exact[op].add(row["id"])
@@ -217,8 +220,8 @@ def coupling_operators_table(rows: CampaignRows) -> Table:
     out = []
     for op in sorted(tried, key=lambda o: (-len(exact[o]), -(_mean(couplings[o]) or 0.0), o)):
         share = round(len(exact[op]) / n, 4) if n else None
-        out.append([op, mutants[op], len(tried[op]), len(exact[op]), share, len(partly[op]), len(strong[op]),
-                    _mean(couplings[op]), _mean(ious[op])])  # fmt: skip
+        out.append([op, mutants[op], _failed_text(failed[op]), len(tried[op]), len(exact[op]), share,
+                    len(partly[op]), len(strong[op]), _mean(couplings[op]), _mean(ious[op])])  # fmt: skip
     note = (
         f"{n} bug(s) compared (status ok). reconstructs: the operator's mutant is the real fault exactly "
         f"(classify finds nothing left between them); share: of the {n} bugs compared. reconstructs partly: "
@@ -227,13 +230,22 @@ def coupling_operators_table(rows: CampaignRows) -> Table:
         "the fault. couples strongly: "
         f"a mutant with coupling strength >= {STRONG_COUPLING}. Means over the operator's mutants with a "
         "coupling (per-input correctness on every side). A+B is the higher-order mutant of a fault of "
-        "several components."
+        "several components. failed: mutants whose runs failed where the fixed program's completed, not by the "
+        "model (invalid: mutreal's edit cannot run; harness: the run's setting; stillborn: the operator leaves "
+        "nothing to train): never a kill, never a coupling; invalid and harness are mutreal defects."
     )
-    columns = ["operator", "mutants", "bugs tried", "reconstructs", "share reconstructed", "reconstructs partly",
+    columns = ["operator", "mutants", "failed", "bugs tried", "reconstructs", "share reconstructed", "reconstructs partly",
                "couples strongly", "mean coupling", "mean IoU"]  # fmt: skip
     return Table(
         "coupling_operators", "Operators against real faults: reconstruction and coupling", columns, out, note
     )
+
+
+def _failed_text(counts: Mapping[str, int]) -> str:
+    """``invalid 1, stillborn 2`` (kinds with a count only), or '' when none failed."""
+    from mutreal.analysis.run_failures import KINDS
+
+    return ", ".join(f"{kind} {counts[kind]}" for kind in KINDS if counts.get(kind))
 
 
 def _reconstructs_its_part(provenance: Mapping[str, Any]) -> bool:
@@ -257,20 +269,29 @@ def coupling_best_table(rows: CampaignRows) -> Table:
         why = row.get("reason") or row.get("error") or ("" if best else "no mutant with a coupling")
         out.append([
             row["id"], _benchmark(row), row.get("status"), _mode(row), len(row.get("mutants") or []),
-            _yes_no(fault.get("killed")), best.get("operator") or "", json.dumps(best.get("value")) if best else "",
+            _failed_text(_row_failures(row)), _yes_no(fault.get("killed")), best.get("operator") or "", json.dumps(best.get("value")) if best else "",
             best.get("coupling"), best.get("iou"), _yes_no(best.get("reliable")) if best else "", why,
         ])  # fmt: skip
-    columns = ["id", "benchmark", "status", "mutants from", "mutants", "fault killed", "best operator",
+    columns = ["id", "benchmark", "status", "mutants from", "mutants", "failed", "fault killed", "best operator",
                "best value", "coupling", "IoU", "reliable", "reason"]  # fmt: skip
     note = (
         f"From {rows.path}. best: the mutant with the highest coupling strength among the reliable ones "
         "(else among all), ties broken by IoU; coupling: Ahmed et al.'s coupling strength of KP(mutant) "
-        "with KP(fault) per input."
+        "with KP(fault) per input. failed: mutants whose runs failed, not by the model (no kill, no coupling). "
+        "A fault not reproduced here (it kills no input, or the buggy program is not worse) says so in reason."
     )
     return Table("coupling_best", "Best mutant of each real fault", columns, out, note)
 
 
 # ---------------------------------------------------------------------------------------- plots data
+
+
+def _row_failures(row: Mapping[str, Any]) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for m in row.get("mutants") or []:
+        if m.get("failure"):
+            counts[m["failure"]["kind"]] += 1
+    return counts
 
 
 def heatmap_data(rows: CampaignRows) -> tuple[list[str], list[str], list[list[float | None]]]:
@@ -363,7 +384,7 @@ def coupling_html(row: Mapping[str, Any]) -> str:
         cls = ' class="best"' if m.get("file") == best else ""
         body.append(
             f"<tr{cls}><td>{_e(m.get('operator'))}</td><td>{_e(json.dumps(m.get('site')))}</td>"
-            f"<td>{_e(json.dumps(m.get('value')))}</td><td>{_e(_yes_no(m.get('killed')))}</td>"
+            f"<td>{_e(json.dumps(m.get('value')))}</td><td>{_e(_killed_cell(m))}</td>"
             f"<td>{_e(_yes_no(m.get('fisher_killed')))}</td><td>{_e(m.get('vs_fault'))}</td>"
             f'<td class="num">{_number(m.get("coupling"))}</td><td class="num">{_number(m.get("iou"))}</td>'
             f"<td>{_e(_yes_no(m.get('reliable')))}</td><td>{_e(Path(str(m.get('file') or '')).name)}</td></tr>"
@@ -381,6 +402,15 @@ def coupling_html(row: Mapping[str, Any]) -> str:
         + table
         + "</section>"
     )
+
+
+def _killed_cell(mutant: Mapping[str, Any]) -> str:
+    """A mutant's kill, or for one whose runs failed not by the model its kind and error (no kill)."""
+    failure = mutant.get("failure")
+    if failure:
+        defect = ", a mutreal defect" if failure.get("mutreal_defect") else ""
+        return f"{failure.get('kind')} (not a kill{defect}): {failure.get('error')}"
+    return _yes_no(mutant.get("killed"))
 
 
 def _realism_line(row: Mapping[str, Any]) -> str:

@@ -267,6 +267,27 @@ def _list_table(items: Sequence[object], empty: str) -> str:
     return f'<table class="data"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
+def explained_cell(row: ResultRow) -> str:
+    """``9/10`` changed statements explained, or empty where the row does not say."""
+    if not row.ok or row.changed_statements is None or row.explained_statements is None:
+        return ""
+    return f"{row.explained_statements}/{row.changed_statements}"
+
+
+def _coverage_section(row: ResultRow) -> str:
+    """The statement diff's figure and every unexplained change (file, line, text, what it touches)."""
+    if not row.ok or row.changed_statements is None:
+        return '<p class="note">Not measured: the results row was written before classify read the statement diff.</p>'
+    noise = ", ".join(f"{k} {n}" for k, n in row.noise_statements.items())
+    figure = (
+        f"<p>{row.explained_statements} of {row.changed_statements} changed statements are explained "
+        "by a fault component" + (f"; taken out by the noise rules: {_e(noise)}" if noise else "") + ".</p>"
+    )
+    columns = ("file", "line", "change", "touches", "best_code", "before", "after")
+    items = [{k: u.get(k) for k in columns} for u in row.unexplained]
+    return figure + _list_table(items, "Every changed statement is explained.")
+
+
 def _noise_hits(row: ResultRow) -> list[object]:
     """Noise-rule hits, under whichever name the results row gives them."""
     for name in ("noise", "noise_hits", "noise_rules", "dropped"):
@@ -384,6 +405,8 @@ def render_bug_page(
         f"<h2>Fault components</h2>\n{components}\n{labels}\n"
         "<h2>Lines set aside</h2>\n"
         + _list_table(row.set_aside, "No line was set aside: every line of both programs parsed.")
+        + "\n<h2>Changed statements explained</h2>\n"
+        + _coverage_section(row)
         + "\n<h2>Noise-rule hits</h2>\n"
         + _list_table(_noise_hits(row), "The results row records no noise-rule hit.")
         + (f"\n{extra}" if extra else "")
@@ -433,7 +456,7 @@ class BugPages:
 
     def index_table(self) -> Table:
         """Every bug, one row each, for the report's bug list (its ids link to the pages)."""
-        columns = ["id", "benchmark", "status", "order", "codes", "DeepCrime", "confidence"]
+        columns = ["id", "benchmark", "status", "order", "codes", "DeepCrime", "confidence", "explained"]
         columns += [f"codes ({s.name})" for s in self.label_sets]
         rows = []
         for row in self.rows:
@@ -454,6 +477,7 @@ class BugPages:
                     ", ".join(row.codes),
                     ", ".join(c.deepcrime or "-" for c in row.components),
                     confidence,
+                    explained_cell(row),
                     *labelled,
                 ]
             )

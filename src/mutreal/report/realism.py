@@ -106,6 +106,10 @@ def no_figure_reason(row: Mapping[str, Any], mutant: Mapping[str, Any] | None) -
         )
     if mutant.get("coupling") is not None and mutant.get("iou") is not None:
         return NO_REASON
+    if mutant.get("failure"):
+        return failure_text(mutant["failure"])
+    if not_reproduced(row) is not None:
+        return not_reproduced_text(row)
     fault_kp = (row.get("fault") or {}).get("kp")
     kp = mutant.get("kp")
     if fault_kp is None:
@@ -120,6 +124,38 @@ def no_figure_reason(row: Mapping[str, Any], mutant: Mapping[str, Any] | None) -
     if mutant.get("iou") is None:
         parts.append(f"no input kills the mutant or the fault in {runs} paired run(s): IoU undefined")
     return "; ".join(parts) or "coupling or IoU missing from the row"
+
+
+def failure_text(failure: Mapping[str, Any]) -> str:
+    """A mutant whose runs failed, not by the model (:mod:`mutreal.analysis.run_failures`): its kind,
+    error, and whether it is mutreal's defect."""
+    defect = "; a mutreal defect" if failure.get("mutreal_defect") else ""
+    return (f"the mutant is {failure.get('kind')} ({failure.get('runs')} of {failure.get('of')} runs: "
+            f"{failure.get('error')}{defect}): not a kill, no KP, coupling or IoU")  # fmt: skip
+
+
+def not_reproduced(row: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The row's fault-not-reproduced record (reason, both programs' means and runs), or None."""
+    return (row.get("fault") or {}).get("not_reproduced")
+
+
+def not_reproduced_text(row: Mapping[str, Any]) -> str:
+    """``fault not reproduced here: ... (buggy mean 0.99 over 3 runs, fixed mean 0.76 over 3 runs)``."""
+    found = not_reproduced(row) or {}
+
+    def side(name: str) -> str:
+        data = found.get(name) or {}
+        mean = "-" if data.get("mean") is None else f"{data['mean']:.4f}"
+        return f"{name} mean {mean} over {data.get('n')} of {data.get('runs')} runs"
+
+    return f"{found.get('reason')} ({side('buggy')}, {side('fixed')}): coupling and IoU null"
+
+
+def failed_mutant_counts(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Mutants of every row per kind of failure that is not the model's, and mutreal's defects."""
+    from mutreal.analysis.run_failures import failure_counts
+
+    return failure_counts(m.get("failure") for row in rows for m in row.get("mutants") or [])
 
 
 def _yes_no(value: Any) -> str:
@@ -150,15 +186,22 @@ def realism_bugs_table(rows: Sequence[Mapping[str, Any]], source: str,
         out.append([
             row["id"], str(row.get("benchmark") or "(none)"), fault_codes(row, codes),
             reconstruction_kind(row, best), _mutant_text(best),
-            f"{_yes_no(fault.get('killed')) or '-'} / {_yes_no((best or {}).get('killed')) or '-'}",
+            f"{_yes_no(fault.get('killed')) or '-'} / "
+            f"{((best or {}).get('failure') or {}).get('kind') or _yes_no((best or {}).get('killed')) or '-'}",
             _round((best or {}).get("coupling")), _round((best or {}).get("iou")),
             _yes_no(best.get("reliable")) if best else "", no_figure_reason(row, best),
         ])  # fmt: skip
     with_figure = sum(1 for r in out if r[6] is not None and r[7] is not None)
+    apart = sum(1 for row in rows if row.get("status") == "ok" and not_reproduced(row) is not None)
+    failed = failed_mutant_counts(rows)
     columns = ["id", "benchmark", "fault codes", "reconstruction", "best reconstructing mutant",
                "killed (fault / mutant)", "coupling", "IoU", "reliable", "no figure because"]  # fmt: skip
     note = (
-        f"From {source}: {len(out)} bug(s), {with_figure} with a coupling and an IoU. best reconstructing "
+        f"From {source}: {len(out)} bug(s), {with_figure} with a coupling and an IoU; {apart} whose fault is "
+        "not reproduced here (the buggy program kills no input or is not worse than the fixed one: counted "
+        "apart, their coupling and IoU are null, not 0.0); mutants whose runs failed, not by the model (no "
+        f"kill, no figure): invalid {failed['invalid']}, harness {failed['harness']}, stillborn "
+        f"{failed['stillborn']} ({failed['mutreal_defects']} mutreal defects: invalid and harness). best reconstructing "
         "mutant: of the mutants compare --mutants reconstruct made from the fault's components, the one "
         "carrying the most of them (exact before partial), then reliable, then highest coupling and IoU; "
         "shown as operator(s) = value(s). killed: DeepCrime's kill of the fault and of the mutant "

@@ -82,6 +82,11 @@ SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ),
     ("coupling", "Mutants against the real faults: coupling", ("coupling_operators", "coupling_best")),
     ("apart", "Listed apart: order-0 bugs and errors", ("order0", "errors")),
+    (
+        "explained",
+        "Changed statements explained (unexplained changes are on the bug pages)",
+        ("explained_statements",),
+    ),
     ("bugs", "Every bug, with a link to its page", ("bugs",)),
 )
 

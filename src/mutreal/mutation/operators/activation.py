@@ -16,12 +16,14 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from mutreal.mutation.operators.base import Edit, Example, MutationError, Operator, Program, Site
+from mutreal.mutation.operators.base import Change, Edit, Example, MutationError, Operator, Program, Site
 from mutreal.mutation.operators.common import (
     accepts_arg,
     code_of,
     folded_owner,
+    graph_op,
     layer_site,
+    make_edit,
     set_value,
     site_arg,
 )
@@ -29,12 +31,48 @@ from mutreal.program.model import layer_path
 
 LINEAR = "linear"
 
+#: DeepCrime's activation names as TensorFlow 1 graph functions, under the program's ``tf`` alias
+#: (``hard_sigmoid`` has none: not offered on graph code)
+GRAPH_ACTIVATIONS = {
+    "relu": "nn.relu",
+    "elu": "nn.elu",
+    "selu": "nn.selu",
+    "softplus": "nn.softplus",
+    "softsign": "nn.softsign",
+    "tanh": "nn.tanh",
+    "sigmoid": "nn.sigmoid",
+    "softmax": "nn.softmax",
+    "exponential": "exp",
+}
+
+
+def _graph_function(program: Program, call_id: int) -> str | None:
+    """The ``tf`` alias a graph activation call ``tf.nn.relu(x)`` is written through, when the call
+    can take another activation function in its place: one positional argument (its input) and
+    nothing else but ``name=``; None otherwise."""
+    call = program.node(call_id)
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+        return None
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    others = [a for a in call.args if a.keyword is not None and a.keyword.value != "name"]
+    if len(positional) != 1 or others or any(a.star for a in call.args):
+        return None
+    root = call.func
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if not isinstance(root, cst.Name) or program.model.imports.get(root.value) != "tensorflow":
+        return None
+    return root.value
+
 
 def _activation_sites(op: Operator, program: Program, want_linear: bool) -> list[Site]:
     sites: list[Site] = []
     for g in program.layer_groups:
         layer = g.layer
         is_act_layer = layer.cls == "Activation"
+        graph = graph_op(program, g) is not None
+        if graph and not (is_act_layer and _graph_function(program, g.call)):
+            continue  # a graph op takes no activation keyword; an activation call of another shape
         if not is_act_layer and not accepts_arg(layer, "activation", program.era):
             continue
         elements = []
@@ -69,6 +107,16 @@ def _activation_sites(op: Operator, program: Program, want_linear: bool) -> list
         if not ok or not elements or current is None:
             continue
         if (current == LINEAR) != want_linear:
+            continue
+        if graph:
+            call = program.node(g.call)
+            assert isinstance(call, cst.Call)
+            sites.append(
+                program.make_site(
+                    op, g.call, elements, code_of(program, call.func), current,
+                    detail={"layer": layer.cls, "activation_layer": True, "graph": True},
+                )
+            )
             continue
         sites.append(
             layer_site(
@@ -105,11 +153,50 @@ class _SetActivation(Operator):
     def find_sites(self, program: Program) -> list[Site]:
         return _activation_sites(self, program, want_linear=self.linear)
 
+    def no_site_reasons(self, program: Program) -> list[str]:
+        out = []
+        for g in program.layer_groups:
+            op = graph_op(program, g)
+            if op is None or g.layer.cls == "Input":
+                continue
+            line = program.index.position(g.call)[0]
+            if g.layer.cls != "Activation":
+                if self.linear:
+                    out.append(
+                        f"{op} at line {line} is a TensorFlow 1 graph operation: it takes no activation "
+                        "(one would wrap its output, after the bias the program adds outside the call)"
+                    )
+            elif _graph_function(program, g.call) is None:
+                out.append(
+                    f"{op} at line {line}: an activation call whose arguments another activation "
+                    "function does not take, or not written through the tensorflow module"
+                )
+        return out
+
     def _set(self, program: Program, site: Site, name: str, value: Any) -> Edit:
+        if site.detail.get("graph"):
+            return self._set_graph(program, site, name, value)
         _, arg = site_arg(program, site, "activation")
         return set_value(
             self, program, site, value, arg, _activation_code(program, arg, name), "activation", label=name
         )
+
+
+    def _set_graph(self, program: Program, site: Site, name: str, value: Any) -> Edit:
+        """A graph activation call: the function is swapped (``tf.nn.relu(h)`` -> ``tf.nn.elu(h)``),
+        or removed for linear (``tf.nn.relu(h)`` -> ``(h)``); its input is kept as written."""
+        assert site.anchor is not None
+        call = program.node(site.anchor)
+        assert isinstance(call, cst.Call)
+        if name == LINEAR:
+            inner = code_of(program, call.args[0].value)
+            return make_edit(self, site, value, site.old, LINEAR, [Change("replace", site.anchor, code=f"({inner})")], label=name)
+        fn = GRAPH_ACTIVATIONS.get(name)
+        tf = _graph_function(program, site.anchor)
+        if fn is None or tf is None:
+            raise MutationError(f"{self.id}: TensorFlow 1 has no graph activation function for {name!r}")
+        new = f"{tf}.{fn}"
+        return make_edit(self, site, value, site.old, new, [Change("replace", id(call.func), code=new)], label=name)
 
 
 class ChangeActivation(_SetActivation):
@@ -118,6 +205,8 @@ class ChangeActivation(_SetActivation):
     id = "ACH"
 
     def accepts(self, site: Site, value: Any) -> bool:
+        if site.detail.get("graph") and value not in GRAPH_ACTIVATIONS:
+            return False
         return value != LINEAR and value != site.original
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:

@@ -111,6 +111,7 @@ class _Apply(cst.CSTTransformer):
             keep.update(program.index.ancestors(ch.target))
             keep.add(ch.target)
         self.keep = keep
+        self.import_at = import_position(program, changes)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         return id(node) in self.keep
@@ -126,7 +127,7 @@ class _Apply(cst.CSTTransformer):
                     body=_insert_before(updated_node.body, self.inserts, orig_ids)  # type: ignore[attr-defined]
                 )
         if isinstance(original_node, cst.Module) and self.imports:
-            updated_node = _add_imports(updated_node, self.imports)  # type: ignore[arg-type]
+            updated_node = _add_imports(updated_node, self.imports, self.import_at)  # type: ignore[arg-type]
         changes = self.by_target.get(oid)
         if not changes:
             return updated_node
@@ -144,18 +145,58 @@ class _Apply(cst.CSTTransformer):
         return updated_node
 
 
-def _add_imports(module: cst.Module, imports: list[str]) -> cst.Module:
+def _is_import_line(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, cst.Import | cst.ImportFrom) for s in stmt.body
+    )
+
+
+def _is_docstring(i: int, stmt: cst.CSTNode) -> bool:
+    return (
+        i == 0
+        and isinstance(stmt, cst.SimpleStatementLine)
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, cst.SimpleString | cst.ConcatenatedString)
+    )
+
+
+def import_position(program: Program, changes: Sequence[Change]) -> int:
+    """Where the imports a mutant adds go: the index of the module statement they are put before.
+
+    Why this place: an added import must bind its name before the first statement that uses it
+    (the earliest edited node of all the edits, so one rule serves first-order mutants and HOMs).
+    It goes right after the last top-level import that precedes that statement, so it joins the
+    module's imports as read up to there: not below a result block that imports ``json`` after
+    training (Defects4ML), and not above an ``os.environ[...] = ...`` that a program sets before
+    its framework imports. With no import before the use, it goes after the docstring and any
+    ``from __future__`` line (which must stay first)."""
+    body = list(program.module.body)
+    tops = {id(stmt): i for i, stmt in enumerate(body)}
+    first_use = len(body)
+    for ch in changes:
+        if ch.kind == "import":
+            continue
+        for nid in [ch.target, *program.index.ancestors(ch.target)]:
+            if nid in tops:
+                first_use = min(first_use, tops[nid])
+                break
+    at = 0
+    for i, stmt in enumerate(body[:first_use]):
+        if _is_import_line(stmt) or _is_docstring(i, stmt):
+            at = i + 1
+    return at
+
+
+def _add_imports(module: cst.Module, imports: list[str], at: int) -> cst.Module:
     body = list(module.body)
-    last = -1
-    for i, stmt in enumerate(body):
-        if isinstance(stmt, cst.SimpleStatementLine) and all(
-            isinstance(s, cst.Import | cst.ImportFrom) for s in stmt.body
-        ):
-            last = i
-        elif i == 0 and isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr):
-            last = 0  # module docstring
     new = [cst.parse_statement(code) for code in imports]
-    return module.with_changes(body=[*body[: last + 1], *new, *body[last + 1 :]])
+    if at == 0 and body:
+        # before the first statement: its leading comments (a shebang, a licence) stay on top
+        lead = getattr(body[0], "leading_lines", ())
+        if lead:
+            new[0] = new[0].with_changes(leading_lines=lead)
+            body[0] = body[0].with_changes(leading_lines=())
+    return module.with_changes(body=[*body[:at], *new, *body[at:]])
 
 
 def overlap(program: Program, edits: Sequence[Edit]) -> str | None:
@@ -187,23 +228,20 @@ def overlap(program: Program, edits: Sequence[Edit]) -> str | None:
     return None
 
 
-def _import_line(program: Program) -> int:
-    """The original line before which an added import appears (after the last top-level import)."""
-    last = None
-    for i, stmt in enumerate(program.module.body):
-        if isinstance(stmt, cst.SimpleStatementLine) and (
-            all(isinstance(s, cst.Import | cst.ImportFrom) for s in stmt.body)
-            or (i == 0 and isinstance(stmt.body[0], cst.Expr))
-        ):
-            last = stmt
-    return program.index.end_line(id(last)) + 1 if last is not None else 1
+def _import_line(program: Program, changes: Sequence[Change]) -> int:
+    """The original line before which an added import appears (see :func:`import_position`)."""
+    body = program.module.body
+    at = import_position(program, changes)
+    if at == 0:
+        return 1
+    return program.index.end_line(id(body[at - 1])) + 1
 
 
 def _regions(program: Program, changes: list[Change]) -> list[tuple[int, int]]:
     out = []
     for ch in changes:
         if ch.kind == "import":
-            line = _import_line(program)
+            line = _import_line(program, changes)
             out.append((line, line))
             continue
         out.append((program.index.position(ch.target)[0], program.index.end_line(ch.target)))

@@ -24,14 +24,91 @@ def accepts_arg(layer: Layer, arg: str, era: str) -> bool:
     return arg in layer.args or keras_api.default_arg(layer.cls, arg, era) is not keras_api.NO_DEFAULT
 
 
+def resolved_callee(program: Program, call_id: int) -> tuple[str, str | None]:
+    """A call's callee as written and as the program's imports resolve it (``tf.nn.conv2d``,
+    ``tensorflow.nn.conv2d``; None when its root is not imported)."""
+    call = program.node(call_id)
+    assert isinstance(call, cst.Call)
+    text = code_of(program, call.func)
+    root, _, rest = text.partition(".")
+    target = program.model.imports.get(root)
+    if target is None:
+        return text, None
+    return text, f"{target}.{rest}" if rest else target
+
+
+def graph_op(program: Program, group: LayerGroup) -> str | None:
+    """The callee of a layer that is a TensorFlow 1 graph operation (``tf.nn.conv2d``,
+    ``tf.matmul``, ``tf.contrib.layers.conv2d``), None for a layer built by a Keras-style
+    constructor (Keras, ``tf.keras``, ``tf.layers``).
+
+    Why: a graph operation takes none of the Keras keywords the layer operators write
+    (``kernel_regularizer=``, ``use_bias=``, ``kernel_initializer=``, ``activation=``; tf.contrib's
+    layers spell them ``weights_regularizer``/``activation_fn`` and take functions, not names), so
+    its Keras-keyword sites are none: written there they give a TypeError, not a fault."""
+    if group.layer.origin != "graph":
+        return None
+    text, full = resolved_callee(program, group.call)
+    if full is not None and ".contrib." not in full and (
+        full.split(".")[0] in ("keras", "tf_keras") or ".keras." in full or ".layers." in full
+    ):
+        return None
+    return text
+
+
+def graph_no_site_reasons(program: Program, argument: str) -> list[str]:
+    """Why a layer-keyword operator has no site at the graph operations of a program (see
+    :func:`graph_op`): one line per operation call."""
+    out = []
+    for g in program.layer_groups:
+        op = graph_op(program, g)
+        if op is not None and g.layer.cls not in ("Activation", "Input"):
+            line = program.index.position(g.call)[0]
+            out.append(
+                f"{op} at line {line} is a TensorFlow 1 graph operation: it takes no {argument} "
+                "(its weights are tf.Variables the program creates; only Keras-style layers take one)"
+            )
+    return out
+
+
+#: why an operator has no site in TensorFlow 1 graph code that trains in a session loop, where
+#: nothing of the program takes the part it edits (``mutate --list`` says it)
+GRAPH_NO_SITE = {
+    "RCD": "no dropout layer with a constant rate (graph code's tf.nn.dropout takes keep_prob, "
+    "usually fed through a placeholder)",
+    "RCP": "no EarlyStopping callback: a TensorFlow 1 session loop takes no callbacks",
+    "VRM": "a TensorFlow 1 session loop takes no validation_split or validation_data (validation "
+    "runs, if any, are the program's own session runs)",
+    "LCH": "the loss is an expression of TensorFlow graph ops, which a Keras loss name or object "
+    "cannot replace",
+    "HDB": "the session loop's batch size is not one number written where the loop reads it, or "
+    "the loop feeds batches it makes itself (next_batch), not slices of a whole array",
+}
+
+
+def session_training(program: Program) -> bool:
+    """Whether the program trains in TensorFlow 1 session runs (graph code)."""
+    return any(f.method == "session.run" for f in program.model.fits)
+
+
+def graph_reasons(op: Operator, program: Program) -> list[str]:
+    """:data:`GRAPH_NO_SITE`'s reason for ``op`` when the program trains in session runs and the
+    operator found no site there."""
+    why = GRAPH_NO_SITE.get(op.id)
+    if why is None or not session_training(program) or op.sites(program):
+        return []
+    return [f"TensorFlow 1 graph code: {why}"]
+
+
 def groups_taking(
     program: Program, canonical: str | Callable[[Layer], str]
 ) -> Iterator[tuple[LayerGroup, str]]:
     """The layer constructor calls whose layer takes argument ``canonical`` (a name, or the name as
-    a function of the layer), with that name: where a layer-argument operator looks for sites."""
+    a function of the layer), with that name: where a layer-argument operator looks for sites.
+    A graph operation (:func:`graph_op`) takes no Keras keyword: never one of them."""
     for g in program.layer_groups:
         name = canonical if isinstance(canonical, str) else canonical(g.layer)
-        if accepts_arg(g.layer, name, program.era):
+        if accepts_arg(g.layer, name, program.era) and graph_op(program, g) is None:
             yield g, name
 
 
@@ -120,16 +197,17 @@ def set_value(
 
 
 def keras_callee(
-    program: Program, module: str, name: str, like: cst.CSTNode | None = None
+    program: Program, module: str, name: str, like: cst.CSTNode | None = None, *, at: int | None = None
 ) -> tuple[str, list[Change]]:
     """How to call Keras' ``<module>.<name>`` here, with the import that needs (or none).
 
     A call ``like`` written through a module path (``optimizers.SGD(...)``,
     ``tf.keras.regularizers.l2(...)``) keeps that path; otherwise :meth:`Program.spell` picks an
-    alias the program imports or adds ``from <root>.<module> import <name>``."""
+    alias the program imports before node ``at`` (the edited node: an alias bound only by a later
+    import would be a NameError there) or adds ``from <root>.<module> import <name>``."""
     if isinstance(like, cst.Call) and isinstance(like.func, cst.Attribute):
         return f"{code_of(program, like.func.value)}.{name}", []
-    callee, imp = program.spell(module, name)
+    callee, imp = program.spell(module, name, before=None if at is None else program.index.position(at)[0])
     return callee, [Change("import", 0, code=imp)] if imp else []
 
 

@@ -502,12 +502,42 @@ class TrainingDataFinder:
     def findings(self) -> list[Finding]:
         cache = self.program.__dict__.get("_training_data_findings")
         if cache is None:
-            cache = self.program.__dict__["_training_data_findings"] = list(self._all())
+            cache = self.program.__dict__["_training_data_findings"] = [self._scoped(f) for f in self._all()]
         return cache
+
+    def _scoped(self, finding: Finding) -> Finding:
+        """A finding whose arrays are globals of the function holding the statement they would be
+        rebound before has none: the assignment would make them local to that function, and its
+        earlier reads an UnboundLocalError."""
+        from mutreal.mutation.operators.session_loop import assigned_in
+
+        a = finding.arrays
+        if a is None:
+            return finding
+        func = next(
+            (self.program.index.nodes[i] for i in self.program.index.ancestors(a.anchor)
+             if isinstance(self.program.index.nodes.get(i), cst.FunctionDef)),
+            None,
+        )
+        if not isinstance(func, cst.FunctionDef):
+            return finding
+        params = {p.name.value for p in [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]}
+        outside = [n for n in a.names if n not in params and not assigned_in(func.body, {n})]
+        if not outside:
+            return finding
+        return Finding(
+            finding.fit,
+            reason=f"the training arrays {', '.join(outside)} are globals of function {func.name.value} "
+            "(rebound there they would become its locals: an UnboundLocalError)",
+        )
 
     def _all(self) -> Iterator[Finding]:
         from mutreal.mutation.operators.hyperparameters import fit_arg_position, fit_calls
+        from mutreal.mutation.operators.session_loop import SESSION_RUN, session_finding
 
+        for fi, fit in enumerate(self.program.model.fits):
+            if fit.method == SESSION_RUN:
+                yield session_finding(self.program, fi)
         for fi, fit, cid in fit_calls(self.program, ("fit", "fit_generator")):
             stmt = self.program.index.statement_of(cid)
             if stmt is None or not isinstance(self.program.node(stmt), cst.SimpleStatementLine):

@@ -16,7 +16,18 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from mutreal.mutation.operators.base import Change, Edit, Example, Operator, Program, Site
-from mutreal.mutation.operators.common import code_of, is_number, keras_callee, make_edit, num, set_value
+from mutreal.mutation.operators.common import (
+    code_of,
+    graph_reasons,
+    is_number,
+    keras_callee,
+    make_edit,
+    num,
+    set_value,
+)
+from mutreal.mutation.operators.node_index import last_name
+from mutreal.mutation.operators.session_loop import SESSION_RUN, loop_value_node
+from mutreal.program import keras_api
 from mutreal.program.model import Fit, Optimizer, compile_path, fit_path
 
 
@@ -51,7 +62,12 @@ def fit_no_site_reasons(
         where = f"{fit.method} call at line {fit.line}"
         if fit_path(fi, key) in skip:
             continue
-        if fit.method not in methods:
+        if fit.method == SESSION_RUN:
+            out.append(
+                f"{where}: the session loop's {key} is not one number written where the loop reads it "
+                "(a literal, or a name assigned one number once)"
+            )
+        elif fit.method not in methods:
             out.append(
                 f"{where}: {fit.method} takes no {key} this operator writes (nor a generator it traces)"
             )
@@ -76,8 +92,27 @@ class _FitNumber(Operator):
         """The keyword a missing argument is added with."""
         return self.key
 
-    def find_sites(self, program: Program) -> list[Site]:
+    def _loop_sites(self, program: Program) -> list[Site]:
+        """TensorFlow 1 graph code: the number a session loop reads its ``key`` from (see
+        :func:`loop_value_node`); the edit writes the new number there."""
         sites = []
+        for fi, fit in enumerate(program.model.fits):
+            if fit.method != SESSION_RUN:
+                continue
+            node = loop_value_node(program, fi, self.key)
+            if node is None:
+                continue
+            v = fit.args[self.key]
+            sites.append(
+                program.make_site(
+                    self, id(node), [fit_path(fi, self.key)], code_of(program, node), v.value,
+                    detail={"fit": fi, "method": fit.method, "via": "loop"},
+                )
+            )
+        return sites
+
+    def find_sites(self, program: Program) -> list[Site]:
+        sites = self._loop_sites(program)
         for fi, fit, cid in fit_calls(program, self.methods):
             v = fit.arg(self.key, program.era)
             if not is_number(v):
@@ -100,13 +135,17 @@ class _FitNumber(Operator):
         return program.find_arg(call, self.aliases, fit_arg_position(method, self.key))
 
     def no_site_reasons(self, program: Program) -> list[str]:
-        return fit_no_site_reasons(program, self.methods, self.key)
+        looped = {e for site in self._loop_sites(program) for e in site.elements}
+        return fit_no_site_reasons(program, self.methods, self.key, skip=looped)
 
     def accepts(self, site: Site, value: Any) -> bool:
         return value != site.original
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         assert site.anchor is not None
+        if site.detail.get("via") == "loop":
+            code = num(value)
+            return make_edit(self, site, value, site.old, code, [Change("replace", site.anchor, code=code)])
         arg = self._arg(program, site.anchor, site.detail["method"])
         return set_value(self, program, site, value, arg, num(value), self.keyword(program))
 
@@ -151,7 +190,7 @@ class ChangeBatchSize(_FitNumber):
         return set_value(self, program, site, value, arg, num(value), "batch_size")
 
     def no_site_reasons(self, program: Program) -> list[str]:
-        traced = {e for site in self._generator_sites(program) for e in site.elements}
+        traced = {e for site in [*self._generator_sites(program), *self._loop_sites(program)] for e in site.elements}
         return fit_no_site_reasons(program, self.methods, self.key, skip=traced)
 
     def examples(self) -> list[Example]:
@@ -209,13 +248,55 @@ class ChangeEpochs(_FitNumber):
         ]
 
 
+def _bound_above(program: Program, name: str, line: int) -> bool:
+    """Whether an assignment above ``line`` binds ``name`` (so ``len(name)`` can be written there)."""
+    for nid, node in program.index.nodes.items():
+        if isinstance(node, cst.Assign) and program.index.position(nid)[0] < line:
+            for t in node.targets:
+                names = [t.target] if isinstance(t.target, cst.Name) else [
+                    e.value for e in getattr(t.target, "elements", []) if isinstance(e.value, cst.Name)
+                ]
+                if any(n.value == name for n in names):
+                    return True
+    return False
+
+
 class DisableBatching(Operator):
     """HDB: batch_size becomes the whole training set (``len(x)`` of fit's input)."""
 
     id = "HDB"
 
-    def find_sites(self, program: Program) -> list[Site]:
+    def _loop_sites(self, program: Program) -> list[Site]:
+        """TensorFlow 1 graph code: the batch size a session loop reads becomes the length of the
+        array it feeds slices of (``batch_size = 100`` -> ``batch_size = len(x_train)``)."""
+        from mutreal.mutation.operators.session_loop import session_finding
+
         sites = []
+        for fi, fit in enumerate(program.model.fits):
+            if fit.method != SESSION_RUN:
+                continue
+            node = loop_value_node(program, fi, "batch_size")
+            # the whole array the loop feeds slices of (not a batch it rebinds inside the loop)
+            arrays = session_finding(program, fi).arrays
+            if node is None or arrays is None:
+                continue
+            array = arrays.x[0]
+            line = program.index.position(id(node))[0]
+            if not _bound_above(program, array, line):
+                continue  # ``batch_size = 1`` written above the array it would take the length of
+            sites.append(
+                program.make_site(
+                    self, id(node), [fit_path(fi, "batch_size")], code_of(program, node),
+                    fit.args["batch_size"].value, detail={"fit": fi, "x": array, "via": "loop"},
+                )
+            )
+        return sites
+
+    def no_site_reasons(self, program: Program) -> list[str]:
+        return graph_reasons(self, program)
+
+    def find_sites(self, program: Program) -> list[Site]:
+        sites = self._loop_sites(program)
         for fi, fit, cid in fit_calls(program):
             x = program.find_arg(cid, ("x",), 0)
             if x is None or not isinstance(x[1].value, cst.Name | cst.Attribute | cst.Subscript):
@@ -237,6 +318,9 @@ class DisableBatching(Operator):
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         assert site.anchor is not None
+        if site.detail.get("via") == "loop":
+            code = f"len({site.detail['x']})"
+            return make_edit(self, site, None, site.old, code, [Change("replace", site.anchor, code=code)], label="full")
         arg = program.find_arg(site.anchor, ("batch_size",), 2)
         return set_value(
             self, program, site, None, arg, f"len({site.detail['x']})", "batch_size", label="full"
@@ -275,7 +359,7 @@ def optimizer_target(program: Program, ci: int) -> tuple[str, int] | None:
         return None
     cid = program.compile_call(ci)
     if cid is None:
-        return None
+        return _minimize_target(program, ci)
     arg = program.find_arg(cid, ("optimizer",), 0)
     if arg is None:
         return None
@@ -291,6 +375,24 @@ def optimizer_target(program: Program, ci: int) -> tuple[str, int] | None:
     if found is None:
         found = _unique_call(program, opt.text)
     return ("object", found) if found is not None else None
+
+
+def _minimize_target(program: Program, ci: int) -> tuple[str, int] | None:
+    """TensorFlow 1 graph code's "compile": ``tf.train.AdamOptimizer(lr).minimize(loss)``, or an
+    optimizer bound to a name first (``opt = tf.train.AdamOptimizer(lr)``; ``opt.minimize(loss)``):
+    the optimizer's call is the object to edit (its learning rate, its class)."""
+    comp = program.model.compiles[ci]
+    opt = comp.optimizer
+    assert opt is not None
+    mid = program.find_call(comp.line, None, "minimize")
+    if mid is not None:
+        func = program.node(mid).func  # type: ignore[attr-defined]
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
+            return "object", id(func.value)
+    found = program.find_call(opt.line, opt.text, None) or _unique_call(program, opt.text)
+    if found is None or last_name(program.node(found).func) not in keras_api.TF_TRAIN_OPTIMIZERS:  # type: ignore[attr-defined]
+        return None
+    return "object", found
 
 
 def _unique_call(program: Program, text: str | None) -> int | None:
@@ -402,7 +504,7 @@ class ChangeLearningRate(Operator):
         if site.detail["spelling"] == "object":
             arg = program.find_arg(site.anchor, ("learning_rate", "lr"), 0)
             return set_value(self, program, site, value, arg, code, lr_keyword(program))
-        callee, imports = keras_callee(program, "optimizers", site.detail["optimizer"])
+        callee, imports = keras_callee(program, "optimizers", site.detail["optimizer"], at=site.anchor)
         new = f"{callee}({lr_keyword(program)}={code})"
         return make_edit(
             self, site, value, site.old, code, [Change("replace", site.anchor, code=new), *imports]

@@ -22,6 +22,7 @@ from mutreal.mutation.operators.base import Change, Edit, Example, MutationError
 from mutreal.mutation.operators.common import (
     code_of,
     era_name,
+    graph_reasons,
     keras_callee,
     make_edit,
     num,
@@ -88,7 +89,7 @@ class ChangeLoss(Operator):
             "(its task, regression or classification, is unknown)"
             for c in custom_losses(program)
             if c.task is None
-        ]
+        ] + graph_reasons(self, program)
 
     def accepts(self, site: Site, value: Any) -> bool:
         task = site.detail.get("task")
@@ -233,7 +234,7 @@ class ChangeOptimiser(Operator):
             code, imports = self._tf1_call(program, site, cls)
         else:
             assert isinstance(node, cst.Call)
-            callee, imports = keras_callee(program, "optimizers", cls, node)
+            callee, imports = keras_callee(program, "optimizers", cls, node, at=site.anchor)
             args = ""
             if options.get("keep_learning_rate"):
                 arg = program.find_arg(site.anchor, ("learning_rate", "lr"), 0)
@@ -333,7 +334,7 @@ class ChangeGradientClipping(Operator):
             arg = program.find_arg(site.anchor, (mode,), None)
             changes = [value_change(program, site.anchor, arg, code, mode)]
         else:
-            callee, imports = keras_callee(program, "optimizers", site.detail["optimizer"])
+            callee, imports = keras_callee(program, "optimizers", site.detail["optimizer"], at=site.anchor)
             changes = [Change("replace", site.anchor, code=f"{callee}({mode}={code})"), *imports]
         label = value_label(value) if mode == "clipvalue" else f"{mode}-{value_label(value)}"
         edit = make_edit(self, site, value, old, code, changes, label=label, options={"mode": mode})

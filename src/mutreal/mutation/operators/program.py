@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
+import libcst.helpers
 
 from mutreal.extract.positions import NodeIndex
 from mutreal.mutation.operators.node_index import _callee_last, _norm_ws
@@ -210,17 +211,42 @@ class Program:
                 return "tensorflow.keras"
         return "keras"
 
-    def spell(self, module: str, name: str) -> tuple[str, str | None]:
+    @cached_property
+    def import_lines(self) -> dict[str, int]:
+        """The line where each name an import statement binds is first bound (anywhere in the
+        module): an alias is only reused for an edit below that line."""
+        out: dict[str, int] = {}
+        for nid, node in self.index.nodes.items():
+            if not isinstance(node, cst.Import | cst.ImportFrom) or isinstance(node.names, cst.ImportStar):
+                continue
+            line = self.index.position(nid)[0]
+            for alias in node.names:
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    bound = alias.asname.name.value
+                else:
+                    bound = cst.helpers.get_full_name_for_node(alias.name) or ""
+                    if isinstance(node, cst.Import):
+                        bound = bound.split(".")[0]
+                if bound and (bound not in out or line < out[bound]):
+                    out[bound] = line
+        return out
+
+    def spell(self, module: str, name: str, before: int | None = None) -> tuple[str, str | None]:
         """How to write ``<keras root>.<module>.<name>`` here: (expression, import to add or None).
 
         Uses an alias the program already imports (``optimizers.Adam``, ``keras.optimizers.Adam``,
         ``tf.keras.optimizers.Adam``, ``Adam`` itself), else adds
-        ``from <root>.<module> import <name>``.
+        ``from <root>.<module> import <name>``. With ``before`` (the edited line) only an alias
+        imported above that line is reused: one a result block imports after training is unbound
+        where the edit uses it.
         """
         root = self.keras_root
         full_mod = f"{root}.{module}"
         best: tuple[int, str] | None = None
+        lines = self.import_lines
         for alias, target in self.model.imports.items():
+            if before is not None and lines.get(alias.split(".")[0], 0) >= before:
+                continue
             cand = None
             if target == f"{full_mod}.{name}":
                 cand = (0, alias)

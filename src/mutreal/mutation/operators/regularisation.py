@@ -20,6 +20,8 @@ from mutreal.mutation.operators.base import Change, Edit, Example, MutationError
 from mutreal.mutation.operators.common import (
     code_of,
     era_name,
+    graph_no_site_reasons,
+    graph_reasons,
     groups_taking,
     keras_callee,
     layer_site,
@@ -60,6 +62,9 @@ class _WeightsRegularisation(Operator):
                     continue
             sites.append(layer_site(self, program, g, canonical, kind))
         return sites
+
+    def no_site_reasons(self, program: Program) -> list[str]:
+        return graph_no_site_reasons(program, "kernel_regularizer")
 
 
 def _reg_keyword(program: Program, site: Site) -> str:
@@ -124,7 +129,7 @@ class ChangeWeightsRegularisation(_WeightsRegularisation):
             code = program.string(value, old)
         elif isinstance(old, cst.Call):
             factor = _factor(layer.args[_regularizer_arg(layer)])
-            callee, imports = keras_callee(program, "regularizers", value, old)
+            callee, imports = keras_callee(program, "regularizers", value, old, at=site.anchor)
             code = f"{callee}(l1={factor}, l2={factor})" if value == "l1_l2" else f"{callee}({factor})"
         else:
             code = program.string(value)
@@ -210,6 +215,9 @@ class ChangeDropoutRate(Operator):
 
     id = "RCD"
 
+    def no_site_reasons(self, program: Program) -> list[str]:
+        return graph_reasons(self, program)
+
     def find_sites(self, program: Program) -> list[Site]:
         sites = []
         for g in program.layer_groups:
@@ -252,6 +260,9 @@ class ChangePatience(Operator):
     """RCP: the patience of an EarlyStopping callback passed to fit (explicit or default 0)."""
 
     id = "RCP"
+
+    def no_site_reasons(self, program: Program) -> list[str]:
+        return graph_reasons(self, program)
 
     def find_sites(self, program: Program) -> list[Site]:
         by_call: dict[int, Site] = {}

@@ -1,7 +1,9 @@
 """Training-data operators TCL, TRD, TUD, TAN, TCO: one call inserted before ``fit``.
 
 The call goes right before the statement holding the fit call, where the training arrays are
-final, and uses the seeded functions of :mod:`mutreal.runtime.training_data`, e.g.::
+final (TensorFlow 1 graph code: before the outermost loop of the session run that feeds slices of
+them), and uses the seeded functions of :mod:`mutreal.runtime.training_data`, imported with the
+module's imports like every name an operator adds (:func:`.apply.import_position`), e.g.::
 
     from mutreal.runtime import training_data as _mutreal_td
     x_train, y_train = _mutreal_td.remove(x_train, y_train, pct=10.0, seed=0)
@@ -105,7 +107,7 @@ class _TrainingDataOperator(Operator):
             None,
             call,
             [
-                Change("insert_before", site.anchor, code=f"{IMPORT}\n"),
+                Change("import", 0, code=IMPORT),  # with the module's imports, as every operator's
                 Change("insert_before", site.anchor, code=f"{targets} = {call}\n"),
             ],
             options={"seed": seed},
@@ -123,7 +125,7 @@ class _TrainingDataOperator(Operator):
             ),
             Example(
                 "def train(model, X, Y):\n\n    # train it\n    model.fit(X, Y, nb_epoch=5)\n",
-                f"def train(model, X, Y):\n\n    # train it\n    {IMPORT}\n    {self._assign('X', 'Y', 25.0, 3)}\n"
+                f"{IMPORT}\ndef train(model, X, Y):\n\n    # train it\n    {self._assign('X', 'Y', 25.0, 3)}\n"
                 "    model.fit(X, Y, nb_epoch=5)\n",
                 value=25.0,
                 options={"seed": 3},
@@ -142,8 +144,8 @@ class _TrainingDataOperator(Operator):
             Example(
                 "def batches(images, labels):\n    while True:\n        yield images[:8], labels[:8]\n\n\n"
                 "model.fit(batches(x, y), steps_per_epoch=4)\n",
-                "def batches(images, labels):\n    while True:\n        yield images[:8], labels[:8]\n\n\n"
-                f"{IMPORT}\n{self._assign('x', 'y', v, 0)}\nmodel.fit(batches(x, y), steps_per_epoch=4)\n",
+                f"{IMPORT}\ndef batches(images, labels):\n    while True:\n        yield images[:8], labels[:8]\n\n\n"
+                f"{self._assign('x', 'y', v, 0)}\nmodel.fit(batches(x, y), steps_per_epoch=4)\n",
                 value=v,
                 style="generator function in the fit call",
             ),

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mutreal.mutation.operators.base import Change, Edit, Example, Operator, Program, Site
-from mutreal.mutation.operators.common import code_of, make_edit
+from mutreal.mutation.operators.common import code_of, graph_reasons, make_edit
 from mutreal.program.model import fit_path
 
 _KEYS = ("validation_data", "validation_split")
@@ -16,6 +16,9 @@ class RemoveValidationSet(Operator):
     """VRM: removes ``validation_data=``/``validation_split=`` from fit."""
 
     id = "VRM"
+
+    def no_site_reasons(self, program: Program) -> list[str]:
+        return graph_reasons(self, program)
 
     def find_sites(self, program: Program) -> list[Site]:
         sites = []

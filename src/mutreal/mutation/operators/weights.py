@@ -9,21 +9,73 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from mutreal.mutation.operators.base import Edit, Example, MutationError, Operator, Program, Site
+import libcst as cst
+
+from mutreal.mutation.operators.base import Change, Edit, Example, MutationError, Operator, Program, Site
 from mutreal.mutation.operators.common import (
     era_name,
+    graph_no_site_reasons,
+    graph_op,
     groups_taking,
     layer_site,
+    make_edit,
     set_value,
     site_arg,
     weights_arg,
 )
+from mutreal.mutation.operators.node_index import last_name
 from mutreal.program import keras_api
-from mutreal.program.model import Layer
+from mutreal.program.model import Layer, layer_path
 
 
 def _initializer_arg(layer: Layer) -> str:
     return weights_arg(layer, "initializer")
+
+
+#: DeepCrime's initializer names as TensorFlow 1 expressions of a shape ``{s}`` under the program's
+#: ``tf`` alias ``{tf}``: what a graph program's ``tf.Variable(<initial value>)`` is given instead
+GRAPH_INITIALIZERS = {
+    "zeros": "{tf}.zeros({s})",
+    "ones": "{tf}.ones({s})",
+    "random_normal": "{tf}.random_normal({s})",
+    "random_uniform": "{tf}.random_uniform({s})",
+    "truncated_normal": "{tf}.truncated_normal({s})",
+    "orthogonal": "{tf}.orthogonal_initializer()({s})",
+    "glorot_uniform": "{tf}.glorot_uniform_initializer()({s})",
+    "glorot_normal": "{tf}.glorot_normal_initializer()({s})",
+    "he_normal": "{tf}.initializers.he_normal()({s})",
+    "he_uniform": "{tf}.initializers.he_uniform()({s})",
+    "lecun_normal": "{tf}.initializers.lecun_normal()({s})",
+    "lecun_uniform": "{tf}.initializers.lecun_uniform()({s})",
+}
+
+
+def _graph_initial_value(program: Program, layer: Layer) -> tuple[int, str, str] | None:
+    """A graph layer's weights written ``tf.Variable(tf.truncated_normal(shape, ...))``: (the
+    initial-value call, its shape's text, the ``tf`` alias); None when written otherwise."""
+    v = layer.args.get("kernel_initializer")
+    if v is None or not v.text:
+        return None
+    want = "".join(v.text.split())
+    found = []
+    for ids in program.index.calls_by_line.values():
+        for cid in ids:
+            if "".join(program.index.text(cid).split()) == want:
+                found.append(cid)
+    if len(found) != 1:
+        return None
+    call = program.node(found[0])
+    parent = program.index.parents.get(program.index.parents.get(found[0], -1), -1)
+    outer = program.index.nodes.get(parent)
+    if not isinstance(call, cst.Call) or not isinstance(outer, cst.Call) or last_name(outer.func) != "Variable":
+        return None
+    shape = program.find_arg(found[0], ("shape",), 0)
+    root = call.func
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if shape is None or not isinstance(root, cst.Name) or program.model.imports.get(root.value) != "tensorflow":
+        return None
+    return found[0], program.module.code_for_node(shape[1].value), root.value
 
 
 class ChangeWeightsInitialisation(Operator):
@@ -33,7 +85,7 @@ class ChangeWeightsInitialisation(Operator):
     id = "WCI"
 
     def find_sites(self, program: Program) -> list[Site]:
-        sites = []
+        sites = self._graph_sites(program)
         for g, canonical in groups_taking(program, _initializer_arg):
             v = g.layer.arg(canonical, program.era)
             if v is None or v.is_opaque:
@@ -42,7 +94,43 @@ class ChangeWeightsInitialisation(Operator):
             sites.append(layer_site(self, program, g, canonical, name, repr(name)))
         return sites
 
+    def _graph_sites(self, program: Program) -> list[Site]:
+        sites = []
+        for g in program.layer_groups:
+            if graph_op(program, g) is None:
+                continue
+            found = _graph_initial_value(program, g.layer)
+            if found is None:
+                continue
+            v = g.layer.args["kernel_initializer"]
+            sites.append(
+                program.make_site(
+                    self,
+                    found[0],
+                    [layer_path(m, li, "kernel_initializer") for m, li, _ in g.instances],
+                    program.index.text(found[0]),
+                    v.value if isinstance(v.value, str) else None,
+                    detail={"layer": g.layer.cls, "graph": True, "shape": found[1], "tf": found[2]},
+                )
+            )
+        return sites
+
+    def no_site_reasons(self, program: Program) -> list[str]:
+        out = []
+        for g in program.layer_groups:
+            op = graph_op(program, g)
+            if op is None or g.layer.cls in ("Activation", "Input") or _graph_initial_value(program, g.layer):
+                continue
+            line = program.index.position(g.call)[0]
+            out.append(
+                f"{op} at line {line} is a TensorFlow 1 graph operation: it takes no kernel_initializer, "
+                "and its weights are not found written as tf.Variable(<initial value call>(shape, ...))"
+            )
+        return out
+
     def accepts(self, site: Site, value: Any) -> bool:
+        if site.detail.get("graph"):
+            return value in GRAPH_INITIALIZERS and value != site.original
         return keras_api.canonical_initializer(value) != site.original
 
     def values(self, program: Program, site: Site) -> list[Any]:
@@ -50,6 +138,10 @@ class ChangeWeightsInitialisation(Operator):
         return [v for v in super().values(program, site) if era_name("initializers", v, program.era)]
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
+        if site.detail.get("graph"):
+            assert site.anchor is not None
+            code = GRAPH_INITIALIZERS[value].format(tf=site.detail["tf"], s=site.detail["shape"])
+            return make_edit(self, site, value, site.old, code, [Change("replace", site.anchor, code=code)])
         layer, arg = site_arg(program, site, _initializer_arg)
         assert site.anchor is not None
         kw = "init" if program.uses_legacy_kwargs(site.anchor, layer.cls) else _initializer_arg(layer)
@@ -102,6 +194,9 @@ class _SetBias(Operator):
                 continue
             sites.append(layer_site(self, program, g, "use_bias", self.current, repr(self.current)))
         return sites
+
+    def no_site_reasons(self, program: Program) -> list[str]:
+        return graph_no_site_reasons(program, "use_bias")
 
     def edit(self, program: Program, site: Site, value: Any, options: Mapping[str, Any]) -> Edit:
         layer, arg = site_arg(program, site, "use_bias")

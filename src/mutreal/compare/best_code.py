@@ -1,0 +1,488 @@
+"""A best code for the changes no pass explains, read from what the changed part of a statement
+touches, and one component for edits that restore one agreement together.
+
+Why: the passes model the elements the study's codes name (layers, compile, fit, data steps), so a
+fix written elsewhere (a loss built from tensor operations in a helper, an optimiser keyword, the
+steps of an evaluation, a batch slice, the GPU's memory options) left classify silent. Each
+unexplained change of :mod:`mutreal.compare.coverage` is read part by part (the smallest
+sub-expressions that differ, with the call, keyword and assignment target around them) and given
+the code of the element it touches (:data:`RULES`), at low confidence with the reason. Changes that
+feed one another (one binds a name the other reads) are one fix action, one inconsistency, so one
+component (decision one-inconsistency-one-component); a change whose parts touch nothing the table
+names stays unexplained, listed, never dropped.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from mutreal.compare.components import FaultComponent, make_component
+from mutreal.compare.coverage import StatementChange
+from mutreal.compare.kinds import ComponentKind as K
+from mutreal.compare.statements import Statement
+from mutreal.decisions import DecisionId as D
+from mutreal.decisions import applies
+
+
+@dataclass(frozen=True)
+class Part:
+    """Where two statements differ: the call, keyword and assignment target around the change."""
+
+    callee: str = ""
+    keyword: str = ""
+    target: str = ""
+    #: the compound statement's keyword (``for``, ``while``, ``def``...) when the change is in a header
+    header: str = ""
+    #: the numbers on each side where the change is a number (None otherwise)
+    before: float | None = None
+    after: float | None = None
+    #: the differing parts are literals (numbers, strings, lists or tuples of them), or the function
+    #: called was replaced: what a shape's change looks like, not another tensor handed over
+    literal: bool = False
+    #: the function the buggy statement called where the fix calls ``callee`` instead ("" if none)
+    was: str = ""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of the table: the kind a part touching this element is given, and why."""
+
+    kind: K
+    why: str
+
+
+_OPTIMISER = re.compile(r"Optimizer$|^(SGD|Adam|Adamax|Nadam|RMSprop|Adagrad|Adadelta|Ftrl)$")
+_LOSS_NAME = re.compile(r"loss|cost|cross_?entropy|xent|objective", re.I)
+_LOSS_CALL = re.compile(
+    r"^(log|log_softmax|softmax_cross_entropy\w*|sigmoid_cross_entropy\w*|sparse_softmax_cross_entropy\w*|"
+    r"clip_by_value|reduce_sum|reduce_mean|square|squared_difference|mean_squared_error|l2_normalize)$"
+)
+#: functions found in losses only: a change around them is the loss's whatever the target's name
+_LOSS_ONLY = re.compile(r"^(log|log_softmax|\w*cross_entropy\w*|clip_by_value)$")
+_SHAPE_CALL = re.compile(
+    r"^(reshape|expand_dims|squeeze|transpose|placeholder|stack|concat|get_shape|shape|flatten|Flatten|"
+    r"matmul|unstack|split|tile|while_loop|TensorShape|set_shape|one_hot)$"
+)
+_BUDGET_NAME = re.compile(r"epoch|iteration|iters\b|training_steps|num_steps|n_steps|max_steps|rounds", re.I)
+_BATCH_NAME = re.compile(r"batch", re.I)
+_PREPROCESS = re.compile(
+    r"^(StandardScaler|MinMaxScaler|RobustScaler|Normalizer|normalize|astype|to_categorical|eye|"
+    r"imread|resize|fit_transform|transform|scale|minmax_scale|standard_scale|LabelEncoder|OneHotEncoder|"
+    r"one_hot)$"
+)
+_INITIALISER = re.compile(
+    r"initiali[sz]er|truncated_normal|random_normal|glorot|xavier|he_normal|stddev", re.I
+)
+_MEMORY = re.compile(r"gpu_options|allow_growth|per_process_gpu_memory_fraction|ConfigProto|clear_session")
+_REGULARISER = re.compile(r"l2_loss|l1_loss|regulari[sz]|weight_decay")
+_EVALUATION = re.compile(r"^(evaluate|evaluate_generator|predict|predict_generator|eval)$")
+_MODEL_INIT = re.compile(
+    r"^(global_variables_initializer|initialize_all_variables|variables_initializer|"
+    r"local_variables_initializer|tables_initializer)$"
+)
+_ACTIVATION = re.compile(r"^(relu|relu6|elu|selu|sigmoid|tanh|softmax|softplus|leaky_relu|linear)$")
+
+#: the table, by what the part touches (first match wins; see :func:`rule_for`)
+RULES: dict[str, Rule] = {
+    "memory": Rule(K.SESSION_MEMORY, "the GPU's memory options of the session change"),
+    "epsilon": Rule(K.COMPILE_EPSILON, "the epsilon keyword of an optimiser changes"),
+    "learning rate": Rule(K.COMPILE_LEARNING_RATE, "the learning rate of an optimiser changes"),
+    "optimiser": Rule(K.COMPILE_OPTIMIZER, "an optimiser or one of its keywords changes"),
+    "evaluation steps": Rule(K.EVALUATION_STEPS, "the steps of an evaluation call change"),
+    "regulariser": Rule(K.LAYER_REGULARIZER, "a regularisation term of the loss changes"),
+    "loss": Rule(K.COMPILE_LOSS_CALCULATION, "the expression computing the loss changes"),
+    "training budget": Rule(K.FIT_EPOCHS, "the number of passes of the training loop changes"),
+    "batch size": Rule(K.FIT_BATCH_SIZE, "a batch size changes"),
+    "batching": Rule(K.DATA_BATCHING, "how the training data is cut into batches changes"),
+    "fed array shape": Rule(K.DATA_RESHAPE, "the shape of an array fed to the graph changes"),
+    "tensor shape": Rule(K.TENSOR_SHAPE, "a tensor's shape or a shape function changes"),
+    "preprocessing": Rule(K.DATA_PREPROCESS, "a preprocessing step of the data changes"),
+    "model initialisation": Rule(
+        K.MODEL_INITIALISATION, "the variables of the graph are initialised otherwise"
+    ),
+    "initialisation": Rule(K.LAYER_KERNEL_INITIALIZER, "the initialisation of weights changes"),
+    "activation": Rule(K.LAYER_ACTIVATION, "an activation function applied to a tensor changes"),
+}
+
+
+# ---------------------------------------------------------------------------------------------------
+# The parts of a change
+# ---------------------------------------------------------------------------------------------------
+
+
+def _tree(text: str) -> ast.stmt | None:
+    """The statement of a normalised text (a compound header is completed with ``pass``)."""
+    source = text + "\n    pass" if text.rstrip().endswith(":") else text
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return None
+    return body[0] if body else None
+
+
+def _name(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Call):
+        return _name(node.func)
+    if isinstance(node, ast.Subscript):
+        return _name(node.value)
+    return ""
+
+
+def _number(node: ast.AST) -> float | None:
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    ):
+        return float(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        n = _number(node.operand)
+        return -n if n is not None else None
+    return None
+
+
+def _literal(node: ast.AST) -> bool:
+    """A number, a string, or a list or tuple of literals (``[-1, 7 * 7 * 64]`` included)."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return all(_literal(x) or isinstance(x, (ast.Name, ast.BinOp, ast.UnaryOp)) for x in node.elts)
+    if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+        return all(
+            _literal(x) or isinstance(x, ast.Name)
+            for x in ast.iter_child_nodes(node)
+            if isinstance(x, ast.expr)
+        )
+    return False
+
+
+def _diff(a: object, b: object, at: Part) -> Iterator[Part]:
+    """The parts where two trees differ, each with what is around it."""
+    if type(a) is not type(b):
+        # one expression replaced by another: a call on either side (the fix's first) is what it touches
+        called = next((_name(x.func) for x in (b, a) if isinstance(x, ast.Call)), "")
+        yield replace(
+            at,
+            callee=called or at.callee,
+            was=_name(a.func) if isinstance(a, ast.Call) and isinstance(b, ast.Call) else "",
+            # literal values, or a call put around (or taken from) an expression: the function changed
+            literal=all(_literal(x) for x in (a, b) if isinstance(x, ast.AST))
+            or isinstance(a, ast.Call) != isinstance(b, ast.Call),
+            before=_number(a) if isinstance(a, ast.AST) else None,
+            after=_number(b) if isinstance(b, ast.AST) else None,
+        )
+        return
+    if isinstance(a, list):
+        assert isinstance(b, list)
+        if len(a) != len(b):
+            yield at
+            return
+        for x, y in zip(a, b, strict=True):
+            yield from _diff(x, y, at)
+        return
+    if not isinstance(a, ast.AST):
+        if a != b:
+            yield at
+        return
+    assert isinstance(b, ast.AST)
+    if isinstance(a, ast.Constant):
+        if a.value != b.value:  # type: ignore[attr-defined]
+            yield replace(at, before=_number(a), after=_number(b), literal=True)
+        return
+    if isinstance(a, (ast.List, ast.Tuple)) and len(a.elts) != len(b.elts):  # type: ignore[attr-defined]
+        yield replace(at, literal=all(_literal(x) for x in (a, b)))
+        return
+    if isinstance(a, ast.Call):
+        assert isinstance(b, ast.Call)
+        inner = replace(at, callee=_name(a.func) or at.callee, keyword="")
+        if _name(a.func) != _name(b.func):  # one function replaced by another
+            yield replace(at, callee=_name(b.func), literal=True, was=_name(a.func))
+            return
+        yield from _diff(a.func, b.func, inner)
+        yield from _diff(a.args, b.args, inner)
+        akw = {k.arg: k.value for k in a.keywords}
+        bkw = {k.arg: k.value for k in b.keywords}
+        for key in sorted(set(akw) | set(bkw), key=str):
+            if key not in akw or key not in bkw:
+                yield replace(inner, keyword=str(key))
+            else:
+                yield from _diff(akw[key], bkw[key], replace(inner, keyword=str(key)))
+        return
+    if isinstance(a, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        targets = a.targets if isinstance(a, ast.Assign) else [a.target]
+        named = replace(at, target=" ".join(_name(t) for t in targets))
+        for field in a._fields:
+            yield from _diff(getattr(a, field), getattr(b, field), named if field == "value" else at)
+        return
+    if isinstance(a, ast.arguments):
+        assert isinstance(b, ast.arguments)
+        a_names = [x.arg for x in a.args]
+        b_names = [x.arg for x in b.args]
+        if a_names != b_names:
+            yield at
+            return
+        defaults_at = a_names[len(a_names) - len(a.defaults) :]
+        if len(a.defaults) != len(b.defaults):
+            yield at
+            return
+        for name, x, y in zip(defaults_at, a.defaults, b.defaults, strict=True):
+            yield from _diff(x, y, replace(at, keyword=name))
+        return
+    if isinstance(a, (ast.For, ast.While, ast.If, ast.With, ast.FunctionDef, ast.ClassDef)):
+        at = replace(at, header=type(a).__name__.lower())
+    for field in a._fields:
+        if field in ("ctx", "type_comment", "lineno", "end_lineno", "col_offset", "end_col_offset"):
+            continue
+        yield from _diff(getattr(a, field), getattr(b, field, None), at)
+
+
+def _whole(statement: Statement) -> Iterator[Part]:
+    """The parts of a statement only one side has: every call in it, with its target."""
+    tree = _tree(statement.text)
+    if tree is None:
+        return
+    header = type(tree).__name__.lower() if isinstance(tree, (ast.For, ast.While, ast.If, ast.With)) else ""
+    target = ""
+    if isinstance(tree, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        targets = tree.targets if isinstance(tree, ast.Assign) else [tree.target]
+        target = " ".join(_name(t) for t in targets)
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    if not calls:
+        yield Part(target=target, header=header)
+    for call in calls:
+        keywords = [k.arg or "" for k in call.keywords] or [""]
+        for keyword in keywords:
+            yield Part(callee=_name(call.func), keyword=keyword, target=target, header=header)
+
+
+def parts_of(change: StatementChange) -> list[Part]:
+    """Where a changed statement differs from its counterpart, or all of a one-sided statement."""
+    b, f = change.buggy, change.fixed
+    if b is None or f is None:
+        return list(_whole(b or f))  # type: ignore[arg-type]
+    tb, tf = _tree(b.text), _tree(f.text)
+    if tb is None or tf is None:
+        return []
+    return list(_diff(tb, tf, Part()))
+
+
+# ---------------------------------------------------------------------------------------------------
+# The table
+# ---------------------------------------------------------------------------------------------------
+
+
+def _numpy_operand(change: StatementChange) -> bool:
+    """The statement works on a NumPy array (``np.expand_dims``, ``x.reshape`` of an array it fed)."""
+    text = " ".join(s.source for s in (change.buggy, change.fixed) if s is not None)
+    return bool(re.search(r"\b(np|numpy)\.|(?<!tf)(?<!tensorflow)\.reshape\(|feed_dict", text))
+
+
+@applies(D.MMR_SESSION_MEMORY, D.HBI_BATCH_BOUNDS)
+def rule_for(part: Part, change: StatementChange, graph: bool) -> str | None:
+    """The row of :data:`RULES` a part touches, or None: the first of memory, optimiser keywords,
+    evaluation steps, regularisers, loss expressions, the training budget, batching, shapes,
+    preprocessing, initialisation and activations that fits what is around the part."""
+    text = change.text()
+    callee, keyword, target = part.callee, part.keyword, part.target
+    if _MEMORY.search(text):
+        return "memory"
+    if keyword == "epsilon" and (_OPTIMISER.search(callee) or "Optimizer" in text):
+        return "epsilon"
+    if _OPTIMISER.search(callee):
+        return (
+            "learning rate"
+            if keyword in ("learning_rate", "lr", "") and part.before is not None
+            else "optimiser"
+        )
+    if keyword == "steps" and _EVALUATION.match(callee):
+        return "evaluation steps"
+    if _REGULARISER.search(text):
+        return "regulariser"
+    if (
+        graph
+        and (_LOSS_NAME.search(target) or _LOSS_NAME.search(text) or _LOSS_ONLY.match(callee))
+        and (_LOSS_CALL.match(callee) or _LOSS_NAME.search(target))
+        and not _SHAPE_CALL.match(callee)
+    ):
+        return "loss"
+    budget = _BUDGET_NAME.search(keyword or target) or (
+        part.header in ("for", "while") and callee in ("range", "xrange", "")
+    )
+    if budget and part.before is not None and part.after is not None:
+        return "training budget"
+    if _BATCH_NAME.search(keyword or target) and part.before is not None and part.after is not None:
+        return "batch size"
+    if (
+        _BATCH_NAME.search(text)
+        and (
+            callee in ("min", "next_batch", "batch", "shuffle_batch")
+            or re.search(r"\[[^]]*:[^]]*batch[^]]*\]", text)
+        )
+    ) or (callee == "min" and "len(" in text):
+        return "batching"  # a batch's bounds (the last one cut at the data's length) or its slice
+    if (_SHAPE_CALL.match(callee) and part.literal) or keyword == "shape":
+        return "fed array shape" if graph and _numpy_operand(change) else "tensor shape"
+    if _PREPROCESS.match(callee) and (not part.was or _PREPROCESS.match(part.was)):
+        return "preprocessing"  # a step of the data, or one step replaced by another
+    if _MODEL_INIT.match(callee):
+        return "model initialisation"
+    if _INITIALISER.search(callee) or _INITIALISER.search(keyword):
+        return "initialisation"
+    if graph and _ACTIVATION.match(callee):
+        return "activation"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Components
+# ---------------------------------------------------------------------------------------------------
+
+
+def _groups(changes: list[StatementChange]) -> list[list[int]]:
+    """Changes that feed one another (one binds a name the other reads, on a side both are on),
+    as connected groups in the order of their first change."""
+    parent = list(range(len(changes)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def side_names(c: StatementChange) -> list[tuple[frozenset[str], frozenset[str]]]:
+        return [(s.binds, s.reads) for s in (c.buggy, c.fixed) if s is not None]
+
+    for i, a in enumerate(changes):
+        for j in range(i + 1, len(changes)):
+            b = changes[j]
+            if any(
+                (ab & br) or (bb & ar) for ab, ar in side_names(a) for bb, br in side_names(b) if ab or bb
+            ):
+                parent[find(j)] = find(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(changes)):
+        groups.setdefault(find(i), []).append(i)
+    return sorted(groups.values(), key=lambda g: g[0])
+
+
+def best_code(change: StatementChange, graph: bool) -> tuple[str, Rule] | None:
+    """The row of :data:`RULES` of the first part of a change that touches one, or None."""
+    for part in parts_of(change):
+        name = rule_for(part, change, graph)
+        if name is not None:
+            return name, RULES[name]
+    return None
+
+
+#: a fixed program adding more unexplained statements than this completes or rewrites the post
+#: (as decision TWS-tensor-op reads a fixed program adding over four operations): its additions
+#: are not fixes one by one, and get no best code
+MAX_ADDED = 4
+
+
+@applies(D.BEST_CODE_STATEMENT, D.ONE_INCONSISTENCY)
+def best_code_components(changes: list[StatementChange], graph: bool) -> list[FaultComponent]:
+    """One low-confidence component per group of unexplained changes that feed one another
+    (decision one-inconsistency-one-component), coded by the first part of the group that touches
+    an element of :data:`RULES` (decision best-code-statement). A group touching none, a group of
+    removed statements only (the fixed program may have cut them, not fixed them), and one of
+    added statements only where the fix adds more than :data:`MAX_ADDED` (a completion or a
+    rewrite) are left unexplained, listed; :mod:`mutreal.label.classify` also leaves one whose code the passes
+    already found in the pair (most likely the rest of that same fix, which the study counts once)."""
+    out: list[FaultComponent] = []
+    rewritten = sum(1 for c in changes if c.buggy is None) > MAX_ADDED
+    for group in _groups(changes):
+        if all(changes[k].fixed is None for k in group):
+            continue  # only removed: what the fixed program no longer has may be a cut, not a fix
+        if rewritten and all(changes[k].buggy is None for k in group):
+            continue  # only added, to a program the fix completes or rewrites
+        chosen: tuple[int, str, Part] | None = None
+        for i in group:
+            for part in parts_of(changes[i]):
+                name = rule_for(part, changes[i], graph)
+                if name is not None:
+                    chosen = (i, name, part)
+                    break
+            if chosen is not None:
+                break
+        if chosen is None:
+            continue
+        i, name, part = chosen
+        rule = RULES[name]
+        first = changes[i]
+        b, f = first.buggy, first.fixed
+        members = [changes[k] for k in group]
+        component = make_component(
+            f"statement[{(b or f).line}]",  # type: ignore[union-attr]
+            rule.kind,
+            first.change,
+            b.source if b else None,
+            f.source if f else None,
+            (b.file, b.line) if b else (None, None),
+            (f.file, f.line) if f else (None, None),
+            best_code=f"best code from what the changed statement touches: {rule.why}",
+            statements=len(members) if len(members) > 1 else None,
+            buggy_lines=[m.buggy.line for m in members if m.buggy is not None] or None,
+            fixed_lines=[m.fixed.line for m in members if m.fixed is not None] or None,
+            before_number=part.before,
+            after_number=part.after,
+        )
+        component.evidence["best_code"] = rule.why
+        out.append(component)
+    return out
+
+
+#: graph code's kinds whose components restore an agreement of shapes (a placeholder, a tensor
+#: operation, the arrays fed): two of them meeting in one statement are one inconsistency
+_SHAPE_KINDS = frozenset({K.TENSOR_SHAPE, K.LAYER_INPUT_SHAPE, K.DATA_RESHAPE})
+
+
+def _bound_at(component: FaultComponent, side: str, statements: list[Statement]) -> frozenset[str]:
+    file = getattr(component, f"{side}_file")
+    line = getattr(component, f"{side}_line")
+    if line is None:
+        return frozenset()
+    return frozenset().union(*(s.binds for s in statements if s.file == file and s.line <= line <= s.last))
+
+
+@applies(D.ONE_INCONSISTENCY)
+def coupled_shapes(
+    components: list[FaultComponent], buggy: list[Statement], fixed: list[Statement], fed_shape: set[int]
+) -> list[FaultComponent]:
+    """Graph code: shape components (``fed_shape`` holds the indices of data components coded as a
+    fed array's shape) whose statements bind names one statement reads together (``feed_dict={x:
+    batch}`` pairs a placeholder with the array fed to it; ``tf.matmul(flat, w)`` a flatten size with
+    the next weight's shape) restore one agreement: one component, the first (decision
+    one-inconsistency-one-component). Other components are kept as they are."""
+    shape = [i for i, c in enumerate(components) if c.kind in _SHAPE_KINDS or i in fed_shape]
+    if len(shape) < 2:
+        return components
+    bound = {
+        i: [
+            (_bound_at(components[i], "buggy", buggy), buggy),
+            (_bound_at(components[i], "fixed", fixed), fixed),
+        ]
+        for i in shape
+    }
+    dropped: set[int] = set()
+    for n, i in enumerate(shape):
+        if i in dropped:
+            continue
+        for j in shape[n + 1 :]:
+            if j in dropped:
+                continue
+            for side in (0, 1):
+                a, statements = bound[i][side]
+                b, _ = bound[j][side]
+                if a and b and a != b and any(s.reads & a and s.reads & b for s in statements):
+                    dropped.add(j)
+                    components[i].detail["statements"] = components[i].detail.get("statements", 1) + 1
+                    break
+    return [c for k, c in enumerate(components) if k not in dropped]

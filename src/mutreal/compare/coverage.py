@@ -1,0 +1,538 @@
+"""Diff coverage: every changed statement of a pair is explained by a component, is noise, or is
+listed as an unexplained change.
+
+Why: the passes report what their rules recognise and are silent about the rest, so a user could
+not tell "no fault component" from "a change mutreal did not understand". This module reads the two
+sources statement by statement (Python's ``ast``, so formatting, comments, quotes and parentheses,
+the study's same-semantics syntax, never count), drops what the study's noise rules ignore (prints,
+logging, plotting, result files, verbosity, metrics, imports and spellings, renames, the completion
+of a posted snippet), pairs the rest with :mod:`difflib` and checks each changed statement against
+the components' lines. What no component covers is an :class:`UnexplainedChange`: its file, line,
+text and what it touches (:data:`mutreal.compare.statements.TOUCHES`, read from the names it calls), never dropped.
+
+A statement counts as explained when a component points into it, when its counterpart in the
+other program does, or when it binds a name that an explained statement of its side reads (the
+value moved into a variable: ``n = 128`` feeding the changed layer).
+"""
+
+from __future__ import annotations
+
+import builtins
+import difflib
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mutreal.compare.statements import Statement, anonymous, touches
+from mutreal.program.model import ProgramModel
+from mutreal.serialise import Record
+
+#: noise rule names this module applies (the rules are registered in :mod:`mutreal.compare`)
+RENAMED = "renamed_variables"  # :func:`mutreal.compare.values.same_expression_renamed`, on statements
+COMPLETION = "completed_snippet"
+#: not a rule of its own: the statement's element was compared by the passes, under the noise
+#: rules, and found equal (``Dense(n); Activation('relu')`` is ``Dense(n, activation='relu')``)
+COMPARED = "compared_equal"
+DATA_SOURCE = "synthetic_data_source"
+#: more added statements than this, over half the fixed program, make the fix a rewrite
+REWRITE_MIN = 4
+#: a change the tolerant parse's reading made (decision lost-block-noise)
+LOST_BLOCK = "lost_block"
+
+
+@dataclass
+class UnexplainedChange(Record):
+    """A changed statement no component covers: a recall gap made visible, never dropped."""
+
+    file: str | None
+    line: int | None
+    #: ``changed`` (a statement of each side), ``added`` (fixed only) or ``removed`` (buggy only)
+    change: str
+    before: str | None = None
+    after: str | None = None
+    touches: str = "other"
+    fixed_file: str | None = None
+    fixed_line: int | None = None
+    #: the code of what the change touches (:mod:`mutreal.compare.best_code`), and why; None where
+    #: the table names nothing it touches
+    best_code: str | None = None
+    best_code_reason: str | None = None
+
+
+@dataclass
+class StatementChange:
+    """A changed statement of the diff: one statement of each side (changed), or of one side."""
+
+    buggy: Statement | None
+    fixed: Statement | None
+
+    @property
+    def change(self) -> str:
+        return "added" if self.buggy is None else "removed" if self.fixed is None else "changed"
+
+    def text(self) -> str:
+        return " ".join(s.text for s in (self.buggy, self.fixed) if s is not None)
+
+
+@dataclass
+class Coverage:
+    """The statement diff of a bug and how much of it the components explain."""
+
+    changed: int = 0
+    explained: int = 0
+    #: changed statements the noise rules took out, by rule (not counted in ``changed``)
+    noise: dict[str, int] = field(default_factory=dict)
+    unexplained: list[UnexplainedChange] = field(default_factory=list)
+    #: the changes themselves (not written out), and those no component explains
+    changes: list[StatementChange] = field(default_factory=list, repr=False)
+    open: list[StatementChange] = field(default_factory=list, repr=False)
+
+    def add(self, other: Coverage) -> None:
+        self.changed += other.changed
+        self.explained += other.explained
+        for k, v in other.noise.items():
+            self.noise[k] = self.noise.get(k, 0) + v
+        self.unexplained += other.unexplained
+        self.changes += other.changes
+        self.open += other.open
+
+    @property
+    def share(self) -> float | None:
+        """Share of changed statements explained (None when nothing changed)."""
+        return self.explained / self.changed if self.changed else None
+
+
+# ---------------------------------------------------------------------------------------------------
+# The statement diff
+# ---------------------------------------------------------------------------------------------------
+
+
+def _pair_block(bs: list[Statement], fs: list[Statement]) -> list[StatementChange]:
+    """Pairs the statements of a replaced block: each buggy statement with its most similar fixed
+    one (ratio >= 0.5, in order); the rest are removed or added."""
+    out: list[StatementChange] = []
+    j = 0
+    used: set[int] = set()
+    for b in bs:
+        best, best_ratio = None, 0.5
+        for k in range(j, len(fs)):
+            matcher = difflib.SequenceMatcher(None, b.text, fs[k].text, autojunk=False)
+            # the cheap upper bounds first: most candidates are far from the best so far
+            if matcher.real_quick_ratio() <= best_ratio or matcher.quick_ratio() <= best_ratio:
+                continue
+            ratio = matcher.ratio()
+            if ratio > best_ratio:
+                best, best_ratio = k, ratio
+        if best is None:
+            out.append(StatementChange(b, None))
+            continue
+        for k in range(j, best):
+            out.append(StatementChange(None, fs[k]))
+            used.add(k)
+        out.append(StatementChange(b, fs[best]))
+        used.add(best)
+        j = best + 1
+    out += [StatementChange(None, fs[k]) for k in range(j, len(fs)) if k not in used]
+    return out
+
+
+def statement_changes(buggy: list[Statement], fixed: list[Statement]) -> list[StatementChange]:
+    """The changed statements of two sides (noise statements left out before the diff)."""
+    bs = [s for s in buggy if s.noise is None]
+    fs = [s for s in fixed if s.noise is None]
+    out: list[StatementChange] = []
+    # statements written the same read the same: only where the written texts differ are the
+    # normalised texts read and compared (most of a fix leaves most of the program as it was)
+    written = difflib.SequenceMatcher(None, [s.written for s in bs], [s.written for s in fs], autojunk=False)
+    for op, i1, i2, j1, j2 in written.get_opcodes():
+        if op == "equal":
+            continue
+        b_block, f_block = bs[i1:i2], fs[j1:j2]
+        matcher = difflib.SequenceMatcher(None, [s.text for s in b_block], [s.text for s in f_block], autojunk=False)
+        for op2, k1, k2, l1, l2 in matcher.get_opcodes():
+            if op2 != "equal":
+                out += _pair_block(b_block[k1:k2], f_block[l1:l2])
+    return _moved(out)
+
+
+def _moved(changes: list[StatementChange]) -> list[StatementChange]:
+    """A statement removed in one place and added, the same, in another is moved: the order of
+    independent statements (a function defined after its use, a variable set earlier) is no change
+    of the program the study counted."""
+    removed: dict[str, list[int]] = {}
+    for i, c in enumerate(changes):
+        if c.fixed is None and c.buggy is not None:
+            removed.setdefault(c.buggy.text, []).append(i)
+    drop: set[int] = set()
+    for i, c in enumerate(changes):
+        if c.buggy is None and c.fixed is not None and removed.get(c.fixed.text):
+            drop.add(removed[c.fixed.text].pop())
+            drop.add(i)
+    return [c for i, c in enumerate(changes) if i not in drop]
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+# ---------------------------------------------------------------------------------------------------
+# Noise over the changes: renames and the completion of a snippet
+# ---------------------------------------------------------------------------------------------------
+
+
+def _renamed(change: StatementChange) -> bool:
+    """Rule ``renamed_variables`` on statements: the same but for the names of variables (strings,
+    numbers and attributes kept, unlike the rule's text form, which also hides string constants)."""
+    b, f = change.buggy, change.fixed
+    return b is not None and f is not None and anonymous(b.text) == anonymous(f.text)
+
+
+def _completion(changes: list[StatementChange], buggy: list[Statement], fixed: list[Statement]) -> set[int]:
+    """Indices of added statements that complete a posted snippet (the study's 4.2.1): they bind a
+    name the buggy program reads but never binds, call a function or class it defines but never
+    calls, or bind only names that such statements read."""
+    bound = set().union(*(s.binds for s in buggy)) if buggy else set()
+    read = set().union(*(s.reads for s in buggy)) if buggy else set()
+    roots = {r.split(".")[0] for r in read}
+    free = {r for r in roots if r not in bound}
+    defined = set().union(*(s.defines for s in buggy)) if buggy else set()
+    called = {r.split(".")[0] for s in buggy if not s.defines for r in s.reads}
+    uncalled = defined - called
+    added = {i for i, c in enumerate(changes) if c.buggy is None and c.fixed is not None}
+    done: set[int] = set()
+    for i in added:
+        s = changes[i].fixed
+        assert s is not None
+        if s.binds & free or {r.split(".")[0] for r in s.reads} & uncalled:
+            done.add(i)
+    while True:
+        grown = set(done)
+        readers = [changes[i].fixed for i in done]
+        done_binds = {b for s in readers if s is not None for b in s.binds}
+        for i in added - done:
+            s = changes[i].fixed
+            assert s is not None
+            roots_read = {r.split(".")[0] for r in s.reads}
+            if s.binds and all(
+                any(b in r.reads or b in {x.split(".")[0] for x in r.reads} for r in readers if r is not None)
+                for b in s.binds
+            ):
+                grown.add(i)  # only completion statements read what it binds
+            elif (
+                not s.binds
+                and roots_read
+                and roots_read & done_binds
+                and roots_read <= done_binds | _BUILTINS
+            ):
+                grown.add(i)  # it drives what the completion built
+        if grown == done:
+            return done
+        done = grown
+
+
+# ---------------------------------------------------------------------------------------------------
+# Explaining changes with components
+# ---------------------------------------------------------------------------------------------------
+
+
+#: what trains: a training, evaluation or session call, or an optimiser's step (the seeds of the slice)
+_TRAINS = re.compile(
+    r"\.(fit|fit_generator|train_on_batch|evaluate|evaluate_generator|compile|minimize|apply_gradients|train)\(|"
+    r"\b(global_variables_initializer|initialize_all_variables|variables_initializer)\("
+)
+#: a statement building a training operation
+_TRAIN_OP = re.compile(r"minimize\(|apply_gradients\(|create_train_op\(")
+#: a session's run, or a tensor's: it trains when it runs what a training statement binds
+_RUNS = re.compile(r"\brun\(")
+#: a random seed: which sample is drawn, not what is trained
+_SEED = re.compile(r"\bseed\(|set_random_seed\(|set_seed\(")
+#: noise categories of the statement diff beside the study's rules (reported in ``noise``)
+OUTSIDE_TRAINING = "outside_training"
+SEEDS = "random_seeds"
+
+
+def training_slice(side: list[Statement], modelled: set[tuple[str, int]]) -> set[int]:
+    """Indices of the statements the training depends on: those that train (a modelled element,
+    a training or evaluation call, a session run of a training operation, the variables'
+    initialiser), what binds the names they read, transitively, the
+    compound statements around them and the functions they call. Flow-insensitive on names: a
+    statement outside it changes neither the model, nor its hyperparameters, nor its training."""
+    inside: set[int] = set()
+    for i, st in enumerate(side):
+        if _TRAINS.search(st.written) or any((st.file, n) in modelled for n in range(st.line, st.last + 1)):
+            inside.add(i)
+    # graph code: a run trains when it runs a training operation (``sess.run(train_op, ...)``,
+    # ``train_step.run(...)``); a run fetching the loss or accuracy to show them only reports
+    train_ops = {b for st in side if _TRAIN_OP.search(st.written) for b in st.binds}
+    for i, st in enumerate(side):
+        roots = {r.split(".")[0] for r in st.reads}
+        if _RUNS.search(st.written) and (roots & train_ops or any("train" in r.lower() for r in roots)):
+            inside.add(i)
+    if not inside:
+        return set(range(len(side)))  # no training recognised: nothing can be told outside it
+    binders: dict[str, list[int]] = {}
+    for i, st in enumerate(side):
+        for b in st.binds:
+            binders.setdefault(b, []).append(i)
+            binders.setdefault(b.split(".")[0], []).append(i)
+    compound = [j for j, o in enumerate(side) if o.end > o.last]
+    todo = list(inside)
+    while todo:
+        i = todo.pop()
+        st = side[i]
+        wanted = set(st.reads) | {r.split(".")[0] for r in st.reads}
+        around = [j for j in compound if side[j].line < st.line <= side[j].end]
+        within = [j for j, o in enumerate(side) if st.line < o.line <= st.end] if st.defines else []
+        for j in [k for name in wanted for k in binders.get(name, ())] + around + within:
+            if j not in inside:
+                inside.add(j)
+                todo.append(j)
+    return inside
+
+
+def _synthetic_names(side: list[Statement]) -> set[str]:
+    """Names a program binds from arrays it makes up (``x = np.random.random((10, 4))``)."""
+    return {b for st in side if st.synthetic for b in st.binds}
+
+
+def _feeding(side: list[Statement], names: set[str]) -> set[int]:
+    """Indices of the statements ``names`` are computed from (the names' backward slice)."""
+    inside = {i for i, st in enumerate(side) if st.binds & names}
+    todo = list(inside)
+    while todo:
+        st = side[todo.pop()]
+        wanted = set(st.reads) | {r.split(".")[0] for r in st.reads}
+        for j, other in enumerate(side):
+            in_body = bool(st.defines) and st.line < other.line <= st.end  # a helper's body
+            if j not in inside and (other.binds & wanted or in_body):
+                inside.add(j)
+                todo.append(j)
+    return inside
+
+
+def _hit(statement: Statement | None, lines: set[tuple[str, int]]) -> bool:
+    if statement is None:
+        return False
+    return any((statement.file, n) in lines for n in range(statement.line, statement.last + 1))
+
+
+def _component_names(components: Iterable[Any]) -> set[str]:
+    """The bare names a component shows as a side's text (``hm_epochs``): the statement binding
+    such a name holds the value the component compared."""
+    return {
+        t.strip()
+        for c in components
+        for t in (c.before, c.after)
+        if isinstance(t, str) and re.fullmatch(r"[A-Za-z_][\w.]*", t.strip())
+    }
+
+
+def _component_lines(components: Iterable[Any]) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
+    blines: set[tuple[str, int]] = set()
+    flines: set[tuple[str, int]] = set()
+    for c in components:
+        detail = getattr(c, "detail", None) or {}
+        if c.buggy_file and c.buggy_line:
+            blines.add((c.buggy_file, c.buggy_line))
+            blines.update((c.buggy_file, n) for n in detail.get("buggy_lines") or ())
+        if c.fixed_file and c.fixed_line:
+            flines.add((c.fixed_file, c.fixed_line))
+            flines.update((c.fixed_file, n) for n in detail.get("fixed_lines") or ())
+    return blines, flines
+
+
+def modelled_lines(program: ProgramModel) -> set[tuple[str, int]]:
+    """(file, line) of every element the comparison passes compare in full: models and layers,
+    compiles and optimisers, training and evaluation calls and their callbacks, the data's sources
+    and preprocessing steps. A changed statement holding one of them with no component was
+    compared and found equal under the noise rules (``Dense(n); Activation('relu')`` against
+    ``Dense(n, activation='relu')``). Graph code's tensor operations are left out: their pass
+    reads shape-changing operations only, so a change there without a component stays unexplained."""
+    found: set[tuple[str, int]] = set()
+
+    def add(element: Any) -> None:
+        line = getattr(element, "line", None)
+        if isinstance(line, int) and line > 0:
+            found.add((getattr(element, "file", None) or program.path, line))
+
+    for model in program.models:
+        add(model)
+        for layer in model.layers:
+            add(layer)
+    for compile_ in program.compiles:
+        add(compile_)
+        if compile_.optimizer is not None:
+            add(compile_.optimizer)
+    for fit in (*program.fits, *program.evaluations):
+        add(fit)
+        for callback in fit.callbacks:
+            add(callback)
+    for var in (*program.data.values(), *program.untrained_data.values()):
+        if var.source is not None:
+            add(var.source)
+        for op in var.preprocess:
+            add(op)
+    return found
+
+
+def cover(
+    buggy: list[Statement],
+    fixed: list[Statement],
+    components: Iterable[Any],
+    modelled: tuple[set[tuple[str, int]], set[tuple[str, int]]] = (set(), set()),
+    made_up: Callable[[StatementChange], bool] | None = None,
+    graph: bool = False,
+) -> Coverage:
+    """The coverage of one file pair's statement diff by the components (objects with
+    ``buggy_file/buggy_line/fixed_file/fixed_line``); ``modelled`` are the lines of each side
+    whose elements the passes compared (:func:`modelled_lines`); ``made_up`` says which changes a
+    tolerant parse's reading made (decision lost-block-noise: not the fix); ``graph``: TensorFlow 1
+    graph code, whose training calls (``session.run``) the passes compare for the budget only, so a
+    value they read is not taken as compared."""
+    components = list(components)
+    changes = statement_changes(buggy, fixed)
+    coverage = Coverage()
+    kept: list[StatementChange] = []
+    for c in changes:
+        if _renamed(c):
+            coverage.noise[RENAMED] = coverage.noise.get(RENAMED, 0) + 1
+        elif made_up is not None and made_up(c):
+            coverage.noise[LOST_BLOCK] = coverage.noise.get(LOST_BLOCK, 0) + 1
+        else:
+            kept.append(c)
+    completion = _completion(kept, buggy, fixed)
+    if completion:
+        coverage.noise[COMPLETION] = coverage.noise.get(COMPLETION, 0) + len(completion)
+    kept = [c for i, c in enumerate(kept) if i not in completion]
+    blines, flines = _component_lines(components)
+    bslice, fslice = training_slice(buggy, modelled[0] | blines), training_slice(fixed, modelled[1] | flines)
+    fsynthetic_names = _synthetic_names(fixed)
+    bsynthetic = _feeding(buggy, fsynthetic_names)
+    fsynthetic = _feeding(fixed, fsynthetic_names) | {
+        i for i, st in enumerate(fixed) if st.binds & fsynthetic_names
+    }
+    bindex = {id(st): i for i, st in enumerate(buggy)}
+    findex = {id(st): i for i, st in enumerate(fixed)}
+    shown = _component_names(components)
+    explained = [
+        _hit(c.buggy, blines)
+        or _hit(c.fixed, flines)
+        or any(st is not None and bool(st.binds & shown) for st in (c.buggy, c.fixed))
+        for c in kept
+    ]
+    compared = [
+        not e
+        and (c.buggy is None or _hit(c.buggy, modelled[0]))
+        and (c.fixed is None or _hit(c.fixed, modelled[1]))
+        for c, e in zip(kept, explained, strict=True)
+    ]
+    if any(compared):
+        coverage.noise[COMPARED] = sum(compared)
+    kept = [c for c, k in zip(kept, compared, strict=True) if not k]
+    explained = [e for e, k in zip(explained, compared, strict=True) if not k]
+    reason = [
+        None if e else _set_up(c, bslice, fslice, bsynthetic, fsynthetic, bindex, findex)
+        for c, e in zip(kept, explained, strict=True)
+    ]
+    for r in reason:
+        if r is not None:
+            coverage.noise[r] = coverage.noise.get(r, 0) + 1
+    kept = [c for c, r in zip(kept, reason, strict=True) if r is None]
+    explained = [e for e, r in zip(explained, reason, strict=True) if r is None]
+    # a changed statement binding a name an explained statement of its side reads feeds that change
+    for _ in range(2):
+        breads = {r for c, e in zip(kept, explained, strict=True) if e and c.buggy for r in c.buggy.reads}
+        freads = {r for c, e in zip(kept, explained, strict=True) if e and c.fixed for r in c.fixed.reads}
+        for i, c in enumerate(kept):
+            if explained[i]:
+                continue
+            if (c.buggy and c.buggy.binds & breads) or (c.fixed and c.fixed.binds & freads):
+                explained[i] = True
+        for i, c in enumerate(kept):
+            if not explained[i] and (
+                _feeds_component(c.buggy, buggy, blines) or _feeds_component(c.fixed, fixed, flines)
+            ):
+                explained[i] = True
+    # a fix that writes most of the fixed program anew completes or rewrites the post (rule
+    # completed_snippet, 4.2.1): its additions no component explains are that completion
+    program = sum(1 for st in fixed if st.noise is None)
+    added = [i for i, c in enumerate(kept) if c.buggy is None]
+    if len(added) > REWRITE_MIN and len(added) * 2 > program:
+        rewrite = {i for i in added if not explained[i]}
+        if rewrite:
+            coverage.noise[COMPLETION] = coverage.noise.get(COMPLETION, 0) + len(rewrite)
+        kept = [c for i, c in enumerate(kept) if i not in rewrite]
+        explained = [e for i, e in enumerate(explained) if i not in rewrite]
+    if not graph:
+        # a literal moved into or out of a variable (the assignment added or removed) that a
+        # compared element reads: the passes folded it into that element and found it equal (rule
+        # value_moved_into_variable); a changed literal stays a change
+        folded = [
+            not e
+            and c.change != "changed"
+            and all(st.literal for st in (c.buggy, c.fixed) if st is not None)
+            and (
+                _feeds_component(c.buggy, buggy, modelled[0]) or _feeds_component(c.fixed, fixed, modelled[1])
+            )
+            for c, e in zip(kept, explained, strict=True)
+        ]
+        if any(folded):
+            coverage.noise[COMPARED] = coverage.noise.get(COMPARED, 0) + sum(folded)
+        kept = [c for c, f in zip(kept, folded, strict=True) if not f]
+        explained = [e for e, f in zip(explained, folded, strict=True) if not f]
+    coverage.changes = kept
+    coverage.changed = len(kept)
+    coverage.explained = sum(explained)
+    coverage.open = [c for c, e in zip(kept, explained, strict=True) if not e]
+    coverage.unexplained = [unexplained_change(c) for c in coverage.open]
+    return coverage
+
+
+def _set_up(
+    change: StatementChange,
+    bslice: set[int],
+    fslice: set[int],
+    bsynthetic: set[int],
+    fsynthetic: set[int],
+    bindex: dict[int, int],
+    findex: dict[int, int],
+) -> str | None:
+    """Why a changed statement no component explains is no program change, or None.
+
+    A random seed; a statement outside what the training depends on on each side it is on
+    (:func:`training_slice`: results, predictions, analysis after training); data the fixed
+    program makes up in place of the posted loading, and the loading it replaces (rule
+    ``synthetic_data_source``)."""
+    b, f = change.buggy, change.fixed
+    if all(_SEED.search(st.text) for st in (b, f) if st is not None):
+        return SEEDS
+    bi = bindex.get(id(b)) if b is not None else None
+    fi = findex.get(id(f)) if f is not None else None
+    if (bi is None or bi in bsynthetic) and (fi is None or fi in fsynthetic):
+        return DATA_SOURCE
+    if (bi is None or bi not in bslice) and (fi is None or fi not in fslice):
+        return OUTSIDE_TRAINING
+    return None
+
+
+def _feeds_component(statement: Statement | None, side: list[Statement], lines: set[tuple[str, int]]) -> bool:
+    """A changed statement binding a name that a statement a component points into reads."""
+    if statement is None or not statement.binds:
+        return False
+    return any(s is not statement and _hit(s, lines) and bool(s.reads & statement.binds) for s in side)
+
+
+def unexplained_change(change: StatementChange) -> UnexplainedChange:
+    """The row of a changed statement no component covers."""
+    b, f = change.buggy, change.fixed
+    shown = b or f
+    assert shown is not None
+    return UnexplainedChange(
+        file=shown.file,
+        line=shown.line,
+        change=change.change,
+        before=b.source if b else None,
+        after=f.source if f else None,
+        touches=touches(change.text()),
+        fixed_file=f.file if b and f else None,
+        fixed_line=f.line if b and f else None,
+    )

@@ -1,0 +1,26 @@
+import numpy as np
+import tensorflow.compat.v1 as tf
+
+tf.disable_v2_behavior()
+points = np.random.rand(60, 8).astype(np.float32)
+labels = np.eye(2)[np.random.randint(0, 2, 60)].astype(np.float32)
+x = tf.placeholder(tf.float32, [None, 8])
+y = tf.placeholder(tf.float32, [None, 2])
+w = tf.Variable(tf.random_normal([8, 2], stddev=0.1))
+b = tf.Variable(tf.zeros([2]))
+prob = tf.nn.softmax(tf.matmul(x, w) + b)
+
+
+def cross_entropy(truth, predicted):
+    return -tf.reduce_sum(truth * tf.log(predicted))
+
+
+loss = cross_entropy(y, prob)
+train = tf.train.AdamOptimizer(0.01).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for epoch in range(20):
+        for start in range(0, 60, 16):
+            end = start + 16
+            batch = points[start:end].reshape((16, 8))
+            sess.run(train, feed_dict={x: batch, y: labels[start:end]})

@@ -1,0 +1,221 @@
+"""Diff coverage: every changed statement is explained by a component, taken out by a noise rule,
+or listed as an unexplained change (file, line, text, what it touches), never dropped."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mutreal.compare.coverage import cover, statement_changes
+from mutreal.compare.statements import statements_of, touches
+from mutreal.results import BugResult, read_results
+
+KERAS = """\
+import numpy as np
+from keras.models import Sequential
+from keras.layers import Dense
+x = np.random.rand(20, 3)
+y = np.random.randint(0, 2, 20)
+threshold = 0.5
+model = Sequential()
+model.add(Dense(4, input_dim=3, activation='relu'))
+model.add(Dense(1, activation='sigmoid'))
+model.compile(loss='binary_crossentropy', optimizer='adam')
+model.fit(x, y, epochs=3, batch_size=4)
+predictions = model.predict(x) > threshold
+"""
+
+GRAPH = """\
+import numpy as np
+import tensorflow as tf
+x = tf.placeholder(tf.float32, [None, 4])
+y = tf.placeholder(tf.float32, [None, 2])
+w = tf.Variable(tf.zeros([4, 2]))
+logits = tf.matmul(x, w)
+pred = tf.nn.softmax(logits)
+cost = tf.reduce_mean(-tf.reduce_sum(y * tf.log(pred), axis=1))
+train = tf.train.GradientDescentOptimizer(0.1).minimize(cost)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for i in range(10):
+        sess.run(train, feed_dict={x: np.random.rand(8, 4), y: np.eye(2)[np.random.randint(0, 2, 8)]})
+"""
+
+
+def test_a_change_a_component_explains(classify_texts):
+    result = classify_texts(KERAS, KERAS.replace("activation='relu'", "activation='tanh'"))
+    assert result.codes == ["ACH"]
+    assert (result.changed_statements, result.explained_statements) == (1, 1)
+    assert result.unexplained == []
+
+
+def test_noise_changes_are_no_changed_statements(classify_texts):
+    noisy = (
+        KERAS.replace("import numpy as np\n", "import numpy as np\nimport os\n# a comment\n")
+        .replace(
+            "model.fit(x, y, epochs=3, batch_size=4)", "model.fit(x, y, batch_size=4, epochs=3, verbose=0)"
+        )
+        .replace("model = Sequential()", "model = Sequential()\nprint('built')")
+        .replace("'adam'", '"adam"')
+    )
+    noisy += (
+        "model.summary()\nimport matplotlib.pyplot as plt\nplt.plot([1, 2])\nmodel.save('out/model.h5')\n"
+    )
+    result = classify_texts(KERAS, noisy)
+    assert result.codes == []
+    assert result.changed_statements == 0 and result.unexplained == []
+
+
+def test_a_change_no_component_explains_is_listed_with_what_it_touches(classify_texts, tmp_path):
+    result = classify_texts(KERAS, KERAS.replace("threshold = 0.5", "threshold = 0.7"))
+    assert result.codes == []
+    assert (result.changed_statements, result.explained_statements) == (1, 0)
+    [change] = result.unexplained
+    assert change["change"] == "changed" and change["line"] == 6 and change["file"].endswith(".py")
+    assert change["before"] == "threshold = 0.5" and change["after"] == "threshold = 0.7"
+    assert change["touches"] == "other"
+    # the row keeps it when written and read back
+    again = read_results([result.to_json_line()])[0]
+    assert again.unexplained == result.unexplained and again.explained_share == 0.0
+
+
+def test_a_graph_loss_change_is_listed_as_touching_the_loss(classify_texts):
+    fixed = GRAPH.replace("tf.log(pred)", "tf.log(tf.clip_by_value(pred, 1e-10, 1.0))")
+    result = classify_texts(GRAPH, fixed)
+    explained_or_listed = (result.explained_statements or 0) + len(result.unexplained)
+    assert result.changed_statements == 1 == explained_or_listed
+    if result.unexplained:
+        assert result.unexplained[0]["touches"] == "loss"
+
+
+def test_a_consistent_rename_is_noise(tmp_path):
+    buggy = statements_of(KERAS, "b.py")
+    fixed = statements_of(KERAS.replace("threshold", "cutoff"), "f.py")
+    coverage = cover(buggy, fixed, [])
+    assert coverage.changed == 0 and coverage.noise.get("renamed_variables") == 2
+
+
+def test_module_paths_and_older_api_names_are_the_same_statement():
+    a = statements_of("import tensorflow as tf\ninit = tf.initialize_all_variables()\n", "a.py")
+    b = statements_of("import tensorflow as tf\ninit = tf.compat.v1.global_variables_initializer()\n", "b.py")
+    assert statement_changes(a, b) == []
+
+
+def test_completing_a_snippet_is_noise():
+    snippet = "model.fit(x_train, y_train, epochs=5)\n"
+    completed = "import numpy as np\nx_train = np.zeros((4, 3))\ny_train = np.zeros(4)\n" + snippet
+    coverage = cover(statements_of(snippet, "b.py"), statements_of(completed, "f.py"), [])
+    assert coverage.changed == 0 and coverage.noise.get("completed_snippet") == 2
+
+
+def test_touches_reads_what_a_statement_touches():
+    assert touches("opt = tf.train.AdamOptimizer(0.001, epsilon=1e-08)") == "optimiser"
+    assert touches("x = tf.reshape(x, [-1, 784])") == "tensor shape"
+    assert (
+        touches("loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=z))")
+        == "loss"
+    )
+    assert touches("acc = model.evaluate(x, y, steps=10)") == "evaluation"
+
+
+_SIMPLE = st.sampled_from(
+    [
+        "a = 1",
+        "b = a + 2",
+        "c = [a, b]",
+        "d = sum(c)",
+        "e = d * 3",
+        "f = str(e)",
+        "g = len(f)",
+        "h = g - a",
+    ]
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_SIMPLE, min_size=1, max_size=8), st.lists(_SIMPLE, min_size=1, max_size=8))
+def test_every_changed_statement_is_explained_or_listed(a, b):
+    """Whatever two programs are, the changed statements split into explained and unexplained,
+    and a program against itself has none."""
+    buggy, fixed = statements_of("\n".join(a) + "\n", "b.py"), statements_of("\n".join(b) + "\n", "f.py")
+    coverage = cover(buggy, fixed, [])
+    assert coverage.explained + len(coverage.unexplained) == coverage.changed
+    assert cover(buggy, statements_of("\n".join(a) + "\n", "b.py"), []).changed == 0
+    for u in coverage.unexplained:
+        assert u.line is not None and (u.before or u.after)
+
+
+def test_the_installed_command_shows_the_figure_and_every_unexplained_change(tmp_path):
+    b, f = tmp_path / "b.py", tmp_path / "f.py"
+    b.write_text(KERAS)
+    f.write_text(KERAS.replace("threshold = 0.5", "threshold = 0.7").replace("'relu'", "'tanh'"))
+    run = subprocess.run(["mutreal", "classify", str(b), str(f)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "changed statements explained: 1/2 (50%)" in run.stdout
+    assert "unexplained changed (other)" in run.stdout and "threshold = 0.7" in run.stdout
+    manifest = tmp_path / "m.csv"
+    manifest.write_text(f"id,benchmark,buggy,fixed\nbug1,demo,{b},{f}\n")
+    out = tmp_path / "r.jsonl"
+    run = subprocess.run(
+        ["mutreal", "classify", "--manifest", str(manifest), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "changed statements explained: 1/2 (50%)" in run.stderr
+    row = json.loads(out.read_text())
+    assert row["changed_statements"] == 2 and row["explained_statements"] == 1
+    assert [u["after"] for u in row["unexplained"]] == ["threshold = 0.7"]
+
+
+def test_older_rows_without_the_figures_read_as_not_measured():
+    row = BugResult.from_dict({"id": "x", "status": "ok", "components": []})
+    assert row.changed_statements is None and row.explained_share is None and row.unexplained == []
+    _ = sys  # the module is used by subprocess calls above
+
+
+def test_what_training_does_not_depend_on_is_no_change(classify_texts):
+    """Results after training, random seeds, and data a benchmark makes up in place of the posted
+    loading (with the loading it replaces) change neither the model nor its training."""
+    after = KERAS + "scores = [p * 2 for p in predictions]\nnp.random.seed(1)\n"
+    fixed = KERAS + "scores = [p * 3 for p in predictions]\nnp.random.seed(2)\n"
+    result = classify_texts(after, fixed)
+    assert result.changed_statements == 0
+    assert result.noise_statements == {"outside_training": 1, "random_seeds": 1}
+    loading = KERAS.replace(
+        "x = np.random.rand(20, 3)", "import pandas as pd\nframe = pd.read_csv('d.csv')\nx = frame.values"
+    )
+    made_up = KERAS.replace(
+        "x = np.random.rand(20, 3)", "x = np.array(np.random.random((20, 3)), dtype=np.float32)"
+    )
+    result = classify_texts(loading, made_up)
+    assert result.changed_statements == 0 and "synthetic_data_source" in result.noise_statements
+
+
+def test_a_literal_moved_into_a_variable_is_the_comparison_of_what_reads_it(classify_texts):
+    fixed = KERAS.replace(
+        "model.fit(x, y, epochs=3, batch_size=4)", "size = 4\nmodel.fit(x, y, epochs=3, batch_size=size)"
+    )
+    result = classify_texts(KERAS, fixed)
+    assert result.codes == [] and result.changed_statements == 0
+    assert result.noise_statements.get("compared_equal", 0) >= 1
+    # a changed literal stays a change, though a compared element reads it
+    moved = classify_texts(fixed, fixed.replace("size = 4", "size = 8"))
+    assert moved.codes == ["HBS"] and moved.changed_statements == moved.explained_statements == 1
+
+
+def test_a_rewritten_program_s_additions_complete_it():
+    """Over four added statements making up over half of the fixed program: a completion."""
+    head = "import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 3])\n"
+    tail = "train = tf.train.AdamOptimizer(0.01).minimize(loss)\n"
+    short = head + "loss = tf.reduce_sum(x)\n" + tail
+    chain = "h0 = x\n" + "".join(f"h{i + 1} = h{i} * 2.0\n" for i in range(5))
+    rewrite = head + chain + "loss = tf.reduce_sum(h5)\n" + tail
+    coverage = cover(statements_of(short, "b.py"), statements_of(rewrite, "f.py"), [])
+    assert coverage.noise.get("completed_snippet") == 6
+    assert coverage.changed == 0  # the loss reads h5 for x: a rename
