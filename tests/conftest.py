@@ -42,3 +42,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if any(part in reason.lower() for part in INSTALLED_BY_CI):
         report.outcome = "failed"
         report.longrepr = f"CI=true and .ci/run installs this part, so this skip fails: {reason}"
+
+
+@pytest.fixture(scope="session")
+def mutreal_command() -> str:
+    """The installed ``mutreal`` console script of the interpreter running the tests: CI runs the suite
+    with the project's ``.venv/bin/python`` without activating the venv, so ``mutreal`` is not on PATH."""
+    import shutil
+    import sys
+    from pathlib import Path
+
+    found = shutil.which("mutreal", path=str(Path(sys.executable).parent)) or shutil.which("mutreal")
+    if found is None:
+        pytest.fail("the mutreal console script is not installed beside this interpreter (pip install -e .)")
+    return found

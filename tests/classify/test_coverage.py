@@ -149,11 +149,11 @@ def test_every_changed_statement_is_explained_or_listed(a, b):
         assert u.line is not None and (u.before or u.after)
 
 
-def test_the_installed_command_shows_the_figure_and_every_unexplained_change(tmp_path):
+def test_the_installed_command_shows_the_figure_and_every_unexplained_change(tmp_path, mutreal_command):
     b, f = tmp_path / "b.py", tmp_path / "f.py"
     b.write_text(KERAS)
     f.write_text(KERAS.replace("threshold = 0.5", "threshold = 0.7").replace("'relu'", "'tanh'"))
-    run = subprocess.run(["mutreal", "classify", str(b), str(f)], capture_output=True, text=True, timeout=300)
+    run = subprocess.run([mutreal_command, "classify", str(b), str(f)], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "changed statements explained: 1/2 (50%)" in run.stdout
     assert "unexplained changed (other)" in run.stdout and "threshold = 0.7" in run.stdout
@@ -161,7 +161,7 @@ def test_the_installed_command_shows_the_figure_and_every_unexplained_change(tmp
     manifest.write_text(f"id,benchmark,buggy,fixed\nbug1,demo,{b},{f}\n")
     out = tmp_path / "r.jsonl"
     run = subprocess.run(
-        ["mutreal", "classify", "--manifest", str(manifest), "--out", str(out)],
+        [mutreal_command, "classify", "--manifest", str(manifest), "--out", str(out)],
         capture_output=True,
         text=True,
         timeout=300,

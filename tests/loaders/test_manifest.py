@@ -140,7 +140,9 @@ def test_every_cell_written_is_read_back(rows: list[dict[str, str]]) -> None:
 
 
 @pytest.mark.parametrize("command", ["classify", "reproduce", "compare"])
-def test_a_manifest_saved_with_a_byte_order_mark_is_read_by_every_command(tmp_path: Path, command: str) -> None:
+def test_a_manifest_saved_with_a_byte_order_mark_is_read_by_every_command(
+    tmp_path: Path, command: str, mutreal_command: str
+) -> None:
     """Excel's "CSV UTF-8" starts the file with a BOM; every --manifest command reads it the same way.
 
     The bug's programs do not exist: each command reads the row and says so in the bug's row (exit 1),
@@ -148,7 +150,7 @@ def test_a_manifest_saved_with_a_byte_order_mark_is_read_by_every_command(tmp_pa
     (tmp_path / "m.csv").write_bytes("\ufeffid,benchmark,buggy,fixed\nb1,own,gone_b.py,gone_f.py\n".encode())
     extra = ["--runs", "1"] if command != "classify" else ["--out", str(tmp_path / "out.jsonl")]
     result = subprocess.run(
-        ["mutreal", command, "--manifest", str(tmp_path / "m.csv"), *extra],
+        [mutreal_command, command, "--manifest", str(tmp_path / "m.csv"), *extra],
         capture_output=True, text=True, cwd=tmp_path, timeout=120,
     )  # fmt: skip
     assert result.returncode == 1, result.stderr

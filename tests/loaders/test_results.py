@@ -59,6 +59,7 @@ def test_the_line_keeps_classify_s_key_order() -> None:
     assert list(line) == [
         "id", "benchmark", "status", "error", "order", "simulable", "components",
         "data", "era", "set_aside", "opaque_share", "files",
+        "changed_statements", "explained_statements", "noise_statements", "unexplained",
     ]  # fmt: skip
     assert list(line["components"][0])[:6] == [
         "code",

@@ -153,13 +153,13 @@ def test_static_check_blames_the_mutant_not_the_program() -> None:
 
 
 @pytest.mark.slow
-def test_a_mutant_of_a_program_importing_after_training_trains(tmp_path: Path) -> None:
+def test_a_mutant_of_a_program_importing_after_training_trains(tmp_path: Path, mutreal_command: str) -> None:
     program = Program(LATE_IMPORTS, "late.py")
     mutant = next(m for m in _mutants(program, "HLR") if "from keras.optimizers import" in m.code)
     path = tmp_path / "late_hlr.py"
     path.write_text(mutant.code)
     out = subprocess.run(
-        ["mutreal", "run", str(path), "--runs", "1", "--json", "-q", "--framework", "auto", "--timeout", "300"],
+        [mutreal_command, "run", str(path), "--runs", "1", "--json", "-q", "--framework", "auto", "--timeout", "300"],
         capture_output=True, text=True, timeout=600, check=False,
     )
     runs = json.loads(out.stdout)["runs"]
@@ -204,10 +204,10 @@ def test_tf1_graph_mutants_are_graph_edits_and_pass_the_static_check(oracle: Sig
     assert "tf.train.AdamOptimizer(1e-05).minimize(loss)" in hlr.code
 
 
-def test_tf1_operators_without_a_site_say_why(tmp_path: Path) -> None:
+def test_tf1_operators_without_a_site_say_why(tmp_path: Path, mutreal_command: str) -> None:
     path = tmp_path / "graph.py"
     path.write_text(TF1_GRAPH)
-    out = subprocess.run(["mutreal", "mutate", str(path), "--list"], capture_output=True, text=True, check=True)
+    out = subprocess.run([mutreal_command, "mutate", str(path), "--list"], capture_output=True, text=True, check=True)
     listed = {line.split("\t")[0] for line in out.stdout.splitlines() if "\tno site: " not in line}
     reasons = {line.split("\t")[0] for line in out.stdout.splitlines() if "\tno site: " in line}
     for op_id in registry.operators():
@@ -216,7 +216,7 @@ def test_tf1_operators_without_a_site_say_why(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_every_tf1_graph_mutant_trains(tmp_path: Path) -> None:
+def test_every_tf1_graph_mutant_trains(tmp_path: Path, mutreal_command: str) -> None:
     """One mutant per operator that offers a site (and every WCI initializer), each trained once."""
     program = Program(TF1_GRAPH, "graph.py")
     paths = []
@@ -229,7 +229,7 @@ def test_every_tf1_graph_mutant_trains(tmp_path: Path) -> None:
             paths.append(str(p))
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
     out = subprocess.run(
-        ["mutreal", "run", *paths, "--runs", "1", "--json", "-q", "--framework", "auto", "--timeout", "300"],
+        [mutreal_command, "run", *paths, "--runs", "1", "--json", "-q", "--framework", "auto", "--timeout", "300"],
         capture_output=True, text=True, timeout=1500, env=env, check=False,
     )
     runs = json.loads(out.stdout)["runs"]

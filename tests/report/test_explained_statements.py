@@ -25,7 +25,7 @@ predictions = model.predict(x) > threshold
 """
 
 
-def test_report_shows_the_figure_and_lists_every_unexplained_change(tmp_path: Path):
+def test_report_shows_the_figure_and_lists_every_unexplained_change(tmp_path: Path, mutreal_command: str):
     b, f = tmp_path / "b.py", tmp_path / "f.py"
     b.write_text(PROGRAM)
     f.write_text(PROGRAM.replace("threshold = 0.5", "threshold = 0.75").replace("'relu'", "'tanh'"))
@@ -33,8 +33,8 @@ def test_report_shows_the_figure_and_lists_every_unexplained_change(tmp_path: Pa
     manifest.write_text(f"id,benchmark,buggy,fixed\nbug1,demo,{b},{f}\n")
     results, out = tmp_path / "r.jsonl", tmp_path / "report"
     for cmd in (
-        ["mutreal", "classify", "--manifest", str(manifest), "--out", str(results)],
-        ["mutreal", "report", str(results), "--out", str(out)],
+        [mutreal_command, "classify", "--manifest", str(manifest), "--out", str(results)],
+        [mutreal_command, "report", str(results), "--out", str(out)],
     ):
         run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, run.stderr

@@ -13,7 +13,6 @@ from typing import Any
 
 import click
 
-from mutreal.analysis.run_failures import KINDS
 from mutreal.analysis.settings import DecisionSettings
 from mutreal.commands.campaign_options import verdict_options
 from mutreal.commands.settings import AdaptiveSettings, RunSettings
@@ -96,6 +95,10 @@ def print_kill(data: dict[str, Any]) -> None:
             f"{yes_no(mutant['fisher_killed_holm']):>11}  {yes_no(mutant['fisher_killed_pool']):>11}  {inputs:>14}"
         )
     score = data["mutation_score"]
+    from mutreal.analysis.run_failures import (
+        KINDS,  # here: it imports the runner, which `pip install .` lacks
+    )
+
     judged = len(data["mutants"]) - sum(data["failed_mutants"].get(kind, 0) for kind in KINDS)
     print_failed_mutants(data["failed_mutants"])
     click.echo(
