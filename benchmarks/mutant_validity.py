@@ -228,7 +228,7 @@ def run_outcomes(
         target.write_text(m["code"], encoding=m["encoding"])
         m["path"] = str(target)
         paths.append(str(target))
-    cmd = [shutil.which("mutreal") or "mutreal", "run", "--runs", "1", "--json", "-q", "--framework", "auto",
+    cmd = [shutil.which("mutreal", path=str(Path(sys.executable).parent)) or shutil.which("mutreal") or "mutreal", "run", "--runs", "1", "--json", "-q", "--framework", "auto",
            "--timeout", str(time_limit), "--jobs", str(jobs), "--store", str(work / "runs.sqlite"),
            *originals.values(), *paths]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)

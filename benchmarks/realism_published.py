@@ -30,6 +30,7 @@ import argparse
 import csv
 import json
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -56,6 +57,9 @@ from mutreal.study.realism_comparison import (
     summary,
     table,
 )
+
+#: the mutreal command installed beside this interpreter (a venv used without activating it has it off PATH)
+MUTREAL = shutil.which("mutreal", path=str(Path(sys.executable).parent)) or shutil.which("mutreal") or "mutreal"
 
 #: the folder of a bug's reconstructing mutants inside its folder of mutants
 RECONSTRUCT = "reconstruct"
@@ -172,7 +176,7 @@ def run_bug(bug: str, row: Any, published: list, args: argparse.Namespace, work:
     manifest = own / "manifest.csv"
     one_row_manifest(row, manifest)
     out = own / "compare.jsonl"
-    command = ["mutreal", "compare", "--manifest", str(manifest), "--mutants", str(root), "--runs", str(args.runs),
+    command = [MUTREAL, "compare", "--manifest", str(manifest), "--mutants", str(root), "--runs", str(args.runs),
                "--out", str(out), "--jobs", str(args.jobs)]  # fmt: skip
     print(f"  {bug} = {row.id}: {len(sample)} of {len(made)} made ({counting} counting; {len(published)} "
           f"published); reconstructing mutants {len(rec_paths)} {notes}", flush=True)  # fmt: skip

@@ -7,6 +7,7 @@ import csv
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from mutreal.study.published_realism import PublishedMutant
 from mutreal.study.realism_comparison import bug_row, table
 
-MUTREAL = shutil.which("mutreal") or "mutreal"
+MUTREAL = shutil.which("mutreal", path=str(Path(sys.executable).parent)) or shutil.which("mutreal") or "mutreal"
 OPS = ["change_activation_function", "change_loss_function", "delete_training_data", "change_learning_rate"]
 
 

@@ -77,7 +77,7 @@ def test_script_writes_the_table_the_report_reads(tmp_path: Path, synthetic_resu
     # the report shows it on the bug's page
     results = synthetic_results_for_page("Defects4ML:001", tmp_path / "results.jsonl")
     shown = subprocess.run(
-        [shutil.which("mutreal") or "mutreal", "report", str(results), "--published", str(out),
+        [shutil.which("mutreal", path=str(Path(sys.executable).parent)) or "mutreal", "report", str(results), "--published", str(out),
          "--out", str(tmp_path / "report"), "--no-plots"],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
