@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mutreal.mutation.operators.written_names import dotted_name
+
 __all__ = [
     "Violation",
     "SignatureOracle",
@@ -363,19 +365,8 @@ def _import_table(tree: ast.Module) -> dict[str, str]:
     return table
 
 
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
 def _resolve(func: ast.AST, table: Mapping[str, str]) -> str | None:
-    text = _dotted(func)
+    text = dotted_name(func)
     if text is None:
         return None
     root, _, rest = text.partition(".")

@@ -63,7 +63,8 @@ class WrittenName:
         return f"{self.kind} {self.name!r}"
 
 
-def _dotted(node: ast.AST) -> str | None:
+def dotted_name(node: ast.AST) -> str | None:
+    """``a.b.c`` for an ``ast`` Name or chain of Attributes; None for any other expression."""
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -104,7 +105,7 @@ def _edit_names(program: Program, edit: Edit, aliases: Mapping[str, str]) -> lis
             dotted = None
             if call is not None and hasattr(call, "func"):
                 tree = _parse(program.module.code_for_node(call.func))  # type: ignore[attr-defined]
-                dotted = _dotted(tree.body) if isinstance(tree, ast.Expression) else None
+                dotted = dotted_name(tree.body) if isinstance(tree, ast.Expression) else None
             root, _, rest = (dotted or "").partition(".")
             if root in aliases:
                 full = f"{aliases[root]}.{rest}" if rest else aliases[root]
@@ -120,7 +121,7 @@ def _edit_names(program: Program, edit: Edit, aliases: Mapping[str, str]) -> lis
                 getattr(node, "ctx", None), ast.Load
             ):
                 continue
-            dotted = _dotted(node)
+            dotted = dotted_name(node)
             if dotted is None:
                 continue
             root, _, rest = dotted.partition(".")
@@ -130,7 +131,7 @@ def _edit_names(program: Program, edit: Edit, aliases: Mapping[str, str]) -> lis
             out.append(WrittenName("name", f"{target}.{rest}" if rest else target))
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
-                dotted = _dotted(node.func)
+                dotted = dotted_name(node.func)
                 root, _, rest = (dotted or "").partition(".")
                 target = aliases.get(root)
                 if target is None:
