@@ -4,7 +4,8 @@ fixed programs of a runtime manifest, and a seeded sample of them run once.
 Usage::
 
     python benchmarks/mutant_validity.py MANIFEST [--benchmark B] [--limit K] [--json OUT]
-        [--skip K] [--run-sample N [--sample-programs K] [--jobs J]] [--seed S] [--time-limit SECONDS]
+        [--skip K] [--run-sample N [--sample-programs K] [--max-program-seconds S] [--program-time-limit S]
+        [--parts P] [--store DB] [--jobs J]] [--seed S] [--time-limit SECONDS]
 
 MANIFEST is a runtime manifest (``id, benchmark, buggy, fixed, entry``; paths relative to its folder,
 as ``benchmarks/real_programs.py`` reads it). Why this exists: a mutant that dies on a name mutreal
@@ -16,17 +17,21 @@ before use, keywords the called API takes in the program's framework (``inspect.
 installed keras / tf_keras / tf.compat.v1 object). It prints, per benchmark and per operator,
 mutants written and violations, one example per failing cell, and the seconds per program.
 
-Part (b), ``--run-sample N``: N mutants drawn with a seeded generator, spread round-robin over the
-(benchmark, operator) cells, each written into a copy of its program's folder (same folder name,
-so data beside the program resolves) and trained once by the installed ``mutreal run`` (seed 0 as
-its program's run, ``--framework auto``, one call for the whole sample so workers stay warm), beside
-one run of each of their programs (in a copy of their own): a mutant whose program fails too is
-counted apart ("program failed"), it says nothing of the edit. It prints per benchmark and operator:
-written, trained, failed, with the error type and message of one failure per failing cell. With
-``--sample-programs K`` the sample is drawn from K programs per benchmark (seeded) checked alone, so
-a run sample does not wait for the whole corpus' static check. Failures are printed as the runner reports them; telling invalid, harness
-and stillborn failures apart is the runner analysis' job (``run_outcomes`` is the one place to
-call it from).
+Part (b), ``--run-sample N``: first each fixed program (``--sample-programs K`` of each benchmark,
+seeded; those whose data the corpus lacks, its ``data_missing`` column, are skipped up front and
+counted) is run once in a copy of its folder, so that the sample stands only on programs that
+complete their own run offline (within ``--max-program-seconds``, to keep the sample affordable);
+each program that does not is listed with its outcome (most: Keras' ``mnist.npz``, absent offline).
+Then every mutant of those programs is made and statically checked as in (a), and N of them are
+drawn with a seeded generator, spread round-robin over the (benchmark, operator) cells, each written
+into a copy of its program's folder (same folder name, so data beside the program resolves) and
+trained once by the installed ``mutreal run`` (seed 0 as its program's run, ``--framework auto``; in
+``--parts`` calls, the tables printed after each so that a partial result exists). Each failed run is
+classified by compare's own classifier (:func:`mutreal.analysis.run_failures.classify_failure`,
+against its program's run): invalid and harness are mutreal's defects, stillborn and outgrown the
+operator's own effect, "model" a crash after training began (a kill). It prints per benchmark and
+operator: written, trained and each kind, one example per failing cell, and every failed mutant
+with its error and the classifier's reason.
 
 It prints figures; it is not a timed test.
 """
@@ -43,7 +48,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import types
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -55,7 +59,7 @@ from mutreal.mutation.static_check import check_mutant, default_oracle
 
 def read_manifest(path: str, benchmark: str | None, limit: int | None) -> list[dict[str, str]]:
     """The manifest's rows with ``fixed`` resolved to the file that runs (its ``entry`` when a side
-    has several files)."""
+    has several files) and ``data_missing`` (files the corpus lists without content) kept."""
     base = Path(path).parent
     rows = []
     with open(path, newline="", encoding="utf-8") as fh:
@@ -67,7 +71,8 @@ def read_manifest(path: str, benchmark: str | None, limit: int | None) -> list[d
                 continue
             entry = row.get("entry") or ""
             chosen = next((f for f in files if entry and f.endswith(entry)), files[0])
-            rows.append({"id": row["id"], "benchmark": row["benchmark"], "file": str(base / chosen)})
+            rows.append({"id": row["id"], "benchmark": row["benchmark"], "file": str(base / chosen),
+                         "data_missing": row.get("data_missing") or ""})  # fmt: skip
     return rows[:limit] if limit else rows
 
 
@@ -119,7 +124,8 @@ def static_part(rows: list[dict[str, str]]) -> dict[str, Any]:
             else:
                 made.append({"id": row["id"], "benchmark": row["benchmark"], "file": row["file"],
                              "operator": op_id, "name": mutant.name, "code": mutant.code,
-                             "encoding": mutant.encoding})
+                             "encoding": mutant.encoding,
+                             "parts": [p.to_dict() for p in mutant.provenance.parts]})  # fmt: skip
         seconds.append(time.perf_counter() - t0)
         bad = sum(c["violations"] for (b, _), c in cells.items())
         print(f"[{len(seconds)}/{len(rows)}] {row['id']}: {seconds[-1]:.1f} s, violations so far {bad}",
@@ -144,8 +150,19 @@ def _table(cells: dict[tuple[str, str], dict[str, Any]], cols: list[str], by: in
     return lines + (["examples:"] + examples if examples else [])
 
 
-def sample(valid: list[dict[str, Any]], n: int, seed: int) -> list[dict[str, Any]]:
-    """``n`` mutants spread round-robin over the (benchmark, operator) cells, seeded."""
+def sample(valid: list[dict[str, Any]], n: int, seed: int, slow: set[str] | None = None) -> list[dict[str, Any]]:
+    """``n`` mutants spread round-robin over the (benchmark, operator) cells, seeded. Mutants of the
+    ``slow`` programs (files) are drawn in the first round only (every cell covered once), so that
+    a benchmark of one slow program does not take a sixth of the machine's time."""
+    if slow:
+        first = sample([m for m in valid if m["file"] in slow], 10**9, seed)
+        covered = {(m["benchmark"], m["operator"]) for m in valid if m["file"] not in slow}
+        once: dict[tuple[str, str], dict[str, Any]] = {}
+        for m in first:
+            once.setdefault((m["benchmark"], m["operator"]), m)
+        rest = sample([m for m in valid if m["file"] not in slow], n, seed)
+        extra = [m for key, m in sorted(once.items()) if key not in covered]
+        return (extra + rest)[:n] if len(extra) < n else extra[:n]
     rng = random.Random(seed)
     cells: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for m in valid:
@@ -175,74 +192,216 @@ def _copy_folder(src: Path, dst: Path) -> None:
 
 
 #: the run sample's columns: a mutant trained, or who failed (analysis.run_failures: invalid and harness
-#: are mutreal's defects, stillborn the operator's own effect, "model" a crash after training began,
-#: which compare counts as a kill), or its program failed too (which says nothing of the edit)
-RUN_COLUMNS = ("written", "trained", "invalid", "harness", "stillborn", "model", "program failed")
+#: are mutreal's defects, stillborn and outgrown the operator's own effect, "model" a crash after training
+#: began, which compare counts as a kill)
+RUN_COLUMNS = ("written", "trained", "invalid", "harness", "stillborn", "outgrown", "model")
 
 
-def failure_kind(mutant: dict[str, Any], run: dict[str, Any], program_run: dict[str, Any]) -> str:
-    """The run sample's column of one mutant's run, decided by compare's own classifier."""
+def failure_kind(mutant: dict[str, Any], run: Any, program_run: Any) -> tuple[str, str]:
+    """The run sample's column of one mutant's run (its program's run completed), decided by
+    compare's own classifier, and the reason it gives."""
     from mutreal.analysis.run_failures import classify_failure, edit_names
-    from mutreal.execution.records import RunRecord
 
-    if run.get("outcome") == "ok":
-        return "trained"
-    if program_run.get("outcome") != "ok":
-        return "program failed"
+    if run.outcome == "ok":
+        return "trained", ""
     try:
         original = Path(mutant["file"]).read_text(encoding=mutant["encoding"])
     except (OSError, UnicodeDecodeError):
         original = None
-    failure = classify_failure(_record(run, RunRecord), _record(program_run, RunRecord),
-                               edit_names(mutant["code"], original))  # fmt: skip
-    return failure.kind if failure is not None else "model"
+    edit = edit_names(mutant["code"], original, {"parts": mutant.get("parts") or []})
+    failure = classify_failure(run, program_run, edit)
+    return (failure.kind, failure.reason) if failure is not None else ("model", "a crash after training began")
 
 
-def _record(data: dict[str, Any], record_type: Any) -> Any:
+def _missing(message: str) -> Any:
+    from mutreal.execution.records import RunRecord
+
+    return RunRecord("", "", 0, "lost", error_type="NoRecord", error_message=message)
+
+
+def run_files(paths: list[str], time_limit: float, jobs: int, store: Path) -> dict[str, Any]:
+    """Each file trained once (seed 0, ``--framework auto``) by the installed ``mutreal run`` in one
+    call (warm workers); the full run records (read back from the store: the command's JSON rows
+    lack the fits and traceback the classifier reads), by real path."""
+    from mutreal.execution.records import RunRecord
+    from mutreal.execution.store import RunStore
+
+    if not paths:
+        return {}
+    exe = shutil.which("mutreal", path=str(Path(sys.executable).parent)) or shutil.which("mutreal") or "mutreal"
+    cmd = [exe, "run", "--runs", "1", "--json", "-q", "--framework", "auto", "--timeout", str(time_limit),
+           "--jobs", str(jobs), "--store", str(store), *paths]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     try:
-        return record_type.from_dict(data)
-    except (TypeError, ValueError, KeyError):
-        return types.SimpleNamespace(**{"fits": [], "evaluations": [], "traceback": None, **data})
+        rows = json.loads(proc.stdout)["runs"]
+    except (ValueError, KeyError):
+        sys.stderr.write(proc.stderr[-3000:])
+        rows = []
+    stored = RunStore(store).get_many([r["key"] for r in rows if r.get("key")])
+    found: dict[str, Any] = {}
+    for row in rows:
+        record = stored.get(row.get("key") or "")
+        if record is None:
+            record = RunRecord.from_dict({k: v for k, v in row.items() if k in ("program", "seed", "outcome",
+                                          "error_type", "error_message", "wall_time_s")} | {"key": ""})  # fmt: skip
+        found[os.path.realpath(row["program"])] = record
+    missing = _missing(proc.stderr[-300:])
+    return {os.path.realpath(p): found.get(os.path.realpath(p), missing) for p in paths}
 
 
-def run_outcomes(
-    chosen: list[dict[str, Any]], time_limit: float, work: Path, jobs: int = 1
-) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
-    """Each chosen mutant written beside a copy of its program's files, and each of their programs
-    in a copy of its own, run once (seed 0, ``--framework auto``) in one ``mutreal run`` call;
-    returns the mutants' run records, in order, and the programs' by file."""
-    paths = []
-    originals: dict[str, str] = {}
-    for m in chosen:
-        if m["file"] in originals:
-            continue
-        src = Path(m["file"]).parent
-        dst = work / f"p{len(originals)}" / src.parent.name / src.name
+def program_runs(rows: list[dict[str, str]], time_limit: float, work: Path, jobs: int, store: Path) -> dict[str, Any]:
+    """Each program run once in a copy of its folder (same folder name, so data beside it
+    resolves), by file."""
+    copies = {}
+    for i, row in enumerate(rows):
+        src = Path(row["file"]).parent
+        dst = work / f"p{i}" / src.parent.name / src.name
         _copy_folder(src, dst)
-        originals[m["file"]] = str(dst / Path(m["file"]).name)
-    for i, m in enumerate(chosen):
+        copies[row["file"]] = str(dst / Path(row["file"]).name)
+    runs = run_files(list(copies.values()), time_limit, jobs, store)
+    return {f: runs[os.path.realpath(c)] for f, c in copies.items()}
+
+
+def mutant_runs(chosen: list[dict[str, Any]], time_limit: float, work: Path, jobs: int, store: Path) -> list[Any]:
+    """Each chosen mutant written into a copy of its program's folder, under the program's file
+    name, with the provenance ``mutate`` writes beside it (so it runs on its program's framework, as
+    a user's mutant does), and trained once; their run records in order."""
+    from mutreal.execution.mutant_origin import file_sha256, provenance_path
+
+    paths = []
+    for m in chosen:
         src = Path(m["file"]).parent
-        dst = work / str(i) / src.parent.name / src.name
+        dst = work / f"m{m['index']}" / src.parent.name / src.name
         _copy_folder(src, dst)
         target = dst / Path(m["file"]).name
         target.write_text(m["code"], encoding=m["encoding"])
-        m["path"] = str(target)
+        beside = provenance_path(target)
+        if not beside.exists():  # never over a file of the program's own
+            provenance = {"mutant": m["name"], "original": str(Path(m["file"]).resolve()),
+                          "original_sha256": file_sha256(m["file"]), "parts": m["parts"]}  # fmt: skip
+            beside.write_text(json.dumps(provenance, default=str), encoding="utf-8")
         paths.append(str(target))
-    cmd = [shutil.which("mutreal", path=str(Path(sys.executable).parent)) or shutil.which("mutreal") or "mutreal", "run", "--runs", "1", "--json", "-q", "--framework", "auto",
-           "--timeout", str(time_limit), "--jobs", str(jobs), "--store", str(work / "runs.sqlite"),
-           *originals.values(), *paths]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    try:
-        runs = json.loads(proc.stdout)["runs"]
-    except (ValueError, KeyError):
-        sys.stderr.write(proc.stderr[-3000:])
-        runs = []
-    by_path = {os.path.realpath(r["program"]): r for r in runs}
-    missing = {"outcome": "missing", "error_type": "NoRecord", "error_message": proc.stderr[-300:]}
-    return (
-        [by_path.get(os.path.realpath(p), missing) for p in paths],
-        {f: by_path.get(os.path.realpath(p), missing) for f, p in originals.items()},
+    runs = run_files(paths, time_limit, jobs, store)
+    return [runs[os.path.realpath(p)] for p in paths]
+
+
+def _first_line(text: Any) -> str:
+    lines = [line.strip() for line in str(text or "").splitlines() if line.strip()]
+    return (lines[-1] if lines and lines[0].endswith(":") else (lines[0] if lines else ""))[:160]
+
+
+def choose_programs(rows: list[dict[str, str]], per_benchmark: int, seed: int) -> list[dict[str, str]]:
+    """``per_benchmark`` rows of each benchmark, drawn with a seeded generator (all when 0)."""
+    if not per_benchmark:
+        return rows
+    rng = random.Random(seed)
+    by_bench: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for row in rows:
+        by_bench[row["benchmark"]].append(row)
+    return [r for b in sorted(by_bench) for r in rng.sample(by_bench[b], min(per_benchmark, len(by_bench[b])))]
+
+
+def run_sample_part(args: argparse.Namespace, rows: list[dict[str, str]], result: dict[str, Any]) -> None:
+    """Part (b): the programs run once; the mutants of those that complete (within
+    ``--max-program-seconds``) sampled and run in ``--parts`` parts, the tables printed after each."""
+    skipped = [r for r in rows if r["data_missing"]]
+    rows = [r for r in rows if not r["data_missing"]]
+    print(f"skipped up front: {len(skipped)} programs whose data the corpus lacks (manifest's data_missing): "
+          + ", ".join(f"{b} {n}" for b, n in sorted(_count(r["benchmark"] for r in skipped).items())))
+    again = _rerun_list(args.rerun) if args.rerun else None
+    if again is not None:  # only the programs of the mutants to run again
+        rows = [r for r in rows if r["id"] in {m["id"] for m in again}]
+    else:
+        rows = choose_programs(rows, args.sample_programs, args.seed)
+    work = Path(tempfile.mkdtemp(prefix="mutreal-validity-"))
+    store = Path(args.store) if args.store else work / "runs.sqlite"
+    t0 = time.perf_counter()
+    programs = program_runs(rows, args.program_time_limit or args.time_limit, work, args.jobs, store)
+    usable = []
+    lines = []
+    for row in rows:
+        run = programs[row["file"]]
+        if run.outcome != "ok":
+            lines.append(f"  {row['id']}: {run.outcome} {run.error_type or ''}: {_first_line(run.error_message)}")
+        elif args.max_program_seconds and run.wall_time_s > args.max_program_seconds:
+            lines.append(f"  {row['id']}: completes in {run.wall_time_s:.0f} s (over --max-program-seconds)")
+        else:
+            usable.append(row)
+    print(f"programs run first: {len(rows)}, {len(usable)} complete their run offline"
+          + (f" within {args.max_program_seconds:g} s" if args.max_program_seconds else "")
+          + f" ({time.perf_counter() - t0:.0f} s); per benchmark (complete/run): "
+          + ", ".join(f"{b} {_count(r['benchmark'] for r in usable).get(b, 0)}/{n}"
+                      for b, n in sorted(_count(r["benchmark"] for r in rows).items())))  # fmt: skip
+    print("not sampled (their own run):\n" + "\n".join(lines), flush=True)
+    got = static_part(usable)
+    print(f"static check of those: {len(got['seconds'])} programs, "
+          f"{sum(c['written'] for c in got['cells'].values())} mutants, "
+          f"{sum(c['violations'] for c in got['cells'].values())} violations", flush=True)
+    if again is not None:
+        wanted = {(m["id"], m["name"]) for m in again}
+        chosen = [m for m in got["valid"] if (m["id"], m["name"]) in wanted]
+        print(f"running again {len(chosen)} of the {len(wanted)} failed mutants of {args.rerun}")
+    else:
+        slow = {r["file"] for r in usable if args.slow_seconds and programs[r["file"]].wall_time_s > args.slow_seconds}
+        chosen = sample(got["valid"], args.run_sample, args.seed, slow)
+    for i, m in enumerate(chosen):
+        m["index"] = i
+    cells: dict[tuple[str, str], dict[str, Any]] = defaultdict(
+        lambda: dict.fromkeys((*RUN_COLUMNS, "example"), 0) | {"example": None}
     )
+    result["programs"] = {r["id"]: {"outcome": programs[r["file"]].outcome,
+                                    "wall_time_s": programs[r["file"]].wall_time_s} for r in rows}  # fmt: skip
+    result["runs"] = []
+    parts = max(1, args.parts)
+    bounds = [round(len(chosen) * k / parts) for k in range(parts + 1)]
+    for k in range(parts):
+        part = chosen[bounds[k] : bounds[k + 1]]
+        t1 = time.perf_counter()
+        records = mutant_runs(part, args.time_limit, work, args.jobs, store)
+        for m, r in zip(part, records, strict=True):
+            kind, reason = failure_kind(m, r, programs[m["file"]])
+            cell = cells[(m["benchmark"], m["operator"])]
+            cell["written"] += 1
+            cell[kind] += 1
+            if kind != "trained":
+                cell["example"] = cell["example"] or (
+                    f"{m['id']} {m['name']}: {kind}: {r.outcome} {r.error_type}: {_first_line(r.error_message)}"
+                )
+            result["runs"].append({k: m[k] for k in ("id", "benchmark", "operator", "name")} | {
+                "outcome": r.outcome, "error_type": r.error_type, "error_message": str(r.error_message or "")[:2000],
+                "wall_time_s": r.wall_time_s, "program_wall_time_s": programs[m["file"]].wall_time_s,
+                "failure": kind, "reason": reason})  # fmt: skip
+        done = bounds[k + 1]
+        print(f"\nrun sample, part {k + 1}/{parts}: mutants {bounds[k] + 1}..{done} of {len(chosen)} "
+              f"(seed {args.seed}), part {time.perf_counter() - t1:.0f} s, in all {time.perf_counter() - t0:.0f} s")
+        print("per benchmark")
+        print("\n".join(_table(cells, list(RUN_COLUMNS), 0)))
+        print("per operator")
+        print("\n".join(_table(cells, list(RUN_COLUMNS), 1)))
+        failed = [r for r in result["runs"] if r["failure"] not in ("trained",)]
+        if failed:
+            print("every failed mutant:")
+            for r in failed:
+                print(f"  {r['id']} {r['name']}: {r['failure']}: {r['outcome']} {r['error_type']}: "
+                      f"{_first_line(r['error_message'])} [{r['reason']}]")
+        sys.stdout.flush()
+        if args.json_out:
+            with open(args.json_out, "w", encoding="utf-8") as fh:
+                json.dump(result, fh, indent=1, default=str)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def _rerun_list(path: str) -> list[dict[str, Any]]:
+    """The mutants of an earlier ``--json`` output whose run failed (any kind but trained)."""
+    with open(path, encoding="utf-8") as fh:
+        return [r for r in json.load(fh).get("runs") or [] if r.get("failure") != "trained"]
+
+
+def _count(items: Any) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for item in items:
+        counts[item] += 1
+    return counts
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -254,21 +413,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", dest="json_out")
     ap.add_argument("--run-sample", type=int, default=0)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--time-limit", type=float, default=300.0)
+    ap.add_argument("--time-limit", type=float, default=300.0, help="Seconds per mutant run.")
+    ap.add_argument("--program-time-limit", type=float, default=0.0,
+                    help="Seconds for each program's first run [--time-limit].")
+    ap.add_argument("--max-program-seconds", type=float, default=0.0,
+                    help="Sample only mutants of programs whose own run completes within this many seconds.")
     ap.add_argument("--sample-programs", type=int, default=0,
-                    help="Draw the run sample from this many programs per benchmark (seeded), statically "
-                    "checked alone, instead of from the whole manifest's static check.")
+                    help="Run (and draw the sample from) this many programs per benchmark (seeded) [all].")
+    ap.add_argument("--slow-seconds", type=float, default=0.0,
+                    help="Mutants of programs whose run takes longer are drawn once per (benchmark, operator) "
+                    "cell that no faster program covers, never more.")
+    ap.add_argument("--parts", type=int, default=1, help="Run the sample in this many parts, tables after each.")
+    ap.add_argument("--store", help="Run store kept between calls (programs' runs reused) [a temporary one].")
     ap.add_argument("--jobs", type=int, default=1, help="Warm workers of the run sample.")
+    ap.add_argument("--rerun", help="Run again only the failed mutants of this earlier --json output (after a fix).")
     args = ap.parse_args(argv)
 
     rows = read_manifest(args.manifest, args.benchmark, None)[args.skip :]
     rows = rows[: args.limit] if args.limit else rows
-    if args.sample_programs:
-        rng = random.Random(args.seed)
-        by_bench: dict[str, list[dict[str, str]]] = defaultdict(list)
-        for row in rows:
-            by_bench[row["benchmark"]].append(row)
-        rows = [r for b in sorted(by_bench) for r in rng.sample(by_bench[b], min(args.sample_programs, len(by_bench[b])))]
+    result: dict[str, Any] = {}
+    if args.run_sample or args.rerun:
+        run_sample_part(args, rows, result)
+        return 0
     t0 = time.perf_counter()
     got = static_part(rows)
     cells, seconds = got["cells"], got["seconds"]
@@ -282,45 +448,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(_table(cells, ["written", "violations"], 0)))
     print("\nper operator")
     print("\n".join(_table(cells, ["written", "violations"], 1)))
-    result: dict[str, Any] = {
-        "static": {f"{b}/{o}": c for (b, o), c in cells.items()},
-        "seconds_per_program": seconds,
-    }
-    if args.run_sample:
-        chosen = sample(got["valid"], args.run_sample, args.seed)
-        t1 = time.perf_counter()
-        with tempfile.TemporaryDirectory(prefix="mutreal-validity-") as tmp:
-            records, programs = run_outcomes(chosen, args.time_limit, Path(tmp), args.jobs)
-        run_cells: dict[tuple[str, str], dict[str, Any]] = defaultdict(
-            lambda: dict.fromkeys((*RUN_COLUMNS, "example"), 0) | {"example": None}
-        )
-        for m, r in zip(chosen, records, strict=True):
-            cell = run_cells[(m["benchmark"], m["operator"])]
-            cell["written"] += 1
-            kind = failure_kind(m, r, programs[m["file"]])
-            cell[kind] += 1
-            m["failure"] = kind
-            if kind not in ("trained", "program failed"):
-                cell["example"] = cell["example"] or (
-                    f"{m['id']} {m['name']}: {kind}: {r.get('outcome')} {r.get('error_type')}: "
-                    f"{str(r.get('error_message'))[:200]}"
-                )
-        ok = sum(r.get("outcome") == "ok" for r in programs.values())
-        print(f"\nrun sample: {len(chosen)} mutants (seed {args.seed}) of {len(programs)} programs "
-              f"({ok} of which complete their own run), {time.perf_counter() - t1:.0f} s")
-        for f, r in sorted(programs.items()):
-            if r.get("outcome") != "ok":
-                print(f"  program fails: {f}: {r.get('outcome')} {r.get('error_type')}: {str(r.get('error_message'))[:160]}")
-        print("\nper benchmark")
-        print("\n".join(_table(run_cells, list(RUN_COLUMNS), 0)))
-        print("\nper operator")
-        print("\n".join(_table(run_cells, list(RUN_COLUMNS), 1)))
-        result["runs"] = [
-            {k: m[k] for k in ("id", "benchmark", "operator", "name")}
-            | {k: r.get(k) for k in ("outcome", "error_type", "error_message")}
-            | {"program_outcome": programs[m["file"]].get("outcome"), "failure": m.get("failure")}
-            for m, r in zip(chosen, records, strict=True)
-        ]
+    result["static"] = {f"{b}/{o}": c for (b, o), c in cells.items()}
+    result["seconds_per_program"] = seconds
     if args.json_out:
         with open(args.json_out, "w", encoding="utf-8") as fh:
             json.dump(result, fh, indent=1, default=str)

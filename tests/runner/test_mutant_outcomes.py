@@ -116,8 +116,8 @@ def test_a_mutant_with_a_name_error_on_its_own_import_is_invalid_not_a_kill(comp
     assert (failure["runs"], failure["of"]) == (2, 2)
     assert broken["killed"] is None and broken["coupling_strength"] is None and broken["detectability_iou"] is None
     assert broken["kp"] is None and broken["fisher_killed"] is None
-    assert data["failed_mutants"] == {"invalid": 1, "harness": 0, "stillborn": 0, "mutreal_defects": 1}
-    assert "invalid 1, harness 0, stillborn 0; 1 of them mutreal defects" in compared["text"]
+    assert data["failed_mutants"] == {"invalid": 1, "harness": 0, "stillborn": 0, "outgrown": 0, "mutreal_defects": 1}
+    assert "invalid 1, harness 0, stillborn 0, outgrown 0; 1 of them mutreal defects" in compared["text"]
     assert "invalid, not a kill (2 of 2 runs): NameError" in compared["text"]
 
 

@@ -1,5 +1,5 @@
 """Who failed (:mod:`mutreal.analysis.run_failures`): a mutant run that fails where its program's run
-with the same seed completes is invalid, harness or stillborn, never a kill. Fast: records built here
+with the same seed completes is invalid, harness, stillborn or outgrown, never a kill. Fast: records built here
 stand for runs; the slow end-to-end test is tests/runner/test_mutant_outcomes.py."""
 
 from __future__ import annotations
@@ -87,10 +87,78 @@ def test_nothing_is_blamed_on_a_mutant_whose_program_failed_too(error_type: str,
     assert classify_failure(_failed(error_type, "name 'Adam'", outcome=outcome), reference, EditNames({"Adam"})) is None
 
 
-@given(st.sampled_from(["ok", "timeout", "memory", "lost"]))
-def test_runs_that_completed_or_hit_a_limit_are_not_classified(outcome: str) -> None:
+@given(st.sampled_from(["ok", "lost"]))
+def test_runs_that_completed_or_were_lost_are_not_classified(outcome: str) -> None:
     run = RunRecord("m0", "mutant.py", 0, outcome)
     assert classify_failure(run, _ok(), EditNames({"Adam"})) is None
+
+
+def _provenance(operator: str, old: str, value: object) -> dict:
+    return {"parts": [{"operator": operator, "old": old, "new": str(value), "value": value}]}
+
+
+def _stopped(outcome: str, *, timeout_s: float = 100.0, memory_mb: float = 4000.0) -> RunRecord:
+    return RunRecord("m0", "mutant.py", 0, outcome, timeout_s=timeout_s, memory_limit_mb=memory_mb)
+
+
+def _program(wall_s: float, peak_mb: float = 1000.0) -> RunRecord:
+    run = _ok()
+    run.wall_time_s, run.peak_rss_mb = wall_s, peak_mb
+    return run
+
+
+@given(old=st.integers(1, 50), times=st.floats(1.01, 20.0), wall=st.floats(1.0, 200.0))
+def test_a_time_limit_is_the_operators_effect_only_when_its_epochs_carry_the_program_past_it(old, times, wall) -> None:
+    new = max(old + 1, round(old * times))
+    edit = edit_names(ORIGINAL, ORIGINAL, _provenance("HNE", str(old), new))
+    failure = classify_failure(_stopped("timeout"), _program(wall), edit)
+    assert failure is not None and failure.kind != "stillborn"
+    assert failure.kind == ("outgrown" if wall * (new / old) >= 100.0 else "harness")
+    assert failure.mutreal_defect == (failure.kind == "harness")
+    assert "--timeout" in failure.reason
+
+
+@given(st.sampled_from([("HNE", "50", 5), ("HLR", "0.01", 0.001), ("ACH", "'relu'", "elu"), ("HBS", "32", 256)]))
+def test_a_time_limit_on_an_edit_that_does_not_lengthen_training_is_the_setting(part) -> None:
+    # fewer epochs, another learning rate or activation, larger batches: a hang is not the edit's
+    edit = edit_names(ORIGINAL, ORIGINAL, _provenance(*part))
+    failure = classify_failure(_stopped("timeout"), _program(90.0), edit)
+    assert failure is not None and failure.kind == "harness" and "does not grow it" in failure.reason
+
+
+def test_a_memory_limit_is_the_operators_effect_when_the_edit_grows_the_batch() -> None:
+    whole = edit_names(ORIGINAL, ORIGINAL, _provenance("HDB", "32", None))
+    assert classify_failure(_stopped("memory"), _program(10.0, 500.0), whole).kind == "outgrown"
+    larger = edit_names(ORIGINAL, ORIGINAL, _provenance("HBS", "32", 256))
+    assert classify_failure(_stopped("memory"), _program(10.0, 600.0), larger).kind == "outgrown"
+    assert classify_failure(_stopped("memory"), _program(10.0, 100.0), larger).kind == "harness"  # 8 x 100 MB < 4 GB
+    # more epochs take longer, not more memory
+    epochs = edit_names(ORIGINAL, ORIGINAL, _provenance("HNE", "2", 20))
+    assert classify_failure(_stopped("memory"), _program(10.0, 3000.0), epochs).kind == "harness"
+
+
+def test_a_limit_stop_of_a_mutant_whose_program_failed_too_says_nothing() -> None:
+    edit = edit_names(ORIGINAL, ORIGINAL, _provenance("HNE", "2", 20))
+    assert classify_failure(_stopped("timeout"), _failed("ValueError", "its own"), edit) is None
+    assert classify_failure(_stopped("timeout"), None, edit) is None
+
+
+def test_a_mutant_its_limit_stopped_is_no_kill(tmp_path: Path) -> None:
+    (tmp_path / "fixed.py").write_text(ORIGINAL, encoding="utf-8")
+    longer = tmp_path / "longer.py"
+    longer.write_text(ORIGINAL.replace("epochs=2", "epochs=20"), encoding="utf-8")
+    (tmp_path / "longer.json").write_text(
+        '{"original": "fixed.py", "original_sha256": "", "parts": [{"operator": "HNE", "old": "2", "new": "20", '
+        '"value": 20}]}', encoding="utf-8")  # fmt: skip
+    original = [_program(30.0), _program(30.0)]
+    for seed, run in enumerate(original):
+        run.program, run.seed = str(tmp_path / "fixed.py"), seed
+    runs = [_stopped("timeout"), _stopped("timeout")]
+    runs[1].seed = 1
+    report = kill_from_records(original, {str(longer): runs}).to_dict()
+    (mutant,) = report["mutants"]
+    assert mutant["killed"] is None and mutant["failure"]["kind"] == "outgrown"
+    assert report["failed_mutants"]["outgrown"] == 1 and report["failed_mutants"]["mutreal_defects"] == 0
 
 
 def test_kill_leaves_an_invalid_mutant_out_of_the_mutation_score(tmp_path: Path) -> None:
@@ -107,7 +175,7 @@ def test_kill_leaves_an_invalid_mutant_out_of_the_mutation_score(tmp_path: Path)
     assert by_name["broken.py"]["killed"] is None and by_name["broken.py"]["failure"]["kind"] == "invalid"
     assert report["killed"] == 0 and report["mutation_score"] == 0.0  # of the one mutant judged
     assert report["failed_mutants"] == failure_counts([by_name["broken.py"]["failure"]]) == {
-        "invalid": 1, "harness": 0, "stillborn": 0, "mutreal_defects": 1}  # fmt: skip
+        "invalid": 1, "harness": 0, "stillborn": 0, "outgrown": 0, "mutreal_defects": 1}  # fmt: skip
 
 
 def test_a_mutant_none_of_whose_runs_completed_is_stillborn_not_a_kill(tmp_path: Path) -> None:

@@ -13,10 +13,17 @@ one of:
   left, a loss that cannot take the output's shape): it crashed before its first epoch, in code the
   edit did not write; or none of its runs completed (:func:`mutant_failure`), which leaves no
   prediction to count a kill on;
+- ``outgrown``: stopped by mutreal's time or memory limit where its program's run finished, and
+  the edit grows training by design (epochs up, smaller batches, copies added, a larger batch,
+  later early stopping: the operator's :meth:`~mutreal.mutation.operators.base.Operator.growth`)
+  by enough to carry its program's run past that limit: the operator's effect, unmeasured within
+  the limit (a higher limit measures it). A limit stop the edit's growth does not explain (an edit
+  that does not lengthen training, or its program's run far below the limit) is ``harness``: the
+  run's setting (a limit too tight for the machine's load, a hang that is not the edit's);
 - None: the model's own failure after training began (a diverged fit that raised, an evaluate that
   no longer fits the model's output): a crash, which kills as it always did.
 
-None of the three is a kill: cosmic-ray calls such a mutant *incompetent*, Stryker keeps compile and
+None of them is a kill: cosmic-ray calls such a mutant *incompetent*, Stryker keeps compile and
 runtime errors out of the score. The edit's names come from the mutant's text against its original's
 (what the mutant has that its original lacks) and the provenance's ``new`` texts; the decision reads
 the run's error type, message and outcome. :func:`classify_failure` is the one public decision
@@ -36,7 +43,7 @@ from typing import Any
 from mutreal.execution.records import Outcome
 
 #: the kinds of failure that are not the model's (:func:`classify_failure`), in the order shown
-KINDS = ("invalid", "harness", "stillborn")
+KINDS = ("invalid", "harness", "stillborn", "outgrown")
 #: which kinds are mutreal's own defects (the output says so)
 MUTREAL_DEFECTS = ("invalid", "harness")
 #: what each kind means, for the outputs
@@ -44,6 +51,8 @@ MEANING = {
     "invalid": "mutreal's edit cannot run (a name, keyword or import it wrote): a mutreal defect",
     "harness": "the run's setting failed (data, path, arguments): a mutreal defect",
     "stillborn": "the operator's own effect makes training impossible (it crashed before its first epoch)",
+    "outgrown": "the edit makes training longer or larger than mutreal's limit allows (epochs up): unmeasured, "
+    "a higher limit measures it",
 }
 
 #: error types of the run's setting (files, folders, command line)
@@ -59,6 +68,8 @@ class EditNames:
 
     names: set[str] = field(default_factory=set)
     keywords: set[str] = field(default_factory=set)
+    #: per limit ("time", "memory"): how many times the edit grows that (its parts' product) and why
+    growth: dict[str, tuple[float, str]] = field(default_factory=dict)
 
     def wrote(self, name: str) -> bool:
         """Whether ``name`` (or a dotted part of it, as a name or an attribute) is one the edit wrote."""
@@ -110,12 +121,37 @@ def edit_names(mutant_source: str, original_source: str | None, provenance: Mapp
     if original_source is not None:
         old_names, old_keywords = _tokens(original_source)
         names, keywords = names - old_names, keywords - old_keywords
-    for part in (provenance or {}).get("parts") or []:
+    parts = (provenance or {}).get("parts") or []
+    for part in parts:
         new_names, new_keywords = _tokens(str(part.get("new") or ""))
         old_names, old_keywords = _tokens(str(part.get("old") or ""))
         names |= new_names - old_names
         keywords |= new_keywords - old_keywords
-    return EditNames(names, keywords)
+    return EditNames(names, keywords, edit_growth(parts))
+
+
+def edit_growth(parts: Iterable[Mapping[str, Any]]) -> dict[str, tuple[float, str]]:
+    """Per limit (``time``, ``memory``): how many times the edit's parts (a provenance's ``parts``)
+    grow it, asked of each part's operator (one owner: the operator knows what its edit does), and
+    why; limits no part grows are left out. An operator this mutreal does not know grows nothing."""
+    from mutreal.mutation.operators import registry
+
+    operators = registry.operators()
+    factors: dict[str, float] = {}
+    reasons: dict[str, list[str]] = {}
+    for part in parts:
+        op = operators.get(str(part.get("operator") or ""))
+        if op is None:
+            continue
+        try:
+            grown = op.growth(part.get("old"), part.get("value"))
+        except Exception:  # noqa: BLE001 - an operator's defect is never a verdict: no growth
+            continue
+        for limit, factor in (("time", grown.time), ("memory", grown.memory)):
+            if factor > 1:
+                factors[limit] = factors.get(limit, 1.0) * factor
+                reasons.setdefault(limit, []).append(f"{op.id}: {grown.why}")
+    return {limit: (factor, "; ".join(reasons[limit])) for limit, factor in factors.items()}
 
 
 def edit_names_of(mutant: str | Path, original: str | Path | None) -> EditNames | None:
@@ -151,13 +187,16 @@ def _before_first_epoch(run: Any) -> bool:
 def classify_failure(run: Any, reference: Any, edit: EditNames | None) -> RunFailure | None:
     """Who failed in ``run`` (a mutant's run) where ``reference`` (its program's run with the same
     seed) completed: a :class:`RunFailure` of kind ``invalid``, ``harness`` or ``stillborn``, or None
-    when the run completed, its program's run did not, a limit stopped it, or the failure is the
-    model's own (a crash after training began: a kill)."""
+    when the run completed, its program's run did not, or the failure is the model's own (a crash
+    after training began: a kill). A run a limit stopped is ``outgrown`` or ``harness``
+    (:func:`_limit_failure`)."""
     outcome = Outcome.parse(run.outcome)
-    if outcome in (Outcome.OK, Outcome.LOST) or outcome.is_limit:
+    if outcome in (Outcome.OK, Outcome.LOST):
         return None
     if reference is None or Outcome.parse(reference.outcome) != Outcome.OK:
         return None
+    if outcome.is_limit:
+        return _limit_failure(run, reference, outcome, edit or EditNames())
     error_type = getattr(run, "error_type", None) or ""
     message = getattr(run, "error_message", None) or ""
     error = _error(run)
@@ -182,6 +221,31 @@ def classify_failure(run: Any, reference: Any, edit: EditNames | None) -> RunFai
         return RunFailure("stillborn", error, "crashed before its first epoch, in code the edit did not write, "
                           "where its program trains")  # fmt: skip
     return None
+
+
+def _limit_failure(run: Any, reference: Any, outcome: Outcome, edit: EditNames) -> RunFailure:
+    """A run mutreal's time or memory limit stopped where its program's run with the same seed
+    finished: ``outgrown`` when the edit's growth of that resource times what the program's run used
+    (its wall time, its peak memory) reaches the limit, ``harness`` otherwise. The program's run is
+    the measure: it ran in the same setting, so an edit that does not grow training by that much
+    cannot explain the stop, and a stop the edit does not explain is never the model's verdict."""
+    which, option = outcome.limit or ("time", "--timeout")
+    if which == "time":
+        used, limit, unit = getattr(reference, "wall_time_s", None), getattr(run, "timeout_s", None), "s"
+    else:
+        used, limit, unit = getattr(reference, "peak_rss_mb", None), getattr(run, "memory_limit_mb", None), "MB"
+    factor, why = edit.growth.get(which, (1.0, ""))
+    shown_limit = f"{limit:g} {unit}" if limit else "its limit"
+    shown_used = f"{used:.0f} {unit}" if used else "an unknown amount"
+    error = f"{outcome.value}: stopped at mutreal's {which} limit ({shown_limit})"
+    if factor > 1 and (factor == float("inf") or (used and limit and used * factor >= limit)):
+        grows = "without bound" if factor == float("inf") else f"{factor:g} times"
+        return RunFailure("outgrown", error, f"the edit grows its {which} {grows} ({why}); its program's run used "
+                          f"{shown_used}: past the limit, the operator's own effect; rerun with a higher {option}")  # fmt: skip
+    because = f"grows it only {factor:g} times ({why})" if factor > 1 else "does not grow it"
+    return RunFailure("harness", error, f"its program's run with the same seed finished using {shown_used} and the "
+                      f"edit {because}: the run's setting (a limit too tight for the machine's load, a hang "
+                      f"that is not the edit's); rerun with a higher {option}")  # fmt: skip
 
 
 def classify_runs(runs: Iterable[Any], references: Iterable[Any], edit: EditNames | None) -> list[RunFailure]:

@@ -84,10 +84,29 @@ def _is_classification(y: np.ndarray) -> bool:
     return np.issubdtype(ids.dtype, np.integer) or bool(np.all(np.equal(np.mod(ids, 1), 0)))
 
 
+def _step_ids(y: np.ndarray) -> tuple[np.ndarray, bool]:
+    """The class id of every step of sequence labels, ``(n, steps)``, and whether the steps are
+    one-hot rows (``(n, T, C)``) rather than ids (``(n, T)``, ``(n, T, 1)``)."""
+    if y.ndim >= 3 and y.shape[-1] > 1 and _is_onehot_values(y.reshape(-1, y.shape[-1])):
+        return np.argmax(y, axis=-1).reshape(len(y), int(np.prod(y.shape[1:-1]))), True
+    return y.reshape(len(y), int(np.prod(y.shape[1:]))), False
+
+
+def _majority(steps: np.ndarray) -> np.ndarray:
+    """Each row's most frequent class id (ties: the smallest id)."""
+    classes = np.unique(steps)
+    counts = np.stack([(steps == c).sum(axis=1) for c in classes], axis=1)
+    return classes[np.argmax(counts, axis=1)]
+
+
 def _groups(y: np.ndarray) -> np.ndarray:
-    """The group of every sample that the class-wise operators work on: its class, or for
-    regression targets (DeepCrime's buckets) its band around the mean, below one standard
-    deviation, within, above (per target column; several columns combine their bands)."""
+    """The group of every sample that the class-wise operators work on: its class (for sequence
+    labels, one class per step, the class most of its steps have: the first step alone says
+    little of a sequence), or for regression targets (DeepCrime's buckets) its band around the
+    mean, below one standard deviation, within, above (per target column; several columns combine
+    their bands)."""
+    if _is_sequence_labels(y):
+        return _majority(_step_ids(y)[0])
     if _is_classification(y):
         return _class_ids(y)
     t = np.asarray(y, dtype=float).reshape(len(y), -1)
@@ -190,9 +209,27 @@ def add_noise(x: Any, pct: float, seed: int = 0) -> Any:
     return x
 
 
+def _relabel_steps(y: np.ndarray, first: Any, second: Any) -> np.ndarray:
+    """Sequence labels ``y`` (a copy) whose steps of class ``first`` become ``second``, in the
+    labels' own form (ids, ``(n, T, 1)`` ids or one-hot steps)."""
+    steps, onehot = _step_ids(y)
+    hit = steps == first
+    if onehot:
+        flat = y.reshape(*steps.shape, y.shape[-1])
+        flat[hit] = 0
+        flat[hit, int(second)] = 1
+        return flat.reshape(y.shape)
+    flat = y.reshape(steps.shape)
+    flat[hit] = second
+    return flat.reshape(y.shape)
+
+
 def overlap(x: Any, y: Any, pct: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """TCO: pct% of the most frequent class are duplicated with the second most frequent class's
-    label (for a regression target: of the fullest band, with targets of the second fullest)."""
+    label (for a regression target: of the fullest band, with targets of the second fullest). For
+    sequence labels (one class per step: ``(n, T)``, ``(n, T, 1)``, one-hot ``(n, T, C)``) a
+    sequence's class is the one most of its steps have, and its copy has those steps relabelled
+    with the second class: the same input with conflicting labels, as a one-label copy has."""
     x, y = _rows(x), np.asarray(y)
     rng = _rng(seed)
     ids = _groups(y)
@@ -203,7 +240,9 @@ def overlap(x: Any, y: Any, pct: float, seed: int = 0) -> tuple[np.ndarray, np.n
     first, second = values[order[0]], values[order[1]]
     members = np.flatnonzero(ids == first)
     rows = rng.choice(members, _count(pct, len(members)), replace=False)
-    if _is_classification(y):
+    if _is_sequence_labels(y):
+        new_y = _relabel_steps(np.array(y[rows], copy=True), first, second)
+    elif _is_classification(y):
         new_y = np.array(y[rows], copy=True)
         _set_class(new_y, np.arange(len(rows)), np.full(len(rows), second))
     else:  # a regression target: the copies take targets of the second band's samples

@@ -18,7 +18,9 @@ The parts live in their own modules (:mod:`.records`, :mod:`.node_index`, :mod:`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from mutreal.extract.positions import NodeIndex
@@ -49,6 +51,7 @@ __all__ = [
     "MutationError",
     "NodeIndex",
     "LayerGroup",
+    "Growth",
     "Operator",
     "Program",
     "apply_edits",
@@ -56,6 +59,31 @@ __all__ = [
     "number_text",
     "overlap",
 ]
+
+
+@dataclass(frozen=True)
+class Growth:
+    """How many times an edit multiplies its run's training time and memory where it makes them
+    larger by design: more epochs, more steps (smaller batches), more data, a larger batch, early
+    stopping later. Why it exists: a mutant that mutreal's time or memory limit stops where its
+    program's run finished is the operator's own effect only when this growth carries the
+    program's run past the limit (:mod:`mutreal.analysis.run_failures`); any other such stop is the
+    run's setting. ``inf``: larger by an amount the edit does not fix (the whole training set in
+    one batch, early stopping that may now wait for every epoch)."""
+
+    time: float = 1.0
+    memory: float = 1.0
+    #: what the edit makes larger, for the outputs (``epochs 10 -> 100``)
+    why: str = ""
+
+    @staticmethod
+    def number(text: Any) -> float | None:
+        """``text`` (a site's old source text or a value) as a positive number, None otherwise."""
+        try:
+            value = float(str(text).strip())
+        except (TypeError, ValueError):
+            return None
+        return value if value > 0 and math.isfinite(value) else None
 
 
 class Operator:
@@ -95,6 +123,11 @@ class Operator:
     def no_site_reasons(self, program: Program) -> list[str]:
         """Why places that look like this operator's sites are not (``mutate --list`` shows them)."""
         return []
+
+    def growth(self, old: Any, value: Any) -> Growth:
+        """How the edit from ``old`` (the site's source text, as the provenance's part keeps it) to
+        ``value`` grows its run's training time and memory (:class:`Growth`); most edits do not."""
+        return Growth()
 
     # -- public API ---------------------------------------------------------------------------------
     def sites(self, program: Program) -> list[Site]:

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from mutreal.mutation.operators.base import Change, Edit, Example, Operator, Program, Site
+from mutreal.mutation.operators.base import Change, Edit, Example, Growth, Operator, Program, Site
 from mutreal.mutation.operators.common import (
     code_of,
     graph_reasons,
@@ -159,6 +159,15 @@ class ChangeBatchSize(_FitNumber):
     key = "batch_size"
     aliases = ("batch_size",)
 
+    def growth(self, old: Any, value: Any) -> Growth:
+        """Smaller batches: that many times the steps per epoch; larger: that much more memory."""
+        before, after = Growth.number(old), Growth.number(value)
+        if before is None or after is None or before == after:
+            return Growth()
+        if after < before:
+            return Growth(time=before / after, why=f"batch size {old} -> {value}: {before / after:g} times the steps")
+        return Growth(memory=after / before, why=f"batch size {old} -> {value}")
+
     def find_sites(self, program: Program) -> list[Site]:
         return super().find_sites(program) + self._generator_sites(program)
 
@@ -228,6 +237,13 @@ class ChangeEpochs(_FitNumber):
     aliases = ("epochs", "nb_epoch")
     methods = ("fit", "fit_generator")
 
+    def growth(self, old: Any, value: Any) -> Growth:
+        """More epochs: that many times the training."""
+        before, after = Growth.number(old), Growth.number(value)
+        if before is None or after is None or after <= before:
+            return Growth()
+        return Growth(time=after / before, why=f"epochs {old} -> {value}")
+
     def keyword(self, program: Program) -> str:
         return "nb_epoch" if program.era == "keras1" else "epochs"
 
@@ -265,6 +281,11 @@ class DisableBatching(Operator):
     """HDB: batch_size becomes the whole training set (``len(x)`` of fit's input)."""
 
     id = "HDB"
+
+    def growth(self, old: Any, value: Any) -> Growth:
+        """The whole training set in one batch: memory grows with the set, by a factor the edit
+        does not fix."""
+        return Growth(memory=float("inf"), why=f"batch size {old} -> the whole training set")
 
     def _loop_sites(self, program: Program) -> list[Site]:
         """TensorFlow 1 graph code: the batch size a session loop reads becomes the length of the

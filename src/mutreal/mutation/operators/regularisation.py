@@ -16,7 +16,16 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from mutreal.mutation.operators.base import Change, Edit, Example, MutationError, Operator, Program, Site
+from mutreal.mutation.operators.base import (
+    Change,
+    Edit,
+    Example,
+    Growth,
+    MutationError,
+    Operator,
+    Program,
+    Site,
+)
 from mutreal.mutation.operators.common import (
     code_of,
     era_name,
@@ -260,6 +269,14 @@ class ChangePatience(Operator):
     """RCP: the patience of an EarlyStopping callback passed to fit (explicit or default 0)."""
 
     id = "RCP"
+
+    def growth(self, old: Any, value: Any) -> Growth:
+        """More patience: early stopping later, up to every epoch the fit asks for (by how much,
+        the model decides)."""
+        before, after = Growth.number(old), Growth.number(value)
+        if after is None or (before is not None and after <= before):
+            return Growth()
+        return Growth(time=float("inf"), why=f"patience {old} -> {value}: early stopping may wait for every epoch")
 
     def no_site_reasons(self, program: Program) -> list[str]:
         return graph_reasons(self, program)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from mutreal.mutation.operators.base import Change, Component, Edit, Example, Operator, Program, Site
+from mutreal.mutation.operators.base import Change, Component, Edit, Example, Growth, Operator, Program, Site
 from mutreal.mutation.operators.common import make_edit, num
 from mutreal.mutation.operators.data_flow import Arrays, TrainingDataFinder
 from mutreal.program.model import data_path
@@ -198,3 +198,10 @@ class OverlapClasses(_TrainingDataOperator):
 
     id = "TCO"
     function = "overlap"
+
+    def growth(self, old: Any, value: Any) -> Growth:
+        """pct% of the fullest class added as copies: at most that much more data to train on."""
+        pct = Growth.number(value)
+        if pct is None:
+            return Growth()
+        return Growth(time=1 + pct / 100, memory=1 + pct / 100, why=f"{value}% of a class added as copies")
