@@ -300,3 +300,57 @@ def test_hdb_writes_the_fed_array_s_length_only_below_its_binding() -> None:
     assert registry.get("HDB").sites(program) == []
     (m,) = _mutants(Program(TF1_GRAPH, "graph.py"), "HDB") or [None]
     assert m is None or "batch_size = len(x_train)" in m.code
+
+
+#: graph code whose samples are the columns of its arrays, fed whole to placeholders of fixed shape
+#: (``tf.matmul(W, X)``): rows are features, so removing or adding rows cannot be fed
+FIXED_ROWS_GRAPH = """import numpy as np
+import tensorflow as tf
+from sklearn.datasets import load_diabetes
+
+data = load_diabetes()
+n = 300
+inputs = np.vstack([data.data[:n, 2], np.ones(n)]).astype(np.float32)
+targets = data.target[:n].reshape(1, n).astype(np.float32) / 100.0
+X = tf.placeholder(tf.float32, [2, n])
+Y = tf.placeholder(tf.float32, shape=(1, n))
+W = tf.Variable(tf.zeros([1, 2]))
+loss = tf.reduce_mean(tf.square(Y - tf.matmul(W, X)))
+step = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for _ in range(50):
+        sess.run(step, feed_dict={X: inputs, Y: targets})
+    print(sess.run(loss, feed_dict={X: inputs, Y: targets}))
+"""
+
+
+@pytest.mark.parametrize("op_id", ["TRD", "TUD", "TCO"])
+def test_rows_are_not_removed_or_added_where_a_fixed_placeholder_takes_the_whole_array(op_id: str) -> None:
+    program = Program(FIXED_ROWS_GRAPH, "columns.py")
+    op = registry.operators()[op_id]
+    assert op.sites(program) == []
+    assert any("placeholder X of fixed shape [2, n]" in why for why in op.no_site_reasons(program))
+    # where the placeholder takes any number of rows (None), the same loop is a site
+    any_rows = Program(FIXED_ROWS_GRAPH.replace("[2, n]", "[None, n]").replace("(1, n)", "(None, n)"), "rows.py")
+    assert len(op.sites(any_rows)) == 1
+    # slices of the array fed to a fixed batch placeholder: rows of any number are fed in turn
+    sliced = FIXED_ROWS_GRAPH.replace("{X: inputs, Y: targets})\n    print", "{X: inputs[:2], Y: targets[:1]})\n    print")
+    assert len(op.sites(Program(sliced, "sliced.py"))) == 1
+
+
+@pytest.mark.slow
+def test_row_keeping_training_data_mutants_of_a_fixed_placeholder_graph_train(tmp_path: Path, mutreal_command: str) -> None:
+    """TCL and TAN keep the rows: they still have a site there, and their mutants train."""
+    program = Program(FIXED_ROWS_GRAPH, "columns.py")
+    paths = []
+    for op_id in ("TCL", "TAN"):
+        mutant = _mutants(program, op_id)[0]
+        (tmp_path / mutant.name).write_text(mutant.code)
+        paths.append(str(tmp_path / mutant.name))
+    out = subprocess.run(
+        [mutreal_command, "run", *paths, "--runs", "1", "--json", "-q", "--framework", "auto", "--timeout", "300"],
+        capture_output=True, text=True, timeout=900, env={**os.environ, "CUDA_VISIBLE_DEVICES": ""}, check=False,
+    )
+    runs = json.loads(out.stdout)["runs"]
+    assert [r["outcome"] for r in runs] == ["ok", "ok"], [(r["error_type"], r["error_message"]) for r in runs]

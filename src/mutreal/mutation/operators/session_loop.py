@@ -156,3 +156,62 @@ def session_finding(program: Program, fi: int) -> Finding:
         return Finding(fi, reason="the training loop is not a statement")
     return Finding(fi, Arrays(outer, [names[0]], [names[1]], names[0], names[1], "session loop"))
 
+
+def _placeholder_rows(program: Program, name: str) -> str | None:
+    """The first dimension of the placeholder ``name`` is bound to (``name = tf.placeholder(dtype,
+    [2, T])``), as written, when it is a fixed number (a literal, or a name bound to one number);
+    None when it is ``None``/``-1`` (any number of rows), not written, or not found."""
+    for node in program.index.nodes.values():
+        if not (isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)):
+            continue
+        if node.targets[0].target.value != name or not isinstance(node.value, cst.Call):
+            continue
+        if last_name(node.value.func) != "placeholder":
+            return None
+        args = node.value.args
+        shape = next((a.value for a in args if a.keyword is not None and a.keyword.value == "shape"), None)
+        if shape is None:
+            positional = [a for a in args if a.keyword is None]
+            shape = positional[1].value if len(positional) > 1 else None
+        if not isinstance(shape, cst.List | cst.Tuple) or not shape.elements:
+            return None
+        first = shape.elements[0].value
+        if isinstance(first, cst.Integer):
+            return code_of(program, shape)
+        if isinstance(first, cst.Name) and first.value != "None" and _single_number_binding(program, first.value):
+            return code_of(program, shape)
+        return None
+    return None
+
+
+def fixed_rows_reason(program: Program, fi: int) -> str:
+    """Why rows cannot be removed from or added to the arrays a graph program's training run feeds
+    (``''`` when they can): a whole array (not a slice of it) fed to a placeholder whose first
+    dimension is a fixed number. Such a graph takes exactly that many rows (or its samples are
+    columns, ``X = tf.placeholder(tf.float32, [2, T])`` with ``tf.matmul(W, X)``): a training set of
+    another length cannot be fed, so TRD, TUD and TCO, which change the number of rows, have no
+    site there (a mutant would die on its first feed, measuring nothing of the fault)."""
+    fit = program.model.fits[fi]
+    cid = program.find_call(fit.line, None, "run")
+    call = program.index.nodes.get(cid) if cid is not None else None
+    if not isinstance(call, cst.Call):
+        return ""
+    feed = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "feed_dict"), None)
+    if feed is None and len(call.args) > 1 and call.args[1].keyword is None:
+        feed = call.args[1].value
+    if not isinstance(feed, cst.Dict):
+        return ""
+    for element in feed.elements:
+        if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.Name):
+            continue
+        if not isinstance(element.value, cst.Name):  # a slice or batch: rows of any number are fed in turn
+            continue
+        shape = _placeholder_rows(program, element.key.value)
+        if shape is not None:
+            return (
+                f"the whole array {element.value.value} is fed to the placeholder {element.key.value} of fixed "
+                f"shape {shape}: a training set with other rows cannot be fed (its graph takes exactly those rows, "
+                "or its samples are columns)"
+            )
+    return ""
+

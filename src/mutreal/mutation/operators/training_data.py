@@ -37,7 +37,18 @@ class _TrainingDataOperator(Operator):
     function: ClassVar[str] = ""
     #: which arrays the call rebinds: "xy", "x" or "y"
     arrays: ClassVar[str] = "xy"
+    #: whether the call removes or adds rows (TRD, TUD, TCO), which a graph fed whole arrays through
+    #: a placeholder of fixed rows cannot take (:func:`.session_loop.fixed_rows_reason`)
+    changes_rows: ClassVar[bool] = False
     options = {"seed": 0}
+
+    def _graph_reason(self, program: Program, fit: int, arrays: Arrays) -> str:
+        """Why a graph program's session loop cannot take this operator's arrays ('' when it can)."""
+        if not self.changes_rows or arrays.via != "session loop":
+            return ""
+        from mutreal.mutation.operators.session_loop import fixed_rows_reason
+
+        return fixed_rows_reason(program, fit)
 
     def _applies(self, arrays: Arrays) -> str:
         """Why this operator cannot rebind these arrays ('' when it can)."""
@@ -59,7 +70,7 @@ class _TrainingDataOperator(Operator):
         sites = []
         for finding in TrainingDataFinder.of(program).findings():
             a = finding.arrays
-            if a is None or self._applies(a):
+            if a is None or self._applies(a) or self._graph_reason(program, finding.fit, a):
                 continue
             # one fault of the training data however many arrays the call rebinds together: the
             # inputs' chain when it rebinds them, else the labels' (classify reports it there)
@@ -79,7 +90,11 @@ class _TrainingDataOperator(Operator):
         out = []
         for finding in TrainingDataFinder.of(program).findings():
             fit = program.model.fits[finding.fit]
-            why = finding.reason or (self._applies(finding.arrays) if finding.arrays else "")
+            why = finding.reason or (
+                (self._applies(finding.arrays) or self._graph_reason(program, finding.fit, finding.arrays))
+                if finding.arrays
+                else ""
+            )
             if why:
                 out.append(f"{fit.method} call at line {fit.line}: {why}")
         return out
@@ -176,6 +191,7 @@ class RemoveTrainingData(_TrainingDataOperator):
 
     id = "TRD"
     function = "remove"
+    changes_rows = True
 
 
 class UnbalanceTrainingData(_TrainingDataOperator):
@@ -183,6 +199,7 @@ class UnbalanceTrainingData(_TrainingDataOperator):
 
     id = "TUD"
     function = "unbalance"
+    changes_rows = True
 
 
 class AddNoise(_TrainingDataOperator):
@@ -198,6 +215,7 @@ class OverlapClasses(_TrainingDataOperator):
 
     id = "TCO"
     function = "overlap"
+    changes_rows = True
 
     def growth(self, old: Any, value: Any) -> Growth:
         """pct% of the fullest class added as copies: at most that much more data to train on."""
