@@ -354,3 +354,22 @@ def test_row_keeping_training_data_mutants_of_a_fixed_placeholder_graph_train(tm
     )
     runs = json.loads(out.stdout)["runs"]
     assert [r["outcome"] for r in runs] == ["ok", "ok"], [(r["error_type"], r["error_message"]) for r in runs]
+
+
+def test_no_other_optimizer_where_the_variables_are_initialised_before_it_is_built() -> None:
+    # the initialiser op covers only the variables that exist when it is built: Adam's or Adagrad's
+    # slot variables, made by minimize below it, would stay uninitialised
+    early = FIXED_ROWS_GRAPH.replace(
+        "step = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\nwith tf.Session() as sess:\n"
+        "    sess.run(tf.global_variables_initializer())\n",
+        "sess = tf.InteractiveSession()\ntf.global_variables_initializer().run()\n"
+        "step = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\nif True:\n",
+    )
+    assert early != FIXED_ROWS_GRAPH
+    och = registry.operators()["OCH"]
+    assert och.sites(Program(early, "early.py")) == []
+    (why,) = och.no_site_reasons(Program(early, "early.py"))
+    assert "initialised at line 14, before it is built" in why
+    assert len(och.sites(Program(FIXED_ROWS_GRAPH, "late.py"))) == 1  # initialised after minimize: a site
+    hlr = registry.operators()["HLR"]  # another rate makes no slot: still a site
+    assert len(hlr.sites(Program(early, "early.py"))) == 1

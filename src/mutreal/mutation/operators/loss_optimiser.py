@@ -165,11 +165,44 @@ TF1_OPTIMIZERS = {
 }
 
 
+#: the calls that build TensorFlow 1's variable initialiser op (of the variables that exist then)
+_INITIALISERS = frozenset({"global_variables_initializer", "initialize_all_variables", "variables_initializer"})
+
+
+def initialised_before(program: Program, node: int) -> int | None:
+    """The line of the last variable initialiser op a graph program builds, when it is built above
+    the optimizer call ``node`` (and none below it): such an op initialises only the variables that
+    exist when it is built, so the slot variables another optimizer makes (Adam's moments,
+    Adagrad's accumulators: every ``tf.train`` optimizer but plain gradient descent) would stay
+    uninitialised and its first step fails. None otherwise."""
+    line = program.index.position(node)[0]
+    found = [
+        program.index.position(nid)[0]
+        for nid, call in program.index.nodes.items()
+        if isinstance(call, cst.Call) and last_name(call.func) in _INITIALISERS
+    ]
+    return max(found) if found and max(found) < line else None
+
+
 class ChangeOptimiser(Operator):
     """OCH: compile's optimiser becomes another class (string or object spelling kept)."""
 
     id = "OCH"
     options = {"keep_learning_rate": False}
+
+    def no_site_reasons(self, program: Program) -> list[str]:
+        out = []
+        for _ci, _optimizer, (_kind, node) in optimizer_targets(program):
+            call = program.node(node)
+            if isinstance(call, cst.Call) and last_name(call.func) in keras_api.TF_TRAIN_OPTIMIZERS:
+                line = initialised_before(program, node)
+                if line is not None:
+                    out.append(
+                        f"{last_name(call.func)} at line {program.index.position(node)[0]}: the variables are "
+                        f"initialised at line {line}, before it is built; every other tf.train optimizer makes slot "
+                        "variables that would stay uninitialised (its first step fails)"
+                    )
+        return out
 
     def find_sites(self, program: Program) -> list[Site]:
         sites = []
@@ -177,6 +210,8 @@ class ChangeOptimiser(Operator):
             detail = {"compile": ci, "spelling": kind, "optimizer": optimizer.cls}
             call = program.node(node)
             if isinstance(call, cst.Call) and last_name(call.func) in keras_api.TF_TRAIN_OPTIMIZERS:
+                if initialised_before(program, node) is not None:
+                    continue  # said by no_site_reasons
                 detail["tf1"] = True  # ``tf.compat.v1.train.GradientDescentOptimizer(...)``
             sites.append(
                 program.make_site(
