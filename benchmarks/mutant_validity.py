@@ -337,10 +337,13 @@ def run_sample_part(args: argparse.Namespace, rows: list[dict[str, str]], result
     print(f"static check of those: {len(got['seconds'])} programs, "
           f"{sum(c['written'] for c in got['cells'].values())} mutants, "
           f"{sum(c['violations'] for c in got['cells'].values())} violations", flush=True)
+    offered = {o for (_, o), c in got["cells"].items() if c["written"]}
+    print("operators with no site in them: " + (", ".join(sorted(set(registry.operators()) - offered)) or "none"))
     if again is not None:
         wanted = {(m["id"], m["name"]) for m in again}
         chosen = [m for m in got["valid"] if (m["id"], m["name"]) in wanted]
-        print(f"running again {len(chosen)} of the {len(wanted)} failed mutants of {args.rerun}")
+        print(f"running again {len(chosen)} of the {len(wanted)} failed mutants of {args.rerun} (the others are no "
+              "longer made: their operator has no site there now)")
     else:
         slow = {r["file"] for r in usable if args.slow_seconds and programs[r["file"]].wall_time_s > args.slow_seconds}
         chosen = sample(got["valid"], args.run_sample, args.seed, slow)
@@ -392,9 +395,10 @@ def run_sample_part(args: argparse.Namespace, rows: list[dict[str, str]], result
 
 
 def _rerun_list(path: str) -> list[dict[str, Any]]:
-    """The mutants of an earlier ``--json`` output whose run failed (any kind but trained)."""
+    """The mutants of an earlier ``--json`` output whose run failed (any kind but outgrown, which
+    a run under the same limit repeats)."""
     with open(path, encoding="utf-8") as fh:
-        return [r for r in json.load(fh).get("runs") or [] if r.get("failure") != "trained"]
+        return [r for r in json.load(fh).get("runs") or [] if r.get("failure") not in ("trained", "outgrown")]
 
 
 def _count(items: Any) -> dict[str, int]:
