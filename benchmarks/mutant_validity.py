@@ -246,6 +246,9 @@ def run_files(paths: list[str], time_limit: float, jobs: int, store: Path) -> di
                                           "error_type", "error_message", "wall_time_s")} | {"key": ""})  # fmt: skip
         found[os.path.realpath(row["program"])] = record
     missing = _missing(proc.stderr[-300:])
+    if len(rows) == len(paths):  # one run per program, in their order: a run reused from the store
+        # carries the path it was first trained at, not this one
+        return {os.path.realpath(p): found[os.path.realpath(r["program"])] for p, r in zip(paths, rows, strict=True)}
     return {os.path.realpath(p): found.get(os.path.realpath(p), missing) for p in paths}
 
 
