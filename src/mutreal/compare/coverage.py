@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mutreal.compare.statements import Statement, anonymous, touches
+from mutreal.decisions import DecisionId as D
+from mutreal.decisions import applies
 from mutreal.program.model import ProgramModel
 from mutreal.serialise import Record
 
@@ -39,6 +41,8 @@ DATA_SOURCE = "synthetic_data_source"
 REWRITE_MIN = 4
 #: a change the tolerant parse's reading made (decision lost-block-noise)
 LOST_BLOCK = "lost_block"
+#: a header only one side has around statements both sides have (decision regrouped-block-noise)
+REGROUPED = "regrouped_block"
 
 
 @dataclass
@@ -309,6 +313,56 @@ def _feeding(side: list[Statement], names: set[str]) -> set[int]:
     return inside
 
 
+#: headers that only group statements: a function (called on its side), the module's main guard,
+#: a session's block (``with tf.Session() as sess:``)
+_MAIN_GUARD = re.compile(r"^if __name__ == ['\"]__main__['\"]\s*:")
+_SESSION_BLOCK = re.compile(r"^with .*\bSession\(")
+
+
+@applies(D.REGROUPED_BLOCK_NOISE)
+def _regrouped(changes: list[StatementChange], buggy: list[Statement], fixed: list[Statement]) -> set[int]:
+    """Indices of one-sided headers that regroup statements both programs have: ``def main():``
+    put around the posted program (and called), its ``if __name__ == '__main__':`` guard, a
+    session opened as a block where the other side assigned it. The study's same-semantics
+    syntax: the statements run are the same. A header whose body its side also adds (a new
+    function, a new loop) is a change, and so is any other header (a ``with`` that sets a device,
+    a graph, a dependency or a scope changes what its body builds)."""
+    one_sided: dict[int, set[int]] = {}  # id of a statement -> index of its one-sided change
+    for i, c in enumerate(changes):
+        if c.buggy is None or c.fixed is None:
+            one_sided.setdefault(id(c.buggy or c.fixed), set()).add(i)
+    out: set[int] = set()
+    wrappers: set[str] = set()
+    def order(ic: tuple[int, StatementChange]) -> int:
+        """Functions first, then the calls of those that wrap, then the other headers."""
+        st = ic[1].buggy or ic[1].fixed
+        assert st is not None
+        return 0 if st.defines else 1 if st.end <= st.last else 2
+
+    for i, c in sorted(enumerate(changes), key=order):
+        if c.buggy is not None and c.fixed is not None:
+            continue
+        st = c.buggy or c.fixed
+        side = buggy if c.fixed is None else fixed
+        assert st is not None
+        if st.end <= st.last:
+            if st.reads and st.reads <= wrappers and st.written.endswith("()") and not st.binds:
+                out.add(i)  # the call of a wrapper: ``main()``
+                one_sided.pop(id(st), None)
+            continue  # not a compound statement
+        if st.defines:
+            name = next(iter(st.defines))
+            if not any(name in o.reads for o in side if o is not st) or st.written.startswith("class "):
+                continue  # a function nobody calls does not run its body
+        elif not (_MAIN_GUARD.match(st.written) or _SESSION_BLOCK.match(st.written)):
+            continue
+        body = [o for o in side if st.last < o.line <= st.end and o.noise is None]
+        if body and not any(id(o) in one_sided for o in body):
+            out.add(i)
+            wrappers |= st.defines
+    return out
+
+
 def _hit(statement: Statement | None, lines: set[tuple[str, int]]) -> bool:
     if statement is None:
         return False
@@ -392,6 +446,11 @@ def cover(
     changes = statement_changes(buggy, fixed)
     coverage = Coverage()
     kept: list[StatementChange] = []
+    regrouped = _regrouped(changes, buggy, fixed)
+    if regrouped:
+        coverage.noise[REGROUPED] = len(regrouped)
+    changes = [c for i, c in enumerate(changes) if i not in regrouped]
+    written_new = sum(1 for c in changes if c.fixed is not None)
     for c in changes:
         if _renamed(c):
             coverage.noise[RENAMED] = coverage.noise.get(RENAMED, 0) + 1
@@ -454,9 +513,10 @@ def cover(
                 explained[i] = True
     # a fix that writes most of the fixed program anew completes or rewrites the post (rule
     # completed_snippet, 4.2.1): its additions no component explains are that completion
+    # (what is new is counted before the noise rules: a rewrite renames and completes as it goes)
     program = sum(1 for st in fixed if st.noise is None)
     added = [i for i, c in enumerate(kept) if c.buggy is None]
-    if len(added) > REWRITE_MIN and len(added) * 2 > program:
+    if len(added) > REWRITE_MIN and written_new * 2 > program:
         rewrite = {i for i in added if not explained[i]}
         if rewrite:
             coverage.noise[COMPLETION] = coverage.noise.get(COMPLETION, 0) + len(rewrite)
