@@ -127,6 +127,7 @@ class DecisionId(TextEnum):
     MMR_SESSION_MEMORY = "MMR-session-memory"
     HBI_BATCH_BOUNDS = "HBI-batch-bounds"
     REGROUPED_BLOCK_NOISE = "regrouped-block-noise"
+    REWRITTEN_PROGRAM = "rewritten-program"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

@@ -43,6 +43,8 @@ REWRITE_MIN = 4
 LOST_BLOCK = "lost_block"
 #: a header only one side has around statements both sides have (decision regrouped-block-noise)
 REGROUPED = "regrouped_block"
+#: one program replaced by another (decision rewritten-program)
+REWRITE = "rewritten_program"
 
 
 @dataclass
@@ -451,6 +453,7 @@ def cover(
         coverage.noise[REGROUPED] = len(regrouped)
     changes = [c for i, c in enumerate(changes) if i not in regrouped]
     written_new = sum(1 for c in changes if c.fixed is not None)
+    written_gone = sum(1 for c in changes if c.buggy is not None)
     for c in changes:
         if _renamed(c):
             coverage.noise[RENAMED] = coverage.noise.get(RENAMED, 0) + 1
@@ -512,11 +515,21 @@ def cover(
             ):
                 explained[i] = True
     # a fix that writes most of the fixed program anew completes or rewrites the post (rule
-    # completed_snippet, 4.2.1): its additions no component explains are that completion
-    # (what is new is counted before the noise rules: a rewrite renames and completes as it goes)
+    # completed_snippet, 4.2.1): its additions no component explains are that completion; where
+    # it also drops most of the buggy program, the post was replaced by another program (decision
+    # rewritten-program): what no component explains on either side is that rewrite, counted as
+    # such (what is new is counted before the noise rules: a rewrite renames and completes as it goes)
     program = sum(1 for st in fixed if st.noise is None)
+    posted = sum(1 for st in buggy if st.noise is None)
     added = [i for i, c in enumerate(kept) if c.buggy is None]
-    if len(added) > REWRITE_MIN and written_new * 2 > program:
+    removed = [i for i, c in enumerate(kept) if c.fixed is None]
+    if rewritten_program(written_new, program, written_gone, posted):
+        rewrite = {i for i in added + removed if not explained[i]}
+        if rewrite:
+            coverage.noise[REWRITE] = coverage.noise.get(REWRITE, 0) + len(rewrite)
+        kept = [c for i, c in enumerate(kept) if i not in rewrite]
+        explained = [e for i, e in enumerate(explained) if i not in rewrite]
+    elif len(added) > REWRITE_MIN and written_new * 2 > program:
         rewrite = {i for i in added if not explained[i]}
         if rewrite:
             coverage.noise[COMPLETION] = coverage.noise.get(COMPLETION, 0) + len(rewrite)
@@ -545,6 +558,17 @@ def cover(
     coverage.open = [c for c, e in zip(kept, explained, strict=True) if not e]
     coverage.unexplained = [unexplained_change(c) for c in coverage.open]
     return coverage
+
+
+@applies(D.REWRITTEN_PROGRAM)
+def rewritten_program(new: int, program: int, gone: int, posted: int) -> bool:
+    """Decision rewritten-program: the fix writes more than half of the fixed program anew
+    (``new`` of its ``program`` statements added or changed) and drops or changes more than half
+    of the buggy one (``gone`` of ``posted``), each more than :data:`REWRITE_MIN` statements: a
+    benchmark that replaced the posted program by its own. Its components are read as always;
+    the statements no component explains are that replacement, counted as ``rewritten_program``,
+    not fixes one by one."""
+    return new > REWRITE_MIN and gone > REWRITE_MIN and new * 2 > program and gone * 2 > posted
 
 
 def _set_up(

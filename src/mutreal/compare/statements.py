@@ -585,6 +585,13 @@ class _Anonymise(ast.NodeTransformer):
     def visit_Name(self, node: ast.Name) -> ast.AST:
         return ast.Name("_", node.ctx)
 
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        """``self.cell`` is a variable too: an object's attribute made a local name (or back)."""
+        if isinstance(node.value, ast.Name) and node.value.id == "self":
+            return ast.Name("_", node.ctx)
+        self.generic_visit(node)
+        return node
+
     def visit_arg(self, node: ast.arg) -> ast.AST:
         return ast.arg("_")
 
