@@ -128,6 +128,7 @@ class DecisionId(TextEnum):
     HBI_BATCH_BOUNDS = "HBI-batch-bounds"
     REGROUPED_BLOCK_NOISE = "regrouped-block-noise"
     REWRITTEN_PROGRAM = "rewritten-program"
+    APW_GRAPH_API = "APW-graph-api"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

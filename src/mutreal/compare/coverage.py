@@ -17,6 +17,7 @@ value moved into a variable: ``n = 128`` feeding the changed layer).
 
 from __future__ import annotations
 
+import ast
 import builtins
 import difflib
 import re
@@ -45,6 +46,8 @@ LOST_BLOCK = "lost_block"
 REGROUPED = "regrouped_block"
 #: one program replaced by another (decision rewritten-program)
 REWRITE = "rewritten_program"
+#: rule value_moved_into_variable (:mod:`mutreal.compare.values`), on statements
+MOVED_VALUE = "value_moved_into_variable"
 
 
 @dataclass
@@ -315,6 +318,78 @@ def _feeding(side: list[Statement], names: set[str]) -> set[int]:
     return inside
 
 
+def _parsed(text: str) -> ast.stmt | None:
+    source = text + "\n    pass" if text.rstrip().endswith(":") else text
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return None
+    return body[0] if body else None
+
+
+class _Inline(ast.NodeTransformer):
+    def __init__(self, name: str, value: ast.expr) -> None:
+        self.name, self.value = name, value
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return self.value if node.id == self.name and isinstance(node.ctx, ast.Load) else node
+
+
+def _inlined(changes: list[StatementChange]) -> set[int]:
+    """Rule value_moved_into_variable on statements: indices of changes that only move a value
+    into a variable or out of it. A one-sided assignment ``init = E`` and a statement reading
+    ``init`` that, with ``E`` written in its place, is its counterpart on the other side
+    (``init = tf.global_variables_initializer(); sess.run(init)`` against
+    ``sess.run(tf.global_variables_initializer())``): the same statements run with the same value."""
+    out: set[int] = set()
+    for a in range(len(changes)):
+        for on_buggy in (True, False):
+            if a not in out:
+                _inline_one(changes, a, on_buggy, out)
+    return out
+
+
+def _inline_one(changes: list[StatementChange], a: int, on_buggy: bool, out: set[int]) -> None:
+    """:func:`_inlined` for the assignment of change ``a`` on one side: one-sided, or changed into
+    the very statement that reads it with its value written in (the diff pairs them by likeness)."""
+    assign = changes[a]
+    one = assign.buggy if on_buggy else assign.fixed
+    counterpart = assign.fixed if on_buggy else assign.buggy
+    if one is None:
+        return
+    tree = _parsed(one.text)
+    if not (isinstance(tree, ast.Assign) and len(tree.targets) == 1 and isinstance(tree.targets[0], ast.Name)):
+        return
+    name, value = tree.targets[0].id, tree.value
+    for r, reader in enumerate(changes):
+        if r == a or r in out:
+            continue
+        mine = reader.buggy if on_buggy else reader.fixed
+        if mine is None or name not in mine.reads:
+            continue
+        theirs = reader.fixed if on_buggy else reader.buggy
+        if counterpart is not None:
+            if theirs is not None:
+                continue  # the reader's counterpart is its own; the assignment's is the inlined one
+            partners = [(a, counterpart)]
+        elif theirs is not None:
+            partners = [(r, theirs)]
+        else:
+            partners = [
+                (k, c.fixed if on_buggy else c.buggy)
+                for k, c in enumerate(changes)
+                if k not in out and k != a and (c.buggy is None if on_buggy else c.fixed is None)
+            ]
+        mine_tree = _parsed(mine.text)
+        if mine_tree is None:
+            continue
+        inlined = ast.unparse(_Inline(name, value).visit(mine_tree)).split("\n")[0].strip()
+        match = next((k for k, st in partners if st is not None and st.text == inlined), None)
+        if match is not None:
+            out |= {a, r, match}
+            return
+
+
 #: headers that only group statements: a function (called on its side), the module's main guard,
 #: a session's block (``with tf.Session() as sess:``)
 _MAIN_GUARD = re.compile(r"^if __name__ == ['\"]__main__['\"]\s*:")
@@ -448,6 +523,10 @@ def cover(
     changes = statement_changes(buggy, fixed)
     coverage = Coverage()
     kept: list[StatementChange] = []
+    inlined = _inlined(changes)
+    if inlined:
+        coverage.noise[MOVED_VALUE] = len(inlined)
+    changes = [c for i, c in enumerate(changes) if i not in inlined]
     regrouped = _regrouped(changes, buggy, fixed)
     if regrouped:
         coverage.noise[REGROUPED] = len(regrouped)
