@@ -298,3 +298,28 @@ def test_a_replaced_program_is_counted_as_a_rewrite():
     kept = posted + "".join(f"r{i} = make_row({i})\n" for i in range(5))
     coverage = cover(statements_of(posted, "b.py"), statements_of(kept, "f.py"), [])
     assert "rewritten_program" not in coverage.noise
+
+
+def test_the_loading_a_benchmark_replaced_with_made_up_data_is_set_up(classify_texts):
+    """Rule synthetic_data_source: where the fixed program makes its data up, the buggy program's
+    loading (the reading calls, what is moved along from them, the input pipeline's machinery)
+    is what the benchmark replaced; an operation of the model on the data is not loading."""
+    head = "import numpy as np\nimport tensorflow as tf\n"
+    model = (
+        "x = tf.placeholder(tf.float32, [None, 4])\nw = tf.Variable(tf.zeros([4, 1]))\n"
+        "cost = tf.reduce_mean(tf.square(tf.matmul(x, w)))\n"
+        "step = tf.train.AdamOptimizer(0.01).minimize(cost)\n"
+    )
+    loading = (
+        "names = tf.train.string_input_producer(['a.csv'])\nreader = tf.TextLineReader()\n"
+        "key, line = reader.read(names)\nrows = tf.decode_csv(line, [[0.0]] * 4)\n"
+        "batch = tf.train.batch([rows], batch_size=8)\n"
+    )
+    train = "sess = tf.Session()\nfor i in range(3):\n    sess.run(step, feed_dict={x: data})\n"
+    buggy = head + loading + model + train.replace("data}", "sess.run(batch)}")
+    fixed = head + "data = np.random.random((8, 4))\n" + model + train
+    result = classify_texts(buggy, fixed)
+    assert result.unexplained == [] and result.noise_statements.get("synthetic_data_source", 0) >= 5
+    # the same loading with the posted data kept is a change
+    kept = classify_texts(buggy, buggy.replace("batch_size=8", "batch_size=8, num_threads=4"))
+    assert kept.changed_statements == 1

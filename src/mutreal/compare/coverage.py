@@ -355,8 +355,12 @@ def _inline_one(changes: list[StatementChange], a: int, on_buggy: bool, out: set
     assign = changes[a]
     one = assign.buggy if on_buggy else assign.fixed
     counterpart = assign.fixed if on_buggy else assign.buggy
-    if one is None:
+    if one is None or len(one.binds) != 1 or one.end > one.last:
         return
+    [bound] = one.binds
+    readers = [c.buggy if on_buggy else c.fixed for k, c in enumerate(changes) if k != a and k not in out]
+    if not any(st is not None and bound in st.reads for st in readers):
+        return  # nothing changed reads it: no parse needed
     tree = _parsed(one.text)
     if not (isinstance(tree, ast.Assign) and len(tree.targets) == 1 and isinstance(tree.targets[0], ast.Name)):
         return
@@ -438,6 +442,59 @@ def _regrouped(changes: list[StatementChange], buggy: list[Statement], fixed: li
             out.add(i)
             wrappers |= st.defines
     return out
+
+
+#: calls that read data from files or stream it through an input pipeline
+_READS_DATA = re.compile(
+    r"\b(string_input_producer|WholeFileReader|TFRecordReader|TextLineReader|FixedLengthRecordReader|"
+    r"read_file|decode_\w+|parse_single_example|parse_example|from_tensor_slices|TFRecordDataset|"
+    r"TextLineDataset|make_one_shot_iterator|make_initializable_iterator|get_next|read_tfrecord|"
+    r"imread|read_csv|read_excel|loadtxt|genfromtxt|listdir|glob|load_img|flow_from_directory)\("
+)
+#: the machinery of a queue-fed input pipeline (started, batched, stopped)
+_PIPELINE = re.compile(
+    r"\b(Coordinator|start_queue_runners|request_stop|should_stop|batch|shuffle_batch|"
+    r"batch_join|map|repeat|shuffle|prefetch|read|read_up_to)\("
+)
+
+
+@applies(D.DATA_SOURCE_NOISE)
+def _loading(side: list[Statement]) -> set[int]:
+    """Indices of a program's data loading: the statements that read data (files, input
+    pipelines: :data:`_READS_DATA`), those computed from what they read (forward, through the
+    names they bind; a helper's body and its header with it), and the pipeline's machinery
+    (:data:`_PIPELINE`) around them. Where the fixed program makes its data up, what the buggy
+    program did to load it is what the benchmark replaced (rule synthetic_data_source); the
+    preprocessing the data pass compares is not taken here: a statement a component or a compared
+    element explains is explained before this rule is read."""
+    inside = {i for i, st in enumerate(side) if _READS_DATA.search(st.written)}
+    for i, st in enumerate(side):  # a helper that loads: its header, its body
+        if st.defines and any(st.line < o.line <= st.end for o in (side[j] for j in inside)):
+            inside |= {i} | {j for j, o in enumerate(side) if st.line < o.line <= st.end}
+    grown = True
+    while grown:
+        grown = False
+        bound = {b for j in inside for b in side[j].binds} | {
+            d for j in inside for d in side[j].defines
+        }
+        for i, st in enumerate(side):
+            if i in inside or st.defines or st.end > st.last:
+                continue  # a header (a loop's bound, a condition) is no loading
+            roots = {r.split(".")[0] for r in st.reads}
+            called = set(_CALLED.findall(st.written))
+            # only moved along, or through the pipeline: a tensor operation on the data is the
+            # model's, not the loading's
+            loading = all(
+                _READS_DATA.search(f"{c}(") or _PIPELINE.search(f"{c}(") or c in bound for c in called
+            )
+            machinery = bool(called) and all(_PIPELINE.search(f"{c}(") for c in called)
+            if loading and ((roots & bound and (st.binds or called)) or machinery):
+                inside.add(i)
+                grown = True
+    return inside
+
+
+_CALLED = re.compile(r"(\w+)\s*\(")
 
 
 def _hit(statement: Statement | None, lines: set[tuple[str, int]]) -> bool:
@@ -551,6 +608,8 @@ def cover(
     fsynthetic = _feeding(fixed, fsynthetic_names) | {
         i for i, st in enumerate(fixed) if st.binds & fsynthetic_names
     }
+    if fsynthetic_names and not _synthetic_names(buggy):
+        bsynthetic |= _loading(buggy)
     bindex = {id(st): i for i, st in enumerate(buggy)}
     findex = {id(st): i for i, st in enumerate(fixed)}
     shown = _component_names(components)
