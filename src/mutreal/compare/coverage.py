@@ -405,8 +405,8 @@ def _regrouped(changes: list[StatementChange], buggy: list[Statement], fixed: li
     """Indices of one-sided headers that regroup statements both programs have: ``def main():``
     put around the posted program (and called), its ``if __name__ == '__main__':`` guard, a
     session opened as a block where the other side assigned it. The study's same-semantics
-    syntax: the statements run are the same. A header whose body its side also adds (a new
-    function, a new loop) is a change, and so is any other header (a ``with`` that sets a device,
+    syntax: the statements run are the same (those of its body changed are changes of their
+    own). A header whose body its side mostly adds (a new function, a new loop) is a change, and so is any other header (a ``with`` that sets a device,
     a graph, a dependency or a scope changes what its body builds)."""
     one_sided: dict[int, set[int]] = {}  # id of a statement -> index of its one-sided change
     for i, c in enumerate(changes):
@@ -438,7 +438,8 @@ def _regrouped(changes: list[StatementChange], buggy: list[Statement], fixed: li
         elif not (_MAIN_GUARD.match(st.written) or _SESSION_BLOCK.match(st.written)):
             continue
         body = [o for o in side if st.last < o.line <= st.end and o.noise is None]
-        if body and not any(id(o) in one_sided for o in body):
+        new = sum(1 for o in body if id(o) in one_sided)
+        if body and new * 2 < len(body):  # most of its body was there before: a regrouping
             out.add(i)
             wrappers |= st.defines
     return out
