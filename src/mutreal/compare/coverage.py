@@ -165,6 +165,21 @@ def statement_changes(buggy: list[Statement], fixed: list[Statement]) -> list[St
     return _moved(out)
 
 
+#: the last pair's statement diff: classify covers a graph pair twice (before and after its
+#: best-code components), over the same two statement lists; held with the lists themselves, so
+#: their identities stay theirs while it is held
+_LAST_DIFF: list[tuple[list[Statement], list[Statement], list[StatementChange]]] = []
+
+
+def _changes_of(buggy: list[Statement], fixed: list[Statement]) -> list[StatementChange]:
+    """:func:`statement_changes`, read again from the last call when the lists are the same."""
+    if _LAST_DIFF and _LAST_DIFF[0][0] is buggy and _LAST_DIFF[0][1] is fixed:
+        return list(_LAST_DIFF[0][2])
+    changes = statement_changes(buggy, fixed)
+    _LAST_DIFF[:] = [(buggy, fixed, list(changes))]
+    return changes
+
+
 def _moved(changes: list[StatementChange]) -> list[StatementChange]:
     """A statement removed in one place and added, the same, in another is moved: the order of
     independent statements (a function defined after its use, a variable set earlier) is no change
@@ -342,9 +357,16 @@ def _inlined(changes: list[StatementChange]) -> set[int]:
     (``init = tf.global_variables_initializer(); sess.run(init)`` against
     ``sess.run(tf.global_variables_initializer())``): the same statements run with the same value."""
     out: set[int] = set()
-    for a in range(len(changes)):
+    # the names each side's changed statements read: an assignment nothing changed reads is
+    # never parsed (most are not)
+    read = {
+        True: {r for c in changes if c.buggy is not None for r in c.buggy.reads},
+        False: {r for c in changes if c.fixed is not None for r in c.fixed.reads},
+    }
+    for a, c in enumerate(changes):
         for on_buggy in (True, False):
-            if a not in out:
+            one = c.buggy if on_buggy else c.fixed
+            if a not in out and one is not None and len(one.binds) == 1 and one.binds <= read[on_buggy]:
                 _inline_one(changes, a, on_buggy, out)
     return out
 
@@ -357,10 +379,6 @@ def _inline_one(changes: list[StatementChange], a: int, on_buggy: bool, out: set
     counterpart = assign.fixed if on_buggy else assign.buggy
     if one is None or len(one.binds) != 1 or one.end > one.last:
         return
-    [bound] = one.binds
-    readers = [c.buggy if on_buggy else c.fixed for k, c in enumerate(changes) if k != a and k not in out]
-    if not any(st is not None and bound in st.reads for st in readers):
-        return  # nothing changed reads it: no parse needed
     tree = _parsed(one.text)
     if not (isinstance(tree, ast.Assign) and len(tree.targets) == 1 and isinstance(tree.targets[0], ast.Name)):
         return
@@ -578,7 +596,7 @@ def cover(
     graph code, whose training calls (``session.run``) the passes compare for the budget only, so a
     value they read is not taken as compared."""
     components = list(components)
-    changes = statement_changes(buggy, fixed)
+    changes = _changes_of(buggy, fixed)
     coverage = Coverage()
     kept: list[StatementChange] = []
     inlined = _inlined(changes)
