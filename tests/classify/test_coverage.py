@@ -323,3 +323,25 @@ def test_the_loading_a_benchmark_replaced_with_made_up_data_is_set_up(classify_t
     # the same loading with the posted data kept is a change
     kept = classify_texts(buggy, buggy.replace("batch_size=8", "batch_size=8, num_threads=4"))
     assert kept.changed_statements == 1
+
+
+_VALUES = st.sampled_from(["tf.zeros([3, 2])", "np.ones(4) * 2", "make(7, depth=2)", "0.25", "[1, 2, 3]"])
+_READERS = st.sampled_from(["out = f({})", "sess.run({})", "y = {} + x", "w = tf.Variable({}, trainable=True)"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(_VALUES, _VALUES, _READERS, st.booleans())
+def test_a_value_written_in_place_of_its_variable_is_no_change_another_value_is(value, other, reader, flip):
+    """Rule value_moved_into_variable on statements, either direction: ``v = E; R(v)`` against
+    ``R(E)`` is no change; against ``R(E')`` with another value it stays one."""
+    head = "import numpy as np\nimport tensorflow as tf\n"
+    named = head + f"v = {value}\n" + reader.format("v") + "\n"
+    inline = head + reader.format(value) + "\n"
+    a, b = (named, inline) if flip else (inline, named)
+    same = cover(statements_of(a, "a.py"), statements_of(b, "b.py"), [])
+    assert same.changed == 0 and same.noise.get("value_moved_into_variable") == 2
+    changed = head + reader.format(other) + "\n"
+    if statements_of(changed, "c.py")[-1].text != statements_of(inline, "i.py")[-1].text:
+        a, b = (named, changed) if flip else (changed, named)
+        differs = cover(statements_of(a, "a.py"), statements_of(b, "b.py"), [])
+        assert "value_moved_into_variable" not in differs.noise
