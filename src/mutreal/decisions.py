@@ -126,6 +126,9 @@ class DecisionId(TextEnum):
     IWS_GRAPH_FED_SHAPE = "IWS-graph-fed-shape"
     MMR_SESSION_MEMORY = "MMR-session-memory"
     HBI_BATCH_BOUNDS = "HBI-batch-bounds"
+    REGROUPED_BLOCK_NOISE = "regrouped-block-noise"
+    REWRITTEN_PROGRAM = "rewritten-program"
+    APW_GRAPH_API = "APW-graph-api"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

@@ -343,12 +343,12 @@ def _statements(parsed, path: str, cache: dict | None = None) -> list:
 def _annotate(coverage: Coverage, graph: bool) -> None:
     """Each unexplained change gains the code of what it touches, where the table names one
     (``best_code``), for the reader: a component in graph code, a hint in Keras programs."""
-    from mutreal.label.codes import KIND_RULES
+    from mutreal.compare.best_code import rule_code
 
     for change, item in zip(coverage.open, coverage.unexplained, strict=True):
         found = best_code(change, graph)
         if found is not None:
-            item.best_code = KIND_RULES[found[1].kind].code
+            item.best_code = rule_code(found[1])
             item.best_code_reason = found[1].why
 
 
