@@ -43,7 +43,6 @@ RANK = {unit: rank for rank, units in enumerate(STAGES) for unit in units}
 
 #: (module, imported module) pairs known to break the order, each waiting for its move: keep it short
 KNOWN = {
-    ("compare/confidence.py", "mutreal.label.taxonomy"),  # the decision table's loader belongs below compare
     ("label/codes.py", "mutreal.mutation.catalogue"),  # the operator catalogue belongs below label
     ("label/classify.py", "mutreal.study.datasets"),  # classify's rows describe training data with RQ2's reader
     ("mutation/hom.py", "mutreal.study.mining"),  # HOMs mine fault combinations with the study's miner

@@ -34,7 +34,7 @@ from mutreal.resources import data_dir
 from mutreal.label.taxonomy import load_taxonomy
 from mutreal.mutation.catalogue import load_catalogue, load_combinations
 from mutreal.study.datasets import known_datasets
-from mutreal.label.taxonomy import load_decisions
+from mutreal.decisions import load_decisions
 t = load_taxonomy()
 assert all(d.buggy and d.fixed for d in load_decisions())
 print(json.dumps({
