@@ -165,7 +165,7 @@ def test_every_training_data_operator_has_a_leaf_and_a_study_code():
     today (tools/mutation/equivalent.toml relies on it): each operator's catalogue entry names a
     leaf, and its code is in the taxonomy under the same category as that leaf."""
     from mutreal.label.codes import RUNTIME_FUNCTION_OPERATORS
-    from mutreal.mutation.catalogue import load_catalogue
+    from mutreal.operator_catalogue import load_catalogue
 
     taxonomy, catalogue = load_taxonomy(), load_catalogue()
     for operator in RUNTIME_FUNCTION_OPERATORS.values():

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mutreal.label.taxonomy import load_taxonomy
-from mutreal.mutation.catalogue import (
+from mutreal.operator_catalogue import (
     PARAM_KINDS,
     Combination,
     OperatorSpec,

@@ -308,7 +308,7 @@ def test_json_round_trip(tax):
 def test_decision_table_uses_known_codes_and_operators(tax):
     """Cross-check of classify's decision table against the taxonomy and the operator catalogue."""
     from mutreal.decisions import Decision, load_decisions
-    from mutreal.mutation.catalogue import load_catalogue
+    from mutreal.operator_catalogue import load_catalogue
 
     operators = load_catalogue()
     decisions = load_decisions()

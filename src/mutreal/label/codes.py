@@ -178,7 +178,7 @@ def _label_runtime_call(component: FaultComponent) -> Label:
     """A call of mutreal.runtime.training_data: the operator is the function's; the code and leaf are
     the catalogue's for that operator (TUD is code TRD, TCO code TCL; TAN has no study code and keeps
     its operator id, with the catalogue's leaf)."""
-    from mutreal.mutation.catalogue import load_catalogue
+    from mutreal.operator_catalogue import load_catalogue
 
     function = str(component.detail.get("function", ""))
     operator = RUNTIME_FUNCTION_OPERATORS.get(function)

@@ -379,7 +379,7 @@ def combinations_from_results(rows: Iterable[Any], orders: Sequence[int]) -> lis
 
 def shipped_combinations(orders: Sequence[int]) -> list[CombinationSource]:
     """The shipped frequency table (``operators/combinations.csv``), most frequent first."""
-    from mutreal.mutation.catalogue import load_combinations
+    from mutreal.operator_catalogue import load_combinations
 
     combos = [c.counts_only() for c in load_combinations(orders)]
     combos.sort(key=lambda c: (-c.support, c.order, c.codes))

@@ -4,7 +4,8 @@ Why a module of its own: the operator implementations, classify's DeepCrime matc
 ``mutate --all`` value enumeration and ``hom-generate`` must agree on which operators exist, which
 program element each changes and which values each may write. ``operators/deepcrime.yaml`` is that
 single source of truth; this module turns it into typed specs and answers the questions those
-parts ask (candidate values, valid values, which operator changes an element path).
+parts ask (candidate values, valid values, which operator changes an element path). It sits at the
+top level, below every stage, because classify's labels (``label``) read it as much as ``mutation`` does.
 
 It also loads ``operators/combinations.csv``, the frequency table of co-occurring simulable
 fault codes derived from the study's dev split, the default input of ``hom-generate``.
