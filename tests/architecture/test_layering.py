@@ -44,7 +44,6 @@ RANK = {unit: rank for rank, units in enumerate(STAGES) for unit in units}
 #: (module, imported module) pairs known to break the order, each waiting for its move: keep it short
 KNOWN = {
     ("label/classify.py", "mutreal.study.datasets"),  # classify's rows describe training data with RQ2's reader
-    ("mutation/hom.py", "mutreal.study.mining"),  # HOMs mine fault combinations with the study's miner
 }
 
 

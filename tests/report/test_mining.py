@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mutreal.study.mining import (
+from mutreal.label.mining import (
     Combination,
     codes_per_bug,
     cooccurrence_graph,

@@ -3,7 +3,7 @@
 Why: 46% of real faults are of higher order and first-order mutants cannot represent them (study,
 section 7.2). ``mutreal hom-generate`` therefore combines first-order edits the way real bugs
 combine faults: the frequent multisets of *simulable* fault codes over classified bugs (mined by
-:mod:`mutreal.study.mining`, support counted over bugs) or, without a results file, the shipped table
+:mod:`mutreal.label.mining`, support counted over bugs) or, without a results file, the shipped table
 ``operators/combinations.csv`` (derived from the study's dev split). For each combination, most
 frequent first, one HOM is built for the subject where it has the sites:
 
@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from mutreal.label.mining import Combination, codes_per_bug, frequent_combinations
 from mutreal.mutation.operator_values import checked_value, number, same_value, spelled_name, value_from_text
 from mutreal.mutation.operators import (
     Edit,
@@ -44,7 +45,6 @@ from mutreal.mutation.operators import (
     apply_edits,
     registry,
 )
-from mutreal.study.mining import Combination, codes_per_bug, frequent_combinations
 
 if TYPE_CHECKING:
     from mutreal.results import BugResult
