@@ -45,6 +45,7 @@ from mutreal.mutation.operators import (
     apply_edits,
     registry,
 )
+from mutreal.operator_catalogue import activation_operator
 
 if TYPE_CHECKING:
     from mutreal.results import BugResult
@@ -69,7 +70,6 @@ __all__ = [
 SHIPPED_SOURCE = "shipped table operators/combinations.csv (derived from the study's dev split)"
 #: how many candidate assignments one combination may try before it is skipped
 MAX_ATTEMPTS = 64
-LINEAR = "linear"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -296,13 +296,7 @@ def mutation_operator(code: str, fixed: str | None, buggy: str | None, labelled:
     fix has an activation is ARM, an activation where the fix has none is AAL.
     """
     if code == "ACH":
-        f = (spelled_name(fixed) or LINEAR).lower() if fixed is not None else LINEAR
-        b = (spelled_name(buggy) or LINEAR).lower() if buggy is not None else LINEAR
-        if b == LINEAR and f != LINEAR:
-            return "ARM"
-        if f == LINEAR and b != LINEAR:
-            return "AAL"
-        return "ACH"
+        return activation_operator(spelled_name(fixed), spelled_name(buggy))  # the rule, fixed -> buggy
     return labelled or code
 
 

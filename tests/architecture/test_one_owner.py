@@ -1,0 +1,88 @@
+"""Each piece of knowledge has one owner; these tests pin that the other users derive from it.
+
+Why: a table kept equal by hand in several places drifts (issue 31 found one copy drifted into a
+bug). Each test below names the owner and checks a user *reads* it: the copy it replaced is gone
+(a column, a literal table) and the user's answer follows the owner's. A test that compared two
+hand-kept copies would pass as long as someone kept them equal; these fail when a copy comes back.
+"""
+
+from __future__ import annotations
+
+import csv
+import inspect
+import itertools
+
+import pytest
+
+from mutreal.compare.components import FaultComponent
+from mutreal.label import codes
+from mutreal.label.taxonomy import load_taxonomy
+from mutreal.mutation import hom
+from mutreal.mutation.operators import registry
+from mutreal.operator_catalogue import activation_operator, load_catalogue, runtime_function_operators
+from mutreal.resources import data_dir
+from mutreal.runtime import training_data
+
+# -- the code-to-operator map: operators/deepcrime.yaml's fault_code --------------------------------
+
+
+@pytest.mark.parametrize("table", ["fault_codes.csv", "extension_codes.csv"])
+def test_the_taxonomy_tables_hold_no_copy_of_the_operator_map(table: str) -> None:
+    with (data_dir("taxonomy") / table).open(encoding="utf-8", newline="") as fh:
+        header = next(csv.reader(fh))
+    assert "code" in header
+    assert {"operators", "is_deepcrime_operator"} & set(header) == set()
+
+
+def test_the_taxonomy_reads_which_operators_simulate_a_code_from_the_catalogue() -> None:
+    taxonomy, catalogue = load_taxonomy(), load_catalogue()
+    codes_with_operators = [fc for fc in [*taxonomy.fault_codes, *taxonomy.extension_codes] if fc.operators]
+    assert len(codes_with_operators) == 17  # 16 study codes that are operator ids, and mutreal's TAN
+    for fc in [*taxonomy.fault_codes, *taxonomy.extension_codes]:
+        expected = tuple(spec.id for spec in catalogue.values() if fc.code and spec.code == fc.code)
+        assert sorted(fc.operators) == sorted(expected), fc.code
+        assert fc.is_deepcrime_operator == (fc.code in catalogue), fc.code
+    assert taxonomy.code("ACH").operators == ("ACH", "ARM", "AAL")
+
+
+def test_classify_kind_rules_take_an_operators_code_from_the_catalogue() -> None:
+    catalogue = load_catalogue()
+    with_operator = [rule for rule in codes.KIND_RULES.values() if rule.operator]
+    assert len(with_operator) >= 15
+    for rule in with_operator:
+        assert rule.code == catalogue[rule.operator].code, rule
+    assert "KindRule(\"OCH\", \"OCG\")" not in inspect.getsource(codes)  # the code is not written twice
+
+
+# -- the activation direction rule: operator_catalogue.activation_operator --------------------------
+
+ACTIVATIONS = [None, "linear", "Linear", "relu", "softmax"]
+
+
+def test_the_activation_direction_rule() -> None:
+    assert activation_operator("linear", "relu") == "AAL"
+    assert activation_operator("relu", None) == "ARM"
+    assert activation_operator("relu", "softmax") == activation_operator(None, "linear") == "ACH"
+
+
+@pytest.mark.parametrize(("first", "second"), itertools.product(ACTIVATIONS, repeat=2))
+def test_classify_and_hom_generate_read_the_one_activation_rule(first: str | None, second: str | None) -> None:
+    """classify names the operator from the first program to the second (buggy -> fixed); hom-generate
+    the operator from the fixed program to the buggy one; both are the one rule's answer."""
+    component = FaultComponent(
+        element="x", kind="layer.activation", change="changed",
+        detail={"before_activation": first, "after_activation": second},
+    )  # fmt: skip
+    assert codes.label_component(component).deepcrime == activation_operator(first, second)
+    assert hom.mutation_operator("ACH", fixed=first, buggy=second, labelled=None) == activation_operator(first, second)
+
+
+# -- run-time functions to operators: the catalogue's runtime_function ------------------------------
+
+
+def test_each_training_data_function_names_one_operator() -> None:
+    by_function = runtime_function_operators()
+    assert set(by_function) == set(training_data.__all__)
+    assert by_function == codes.RUNTIME_FUNCTION_OPERATORS
+    for function, operator in by_function.items():
+        assert registry.get(operator).function == function
