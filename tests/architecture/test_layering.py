@@ -23,7 +23,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "src" / "mutreal"
 #: the stages in data-flow order; a module of one stage imports only its own and earlier ones
 STAGES: tuple[tuple[str, ...], ...] = (
     # shared by every stage: written formats and tables that import no stage
-    ("serialise", "decisions", "combinations", "operator_catalogue", "parallel", "resources", "manifest", "results", "runtime"),
+    ("serialise", "decisions", "combinations", "operator_catalogue", "known_datasets", "parallel", "resources", "manifest", "results", "runtime"),
     ("program",),
     ("extract",),
     ("compat",),

@@ -86,3 +86,30 @@ def test_each_training_data_function_names_one_operator() -> None:
     assert by_function == codes.RUNTIME_FUNCTION_OPERATORS
     for function, operator in by_function.items():
         assert registry.get(operator).function == function
+
+
+# -- dataset sizes: taxonomy/datasets.csv (mutreal.known_datasets) ---------------------------------
+
+
+def test_the_extractor_holds_no_table_of_dataset_sizes() -> None:
+    from mutreal.extract import data
+
+    assert not [name for name, value in vars(data).items() if name.isupper() and isinstance(value, dict) and "mnist" in value]
+
+
+@pytest.mark.parametrize(("loader", "part", "row"), [("keras.datasets.cifar10", "x_test", "cifar10"), ("sklearn.datasets.load_wine", "data", "wine")])
+def test_the_extractor_sizes_a_loaded_data_set_from_the_table(loader: str, part: str, row: str) -> None:
+    """The extracted shape is the table's row: test split and sample shape for Keras, all rows for sklearn."""
+    from mutreal.extract import extract_source
+    from mutreal.known_datasets import known_datasets
+
+    module, name = loader.rsplit(".", 1)
+    if module.startswith("keras"):
+        source = f"from {module} import {name}\n(x_train, y_train), (x_test, y_test) = {name}.load_data()\nmodel.fit(x_test, y_test)\n"
+    else:
+        source = f"from {module} import {name}\nd = {name}()\nx_train = d.data\nmodel.fit(x_train, d.target)\n"
+    table = next(ds for ds in known_datasets() if ds.name == row)
+    assert table.sample_shape
+    size = table.test_size if part == "x_test" else table.total_size
+    model = extract_source(source)
+    assert model.data["x_train"].source.shape == [size, *table.sample_shape]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mutreal.known_datasets import known_datasets
 from mutreal.label.data_class import (
     RULES,
     DataSourceFacts,
@@ -13,7 +14,6 @@ from mutreal.label.data_class import (
     describe_training_data,
     find_known_file,
     is_truth_table,
-    known_datasets,
 )
 
 

@@ -33,7 +33,7 @@ import mutreal
 from mutreal.resources import data_dir
 from mutreal.label.taxonomy import load_taxonomy
 from mutreal.operator_catalogue import load_catalogue, load_combinations
-from mutreal.label.data_class import known_datasets
+from mutreal.known_datasets import known_datasets
 from mutreal.decisions import load_decisions
 t = load_taxonomy()
 assert all(d.buggy and d.fixed for d in load_decisions())
