@@ -49,7 +49,6 @@ class DecisionId(TextEnum):
     WCI_INIT = "WCI-init"
     LGR_RETURN_SEQUENCES = "LGR-return-sequences"
     RCP_PATIENCE = "RCP-patience"
-    METRICS_NOISE = "metrics-noise"
     VALIDATION_ADDED_NOISE = "validation-added-noise"
     VRM_REMOVED = "VRM-removed"
     VRM_ADDED_MONITORED = "VRM-added-monitored"

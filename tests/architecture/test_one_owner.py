@@ -113,3 +113,19 @@ def test_the_extractor_sizes_a_loaded_data_set_from_the_table(loader: str, part:
     size = table.test_size if part == "x_test" else table.total_size
     model = extract_source(source)
     assert model.data["x_train"].source.shape == [size, *table.sample_shape]
+
+
+# -- "metrics are noise": the noise rule, not also a decision row ---------------------------------
+
+
+def test_compile_metrics_are_noise_once_as_a_noise_rule() -> None:
+    """The study's noise rule ``metrics`` says it; a decision row drawing "PMC vs noise" without a
+    code (what ``metrics-noise`` was) would say it a second time, with its own wording to keep equal."""
+    import mutreal.compare  # noqa: F401  (registers every noise rule)
+    from mutreal.compare.noise import NOISE_RULES
+    from mutreal.decisions import load_decisions
+
+    assert "metrics" in NOISE_RULES
+    pmc_noise = [d.id for d in load_decisions() if d.boundary == "PMC vs noise"]
+    assert pmc_noise
+    assert [i for i in pmc_noise if not next(d for d in load_decisions() if d.id == i).codes] == []

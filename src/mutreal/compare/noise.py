@@ -95,7 +95,7 @@ RESULT_FILE_PATHS = held_by_construction(
     "where results, models, logs or plots are written does not matter",
     "mutreal.extract records no save/write call in the program model",
 )
-METRICS = held_by_construction(
+METRICS = held_by_construction(  # the one statement of it (once also a decision row, metrics-noise)
     "metrics",
     "metrics= of compile only report; training does not read them",
     "mutreal.compare.compile compares the loss and the optimizer only",
