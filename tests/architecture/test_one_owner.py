@@ -129,3 +129,74 @@ def test_compile_metrics_are_noise_once_as_a_noise_rule() -> None:
     pmc_noise = [d.id for d in load_decisions() if d.boundary == "PMC vs noise"]
     assert pmc_noise
     assert [i for i in pmc_noise if not next(d for d in load_decisions() if d.id == i).codes] == []
+
+
+# -- the training budget: program/training_budget.py ------------------------------------------------
+
+FIT_PROGRAM = """
+from keras.models import Sequential
+from keras.layers import Dense
+import numpy as np
+x, y = np.random.rand(64, 4), np.random.randint(0, 2, 64)
+model = Sequential([Dense(1, input_dim=4, activation='sigmoid')])
+model.compile(loss='binary_crossentropy', optimizer='adam')
+model.fit(x, y, epochs=5, batch_size=8, steps_per_epoch=4, shuffle=True, class_weight={0: 1, 1: 2})
+"""
+FIT_VALUES = {"epochs": ("5", "9"), "batch_size": ("8", "16"), "steps_per_epoch": ("4", "6"),
+              "shuffle": ("True", "False"), "class_weight": ("{0: 1, 1: 2}", "{0: 1, 1: 3}")}  # fmt: skip
+
+
+def _fit_change(argument: str) -> list:
+    from mutreal.compare import diff_models
+    from mutreal.extract import extract_source
+
+    before, after = FIT_VALUES[argument]
+    changed = FIT_PROGRAM.replace(f"{argument}={before}", f"{argument}={after}")
+    assert changed != FIT_PROGRAM
+    return diff_models(extract_source(FIT_PROGRAM), extract_source(changed))
+
+
+def test_every_fit_argument_of_the_rule_has_a_changed_value() -> None:
+    from mutreal.program.training_budget import BUDGET, NOT_COMPARED
+
+    assert set(FIT_VALUES) == set(BUDGET) | set(NOT_COMPARED)
+
+
+@pytest.mark.parametrize("argument", ["epochs", "batch_size"])
+def test_a_budget_argument_changed_is_its_budget_component(argument: str) -> None:
+    from mutreal.compare.kinds import ComponentKind
+    from mutreal.program.training_budget import BUDGET
+
+    assert [c.kind for c in _fit_change(argument)] == [ComponentKind(BUDGET[argument])]
+
+
+@pytest.mark.parametrize("argument", ["steps_per_epoch", "shuffle", "class_weight"])
+def test_a_fit_argument_not_compared_changed_alone_is_no_component(argument: str) -> None:
+    from mutreal.program.training_budget import NOT_COMPARED
+
+    assert NOT_COMPARED[argument]
+    assert _fit_change(argument) == []
+
+
+def test_element_paths_lists_the_budget_and_what_is_not_compared() -> None:
+    from pathlib import Path
+
+    from mutreal.program.training_budget import BUDGET_ELEMENTS, NOT_COMPARED
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "element-paths.md").read_text(encoding="utf-8")
+    budget_row = next(line for line in text.splitlines() if "training budget" in line)
+    assert all(f"`{element}`" in budget_row for element in BUDGET_ELEMENTS)
+    other_row = next(line for line in text.splitlines() if "NOT_COMPARED" in line)
+    assert all(f"`fit.{argument}`" in other_row for argument in NOT_COMPARED)
+
+
+def test_no_other_module_spells_the_budget() -> None:
+    """The pair is written in program/training_budget.py only (it was in six places)."""
+    import re
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parents[2] / "src" / "mutreal"
+    pair = re.compile(r"""["'](?:fit\.)?epochs["'],\s*["'](?:fit\.)?batch_size["']""")
+    spelled = [p.relative_to(package).as_posix() for p in package.rglob("*.py") if pair.search(p.read_text(encoding="utf-8"))]
+    assert spelled == ["program/training_budget.py"]
+    assert pair.search('("fit.epochs", "fit.batch_size")')  # the pattern finds the old spelling

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mutreal.decisions import DecisionId, applies
+from mutreal.program.training_budget import BUDGET
 
 if TYPE_CHECKING:
     from mutreal.compare.context import CompareContext
@@ -83,7 +84,7 @@ PLOTTING = held_by_construction(
 VERBOSITY = held_by_construction(
     "verbosity",
     "verbose= of fit/evaluate/predict and model.summary() only change output",
-    "mutreal.compare.fit compares epochs, batch_size, the validation set and training callbacks only",
+    f"mutreal.compare.fit compares {', '.join(BUDGET)}, the validation set and training callbacks only",
 )
 REORDERED_KWARGS = held_by_construction(
     "reordered_kwargs",
