@@ -4,7 +4,7 @@ Why a module of its own: the operator implementations, classify's DeepCrime matc
 ``mutate --all`` value enumeration and ``hom-generate`` must agree on which operators exist, which
 program element each changes and which values each may write. ``operators/deepcrime.yaml`` is that
 single source of truth; this module turns it into typed specs and answers the questions those
-parts ask (candidate values, valid values, which operator changes an element path). It sits at the
+parts ask (candidate values, valid values, whether an operator changes an element path). It sits at the
 top level, below every stage, because classify's labels (``label``) read it as much as ``mutation`` does.
 
 It also loads ``operators/combinations.csv``, the frequency table of co-occurring simulable
@@ -308,11 +308,6 @@ def activation_operator(before: str | None, after: str | None) -> str:
     if first != "linear" and second == "linear":
         return ACTIVATION_REMOVED
     return ACTIVATION_CHANGED
-
-
-def operators_for_element(path: str) -> list[OperatorSpec]:
-    """The operators whose catalogue elements match an element path, in catalogue order."""
-    return [spec for spec in _shipped().values() if spec.matches_element(path)]
 
 
 def operators_for_code(code: str) -> list[OperatorSpec]:

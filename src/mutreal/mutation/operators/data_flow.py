@@ -164,24 +164,6 @@ def _contains(node: cst.CSTNode, target: cst.CSTNode) -> bool:
     return found
 
 
-def _assignment(
-    program: Program, stmt: int, name: str
-) -> tuple[cst.SimpleStatementLine, cst.BaseExpression] | None:
-    """The last ``name = <value>`` of the block before statement ``stmt``."""
-    for s in _block_before(program, stmt):
-        if not isinstance(s, cst.SimpleStatementLine):
-            continue
-        for small in s.body:
-            if (
-                isinstance(small, cst.Assign)
-                and len(small.targets) == 1
-                and isinstance(small.targets[0].target, cst.Name)
-                and small.targets[0].target.value == name
-            ):
-                return s, small.value
-    return None
-
-
 class _Definitions:
     """Functions and classes of the program and of the modules it imports from its own folder."""
 
