@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from mutreal.extract.keras_data import DATASET_METHODS
 from mutreal.mutation.operators.node_index import last_name
 from mutreal.mutation.operators.program import Program
 
-#: dataset methods that keep the rows (a chain ``from_tensor_slices(...).shuffle(..).batch(..)``)
-_DATASET_CHAIN = frozenset(
-    {"shuffle", "batch", "repeat", "prefetch", "cache", "unbatch", "padded_batch", "map"}
-)
+#: dataset methods that keep the rows (a chain ``from_tensor_slices(...).shuffle(..).batch(..)``): the
+#: extractor's tf.data methods but those that select rows or hand the dataset to a function
+_DATASET_CHAIN = DATASET_METHODS - {"filter", "take", "skip", "apply"}
 #: calls that read samples from files: their data is never an array of the program
 _FILE_READERS = frozenset(
     {
