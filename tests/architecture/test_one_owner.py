@@ -200,3 +200,16 @@ def test_no_other_module_spells_the_budget() -> None:
     spelled = [p.relative_to(package).as_posix() for p in package.rglob("*.py") if pair.search(p.read_text(encoding="utf-8"))]
     assert spelled == ["program/training_budget.py"]
     assert pair.search('("fit.epochs", "fit.batch_size")')  # the pattern finds the old spelling
+
+
+# -- the data pass's filters: one table, each row a decision ---------------------------------------
+
+
+def test_each_filter_that_sets_a_preprocessing_step_aside_is_a_decision_row() -> None:
+    from mutreal.compare.data import SET_ASIDE
+    from mutreal.decisions import load_decisions
+
+    rows = {d.id for d in load_decisions()}
+    decisions = [decision for decision, _ in SET_ASIDE]
+    assert len(decisions) == len(set(decisions)) >= 7
+    assert set(decisions) <= rows

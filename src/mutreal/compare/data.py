@@ -11,6 +11,8 @@ import difflib
 import io
 import re
 import tokenize
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import libcst
 
@@ -453,6 +455,50 @@ def remaps_labels(role: str, op: DataOp) -> bool:
     return op.op == "setitem" and _masked_constant_assignment(op.text)
 
 
+@dataclass(frozen=True)
+class _Step:
+    """One aligned pair of preprocessing steps of a data role (``b``/``f``: None where a side lacks
+    it), with what the filters of :data:`SET_ASIDE` read: the programs, the role's arrays on each
+    side (``bv``/``fv``), and ``partial``, the change an untrained side's steps make (decision
+    CPP-untrained-side)."""
+
+    ctx: CompareContext
+    role: str
+    change: str
+    op: str
+    b: DataOp | None
+    f: DataOp | None
+    bv: DataVar | None
+    fv: DataVar | None
+    partial: str | None
+
+
+#: the changed steps that are no CPP, each with the decision that sets it aside. Each reads the step
+#: alone (none sees another's answer), so the order of the rows changes nothing but which row a
+#: reader meets first; a new decision that sets a step aside is one more row.
+SET_ASIDE: tuple[tuple[D, Callable[[_Step], bool]], ...] = (
+    (D.CPP_SWAPPED_LABELS, lambda s: encodes_swapped_labels(s.ctx, s.role, s.change, s.op, s.bv, s.fv)),
+    (D.CPP_COMPLETION_LABELS, lambda s: encodes_completed_labels(s.ctx, s.role, s.change, s.op, s.bv, s.fv)),
+    (D.CPP_SWAPPED_SOURCE_STEPS, lambda s: prepares_replaced_data(s.role, s.change, s.bv, s.fv)),
+    # slices and splits of the data set are set-up
+    (D.DATA_SPLIT_NOISE, lambda s: s.op not in _CPP_OPS),
+    # benchmarks drop a post's evaluation code: a removed step of test/prediction data is not
+    # counted; an added or changed one is
+    (D.CPP_TEST_STEP_CHANGED, lambda s: s.role not in TRAIN_ROLES and s.change == "removed"),
+    (D.CPP_UNTRAINED_SIDE, lambda s: s.change == s.partial),
+    # the data reshaped to the model's new input shape
+    (
+        D.LIS_RESHAPE_ONCE,
+        lambda s: s.f is not None and s.role.startswith("x") and reshapes_to(s.f, s.ctx.new_input_shapes),
+    ),
+)
+
+
+def set_aside(step: _Step) -> D | None:
+    """The decision that makes a changed step no component, or None when it is a CPP step."""
+    return next((decision for decision, applies_to in SET_ASIDE if applies_to(step)), None)
+
+
 @applies(
     D.CPP_ONCE, D.CPP_STEPS, D.CPP_MISSING, D.CPP_RESHAPE, D.CPP_LABELS, D.CPP_LABEL_ENCODING,
     D.CPP_ONE_SIDE_ROLE, D.CPP_TEST_STEP_CHANGED, D.DATA_SPLIT_NOISE, D.IWF_FORMAT,
@@ -464,6 +510,12 @@ def compare_data(ctx: CompareContext) -> list[FaultComponent]:
     component names the first changed step and counts the others in ``detail['steps']``. The
     arrays handed to fit as lists instead of arrays are one IWF (decision IWF-format); steps that
     remap label values are one TCL (decision TCL-label-remap), however many arrays they touch.
+
+    Each changed step is read in this order, the first answer wins: equal steps are skipped; a
+    label remap is TCL; a single-row batch kept becomes an added reshape; a list conversion of
+    training arrays is IWF; a step :func:`set_aside` names a decision for is no component; any
+    other is CPP. Only the first three steps depend on their order (each changes what the next
+    reads); :data:`SET_ASIDE` holds predicates of the step alone.
     """
     bdata, fdata = ctx.buggy.data, ctx.fixed.data
     found: list[FaultComponent] = []
@@ -524,22 +576,8 @@ def compare_data(ctx: CompareContext) -> list[FaultComponent]:
             if op in _FORMAT_OPS and role in TRAIN_ROLES:
                 formats.append((role, bi, fj, b, f, change, op))
                 continue
-            if encodes_swapped_labels(ctx, role, change, op, bv, fv):
-                continue  # decision CPP-swapped-labels
-            if encodes_completed_labels(ctx, role, change, op, bv, fv):
-                continue  # decision CPP-completion-labels
-            if prepares_replaced_data(role, change, bv, fv):
-                continue  # decision CPP-swapped-source-steps
-            if op not in _CPP_OPS:
-                continue  # slices and splits of the data set are set-up (decision data-split-noise)
-            if role not in TRAIN_ROLES and change == "removed":
-                # decision CPP-test-step-changed: benchmarks drop a post's evaluation code, so a
-                # removed step of test/prediction data is not counted; an added or changed one is
+            if set_aside(_Step(ctx, role, change, op, b, f, bv, fv, partial)):
                 continue
-            if change == partial:
-                continue  # decision CPP-untrained-side
-            if f is not None and role.startswith("x") and reshapes_to(f, ctx.new_input_shapes):
-                continue  # decision LIS-reshape-once: the data reshaped to the model's new input shape
             index = bi if bi is not None else fj
             found.append(_step_component(role, index or 0, change, b, f, K.DATA_PREPROCESS, op))
     out: list[FaultComponent] = []
