@@ -65,7 +65,7 @@ def test_the_activation_direction_rule() -> None:
     assert activation_operator("relu", "softmax") == activation_operator(None, "linear") == "ACH"
 
 
-@pytest.mark.parametrize(("first", "second"), itertools.product(ACTIVATIONS, repeat=2))
+@pytest.mark.parametrize(("first", "second"), list(itertools.product(ACTIVATIONS, repeat=2)))
 def test_classify_and_hom_generate_read_the_one_activation_rule(first: str | None, second: str | None) -> None:
     """classify names the operator from the first program to the second (buggy -> fixed); hom-generate
     the operator from the fixed program to the buggy one; both are the one rule's answer."""
