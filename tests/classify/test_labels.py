@@ -234,7 +234,10 @@ def test_every_kind_is_emitted_by_a_comparison_pass():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "K":
                 named.add(node.attr)
-    # the unused-variable pass emits the kind its source fact names ("fit.epochs" / "fit.batch_size")
+    # the fit pass and the unused-variable pass emit the kind of every budget element by its value
+    from mutreal.program.training_budget import BUDGET_ELEMENTS
+
+    named |= {ComponentKind(element).name for element in BUDGET_ELEMENTS}
     assert set(ComponentKind.__members__) - named == set()
 
 
