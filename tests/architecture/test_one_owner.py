@@ -192,10 +192,17 @@ def test_no_other_module_spells_the_budget() -> None:
     from pathlib import Path
 
     package = Path(__file__).resolve().parents[2] / "src" / "mutreal"
-    pair = re.compile(r"""["'](?:fit\.)?epochs["'],\s*["'](?:fit\.)?batch_size["']""")
-    spelled = [p.relative_to(package).as_posix() for p in package.rglob("*.py") if pair.search(p.read_text(encoding="utf-8"))]
-    assert spelled == ["program/training_budget.py"]
-    assert pair.search('("fit.epochs", "fit.batch_size")')  # the pattern finds the old spelling
+    epochs, batch_size = r"""(?:["'](?:fit\.)?epochs["']|K\.FIT_EPOCHS)""", r"""(?:["'](?:fit\.)?batch_size["']|K\.FIT_BATCH_SIZE)"""
+    pair = re.compile(rf"{epochs}[^\n]{{0,40}}?{batch_size}")
+
+    def spells(path: Path) -> bool:  # a line that looks the names up in BUDGET reads the owner
+        return any(pair.search(line) and "BUDGET[" not in line for line in path.read_text(encoding="utf-8").splitlines())
+
+    assert [p.relative_to(package).as_posix() for p in package.rglob("*.py") if spells(p)] == ["program/training_budget.py"]
+    for old in ('("fit.epochs", "fit.batch_size")', 'for key in ("epochs", "batch_size"):',
+                '_BUDGET = (("epochs", K.FIT_EPOCHS), ("batch_size", K.FIT_BATCH_SIZE))',
+                "c.kind in (K.FIT_EPOCHS, K.FIT_BATCH_SIZE)"):
+        assert pair.search(old), old  # the pattern finds each old spelling
 
 
 # -- the data pass's filters: one table, each row a decision ---------------------------------------
