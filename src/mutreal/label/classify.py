@@ -200,9 +200,9 @@ def _empty_model(path: str):
 def _data_summary(model) -> dict[str, Any]:
     """The per-side training-data verdict (RQ2): ``describe_training_data(model).to_dict()``.
 
-    The report reads ``data[side]["class"]`` and ``["dataset"]``; :mod:`mutreal.study.datasets` owns the rules.
+    The report reads ``data[side]["class"]`` and ``["dataset"]``; :mod:`mutreal.label.data_class` owns the rules.
     """
-    from mutreal.study.datasets import describe_training_data
+    from mutreal.label.data_class import describe_training_data
 
     return describe_training_data(model).to_dict()
 

@@ -34,7 +34,11 @@ IMPORT = "from mutreal.runtime import training_data as _mutreal_td"
 
 
 class _TrainingDataOperator(Operator):
-    function: ClassVar[str] = ""
+    @property
+    def function(self) -> str:
+        """The function of mutreal.runtime.training_data the mutant calls (the catalogue's, which classify reads)."""
+        return self.spec.runtime_function or ""
+
     #: which arrays the call rebinds: "xy", "x" or "y"
     arrays: ClassVar[str] = "xy"
     options = {"seed": 0}
@@ -167,7 +171,6 @@ class ChangeLabels(_TrainingDataOperator):
     """TCL: relabel pct% of the most frequent class."""
 
     id = "TCL"
-    function = "change_labels"
     arrays = "y"
 
 
@@ -175,21 +178,18 @@ class RemoveTrainingData(_TrainingDataOperator):
     """TRD: delete pct% of the training samples per class."""
 
     id = "TRD"
-    function = "remove"
 
 
 class UnbalanceTrainingData(_TrainingDataOperator):
     """TUD: delete pct% of the samples of the classes smaller than the mean."""
 
     id = "TUD"
-    function = "unbalance"
 
 
 class AddNoise(_TrainingDataOperator):
     """TAN: Gaussian noise on pct% of the training inputs."""
 
     id = "TAN"
-    function = "add_noise"
     arrays = "x"
 
 
@@ -197,4 +197,3 @@ class OverlapClasses(_TrainingDataOperator):
     """TCO: duplicate pct% of the most frequent class relabelled as the second."""
 
     id = "TCO"
-    function = "overlap"
