@@ -7,10 +7,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mutreal.compare.best_code import RULES, best_code, best_code_components, parts_of
 from mutreal.compare.coverage import StatementChange
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.statements import statements_of
+from mutreal.label.best_code import RULES, best_code, best_code_components, parts_of
 
 
 def statement(text: str | None, path: str):

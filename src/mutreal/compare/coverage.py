@@ -63,7 +63,7 @@ class UnexplainedChange(Record):
     touches: str = "other"
     fixed_file: str | None = None
     fixed_line: int | None = None
-    #: the code of what the change touches (:mod:`mutreal.compare.best_code`), and why; None where
+    #: the code of what the change touches (:mod:`mutreal.label.best_code`), and why; None where
     #: the table names nothing it touches
     best_code: str | None = None
     best_code_reason: str | None = None

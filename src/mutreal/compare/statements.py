@@ -2,7 +2,7 @@
 read and touch.
 
 Why a module of its own: :mod:`mutreal.compare.coverage` diffs statements and
-:mod:`mutreal.compare.best_code` reads their changed parts; both need the same reading. Python's
+:mod:`mutreal.label.best_code` reads their changed parts; both need the same reading. Python's
 ``ast`` gives each statement (a compound statement as its header); formatting, comments, quotes
 and parentheses vanish with it (the study's same-semantics syntax), and :class:`_Normalise` takes
 out the rest of what never matters: noise keywords (``verbose=``, ``name=``, compile's

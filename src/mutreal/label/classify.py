@@ -18,11 +18,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from mutreal.compare.best_code import best_code, best_code_components, coupled_shapes
 from mutreal.compare.components import FaultComponent
 from mutreal.compare.confidence import set_confidence
 from mutreal.compare.coverage import Coverage, StatementChange, cover, modelled_lines
 from mutreal.compare.statements import statements_of
+from mutreal.label.best_code import best_code, best_code_components, coupled_shapes
 from mutreal.label.lost_blocks import made_up_by_parse
 from mutreal.manifest import ManifestError, ManifestRow, read_manifest
 from mutreal.parallel import map_with_progress
@@ -343,7 +343,7 @@ def _statements(parsed, path: str, cache: dict | None = None) -> list:
 def _annotate(coverage: Coverage, graph: bool) -> None:
     """Each unexplained change gains the code of what it touches, where the table names one
     (``best_code``), for the reader: a component in graph code, a hint in Keras programs."""
-    from mutreal.compare.best_code import rule_code
+    from mutreal.label.best_code import rule_code
 
     for change, item in zip(coverage.open, coverage.unexplained, strict=True):
         found = best_code(change, graph)
