@@ -225,9 +225,8 @@ def test_every_kind_is_emitted_by_a_comparison_pass():
     from pathlib import Path
 
     import mutreal.compare
-    from mutreal.compare.kinds import ComponentKind
-
     import mutreal.label.best_code
+    from mutreal.compare.kinds import ComponentKind
 
     named: set[str] = set()
     # the comparison passes, and the best code that makes components of what they leave unexplained
