@@ -46,7 +46,7 @@ demo: install
 	@echo "report: $(OUT)/report/report.html"
 
 test: system-deps install-all
-	$(PYTHON) -m pytest -q
+	$(PYTHON) -m pytest -q --durations=25
 
 test-fast: install
 	$(PYTHON) -m pytest -q -m "not slow"

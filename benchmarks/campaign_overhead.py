@@ -50,7 +50,8 @@ def mutreal(*args: str) -> float:
 
 
 def campaign_overhead(jobs: int, seeds: int) -> None:
-    from mutreal.execution.campaign import CampaignConfig, worker_options
+    from mutreal.execution.campaign_config import CampaignConfig
+    from mutreal.execution.executor_choice import worker_options
     from mutreal.execution.service import start_service, stop_service
 
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:

@@ -8,6 +8,10 @@ of one repeat still moves by about 0.5 on a shared machine, so the script repeat
 Target: median ratio <= 2.7 (goal 2.0) on the dev corpus.
 
 usage: python benchmarks/classify_speed.py [MANIFEST] [--jobs N] [--repeats N]
+
+MANIFEST defaults to the bundled corpus (benchmarks/corpus/manifest.csv), which every checkout has;
+the dev corpus the target names is built with ../shared/tools/build_dev_corpus.py
+(``/tmp/mutreal-dev/manifest.csv``).
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ def classify_seconds(manifest: Path, jobs: int) -> tuple[float, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("manifest", nargs="?", default="/work/dev/manifest.csv")
+    parser.add_argument("manifest", nargs="?", default=str(Path(__file__).resolve().parent / "corpus" / "manifest.csv"))
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()

@@ -74,7 +74,8 @@ def overhead(seeds: int, jobs: int, executor: str = "local", address: str | None
 def service_overhead(seeds: int, jobs: int) -> float:
     """The same campaign on the worker service (``mutreal workers start``, ``--executor pool``): what
     each campaign after the first costs when its workers are kept warm between commands."""
-    from mutreal.execution.campaign import CampaignConfig, worker_options
+    from mutreal.execution.campaign_config import CampaignConfig
+    from mutreal.execution.executor_choice import worker_options
     from mutreal.execution.service import start_service, stop_service
 
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
@@ -126,7 +127,7 @@ def split() -> None:
     does before, around and after its first run (run with ``python runner_overhead.py --split``)."""
     began = time.perf_counter()
     import mutreal.commands.run  # noqa: F401 - the command's own imports
-    from mutreal.execution import campaign, environment, sandbox
+    from mutreal.execution import campaign, campaign_config, environment, executor_choice, sandbox
     from mutreal.execution.plan import plan_campaign, prepare_program
     from mutreal.execution.pool import WorkerProcess
 
@@ -134,7 +135,7 @@ def split() -> None:
     began = time.perf_counter()
     prepared = prepare_program(FIXED, False, FIXED.parent, "auto", None)
     _step("framework choice, rewrites and hashes of the program", began, f"({prepared.framework})")
-    cfg = campaign.campaign_config(None, {"programs": [FIXED], "runs": 1, "jobs": 1})
+    cfg = campaign_config.campaign_config(None, {"programs": [FIXED], "runs": 1, "jobs": 1})
     began = time.perf_counter()
     sandbox.resolve(cfg.sandbox)
     _step("sandbox probe (bubblewrap)", began, f"({sandbox.resolve(cfg.sandbox).mode})")
@@ -150,7 +151,7 @@ def split() -> None:
         began = time.perf_counter()
         subprocess.run([sys.executable, "-c", "import keras"], check=True, capture_output=True, env=env)
         _step("for comparison: a plain `python -c 'import keras'`", began)
-        worker = WorkerProcess(campaign.worker_options(cfg), name="w0")
+        worker = WorkerProcess(executor_choice.worker_options(cfg), name="w0")
         began = time.perf_counter()
         worker.start()
         _step("worker start: sandbox, interpreter, TensorFlow import, ready", began)

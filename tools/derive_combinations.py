@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from mutreal.mutation.catalogue import count_combinations, write_combinations
+from mutreal.operator_catalogue import count_combinations, write_combinations
 from mutreal.study.labelsfile import read_labels
 
 DEFAULT_SPLIT = Path("/work/shared/reference/dev_split.csv")

@@ -2,8 +2,8 @@
 
 A real bug is a *multiset* of fault codes (``["ACH", "ACH", "LCH"]``: two activation changes and a
 loss change), so a combination is a sorted tuple with repeats kept. Two places count them: the
-mining of classify results (:mod:`mutreal.study.mining`, support only) and the shipped frequency table of
-the study's labels (:mod:`mutreal.mutation.catalogue`, which also counts exact matches and fully simulable
+mining of classify results (:mod:`mutreal.label.mining`, support only) and the shipped frequency table of
+the study's labels (:mod:`mutreal.operator_catalogue`, which also counts exact matches and fully simulable
 bugs). Both use this one type and this one sub-multiset enumeration, so a combination read from the
 table and one mined from results compare, sort and serialise the same way. It has no heavy imports
 (no networkx), because the operator registry loads the table at start-up.

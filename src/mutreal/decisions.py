@@ -1,4 +1,4 @@
-"""The ids of the code-boundary decisions (``taxonomy/decisions.csv``), cited where code applies them.
+"""The code-boundary decisions (``taxonomy/decisions.csv``): their ids, cited where code applies them, and the table read.
 
 A decision draws the line between neighbouring fault codes (or between a code and noise); its row
 gives the reason and its example programs (``taxonomy/decisions/<ID>/``) pin it in a test. Code that
@@ -9,10 +9,14 @@ the code can be checked against each other: a row no code applies, or an id no r
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
-from mutreal.serialise import TextEnum
+from mutreal.resources import data_dir
+from mutreal.serialise import Record, TextEnum
 
 
 class DecisionId(TextEnum):
@@ -45,7 +49,6 @@ class DecisionId(TextEnum):
     WCI_INIT = "WCI-init"
     LGR_RETURN_SEQUENCES = "LGR-return-sequences"
     RCP_PATIENCE = "RCP-patience"
-    METRICS_NOISE = "metrics-noise"
     VALIDATION_ADDED_NOISE = "validation-added-noise"
     VRM_REMOVED = "VRM-removed"
     VRM_ADDED_MONITORED = "VRM-added-monitored"
@@ -126,6 +129,9 @@ class DecisionId(TextEnum):
     IWS_GRAPH_FED_SHAPE = "IWS-graph-fed-shape"
     MMR_SESSION_MEMORY = "MMR-session-memory"
     HBI_BATCH_BOUNDS = "HBI-batch-bounds"
+    REGROUPED_BLOCK_NOISE = "regrouped-block-noise"
+    REWRITTEN_PROGRAM = "rewritten-program"
+    APW_GRAPH_API = "APW-graph-api"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)
@@ -144,3 +150,58 @@ def applies(*decisions: DecisionId) -> Callable[[F], F]:
         return function
 
     return cite
+
+
+# The table itself, read: what each row says and the example programs that pin it. Below compare
+# and label alike, which both read it (compare's confidence levels, label's tests).
+
+
+@dataclass(frozen=True)
+class Decision(Record):
+    """A row of ``taxonomy/decisions.csv`` (owned by classify): where a line between neighbouring
+    codes is drawn, with the buggy/fixed example programs that pin it
+    (``taxonomy/decisions/<id>/buggy.py`` and ``fixed.py``, plain files that read and diff as code)."""
+
+    id: str
+    boundary: str
+    situation: str
+    codes: tuple[str, ...]
+    deepcrime: tuple[str, ...]
+    simulable: tuple[bool, ...]
+    rationale: str
+    buggy: str
+    fixed: str
+
+
+def _comma_list(text: str | None) -> tuple[str, ...]:
+    return tuple(p.strip() for p in (text or "").split(",") if p.strip())
+
+
+def decision_example(folder: Path, decision_id: str, side: str) -> str:
+    """The ``buggy`` or ``fixed`` example program of a decision; a missing file is a clear error."""
+    path = folder / "decisions" / decision_id / f"{side}.py"
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"decisions.csv {decision_id}: its {side} example {path} is missing") from None
+
+
+def load_decisions(folder: Path | None = None) -> list[Decision]:
+    """The code-boundary decision table, typed, with each row's example programs read from
+    ``decisions/<id>/``."""
+    folder = folder or data_dir("taxonomy")
+    with (folder / "decisions.csv").open(encoding="utf-8", newline="") as fh:
+        return [
+            Decision(
+                id=row["id"],
+                boundary=row["boundary"],
+                situation=row["situation"],
+                codes=_comma_list(row["codes"]),
+                deepcrime=_comma_list(row["deepcrime"]),
+                simulable=tuple(f.upper() == "Y" for f in _comma_list(row["simulable"])),
+                rationale=row["rationale"],
+                buggy=decision_example(folder, row["id"], "buggy"),
+                fixed=decision_example(folder, row["id"], "fixed"),
+            )
+            for row in csv.DictReader(fh)
+        ]

@@ -16,8 +16,7 @@ import mutreal
 import mutreal.compare  # noqa: F401  (registers the comparison's decisions)
 import mutreal.extract.walker  # noqa: F401  (registers the graph front-end's decisions: HNE-graph-epochs)
 import mutreal.label.codes  # noqa: F401  (registers the labels' decisions)
-from mutreal.decisions import APPLIED_BY, DecisionId
-from mutreal.label.taxonomy import load_decisions
+from mutreal.decisions import APPLIED_BY, DecisionId, load_decisions
 from mutreal.resources import data_dir
 
 DECISIONS = load_decisions()

@@ -165,7 +165,7 @@ def test_every_training_data_operator_has_a_leaf_and_a_study_code():
     today (tools/mutation/equivalent.toml relies on it): each operator's catalogue entry names a
     leaf, and its code is in the taxonomy under the same category as that leaf."""
     from mutreal.label.codes import RUNTIME_FUNCTION_OPERATORS
-    from mutreal.mutation.catalogue import load_catalogue
+    from mutreal.operator_catalogue import load_catalogue
 
     taxonomy, catalogue = load_taxonomy(), load_catalogue()
     for operator in RUNTIME_FUNCTION_OPERATORS.values():
@@ -225,16 +225,22 @@ def test_every_kind_is_emitted_by_a_comparison_pass():
     from pathlib import Path
 
     import mutreal.compare
+    import mutreal.label.best_code
     from mutreal.compare.kinds import ComponentKind
 
     named: set[str] = set()
-    for path in Path(mutreal.compare.__file__).parent.glob("*.py"):
+    # the comparison passes, and the best code that makes components of what they leave unexplained
+    producers = [*Path(mutreal.compare.__file__).parent.glob("*.py"), Path(mutreal.label.best_code.__file__)]
+    for path in producers:
         if path.name == "kinds.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "K":
                 named.add(node.attr)
-    # the unused-variable pass emits the kind its source fact names ("fit.epochs" / "fit.batch_size")
+    # the fit pass and the unused-variable pass emit the kind of every budget element by its value
+    from mutreal.program.training_budget import BUDGET_ELEMENTS
+
+    named |= {ComponentKind(element).name for element in BUDGET_ELEMENTS}
     assert set(ComponentKind.__members__) - named == set()
 
 

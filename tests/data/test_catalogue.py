@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mutreal.label.taxonomy import load_taxonomy
-from mutreal.mutation.catalogue import (
+from mutreal.operator_catalogue import (
     PARAM_KINDS,
     Combination,
     OperatorSpec,
@@ -20,7 +20,6 @@ from mutreal.mutation.catalogue import (
     load_catalogue,
     load_combinations,
     operators_for_code,
-    operators_for_element,
     read_combinations,
     value_lists,
 )
@@ -103,13 +102,18 @@ def test_elements_are_paths_of_the_shared_grammar(cat):
             assert spec.matches_element(concrete)
 
 
-def test_operators_for_element(cat):
-    assert [s.id for s in operators_for_element("model[2].layer[7].activation")] == ["ACH", "ARM", "AAL"]
-    assert [s.id for s in operators_for_element("compile[1].loss")] == ["LCH"]
-    assert [s.id for s in operators_for_element("fit.batch_size")] == ["HBS", "HDB"]
-    assert [s.id for s in operators_for_element("fit.callbacks.EarlyStopping.patience")] == ["RCP"]
-    assert operators_for_element("model[0].layer[1].units") == []
-    assert operators_for_element("fitness.epochs") == []
+def test_which_operators_change_an_element(cat):
+    """``matches_element``: ``[*]`` is any index, ``compile``/``fit`` match every call (study/validate reads it)."""
+
+    def changing(path: str) -> list[str]:
+        return [s.id for s in cat.values() if s.matches_element(path)]
+
+    assert changing("model[2].layer[7].activation") == ["ACH", "ARM", "AAL"]
+    assert changing("compile[1].loss") == ["LCH"]
+    assert changing("fit.batch_size") == ["HBS", "HDB"]
+    assert changing("fit.callbacks.EarlyStopping.patience") == ["RCP"]
+    assert changing("model[0].layer[1].units") == []
+    assert changing("fitness.epochs") == []
 
 
 def test_fault_codes_and_leaves_exist_in_the_taxonomy(cat):

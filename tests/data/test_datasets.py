@@ -1,11 +1,12 @@
-"""RQ2 training-data rules: one test per rule of mutreal.study.datasets.RULES, plus the model adapter."""
+"""RQ2 training-data rules: one test per rule of mutreal.label.data_class.RULES, plus the model adapter."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mutreal.study.datasets import (
+from mutreal.known_datasets import known_datasets
+from mutreal.label.data_class import (
     RULES,
     DataSourceFacts,
     TrainingData,
@@ -13,7 +14,6 @@ from mutreal.study.datasets import (
     describe_training_data,
     find_known_file,
     is_truth_table,
-    known_datasets,
 )
 
 

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mutreal.label.taxonomy import FaultCode, Leaf, load_taxonomy
+from mutreal.operator_catalogue import load_catalogue
 
 PINNED = Path(__file__).with_name("pinned_ids.csv")
 
@@ -73,34 +74,8 @@ STUDY_CODES = [
     "RCW",
     "VSM",
 ]
-DEEPCRIME_IDS = set(
-    [
-        "TCL",
-        "TRD",
-        "TUD",
-        "TAN",
-        "TCO",
-        "HBS",
-        "HLR",
-        "HNE",
-        "HDB",
-        "ACH",
-        "ARM",
-        "AAL",
-        "RAW",
-        "RCW",
-        "RRW",
-        "RCD",
-        "RCP",
-        "WCI",
-        "WAB",
-        "WRB",
-        "LCH",
-        "OCH",
-        "OCG",
-        "VRM",
-    ]
-)
+#: the operator ids, read from the catalogue (its owner), not a second list
+DEEPCRIME_IDS = set(load_catalogue())
 
 
 @pytest.fixture(scope="module")
@@ -307,8 +282,8 @@ def test_json_round_trip(tax):
 
 def test_decision_table_uses_known_codes_and_operators(tax):
     """Cross-check of classify's decision table against the taxonomy and the operator catalogue."""
-    from mutreal.label.taxonomy import Decision, load_decisions
-    from mutreal.mutation.catalogue import load_catalogue
+    from mutreal.decisions import Decision, load_decisions
+    from mutreal.operator_catalogue import load_catalogue
 
     operators = load_catalogue()
     decisions = load_decisions()

@@ -32,9 +32,9 @@ sys.path.insert(0, sys.argv[1])
 import mutreal
 from mutreal.resources import data_dir
 from mutreal.label.taxonomy import load_taxonomy
-from mutreal.mutation.catalogue import load_catalogue, load_combinations
-from mutreal.study.datasets import known_datasets
-from mutreal.label.taxonomy import load_decisions
+from mutreal.operator_catalogue import load_catalogue, load_combinations
+from mutreal.known_datasets import known_datasets
+from mutreal.decisions import load_decisions
 t = load_taxonomy()
 assert all(d.buggy and d.fixed for d in load_decisions())
 print(json.dumps({

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mutreal.mutation.catalogue import OperatorSpec, load_catalogue
 from mutreal.mutation.operators.hyperparameters import ChangeLearningRate
+from mutreal.operator_catalogue import OperatorSpec, load_catalogue
 
 SEQUENTIAL = '''"""Digits classifier (test subject)."""
 from keras.layers import Dense, Dropout

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from mutreal.cli import main
 from mutreal.label.classify import classify_pair
+from mutreal.label.mining import Combination, frequent_combinations
 from mutreal.mutation.hom import (
     SHIPPED_SOURCE,
     CombinationSource,
@@ -28,7 +29,6 @@ from mutreal.mutation.hom import (
 )
 from mutreal.mutation.operators import MutationError, Program, apply_edits, registry
 from mutreal.mutation.operators.agreement import compare_components
-from mutreal.study.mining import Combination, frequent_combinations
 
 SUBJECTS_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "subjects_mutation"
 

@@ -7,9 +7,9 @@ from hom_subjects import sequential
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mutreal.mutation.catalogue import value_lists
 from mutreal.mutation.hom import value_from_text
 from mutreal.mutation.operators import Program, registry
+from mutreal.operator_catalogue import value_lists
 
 PROGRAM = Program(sequential(), "subject.py")
 

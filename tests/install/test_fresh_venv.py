@@ -135,7 +135,7 @@ PROBE = """
 import json
 from mutreal.resources import data_dir
 from mutreal.label.taxonomy import load_taxonomy
-from mutreal.mutation.catalogue import load_catalogue, load_combinations
+from mutreal.operator_catalogue import load_catalogue, load_combinations
 t = load_taxonomy()
 print(json.dumps({"taxonomy_dir": str(data_dir("taxonomy")), "operators_dir": str(data_dir("operators")),
                   "codes": len(t.fault_codes), "leaves": t.leaf_count,

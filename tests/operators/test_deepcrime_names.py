@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mutreal.label.classify import classify_pair
-from mutreal.mutation.catalogue import load_catalogue
 from mutreal.mutation.deepcrime_names import (
     DeepCrimeNameError,
     deepcrime_layers,
@@ -32,6 +31,7 @@ from mutreal.mutation.deepcrime_names import (
     parse_name,
 )
 from mutreal.mutation.operators import Program, registry
+from mutreal.operator_catalogue import load_catalogue
 
 ROOT = Path(__file__).resolve().parents[2]
 

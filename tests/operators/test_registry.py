@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 import tomllib
 
-from mutreal.mutation.catalogue import OperatorSpec, ParamSpec, load_catalogue
 from mutreal.mutation.operators import Edit, Example, Operator, Program, Site, apply_edits, registry
 from mutreal.mutation.operators.base import Change
 from mutreal.mutation.operators.common import make_edit
+from mutreal.operator_catalogue import OperatorSpec, ParamSpec, load_catalogue
 from mutreal.program.model import fit_path
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections import Counter
 
@@ -9,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mutreal.study.mining import (
+from mutreal.label.mining import (
     Combination,
     codes_per_bug,
     cooccurrence_graph,
@@ -106,7 +107,9 @@ def test_cooccurrence_graph_counts(bugs):
 
 
 def test_combination_round_trip():
-    combo = Combination(("ACH", "ACH", "LCH"), 4)
+    """Every field set to a value other than its default, so a field the dict drops fails."""
+    combo = Combination(("ACH", "ACH", "LCH"), 4, exact=2, support_fully_simulable=3)
+    assert all(getattr(combo, f.name) != f.default for f in dataclasses.fields(combo))
     assert Combination.from_dict(combo.to_dict()) == combo
     assert combo.order == 3 and str(combo) == "{ACH, ACH, LCH}"
 

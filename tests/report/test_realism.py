@@ -108,7 +108,9 @@ def test_first_order_mutants_against_their_combination(realism_report):
 @given(st.data())
 def test_the_best_reconstruction_does_not_depend_on_the_mutants_order(data):
     """Over the saved rows, shuffled: the choice is the same mutant, carrying the most components."""
-    for row in compare_rows():
+    rows = compare_rows()
+    assert rows and any(len(row["mutants"]) > 1 for row in rows)  # something to shuffle
+    for row in rows:
         shuffled = data.draw(st.permutations(row["mutants"]))
         best = best_reconstruction({**row, "mutants": shuffled})
         assert best == best_reconstruction(row)

@@ -68,6 +68,7 @@ def test_stream_evaluations_get_per_input_predictions(write_program) -> None:
         write_program("py_dataset.py", PY_DATASET),
     ]
     records = run_campaign(programs, runs=1, jobs=1, progress=False)
+    assert len(records) == len(programs)  # one run of each: the loop below checks every one
     for record in records:
         assert record.outcome == "ok", (record.program, record.error_message)
         evaluation = record.last_evaluation

@@ -244,19 +244,20 @@ def test_stage_run_copies_the_folder_and_shows_its_siblings_read_only(tmp_path):
 
 
 def test_auto_falls_back_without_bubblewrap_and_says_so_once(tmp_path, monkeypatch, capsys):
-    from mutreal.execution.campaign import CampaignConfig, _isolation
+    from mutreal.execution.campaign_config import CampaignConfig
+    from mutreal.execution.executor_choice import describe_isolation
 
     monkeypatch.setenv("PATH", str(tmp_path))  # a machine without bwrap
     sandbox.probe.cache_clear()
     monkeypatch.setattr(sandbox, "_WARNED", set())
     try:
-        first = _isolation(CampaignConfig(sandbox="auto"))
-        second = _isolation(CampaignConfig(sandbox="auto"))
+        first = describe_isolation(CampaignConfig(sandbox="auto"))
+        second = describe_isolation(CampaignConfig(sandbox="auto"))
         with pytest.raises(sandbox.SandboxUnavailable, match="bwrap is not installed"):
-            _isolation(CampaignConfig(sandbox="bwrap"))
+            describe_isolation(CampaignConfig(sandbox="bwrap"))
     finally:
         sandbox.probe.cache_clear()
     assert first == second and first["mode"] == "none" and "bwrap is not installed" in first["reason"]
     warning = capsys.readouterr().err
     assert warning.count("runs are NOT sandboxed") == 1 and "bwrap is not installed" in warning
-    assert _isolation(CampaignConfig(sandbox="none"))["mode"] == "none"
+    assert describe_isolation(CampaignConfig(sandbox="none"))["mode"] == "none"

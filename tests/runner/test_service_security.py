@@ -25,7 +25,6 @@ from mutreal.execution.service import (
     ServiceExecutor,
     ServiceUnavailable,
     _connect,
-    default_address,
     service_status,
     start_service,
     stop_service,
@@ -250,7 +249,7 @@ def test_a_long_service_folder_puts_the_socket_in_a_private_folder_named_by_a_po
         assert stat.S_IMODE(os.stat(base).st_mode) == 0o700
         pointer = base / "workers.where"
         assert pointer.read_text().strip() == str(address)
-        assert default_address() == address
+        assert service_socket.client_address() == address
         listed = _mutreal("workers", "status", "--json", env=dict(os.environ))
         assert json.loads(listed.stdout)["address"] == str(address)
     finally:

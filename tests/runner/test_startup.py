@@ -17,9 +17,11 @@ import psutil
 import pytest
 
 from mutreal.execution import hashing, pool
-from mutreal.execution.campaign import CampaignConfig, execute_campaign, worker_options
+from mutreal.execution.campaign import execute_campaign
+from mutreal.execution.campaign_config import CampaignConfig
 from mutreal.execution.environment import environment_hash
 from mutreal.execution.executor import Executor, map_probes_first
+from mutreal.execution.executor_choice import worker_options
 from mutreal.execution.plan import prepare_program, run_key
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")

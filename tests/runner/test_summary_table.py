@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mutreal.commands.run import _summary_table
-from mutreal.execution.campaign import ProgramSummary
+from mutreal.execution.summaries import ProgramSummary
 
 
 def _summary(n_ok: int, outcomes: dict[str, int], mean: float | None) -> ProgramSummary:

@@ -72,7 +72,8 @@ def start(jobs: int | None, threads_per_worker: int | None, foreground: bool, ad
     Use the same --jobs as the campaigns that will use it: the TensorFlow thread count follows from
     it and is part of every run's key, so workers started with other settings are not reused.
     """
-    from mutreal.execution.campaign import CampaignConfig, worker_options
+    from mutreal.execution.campaign_config import CampaignConfig
+    from mutreal.execution.executor_choice import worker_options
     from mutreal.execution.service import start_service
 
     config = CampaignConfig(threads_per_worker=threads_per_worker)

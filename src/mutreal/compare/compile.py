@@ -30,7 +30,6 @@ OPTIMIZER_ARG_KINDS = {
 }
 
 
-@applies(D.METRICS_NOISE)
 def compare_compiles(ctx: CompareContext) -> list[FaultComponent]:
     """The compile pass: compile calls paired by position; only loss and optimizer are compared."""
     out: list[FaultComponent] = []

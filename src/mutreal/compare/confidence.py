@@ -46,7 +46,7 @@ JUDGEMENT_GROUPS: tuple[frozenset[str], ...] = (
 def judgement_codes() -> frozenset[str]:
     """Codes of :data:`JUDGEMENT_GROUPS` whose boundary the decision table draws (a group the table
     no longer names lowers nothing)."""
-    from mutreal.label.taxonomy import load_decisions
+    from mutreal.decisions import load_decisions
 
     boundaries = [d.boundary.replace("/", " ").replace("+", " ").split() for d in load_decisions()]
     codes: set[str] = set()

@@ -18,7 +18,7 @@ class CompareContext:
 
     ``new_input_shapes`` is written by the models pass (the shapes a changed model input declares,
     as item texts) and read by the data pass (decision LIS-reshape-once). ``budget_kinds`` holds the
-    training-budget kinds (``fit.epochs``, ``fit.batch_size``) a pass has already emitted a component
+    training-budget kinds (:data:`mutreal.program.training_budget.BUDGET`) a pass has already emitted a component
     for: the evaluation pass and the unused-variable pass code a budget change once.
     """
 

@@ -17,6 +17,7 @@ value moved into a variable: ``n = 128`` feeding the changed layer).
 
 from __future__ import annotations
 
+import ast
 import builtins
 import difflib
 import re
@@ -25,6 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mutreal.compare.statements import Statement, anonymous, touches
+from mutreal.decisions import DecisionId as D
+from mutreal.decisions import applies
 from mutreal.program.model import ProgramModel
 from mutreal.serialise import Record
 
@@ -39,6 +42,12 @@ DATA_SOURCE = "synthetic_data_source"
 REWRITE_MIN = 4
 #: a change the tolerant parse's reading made (decision lost-block-noise)
 LOST_BLOCK = "lost_block"
+#: a header only one side has around statements both sides have (decision regrouped-block-noise)
+REGROUPED = "regrouped_block"
+#: one program replaced by another (decision rewritten-program)
+REWRITE = "rewritten_program"
+#: rule value_moved_into_variable (:mod:`mutreal.compare.values`), on statements
+MOVED_VALUE = "value_moved_into_variable"
 
 
 @dataclass
@@ -54,7 +63,7 @@ class UnexplainedChange(Record):
     touches: str = "other"
     fixed_file: str | None = None
     fixed_line: int | None = None
-    #: the code of what the change touches (:mod:`mutreal.compare.best_code`), and why; None where
+    #: the code of what the change touches (:mod:`mutreal.label.best_code`), and why; None where
     #: the table names nothing it touches
     best_code: str | None = None
     best_code_reason: str | None = None
@@ -154,6 +163,21 @@ def statement_changes(buggy: list[Statement], fixed: list[Statement]) -> list[St
             if op2 != "equal":
                 out += _pair_block(b_block[k1:k2], f_block[l1:l2])
     return _moved(out)
+
+
+#: the last pair's statement diff: classify covers a graph pair twice (before and after its
+#: best-code components), over the same two statement lists; held with the lists themselves, so
+#: their identities stay theirs while it is held
+_LAST_DIFF: list[tuple[list[Statement], list[Statement], list[StatementChange]]] = []
+
+
+def _changes_of(buggy: list[Statement], fixed: list[Statement]) -> list[StatementChange]:
+    """:func:`statement_changes`, read again from the last call when the lists are the same."""
+    if _LAST_DIFF and _LAST_DIFF[0][0] is buggy and _LAST_DIFF[0][1] is fixed:
+        return list(_LAST_DIFF[0][2])
+    changes = statement_changes(buggy, fixed)
+    _LAST_DIFF[:] = [(buggy, fixed, list(changes))]
+    return changes
 
 
 def _moved(changes: list[StatementChange]) -> list[StatementChange]:
@@ -309,6 +333,189 @@ def _feeding(side: list[Statement], names: set[str]) -> set[int]:
     return inside
 
 
+def _parsed(text: str) -> ast.stmt | None:
+    source = text + "\n    pass" if text.rstrip().endswith(":") else text
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return None
+    return body[0] if body else None
+
+
+class _Inline(ast.NodeTransformer):
+    def __init__(self, name: str, value: ast.expr) -> None:
+        self.name, self.value = name, value
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return self.value if node.id == self.name and isinstance(node.ctx, ast.Load) else node
+
+
+def _inlined(changes: list[StatementChange]) -> set[int]:
+    """Rule value_moved_into_variable on statements: indices of changes that only move a value
+    into a variable or out of it. A one-sided assignment ``init = E`` and a statement reading
+    ``init`` that, with ``E`` written in its place, is its counterpart on the other side
+    (``init = tf.global_variables_initializer(); sess.run(init)`` against
+    ``sess.run(tf.global_variables_initializer())``): the same statements run with the same value."""
+    out: set[int] = set()
+    # the names each side's changed statements read: an assignment nothing changed reads is
+    # never parsed (most are not)
+    read = {
+        True: {r for c in changes if c.buggy is not None for r in c.buggy.reads},
+        False: {r for c in changes if c.fixed is not None for r in c.fixed.reads},
+    }
+    for a, c in enumerate(changes):
+        for on_buggy in (True, False):
+            one = c.buggy if on_buggy else c.fixed
+            if a not in out and one is not None and len(one.binds) == 1 and one.binds <= read[on_buggy]:
+                _inline_one(changes, a, on_buggy, out)
+    return out
+
+
+def _inline_one(changes: list[StatementChange], a: int, on_buggy: bool, out: set[int]) -> None:
+    """:func:`_inlined` for the assignment of change ``a`` on one side: one-sided, or changed into
+    the very statement that reads it with its value written in (the diff pairs them by likeness)."""
+    assign = changes[a]
+    one = assign.buggy if on_buggy else assign.fixed
+    counterpart = assign.fixed if on_buggy else assign.buggy
+    if one is None or len(one.binds) != 1 or one.end > one.last:
+        return
+    tree = _parsed(one.text)
+    if not (isinstance(tree, ast.Assign) and len(tree.targets) == 1 and isinstance(tree.targets[0], ast.Name)):
+        return
+    name, value = tree.targets[0].id, tree.value
+    for r, reader in enumerate(changes):
+        if r == a or r in out:
+            continue
+        mine = reader.buggy if on_buggy else reader.fixed
+        if mine is None or name not in mine.reads:
+            continue
+        theirs = reader.fixed if on_buggy else reader.buggy
+        if counterpart is not None:
+            if theirs is not None:
+                continue  # the reader's counterpart is its own; the assignment's is the inlined one
+            partners = [(a, counterpart)]
+        elif theirs is not None:
+            partners = [(r, theirs)]
+        else:
+            partners = [
+                (k, c.fixed if on_buggy else c.buggy)
+                for k, c in enumerate(changes)
+                if k not in out and k != a and (c.buggy is None if on_buggy else c.fixed is None)
+            ]
+        mine_tree = _parsed(mine.text)
+        if mine_tree is None:
+            continue
+        inlined = ast.unparse(_Inline(name, value).visit(mine_tree)).split("\n")[0].strip()
+        match = next((k for k, st in partners if st is not None and st.text == inlined), None)
+        if match is not None:
+            out |= {a, r, match}
+            return
+
+
+#: headers that only group statements: a function (called on its side), the module's main guard,
+#: a session's block (``with tf.Session() as sess:``)
+_MAIN_GUARD = re.compile(r"^if __name__ == ['\"]__main__['\"]\s*:")
+_SESSION_BLOCK = re.compile(r"^with .*\bSession\(")
+
+
+@applies(D.REGROUPED_BLOCK_NOISE)
+def _regrouped(changes: list[StatementChange], buggy: list[Statement], fixed: list[Statement]) -> set[int]:
+    """Indices of one-sided headers that regroup statements both programs have: ``def main():``
+    put around the posted program (and called), its ``if __name__ == '__main__':`` guard, a
+    session opened as a block where the other side assigned it. The study's same-semantics
+    syntax: the statements run are the same (those of its body changed are changes of their
+    own). A header whose body its side mostly adds (a new function, a new loop) is a change, and so is any other header (a ``with`` that sets a device,
+    a graph, a dependency or a scope changes what its body builds)."""
+    one_sided: dict[int, set[int]] = {}  # id of a statement -> index of its one-sided change
+    for i, c in enumerate(changes):
+        if c.buggy is None or c.fixed is None:
+            one_sided.setdefault(id(c.buggy or c.fixed), set()).add(i)
+    out: set[int] = set()
+    wrappers: set[str] = set()
+    def order(ic: tuple[int, StatementChange]) -> int:
+        """Functions first, then the calls of those that wrap, then the other headers."""
+        st = ic[1].buggy or ic[1].fixed
+        assert st is not None
+        return 0 if st.defines else 1 if st.end <= st.last else 2
+
+    for i, c in sorted(enumerate(changes), key=order):
+        if c.buggy is not None and c.fixed is not None:
+            continue
+        st = c.buggy or c.fixed
+        side = buggy if c.fixed is None else fixed
+        assert st is not None
+        if st.end <= st.last:
+            if st.reads and st.reads <= wrappers and st.written.endswith("()") and not st.binds:
+                out.add(i)  # the call of a wrapper: ``main()``
+                one_sided.pop(id(st), None)
+            continue  # not a compound statement
+        if st.defines:
+            name = next(iter(st.defines))
+            if not any(name in o.reads for o in side if o is not st) or st.written.startswith("class "):
+                continue  # a function nobody calls does not run its body
+        elif not (_MAIN_GUARD.match(st.written) or _SESSION_BLOCK.match(st.written)):
+            continue
+        body = [o for o in side if st.last < o.line <= st.end and o.noise is None]
+        new = sum(1 for o in body if id(o) in one_sided)
+        if body and new * 2 < len(body):  # most of its body was there before: a regrouping
+            out.add(i)
+            wrappers |= st.defines
+    return out
+
+
+#: calls that read data from files or stream it through an input pipeline
+_READS_DATA = re.compile(
+    r"\b(string_input_producer|WholeFileReader|TFRecordReader|TextLineReader|FixedLengthRecordReader|"
+    r"read_file|decode_\w+|parse_single_example|parse_example|from_tensor_slices|TFRecordDataset|"
+    r"TextLineDataset|make_one_shot_iterator|make_initializable_iterator|get_next|read_tfrecord|"
+    r"imread|read_csv|read_excel|loadtxt|genfromtxt|listdir|glob|load_img|flow_from_directory)\("
+)
+#: the machinery of a queue-fed input pipeline (started, batched, stopped)
+_PIPELINE = re.compile(
+    r"\b(Coordinator|start_queue_runners|request_stop|should_stop|batch|shuffle_batch|"
+    r"batch_join|map|repeat|shuffle|prefetch|read|read_up_to)\("
+)
+
+
+@applies(D.DATA_SOURCE_NOISE)
+def _loading(side: list[Statement]) -> set[int]:
+    """Indices of a program's data loading: the statements that read data (files, input
+    pipelines: :data:`_READS_DATA`), those computed from what they read (forward, through the
+    names they bind; a helper's body and its header with it), and the pipeline's machinery
+    (:data:`_PIPELINE`) around them. Where the fixed program makes its data up, what the buggy
+    program did to load it is what the benchmark replaced (rule synthetic_data_source); the
+    preprocessing the data pass compares is not taken here: a statement a component or a compared
+    element explains is explained before this rule is read."""
+    inside = {i for i, st in enumerate(side) if _READS_DATA.search(st.written)}
+    for i, st in enumerate(side):  # a helper that loads: its header, its body
+        if st.defines and any(st.line < o.line <= st.end for o in (side[j] for j in inside)):
+            inside |= {i} | {j for j, o in enumerate(side) if st.line < o.line <= st.end}
+    grown = True
+    while grown:
+        grown = False
+        bound = {b for j in inside for b in side[j].binds} | {
+            d for j in inside for d in side[j].defines
+        }
+        for i, st in enumerate(side):
+            if i in inside or st.defines or st.end > st.last:
+                continue  # a header (a loop's bound, a condition) is no loading
+            roots = {r.split(".")[0] for r in st.reads}
+            called = set(_CALLED.findall(st.written))
+            # only moved along, or through the pipeline: a tensor operation on the data is the
+            # model's, not the loading's
+            loading = all(
+                _READS_DATA.search(f"{c}(") or _PIPELINE.search(f"{c}(") or c in bound for c in called
+            )
+            machinery = bool(called) and all(_PIPELINE.search(f"{c}(") for c in called)
+            if loading and ((roots & bound and (st.binds or called)) or machinery):
+                inside.add(i)
+                grown = True
+    return inside
+
+
+_CALLED = re.compile(r"(\w+)\s*\(")
+
+
 def _hit(statement: Statement | None, lines: set[tuple[str, int]]) -> bool:
     if statement is None:
         return False
@@ -389,9 +596,19 @@ def cover(
     graph code, whose training calls (``session.run``) the passes compare for the budget only, so a
     value they read is not taken as compared."""
     components = list(components)
-    changes = statement_changes(buggy, fixed)
+    changes = _changes_of(buggy, fixed)
     coverage = Coverage()
     kept: list[StatementChange] = []
+    inlined = _inlined(changes)
+    if inlined:
+        coverage.noise[MOVED_VALUE] = len(inlined)
+    changes = [c for i, c in enumerate(changes) if i not in inlined]
+    regrouped = _regrouped(changes, buggy, fixed)
+    if regrouped:
+        coverage.noise[REGROUPED] = len(regrouped)
+    changes = [c for i, c in enumerate(changes) if i not in regrouped]
+    written_new = sum(1 for c in changes if c.fixed is not None)
+    written_gone = sum(1 for c in changes if c.buggy is not None)
     for c in changes:
         if _renamed(c):
             coverage.noise[RENAMED] = coverage.noise.get(RENAMED, 0) + 1
@@ -410,6 +627,8 @@ def cover(
     fsynthetic = _feeding(fixed, fsynthetic_names) | {
         i for i, st in enumerate(fixed) if st.binds & fsynthetic_names
     }
+    if fsynthetic_names and not _synthetic_names(buggy):
+        bsynthetic |= _loading(buggy)
     bindex = {id(st): i for i, st in enumerate(buggy)}
     findex = {id(st): i for i, st in enumerate(fixed)}
     shown = _component_names(components)
@@ -453,10 +672,21 @@ def cover(
             ):
                 explained[i] = True
     # a fix that writes most of the fixed program anew completes or rewrites the post (rule
-    # completed_snippet, 4.2.1): its additions no component explains are that completion
+    # completed_snippet, 4.2.1): its additions no component explains are that completion; where
+    # it also drops most of the buggy program, the post was replaced by another program (decision
+    # rewritten-program): what no component explains on either side is that rewrite, counted as
+    # such (what is new is counted before the noise rules: a rewrite renames and completes as it goes)
     program = sum(1 for st in fixed if st.noise is None)
+    posted = sum(1 for st in buggy if st.noise is None)
     added = [i for i, c in enumerate(kept) if c.buggy is None]
-    if len(added) > REWRITE_MIN and len(added) * 2 > program:
+    removed = [i for i, c in enumerate(kept) if c.fixed is None]
+    if rewritten_program(written_new, program, written_gone, posted):
+        rewrite = {i for i in added + removed if not explained[i]}
+        if rewrite:
+            coverage.noise[REWRITE] = coverage.noise.get(REWRITE, 0) + len(rewrite)
+        kept = [c for i, c in enumerate(kept) if i not in rewrite]
+        explained = [e for i, e in enumerate(explained) if i not in rewrite]
+    elif len(added) > REWRITE_MIN and written_new * 2 > program:
         rewrite = {i for i in added if not explained[i]}
         if rewrite:
             coverage.noise[COMPLETION] = coverage.noise.get(COMPLETION, 0) + len(rewrite)
@@ -485,6 +715,17 @@ def cover(
     coverage.open = [c for c, e in zip(kept, explained, strict=True) if not e]
     coverage.unexplained = [unexplained_change(c) for c in coverage.open]
     return coverage
+
+
+@applies(D.REWRITTEN_PROGRAM)
+def rewritten_program(new: int, program: int, gone: int, posted: int) -> bool:
+    """Decision rewritten-program: the fix writes more than half of the fixed program anew
+    (``new`` of its ``program`` statements added or changed) and drops or changes more than half
+    of the buggy one (``gone`` of ``posted``), each more than :data:`REWRITE_MIN` statements: a
+    benchmark that replaced the posted program by its own. Its components are read as always;
+    the statements no component explains are that replacement, counted as ``rewritten_program``,
+    not fixes one by one."""
+    return new > REWRITE_MIN and gone > REWRITE_MIN and new * 2 > program and gone * 2 > posted
 
 
 def _set_up(

@@ -1,5 +1,6 @@
-"""The data passes: preprocessing of every data role (one CPP per file pair), the format of the
-training arrays (IWF), a training subset (TRD) and the colour mode images are read in (IWS).
+"""The data pass: preprocessing of every data role (one CPP per file pair) and the format of the
+training arrays (IWF). Where the data comes from (a subset, another file, the colour mode images are
+read in) is :mod:`mutreal.compare.data_sources`.
 
 Preprocessing chains are aligned step by step (longest common subsequence of their keys) after the
 training-data runtime calls are taken out (:mod:`mutreal.compare.training_data`).
@@ -11,14 +12,16 @@ import difflib
 import io
 import re
 import tokenize
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import libcst
 
 from mutreal.compare.components import FaultComponent, make_component
 from mutreal.compare.context import CompareContext
 from mutreal.compare.kinds import ComponentKind as K
-from mutreal.compare.noise import data_source_swapped, noise_rule
-from mutreal.compare.training_data import TRAIN_ROLES, follows_other_array, without_runtime_calls
+from mutreal.compare.noise import noise_rule
+from mutreal.compare.training_data import TRAIN_ROLES, without_runtime_calls
 from mutreal.compare.values import items, values_equal
 from mutreal.decisions import DecisionId as D
 from mutreal.decisions import applies
@@ -70,7 +73,7 @@ _ONE_HOT_OPS = frozenset({"one_hot", "to_categorical"})
 _EYE_INDEXING = re.compile(r"\beye\s*\(")
 
 
-def _without_comments(text: str) -> str:
+def without_comments(text: str) -> str:
     """Source text without its ``# ...`` comments (a call written over several commented lines)."""
     if "#" not in text:
         return text
@@ -85,8 +88,8 @@ def _without_comments(text: str) -> str:
     return "".join(lines)
 
 
-def _op_text(op: DataOp) -> str:
-    t = " ".join(_without_comments(op.text or op.op).split())
+def op_text(op: DataOp) -> str:
+    t = " ".join(without_comments(op.text or op.op).split())
     return t if len(t) <= 80 else t[:77] + "..."
 
 
@@ -133,7 +136,7 @@ def _norm_text(node: libcst.CSTNode) -> str:
     return "".join(libcst.Module(body=[]).code_for_node(node).split())
 
 
-def _parse_call(text: str | None) -> libcst.Call | None:
+def parse_call(text: str | None) -> libcst.Call | None:
     """The call written in ``text`` (a data step's or source's source text), or None."""
     try:
         expr = libcst.parse_expression(text or "")
@@ -152,7 +155,7 @@ def reshapes_to(op: DataOp, shapes: list[tuple[str, ...] | None]) -> bool:
     shapes = [s for s in shapes if s]
     if not shapes or op.op not in ("reshape", "expand_dims"):
         return False
-    expr = _parse_call(op.text)
+    expr = parse_call(op.text)
     if expr is None:
         return False
     args = [a for a in expr.args if a.keyword is None or a.keyword.value in ("axis", "newshape", "shape")]
@@ -187,7 +190,7 @@ def _constructor_shape(source: DataSource | None) -> tuple[str, ...] | None:
     (``np.zeros((1, n))`` -> ('1', 'n')), whether or not the names fold to numbers."""
     if source is None or source.kind not in ("generated", "random"):
         return None
-    expr = _parse_call(source.text)
+    expr = parse_call(source.text)
     if expr is None:
         return None
     func = _norm_text(expr.func).rsplit(".", 1)[-1]
@@ -303,8 +306,8 @@ def _step_component(role: str, index: int, change: str, b: DataOp | None, f: Dat
         data_path(role, "preprocess", index),
         kind,
         change,
-        _op_text(b) if b else None,
-        _op_text(f) if f else None,
+        op_text(b) if b else None,
+        op_text(f) if f else None,
         (b.file, b.line) if b else (None, None),
         (f.file, f.line) if f else (None, None),
         op=op,
@@ -453,6 +456,50 @@ def remaps_labels(role: str, op: DataOp) -> bool:
     return op.op == "setitem" and _masked_constant_assignment(op.text)
 
 
+@dataclass(frozen=True)
+class _Step:
+    """One aligned pair of preprocessing steps of a data role (``b``/``f``: None where a side lacks
+    it), with what the filters of :data:`SET_ASIDE` read: the programs, the role's arrays on each
+    side (``bv``/``fv``), and ``partial``, the change an untrained side's steps make (decision
+    CPP-untrained-side)."""
+
+    ctx: CompareContext
+    role: str
+    change: str
+    op: str
+    b: DataOp | None
+    f: DataOp | None
+    bv: DataVar | None
+    fv: DataVar | None
+    partial: str | None
+
+
+#: the changed steps that are no CPP, each with the decision that sets it aside. Each reads the step
+#: alone (none sees another's answer), so the order of the rows changes nothing but which row a
+#: reader meets first; a new decision that sets a step aside is one more row.
+SET_ASIDE: tuple[tuple[D, Callable[[_Step], bool]], ...] = (
+    (D.CPP_SWAPPED_LABELS, lambda s: encodes_swapped_labels(s.ctx, s.role, s.change, s.op, s.bv, s.fv)),
+    (D.CPP_COMPLETION_LABELS, lambda s: encodes_completed_labels(s.ctx, s.role, s.change, s.op, s.bv, s.fv)),
+    (D.CPP_SWAPPED_SOURCE_STEPS, lambda s: prepares_replaced_data(s.role, s.change, s.bv, s.fv)),
+    # slices and splits of the data set are set-up
+    (D.DATA_SPLIT_NOISE, lambda s: s.op not in _CPP_OPS),
+    # benchmarks drop a post's evaluation code: a removed step of test/prediction data is not
+    # counted; an added or changed one is
+    (D.CPP_TEST_STEP_CHANGED, lambda s: s.role not in TRAIN_ROLES and s.change == "removed"),
+    (D.CPP_UNTRAINED_SIDE, lambda s: s.change == s.partial),
+    # the data reshaped to the model's new input shape
+    (
+        D.LIS_RESHAPE_ONCE,
+        lambda s: s.f is not None and s.role.startswith("x") and reshapes_to(s.f, s.ctx.new_input_shapes),
+    ),
+)
+
+
+def set_aside(step: _Step) -> D | None:
+    """The decision that makes a changed step no component, or None when it is a CPP step."""
+    return next((decision for decision, applies_to in SET_ASIDE if applies_to(step)), None)
+
+
 @applies(
     D.CPP_ONCE, D.CPP_STEPS, D.CPP_MISSING, D.CPP_RESHAPE, D.CPP_LABELS, D.CPP_LABEL_ENCODING,
     D.CPP_ONE_SIDE_ROLE, D.CPP_TEST_STEP_CHANGED, D.DATA_SPLIT_NOISE, D.IWF_FORMAT,
@@ -464,6 +511,12 @@ def compare_data(ctx: CompareContext) -> list[FaultComponent]:
     component names the first changed step and counts the others in ``detail['steps']``. The
     arrays handed to fit as lists instead of arrays are one IWF (decision IWF-format); steps that
     remap label values are one TCL (decision TCL-label-remap), however many arrays they touch.
+
+    Each changed step is read in this order, the first answer wins: equal steps are skipped; a
+    label remap is TCL; a single-row batch kept becomes an added reshape; a list conversion of
+    training arrays is IWF; a step :func:`set_aside` names a decision for is no component; any
+    other is CPP. Only the first three steps depend on their order (each changes what the next
+    reads); :data:`SET_ASIDE` holds predicates of the step alone.
     """
     bdata, fdata = ctx.buggy.data, ctx.fixed.data
     found: list[FaultComponent] = []
@@ -524,22 +577,8 @@ def compare_data(ctx: CompareContext) -> list[FaultComponent]:
             if op in _FORMAT_OPS and role in TRAIN_ROLES:
                 formats.append((role, bi, fj, b, f, change, op))
                 continue
-            if encodes_swapped_labels(ctx, role, change, op, bv, fv):
-                continue  # decision CPP-swapped-labels
-            if encodes_completed_labels(ctx, role, change, op, bv, fv):
-                continue  # decision CPP-completion-labels
-            if prepares_replaced_data(role, change, bv, fv):
-                continue  # decision CPP-swapped-source-steps
-            if op not in _CPP_OPS:
-                continue  # slices and splits of the data set are set-up (decision data-split-noise)
-            if role not in TRAIN_ROLES and change == "removed":
-                # decision CPP-test-step-changed: benchmarks drop a post's evaluation code, so a
-                # removed step of test/prediction data is not counted; an added or changed one is
+            if set_aside(_Step(ctx, role, change, op, b, f, bv, fv, partial)):
                 continue
-            if change == partial:
-                continue  # decision CPP-untrained-side
-            if f is not None and role.startswith("x") and reshapes_to(f, ctx.new_input_shapes):
-                continue  # decision LIS-reshape-once: the data reshaped to the model's new input shape
             index = bi if bi is not None else fj
             found.append(_step_component(role, index or 0, change, b, f, K.DATA_PREPROCESS, op))
     out: list[FaultComponent] = []
@@ -555,145 +594,4 @@ def compare_data(ctx: CompareContext) -> list[FaultComponent]:
     if relabels:
         relabels[0].detail["steps"] = len(relabels)
         out.append(relabels[0])
-    return out
-
-
-def _color_mode(source: DataSource | None) -> str | None:
-    """The ``color_mode`` an image reader is called with (``'rgb'``, its default, when unwritten); None
-    for a source that is not read by a call or whose mode is not a literal."""
-    if source is None or source.kind not in ("generator", "file"):
-        return None
-    expr = _parse_call(source.text)
-    if expr is None:
-        return None
-    for arg in expr.args:
-        if arg.keyword is not None and arg.keyword.value == "color_mode":
-            return arg.value.evaluated_value if isinstance(arg.value, libcst.SimpleString) else None
-    return "rgb"
-
-
-@applies(D.IWS_COLOR_MODE)
-def compare_color_mode(ctx: CompareContext) -> list[FaultComponent]:
-    """Decision IWS-color-mode: the fix reads the training images in another colour mode (grayscale
-    vs rgb): the number of channels of the input data changes, a wrong shape of input data (IWS).
-
-    Only when both programs read the images with the same reader (a swapped-in data source is set-up).
-    """
-    if data_source_swapped(ctx, by="reader"):
-        return []
-    bv, fv = ctx.training_inputs()
-    b, f = _color_mode(bv.source), _color_mode(fv.source)  # type: ignore[union-attr]
-    if b is None or f is None or b == f:
-        return []
-    return [
-        make_component(
-            data_path("x_train", "source"),
-            K.DATA_RESHAPE,
-            "changed",
-            repr(b),
-            repr(f),
-            (bv.source.file, bv.source.line),  # type: ignore[union-attr]
-            (fv.source.file, fv.source.line),  # type: ignore[union-attr]
-            setting="color_mode",
-        )
-    ]
-
-
-_ROW_SUBSET = re.compile(r"\[\s*:\s*([^\]:,]+?)\s*\]$")
-
-
-def _row_subset(var: DataVar | None) -> DataOp | None:
-    """The slice ``x[:n]`` that keeps only the first rows of a training array, if any."""
-    if var is None:
-        return None
-    for op in var.preprocess:
-        if op.op == "slice" and _ROW_SUBSET.search("".join((op.text or "").split())):
-            return op
-    return None
-
-
-@applies(D.TRD_SUBSET)
-def compare_training_subset(ctx: CompareContext) -> list[FaultComponent]:
-    """Decision TRD-subset: the buggy program trains on the first rows of the same data set only.
-
-    Counted only when both programs load the training inputs from the same source (a benchmark
-    swapping in generated data is set-up, rule ``synthetic_data_source``).
-    """
-    if data_source_swapped(ctx, by="loader"):
-        return []
-    bv, fv = ctx.training_inputs()
-    b, f = _row_subset(bv), _row_subset(fv)
-    if b is None and f is None:
-        return []
-    if b is not None and f is not None and "".join(b.text.split()) == "".join(f.text.split()):
-        return []
-    return [
-        make_component(
-            data_path("x_train", "preprocess", bv.preprocess.index(b) if b else 0),  # type: ignore[union-attr]
-            K.DATA_SIZE,
-            "changed" if b and f else "removed" if b else "added",
-            _op_text(b) if b else None,
-            _op_text(f) if f else None,
-            (b.file, b.line) if b else (None, None),
-            (f.file, f.line) if f else (None, None),
-        )
-    ]
-
-
-def _other_data_file(b: DataSource | None, f: DataSource | None) -> bool:
-    """Both programs read the array from a file with the same reader, and the files differ by
-    name (the same name in another directory is where a benchmark keeps its files)."""
-    return (
-        b is not None
-        and f is not None
-        and b.kind == f.kind == "file"
-        and bool(b.name)
-        and bool(f.name)
-        and b.reader == f.reader
-        and _file_name(b.name) != _file_name(f.name)
-    )
-
-
-def _file_name(path: str | None) -> str:
-    """The last part of a path written with either separator (``C:\\data\\x.csv`` -> ``x.csv``)."""
-    return re.split(r"[\\/]", path or "")[-1]
-
-
-@applies(D.TRD_DATA_FILE)
-def compare_data_files(ctx: CompareContext) -> list[FaultComponent]:
-    """Decision TRD-data-file: the fix trains on another data file (``np.load('x_small.npy')`` ->
-    ``np.load('x.npy')``, ``read_csv`` of another file): the training data itself changed, a fault
-    of the training data's quality, which the study codes TRD (its only code for the data a program
-    is trained on besides its labels). One component per bug: inputs and labels read from other
-    files are one change of the training data (the files are counted in ``detail['files']``). A file
-    read only on one side, or by another reader, is a swapped data source (set-up, decision
-    data-source-noise)."""
-    out: list[FaultComponent] = []
-    for role in TRAIN_ROLES:
-        bv, fv = ctx.buggy.data.get(role), ctx.fixed.data.get(role)
-        if follows_other_array(bv) or follows_other_array(fv):
-            continue  # the array's source is another array's (a runtime call rebinding x and y)
-        b, f = (bv.source if bv else None), (fv.source if fv else None)
-        if not _other_data_file(b, f):
-            continue
-        if out:
-            if (b.name, f.name) != (out[0].detail["buggy_name"], out[0].detail["fixed_name"]):  # type: ignore[union-attr]
-                out[0].detail["files"] += 1
-            continue
-        out.append(
-            make_component(
-                data_path(role, "source"),
-                K.DATA_SOURCE_FILE,
-                "changed",
-                _without_comments(b.text).strip() or b.name,  # type: ignore[union-attr]
-                _without_comments(f.text).strip() or f.name,  # type: ignore[union-attr]
-                (b.file, b.line),  # type: ignore[union-attr]
-                (f.file, f.line),  # type: ignore[union-attr]
-                role=role,
-                setting="file",
-                buggy_name=b.name,  # type: ignore[union-attr]
-                fixed_name=f.name,  # type: ignore[union-attr]
-                files=1,
-            )
-        )
     return out

@@ -19,11 +19,12 @@ from mutreal.compare.values import number, short, values_equal
 from mutreal.decisions import DecisionId as D
 from mutreal.decisions import applies
 from mutreal.program.model import Fit, evaluation_path, fit_path
+from mutreal.program.training_budget import BUDGET
 from mutreal.program.training_observers import TRAINING_CALLBACKS
 
 #: the arguments that give fit its validation set (validation_steps/freq only tune it)
 _VALIDATION_SETS = ("validation_data", "validation_split")
-_BUDGET = (("epochs", K.FIT_EPOCHS), ("batch_size", K.FIT_BATCH_SIZE))
+_BUDGET = tuple((argument, K(element)) for argument, element in BUDGET.items())
 _LENGTH_OF_DATA = re.compile(r"^(len\(.*\)|.*\.shape\[0\])$")
 
 
@@ -35,7 +36,7 @@ def compare_fits(ctx: CompareContext) -> list[FaultComponent]:
         out.extend(_diff_validation(ctx, fi, bf, ff))  # type: ignore[arg-type]
         out.extend(_diff_later_learning_rate(fi, bf, ff))  # type: ignore[arg-type]
         out.extend(_diff_patience(fi, bf, ff))  # type: ignore[arg-type]
-    ctx.budget_kinds |= {c.kind for c in out if c.kind in (K.FIT_EPOCHS, K.FIT_BATCH_SIZE)}
+    ctx.budget_kinds |= {c.kind for c in out if c.kind in {kind for _, kind in _BUDGET}}
     return out
 
 
@@ -276,7 +277,7 @@ def _fit_names(fits: list[Fit]) -> set[str]:
     """Names the training calls pass as their epochs or batch size."""
     names = set()
     for fit in fits:
-        for key in ("epochs", "batch_size"):
+        for key in BUDGET:
             v = fit.args.get(key)
             if v is not None:
                 names.add(v.short())

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mutreal.decisions import DecisionId, applies
+from mutreal.program.training_budget import BUDGET
 
 if TYPE_CHECKING:
     from mutreal.compare.context import CompareContext
@@ -83,7 +84,7 @@ PLOTTING = held_by_construction(
 VERBOSITY = held_by_construction(
     "verbosity",
     "verbose= of fit/evaluate/predict and model.summary() only change output",
-    "mutreal.compare.fit compares epochs, batch_size, the validation set and training callbacks only",
+    f"mutreal.compare.fit compares {', '.join(BUDGET)}, the validation set and training callbacks only",
 )
 REORDERED_KWARGS = held_by_construction(
     "reordered_kwargs",
@@ -95,7 +96,7 @@ RESULT_FILE_PATHS = held_by_construction(
     "where results, models, logs or plots are written does not matter",
     "mutreal.extract records no save/write call in the program model",
 )
-METRICS = held_by_construction(
+METRICS = held_by_construction(  # the one statement of it (once also a decision row, metrics-noise)
     "metrics",
     "metrics= of compile only report; training does not read them",
     "mutreal.compare.compile compares the loss and the optimizer only",

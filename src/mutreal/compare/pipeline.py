@@ -15,7 +15,8 @@ from mutreal.compare.compile import (
 )
 from mutreal.compare.components import FaultComponent
 from mutreal.compare.context import CompareContext, ComparePass
-from mutreal.compare.data import compare_color_mode, compare_data, compare_data_files, compare_training_subset
+from mutreal.compare.data import compare_data
+from mutreal.compare.data_sources import compare_color_mode, compare_data_files, compare_training_subset
 from mutreal.compare.fit import compare_evaluations, compare_fits, compare_unused_hyperparameters
 from mutreal.compare.layers import compare_models, compare_unseen_model
 from mutreal.compare.noise import noise_rule

@@ -2,7 +2,7 @@
 read and touch.
 
 Why a module of its own: :mod:`mutreal.compare.coverage` diffs statements and
-:mod:`mutreal.compare.best_code` reads their changed parts; both need the same reading. Python's
+:mod:`mutreal.label.best_code` reads their changed parts; both need the same reading. Python's
 ``ast`` gives each statement (a compound statement as its header); formatting, comments, quotes
 and parentheses vanish with it (the study's same-semantics syntax), and :class:`_Normalise` takes
 out the rest of what never matters: noise keywords (``verbose=``, ``name=``, compile's
@@ -24,6 +24,10 @@ from mutreal.compare.noise import LOGGING, METRICS, PLOTTING, PRINTS, RESULT_FIL
 
 #: noise rule names the statement reading applies (registered in :mod:`mutreal.compare`)
 SPELLING = "api_spelling"
+#: a statement that only names where data lies (``train_dir = os.path.join(root, 'train')``):
+#: the normaliser already reads every path as ``<path>``, so binding one is no change of what is
+#: read; which file is read is the data pass's (decision TRD-data-file), at the statement reading it
+DATA_LOCATION = "data_location"
 
 #: call prefixes (dotted, after the first name) that only report, by the noise rule that says so
 _NOISE_CALLS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -44,6 +48,7 @@ _NOISE_CALLS: tuple[tuple[re.Pattern[str], str], ...] = (
         RESULT_FILE_PATHS.name,
     ),
     (re.compile(r"^(warnings|os\.environ|sys\.path|sys\.exit|exit|quit|time\.|gc\.collect)"), LOGGING.name),
+    (re.compile(r"^(os\.makedirs|os\.mkdir|shutil\.|os\.remove)"), RESULT_FILE_PATHS.name),
 )
 #: the same function under an older or a shorter name (after the module path is dropped): the
 #: study's same-semantics syntax (rule ``api_spelling``)
@@ -191,6 +196,7 @@ class Statement:
         if self.node is None:
             return self.written
         normal = _Normalise(self.modules).visit(_clone(self.node))
+        normal = _as_binding(normal)
         try:
             return ast.unparse(normal).split("\n")[0].strip()
         except Exception:  # an unusual node ast cannot print: compare its dump
@@ -266,6 +272,21 @@ class _Normalise(ast.NodeTransformer):
 
 
 _BODIES = ("body", "orelse", "finalbody", "handlers")
+
+
+def _as_binding(node: ast.AST) -> ast.AST:
+    """``with tf.Session() as sess:`` reads as ``sess = Session()``: a context manager bound to a
+    name is that name bound to it, closed when the block ends (the study's same-semantics syntax:
+    a session opened with ``with`` or assigned and used alike). Other statements as they are."""
+    if (
+        isinstance(node, ast.With)
+        and len(node.items) == 1
+        and isinstance(node.items[0].optional_vars, ast.Name)
+    ):
+        item = node.items[0]
+        target = ast.Name(item.optional_vars.id, ast.Store())  # type: ignore[union-attr]
+        return ast.Assign(targets=[target], value=item.context_expr, lineno=node.lineno)
+    return node
 #: arithmetic folded when both operands are numbers
 _FOLDED = {
     ast.Add: lambda a, b: a + b,
@@ -304,12 +325,52 @@ def _noise_of(node: ast.stmt) -> str | None:
                 return PLOTTING.name
             if re.search(r"^(open|time\.|time$|datetime\.|perf_counter$|clock$)", name):
                 return RESULT_FILE_PATHS.name
+            if re.search(r"^(saver\.save|np\.save|pickle\.dump|json\.dump|joblib\.dump)$|\.save$", name):
+                # ``path = saver.save(sess, prefix)``: where a result was written (a
+                # TensorArray's ``write`` assigned is no file)
+                return RESULT_FILE_PATHS.name
+        if _location(node.value):
+            return DATA_LOCATION
     return None
 
 
-def _names(node: ast.AST) -> tuple[set[str], set[str]]:
+_PATH_FUNCTIONS = re.compile(r"^(os\.path\.\w+|os\.getcwd|os\.sep|pathlib\.Path|Path|str)$")
+
+
+def _location(value: ast.expr) -> bool:
+    """A value that is only a path: path strings (:data:`_PATH_TEXT`), ``__file__``, joined with
+    ``+`` or by ``os.path`` functions (``os.path.join(os.getcwd(), 'data')``)."""
+    has_path = False
+    for n in ast.walk(value):
+        if isinstance(n, ast.Constant):
+            if not isinstance(n.value, str):
+                return False
+            has_path = has_path or bool(_PATH_TEXT.search(n.value))
+        elif isinstance(n, ast.Name) and n.id == "__file__":
+            has_path = True
+        elif isinstance(n, ast.Call):
+            if not _PATH_FUNCTIONS.match(_dotted(n.func)):
+                return False
+            has_path = has_path or _dotted(n.func).startswith("os.")
+        elif isinstance(n, ast.expr) and not isinstance(
+            n, (ast.BinOp, ast.Attribute, ast.Name, ast.JoinedStr, ast.FormattedValue)
+        ):
+            return False
+    return has_path
+
+
+#: modules whose functions called as statements change state later statements read: the default
+#: graph and its collections, the backend's session
+_GRAPH_MODULES = frozenset({"tf", "tensorflow", "K", "backend", "slim", "tflearn", "keras"})
+
+
+def _names(node: ast.AST, modules: frozenset[str] = frozenset()) -> tuple[set[str], set[str]]:
     """(bound, read) plain names of a statement (an attribute target binds its dotted text; an item
-    assigned or a method called on a name, ``a[:, 2] = b``, ``rows.append(r)``, changes that name)."""
+    assigned or a method called on a name, ``a[:, 2] = b``, ``rows.append(r)``, changes that name;
+    a function of an imported module called, ``os.makedirs(d)``, changes no module: else every
+    statement reading ``os.path`` would depend on it; TensorFlow's own functions excepted
+    (:data:`_GRAPH_MODULES`: ``tf.losses.softmax_cross_entropy(...)`` adds to the default graph
+    that ``tf.losses.get_total_loss()`` reads)."""
     binds: set[str] = set()
     reads: set[str] = set()
     targets: list[ast.AST] = []
@@ -322,9 +383,12 @@ def _names(node: ast.AST) -> tuple[set[str], set[str]]:
     ):
         targets = [node.value.func.value]
     for target in targets:
+        called = isinstance(node, ast.Expr)
         while isinstance(target, (ast.Subscript, ast.Attribute, ast.Starred)):
             target = target.value
-        if isinstance(target, ast.Name):
+        if isinstance(target, ast.Name) and not (
+            called and target.id in modules and target.id not in _GRAPH_MODULES
+        ):
             binds.add(target.id)
     for n in ast.walk(node):
         if isinstance(n, ast.Name):
@@ -437,7 +501,7 @@ def statements_of(
                             visit(getattr(node, name, None) or [])
                     continue
             shown = _header(node) if compound else node
-            binds, reads = _names(shown)
+            binds, reads = _names(shown, modules)
             defines: frozenset[str] = frozenset()
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 defines = frozenset({node.name})
@@ -512,8 +576,21 @@ def _made_up(node: ast.stmt) -> bool:
 
 
 class _Anonymise(ast.NodeTransformer):
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        """A function renamed (``def train():`` -> ``def main():``, its calls renamed with it)."""
+        node.name = "_"
+        self.generic_visit(node)
+        return node
+
     def visit_Name(self, node: ast.Name) -> ast.AST:
         return ast.Name("_", node.ctx)
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        """``self.cell`` is a variable too: an object's attribute made a local name (or back)."""
+        if isinstance(node.value, ast.Name) and node.value.id == "self":
+            return ast.Name("_", node.ctx)
+        self.generic_visit(node)
+        return node
 
     def visit_arg(self, node: ast.arg) -> ast.AST:
         return ast.arg("_")

@@ -24,14 +24,8 @@ its era's rewrites), the framework it runs on (but for Keras 3), its folder's da
 versions; re-selecting another metric later needs no retraining (``RunRecord.metric(name)``).
 """
 
-from mutreal.execution.campaign import (
-    CampaignConfig,
-    CampaignResult,
-    ProgramSummary,
-    execute_campaign,
-    run_campaign,
-    summarize,
-)
+from mutreal.execution.campaign import CampaignResult, execute_campaign, run_campaign
+from mutreal.execution.campaign_config import CampaignConfig
 from mutreal.execution.records import (
     CRASH,
     LOST,
@@ -50,6 +44,7 @@ from mutreal.execution.records import (
     select_metric,
 )
 from mutreal.execution.store import RunStore, records_to_rows
+from mutreal.execution.summaries import ProgramSummary, summarize
 
 __all__ = [
     "CRASH",

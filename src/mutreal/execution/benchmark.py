@@ -24,13 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from mutreal.execution import environment
-from mutreal.execution.campaign import (
-    CampaignConfig,
-    OpenCampaign,
-    campaign_config,
-    execute_plan,
-    open_campaign,
-)
+from mutreal.execution.campaign import OpenCampaign, execute_plan, open_campaign
+from mutreal.execution.campaign_config import CampaignConfig, campaign_config
 from mutreal.execution.plan import (
     CampaignPlan,
     PlannedRun,

@@ -45,7 +45,7 @@ from mutreal.serialise import TextEnum
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from mutreal.execution.campaign import CampaignConfig
+    from mutreal.execution.campaign_config import CampaignConfig
 
 
 class PlanStatus(TextEnum):

@@ -227,7 +227,7 @@ def prestart(
     """Spawn the workers of the next local campaign of this process now, and return at once.
 
     Each imports TensorFlow while the caller reads, hashes and plans the programs; the campaign's
-    executor (``jobs`` and ``options`` as :func:`mutreal.execution.campaign.worker_options` gives
+    executor (``jobs`` and ``options`` as :func:`mutreal.execution.executor_choice.worker_options` gives
     them) takes them instead of starting its own, waiting only for what is left of their start.
     ``count`` (at most ``jobs``) is how many; ``framework`` the one they run (a run of another
     framework replaces its worker, as it would a warm one). Their sandbox, limits and reset are
@@ -320,7 +320,7 @@ def shutdown_idle_workers(keep: Iterable[WorkerProcess] = ()) -> None:
 
 @contextlib.contextmanager
 def started_ahead(cfg: Any) -> Iterator[list[WorkerProcess]]:
-    """Around the campaign of ``cfg`` (a :class:`~mutreal.execution.campaign.CampaignConfig`): a
+    """Around the campaign of ``cfg`` (a :class:`~mutreal.execution.campaign_config.CampaignConfig`): a
     local campaign's workers are spawned first, so their TensorFlow import overlaps the campaign's
     reading, hashing, planning and store set-up; those it does not take are killed at the end.
 
@@ -330,7 +330,7 @@ def started_ahead(cfg: Any) -> Iterator[list[WorkerProcess]]:
     if cfg.executor != "local" or not cfg.programs:
         yield []
         return
-    from mutreal.execution.campaign import worker_options
+    from mutreal.execution.executor_choice import worker_options
 
     count = len(cfg.programs) * len(cfg.seed_list())
     with prestarted(cfg.jobs, worker_options(cfg), count, cfg.framework, cfg.max_runs_per_worker) as workers:
@@ -342,7 +342,7 @@ def workers_started_ahead(config: Any, options: dict[str, Any]) -> Iterator[list
     """:func:`started_ahead` around one :func:`~mutreal.execution.campaign.execute_campaign` call
     with these ``options`` (its keyword arguments) and ``config``, whose configuration it resolves
     as the campaign will. Options the campaign will refuse start nothing here (it reports them)."""
-    from mutreal.execution.campaign import campaign_config
+    from mutreal.execution.campaign_config import campaign_config
 
     executor = options.get("executor") or (getattr(config, "executor", None) or "local")
     cfg = None

@@ -86,13 +86,6 @@ def _explicit_address(address: str | Path | None) -> Path | None:
     return None
 
 
-def default_address() -> Path:
-    """The socket clients talk to: ``$MUTREAL_WORKERS``, else ``workers.sock`` in the service folder
-    (``$XDG_RUNTIME_DIR/mutreal`` or ``~/.cache/mutreal``), else, where that path is too long for a
-    socket, the private folder its pointer file names (see :mod:`mutreal.execution.service_socket`)."""
-    return _explicit_address(None) or client_address()
-
-
 def _key_path(address: Path) -> Path:
     return address.with_suffix(".key")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from mutreal.known_datasets import dataset_sizes
 from mutreal.program.model import DataOp, DataSource, DataVar, Value
 
 #: numpy/pandas/sklearn/... callables that read a file (qualified name suffix -> reader name)
@@ -275,7 +276,7 @@ class DataChain:
         """The array's shape when the source's shape is known and the steps keep or set it."""
         shape = list(self.source.shape) if self.source is not None and self.source.shape else None
         if self.source is not None and self.source.kind in ("keras_dataset", "sklearn") and shape is None:
-            known = DATASET_SIZES.get((self.source.name or "").lower())
+            known = dataset_sizes().get((self.source.name or "").lower())
             if known is None:
                 return None
             train, test, sample = known
@@ -322,7 +323,7 @@ class DataChain:
         if source is not None:
             source = replace(source, part=self.part or source.part, origin=_ORIGIN.get(source.kind))
             if source.kind in ("keras_dataset", "sklearn") and source.size is None and source.name:
-                known = DATASET_SIZES.get(source.name.lower())
+                known = dataset_sizes().get(source.name.lower())
                 if known:
                     train, test, shape = known
                     source.size = test if (self.part or "").endswith("_test") else train
@@ -369,23 +370,7 @@ _ORIGIN = {
     "literal": "synthetic",
 }
 
-#: published data sets: (training samples, test samples (0 = no split), input shape of one sample)
-DATASET_SIZES: dict[str, tuple[int, int, list[int]]] = {
-    "mnist": (60000, 10000, [28, 28]),
-    "fashion_mnist": (60000, 10000, [28, 28]),
-    "cifar10": (50000, 10000, [32, 32, 3]),
-    "cifar100": (50000, 10000, [32, 32, 3]),
-    "imdb": (25000, 25000, []),
-    "reuters": (8982, 2246, []),
-    "boston_housing": (404, 102, [13]),
-    "iris": (150, 0, [4]),
-    "digits": (1797, 0, [64]),
-    "wine": (178, 0, [13]),
-    "breast_cancer": (569, 0, [30]),
-    "diabetes": (442, 0, [10]),
-    "boston": (506, 0, [13]),
-    "linnerud": (20, 0, [3]),
-}
+# a loaded data set's size and sample shape: mutreal.known_datasets.dataset_sizes (taxonomy/datasets.csv)
 
 
 @dataclass

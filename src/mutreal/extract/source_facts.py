@@ -21,6 +21,7 @@ import libcst as cst
 from mutreal.extract.names import dotted as dotted_name
 from mutreal.extract.positions import NodeIndex
 from mutreal.program.model import Fit, HyperparameterLiteral, RuntimeDataCall
+from mutreal.program.training_budget import BUDGET
 
 #: the module whose seeded functions a training-data mutant calls
 RUNTIME_TRAINING_DATA = "mutreal.runtime.training_data"
@@ -55,7 +56,7 @@ def find_hyperparameter_literals(module: cst.Module, source: str) -> dict[str, H
         text = number.value
         where = re.search(rf"^{re.escape(target.value)}\s*=\s*{re.escape(text)}", source, re.MULTILINE)
         line = source.count("\n", 0, where.start()) + 1 if where else 0
-        kind = "fit.epochs" if match.group("epochs") else "fit.batch_size"
+        kind = BUDGET["epochs"] if match.group("epochs") else BUDGET["batch_size"]
         found[target.value] = HyperparameterLiteral(
             target.value, kind, float(number.evaluated_value), text, line
         )

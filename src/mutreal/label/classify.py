@@ -18,11 +18,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from mutreal.compare.best_code import best_code, best_code_components, coupled_shapes
 from mutreal.compare.components import FaultComponent
 from mutreal.compare.confidence import set_confidence
 from mutreal.compare.coverage import Coverage, StatementChange, cover, modelled_lines
 from mutreal.compare.statements import statements_of
+from mutreal.label.best_code import best_code, best_code_components, coupled_shapes
 from mutreal.label.lost_blocks import made_up_by_parse
 from mutreal.manifest import ManifestError, ManifestRow, read_manifest
 from mutreal.parallel import map_with_progress
@@ -200,9 +200,9 @@ def _empty_model(path: str):
 def _data_summary(model) -> dict[str, Any]:
     """The per-side training-data verdict (RQ2): ``describe_training_data(model).to_dict()``.
 
-    The report reads ``data[side]["class"]`` and ``["dataset"]``; :mod:`mutreal.study.datasets` owns the rules.
+    The report reads ``data[side]["class"]`` and ``["dataset"]``; :mod:`mutreal.label.data_class` owns the rules.
     """
-    from mutreal.study.datasets import describe_training_data
+    from mutreal.label.data_class import describe_training_data
 
     return describe_training_data(model).to_dict()
 
@@ -343,12 +343,12 @@ def _statements(parsed, path: str, cache: dict | None = None) -> list:
 def _annotate(coverage: Coverage, graph: bool) -> None:
     """Each unexplained change gains the code of what it touches, where the table names one
     (``best_code``), for the reader: a component in graph code, a hint in Keras programs."""
-    from mutreal.label.codes import KIND_RULES
+    from mutreal.label.best_code import rule_code
 
     for change, item in zip(coverage.open, coverage.unexplained, strict=True):
         found = best_code(change, graph)
         if found is not None:
-            item.best_code = KIND_RULES[found[1].kind].code
+            item.best_code = rule_code(found[1])
             item.best_code_reason = found[1].why
 
 

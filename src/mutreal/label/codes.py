@@ -21,6 +21,7 @@ from mutreal.compare.components import FaultComponent
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.decisions import DecisionId, applies
 from mutreal.label.taxonomy import load_taxonomy
+from mutreal.operator_catalogue import activation_operator, load_catalogue, runtime_function_operators
 
 KERAS_ONLY_REASON = "none: DeepCrime mutates Keras programs only"
 STRING_OPTIMIZER_REASON = (
@@ -38,10 +39,16 @@ class KindRule:
     reason: str | None = None  # why no operator applies, when operator is None
 
 
+def _simulated(operator: str) -> KindRule:
+    """A kind an operator changes: its code is the operator's in the catalogue (``fault_code`` of
+    ``operators/deepcrime.yaml``, the one code-to-operator map), so the two never drift apart."""
+    return KindRule(load_catalogue()[operator].code, operator)
+
+
 #: component kind -> code and operator: a row for every kind :mod:`mutreal.compare` emits except
 #: ``data.training_data`` (labelled by its runtime function), and for no other
 KIND_RULES: dict[K, KindRule] = {
-    K.LAYER_ACTIVATION: KindRule("ACH", "ACH"),
+    K.LAYER_ACTIVATION: _simulated("ACH"),
     K.LAYER_MISSING: KindRule("LRM", None, "no DeepCrime operator adds or removes layers"),
     K.LAYER_REDUNDANT: KindRule("LAD", None, "no DeepCrime operator adds or removes layers"),
     K.LAYER_TYPE: KindRule("LWS", None, "no DeepCrime operator changes a layer's type"),
@@ -52,34 +59,34 @@ KIND_RULES: dict[K, KindRule] = {
     K.LAYER_OUTPUT_SHAPE: KindRule("LOS", None, "no DeepCrime operator changes output shapes"),
     K.LAYER_PADDING: KindRule("TWP", None, "no DeepCrime operator changes padding"),
     K.LAYER_POOL_SIZE: KindRule("LCP", None, "no DeepCrime operator changes pooling"),
-    K.LAYER_RATE: KindRule("RCD", "RCD"),
-    K.LAYER_KERNEL_INITIALIZER: KindRule("WCI", "WCI"),
+    K.LAYER_RATE: _simulated("RCD"),
+    K.LAYER_KERNEL_INITIALIZER: _simulated("WCI"),
     K.LAYER_BIAS_INITIALIZER: KindRule("BCI", None, "no DeepCrime operator changes bias initialisation"),
-    K.LAYER_REGULARIZER: KindRule("RCW", "RCW"),
-    K.LAYER_USE_BIAS: KindRule("WAB", "WAB"),
+    K.LAYER_REGULARIZER: _simulated("RCW"),
+    K.LAYER_USE_BIAS: _simulated("WAB"),
     K.LAYER_RETURN_SEQUENCES: KindRule("LGR", None, "no DeepCrime operator changes return_sequences"),
     K.LAYER_BN_EPSILON: KindRule("BNE", None, "no DeepCrime operator changes BatchNormalization epsilon"),
     K.LAYER_BN_MOMENTUM: KindRule("BNE", None, "no DeepCrime operator changes BatchNormalization momentum"),
     K.MODEL_ARCHITECTURE: KindRule("MWA", None, "no DeepCrime operator changes a model's architecture"),
-    K.COMPILE_LOSS: KindRule("LCH", "LCH"),
+    K.COMPILE_LOSS: _simulated("LCH"),
     K.COMPILE_LOSS_CALCULATION: KindRule("LWC", None, "no DeepCrime operator changes a custom loss"),
-    K.COMPILE_OPTIMIZER: KindRule("OCH", "OCH"),
-    K.COMPILE_LEARNING_RATE: KindRule("HLR", "HLR"),
-    K.COMPILE_CLIPPING: KindRule("OCH", "OCG"),
+    K.COMPILE_OPTIMIZER: _simulated("OCH"),
+    K.COMPILE_LEARNING_RATE: _simulated("HLR"),
+    K.COMPILE_CLIPPING: _simulated("OCG"),
     K.COMPILE_EPSILON: KindRule("HAE", None, "no DeepCrime operator changes the optimiser's epsilon"),
     K.COMPILE_METRIC: KindRule("PMC", None, "no DeepCrime operator changes a performance metric"),
-    K.FIT_EPOCHS: KindRule("HNE", "HNE"),
-    K.FIT_BATCH_SIZE: KindRule("HBS", "HBS"),
-    K.FIT_VALIDATION: KindRule("VRM", "VRM"),
-    K.FIT_PATIENCE: KindRule("RCP", "RCP"),
+    K.FIT_EPOCHS: _simulated("HNE"),
+    K.FIT_BATCH_SIZE: _simulated("HBS"),
+    K.FIT_VALIDATION: _simulated("VRM"),
+    K.FIT_PATIENCE: _simulated("RCP"),
     K.DATA_PREPROCESS: KindRule("CPP", None, "no DeepCrime operator changes preprocessing"),
     K.DATA_INPUT_FORMAT: KindRule("IWF", None, "no DeepCrime operator changes the input format"),
     K.DATA_RESHAPE: KindRule("IWS", None, "no DeepCrime operator changes the shape of input data"),
-    K.DATA_SIZE: KindRule("TRD", "TRD"),
+    K.DATA_SIZE: _simulated("TRD"),
     K.DATA_SOURCE_FILE: KindRule(
         "TRD", None, "DeepCrime's TRD only drops part of the same data; no operator reads another data file"
     ),
-    K.DATA_LABELS: KindRule("TCL", "TCL"),
+    K.DATA_LABELS: _simulated("TCL"),
     K.TENSOR_SHAPE: KindRule("TWS", None, "no DeepCrime operator changes tensor shapes"),
     K.EVALUATION_STEPS: KindRule("HES", None, "no DeepCrime operator changes the steps of an evaluation"),
     K.SESSION_MEMORY: KindRule("MMR", None, "no DeepCrime operator changes how memory is managed"),
@@ -135,13 +142,8 @@ def _operator_for(component: FaultComponent, rule: KindRule) -> str | None:
         return None
     kind, change = component.kind, component.change
     if kind is K.LAYER_ACTIVATION:
-        before = (component.detail.get("before_activation") or "linear").lower()
-        after = (component.detail.get("after_activation") or "linear").lower()
-        if before != "linear" and after == "linear":
-            return "ARM"  # the buggy program has an activation the fix removes: DeepCrime's ARM adds that
-        if before == "linear" and after != "linear":
-            return "AAL"
-        return "ACH"
+        # the buggy program has an activation the fix removes: DeepCrime's ARM, and the reverse AAL
+        return activation_operator(component.detail.get("before_activation"), component.detail.get("after_activation"))
     # the operator turns the first program into the second (like ARM/AAL above): a regulariser the
     # second program gains is DeepCrime's RAW, one it loses RRW; a bias it gains WAB, loses WRB
     if kind is K.LAYER_REGULARIZER:
@@ -164,22 +166,15 @@ def _strict(component: FaultComponent, operator: str | None) -> bool:
     return True
 
 
-#: function of mutreal.runtime.training_data -> the DeepCrime operator it implements
-RUNTIME_FUNCTION_OPERATORS: dict[str, str] = {
-    "change_labels": "TCL",
-    "remove": "TRD",
-    "unbalance": "TUD",
-    "add_noise": "TAN",
-    "overlap": "TCO",
-}
+#: function of mutreal.runtime.training_data -> the DeepCrime operator it implements (the catalogue's
+#: ``runtime_function``; the operators write the same name into their mutants)
+RUNTIME_FUNCTION_OPERATORS: dict[str, str] = runtime_function_operators()
 
 
 def _label_runtime_call(component: FaultComponent) -> Label:
     """A call of mutreal.runtime.training_data: the operator is the function's; the code and leaf are
     the catalogue's for that operator (TUD is code TRD, TCO code TCL; TAN has no study code and keeps
     its operator id, with the catalogue's leaf)."""
-    from mutreal.mutation.catalogue import load_catalogue
-
     function = str(component.detail.get("function", ""))
     operator = RUNTIME_FUNCTION_OPERATORS.get(function)
     taxonomy = load_taxonomy()
@@ -195,7 +190,7 @@ def _label_runtime_call(component: FaultComponent) -> Label:
             reason=f"mutreal.runtime.training_data.{function} is no DeepCrime operator",
         )
     spec = load_catalogue()[operator]
-    code = spec.fault_code or operator
+    code = spec.code
     leaf = taxonomy.leaf(spec.taxonomy_leaf_id) if spec.taxonomy_leaf_id else None
     category = (
         taxonomy.code(code).category

@@ -25,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from mutreal.operator_catalogue import load_catalogue, operators_for_code
 from mutreal.resources import data_dir
 from mutreal.serialise import Record
 
@@ -98,7 +99,8 @@ class FaultCode(Record):
     ``leaf_id`` is the leaf when it does not depend on the change; ``leaf_by`` names the details
     (``layer_type``, ``change``, ...) whose values pick a conditional leaf through ``rules``.
     ``operators`` are the DeepCrime operators that change this kind of element (the study's
-    reading of "simulable"); ``is_deepcrime_operator`` says the code is itself an operator id.
+    reading of "simulable"); ``is_deepcrime_operator`` says the code is itself an operator id. Both
+    are derived from the operator catalogue (``operators/deepcrime.yaml``'s ``fault_code``).
     """
 
     id: str
@@ -337,8 +339,10 @@ def _read_fault_codes(
     path: Path, leaf_ids: set[str], cat_ids: set[str], rules: dict[str, list[LeafRule]]
 ) -> list[FaultCode]:
     """Fault-code rows of ``path`` (the study's table or mutreal's extension table), checked
-    against the tree so a typo in an id fails at load time, not in a report."""
+    against the tree so a typo in an id fails at load time, not in a report. Which operators
+    simulate a code is the operator catalogue's (each operator's ``fault_code``), not a column here."""
     name = path.name
+    catalogue = load_catalogue()
     codes: list[FaultCode] = []
     with path.open(encoding="utf-8", newline="") as fh:
         for row in csv.DictReader(fh):
@@ -357,8 +361,8 @@ def _read_fault_codes(
                     leaf_id=row["leaf_id"] or None,
                     leaf=row["leaf"] or None,
                     leaf_by=_split_list(row["leaf_by"]),
-                    is_deepcrime_operator=row["is_deepcrime_operator"] == "Y",
-                    operators=_split_list(row["operators"]),
+                    is_deepcrime_operator=code in catalogue,
+                    operators=tuple(spec.id for spec in operators_for_code(code)) if code else (),
                     aliases=_split_list(row["aliases"]),
                     note=row["note"] or None,
                     rules=tuple(rules.get(code or "", ())),
@@ -371,54 +375,3 @@ def _read_fault_codes(
 def load_taxonomy() -> Taxonomy:
     """The taxonomy shipped with mutreal (checkout or installed wheel), loaded once."""
     return load_taxonomy_from(data_dir("taxonomy"))
-
-
-@dataclass(frozen=True)
-class Decision(Record):
-    """A row of ``taxonomy/decisions.csv`` (owned by classify): where a line between neighbouring
-    codes is drawn, with the buggy/fixed example programs that pin it
-    (``taxonomy/decisions/<id>/buggy.py`` and ``fixed.py``, plain files that read and diff as code)."""
-
-    id: str
-    boundary: str
-    situation: str
-    codes: tuple[str, ...]
-    deepcrime: tuple[str, ...]
-    simulable: tuple[bool, ...]
-    rationale: str
-    buggy: str
-    fixed: str
-
-
-def _comma_list(text: str | None) -> tuple[str, ...]:
-    return tuple(p.strip() for p in (text or "").split(",") if p.strip())
-
-
-def decision_example(folder: Path, decision_id: str, side: str) -> str:
-    """The ``buggy`` or ``fixed`` example program of a decision; a missing file is a clear error."""
-    path = folder / "decisions" / decision_id / f"{side}.py"
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError(f"decisions.csv {decision_id}: its {side} example {path} is missing") from None
-
-
-def load_decisions(folder: Path | None = None) -> list[Decision]:
-    """The code-boundary decision table, typed, with each row's example programs read from
-    ``decisions/<id>/``."""
-    folder = folder or data_dir("taxonomy")
-    with (folder / "decisions.csv").open(encoding="utf-8", newline="") as fh:
-        return [
-            Decision(
-                id=row["id"],
-                boundary=row["boundary"],
-                situation=row["situation"],
-                codes=_comma_list(row["codes"]),
-                deepcrime=_comma_list(row["deepcrime"]),
-                simulable=tuple(f.upper() == "Y" for f in _comma_list(row["simulable"])),
-                rationale=row["rationale"],
-                buggy=decision_example(folder, row["id"], "buggy"),
-                fixed=decision_example(folder, row["id"], "fixed"),
-            )
-            for row in csv.DictReader(fh)
-        ]

@@ -45,9 +45,9 @@ from typing import Any
 
 import yaml
 
-from mutreal.mutation.catalogue import OperatorSpec, load_catalogue
 from mutreal.mutation.mutate import equivalence, write_program_files
 from mutreal.mutation.operators import Mutant, MutationError, Program, Site, apply_edits, registry
+from mutreal.operator_catalogue import OperatorSpec, load_catalogue
 from mutreal.program.model import KerasModel
 from mutreal.resources import data_dir
 

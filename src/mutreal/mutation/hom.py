@@ -3,7 +3,7 @@
 Why: 46% of real faults are of higher order and first-order mutants cannot represent them (study,
 section 7.2). ``mutreal hom-generate`` therefore combines first-order edits the way real bugs
 combine faults: the frequent multisets of *simulable* fault codes over classified bugs (mined by
-:mod:`mutreal.study.mining`, support counted over bugs) or, without a results file, the shipped table
+:mod:`mutreal.label.mining`, support counted over bugs) or, without a results file, the shipped table
 ``operators/combinations.csv`` (derived from the study's dev split). For each combination, most
 frequent first, one HOM is built for the subject where it has the sites:
 
@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from mutreal.label.mining import Combination, codes_per_bug, frequent_combinations
 from mutreal.mutation.operator_values import checked_value, number, same_value, spelled_name, value_from_text
 from mutreal.mutation.operators import (
     Edit,
@@ -44,7 +45,7 @@ from mutreal.mutation.operators import (
     apply_edits,
     registry,
 )
-from mutreal.study.mining import Combination, codes_per_bug, frequent_combinations
+from mutreal.operator_catalogue import activation_operator
 
 if TYPE_CHECKING:
     from mutreal.results import BugResult
@@ -69,7 +70,6 @@ __all__ = [
 SHIPPED_SOURCE = "shipped table operators/combinations.csv (derived from the study's dev split)"
 #: how many candidate assignments one combination may try before it is skipped
 MAX_ATTEMPTS = 64
-LINEAR = "linear"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -296,13 +296,7 @@ def mutation_operator(code: str, fixed: str | None, buggy: str | None, labelled:
     fix has an activation is ARM, an activation where the fix has none is AAL.
     """
     if code == "ACH":
-        f = (spelled_name(fixed) or LINEAR).lower() if fixed is not None else LINEAR
-        b = (spelled_name(buggy) or LINEAR).lower() if buggy is not None else LINEAR
-        if b == LINEAR and f != LINEAR:
-            return "ARM"
-        if f == LINEAR and b != LINEAR:
-            return "AAL"
-        return "ACH"
+        return activation_operator(spelled_name(fixed), spelled_name(buggy))  # the rule, fixed -> buggy
     return labelled or code
 
 
@@ -379,7 +373,7 @@ def combinations_from_results(rows: Iterable[Any], orders: Sequence[int]) -> lis
 
 def shipped_combinations(orders: Sequence[int]) -> list[CombinationSource]:
     """The shipped frequency table (``operators/combinations.csv``), most frequent first."""
-    from mutreal.mutation.catalogue import load_combinations
+    from mutreal.operator_catalogue import load_combinations
 
     combos = [c.counts_only() for c in load_combinations(orders)]
     combos.sort(key=lambda c: (-c.support, c.order, c.codes))

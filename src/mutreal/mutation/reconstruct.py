@@ -48,6 +48,7 @@ from mutreal.label.codes import STRING_OPTIMIZER_REASON
 from mutreal.mutation.operator_values import folded_value, infer_value, literal_value, value_from_text
 from mutreal.mutation.operators import MutationError, Operator, Program, Site, apply_edits, registry
 from mutreal.program.model import canonical_path
+from mutreal.program.training_budget import BUDGET_ELEMENTS
 from mutreal.results import BugResult, ComponentResult
 from mutreal.serialise import Record
 
@@ -283,10 +284,6 @@ def _complete(
             done.append({"operator": oid, "element": part, "value": value, "mutant": have, "buggy": want})
             break  # the program changed: the other operators' sites are read again next time
     return program, done
-
-
-#: the training-budget elements a module-level literal states (``EPOCHS = 5``: rule unused_hyperparameter)
-BUDGET_ELEMENTS = ("fit.epochs", "fit.batch_size")
 
 
 def _budget_literals(

@@ -383,7 +383,7 @@ class HyperparameterLiteral(Record):
     """
 
     name: str
-    kind: str  # fit.epochs or fit.batch_size
+    kind: str  # an element of program.training_budget.BUDGET_ELEMENTS
     value: float
     text: str = ""  # the literal as written
     line: int = 0  # 0 when the assignment could not be found in the text again

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import networkx as nx
 
+from mutreal.label.mining import Combination
 from mutreal.report import paper
 from mutreal.report.campaigns import CampaignRows, Campaigns
 from mutreal.report.pages import BugPages, SourceFinder, read_label_sets
@@ -52,7 +53,6 @@ from mutreal.study.labelsfile import (
     read_labels,
     read_results,
 )
-from mutreal.study.mining import Combination
 
 log = logging.getLogger(__name__)
 

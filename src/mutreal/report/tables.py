@@ -19,9 +19,9 @@ from typing import Any, ClassVar
 
 import networkx as nx
 
+from mutreal.label.mining import Combination, cooccurrence_graph, frequent_combinations
 from mutreal.serialise import Record, record_from_dict, record_kwargs, record_to_dict, wire
 from mutreal.study.labelsfile import LabelledBug, ResultRow
-from mutreal.study.mining import Combination, cooccurrence_graph, frequent_combinations
 
 #: the name of the row (and plot bar) that pools every benchmark, as the study's tables do
 ALL = "ALL"
@@ -597,5 +597,5 @@ def cooccurrence_table(graph: nx.Graph) -> Table:
 
 
 def bug_cooccurrence_graph(bugs: Sequence[Bug]) -> nx.Graph:
-    """The co-occurrence graph of the counted bugs (see :func:`mutreal.study.mining.cooccurrence_graph`)."""
+    """The co-occurrence graph of the counted bugs (see :func:`mutreal.label.mining.cooccurrence_graph`)."""
     return cooccurrence_graph([bug.codes for bug in counted(bugs)])

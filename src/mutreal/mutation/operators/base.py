@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from mutreal.extract.positions import NodeIndex
-from mutreal.mutation.catalogue import OperatorSpec, load_catalogue
 from mutreal.mutation.operators.apply import apply_edits, mutant_name, overlap
 from mutreal.mutation.operators.program import LayerGroup, Program
 from mutreal.mutation.operators.records import (
@@ -38,6 +37,7 @@ from mutreal.mutation.operators.records import (
     Provenance,
     Site,
 )
+from mutreal.operator_catalogue import OperatorSpec, load_catalogue
 
 __all__ = [
     "Component",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from mutreal.mutation.operators.data_flow import definitions
+from mutreal.mutation.operators.generator_roles import definitions
 from mutreal.mutation.operators.node_index import last_name
 from mutreal.mutation.operators.program import Program
 from mutreal.program.model import Compile, KerasModel, Layer, Value

@@ -16,8 +16,8 @@ import pkgutil
 import sys
 from importlib import metadata
 
-from mutreal.mutation.catalogue import load_catalogue
 from mutreal.mutation.operators.base import Operator
+from mutreal.operator_catalogue import load_catalogue
 
 GROUP = "mutreal.mutation.operators"
 #: the group's name before the operators moved into ``mutreal.mutation`` (plugins written for it

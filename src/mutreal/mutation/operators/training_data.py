@@ -34,7 +34,11 @@ IMPORT = "from mutreal.runtime import training_data as _mutreal_td"
 
 
 class _TrainingDataOperator(Operator):
-    function: ClassVar[str] = ""
+    @property
+    def function(self) -> str:
+        """The function of mutreal.runtime.training_data the mutant calls (the catalogue's, which classify reads)."""
+        return self.spec.runtime_function or ""
+
     #: which arrays the call rebinds: "xy", "x" or "y"
     arrays: ClassVar[str] = "xy"
     #: whether the call removes or adds rows (TRD, TUD, TCO), which a graph fed whole arrays through
@@ -182,7 +186,6 @@ class ChangeLabels(_TrainingDataOperator):
     """TCL: relabel pct% of the most frequent class."""
 
     id = "TCL"
-    function = "change_labels"
     arrays = "y"
 
 
@@ -190,7 +193,6 @@ class RemoveTrainingData(_TrainingDataOperator):
     """TRD: delete pct% of the training samples per class."""
 
     id = "TRD"
-    function = "remove"
     changes_rows = True
 
 
@@ -198,7 +200,6 @@ class UnbalanceTrainingData(_TrainingDataOperator):
     """TUD: delete pct% of the samples of the classes smaller than the mean."""
 
     id = "TUD"
-    function = "unbalance"
     changes_rows = True
 
 
@@ -206,7 +207,6 @@ class AddNoise(_TrainingDataOperator):
     """TAN: Gaussian noise on pct% of the training inputs."""
 
     id = "TAN"
-    function = "add_noise"
     arrays = "x"
 
 
@@ -214,7 +214,6 @@ class OverlapClasses(_TrainingDataOperator):
     """TCO: duplicate pct% of the most frequent class relabelled as the second."""
 
     id = "TCO"
-    function = "overlap"
     changes_rows = True
 
     def growth(self, old: Any, value: Any) -> Growth:

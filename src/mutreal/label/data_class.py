@@ -15,17 +15,15 @@ tfds and OpenML loaders, well-known files) and their sizes are data: ``taxonomy/
 from __future__ import annotations
 
 import ast
-import csv
 import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import product
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from mutreal.resources import data_dir
+from mutreal.known_datasets import KnownDataset, known_datasets
 from mutreal.serialise import Record, wire
 
 if TYPE_CHECKING:  # the program model is only needed by the adapter
@@ -123,53 +121,6 @@ class TrainingData(Record):
 # ---------------------------------------------------------------------------------------------------
 # Known datasets (taxonomy/datasets.csv)
 # ---------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class KnownDataset:
-    """A row of ``datasets.csv``: a dataset and the names it is loaded by."""
-
-    name: str
-    keras: tuple[str, ...]
-    sklearn: tuple[str, ...]
-    tfds: tuple[str, ...]
-    openml: tuple[str, ...]
-    files: tuple[str, ...]
-    train_size: int | None
-    test_size: int | None
-    total_size: int | None
-    task: str
-    note: str | None = None
-
-
-def _ints(text: str) -> int | None:
-    return int(text) if text.strip() else None
-
-
-def _names(text: str) -> tuple[str, ...]:
-    return tuple(p.strip() for p in text.split(";") if p.strip())
-
-
-@lru_cache(maxsize=1)
-def known_datasets() -> tuple[KnownDataset, ...]:
-    """The table of known datasets shipped in ``taxonomy/datasets.csv``."""
-    with (data_dir("taxonomy") / "datasets.csv").open(encoding="utf-8", newline="") as fh:
-        return tuple(
-            KnownDataset(
-                name=row["name"],
-                keras=_names(row["keras"]),
-                sklearn=_names(row["sklearn"]),
-                tfds=_names(row["tfds"]),
-                openml=_names(row["openml"]),
-                files=_names(row["files"]),
-                train_size=_ints(row["train_size"]),
-                test_size=_ints(row["test_size"]),
-                total_size=_ints(row["total_size"]),
-                task=row["task"],
-                note=row["note"] or None,
-            )
-            for row in csv.DictReader(fh)
-        )
 
 
 def _lookup(column: str, key: str) -> KnownDataset | None:

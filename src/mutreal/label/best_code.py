@@ -44,14 +44,19 @@ class Part:
     literal: bool = False
     #: the function the buggy statement called where the fix calls ``callee`` instead ("" if none)
     was: str = ""
+    #: the call itself was replaced, put around an expression or taken from it (not its arguments)
+    replaced: bool = False
 
 
 @dataclass(frozen=True)
 class Rule:
-    """One row of the table: the kind a part touching this element is given, and why."""
+    """One row of the table: the kind a part touching this element is given, and why; a row with
+    no kind names only a ``code`` of the study that has no component kind (API usage): it
+    annotates the listed unexplained change, which stays unexplained (decision APW-graph-api)."""
 
-    kind: K
+    kind: K | None
     why: str
+    code: str | None = None
 
 
 _OPTIMISER = re.compile(r"Optimizer$|^(SGD|Adam|Adamax|Nadam|RMSprop|Adagrad|Adadelta|Ftrl)$")
@@ -105,7 +110,42 @@ RULES: dict[str, Rule] = {
     ),
     "initialisation": Rule(K.LAYER_KERNEL_INITIALIZER, "the initialisation of weights changes"),
     "activation": Rule(K.LAYER_ACTIVATION, "an activation function applied to a tensor changes"),
+    "variable scope": Rule(
+        None, "the variable scope (or its reuse) the graph's variables are made in changes", "VSM"
+    ),
+    "graph api": Rule(
+        None,
+        "how the graph is built or run changes (sessions, the default graph, queue runners, "
+        "control dependencies, conditionals, tensor arrays, a tensor run or evaluated): an API "
+        "used otherwise",
+        "APW",
+    ),
 }
+
+#: TensorFlow 1's own machinery for building and running a graph: a change around these is how
+#: the API is used (decision APW-graph-api)
+_GRAPH_API = re.compile(
+    r"^(Session|InteractiveSession|Graph|as_default|reset_default_graph|get_default_graph|"
+    r"control_dependencies|with_dependencies|start_queue_runners|Coordinator|QueueRunner|"
+    r"string_input_producer|import_meta_graph|get_tensor_by_name|restore|Saver)$"
+)
+#: graph operations whose arguments are values of the program: only the call itself put in,
+#: taken out or replaced is a use of the API (an argument changed is what it computes)
+_GRAPH_CALLS = re.compile(
+    r"^(cond|case|TensorArray|write|py_func|assign|assign_add|run|eval|identity|FIFOQueue|"
+    r"enqueue|dequeue|add_to_collection|get_collection)$"
+)
+_SCOPE = re.compile(r"^(variable_scope|get_variable_scope|reuse_variables|name_scope)$")
+
+
+def rule_code(rule: Rule) -> str:
+    """The study's code a row gives: its kind's (:data:`mutreal.label.codes.KIND_RULES`), else its own."""
+    if rule.kind is None:
+        assert rule.code is not None
+        return rule.code
+    from mutreal.label.codes import KIND_RULES
+
+    return KIND_RULES[rule.kind].code
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -171,6 +211,7 @@ def _diff(a: object, b: object, at: Part) -> Iterator[Part]:
         yield replace(
             at,
             callee=called or at.callee,
+            replaced=bool(called),
             was=_name(a.func) if isinstance(a, ast.Call) and isinstance(b, ast.Call) else "",
             # literal values, or a call put around (or taken from) an expression: the function changed
             literal=all(_literal(x) for x in (a, b) if isinstance(x, ast.AST))
@@ -203,7 +244,7 @@ def _diff(a: object, b: object, at: Part) -> Iterator[Part]:
         assert isinstance(b, ast.Call)
         inner = replace(at, callee=_name(a.func) or at.callee, keyword="")
         if _name(a.func) != _name(b.func):  # one function replaced by another
-            yield replace(at, callee=_name(b.func), literal=True, was=_name(a.func))
+            yield replace(at, callee=_name(b.func), literal=True, was=_name(a.func), replaced=True)
             return
         yield from _diff(a.func, b.func, inner)
         yield from _diff(a.args, b.args, inner)
@@ -284,7 +325,7 @@ def _numpy_operand(change: StatementChange) -> bool:
     return bool(re.search(r"\b(np|numpy)\.|(?<!tf)(?<!tensorflow)\.reshape\(|feed_dict", text))
 
 
-@applies(D.MMR_SESSION_MEMORY, D.HBI_BATCH_BOUNDS)
+@applies(D.MMR_SESSION_MEMORY, D.HBI_BATCH_BOUNDS, D.APW_GRAPH_API)
 def rule_for(part: Part, change: StatementChange, graph: bool) -> str | None:
     """The row of :data:`RULES` a part touches, or None: the first of memory, optimiser keywords,
     evaluation steps, regularisers, loss expressions, the training budget, batching, shapes,
@@ -337,6 +378,13 @@ def rule_for(part: Part, change: StatementChange, graph: bool) -> str | None:
         return "initialisation"
     if graph and _ACTIVATION.match(callee):
         return "activation"
+    if graph and (_SCOPE.match(callee) or keyword == "reuse"):
+        return "variable scope"
+    if graph and (_GRAPH_API.match(callee) or _GRAPH_API.match(part.was)):
+        return "graph api"
+    if graph and (_GRAPH_CALLS.match(callee) or _GRAPH_CALLS.match(part.was)):
+        one_sided = change.buggy is None or change.fixed is None
+        return "graph api" if one_sided or part.replaced else None
     return None
 
 
@@ -373,12 +421,12 @@ def _groups(changes: list[StatementChange]) -> list[list[int]]:
 
 
 def best_code(change: StatementChange, graph: bool) -> tuple[str, Rule] | None:
-    """The row of :data:`RULES` of the first part of a change that touches one, or None."""
-    for part in parts_of(change):
-        name = rule_for(part, change, graph)
-        if name is not None:
-            return name, RULES[name]
-    return None
+    """The row of :data:`RULES` of the first part of a change that touches one, or None; a row
+    with a component kind before an API row (which only annotates)."""
+    names = [rule_for(part, change, graph) for part in parts_of(change)]
+    found = [n for n in names if n is not None]
+    chosen = next((n for n in found if RULES[n].kind is not None), found[0] if found else None)
+    return (chosen, RULES[chosen]) if chosen is not None else None
 
 
 #: a fixed program adding more unexplained statements than this completes or rewrites the post
@@ -407,7 +455,7 @@ def best_code_components(changes: list[StatementChange], graph: bool) -> list[Fa
         for i in group:
             for part in parts_of(changes[i]):
                 name = rule_for(part, changes[i], graph)
-                if name is not None:
+                if name is not None and RULES[name].kind is not None:  # an API row only annotates
                     chosen = (i, name, part)
                     break
             if chosen is not None:
@@ -416,6 +464,7 @@ def best_code_components(changes: list[StatementChange], graph: bool) -> list[Fa
             continue
         i, name, part = chosen
         rule = RULES[name]
+        assert rule.kind is not None
         first = changes[i]
         b, f = first.buggy, first.fixed
         members = [changes[k] for k in group]

@@ -4,7 +4,8 @@ Why a module of its own: the operator implementations, classify's DeepCrime matc
 ``mutate --all`` value enumeration and ``hom-generate`` must agree on which operators exist, which
 program element each changes and which values each may write. ``operators/deepcrime.yaml`` is that
 single source of truth; this module turns it into typed specs and answers the questions those
-parts ask (candidate values, valid values, which operator changes an element path).
+parts ask (candidate values, valid values, whether an operator changes an element path). It sits at the
+top level, below every stage, because classify's labels (``label``) read it as much as ``mutation`` does.
 
 It also loads ``operators/combinations.csv``, the frequency table of co-occurring simulable
 fault codes derived from the study's dev split, the default input of ``hom-generate``.
@@ -179,6 +180,15 @@ class OperatorSpec:
     deepcrime_search: str
     deepcrime_defects: tuple[str, ...] = ()
     applies_when: Mapping[str, str] = field(default_factory=dict)
+    #: the function of :mod:`mutreal.runtime.training_data` a training-data operator's mutants call
+    runtime_function: str | None = None
+
+    @property
+    def code(self) -> str:
+        """The fault code of what this operator changes: the study's (``fault_code``), else the
+        operator's own id (TAN: the study met no such fault; mutreal's extension code is TAN). The
+        one code-to-operator map: the taxonomy's operators per code and classify's kind rules read it."""
+        return self.fault_code or self.id
 
     @property
     def parameter_kind(self) -> str:
@@ -242,6 +252,7 @@ def _operator_from_yaml(raw: Mapping[str, Any]) -> OperatorSpec:
         deepcrime_search=str(dc.get("search", "none")),
         deepcrime_defects=tuple(dc.get("defects") or ()),
         applies_when={str(k): str(v) for k, v in (raw.get("applies_when") or {}).items()},
+        runtime_function=raw.get("runtime_function"),
     )
 
 
@@ -277,15 +288,33 @@ def value_lists() -> dict[str, list[Any]]:
     return {k: list(v) for k, v in doc["value_lists"].items()}
 
 
-def operators_for_element(path: str) -> list[OperatorSpec]:
-    """The operators whose catalogue elements match an element path, in catalogue order."""
-    return [spec for spec in _shipped().values() if spec.matches_element(path)]
+def runtime_function_operators() -> dict[str, str]:
+    """Function of :mod:`mutreal.runtime.training_data` -> the operator whose mutants call it: the
+    catalogue's ``runtime_function``, read by classify's labels (a call in a diff names its operator)."""
+    return {spec.runtime_function: spec.id for spec in _shipped().values() if spec.runtime_function}
+
+
+ACTIVATION_ADDED, ACTIVATION_REMOVED, ACTIVATION_CHANGED = "AAL", "ARM", "ACH"
+
+
+def activation_operator(before: str | None, after: str | None) -> str:
+    """The activation operator that turns a layer activated ``before`` into one activated ``after``
+    (None: no activation written, ``linear``): from linear to another activation adds one (AAL),
+    the reverse removes it (ARM), anything else changes it (ACH). One rule for classify's labels
+    (first program -> second) and hom-generate (fixed -> buggy, the mutation's direction)."""
+    first, second = (before or "linear").lower(), (after or "linear").lower()
+    if first == "linear" and second != "linear":
+        return ACTIVATION_ADDED
+    if first != "linear" and second == "linear":
+        return ACTIVATION_REMOVED
+    return ACTIVATION_CHANGED
 
 
 def operators_for_code(code: str) -> list[OperatorSpec]:
-    """The operators that simulate a study fault code (ARM and AAL simulate ACH, HDB simulates HBS...),
-    the operator with the code's own id first, then in catalogue order."""
-    found = [spec for spec in _shipped().values() if spec.fault_code == code]
+    """The operators that simulate a fault code (ARM and AAL simulate ACH, HDB simulates HBS...),
+    the operator with the code's own id first, then in catalogue order: the study's reading of
+    "simulable", which the taxonomy's ``FaultCode.operators`` is."""
+    found = [spec for spec in _shipped().values() if spec.code == code]
     return sorted(found, key=lambda spec: spec.id != code)
 
 

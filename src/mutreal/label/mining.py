@@ -8,7 +8,8 @@ is counted over bugs (a bug supports a combination once however many ways it con
 makes support anti-monotone: a sub-multiset is supported by at least the bugs of its super-multiset.
 
 Used by ``mutreal report`` (tables, heat map) and by ``mutreal hom-generate``, which turns the
-frequent simulable combinations into higher-order mutants. Nothing here knows about results files:
+frequent simulable combinations into higher-order mutants; it sits in ``label``, the stage whose
+codes it counts, so that both (``mutation`` and ``report``, later stages) import it forwards. Nothing here knows about results files:
 callers pass plain code sequences (see :func:`codes_per_bug` for classify results). The
 :class:`Combination` type and :func:`sub_multisets` are :mod:`mutreal.combinations`'s.
 """
