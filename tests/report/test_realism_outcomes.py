@@ -63,7 +63,8 @@ def test_a_failed_mutant_is_listed_with_its_error_and_counted_as_a_mutreal_defec
     why = no_figure_reason(broken, hom)
     assert why.startswith("the mutant is invalid (3 of 3 runs: NameError: name 'Adam' is not defined; a mutreal defect)")
     table = realism_bugs_table([fault, broken], "rows.jsonl")
-    assert "invalid 1, harness 0, stillborn 0 (1 mutreal defects" in table.note
+    # every kind of the analysis is counted, outgrown (a limit the edit itself explains) included
+    assert "invalid 1, harness 0, stillborn 0, outgrown 0 (1 mutreal defects: invalid and harness)" in table.note
     (shown,) = [r for r in table.rows if r[0] == "lr_and_epochs"]
     assert shown[5].endswith("/ invalid")  # killed (fault / mutant): the mutant's kind, not a kill
     operators = {r[0]: dict(zip(coupling_operators_table(CampaignRows("rows", [fault, broken])).columns, r,

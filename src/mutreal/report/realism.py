@@ -158,6 +158,15 @@ def failed_mutant_counts(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     return failure_counts(m.get("failure") for row in rows for m in row.get("mutants") or [])
 
 
+def _failure_kinds(failed: Mapping[str, int]) -> str:
+    """Each kind of failed mutant with its count, in the analysis' own order and words (a kind added
+    there is counted here without a second list), and how many are mutreal's defects."""
+    from mutreal.analysis.run_failures import KINDS, MUTREAL_DEFECTS
+
+    counts = ", ".join(f"{kind} {failed.get(kind, 0)}" for kind in KINDS)
+    return f"{counts} ({failed.get('mutreal_defects', 0)} mutreal defects: {' and '.join(MUTREAL_DEFECTS)})"
+
+
 def _yes_no(value: Any) -> str:
     return "" if value is None else ("yes" if value else "no")
 
@@ -200,8 +209,7 @@ def realism_bugs_table(rows: Sequence[Mapping[str, Any]], source: str,
         f"From {source}: {len(out)} bug(s), {with_figure} with a coupling and an IoU; {apart} whose fault is "
         "not reproduced here (the buggy program kills no input or is not worse than the fixed one: counted "
         "apart, their coupling and IoU are null, not 0.0); mutants whose runs failed, not by the model (no "
-        f"kill, no figure): invalid {failed['invalid']}, harness {failed['harness']}, stillborn "
-        f"{failed['stillborn']} ({failed['mutreal_defects']} mutreal defects: invalid and harness). best reconstructing "
+        f"kill, no figure): {_failure_kinds(failed)}. best reconstructing "
         "mutant: of the mutants compare --mutants reconstruct made from the fault's components, the one "
         "carrying the most of them (exact before partial), then reliable, then highest coupling and IoU; "
         "shown as operator(s) = value(s). killed: DeepCrime's kill of the fault and of the mutant "
