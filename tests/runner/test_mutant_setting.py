@@ -132,3 +132,48 @@ def test_a_mutant_of_several_files_runs_with_its_own_mutated_module(tmp_path: Pa
                               data_folders=folders)  # fmt: skip
     epochs = {Path(r.program).parent.name: r.fits[0].epochs for r in result.records}
     assert epochs == {"fixed": 1, "mutant": 3}
+
+
+DATA_BESIDE = """
+import numpy as np
+import keras
+
+data = np.load("points.npy")  # beside the program: its folder is where it runs
+x, y = data[:, :3].astype("float32"), (data[:, 3] > 0).astype("int64")
+model = keras.Sequential([keras.Input(shape=(3,)), keras.layers.Dense(2, activation="softmax")])
+model.compile(optimizer=keras.optimizers.Adam(learning_rate=0.01), loss="sparse_categorical_crossentropy",
+              metrics=["accuracy"])
+model.fit(x, y, epochs=1, batch_size=8, verbose=0)
+model.evaluate(x, y, verbose=0)
+"""
+
+
+@pytest.mark.slow
+def test_run_trains_a_mutant_written_elsewhere_in_its_originals_folder(tmp_path: Path, mutreal_command: str) -> None:
+    """``mutreal run MUTANT`` of a mutant from ``mutate --out``: its provenance puts it in its
+    original's folder, where its data is (before, only its framework came from the provenance and
+    the run failed on the missing file); a mutant whose original is gone is refused before training."""
+    import numpy as np
+
+    home = tmp_path / "bug" / "fixed"
+    home.mkdir(parents=True)
+    (home / "program.py").write_text(DATA_BESIDE, encoding="utf-8")
+    rng = np.random.default_rng(0)
+    np.save(home / "points.npy", rng.normal(size=(40, 4)))
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    made = subprocess.run([mutreal_command, "mutate", str(home / "program.py"), "--op", "HLR", "--param", "0.1",
+                           "--out", str(tmp_path / "mutants")], capture_output=True, text=True, timeout=300,
+                          env=env)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    (mutant,) = sorted((tmp_path / "mutants").glob("*.py"))
+    run = [mutreal_command, "run", str(mutant), "--runs", "1", "--jobs", "1", "--json", "-q"]
+    done = subprocess.run([*run, "--store", str(tmp_path / "runs.sqlite")], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=600, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (record,) = json.loads(done.stdout)["runs"]
+    assert record["outcome"] == "ok", record
+    (home / "program.py").rename(home / "moved.py")  # its original gone: a clear error, nothing trained
+    refused = subprocess.run([*run, "--store", str(tmp_path / "other.sqlite")], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=300, env=env)  # fmt: skip
+    assert refused.returncode != 0 and "not there" in refused.stderr, refused.stderr
+    assert not (tmp_path / "other.sqlite").exists()

@@ -118,6 +118,7 @@ def run(
     miss data are recorded with their message and the campaign goes on (exit code 1 if any did).
     """
     from mutreal.execution import CampaignConfig, execute_campaign, records_to_rows, summarize
+    from mutreal.execution.mutant_origin import ProvenanceError, provenance_data_folders
     from mutreal.execution.pool import workers_started_ahead
     from mutreal.manifest import ManifestError, program_args
 
@@ -156,6 +157,14 @@ def run(
         "sandbox_mode": sandbox_mode if sandbox_mode != "auto" else None,
         "env": list(env) or None,
     }
+    try:
+        # a mutant written elsewhere (mutate --out) runs in its original's folder, as compare runs it
+        given = list(programs) if programs else list(config.programs or [])
+        folders = {**provenance_data_folders(given), **config.data_folders}
+    except ProvenanceError as error:
+        raise click.UsageError(str(error)) from None
+    if folders:
+        options["data_folders"] = folders
     try:
         with workers_started_ahead(config, options):
             result = execute_campaign(**options, config=config, progress=not quiet)

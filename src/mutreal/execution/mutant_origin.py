@@ -92,3 +92,17 @@ def original_of(mutant: str | Path, expected: str | Path | None = None) -> Path 
             "it is a mutant of another program"
         )
     return original
+
+
+def provenance_data_folders(programs: list[str | Path]) -> dict[str, str]:
+    """Program path -> its original's folder, for each mutant among ``programs`` whose provenance
+    names an original in another folder: the folder it runs in (its data, its sibling files, the
+    folder name it writes results under). A command that runs programs it was given (``mutreal
+    run``) reads this, as ``compare`` and ``kill`` do for their mutants. Raises
+    :class:`ProvenanceError` for a mutant whose original is not there, before anything trains."""
+    folders = {}
+    for program in programs:
+        original = original_of(program)
+        if original is not None and original.resolve().parent != Path(program).resolve().parent:
+            folders[str(program)] = str(original.resolve().parent)
+    return folders
