@@ -264,6 +264,8 @@ def probe(
             _, made_by, _, _ = make_sample(model, by_bug[bug], args.size, args.min_operators)
             made = len(made_by)
         run = ran.get(program, {})
+        if run.get("outcome") == "ok" and not run.get("metric"):
+            run = run | {"outcome": "no-metric", "error_message": "it ran but evaluated nothing: no per-input correctness"}
         seconds = float(run["wall_time_s"]) if run.get("wall_time_s") else None
         error = (run.get("error_message") or "").strip().splitlines()
         out.append({
