@@ -88,13 +88,14 @@ print(model.evaluate(x_test, y_test, verbose=0))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("era", ["keras3", "keras2"])
-def test_the_loss_alone_on_the_fixed_output_is_stillborn(tmp_path: Path, mutreal_command: str, era: str) -> None:
-    """The premise of the rule, trained once on each Keras: the buggy loss on the fixed 2-unit output."""
-    text = Path(_pair(tmp_path)[1]).read_text() if era == "keras3" else KERAS2
-    lone = tmp_path / "loss_only.py"
-    lone.write_text(text.replace("sparse_categorical_crossentropy", "binary_crossentropy"))
-    done = subprocess.run([mutreal_command, "run", str(lone), "--runs", "1", "--jobs", "1", "--json", "-q"],
-                          capture_output=True, text=True, timeout=600, cwd=tmp_path)  # fmt: skip
-    (run,) = json.loads(done.stdout)["runs"]
-    assert run["outcome"] == "crash", run
+def test_the_loss_alone_on_the_fixed_output_is_stillborn(tmp_path: Path, mutreal_command: str) -> None:
+    """The premise of the rule, trained once on each Keras (one campaign): the buggy loss on the
+    fixed 2-unit output crashes before training, on Keras 3 and on tf_keras (Keras 2 spelling)."""
+    lone = {"keras3": tmp_path / "keras3.py", "keras2": tmp_path / "keras2.py"}
+    lone["keras3"].write_text(PROGRAM.format(**FIXED).replace("sparse_categorical_crossentropy", "binary_crossentropy"))
+    lone["keras2"].write_text(KERAS2.replace("sparse_categorical_crossentropy", "binary_crossentropy"))
+    done = subprocess.run([mutreal_command, "run", *map(str, lone.values()), "--runs", "1", "--jobs", "1", "--json",
+                           "-q"], capture_output=True, text=True, timeout=600, cwd=tmp_path)  # fmt: skip
+    runs = {Path(r["program"]).stem: r for r in json.loads(done.stdout)["runs"]}
+    assert {era: r["outcome"] for era, r in runs.items()} == {"keras3": "crash", "keras2": "crash"}, runs
+    assert runs["keras2"]["framework"] == "tf_keras"
