@@ -228,3 +228,17 @@ def test_the_combined_reconstruction_stands_for_the_fault_whatever_the_order():
                   is_combined=lambda e: e["file"].endswith("/rec.py"))  # fmt: skip
     assert row["reconstruction"]["file"] == "w/rec.py" and row["reconstruction"]["mutants"] == 2
     assert row["reconstruction"]["iou"] == 0.9 and row["matched"] == 12
+
+
+def test_mutants_whose_classes_are_not_their_accuracy_are_a_reason():
+    published = _published(4)
+    entries = [_entry(f"dc{i}.py", 0.9 - i / 10, 0.2, accuracy_disagreements=3 if i == 1 else 0) for i in range(4)]
+    matched = join_rows(published, entries, lambda e: published[int(e["file"][5])].name)
+    assert {m.name: m.accuracy_disagreements for m in matched} == {m.name: 3 * (i == 1) for i, m in enumerate(published)}
+    fault = {"killed": True, "kp": {"inputs_killing": 3, "n_inputs": 9}}
+    text = " | ".join(disagreement_reasons(matched, runs=5, fault=fault, rho=0.1, difference=0.5))
+    assert f"1 of 4 mutants ({operator_key(published[1].name)}) have runs whose per-input classes" in text
+    for m in matched:
+        m.accuracy_disagreements = 0
+    assert "per-input classes" not in " | ".join(disagreement_reasons(matched, runs=5, fault=fault, rho=0.1,
+                                                                      difference=0.5))  # fmt: skip

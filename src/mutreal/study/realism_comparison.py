@@ -116,6 +116,8 @@ class MatchedMutant:
     reason: str | None = None
     #: every run of the mutant crashed (before s12-outcomes a crash counted as a kill of every input)
     crashed: bool = False
+    #: runs whose per-input classes do not give the mutant's own accuracy (compare's count)
+    accuracy_disagreements: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -172,6 +174,7 @@ def join_rows(
                 entry.get("reliable"),
                 _our_reason(entry, notes),
                 _all_crashed(entry),
+                int(entry.get("accuracy_disagreements") or 0),
             )  # fmt: skip
         )
     return sorted(matched, key=lambda x: x.name)
@@ -284,6 +287,14 @@ def disagreement_reasons(
         reasons.append(
             f"{len(crashed)} of {len(matched)} mutants crashed in every run and still have a CS here "
             "(a crash read as a kill of every input)"
+        )
+    off = [m for m in matched if m.accuracy_disagreements]
+    if off:
+        names = ", ".join(sorted({operator_key(m.name) for m in off}))
+        reasons.append(
+            f"{len(off)} of {len(matched)} mutants ({names}) have runs whose per-input classes do not give "
+            "their own accuracy: mutreal's KP counts other classes than their metric (a mutreal defect "
+            "where a cross-entropy model's outputs leave [0, 1]: read as logits at 0, Keras thresholds at 0.5)"
         )
     missing = [m for m in matched if m.our_cs is None]
     if missing:
