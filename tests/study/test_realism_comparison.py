@@ -242,3 +242,16 @@ def test_mutants_whose_classes_are_not_their_accuracy_are_a_reason():
         m.accuracy_disagreements = 0
     assert "per-input classes" not in " | ".join(disagreement_reasons(matched, runs=5, fault=fault, rho=0.1,
                                                                       difference=0.5))  # fmt: skip
+
+
+def test_a_constant_fault_and_an_unstable_fix_are_reasons():
+    published = _published(4)
+    matched = join_rows(published, [_entry(f"dc{i}.py", i / 4, 0.1) for i in range(4)],
+                        lambda e: published[int(e["file"][5])].name)  # fmt: skip
+    fault = {"killed": True, "kp": {"inputs_killing": 3, "n_inputs": 9}}
+    sides = {"buggy": [0.46] * 5, "fixed": [0.46, 0.875, 0.88, 0.64, 0.77]}
+    text = " | ".join(disagreement_reasons(matched, runs=5, fault=fault, rho=-0.4, difference=0.5, sides=sides))
+    assert "scores 0.46 in every run" in text and "spans 0.46 to 0.88 over 5 runs" in text
+    steady = {"buggy": [0.46, 0.5, 0.46, 0.47, 0.46], "fixed": [0.86, 0.875, 0.88, 0.87, 0.88]}
+    text = " | ".join(disagreement_reasons(matched, runs=5, fault=fault, rho=-0.4, difference=0.5, sides=steady))
+    assert "every run" not in text and "unstable" not in text

@@ -251,9 +251,11 @@ def disagreement_reasons(
     difference: float | None,
     min_runs: int = 5,
     pairing: str | None = None,
+    sides: Mapping[str, Sequence[float | None]] | None = None,
 ) -> list[str]:
     """Why mutreal's figures and theirs may differ for a bug, as far as the data tell: empty when the
-    bug is within the thresholds. Each reason names the figure it comes from."""
+    bug is within the thresholds. Each reason names the figure it comes from. ``sides`` holds the
+    buggy and the fixed program's metric per run (compare's ``values``)."""
     within = (rho is None or rho >= RHO_THRESHOLD) and (
         difference is None or difference <= DIFFERENCE_THRESHOLD
     )
@@ -288,6 +290,7 @@ def disagreement_reasons(
             f"{len(crashed)} of {len(matched)} mutants crashed in every run and still have a CS here "
             "(a crash read as a kill of every input)"
         )
+    reasons += _side_reasons(sides or {})
     off = [m for m in matched if m.accuracy_disagreements]
     if off:
         names = ", ".join(sorted({operator_key(m.name) for m in off}))
@@ -318,6 +321,33 @@ def disagreement_reasons(
             f"{kp['n_inputs']} evaluated inputs; their adapted programs' test sets are not published"
         )
     return reasons
+
+
+#: a program whose metric spans more than this over its runs is unstable (its own failing runs count in KP)
+UNSTABLE_SPREAD = 0.2
+
+
+def _side_reasons(sides: Mapping[str, Sequence[float | None]]) -> list[str]:
+    """What the fault's and the fix's own runs say about a bug's KP: a buggy program whose metric is
+    the same in every run while the fix's is not predicts the same way whatever the seed (one class
+    for every input: its KP is the fix's correctness on the inputs of the other classes, and a
+    mutant's CS the share of its kills on those); a fix whose metric spans more than
+    :data:`UNSTABLE_SPREAD` fails in some runs itself, and its failing runs are kills of no one."""
+    buggy = [v for v in sides.get("buggy") or () if v is not None]
+    fixed = [v for v in sides.get("fixed") or () if v is not None]
+    out = []
+    if len(buggy) > 1 and len(set(buggy)) == 1 and len(set(fixed)) > 1:
+        out.append(
+            f"the buggy program scores {buggy[0]:.3g} in every run (a constant prediction, as far as its "
+            "metric shows): its KP is the fixed program's correctness on the inputs it always gets wrong, "
+            "and a mutant's CS the share of its kills among those, which another test set's class balance changes"
+        )
+    if len(fixed) > 1 and max(fixed) - min(fixed) > UNSTABLE_SPREAD:
+        out.append(
+            f"the fixed program is unstable here: its metric spans {min(fixed):.3g} to {max(fixed):.3g} over "
+            f"{len(fixed)} runs (its weak runs kill nothing and mask kills: KP steps of 1/{len(fixed)} move with them)"
+        )
+    return out
 
 
 def reconstruction_figures(
@@ -388,6 +418,7 @@ def bug_row(
         rho=cs_rho,
         difference=cs_diff,
         pairing=str(pairing) if pairing else None,
+        sides={side: list((compared.get(side) or {}).get("values") or []) for side in ("buggy", "fixed")},
     )
     if compared.get("status") not in (None, "ok"):
         reasons.insert(
