@@ -309,7 +309,7 @@ def print_row(r: dict[str, Any]) -> None:
         )
     t = r["trainings"]
     print(
-        f"    trainings: mutreal {t['mutreal']} (the reconstruction alone {t.get('reconstruction')}), "
+        f"    trainings: mutreal {t['mutreal']} ({t.get('mutreal_new')} trained by this run; the reconstruction alone {t.get('reconstruction')}), "
         f"theirs {t['theirs']} = {t['theirs_rule']}; {r['seconds']} s"
     )
     for why in r["disagreement"]:

@@ -161,10 +161,13 @@ def test_bug_row_agreeing_has_no_disagreement():
     assert rec["file"] == "w/rec.py" and rec["vs_same_runs_iou"]["at_least_median"]
     assert row["trainings"] == {
         "mutreal": 15 * 5,
+        "mutreal_new": 15 * 5,
         "reconstruction": (2 + 1) * 5,
         "theirs": 70,
         "theirs_rule": "(their 12 mutants + faulty + original) x 5 instances",
     }
+    stored = _row(published, _compared(published, [m.cs + 0.05 for m in published]) | {"trainings": 0})
+    assert (stored["trainings"]["mutreal"], stored["trainings"]["mutreal_new"]) == (15 * 5, 0)  # all from the store
     s = summary([row])
     assert s["bugs"] == 1 and s["matched"] == 12 and s["reconstruction_at_least_same_runs_median_iou"] == 1
     assert s["their_median_cs"] == pytest.approx(row["cs"]["their_median"])

@@ -461,7 +461,10 @@ def bug_row(
             notes,
         ),
         "trainings": {
-            "mutreal": compared.get("trainings"),
+            # the trainings behind the figures (fault, fix and every mutant, each run), whether this
+            # compare trained them or found them in the store; ``mutreal_new``: the ones it trained
+            "mutreal": runs * (THEIR_EXTRA_MODELS + len(entries)),
+            "mutreal_new": compared.get("trainings"),
             # what the reconstruction alone costs: the fault, the fix and the reconstructing mutants
             "reconstruction": runs * (THEIR_EXTRA_MODELS + sum(1 for e in entries if is_reconstruction(e))),
             "theirs": their_trainings(len(published)),
