@@ -65,6 +65,8 @@ from mutreal.study.realism_comparison import (
     sample_rule,
     summary,
     table,
+    twin_agreement,
+    twin_reason,
 )
 
 #: the mutreal command installed beside this interpreter (a venv used without activating it has it off PATH)
@@ -386,6 +388,12 @@ def main(argv: list[str] | None = None) -> int:
             not_run.append(result)
             print(f"{bug:15} not run: {result['reason']}", flush=True)
             continue
+        twins = [b for b, row in joined.items() if b != bug and row.id == joined[bug].id]
+        twin = twin_agreement(bug, by_bug[bug], twins[0], by_bug[twins[0]]) if twins else None
+        if twin is not None:
+            result["their_twin"] = twin
+            if result["disagreement"]:
+                result["disagreement"].append(twin_reason(twin))
         rows.append(result)
         print_row(result)
         _write(args, argv, rows, not_run, rule, started)  # a run cut short keeps the bugs it finished

@@ -22,6 +22,8 @@ from mutreal.study.realism_comparison import (
     spearman,
     summary,
     their_trainings,
+    twin_agreement,
+    twin_reason,
 )
 
 OPERATORS = ["change_activation_function", "change_loss_function", "delete_training_data",
@@ -258,3 +260,15 @@ def test_a_constant_fault_and_an_unstable_fix_are_reasons():
     steady = {"buggy": [0.46, 0.5, 0.46, 0.47, 0.46], "fixed": [0.86, 0.875, 0.88, 0.87, 0.88]}
     text = " | ".join(disagreement_reasons(matched, runs=5, fault=fault, rho=-0.4, difference=0.5, sides=steady))
     assert "every run" not in text and "unstable" not in text
+
+
+def test_their_two_ids_of_one_program_are_set_side_by_side():
+    a = [PublishedMutant("deepfd1", f"n{i}", i / 10, i / 20) for i in range(6)]
+    b = [PublishedMutant("deeplocalize1", f"n{i}", 1 - i / 10, i / 20) for i in range(4)] + [
+        PublishedMutant("deeplocalize1", "only_here", 0.5, 0.5)
+    ]
+    twin = twin_agreement("deepfd1", a, "deeplocalize1", b)
+    assert twin["common"] == 4 and twin["cs"]["rho"] == pytest.approx(-1.0) and twin["iou"]["rho"] == pytest.approx(1.0)
+    assert twin["cs"]["median_abs_difference"] == pytest.approx(median_abs_difference([0, 0.1, 0.2, 0.3], [1, 0.9, 0.8, 0.7]))
+    assert "under deeplocalize1 against deepfd1's, over the 4 mutant names both publish: CS rho -1.00" in twin_reason(twin)
+    assert twin_agreement("deepfd1", a, "x", [PublishedMutant("x", "other", 0.1)]) is None

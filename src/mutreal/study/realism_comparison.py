@@ -476,6 +476,44 @@ def bug_row(
     }
 
 
+def twin_agreement(
+    bug: str, published: Sequence[PublishedMutant], twin: str, twin_published: Sequence[PublishedMutant]
+) -> dict[str, Any] | None:
+    """How their figures of one program under two of their ids agree (DeepFD and DeepLocalize both
+    hold some Stack Overflow posts: ``deepfd026`` and ``deeplocalize026``), over the mutant names
+    both publish: Spearman rho and the median |difference| of CS and of IoU.
+
+    Why: it is the published figures' own reproducibility, the ceiling of any agreement with them
+    (their two adapted programs of a post may differ, and each was trained with 5 instances);
+    a row whose rho with mutreal is below it is read against it. None: no name in common."""
+    theirs = {m.name: m for m in published}
+    common = sorted(n for n in {m.name for m in twin_published} if n in theirs)
+    if not common:
+        return None
+    other = {m.name: m for m in twin_published}
+    a_cs, b_cs = [theirs[n].cs for n in common], [other[n].cs for n in common]
+    a_iou, b_iou = [theirs[n].iou for n in common], [other[n].iou for n in common]
+    return {
+        "bug": bug, "twin": twin, "common": len(common),
+        "cs": {"rho": spearman(a_cs, b_cs), "median_abs_difference": median_abs_difference(a_cs, b_cs)},
+        "iou": {"rho": spearman(a_iou, b_iou), "median_abs_difference": median_abs_difference(a_iou, b_iou)},
+    }  # fmt: skip
+
+
+def twin_reason(twin: Mapping[str, Any]) -> str:
+    """A row's reason from :func:`twin_agreement`: their own two ids of the program, side by side."""
+    cs, iou = twin["cs"], twin["iou"]
+
+    def f(v: float | None) -> str:
+        return "-" if v is None else f"{v:.2f}"
+
+    return (
+        f"their own reproducibility: their figures of this post under {twin['twin']} against {twin['bug']}'s, over "
+        f"the {twin['common']} mutant names both publish: CS rho {f(cs['rho'])} (median |difference| "
+        f"{f(cs['median_abs_difference'])}), IoU rho {f(iou['rho'])} ({f(iou['median_abs_difference'])})"
+    )
+
+
 def summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The whole run: median CS and IoU of the matched mutants on each side, and how often mutreal's
     reconstructing mutant reaches the median IoU of the bug's matched mutants (same runs) and the
