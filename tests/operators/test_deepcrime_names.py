@@ -560,3 +560,29 @@ def test_the_installed_command_counts_model_layers_when_asked(sequential: Progra
     )
     assert made.returncode == 0, made.stderr
     assert made.stdout.strip() == str(tmp_path / "subject__WRB_0_False.py")
+
+
+TF2_PROGRAM = """\
+import tensorflow as tf
+from sklearn.datasets import load_iris
+
+x, y = load_iris(return_X_y=True)
+model = tf.keras.Sequential([tf.keras.layers.Dense(8, activation="relu", input_shape=(4,)),
+                             tf.keras.layers.Dense(3, activation="softmax")])
+model.compile(loss="sparse_categorical_crossentropy", optimizer="adam", metrics=["accuracy"])
+model.fit(x, y, epochs=2, verbose=0)
+"""
+
+
+@pytest.mark.parametrize(("deepcrime", "keras3"), [("logcosh", "log_cosh"), ("kullback_leibler_divergence", "kl_divergence")])
+def test_a_loss_keras3_renamed_is_written_as_keras3_names_it_where_the_program_runs_on_it(
+    tmp_path: Path, deepcrime: str, keras3: str
+) -> None:
+    """A tf.keras program of TensorFlow 2 runs on Keras 3 (mutreal run's framework choice), which
+    refuses DeepCrime's old loss names: the mutant would be stillborn (DeepLocalize-GH gol_nn)."""
+    name = f"change_loss_function_mutated0_MP_{deepcrime}"
+    mutant, resolved = make_mutant(_program(tmp_path, TF2_PROGRAM), name)
+    assert f'"{keras3}"' in mutant.code and deepcrime not in mutant.code
+    assert any(f"is {keras3!r} on Keras 3" in note for note in resolved.notes)
+    kept, resolved = make_mutant(_program(tmp_path, SEQUENTIAL, "keras2.py"), name)  # tf_keras knows the old name
+    assert f'"{deepcrime}"' in kept.code and resolved.notes == []

@@ -709,6 +709,8 @@ def make_mutant(
     op = registry.get(resolved.operator)
     name = resolved.request.name
     opts = {"seed": seed} if "seed" in op.options else {}
+    written, note = _runnable_loss(program, resolved.operator, resolved.value)
+    resolved.notes += [note] if note else []
     original = resolved.site.original
     if resolved.value is not None and original is not None and _same_value(resolved.value, original):
         raise DeepCrimeNameError(
@@ -717,7 +719,7 @@ def make_mutant(
             f"{name!r}: {resolved.site.element} already is {resolved.site.old} in {program.path}",
         )
     try:
-        edit = op.apply(program, resolved.site, resolved.value, any_value=True, **opts)
+        edit = op.apply(program, resolved.site, written, any_value=True, **opts)
         mutant = apply_edits(program, [edit], seed=seed)
     except MutationError as exc:
         raise DeepCrimeNameError(name, "bad_value", f"{name!r}: {exc}") from None
@@ -727,6 +729,24 @@ def make_mutant(
             name, "equivalent", f"{name!r}: the mutant is equivalent to the original: {why}"
         )
     return mutant, resolved
+
+
+def _runnable_loss(program: Program, operator: str, value: Any) -> tuple[Any, str | None]:
+    """The loss name to write for DeepCrime's ``value``: Keras 3 refuses some of DeepCrime's names
+    (``'logcosh'`` is ``'log_cosh'``, ``'kullback_leibler_divergence'`` ``'kl_divergence'``), and a
+    ``tf.keras`` program of TensorFlow 2 runs on Keras 3 here (``mutreal run``'s framework choice)
+    while LCH renames only for a Keras 3 program: DeepCrime's mutant, which ran on Keras 2, must not
+    become a stillborn one (DeepLocalize-GH gol_nn). The note says when the name was changed."""
+    from mutreal.mutation.operators.common import KERAS3_NAMES
+
+    new = KERAS3_NAMES["losses"].get(value) if operator == "LCH" and isinstance(value, str) else None
+    if new is None or program.era == "keras3":
+        return value, None
+    from mutreal.compat.framework_choice import prepare_runtime
+
+    if prepare_runtime(program.text, "auto").framework != "keras3":
+        return value, None
+    return new, f"{value} is {new!r} on Keras 3, which this program runs on: written so"
 
 
 def _same_value(a: Any, b: Any) -> bool:
