@@ -22,6 +22,15 @@ same ``--work`` resumes: compare skips a bug its output already holds (delete
     python benchmarks/realism_published.py --manifest /tmp/mutreal-runtime/manifest.csv \\
         [--bugs deeplocalize006,deepfd012 | --max-bugs 3] [--runs 5] [--size 12] [--work DIR] [--out T.json]
         [--git-dir SNAPSHOT] [--deepfd-git-dir D] [--deeplocalize-git-dir D] [--timeout-per-bug S]
+        [--store RUNS.sqlite] [--probe [--probe-timeout S]]
+
+Which bugs are worth a row is a question of time: ``--probe`` trains each selected bug's fixed
+program once (one ``mutreal run`` campaign, one warm worker) and prints, per bug, the seconds of
+that run, how it ended (``missing-data``: it needs a file absent offline, such as Keras'
+``mnist.npz``) and how many of its published mutants mutreal makes, quickest first; nothing else
+is trained. ``--store`` (default ``WORK/runs.sqlite``) is shared by every bug of a run: two of
+their ids of one program (``deepfd030``, ``deeplocalize030``) train its fault, fix and common
+mutants once.
 """
 
 from __future__ import annotations
@@ -56,6 +65,8 @@ from mutreal.study.realism_comparison import (
     sample_rule,
     summary,
     table,
+    twin_agreement,
+    twin_reason,
 )
 
 #: the mutreal command installed beside this interpreter (a venv used without activating it has it off PATH)
@@ -177,7 +188,8 @@ def run_bug(bug: str, row: Any, published: list, args: argparse.Namespace, work:
     one_row_manifest(row, manifest)
     out = own / "compare.jsonl"
     command = [MUTREAL, "compare", "--manifest", str(manifest), "--mutants", str(root), "--runs", str(args.runs),
-               "--out", str(out), "--jobs", str(args.jobs)]  # fmt: skip
+               "--out", str(out), "--jobs", str(args.jobs), "--store", str(_store(args, work))]
+    command += ["--timeout", str(args.run_timeout)] if args.run_timeout else []  # fmt: skip
     print(f"  {bug} = {row.id}: {len(sample)} of {len(made)} made ({counting} counting; {len(published)} "
           f"published); reconstructing mutants {len(rec_paths)} {notes}", flush=True)  # fmt: skip
     print("  $ " + shlex.join(command), flush=True)
@@ -201,13 +213,75 @@ def run_bug(bug: str, row: Any, published: list, args: argparse.Namespace, work:
             entry["provenance"] = {**rec_paths[path].provenance, **(entry.get("provenance") or {})}
     result = bug_row(
         bug, row.id, published, sample, lines[-1],
-        name_of=lambda e: names.get(Path(str(e.get("file") or "")).name),
+        name_of=lambda e: _deepcrime_name(e) or names.get(Path(str(e.get("file") or "")).name),
         is_reconstruction=lambda e: str(Path(str(e.get("file") or "")).resolve()) in rec_paths,
         is_combined=lambda e: str(Path(str(e.get("file") or "")).resolve()) == next(reversed(rec_paths), None),
     )  # fmt: skip
     result["counting"], result["seconds"] = counting, round(time.monotonic() - started, 1)
     result["notes"] = notes
     return result
+
+
+def _deepcrime_name(entry: dict[str, Any]) -> str | None:
+    """The DeepCrime name a compare entry measures, from its provenance's ``deepcrime`` record
+    (``compare --mutants DIR`` keeps it); None for a mutant without one (a reconstructing mutant)."""
+    record = (entry.get("provenance") or {}).get("deepcrime") or {}
+    return record.get("name") if isinstance(record, dict) else None
+
+
+def _store(args: argparse.Namespace, work: Path) -> Path:
+    """The run store every bug of this run shares (``--store``, else ``WORK/runs.sqlite``)."""
+    return Path(args.store).resolve() if args.store else work / "runs.sqlite"
+
+
+def probe(
+    bugs: list[str], joined: dict[str, Any], by_bug: dict[str, list[Any]], args: argparse.Namespace, work: Path
+) -> list[dict[str, Any]]:
+    """One run of each selected bug's fixed program (one campaign, ``--jobs`` workers, a time limit
+    of ``--probe-timeout``) and the published mutants mutreal makes of it: what picks the bugs a
+    long measurement can afford. Rows quickest first; a program that did not finish says how it ended."""
+    programs: dict[str, str] = {}
+    for bug in bugs:
+        row = joined[bug]
+        try:
+            programs.setdefault(row.id, str(Path(entry_program(row.fixed, row.cells.get("entry") or None)).resolve()))
+        except (ValueError, OSError) as exc:
+            programs.setdefault(row.id, f"! {exc}")
+    runnable = sorted({p for p in programs.values() if not p.startswith("! ")})
+    runs_csv = work / "probe_runs.csv"
+    command = [MUTREAL, "run", "--runs", "1", "--jobs", str(args.jobs), "--timeout", str(args.probe_timeout),
+               "--store", str(_store(args, work)), "--csv", str(runs_csv), "-q", *runnable]  # fmt: skip
+    print("  $ " + shlex.join(command), flush=True)
+    subprocess.run(command, check=False, capture_output=True, text=True)
+    ran: dict[str, dict[str, str]] = {}
+    if runs_csv.exists():
+        with runs_csv.open(encoding="utf-8") as f:
+            ran = {str(Path(r["program"]).resolve()): r for r in csv.DictReader(f)}
+    out = []
+    for bug in bugs:
+        row, program = joined[bug], programs[joined[bug].id]
+        model = _model_program(row.fixed)
+        made = 0
+        if model is not None:
+            _, made_by, _, _ = make_sample(model, by_bug[bug], args.size, args.min_operators)
+            made = len(made_by)
+        run = ran.get(program, {})
+        if run.get("outcome") == "ok" and not run.get("metric"):
+            run = run | {"outcome": "no-metric", "error_message": "it ran but evaluated nothing: no per-input correctness"}
+        seconds = float(run["wall_time_s"]) if run.get("wall_time_s") else None
+        error = (run.get("error_message") or "").strip().splitlines()
+        out.append({
+            "bug": bug, "runtime_id": row.id, "seconds": seconds,
+            "outcome": run.get("outcome") or (program[2:] if program.startswith("! ") else "not run"),
+            "error": error[-1][:160] if error else "", "published": len(by_bug[bug]), "made": made,
+            "data_missing": bool(row.cells.get("data_missing")),
+        })  # fmt: skip
+    out.sort(key=lambda r: (r["outcome"] != "ok", r["seconds"] if r["seconds"] is not None else 1e9, r["bug"]))
+    for r in out:
+        print(f"{r['bug']:16} {r['runtime_id']:40} {_f(r['seconds'], 1):>7} s  {r['outcome']:12} "
+              f"made {r['made']:3}/{r['published']:3}" + ("  (manifest: data missing)" if r["data_missing"] else "")
+              + (f"  {r['error']}" if r["outcome"] != "ok" else ""), flush=True)  # fmt: skip
+    return out
 
 
 def _f(value: Any, digits: int = 2) -> str:
@@ -237,7 +311,7 @@ def print_row(r: dict[str, Any]) -> None:
         )
     t = r["trainings"]
     print(
-        f"    trainings: mutreal {t['mutreal']} (the reconstruction alone {t.get('reconstruction')}), "
+        f"    trainings: mutreal {t['mutreal']} ({t.get('mutreal_new')} trained by this run; the reconstruction alone {t.get('reconstruction')}), "
         f"theirs {t['theirs']} = {t['theirs_rule']}; {r['seconds']} s"
     )
     for why in r["disagreement"]:
@@ -263,6 +337,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout-per-bug", type=float, default=1800.0)
     ap.add_argument("--work", default="realism_published.work", help="mutants, manifests and compare rows")
     ap.add_argument("--out", default=None, help="the JSON table the report reads")
+    ap.add_argument("--store", default=None, help="the run store every bug shares (default WORK/runs.sqlite)")
+    ap.add_argument("--run-timeout", type=float, default=None, help="compare's time limit per run (s)")
+    ap.add_argument("--probe", action="store_true", help="time one run of each fixed program; train nothing else")
+    ap.add_argument("--probe-timeout", type=float, default=120.0, help="--probe's time limit per run (s)")
     args = ap.parse_args(argv)
     started = time.monotonic()
     mutants = published_mutants(args.git_dir)
@@ -294,6 +372,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"reliability, mutreal: {RELIABLE_RULE}")
     work = Path(args.work).resolve()
     work.mkdir(parents=True, exist_ok=True)
+    if args.probe:
+        table_rows = probe(wanted, joined, by_bug, args, work)
+        if args.out:
+            Path(args.out).write_text(json.dumps({"probe": table_rows, "not_run": not_run}, indent=1), encoding="utf-8")
+        print(f"wall time {round(time.monotonic() - started, 1)} s")
+        return 0
     rows = []
     for bug in wanted:
         try:
@@ -304,6 +388,12 @@ def main(argv: list[str] | None = None) -> int:
             not_run.append(result)
             print(f"{bug:15} not run: {result['reason']}", flush=True)
             continue
+        twins = [b for b, row in joined.items() if b != bug and row.id == joined[bug].id]
+        twin = twin_agreement(bug, by_bug[bug], twins[0], by_bug[twins[0]]) if twins else None
+        if twin is not None:
+            result["their_twin"] = twin
+            if result["disagreement"]:
+                result["disagreement"].append(twin_reason(twin))
         rows.append(result)
         print_row(result)
         _write(args, argv, rows, not_run, rule, started)  # a run cut short keeps the bugs it finished

@@ -22,6 +22,8 @@ from mutreal.study.realism_comparison import (
     spearman,
     summary,
     their_trainings,
+    twin_agreement,
+    twin_reason,
 )
 
 OPERATORS = ["change_activation_function", "change_loss_function", "delete_training_data",
@@ -161,10 +163,13 @@ def test_bug_row_agreeing_has_no_disagreement():
     assert rec["file"] == "w/rec.py" and rec["vs_same_runs_iou"]["at_least_median"]
     assert row["trainings"] == {
         "mutreal": 15 * 5,
+        "mutreal_new": 15 * 5,
         "reconstruction": (2 + 1) * 5,
         "theirs": 70,
         "theirs_rule": "(their 12 mutants + faulty + original) x 5 instances",
     }
+    stored = _row(published, _compared(published, [m.cs + 0.05 for m in published]) | {"trainings": 0})
+    assert (stored["trainings"]["mutreal"], stored["trainings"]["mutreal_new"]) == (15 * 5, 0)  # all from the store
     s = summary([row])
     assert s["bugs"] == 1 and s["matched"] == 12 and s["reconstruction_at_least_same_runs_median_iou"] == 1
     assert s["their_median_cs"] == pytest.approx(row["cs"]["their_median"])
@@ -228,3 +233,42 @@ def test_the_combined_reconstruction_stands_for_the_fault_whatever_the_order():
                   is_combined=lambda e: e["file"].endswith("/rec.py"))  # fmt: skip
     assert row["reconstruction"]["file"] == "w/rec.py" and row["reconstruction"]["mutants"] == 2
     assert row["reconstruction"]["iou"] == 0.9 and row["matched"] == 12
+
+
+def test_mutants_whose_classes_are_not_their_accuracy_are_a_reason():
+    published = _published(4)
+    entries = [_entry(f"dc{i}.py", 0.9 - i / 10, 0.2, accuracy_disagreements=3 if i == 1 else 0) for i in range(4)]
+    matched = join_rows(published, entries, lambda e: published[int(e["file"][5])].name)
+    assert {m.name: m.accuracy_disagreements for m in matched} == {m.name: 3 * (i == 1) for i, m in enumerate(published)}
+    fault = {"killed": True, "kp": {"inputs_killing": 3, "n_inputs": 9}}
+    text = " | ".join(disagreement_reasons(matched, runs=5, fault=fault, rho=0.1, difference=0.5))
+    assert f"1 of 4 mutants ({operator_key(published[1].name)}) have runs whose per-input classes" in text
+    for m in matched:
+        m.accuracy_disagreements = 0
+    assert "per-input classes" not in " | ".join(disagreement_reasons(matched, runs=5, fault=fault, rho=0.1,
+                                                                      difference=0.5))  # fmt: skip
+
+
+def test_a_constant_fault_and_an_unstable_fix_are_reasons():
+    published = _published(4)
+    matched = join_rows(published, [_entry(f"dc{i}.py", i / 4, 0.1) for i in range(4)],
+                        lambda e: published[int(e["file"][5])].name)  # fmt: skip
+    fault = {"killed": True, "kp": {"inputs_killing": 3, "n_inputs": 9}}
+    sides = {"buggy": [0.46] * 5, "fixed": [0.46, 0.875, 0.88, 0.64, 0.77]}
+    text = " | ".join(disagreement_reasons(matched, runs=5, fault=fault, rho=-0.4, difference=0.5, sides=sides))
+    assert "scores 0.46 in every run" in text and "spans 0.46 to 0.88 over 5 runs" in text
+    steady = {"buggy": [0.46, 0.5, 0.46, 0.47, 0.46], "fixed": [0.86, 0.875, 0.88, 0.87, 0.88]}
+    text = " | ".join(disagreement_reasons(matched, runs=5, fault=fault, rho=-0.4, difference=0.5, sides=steady))
+    assert "every run" not in text and "unstable" not in text
+
+
+def test_their_two_ids_of_one_program_are_set_side_by_side():
+    a = [PublishedMutant("deepfd1", f"n{i}", i / 10, i / 20) for i in range(6)]
+    b = [PublishedMutant("deeplocalize1", f"n{i}", 1 - i / 10, i / 20) for i in range(4)] + [
+        PublishedMutant("deeplocalize1", "only_here", 0.5, 0.5)
+    ]
+    twin = twin_agreement("deepfd1", a, "deeplocalize1", b)
+    assert twin["common"] == 4 and twin["cs"]["rho"] == pytest.approx(-1.0) and twin["iou"]["rho"] == pytest.approx(1.0)
+    assert twin["cs"]["median_abs_difference"] == pytest.approx(median_abs_difference([0, 0.1, 0.2, 0.3], [1, 0.9, 0.8, 0.7]))
+    assert "under deeplocalize1 against deepfd1's, over the 4 mutant names both publish: CS rho -1.00" in twin_reason(twin)
+    assert twin_agreement("deepfd1", a, "x", [PublishedMutant("x", "other", 0.1)]) is None

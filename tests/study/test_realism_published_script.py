@@ -98,3 +98,27 @@ def synthetic_results_for_page():
         return path
 
     return write
+
+
+@pytest.mark.slow
+def test_probe_times_one_run_of_each_fixed_program_and_trains_nothing_else(tmp_path: Path):
+    """``--probe``: the run that picks the bugs a long measurement can afford (one training)."""
+    snapshot = tmp_path / "snapshot"
+    _snapshot(snapshot)
+    manifest = tmp_path / "manifest.csv"
+    with manifest.open("w", newline="") as f:
+        csv.writer(f).writerows([["id", "benchmark", "buggy", "fixed"],
+                                 ["Defects4ML:001", "own", str(PAIR / "buggy.py"), str(PAIR / "fixed.py")]])  # fmt: skip
+    out = tmp_path / "probe.json"
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--manifest", str(manifest), "--git-dir", str(snapshot),
+         "--deepfd-git-dir", str(tmp_path / "none"), "--deeplocalize-git-dir", str(tmp_path / "none"),
+         "--probe", "--jobs", "1", "--work", str(tmp_path / "work"), "--out", str(out)],
+        capture_output=True, text=True, timeout=900, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    (row,) = json.loads(out.read_text())["probe"]
+    assert (row["bug"], row["runtime_id"], row["outcome"], row["made"], row["published"]) == (
+        BUG, "Defects4ML:001", "ok", len(MUTANTS), len(MUTANTS))
+    assert 0 < row["seconds"] < 900
+    assert not (tmp_path / "work" / BUG).exists()  # no mutant written, no compare run

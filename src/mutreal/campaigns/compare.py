@@ -177,6 +177,33 @@ def _series(data: Mapping[str, Any]) -> dict[str, Any]:
                                      "repeated")}  # fmt: skip
 
 
+#: the metrics whose value is the share of evaluated inputs whose class is right
+ACCURACIES = frozenset({"accuracy", "acc", "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy"})
+
+
+def accuracy_disagreements(records: Sequence[Any]) -> int:
+    """The runs whose per-input correctness does not give the program's own accuracy.
+
+    Why: KP, coupling and IoU are counted from the classes mutreal reads off the model's outputs;
+    Keras' accuracy of the same evaluate is the share of inputs its own rule calls right. Where
+    the two differ by more than one input, mutreal's classes are not the program's (a threshold on
+    outputs outside [0, 1]: an ACH/ARM mutant of a sigmoid output with binary cross-entropy, read as
+    logits at 0 while Keras thresholds at 0.5; or a metric that means something else, the per-unit
+    accuracy of a multi-label model), and the row must say so beside the figures built on them."""
+    count = 0
+    for record in records:
+        last = record.last_evaluation if record.outcome == Outcome.OK else None
+        if last is None or last.source != "evaluate":
+            continue
+        correct = last.correct
+        value = next((v for k, v in (last.results or {}).items() if k in ACCURACIES), None)
+        if not correct or not isinstance(value, int | float) or not math.isfinite(value):
+            continue
+        if abs(sum(correct) / len(correct) - float(value)) > 1.0 / len(correct) + 1e-6:
+            count += 1
+    return count
+
+
 def _reliable(mutant: Mapping[str, Any], fault_kp: Mapping[str, Any] | None) -> bool:
     kp = mutant.get("kp")
     if mutant.get("coupling_strength") is None or kp is None or fault_kp is None:
@@ -264,7 +291,12 @@ def decide(
     }  # fmt: skip
     if fault["not_reproduced"] is not None:
         row.reason = fault["not_reproduced"]["reason"]
-    for spec, result in zip(made.mutants, report["mutants"], strict=True):
+    for side, records in (("buggy", groups[0]), ("fixed", groups[1])):
+        off = accuracy_disagreements(records)
+        if off:
+            row.notes.append(f"{side}: in {off} of {len(records)} runs the per-input classes do not give the "
+                             "program's own accuracy: KP, coupling and IoU count other classes than its metric")  # fmt: skip
+    for spec, result, records in zip(made.mutants, report["mutants"], groups[2:], strict=True):
         kill, versus = result["kill"] or {}, result["metric_vs_fault"] or {}
         entry = {
             "operator": spec.operator, "site": spec.site, "value": spec.value, "provenance": spec.provenance,
@@ -275,6 +307,7 @@ def decide(
             "summary": result["mutant"]["summary"], "outcomes": result["mutant"]["outcomes"],
             "kp": _kp(result["kp"]), "coupling": result["coupling_strength"], "iou": result["detectability_iou"],
             "similarity_reason": result["similarity_reason"],
+            "accuracy_disagreements": accuracy_disagreements(records),
         }  # fmt: skip
         entry["reliable"] = _reliable({**result, "kp": entry["kp"]}, row.fault["kp"])
         row.mutants.append(entry)

@@ -133,8 +133,10 @@ def reconstruct_mutants(
         partial=True,
         first_order=True,
     )
-    if made.reconstruction is None:
-        return MutantSet(reason=f"reconstruction: {made.status}: {made.error or ''}".rstrip(": "))
+    if made.reconstruction is None:  # the pair's error, else each component's reason (a loss left out)
+        why = made.error or "; ".join(f"{o.code} at {o.element}: {o.detail or 'no operator simulates it'}"
+                                      for o in made.outcomes)  # fmt: skip
+        return MutantSet(reason=f"reconstruction: {made.status}: {why}".rstrip(": "))
     outcomes, rec = made.outcomes, made.reconstruction
     applied = rec.applied
     failures = [
@@ -303,7 +305,12 @@ def all_mutants(fixed_entry: str, folder: str | Path, operators: Sequence[str] |
 
 
 def given_mutants(root: str | Path, bug_id: str) -> MutantSet:
-    """The mutants written beforehand for this bug: ``root/<bug id>/*.py`` (provenance JSON read when beside)."""
+    """The mutants written beforehand for this bug: ``root/<bug id>/*.py`` (provenance JSON read when beside).
+
+    Every key of a mutant's provenance JSON is kept in the row (``mode`` becomes ``given``; a
+    mode the record had is kept as ``made_as``): what made the mutant is the user's to read back,
+    such as the ``deepcrime`` record of ``mutate --deepcrime-name`` that names the DeepCrime mutant
+    a row measures."""
     root = Path(root)
     folder = next((f for f in (root / bug_id, root / safe_name(bug_id)) if f.is_dir()), None)
     if folder is None:
@@ -312,15 +319,18 @@ def given_mutants(root: str | Path, bug_id: str) -> MutantSet:
     for path in sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts):
         provenance: dict[str, Any] = {"mode": "given"}
         beside = path.with_suffix(".json")
+        data: dict[str, Any] = {}
         if beside.is_file():
             try:
-                data = json.loads(beside.read_text(encoding="utf-8"))
-                provenance.update({k: data.get(k) for k in ("element", "old", "new", "original", "order")})
-            except (OSError, ValueError, AttributeError):
-                data = {}
+                read = json.loads(beside.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                read = None
+            if isinstance(read, dict):
+                data = read
+                made_as = data.get("mode")
+                provenance = {**data, "mode": "given"} | ({"made_as": made_as} if made_as not in (None, "given") else {})
+            else:
                 provenance["note"] = f"{beside.name} is not a provenance JSON"
-        else:
-            data = {}
         out.mutants.append(
             MutantSpec(str(path), data.get("operator"), data.get("site"), data.get("value"), provenance)
         )

@@ -31,7 +31,12 @@ that index is under the other counting when the operator applies there.
 
 Where DeepCrime's operator and mutreal's split a change differently, the same edit is made by the
 operator mutreal has for it, and the provenance says so (``deepcrime.made_by``): DeepCrime's ACH to
-``linear`` is ARM's edit, its ACH of a linear layer AAL's.
+``linear`` is ARM's edit, its ACH of a linear layer AAL's. A linear layer followed by an
+``Activation`` layer (``Dense(8); Activation('relu')``) is two layers to DeepCrime and one to
+mutreal's activation operators (classify's folded view, whose site is the Activation layer): a
+name at the Activation layer is made there; DeepCrime's ACH or AAL at the linear layer sets that
+layer's own activation, made as AAL's edit of it (a site AAL does not number: ``site`` -1, named
+back from its element); its ARM there sets linear to linear, an equivalent mutant, refused so.
 """
 
 from __future__ import annotations
@@ -508,6 +513,25 @@ def _layer_site(
     why = f"{name!r}: {op_id} has no site at layer {i}, {slot.describe()} ({listing})"
     folded = _folded_activation(km, slot, program.era)
     if folded is not None and op_id in _ACTIVATION_OPS:
+        if op_id == "AAL" and built > 1:
+            raise DeepCrimeNameError(
+                name,
+                "several_layers",
+                f"{name!r}: layer {i} ({slot.describe()}) is one of {built} layers one constructor call builds "
+                f"(a loop or a helper); a source edit changes all of them, DeepCrime's mutant only this one",
+            )
+        if op_id == "AAL":
+            site = _site_before_activation_layer(program, km, slot, folded)
+            if site is not None:
+                return site, slot
+        if op_id == "ARM":
+            raise DeepCrimeNameError(
+                name,
+                "equivalent",
+                f"{name!r}: layer {i}, {slot.describe()}, is linear already (its activation is the "
+                f"Activation layer after it, layer {folded.index}): DeepCrime's ARM sets linear to linear "
+                "here, its mutant is the original",
+            )
         why += (
             f"; mutreal reads its activation as the Activation layer after it ({folded.describe()}) and "
             "edits that layer, DeepCrime edits this one"
@@ -515,6 +539,32 @@ def _layer_site(
     else:
         why += other
     raise DeepCrimeNameError(name, "no_site", why)
+
+
+def _site_before_activation_layer(program: Program, km: KerasModel, slot: LayerSlot, folded: LayerSlot) -> Site | None:
+    """AAL's edit of a linear layer followed by an ``Activation`` layer: the layer's own activation.
+
+    Why: DeepCrime edits a model's config, where ``Dense(8); Activation('relu')`` are two layers and
+    the Dense layer is linear, so its ACH and AAL mutants there set the Dense layer's activation
+    (``Dense(8, activation='tanh'); Activation('relu')``). mutreal's activation operators read the
+    pair as one layer whose activation is the Activation layer's (classify's folded view), so none
+    of their sites is the Dense call; this site is (outside AAL's numbered sites: index -1), and
+    the edit is AAL's, which writes a linear layer's activation."""
+    from mutreal.mutation.operators.common import accepts_arg, graph_op, layer_site
+    from mutreal.program.element_paths import layer_path
+
+    group = next(
+        (g for g in program.layer_groups if (km.index, slot.raw) in [(m, li) for m, li, _ in g.instances]), None
+    )
+    if group is None or group.wrapped or graph_op(program, group) is not None:
+        return None  # a wrapped layer's or a TensorFlow 1 graph op's activation is not this keyword
+    if not accepts_arg(group.layer, "activation", program.era):
+        return None
+    return layer_site(
+        registry.get("AAL"), program, group, "activation", "linear", repr("linear"),
+        elements=[layer_path(km.index, slot.raw, "activation")],
+        detail={"layer": group.layer.cls, "activation_layer": False, "before_activation_layer": folded.raw},
+    )  # fmt: skip
 
 
 def _other_counting(program: Program, km: KerasModel, op_id: str, i: int, counting: str) -> str:
@@ -622,7 +672,9 @@ def _ach_on_a_linear_layer(
         pass
     try:
         site, slot = _layer_site(program, request, km, "AAL", counting)
-    except DeepCrimeNameError:
+    except DeepCrimeNameError as exc:
+        if exc.reason == "several_layers":  # AAL's edit is the one, but a loop builds the layer
+            raise
         return None
     note = "ACH of a linear layer is made by AAL (the same edit: the activation set to the value)"
     fmt = _format_of("ACH")
@@ -657,6 +709,8 @@ def make_mutant(
     op = registry.get(resolved.operator)
     name = resolved.request.name
     opts = {"seed": seed} if "seed" in op.options else {}
+    written, note = _runnable_loss(program, resolved.operator, resolved.value)
+    resolved.notes += [note] if note else []
     original = resolved.site.original
     if resolved.value is not None and original is not None and _same_value(resolved.value, original):
         raise DeepCrimeNameError(
@@ -665,7 +719,7 @@ def make_mutant(
             f"{name!r}: {resolved.site.element} already is {resolved.site.old} in {program.path}",
         )
     try:
-        edit = op.apply(program, resolved.site, resolved.value, any_value=True, **opts)
+        edit = op.apply(program, resolved.site, written, any_value=True, **opts)
         mutant = apply_edits(program, [edit], seed=seed)
     except MutationError as exc:
         raise DeepCrimeNameError(name, "bad_value", f"{name!r}: {exc}") from None
@@ -675,6 +729,24 @@ def make_mutant(
             name, "equivalent", f"{name!r}: the mutant is equivalent to the original: {why}"
         )
     return mutant, resolved
+
+
+def _runnable_loss(program: Program, operator: str, value: Any) -> tuple[Any, str | None]:
+    """The loss name to write for DeepCrime's ``value``: Keras 3 refuses some of DeepCrime's names
+    (``'logcosh'`` is ``'log_cosh'``, ``'kullback_leibler_divergence'`` ``'kl_divergence'``), and a
+    ``tf.keras`` program of TensorFlow 2 runs on Keras 3 here (``mutreal run``'s framework choice)
+    while LCH renames only for a Keras 3 program: DeepCrime's mutant, which ran on Keras 2, must not
+    become a stillborn one (DeepLocalize-GH gol_nn). The note says when the name was changed."""
+    from mutreal.mutation.operators.common import KERAS3_NAMES
+
+    new = KERAS3_NAMES["losses"].get(value) if operator == "LCH" and isinstance(value, str) else None
+    if new is None or program.era == "keras3":
+        return value, None
+    from mutreal.compat.framework_choice import prepare_runtime
+
+    if prepare_runtime(program.text, "auto").framework != "keras3":
+        return value, None
+    return new, f"{value} is {new!r} on Keras 3, which this program runs on: written so"
 
 
 def _same_value(a: Any, b: Any) -> bool:
@@ -720,9 +792,30 @@ def name_from_provenance(program: Program, provenance: Mapping[str, Any]) -> str
     if int(provenance.get("order", 1)) != 1:
         raise ValueError("DeepCrime names only first-order mutants")
     counting = (provenance.get("deepcrime") or {}).get("counting", "config")
+    if int(provenance["site"]) < 0:  # a site outside the operator's numbered ones: named by its element
+        return _name_at_element(program, provenance, counting)
     return name_of_site(
         program, provenance["operator"], int(provenance["site"]), provenance.get("value"), counting=counting
     )
+
+
+_LAYER_ELEMENT = re.compile(r"model\[(?P<model>\d+)\]\.layer\[(?P<layer>\d+)\]")
+
+
+def _name_at_element(program: Program, provenance: Mapping[str, Any], counting: str) -> str:
+    """The name of a layer mutant whose site the operator does not number (the linear layer before
+    an ``Activation`` layer, :func:`_site_before_activation_layer`): its layer from the element path."""
+    operator, element = str(provenance["operator"]), str(provenance.get("element") or "")
+    match = _LAYER_ELEMENT.match(element)
+    if match is None or not _format_of(operator).has_layer:
+        raise ValueError(f"{operator} mutant at {element!r}: no layer to name")
+    model, raw = int(match["model"]), int(match["layer"])
+    km = _target_model(program, model, f"{operator} at {element}")
+    found = [s.index for s in deepcrime_layers(program, km, counting) if s.raw == raw]
+    if not found:
+        raise ValueError(f"{element} is not a layer of model[{model}] DeepCrime counts")
+    fmt = _format_of(operator)
+    return format_name(operator, provenance.get("value") if fmt.has_value else None, found[0])
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -647,6 +647,10 @@ def reconstruct_pair(
     comps = [c for c in cls.components if attempted(c)]
     if not comps or (len(comps) < len(cls.components) and not partial):
         return PairReconstruction("not_simulable", classified=cls, outcomes=_unsimulated(cls))
+    held = _needing_the_unsimulated(comps, [c for c in cls.components if not attempted(c)], expand_side(fixed_side))
+    comps = [c for c in comps if id(c) not in held]
+    if not comps:
+        return PairReconstruction("not_simulable", classified=cls, outcomes=_unsimulated(cls) + list(held.values()))
     made = reconstruct(
         comps,
         expand_side(fixed_side),
@@ -657,12 +661,65 @@ def reconstruct_pair(
         operators=operators,
         first_order=first_order,
     )
-    outcomes = made.outcomes + _unsimulated(cls)
+    outcomes = made.outcomes + _unsimulated(cls) + list(held.values())
     done = sum(o.reconstructed for o in outcomes)
     status = (
         RECONSTRUCTED if not made.residual and done == len(outcomes) else ("partial" if done else "failed")
     )
     return PairReconstruction(status, None, cls, made, outcomes)
+
+
+#: the kinds of a fault component that change what a model outputs (its width, its shape)
+OUTPUT_KINDS = ("LCN", "LOS", "LAD", "LRM")
+_LAYER = re.compile(r"model\[(?P<model>\d+)\]\.layer\[(?P<layer>\d+)\]")
+
+
+def _needing_the_unsimulated(
+    comps: Sequence[ComponentResult], unsimulated: Sequence[ComponentResult], fixed_files: Sequence[str]
+) -> dict[int, ComponentOutcome]:
+    """The attempted components that cannot be written without a component no operator makes,
+    by ``id``, each as a ``not_simulable`` outcome saying which one it needs.
+
+    Why: a partial reconstruction writes the simulable part of a fault on the fixed program. A
+    loss is written for an output: where the fault also changes the width or shape of the model's
+    output layer (DeepLocalize-SO 50481178: ``Dense(2, 'softmax')`` and sparse categorical
+    cross-entropy became ``Dense(1, 'sigmoid')`` and binary cross-entropy; no operator changes a
+    layer's units), the buggy loss alone on the fixed output does not fit its labels, and the
+    mutant dies before its first epoch: a stillborn mutant that measures nothing of the fault.
+    Such a loss change is left out and the row says why, rather than trained."""
+    outputs = [c for c in unsimulated if c.code in OUTPUT_KINDS and _on_output_layer(c, fixed_files)]
+    held: dict[int, ComponentOutcome] = {}
+    if not outputs:
+        return held
+    needed = "; ".join(f"{c.code} at {c.element} ({c.before} -> {c.after})" for c in outputs)
+    for c in comps:
+        if canonical_path(c.element or "") != "compile.loss":
+            continue
+        held[id(c)] = ComponentOutcome(
+            c.element or "", c.code, c.deepcrime, c.before, c.after, "not_simulable",
+            f"the buggy loss {c.after} is written for the buggy output layer, and no operator makes that "
+            f"change ({needed}): {c.deepcrime or c.code} alone on the fixed output would not fit its labels "
+            "(a stillborn mutant), so it is left out",
+        )  # fmt: skip
+    return held
+
+
+def _on_output_layer(component: ComponentResult, fixed_files: Sequence[str]) -> bool:
+    """Whether a component's element is (on) the output layer of its model in the fixed program:
+    its last layer, or the last but the Activation layers after it (classify folds those into it)."""
+    match = _LAYER.match(canonical_path(component.element or ""))
+    if match is None:
+        return False
+    path = component.buggy_file or _home(fixed_files)  # the fixed program: classify's first slot here
+    try:
+        models = _load(path).model.models
+    except Exception:  # an unreadable program: nothing to hold back for it
+        return False
+    model = next((m for m in models if m.index == int(match["model"])), None)
+    index = int(match["layer"])
+    if model is None or not 0 <= index < len(model.layers):
+        return False
+    return all(layer.is_activation_layer for layer in model.layers[index + 1 :])
 
 
 def _side(files: Sequence[str] | str) -> list[str] | str:

@@ -116,6 +116,8 @@ class MatchedMutant:
     reason: str | None = None
     #: every run of the mutant crashed (before s12-outcomes a crash counted as a kill of every input)
     crashed: bool = False
+    #: runs whose per-input classes do not give the mutant's own accuracy (compare's count)
+    accuracy_disagreements: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -172,6 +174,7 @@ def join_rows(
                 entry.get("reliable"),
                 _our_reason(entry, notes),
                 _all_crashed(entry),
+                int(entry.get("accuracy_disagreements") or 0),
             )  # fmt: skip
         )
     return sorted(matched, key=lambda x: x.name)
@@ -248,9 +251,11 @@ def disagreement_reasons(
     difference: float | None,
     min_runs: int = 5,
     pairing: str | None = None,
+    sides: Mapping[str, Sequence[float | None]] | None = None,
 ) -> list[str]:
     """Why mutreal's figures and theirs may differ for a bug, as far as the data tell: empty when the
-    bug is within the thresholds. Each reason names the figure it comes from."""
+    bug is within the thresholds. Each reason names the figure it comes from. ``sides`` holds the
+    buggy and the fixed program's metric per run (compare's ``values``)."""
     within = (rho is None or rho >= RHO_THRESHOLD) and (
         difference is None or difference <= DIFFERENCE_THRESHOLD
     )
@@ -285,6 +290,15 @@ def disagreement_reasons(
             f"{len(crashed)} of {len(matched)} mutants crashed in every run and still have a CS here "
             "(a crash read as a kill of every input)"
         )
+    reasons += _side_reasons(sides or {})
+    off = [m for m in matched if m.accuracy_disagreements]
+    if off:
+        names = ", ".join(sorted({operator_key(m.name) for m in off}))
+        reasons.append(
+            f"{len(off)} of {len(matched)} mutants ({names}) have runs whose per-input classes do not give "
+            "their own accuracy: mutreal's KP counts other classes than their metric (a mutreal defect "
+            "where a cross-entropy model's outputs leave [0, 1]: read as logits at 0, Keras thresholds at 0.5)"
+        )
     missing = [m for m in matched if m.our_cs is None]
     if missing:
         why = Counter(m.reason or "no CS" for m in missing).most_common(2)
@@ -307,6 +321,33 @@ def disagreement_reasons(
             f"{kp['n_inputs']} evaluated inputs; their adapted programs' test sets are not published"
         )
     return reasons
+
+
+#: a program whose metric spans more than this over its runs is unstable (its own failing runs count in KP)
+UNSTABLE_SPREAD = 0.2
+
+
+def _side_reasons(sides: Mapping[str, Sequence[float | None]]) -> list[str]:
+    """What the fault's and the fix's own runs say about a bug's KP: a buggy program whose metric is
+    the same in every run while the fix's is not predicts the same way whatever the seed (one class
+    for every input: its KP is the fix's correctness on the inputs of the other classes, and a
+    mutant's CS the share of its kills on those); a fix whose metric spans more than
+    :data:`UNSTABLE_SPREAD` fails in some runs itself, and its failing runs are kills of no one."""
+    buggy = [v for v in sides.get("buggy") or () if v is not None]
+    fixed = [v for v in sides.get("fixed") or () if v is not None]
+    out = []
+    if len(buggy) > 1 and len(set(buggy)) == 1 and len(set(fixed)) > 1:
+        out.append(
+            f"the buggy program scores {buggy[0]:.3g} in every run (a constant prediction, as far as its "
+            "metric shows): its KP is the fixed program's correctness on the inputs it always gets wrong, "
+            "and a mutant's CS the share of its kills among those, which another test set's class balance changes"
+        )
+    if len(fixed) > 1 and max(fixed) - min(fixed) > UNSTABLE_SPREAD:
+        out.append(
+            f"the fixed program is unstable here: its metric spans {min(fixed):.3g} to {max(fixed):.3g} over "
+            f"{len(fixed)} runs (its weak runs kill nothing and mask kills: KP steps of 1/{len(fixed)} move with them)"
+        )
+    return out
 
 
 def reconstruction_figures(
@@ -377,6 +418,7 @@ def bug_row(
         rho=cs_rho,
         difference=cs_diff,
         pairing=str(pairing) if pairing else None,
+        sides={side: list((compared.get(side) or {}).get("values") or []) for side in ("buggy", "fixed")},
     )
     if compared.get("status") not in (None, "ok"):
         reasons.insert(
@@ -419,7 +461,10 @@ def bug_row(
             notes,
         ),
         "trainings": {
-            "mutreal": compared.get("trainings"),
+            # the trainings behind the figures (fault, fix and every mutant, each run), whether this
+            # compare trained them or found them in the store; ``mutreal_new``: the ones it trained
+            "mutreal": runs * (THEIR_EXTRA_MODELS + len(entries)),
+            "mutreal_new": compared.get("trainings"),
             # what the reconstruction alone costs: the fault, the fix and the reconstructing mutants
             "reconstruction": runs * (THEIR_EXTRA_MODELS + sum(1 for e in entries if is_reconstruction(e))),
             "theirs": their_trainings(len(published)),
@@ -429,6 +474,44 @@ def bug_row(
         "mutants": [m.to_dict() for m in matched],
         "reliable_rule": compared.get("reliable_rule"),
     }
+
+
+def twin_agreement(
+    bug: str, published: Sequence[PublishedMutant], twin: str, twin_published: Sequence[PublishedMutant]
+) -> dict[str, Any] | None:
+    """How their figures of one program under two of their ids agree (DeepFD and DeepLocalize both
+    hold some Stack Overflow posts: ``deepfd026`` and ``deeplocalize026``), over the mutant names
+    both publish: Spearman rho and the median |difference| of CS and of IoU.
+
+    Why: it is the published figures' own reproducibility, the ceiling of any agreement with them
+    (their two adapted programs of a post may differ, and each was trained with 5 instances);
+    a row whose rho with mutreal is below it is read against it. None: no name in common."""
+    theirs = {m.name: m for m in published}
+    common = sorted(n for n in {m.name for m in twin_published} if n in theirs)
+    if not common:
+        return None
+    other = {m.name: m for m in twin_published}
+    a_cs, b_cs = [theirs[n].cs for n in common], [other[n].cs for n in common]
+    a_iou, b_iou = [theirs[n].iou for n in common], [other[n].iou for n in common]
+    return {
+        "bug": bug, "twin": twin, "common": len(common),
+        "cs": {"rho": spearman(a_cs, b_cs), "median_abs_difference": median_abs_difference(a_cs, b_cs)},
+        "iou": {"rho": spearman(a_iou, b_iou), "median_abs_difference": median_abs_difference(a_iou, b_iou)},
+    }  # fmt: skip
+
+
+def twin_reason(twin: Mapping[str, Any]) -> str:
+    """A row's reason from :func:`twin_agreement`: their own two ids of the program, side by side."""
+    cs, iou = twin["cs"], twin["iou"]
+
+    def f(v: float | None) -> str:
+        return "-" if v is None else f"{v:.2f}"
+
+    return (
+        f"their own reproducibility: their figures of this post under {twin['twin']} against {twin['bug']}'s, over "
+        f"the {twin['common']} mutant names both publish: CS rho {f(cs['rho'])} (median |difference| "
+        f"{f(cs['median_abs_difference'])}), IoU rho {f(iou['rho'])} ({f(iou['median_abs_difference'])})"
+    )
 
 
 def summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
