@@ -7,7 +7,9 @@ et al. prefix them ``MM_<bug>_``; DeepCrime's ``trained_models/`` adds a subject
 ``_<run>.h5``). A user holding such a name, or a paper's table of them, asks mutreal for the same
 mutant: this module parses the name into a typed request, finds the site it names in a program
 through the operator API, makes the mutant, and gives the name back from a mutant's provenance.
-Every name that cannot be made is refused with its reason, never approximated.
+Every name that cannot be made is refused with its reason, never approximated. Reading and writing
+a name as text is :mod:`mutreal.mutation.deepcrime_name_syntax` (re-exported here); this module
+finds what a name asks for in a program.
 
 How DeepCrime forms a name (``utils/execute_mutants.py``, ``concat_params_for_file_name``): the
 values of the operator's properties whose keys contain ``pct``, ``lbl``, ``rate``, ``batch_size``
@@ -41,20 +43,24 @@ back from its element); its ARM there sets linear to linear, an equivalent mutan
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
-import yaml
-
+from mutreal.mutation.deepcrime_name_syntax import (
+    REASONS,
+    DeepCrimeName,
+    DeepCrimeNameError,
+    NameFormat,
+    format_name,
+    format_of,
+    name_formats,
+    parse_name,
+)
 from mutreal.mutation.mutate import equivalence, write_program_files
 from mutreal.mutation.operators import Mutant, MutationError, Program, Site, apply_edits, registry
-from mutreal.operator_catalogue import OperatorSpec, load_catalogue
 from mutreal.program.model import KerasModel
-from mutreal.resources import data_dir
 
 __all__ = [
     "REASONS",
@@ -76,258 +82,17 @@ __all__ = [
     "mutate_names",
 ]
 
-#: why a name cannot be made, one word each (the ``reason`` of :class:`DeepCrimeNameError`)
-REASONS = {
-    "not_a_name": "not a DeepCrime mutant name (no _mutated<N>_MP)",
-    "unknown_operator": "no DeepCrime operator of that name",
-    "encoding": "the parameter part is not the operator's encoding",
-    "no_value": "the name does not record the mutant's value",
-    "bad_value": "the value is not one the operator can write",
-    "no_model": "no model DeepCrime's layer operators could mutate",
-    "layer_count": "the layer index is outside the model or counted differently",
-    "no_site": "the operator has no site there",
-    "several_layers": "the layer is one of several built by one constructor call",
-    "equivalent": "the mutant would not change the program",
-}
-
 #: how a name's layer index counts: ``config``, the model config's layers DeepCrime's operators edit
 #: (a Sequential model with an input shape has its InputLayer at 0: TensorFlow 2, as DeepCrime ran);
 #: ``layers``, Keras's ``model.layers`` (no InputLayer in a Sequential model: what DeepCrime's
 #: ``layers_num`` counts, and Keras versions whose Sequential config omits it)
 COUNTINGS = ("config", "layers")
 
-_MARKER = re.compile(r"_mutated(?P<n>\d+)_MP")
-#: the text DeepCrime puts between the operator key and the parameters
-_MIDDLE = "_mutated0_MP"
 #: Keras classes of input layers (``keras.Input`` is recorded as ``Input``)
 _INPUT_CLASSES = frozenset({"Input", "InputLayer"})
+
 #: constructor arguments that give a Sequential model's first layer its input shape
 _INPUT_SHAPE_ARGS = frozenset({"input_shape", "batch_input_shape", "batch_shape"})
-#: the values DeepCrime writes when it drew the value at random (not recorded in the name)
-_UNRECORDED = frozenset({"None", "False", "-1"})
-
-
-class DeepCrimeNameError(ValueError):
-    """A name that cannot be made: ``reason`` is a key of :data:`REASONS`, the message says why."""
-
-    def __init__(self, name: str, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.name = name
-        self.reason = reason
-
-    def to_dict(self) -> dict[str, str]:
-        return {"name": self.name, "reason": self.reason, "error": str(self)}
-
-
-# ---------------------------------------------------------------------------------------------------
-# The name table, derived from the catalogue
-# ---------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NameFormat:
-    """How DeepCrime names one operator's mutants (from ``deepcrime_name`` in the catalogue)."""
-
-    operator: str
-    key: str
-    #: the parameter tail: ``{value}`` / ``{layer}`` placeholders, other text literal; "" = none
-    params: str
-    spec: OperatorSpec
-
-    @property
-    def has_layer(self) -> bool:
-        return "{layer}" in self.params
-
-    @property
-    def has_value(self) -> bool:
-        return "{value}" in self.params
-
-    def pattern(self, with_run: bool) -> re.Pattern[str]:
-        """A regex of the tail after ``_MP`` (a repeated ``{value}`` must repeat the same text);
-        ``with_run`` adds DeepCrime's ``_<run>`` of a trained model file."""
-        parts: list[str] = []
-        seen_value = False
-        for piece in re.split(r"(\{value\}|\{layer\})", self.params):
-            if piece == "{value}":
-                parts.append("(?P=value)" if seen_value else "(?P<value>.+)")
-                seen_value = True
-            elif piece == "{layer}":
-                parts.append(r"(?P<layer>\d+)")
-            else:
-                parts.append(re.escape(piece))
-        body = "".join(parts)
-        tail = f"_{body}" if body else ""
-        return re.compile(tail + (r"_(?P<run>\d+)" if with_run else ""))
-
-    def render(self, value: Any, layer: int | None) -> str:
-        """The name of the mutant with ``value`` (at DeepCrime layer ``layer``)."""
-        tail = self.params.replace("{value}", _value_text(value)).replace("{layer}", str(layer))
-        return f"{self.key}{_MIDDLE}" + (f"_{tail}" if tail else "")
-
-
-def _value_text(value: Any) -> str:
-    """A value as DeepCrime's ``str()`` writes it (``0.001``, ``8e-05``, ``64``, ``l1_l2``)."""
-    if isinstance(value, bool) or value is None:
-        return str(value)
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
-
-
-@lru_cache(maxsize=1)
-def _formats() -> dict[str, NameFormat]:
-    doc = yaml.safe_load((data_dir("operators") / "deepcrime.yaml").read_text(encoding="utf-8"))
-    specs = load_catalogue()
-    out: dict[str, NameFormat] = {}
-    for raw in doc["operators"]:
-        naming = raw.get("deepcrime_name")
-        if naming is None:
-            continue
-        spec = specs[raw["id"]]
-        key = naming.get("key") or spec.deepcrime_key
-        out[key] = NameFormat(spec.id, key, str(naming.get("params") or ""), spec)
-    return out
-
-
-def name_formats() -> dict[str, NameFormat]:
-    """Every operator's name format, by the key its names start with (``change_label``, ...)."""
-    return dict(_formats())
-
-
-def _format_of(operator: str) -> NameFormat:
-    for fmt in _formats().values():
-        if fmt.operator == operator:
-            return fmt
-    raise KeyError(f"{operator} has no DeepCrime name format in the catalogue")
-
-
-# ---------------------------------------------------------------------------------------------------
-# Parsing and formatting
-# ---------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DeepCrimeName:
-    """A parsed DeepCrime mutant name: which operator, value and DeepCrime layer index it asks for."""
-
-    name: str
-    operator: str
-    key: str
-    value: Any
-    layer: int | None
-    #: what stood before the operator key (``MM_deepfd006``, a subject ``mnist``; "" = none)
-    prefix: str = ""
-    #: the training run of a ``trained_models/<...>_<run>.h5`` file (the same mutant for every run)
-    run: int | None = None
-
-    @property
-    def canonical(self) -> str:
-        """The name as DeepCrime would write it, without prefix and run."""
-        return _format_of(self.operator).render(self.value, self.layer)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "canonical": self.canonical,
-            "operator": self.operator,
-            "key": self.key,
-            "value": self.value,
-            "layer": self.layer,
-            "prefix": self.prefix,
-            "run": self.run,
-        }
-
-
-def parse_name(text: str) -> DeepCrimeName:
-    """Parse a DeepCrime mutant name (a path, ``.h5`` and a ``MM_<bug>_`` or subject prefix allowed).
-
-    Raises :class:`DeepCrimeNameError` (reasons ``not_a_name``, ``unknown_operator``, ``encoding``,
-    ``no_value``, ``bad_value``) with a message that names the part it could not read."""
-    name = text.strip()
-    base = os.path.basename(name)
-    with_run = base.endswith(".h5")
-    stem = base[:-3] if with_run else base
-    marker = _MARKER.search(stem)
-    if marker is None:
-        raise DeepCrimeNameError(
-            text,
-            "not_a_name",
-            f"{text!r} is not a DeepCrime mutant name (<operator>_mutated0_MP[_<parameters>])",
-        )
-    head, tail = stem[: marker.start()], stem[marker.end() :]
-    fmt = None
-    for key in sorted(_formats(), key=len, reverse=True):
-        if head == key or head.endswith("_" + key):
-            fmt = _formats()[key]
-            break
-    if fmt is None:
-        known = ", ".join(sorted(_formats()))
-        raise DeepCrimeNameError(
-            text, "unknown_operator", f"{text!r}: {head!r} names no DeepCrime operator (known: {known})"
-        )
-    prefix = head[: -len(fmt.key)].rstrip("_")
-    m = fmt.pattern(with_run).fullmatch(tail)
-    if m is None:
-        shape = fmt.params or "nothing"
-        raise DeepCrimeNameError(
-            text,
-            "encoding",
-            f"{text!r}: {fmt.key} names end _MP_{fmt.params} ({fmt.operator}), got {tail!r}"
-            if fmt.params
-            else f"{text!r}: {fmt.key} names carry {shape} after _MP ({fmt.operator}), got {tail!r}",
-        )
-    groups = m.groupdict()
-    value = _typed_value(text, fmt, groups.get("value"))
-    layer = int(groups["layer"]) if groups.get("layer") is not None else None
-    run = int(groups["run"]) if groups.get("run") is not None else None
-    return DeepCrimeName(text, fmt.operator, fmt.key, value, layer, prefix, run)
-
-
-def _typed_value(text: str, fmt: NameFormat, token: str | None) -> Any:
-    spec = fmt.spec.param
-    if spec is None:
-        return None
-    if token is None:
-        raise DeepCrimeNameError(
-            text,
-            "no_value",
-            f"{text!r}: DeepCrime's {fmt.key} names do not record the {spec.name} ({fmt.operator} needs one)",
-        )
-    if token in _UNRECORDED:
-        raise DeepCrimeNameError(
-            text,
-            "no_value",
-            f"{text!r}: the {spec.name} is {token} in the name (DeepCrime drew it at run time; the name "
-            "does not record it)",
-        )
-    if spec.type == "str":
-        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", token):
-            raise DeepCrimeNameError(text, "bad_value", f"{text!r}: {token!r} is not a {spec.name} name")
-        run = re.fullmatch(r"(?P<value>.+)_\d+", token)
-        if token not in spec.values and run and run["value"] in spec.values:
-            raise DeepCrimeNameError(
-                text,
-                "encoding",
-                f"{text!r}: {token!r} ends in a number after the {spec.name} {run['value']!r}: a trained "
-                "model's run? (write the file name with .h5, or drop the run)",
-            )
-        return token
-    try:
-        value = spec.validate(token)
-    except ValueError as exc:
-        raise DeepCrimeNameError(text, "bad_value", f"{text!r}: {exc}") from None
-    return value
-
-
-def format_name(operator: str, value: Any = None, layer: int | None = None) -> str:
-    """The DeepCrime name of ``operator`` with ``value`` at DeepCrime layer index ``layer``."""
-    fmt = _format_of(operator)
-    if fmt.has_layer and layer is None:
-        raise ValueError(f"{operator} names need a layer index")
-    if fmt.spec.param is not None and fmt.has_value:
-        value = fmt.spec.param.coerce(value)
-    return fmt.render(value, layer)
-
 
 # ---------------------------------------------------------------------------------------------------
 # DeepCrime's layer list of a model
@@ -634,7 +399,7 @@ def resolve(
         raise ValueError(f"counting must be one of {', '.join(COUNTINGS)}; got {counting!r}")
     if isinstance(request, str):
         request = parse_name(request)
-    fmt = _format_of(request.operator)
+    fmt = format_of(request.operator)
     km: KerasModel | None
     if fmt.has_layer:
         km = _target_model(program, model, request.name)
@@ -677,7 +442,7 @@ def _ach_on_a_linear_layer(
             raise
         return None
     note = "ACH of a linear layer is made by AAL (the same edit: the activation set to the value)"
-    fmt = _format_of("ACH")
+    fmt = format_of("ACH")
     return Resolved(
         request, "AAL", site, request.value, km.index, slot, [note, *_value_notes(fmt, request)], counting
     )
@@ -771,7 +536,7 @@ def name_of_site(
     counting: str = "config",
 ) -> str:
     """DeepCrime's name of the first-order mutant of ``operator`` at ``site`` with ``value``."""
-    fmt = _format_of(operator)
+    fmt = format_of(operator)
     layer = None
     if fmt.has_layer:
         the_site = registry.get(operator).sites(program)[site]
@@ -807,14 +572,14 @@ def _name_at_element(program: Program, provenance: Mapping[str, Any], counting: 
     an ``Activation`` layer, :func:`_site_before_activation_layer`): its layer from the element path."""
     operator, element = str(provenance["operator"]), str(provenance.get("element") or "")
     match = _LAYER_ELEMENT.match(element)
-    if match is None or not _format_of(operator).has_layer:
+    if match is None or not format_of(operator).has_layer:
         raise ValueError(f"{operator} mutant at {element!r}: no layer to name")
     model, raw = int(match["model"]), int(match["layer"])
     km = _target_model(program, model, f"{operator} at {element}")
     found = [s.index for s in deepcrime_layers(program, km, counting) if s.raw == raw]
     if not found:
         raise ValueError(f"{element} is not a layer of model[{model}] DeepCrime counts")
-    fmt = _format_of(operator)
+    fmt = format_of(operator)
     return format_name(operator, provenance.get("value") if fmt.has_value else None, found[0])
 
 
