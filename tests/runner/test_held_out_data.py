@@ -140,12 +140,28 @@ def test_one_logit_of_a_known_classifier_is_thresholded_at_zero() -> None:
     classifier's inputs get classes (a positive logit is class 1), not regression values."""
     logits = np.array([[-2.5], [0.3], [4.0], [-0.1]], dtype="float32")
     labels = np.array([0, 1, 1, 1])
-    task = {"kind": "classification", "loss": "binary_crossentropy", "activation": "linear"}
+    task = {"kind": "classification", "loss": "binarycrossentropy", "activation": "linear", "from_logits": True}
     result = per_input.per_input_result(logits, labels, task)
     assert result["prediction_kind"] == "class" and result["predictions"] == [0, 1, 1, 0]
+    inside = per_input.per_input_result(np.array([[0.2], [0.7]]), np.array([1, 1]), task)
+    assert inside["predictions"] == [1, 1]  # logits in [0, 1] are still logits: positive, class 1
     record = EvaluateRecord(**{k: v for k, v in result.items() if k != "n_inputs"})
     assert record.correct == [True, True, True, False]
     unknown = per_input.per_input_result(logits, labels)  # task not read: numbers stay numbers
     assert unknown["prediction_kind"] == "value"
     hinge = {"kind": "classification", "loss": "hinge", "activation": "linear"}  # labels -1 and 1: no 0/1 classes
     assert per_input.per_input_result(logits, np.array([-1, 1, 1, 1]), hinge)["prediction_kind"] == "value"
+
+
+def test_one_output_unit_of_a_loss_given_by_name_is_thresholded_at_a_half_as_keras_accuracy() -> None:
+    """Dense(1) (linear) compiled with ``loss="binary_crossentropy"``: the loss reads the output as a
+    probability (Keras clips it) and Keras' accuracy thresholds it at 0.5; mutreal's classes must
+    agree with the program's own accuracy (they read 0 as the threshold before: an output of 0.3 was
+    class 1 to mutreal and class 0 to Keras)."""
+    outputs = np.array([[-2.5], [0.3], [4.0], [0.6]], dtype="float32")
+    labels = np.array([0, 0, 1, 1])
+    task = {"kind": "classification", "loss": "binary_crossentropy", "activation": "linear", "from_logits": False}
+    result = per_input.per_input_result(outputs, labels, task)
+    assert result["predictions"] == [0, 0, 1, 1]
+    record = EvaluateRecord(**{k: v for k, v in result.items() if k != "n_inputs"})
+    assert record.correct == [True] * 4

@@ -50,7 +50,7 @@ def test_loss_and_activation_names_are_read_from_objects() -> None:
         layers = [Dense(), Dropout()]  # a trailing dropout is looked through
 
     task = model_task.read_task(Model())
-    assert task == {"kind": REGRESSION, "loss": "mean_squared_error", "activation": "relu"}
+    assert task == {"kind": REGRESSION, "loss": "mean_squared_error", "activation": "relu", "from_logits": False}
 
 
 def test_an_activation_layer_at_the_end_is_the_last_activation() -> None:
@@ -67,7 +67,8 @@ def test_an_activation_layer_at_the_end_is_the_last_activation() -> None:
         loss = "mse"  # an old classifier trained with MSE on its class scores
         layers = [Dense(), Softmax()]
 
-    assert model_task.read_task(Model()) == {"kind": CLASSIFICATION, "loss": "mse", "activation": "softmax"}
+    assert model_task.read_task(Model()) == {"kind": CLASSIFICATION, "loss": "mse", "activation": "softmax",
+                                             "from_logits": False}
 
 
 def test_a_regression_model_compares_its_loss_not_its_accuracy() -> None:
@@ -106,3 +107,16 @@ def test_the_reason_names_the_metric_and_why() -> None:
     assert "chosen by the user" in model_task.metric_reason("accuracy", REGRESSION_TASK, given=True)
     assert "accuracy-like" in model_task.metric_reason("accuracy", {"kind": CLASSIFICATION, "loss": "bce"})
     assert model_task.metric_reason(None, None).startswith("no metric")
+
+
+def test_from_logits_is_read_from_the_loss_objects_of_both_kerases() -> None:
+    """Only a loss compiled with from_logits=True makes one output unit's class its sign
+    (mutreal.execution.per_input); a loss named as a string reads probabilities."""
+    import keras
+    import tf_keras
+
+    for losses in (keras.losses, tf_keras.losses):
+        assert model_task.from_logits(losses.BinaryCrossentropy(from_logits=True))
+        assert not model_task.from_logits(losses.BinaryCrossentropy())
+    assert not model_task.from_logits("binary_crossentropy")
+    assert model_task.from_logits({"out": keras.losses.BinaryCrossentropy(from_logits=True)})

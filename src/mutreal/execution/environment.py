@@ -46,7 +46,10 @@ PRIMARY_PACKAGES: dict[str, tuple[str, ...]] = {
 #: path) is ``ok`` with ``scaffolding_failure`` saying where (mutreal.execution.scaffolding_failure);
 #: a mutant run in its original's folder finds that folder under its own name (``fixed/result.json``):
 #: a run stored by runner 4 may have crashed where it now completes.
-RUNNER_SCHEMA = "5"
+#: 6: one output unit of a cross-entropy classifier is a logit (class 1 above 0) only where its loss
+#: was compiled with ``from_logits=True``; a loss given by name reads probabilities (class 1 above
+#: 0.5, as Keras' accuracy): runs stored by runner 5 may hold other per-input classes.
+RUNNER_SCHEMA = "6"
 
 
 def package_versions() -> dict[str, str]:

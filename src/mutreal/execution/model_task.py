@@ -100,11 +100,27 @@ def read_task(model: Any) -> dict[str, Any] | None:
     try:
         loss = _name(getattr(model, "loss", None))
         activation = _last_activation(model)
+        logits = from_logits(getattr(model, "loss", None))
     except Exception:  # noqa: BLE001 - a model that cannot be read is no failure of the program
         return None
     if loss is None and activation is None:
         return None
-    return {"kind": task_from(loss, activation), "loss": loss, "activation": activation}
+    return {"kind": task_from(loss, activation), "loss": loss, "activation": activation, "from_logits": logits}
+
+
+def from_logits(loss: Any) -> bool:
+    """Whether a compiled loss reads the model's outputs as logits (``BinaryCrossentropy(from_logits=True)``,
+    Keras 3 and tf_keras alike): only then is one output unit's class its sign. A loss given by name
+    (``"binary_crossentropy"``) reads probabilities, whatever the last activation: Keras clips the
+    output into [0, 1] for the loss and its accuracy thresholds it at 0.5, so mutreal does too."""
+    if isinstance(loss, Mapping):
+        return any(from_logits(value) for value in loss.values())
+    if isinstance(loss, (list, tuple)):
+        return any(from_logits(value) for value in loss)
+    flag = getattr(loss, "from_logits", None)
+    if flag is None:
+        flag = (getattr(loss, "_fn_kwargs", None) or {}).get("from_logits")
+    return bool(flag)
 
 
 def is_classification_metric(name: str) -> bool:

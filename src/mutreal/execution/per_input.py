@@ -13,7 +13,7 @@ its data without a seed (other inputs per seed) can still be paired input by inp
 (:mod:`mutreal.analysis.pairing`); a few bytes per input, and hashing 10k rows costs milliseconds.
 
 Classification outputs become class indices (argmax, or threshold 0.5 for one sigmoid unit, 0 for
-one logit of a cross-entropy classifier; for a multi-label model, several sigmoid units with 0/1
+one logit of a cross-entropy classifier compiled with ``from_logits=True``; for a multi-label model, several sigmoid units with 0/1
 labels of which a row may hold several, the set of units above 0.5 as one number, :func:`label_sets`);
 regression outputs stay numbers, judged later by the tolerance rule of ``compare``. The model's task
 (:mod:`mutreal.execution.model_task`) decides which, where it was read. Works on Keras 3 and
@@ -131,13 +131,14 @@ def as_numpy(value: Any) -> Any:
     return array
 
 
-def to_classes(array: Any, *, is_label: bool, classifier: bool = False) -> tuple[list[Any], str]:
+def to_classes(array: Any, *, is_label: bool, classifier: bool = False, logits: bool = False) -> tuple[list[Any], str]:
     """Class indices from probabilities/one-hot (argmax) or one sigmoid unit (0.5), else raw values.
 
     ``classifier``: the model is known to classify with a cross-entropy
-    (:mod:`mutreal.execution.model_task`), so one output unit with values outside [0, 1] is a logit
-    (``BinaryCrossentropy(from_logits=True)`` on a linear unit), thresholded at 0, not a regression
-    value.
+    (:mod:`mutreal.execution.model_task`), so one output unit with values outside [0, 1] still gives a
+    class, not a regression value: thresholded at 0 where the loss reads it as a logit (``logits``:
+    ``BinaryCrossentropy(from_logits=True)``), else at 0.5, as Keras' accuracy reads a loss given by
+    name (it clips the output into [0, 1]).
     An output that is not finite (a model that diverged to NaN) predicts no class: it gets class -1,
     wrong whatever the label, instead of turning the whole run into "values"."""
     import numpy as np
@@ -157,10 +158,10 @@ def to_classes(array: Any, *, is_label: bool, classifier: bool = False) -> tuple
         if np.all(np.equal(np.mod(seen, 1), 0)):
             return np.where(finite, np.nan_to_num(flat), -1).astype(int).tolist(), "class"
         return _floats(flat), "value"
-    if _probabilities(flat):
-        return np.where(finite, np.nan_to_num(flat) > 0.5, -1).astype(int).tolist(), "class"
-    if classifier:
+    if classifier and logits:  # a logit's class is its sign, wherever its values lie
         return np.where(finite, np.nan_to_num(flat) > 0.0, -1).astype(int).tolist(), "class"
+    if classifier or _probabilities(flat):
+        return np.where(finite, np.nan_to_num(flat) > 0.5, -1).astype(int).tolist(), "class"
     return _floats(flat), "value"
 
 
@@ -195,9 +196,9 @@ def _probabilities(outputs: Any) -> bool:
     return bool(((seen >= 0.0) & (seen <= 1.0)).all())
 
 
-def label_sets(array: Any, *, classifier: bool = False) -> list[int]:
+def label_sets(array: Any, *, classifier: bool = False, logits: bool = False) -> list[int]:
     """Each row's set of labels as one class number (bit ``j`` for unit ``j``): units above 0.5 of an
-    output (above 0 where they are logits: values outside [0, 1] of a cross-entropy ``classifier``),
+    output (above 0 where they are logits: a cross-entropy ``classifier`` compiled with ``logits``),
     the 1s of a label row; a row that is not finite is class -1 (wrong whatever the label). One
     number per input keeps the per-input record's form: correct is prediction == label, all units
     right."""
@@ -205,7 +206,7 @@ def label_sets(array: Any, *, classifier: bool = False) -> list[int]:
 
     rows = np.asarray(array, dtype=float)
     finite = np.isfinite(rows).all(axis=1)
-    bits = np.nan_to_num(rows) > (0.0 if classifier and not _probabilities(rows) else 0.5)
+    bits = np.nan_to_num(rows) > (0.0 if classifier and logits else 0.5)
     weights = [1 << j for j in range(rows.shape[1])]
     return [sum(w for w, on in zip(weights, row, strict=True) if on) if ok else -1 for row, ok in zip(bits, finite, strict=True)]
 
@@ -223,12 +224,17 @@ def per_input_result(outputs: Any, labels: Any, task: dict[str, Any] | None = No
         if labels is not None and len(labels) == n_inputs and int(math.prod(labels.shape[1:])) == 1:
             result["labels"] = _floats(labels.reshape(n_inputs))
         return result
-    # logits only where a cross-entropy reads them (labels 0 and 1); a hinge loss's labels are -1 and 1
-    logits = bool(task) and task.get("kind") == CLASSIFICATION and "crossentropy" in str(task.get("loss") or "")
+    # a class from any output only where a cross-entropy reads it (labels 0 and 1; a hinge loss's are
+    # -1 and 1); a logit (class 1 above 0) only where that loss was compiled with from_logits=True: a
+    # loss named "binary_crossentropy" on a linear unit reads probabilities, and Keras' accuracy
+    # thresholds it at 0.5 (reading it as a logit made mutreal's classes disagree with the program's
+    # own accuracy: compare's accuracy_disagreements)
+    classifier = bool(task) and task.get("kind") == CLASSIFICATION and "crossentropy" in str(task.get("loss") or "")
+    logits = classifier and bool((task or {}).get("from_logits"))
     if labels is not None and len(labels) == n_inputs and is_multi_label(outputs, labels, task):
-        return {"n_inputs": int(n_inputs), "predictions": label_sets(outputs, classifier=logits),
+        return {"n_inputs": int(n_inputs), "predictions": label_sets(outputs, classifier=classifier, logits=logits),
                 "labels": label_sets(labels), "prediction_kind": "class"}  # fmt: skip
-    predictions, kind = to_classes(outputs, is_label=False, classifier=logits)
+    predictions, kind = to_classes(outputs, is_label=False, classifier=classifier, logits=logits)
     result = {"n_inputs": int(n_inputs), "predictions": predictions, "prediction_kind": kind}
     if labels is not None and len(labels) == n_inputs:
         label_values, label_kind = to_classes(labels, is_label=True)
