@@ -317,16 +317,20 @@ def decide(
 
 
 def _limit_notes(buggy: str, fixed: str, made: MutantSet, groups: Sequence[Sequence[Any]]) -> list[str]:
-    """A note per program some of whose runs mutreal's time or memory limit stopped: those runs count
-    as failed (wrong on every input), which a higher limit may change; the reader must know."""
+    """A note per program some of whose runs mutreal's time or memory limit stopped, which a higher
+    limit may change; the reader must know. The buggy and fixed programs' stopped runs count as
+    failed (wrong on every input); a mutant's are classified instead (outgrown where its edit grows
+    training past the limit, else harness: :mod:`mutreal.analysis.run_failures`), never a kill."""
     notes = []
-    for program, records in zip([buggy, fixed, *(m.file for m in made.mutants)], groups, strict=False):
+    for i, (program, records) in enumerate(zip([buggy, fixed, *(m.file for m in made.mutants)], groups,
+                                               strict=False)):  # fmt: skip
         stopped = [r.outcome.limit for r in records if r.outcome.is_limit]
         if stopped:
+            counted = ("count as failed runs (wrong on every input)" if i < 2
+                       else "are classified as the mutant's failure (outgrown or harness), not a kill")  # fmt: skip
             notes.append(
                 f"{Path(program).name}: {len(stopped)} of {len(records)} runs stopped at mutreal's "
-                f"{stopped[0][0]} limit count as failed runs "
-                "(wrong on every input); rerun with a higher limit (stored runs are reused)"
+                f"{stopped[0][0]} limit {counted}; rerun with a higher limit (stored runs are reused)"
             )
     return notes
 
