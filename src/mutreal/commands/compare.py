@@ -23,6 +23,7 @@ from mutreal.commands.campaign_options import verdict_options
 from mutreal.commands.options import file_option, input_file_option
 from mutreal.commands.settings import RunSettings
 from mutreal.commands.verdict_output import (
+    echo_failed_mutant,
     fail,
     fmt_number,
     fmt_series,
@@ -190,8 +191,7 @@ def print_compare(data: dict[str, Any]) -> None:
     for name, mutant in zip(names, data["mutants"], strict=True):
         failure = mutant["failure"]
         if failure is not None:  # not the model's failure: no verdict, listed with its error
-            click.echo(f"{name:{width}}  {failure['kind']}, not a kill ({failure['runs']} of {failure['of']} runs): "
-                       f"{failure['error']}")  # fmt: skip
+            echo_failed_mutant(name, width, failure)
             continue
         versus = mutant["metric_vs_fault"]
         verdict = {"no difference": "alike", "b better": "mutant better", "a better": "mutant worse"}[

@@ -17,6 +17,7 @@ from mutreal.analysis.settings import DecisionSettings
 from mutreal.commands.campaign_options import verdict_options
 from mutreal.commands.settings import AdaptiveSettings, RunSettings
 from mutreal.commands.verdict_output import (
+    echo_failed_mutant,
     fail,
     fmt_number,
     fmt_series,
@@ -82,8 +83,7 @@ def print_kill(data: dict[str, Any]) -> None:
     for name, mutant in zip(names, data["mutants"], strict=True):
         failure = mutant["failure"]
         if failure is not None:  # not the model's failure: no verdict, listed with its error
-            click.echo(f"{name:{width}}  {failure['kind']}, not a kill ({failure['runs']} of {failure['of']} runs): "
-                       f"{failure['error']}")  # fmt: skip
+            echo_failed_mutant(name, width, failure)
             continue
         fisher = mutant["fisher"]
         inputs = "-" if fisher is None else f"{fisher['n_killing_inputs']}/{fisher['n_inputs']}"

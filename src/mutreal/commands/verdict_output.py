@@ -91,6 +91,13 @@ def yes_no(value: bool | None) -> str:
     return "-" if value is None else ("yes" if value else "no")
 
 
+def echo_failed_mutant(name: str, width: int, failure: dict[str, Any]) -> None:
+    """One mutant whose runs failed, not by the model (no verdict): its kind, runs and error, in the
+    mutant column of compare's and kill's tables."""
+    click.echo(f"{name:{width}}  {failure['kind']}, not a kill ({failure['runs']} of {failure['of']} runs): "
+               f"{failure['error']}")  # fmt: skip
+
+
 def print_failed_mutants(counts: dict[str, int]) -> None:
     """The counts of mutants whose runs failed, not by the model's doing (none is a kill)."""
     from mutreal.analysis.run_failures import KINDS

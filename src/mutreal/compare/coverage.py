@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mutreal.compare.statements import Statement, anonymous, touches
+from mutreal.compare.statements import Statement, anonymous, parse_statement, touches
 from mutreal.decisions import DecisionId as D
 from mutreal.decisions import applies
 from mutreal.program.model import ProgramModel
@@ -333,15 +333,6 @@ def _feeding(side: list[Statement], names: set[str]) -> set[int]:
     return inside
 
 
-def _parsed(text: str) -> ast.stmt | None:
-    source = text + "\n    pass" if text.rstrip().endswith(":") else text
-    try:
-        body = ast.parse(source).body
-    except SyntaxError:
-        return None
-    return body[0] if body else None
-
-
 class _Inline(ast.NodeTransformer):
     def __init__(self, name: str, value: ast.expr) -> None:
         self.name, self.value = name, value
@@ -379,7 +370,7 @@ def _inline_one(changes: list[StatementChange], a: int, on_buggy: bool, out: set
     counterpart = assign.fixed if on_buggy else assign.buggy
     if one is None or len(one.binds) != 1 or one.end > one.last:
         return
-    tree = _parsed(one.text)
+    tree = parse_statement(one.text)
     if not (isinstance(tree, ast.Assign) and len(tree.targets) == 1 and isinstance(tree.targets[0], ast.Name)):
         return
     name, value = tree.targets[0].id, tree.value
@@ -402,7 +393,7 @@ def _inline_one(changes: list[StatementChange], a: int, on_buggy: bool, out: set
                 for k, c in enumerate(changes)
                 if k not in out and k != a and (c.buggy is None if on_buggy else c.fixed is None)
             ]
-        mine_tree = _parsed(mine.text)
+        mine_tree = parse_statement(mine.text)
         if mine_tree is None:
             continue
         inlined = ast.unparse(_Inline(name, value).visit(mine_tree)).split("\n")[0].strip()

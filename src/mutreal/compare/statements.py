@@ -607,3 +607,15 @@ def anonymous(text: str) -> str:
         return ast.unparse(_Anonymise().visit(tree.body[0])).split("\n")[0]
     except Exception:  # a text ast cannot read back (a bare else:, a dump): only itself
         return text
+
+
+def parse_statement(text: str) -> ast.stmt | None:
+    """The statement of a normalised statement text (a compound header is completed with ``pass``
+    so that it parses alone); None where it does not parse. Coverage and the best code both read a
+    changed statement's parts from it."""
+    source = text + "\n    pass" if text.rstrip().endswith(":") else text
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return None
+    return body[0] if body else None

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from mutreal.compare.components import FaultComponent, make_component
 from mutreal.compare.coverage import StatementChange
 from mutreal.compare.kinds import ComponentKind as K
-from mutreal.compare.statements import Statement
+from mutreal.compare.statements import Statement, parse_statement
 from mutreal.decisions import DecisionId as D
 from mutreal.decisions import applies
 
@@ -153,16 +153,6 @@ def rule_code(rule: Rule) -> str:
 # ---------------------------------------------------------------------------------------------------
 
 
-def _tree(text: str) -> ast.stmt | None:
-    """The statement of a normalised text (a compound header is completed with ``pass``)."""
-    source = text + "\n    pass" if text.rstrip().endswith(":") else text
-    try:
-        body = ast.parse(source).body
-    except SyntaxError:
-        return None
-    return body[0] if body else None
-
-
 def _name(node: ast.AST) -> str:
     if isinstance(node, ast.Name):
         return node.id
@@ -286,7 +276,7 @@ def _diff(a: object, b: object, at: Part) -> Iterator[Part]:
 
 def _whole(statement: Statement) -> Iterator[Part]:
     """The parts of a statement only one side has: every call in it, with its target."""
-    tree = _tree(statement.text)
+    tree = parse_statement(statement.text)
     if tree is None:
         return
     header = type(tree).__name__.lower() if isinstance(tree, (ast.For, ast.While, ast.If, ast.With)) else ""
@@ -308,7 +298,7 @@ def parts_of(change: StatementChange) -> list[Part]:
     b, f = change.buggy, change.fixed
     if b is None or f is None:
         return list(_whole(b or f))  # type: ignore[arg-type]
-    tb, tf = _tree(b.text), _tree(f.text)
+    tb, tf = parse_statement(b.text), parse_statement(f.text)
     if tb is None or tf is None:
         return []
     return list(_diff(tb, tf, Part()))
