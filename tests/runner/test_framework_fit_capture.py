@@ -87,7 +87,7 @@ def test_tf_keras_fit_and_tf1_sessions_are_instrumented(tmp_path: Path) -> None:
     (fit,) = out["fits"]
     assert fit["epochs"] == 2 and fit["completed"] is True and set(fit["history"]) >= {"loss", "val_accuracy"}
     assert fit["task"] == {"kind": "classification", "loss": "sparse_categorical_crossentropy",
-                           "activation": "softmax"}  # fmt: skip
+                           "activation": "softmax", "from_logits": False}  # fmt: skip
     (after_fit,) = out["evaluations"]  # no evaluate: the validation share, predicted after the program
     assert (after_fit["source"], after_fit["n_inputs"], after_fit["prediction_kind"]) == ("validation", 30, "class")
     assert len(after_fit["labels"]) == 30 and after_fit["results"] == {}

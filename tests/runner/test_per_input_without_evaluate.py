@@ -85,7 +85,7 @@ def test_programs_without_evaluate_are_judged_on_their_validation_else_training_
         assert record.evaluate_time_s == 0.0  # nor the program's evaluate time: it never evaluated
         assert record.metric_source == "fit" and record.metric_name == "accuracy"
         assert record.fits[-1].task == {"kind": "classification", "loss": "sparse_categorical_crossentropy",
-                                        "activation": "softmax"}  # fmt: skip
+                                        "activation": "softmax", "from_logits": False}  # fmt: skip
     assert by_name["split.py"].labels == by_name["fit_only.py"].labels[120:]  # the last fifth, as Keras splits
     assert by_name["fit_predict.py"].evaluations[0].source == "training"  # predict of one sample is no test set
 
