@@ -69,11 +69,11 @@ def mutant_data_folders(
     original is the one its provenance names (:func:`mutreal.execution.mutant_origin.original_of`),
     else ``original``; a provenance whose original is not there raises
     :class:`~mutreal.execution.mutant_origin.ProvenanceError` before anything trains."""
-    from mutreal.execution.mutant_origin import original_of
+    from mutreal.execution.mutant_origin import run_folder
 
     folders = {str(k): str(v) for k, v in (given or {}).items()}
     for mutant in mutants:
-        home = Path(original_of(mutant, original) or original).resolve().parent
+        home = run_folder(mutant, original) or Path(original).resolve().parent
         if str(mutant) not in folders and Path(mutant).resolve().parent != home:
             folders[str(mutant)] = str(home)
     return folders

@@ -102,7 +102,15 @@ def provenance_data_folders(programs: list[str | Path]) -> dict[str, str]:
     :class:`ProvenanceError` for a mutant whose original is not there, before anything trains."""
     folders = {}
     for program in programs:
-        original = original_of(program)
-        if original is not None and original.resolve().parent != Path(program).resolve().parent:
-            folders[str(program)] = str(original.resolve().parent)
+        home = run_folder(program)
+        if home is not None and home != Path(program).resolve().parent:
+            folders[str(program)] = str(home)
     return folders
+
+
+def run_folder(mutant: str | Path, expected: str | Path | None = None) -> Path | None:
+    """The folder ``mutant`` runs in: its original's (:func:`original_of`, same ``expected`` and
+    errors), resolved; None without provenance (the caller decides: its own folder, or the
+    program the command names)."""
+    original = original_of(mutant, expected)
+    return None if original is None else original.resolve().parent
