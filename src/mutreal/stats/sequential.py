@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from mutreal.stats.effect import cohen_d
-from mutreal.stats.serialise import number_from_json, number_to_json
+from mutreal.stats.serialise import dataclass_from_dict, number_from_json, number_to_json
 from mutreal.stats.two_groups import glm_p_value
 
 #: directions a sequential decision can target: is ``b`` better than ``a``, or worse?
@@ -62,10 +62,9 @@ class Look:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Look:
-        values = dict(data)
-        values["d_target"] = float(values["d_target"])
-        values["upper_bound"] = number_from_json(values["upper_bound"])
-        return cls(**values)
+        return dataclass_from_dict(
+            cls, data, d_target=float(data["d_target"]), upper_bound=number_from_json(data["upper_bound"])
+        )
 
 
 @dataclass
@@ -89,9 +88,7 @@ class SequentialDecision:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SequentialDecision:
-        values = dict(data)
-        values["looks"] = [Look.from_dict(look) for look in data.get("looks", [])]
-        return cls(**values)
+        return dataclass_from_dict(cls, data, looks=[Look.from_dict(look) for look in data.get("looks", [])])
 
 
 RULE = "Bonferroni-split group-sequential: efficacy p < alpha/L and d >= effect; futility upper bound of d < effect"
