@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mutreal.analysis import pairing
-from mutreal.analysis.run_failures import MEANING, failure_counts, mutant_failure
+from mutreal.analysis.run_failures import failure_counts, failure_note, mutant_failure
 from mutreal.analysis.series import (
     MetricSeries,
     as_dict,
@@ -19,7 +19,7 @@ from mutreal.analysis.series import (
     input_width,
     metric_series,
     per_input_mismatch,
-    per_input_set,
+    runs_disagree,
 )
 from mutreal.analysis.settings import DecisionSettings
 from mutreal.stats import (
@@ -110,8 +110,7 @@ class KillReport:
 def _by_content(original: Sequence[Any], records: Sequence[Any]) -> pairing.PairedCorrectness | str | None:
     """The Fisher pairing by input content (:mod:`mutreal.analysis.pairing`) where the runs evaluated
     other inputs per seed and recorded their ids; None where positions pair them or nothing does."""
-    mixed = any((found := per_input_set(g)) is not None and found["source"] == "mixed" for g in (original, records))
-    if not mixed or not pairing.content_pairable(original, records):
+    if not runs_disagree(original, records) or not pairing.content_pairable(original, records):
         return None
     return pairing.pair_by_content(original, {"mutant": records})[1]["mutant"]
 
@@ -147,8 +146,7 @@ def kill_from_records(
         verdict = series_kill(o, m, settings)
         failure = mutant_failure(records, original, name)
         if failure is not None:  # not the model's failure: no verdict, no Fisher, out of the score
-            notes.append(f"{name}: {failure['kind']} ({failure['runs']} of {failure['of']} runs): {failure['error']}; "
-                         f"{MEANING[failure['kind']]}: not a kill")  # fmt: skip
+            notes.append(f"{name}: {failure_note(failure)}")
             results.append(MutantKill(program=name, series=m, deepcrime=verdict, fisher=None, failure=failure,
                                       sequential=None if sequential is None else sequential.get(name)))  # fmt: skip
             continue

@@ -272,6 +272,13 @@ def mutant_failure(runs: Sequence[Any], references: Sequence[Any], mutant: str |
     return {**failures[0].to_dict(), "runs": len(failures), "of": len(runs)}
 
 
+def failure_note(failure: Mapping[str, Any]) -> str:
+    """The note of a mutant's :func:`mutant_failure`: kind, how many runs, the error, what the kind
+    means. The kill report and the fault comparison both list a failed mutant with it."""
+    return (f"{failure['kind']} ({failure['runs']} of {failure['of']} runs): {failure['error']}; "
+            f"{MEANING[failure['kind']]}: not a kill")  # fmt: skip
+
+
 def _none_completed(runs: Sequence[Any], references: Sequence[Any]) -> list[RunFailure]:
     """A mutant none of whose runs completed, each where its program's run with the same seed did,
     though training began: stillborn too. Such runs leave no prediction to count kills on (a failed

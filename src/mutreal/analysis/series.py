@@ -227,6 +227,15 @@ def per_input_set(records: Sequence[Any]) -> dict[str, Any] | None:
     }
 
 
+def runs_disagree(*groups: Sequence[Any]) -> bool:
+    """True when some group's completed runs evaluated other inputs from run to run (its
+    :func:`per_input_set` is ``mixed``). Then an input's position is not the same input in every run,
+    and the kill's Fisher verdict (:mod:`mutreal.analysis.killing`) and the fault comparison
+    (:mod:`mutreal.analysis.similarity`) pair inputs by content where they can: one test, so the two
+    decide alike."""
+    return any((found := per_input_set(g)) is not None and found["source"] == "mixed" for g in groups)
+
+
 def _repeated_note(program: str, records: Sequence[Any], repeated: Sequence[Any]) -> str | None:
     if not repeated:
         return None

@@ -20,7 +20,7 @@ import numpy as np
 from mutreal.analysis import pairing
 from mutreal.analysis.common_set import on_common_set
 from mutreal.analysis.killing import series_kill
-from mutreal.analysis.run_failures import MEANING, failure_counts, mutant_failure
+from mutreal.analysis.run_failures import failure_counts, failure_note, mutant_failure
 from mutreal.analysis.series import (
     MetricSeries,
     as_dict,
@@ -29,7 +29,7 @@ from mutreal.analysis.series import (
     input_width,
     metric_series,
     per_input_mismatch,
-    per_input_set,
+    runs_disagree,
 )
 from mutreal.analysis.settings import DecisionSettings
 from mutreal.stats import (
@@ -224,8 +224,7 @@ def compare_from_records(
                 notes.append(f"mutant {name}: {note}")
         if failures[name] is not None:  # not the model's failure: no kill, no KP, coupling or IoU
             failure = failures[name]
-            notes.append(f"mutant {name}: {failure['kind']} ({failure['runs']} of {failure['of']} runs): "
-                         f"{failure['error']}; {MEANING[failure['kind']]}: not a kill")  # fmt: skip
+            notes.append(f"mutant {name}: {failure_note(failure)}")
             results.append(MutantSimilarity(name, m, None, None, None, None, None, None, None, None, failure))
             continue
         kill = series_kill(f, m, settings)
@@ -290,8 +289,7 @@ def _pairs(
     per seed and the fixed program's runs recorded their inputs' ids). A program without a pair
     maps to its note; a mutant that cannot be paired because no fixed input is known is left out."""
     groups = {_FAULT: buggy, **mutants}
-    mixed = any((found := per_input_set(g)) is not None and found["source"] == "mixed" for g in (fixed, *groups.values()))
-    if mixed and pairing.content_pairable(fixed):
+    if runs_disagree(fixed, *groups.values()) and pairing.content_pairable(fixed):
         return _pairs_by_content(fixed, groups)
     return _pairs_by_position(fixed, buggy, mutants), pairing.BY_POSITION
 

@@ -15,6 +15,7 @@ from mutreal.analysis.killing import series_kill
 from mutreal.analysis.series import MetricSeries, metric_series
 from mutreal.analysis.settings import DecisionSettings
 from mutreal.campaigns.pair import WarmWorkers, mutant_data_folders, run_programs, seeds_and_options
+from mutreal.serialise import record_to_dict
 from mutreal.stats import (
     KillVerdict,
 )
@@ -55,17 +56,8 @@ class SensitivityReport:
     errors: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "program": self.program,
-            "operator": self.operator,
-            "site": self.site,
-            "element": self.element,
-            "original_value": self.original_value,
-            "original": self.original.to_dict(),
-            "points": [p.to_dict() for p in self.points],
-            "search": self.search,
-            "errors": list(self.errors),
-        }
+        """Its fields in order, written as mutreal writes every record (:func:`~mutreal.serialise.record_to_dict`)."""
+        return record_to_dict(self)
 
 
 def write_mutant(program: str, operator: str, site: int, value: Any, out_dir: str | Path) -> str:

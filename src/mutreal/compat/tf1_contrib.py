@@ -83,18 +83,30 @@ GONE = {
 }
 
 
-def resolve(dotted: str) -> Any:
-    """The object ``dotted`` names: the longest importable module prefix, then attributes."""
+def import_prefix(dotted: str) -> tuple[ModuleType, list[str]] | None:
+    """The module of the longest importable prefix of ``dotted`` and the attribute names after it;
+    None where no prefix imports. Only ``ImportError`` means "not this prefix": any other error of an
+    import is left to the caller. One search for :func:`resolve` and for the check of the names a
+    mutant writes (:mod:`mutreal.mutation.operators.written_names`)."""
     parts = dotted.split(".")
     for cut in range(len(parts), 0, -1):
         try:
-            found: Any = importlib.import_module(".".join(parts[:cut]))
+            module = importlib.import_module(".".join(parts[:cut]))
         except ImportError:
             continue
-        for name in parts[cut:]:
-            found = getattr(found, name)
-        return found
-    raise ImportError(f"cannot resolve {dotted!r}")
+        return module, parts[cut:]
+    return None
+
+
+def resolve(dotted: str) -> Any:
+    """The object ``dotted`` names: the longest importable module prefix, then attributes."""
+    prefix = import_prefix(dotted)
+    if prefix is None:
+        raise ImportError(f"cannot resolve {dotted!r}")
+    found: Any = prefix[0]
+    for name in prefix[1]:
+        found = getattr(found, name)
+    return found
 
 
 def _entry(relative: str) -> tuple[str, str | None, dict[str, str]] | None:

@@ -39,6 +39,8 @@ from pathlib import Path
 
 import psutil
 
+from mutreal.serialise import Record
+
 #: The ``--sandbox`` choices: ``auto`` uses bubblewrap where it works, else falls back (and says so).
 MODES = ("auto", "bwrap", "none")
 #: Where the run's private copy of its program folder lies inside the sandbox.
@@ -64,21 +66,15 @@ class SandboxUnavailable(RuntimeError):
 
 
 @dataclass(frozen=True)
-class SandboxChoice:
-    """The isolation a campaign's workers get: ``mode`` is ``"bwrap"`` or ``"none"``."""
+class SandboxChoice(Record):
+    """The isolation a campaign's workers get: ``mode`` is ``"bwrap"`` or ``"none"``.
+
+    Written as its fields (:class:`~mutreal.serialise.Record`): the campaign record's isolation."""
 
     requested: str
     mode: str
     reason: str  # why this mode (for a fallback: what was missing)
     user_namespace: bool = False
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "requested": self.requested,
-            "mode": self.mode,
-            "reason": self.reason,
-            "user_namespace": self.user_namespace,
-        }
 
 
 def _probe_command(user_namespace: bool) -> list[str]:

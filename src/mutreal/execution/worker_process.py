@@ -556,24 +556,28 @@ class WorkerProcess:
             rss = _rss_mb(watched)
             peak = max(peak, rss)
             if timeout_s is not None and elapsed > timeout_s:
-                tail = self._stopped_output(output_log)
-                self.kill()
-                return _failure(
-                    Outcome.TIMEOUT,
-                    "TimeoutError",
+                return self._stopped_at_limit(
+                    output_log, Outcome.TIMEOUT, "TimeoutError",
                     f"the run exceeded the time limit of {timeout_s:g} s and was stopped; its worker was replaced",
-                    wall_time_s=elapsed, peak_rss_mb=peak, output_tail=tail, **common,
+                    wall_time_s=elapsed, peak_rss_mb=peak, **common,
                 )  # fmt: skip
             if memory_limit_mb is not None and rss > memory_limit_mb:
-                tail = self._stopped_output(output_log)
-                self.kill()
-                return _failure(
-                    Outcome.MEMORY,
-                    "MemoryLimitExceeded",
+                return self._stopped_at_limit(
+                    output_log, Outcome.MEMORY, "MemoryLimitExceeded",
                     f"the worker's resident memory reached {rss:.0f} MiB, over the limit of "
                     f"{memory_limit_mb:g} MiB; the run was stopped and its worker replaced",
-                    wall_time_s=elapsed, peak_rss_mb=peak, output_tail=tail, **common,
+                    wall_time_s=elapsed, peak_rss_mb=peak, **common,
                 )  # fmt: skip
+
+    def _stopped_at_limit(
+        self, output_log: Path | None, outcome: Outcome, error_type: str, message: str, **extra: Any
+    ) -> dict[str, Any]:
+        """The result of a run this side stopped at a limit (time, memory): its kept output is read
+        first (:meth:`_stopped_output`), then the worker is killed (it is replaced). One way for both
+        limits, so neither can kill before the output is kept."""
+        tail = self._stopped_output(output_log)
+        self.kill()
+        return _failure(outcome, error_type, message, output_tail=tail, **extra)
 
     def _died(
         self,

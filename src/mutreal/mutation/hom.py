@@ -30,7 +30,7 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from mutreal.label.mining import Combination, codes_per_bug, frequent_combinations
 from mutreal.mutation.operator_values import checked_value, number, same_value, spelled_name, value_from_text
@@ -46,6 +46,7 @@ from mutreal.mutation.operators import (
     registry,
 )
 from mutreal.operator_catalogue import activation_operator
+from mutreal.serialise import Record
 
 if TYPE_CHECKING:
     from mutreal.results import BugResult
@@ -188,24 +189,24 @@ class HomRecord:
 
 
 @dataclass
-class SkippedCombination:
-    """A combination no HOM was built for, and why."""
+class SkippedCombination(Record):
+    """A combination no HOM was built for, and why (written with its ``order``, read back without)."""
 
     codes: list[str]
     support: int
     reason: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"codes": self.codes, "support": self.support, "order": len(self.codes), "reason": self.reason}
+    wire_derived: ClassVar = {"order": "support"}
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SkippedCombination:
-        return cls(list(d["codes"]), int(d["support"]), d["reason"])
+    @property
+    def order(self) -> int:
+        return len(self.codes)
 
 
 @dataclass
-class HomReport:
-    """What ``hom-generate`` built and skipped, and where its combinations came from."""
+class HomReport(Record):
+    """What ``hom-generate`` built and skipped, and where its combinations came from (written and
+    read back field by field, :class:`~mutreal.serialise.Record`)."""
 
     subject: str
     source: str
@@ -214,29 +215,6 @@ class HomReport:
     homs: list[HomRecord] = field(default_factory=list)
     skipped: list[SkippedCombination] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "subject": self.subject,
-            "source": self.source,
-            "seed": self.seed,
-            "orders": self.orders,
-            "homs": [h.to_dict() for h in self.homs],
-            "skipped": [s.to_dict() for s in self.skipped],
-            "problems": self.problems,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> HomReport:
-        return cls(
-            subject=d["subject"],
-            source=d["source"],
-            seed=int(d["seed"]),
-            orders=list(d["orders"]),
-            homs=[HomRecord.from_dict(h) for h in d.get("homs", [])],
-            skipped=[SkippedCombination.from_dict(s) for s in d.get("skipped", [])],
-            problems=list(d.get("problems", [])),
-        )
 
 
 # ---------------------------------------------------------------------------------------------------

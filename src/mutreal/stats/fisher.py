@@ -36,13 +36,13 @@ the same on both rows); an input never counted has p = 1 and is not in the pool.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from mutreal.stats.serialise import dataclass_from_dict
+from mutreal.stats.serialise import FieldRecord
 
 
 @lru_cache(maxsize=65536)
@@ -83,7 +83,7 @@ def fisher_kill_p_values(
 
 
 @dataclass
-class FisherKill:
+class FisherKill(FieldRecord):
     """The per-input Fisher verdict: killed when any input kills; which inputs did; the smallest p."""
 
     killed: bool
@@ -98,13 +98,9 @@ class FisherKill:
     pool_size: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = super().to_dict()
         data["n_killing_inputs"] = len(self.killing_inputs)
         return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> FisherKill:
-        return dataclass_from_dict(cls, data)
 
 
 def fisher_kill(

@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from mutreal.stats.serialise import dataclass_from_dict
+from mutreal.stats.serialise import FieldRecord
 
 #: Ahmed et al. report 90% Wilson intervals.
 WILSON_CONFIDENCE = 0.90
@@ -55,7 +55,7 @@ def wilson_interval(successes: int, n: int, confidence: float = WILSON_CONFIDENC
 
 
 @dataclass
-class KillingProbabilities:
+class KillingProbabilities(FieldRecord):
     """KP per input with Wilson bounds, over ``n_instances`` paired instances.
 
     ``n``: the instances each input was counted in, where inputs differ (paired by content, some
@@ -74,7 +74,7 @@ class KillingProbabilities:
         return list(self.n) if self.n is not None else [self.n_instances] * len(self.kp)
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = super().to_dict()
         if self.n is None:
             data.pop("n")  # every input in every instance: the shape rows always had
         data["n_inputs"] = len(self.kp)
@@ -83,10 +83,6 @@ class KillingProbabilities:
         data["mean_kp"] = float(np.mean(seen)) if seen else 0.0
         data["inputs_killing"] = int(sum(1 for v in self.kp if v > 0))
         return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> KillingProbabilities:
-        return dataclass_from_dict(cls, data)
 
 
 def killing_probabilities(
@@ -163,7 +159,7 @@ def detectability_iou(kp_mutant: Sequence[float], kp_fault: Sequence[float]) -> 
 
 
 @dataclass
-class Similarity:
+class Similarity(FieldRecord):
     """A mutant against a real fault: coupling strength, IoU and the agreement of killing inputs."""
 
     coupling_strength: float | None
@@ -171,13 +167,6 @@ class Similarity:
     inputs_killing_mutant: int
     inputs_killing_fault: int
     inputs_killing_both: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Similarity:
-        return cls(**data)
 
 
 def similarity(

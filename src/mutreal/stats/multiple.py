@@ -9,27 +9,21 @@ A missing p-value (``None``: the test could not run) counts as 1.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
+from mutreal.stats.serialise import FieldRecord
+
 
 @dataclass
-class HolmResult:
+class HolmResult(FieldRecord):
     """Adjusted p-values and rejections, in the order of the input p-values."""
 
     alpha: float
     p_values: list[float]
     adjusted: list[float]
     rejected: list[bool]
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> HolmResult:
-        return cls(**data)
 
 
 def holm(p_values: Sequence[float | None], alpha: float = 0.05) -> HolmResult:

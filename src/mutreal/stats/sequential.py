@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from mutreal.stats.effect import cohen_d
-from mutreal.stats.serialise import number_from_json, number_to_json
+from mutreal.stats.serialise import FieldRecord, dataclass_from_dict, number_from_json, number_to_json
 from mutreal.stats.two_groups import glm_p_value
 
 #: directions a sequential decision can target: is ``b`` better than ``a``, or worse?
@@ -42,7 +42,7 @@ TARGETS: tuple[str, ...] = ("b better", "b worse")
 
 
 @dataclass
-class Look:
+class Look(FieldRecord):
     """One interim (or the final) look at the first ``n`` runs of each group."""
 
     n: int
@@ -55,21 +55,20 @@ class Look:
     reason: str
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = super().to_dict()
         data["d_target"] = number_to_json(self.d_target)
         data["upper_bound"] = number_to_json(self.upper_bound)
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Look:
-        values = dict(data)
-        values["d_target"] = float(values["d_target"])
-        values["upper_bound"] = number_from_json(values["upper_bound"])
-        return cls(**values)
+        return dataclass_from_dict(
+            cls, data, d_target=float(data["d_target"]), upper_bound=number_from_json(data["upper_bound"])
+        )
 
 
 @dataclass
-class SequentialDecision:
+class SequentialDecision(FieldRecord):
     """Where the sequential rule stopped, what it decided, and how many trainings that saved."""
 
     target: str
@@ -83,15 +82,13 @@ class SequentialDecision:
     looks: list[Look] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = super().to_dict()
         data["looks"] = [look.to_dict() for look in self.looks]
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SequentialDecision:
-        values = dict(data)
-        values["looks"] = [Look.from_dict(look) for look in data.get("looks", [])]
-        return cls(**values)
+        return dataclass_from_dict(cls, data, looks=[Look.from_dict(look) for look in data.get("looks", [])])
 
 
 RULE = "Bonferroni-split group-sequential: efficacy p < alpha/L and d >= effect; futility upper bound of d < effect"

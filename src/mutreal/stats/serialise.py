@@ -3,14 +3,16 @@
 Standard JSON has no ``Infinity``; a perfectly separated pair of groups has Cohen's d = +/-inf by
 definition (see :func:`mutreal.stats.effect.cohen_d`). We write such values as the strings
 ``"inf"`` / ``"-inf"``, which ``float()`` reads back. NaN never reaches here: every statistic
-that could be NaN has a defined value or ``None`` instead.
+that could be NaN has a defined value or ``None`` instead. The stats records are read back by one
+reader (:func:`dataclass_from_dict`), and those whose JSON is their fields written and read by one
+base (:class:`FieldRecord`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import MISSING, fields
+from dataclasses import MISSING, asdict, fields
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -47,3 +49,17 @@ def dataclass_from_dict(cls: type[T], data: Mapping[str, Any], **read: Any) -> T
         elif item.default is MISSING and item.default_factory is MISSING:
             raise KeyError(item.name)
     return cls(**values)
+
+
+class FieldRecord:
+    """Base of a statistics dataclass written as its fields (``dataclasses.asdict``) and read back
+    field by field (:func:`dataclass_from_dict`). The verdicts and measures whose JSON is their fields
+    inherit this pair instead of each writing it again; one whose JSON holds more (a count, a mean)
+    starts its ``to_dict`` from this one's."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)  # type: ignore[call-overload]
+
+    @classmethod
+    def from_dict(cls: type[T], data: Mapping[str, Any]) -> T:
+        return dataclass_from_dict(cls, data)

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from mutreal.stats.effect import Summary, cohen_d, effect_label, summarise
-from mutreal.stats.serialise import dataclass_from_dict, number_from_json, number_to_json
+from mutreal.stats.serialise import FieldRecord, dataclass_from_dict, number_from_json, number_to_json
 
 #: the tests ``compare_groups`` accepts.
 TESTS: tuple[str, ...] = ("glm", "mannwhitney", "wilcoxon")
@@ -358,7 +358,7 @@ def compare_groups(
 
 
 @dataclass
-class KillVerdict:
+class KillVerdict(FieldRecord):
     """DeepCrime's kill decision for one mutant against its original.
 
     ``killed_by`` is ``"metric"`` (p < alpha and d >= 0.5 towards the mutant being worse),
@@ -375,14 +375,10 @@ class KillVerdict:
     comparison: GroupComparison
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "killed": self.killed,
-            "killed_by": self.killed_by,
-            "d_worse": number_to_json(self.d_worse),
-            "kill_effect": self.kill_effect,
-            "crash_p_value": self.crash_p_value,
-            "comparison": self.comparison.to_dict(),
-        }
+        data = super().to_dict()
+        data["d_worse"] = number_to_json(self.d_worse)
+        data["comparison"] = self.comparison.to_dict()
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> KillVerdict:

@@ -15,7 +15,6 @@ is meant for tests and benchmarks, not for ``mutate`` itself.
 from __future__ import annotations
 
 import ast
-import importlib
 import inspect
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
@@ -197,21 +196,21 @@ def _lookup(name: str) -> tuple[bool, Any]:
 
 @cache
 def _resolve(name: str) -> tuple[bool, Any]:
-    parts = name.split(".")
-    for cut in range(len(parts), 0, -1):
-        try:
-            obj: Any = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        except Exception:  # a package that fails to import here: the name cannot be checked
-            return True, None
-        try:
-            for attr in parts[cut:]:
-                obj = getattr(obj, attr)
-        except AttributeError:
-            return False, None
-        return True, obj
-    return False, None
+    from mutreal.compat.tf1_contrib import import_prefix
+
+    try:
+        prefix = import_prefix(name)
+    except Exception:  # a package that fails to import here: the name cannot be checked
+        return True, None
+    if prefix is None:
+        return False, None
+    obj: Any = prefix[0]
+    try:
+        for attr in prefix[1]:
+            obj = getattr(obj, attr)
+    except AttributeError:
+        return False, None
+    return True, obj
 
 
 def _takes_keyword(obj: Any, keyword: str) -> bool:
