@@ -45,8 +45,13 @@ demo: install
 	$(PYTHON) -m mutreal report $(OUT)/results.jsonl --out $(OUT)/report
 	@echo "report: $(OUT)/report/report.html"
 
+# The suite runs on up to TEST_WORKERS cores (pytest-xdist): most slow tests wait on training
+# workers, sandboxes and Ray, so two workers halve its wall time on a 2-core machine; more than 4
+# would each load TensorFlow for little gain. `--dist loadgroup` keeps the Ray tests on one worker.
+TEST_WORKERS ?= $(shell $(SYSTEM_PYTHON) -c 'import os; print(min(4, len(os.sched_getaffinity(0))))' 2>/dev/null || echo 2)
+
 test: system-deps install-all
-	$(PYTHON) -m pytest -q --durations=25
+	$(PYTHON) -m pytest -q --durations=25 -n $(TEST_WORKERS) --dist loadgroup
 
 test-fast: install
 	$(PYTHON) -m pytest -q -m "not slow"

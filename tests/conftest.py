@@ -44,6 +44,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         report.longrepr = f"CI=true and .ci/run installs this part, so this skip fails: {reason}"
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`make test` runs the suite on every core (pytest-xdist, ``--dist loadgroup``): the tests that
+    start a local Ray cluster go to one worker, one after another, so two clusters never compete for
+    the machine's cores (each asks Ray for all of them) or time out each other's start."""
+    for item in items:
+        if item.get_closest_marker("ray") is not None:
+            item.add_marker(pytest.mark.xdist_group("ray"))
+
+
 @pytest.fixture(scope="session")
 def mutreal_command() -> str:
     """The installed ``mutreal`` console script of the interpreter running the tests: CI runs the suite

@@ -40,6 +40,9 @@ def _env() -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=str(ROOT / "src"), RAY_USAGE_STATS_ENABLED="0", RAY_AUTH_MODE="disabled")
 
 
+pytestmark = pytest.mark.ray
+
+
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
     pytest.importorskip("ray")
