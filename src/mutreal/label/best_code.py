@@ -46,6 +46,8 @@ class Part:
     was: str = ""
     #: the call itself was replaced, put around an expression or taken from it (not its arguments)
     replaced: bool = False
+    #: the position of the argument of ``callee`` the change is in (None: a keyword, or not an argument)
+    argument: int | None = None
 
 
 @dataclass(frozen=True)
@@ -232,19 +234,14 @@ def _diff(a: object, b: object, at: Part) -> Iterator[Part]:
         return
     if isinstance(a, ast.Call):
         assert isinstance(b, ast.Call)
-        inner = replace(at, callee=_name(a.func) or at.callee, keyword="")
-        if _name(a.func) != _name(b.func):  # one function replaced by another
-            yield replace(at, callee=_name(b.func), literal=True, was=_name(a.func), replaced=True)
+        flag = _flag_name(a)
+        if flag and flag == _flag_name(b):
+            # a command-line flag's definition: the value it defines is the flag's, by its name
+            # (``DEFINE_integer('max_steps', 100)``, ``add_argument('--epochs', default=50)``)
+            for part in _diff_call(a, b, replace(at, callee=_name(a.func), keyword="", argument=None)):
+                yield replace(part, callee="", keyword="", target=flag, argument=None)
             return
-        yield from _diff(a.func, b.func, inner)
-        yield from _diff(a.args, b.args, inner)
-        akw = {k.arg: k.value for k in a.keywords}
-        bkw = {k.arg: k.value for k in b.keywords}
-        for key in sorted(set(akw) | set(bkw), key=str):
-            if key not in akw or key not in bkw:
-                yield replace(inner, keyword=str(key))
-            else:
-                yield from _diff(akw[key], bkw[key], replace(inner, keyword=str(key)))
+        yield from _diff_call(a, b, replace(at, callee=_name(a.func) or at.callee, keyword="", argument=None))
         return
     if isinstance(a, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
         targets = a.targets if isinstance(a, ast.Assign) else [a.target]
@@ -274,6 +271,47 @@ def _diff(a: object, b: object, at: Part) -> Iterator[Part]:
         yield from _diff(getattr(a, field), getattr(b, field, None), at)
 
 
+def _diff_call(a: ast.Call, b: ast.Call, inner: Part) -> Iterator[Part]:
+    """:func:`_diff` of two calls: the function replaced, or where their arguments differ (each
+    positional argument's part knows its position)."""
+    if _name(a.func) != _name(b.func):  # one function replaced by another
+        yield replace(inner, callee=_name(b.func), literal=True, was=_name(a.func), replaced=True)
+        return
+    yield from _diff(a.func, b.func, inner)
+    if len(a.args) != len(b.args):
+        yield inner
+    else:
+        for k, (x, y) in enumerate(zip(a.args, b.args, strict=True)):
+            yield from _diff(x, y, replace(inner, argument=k))
+    akw = {k.arg: k.value for k in a.keywords}
+    bkw = {k.arg: k.value for k in b.keywords}
+    for key in sorted(set(akw) | set(bkw), key=str):
+        if key not in akw or key not in bkw:
+            yield replace(inner, keyword=str(key))
+        else:
+            yield from _diff(akw[key], bkw[key], replace(inner, keyword=str(key)))
+
+
+#: calls that define a command-line flag, and the flag's name among their arguments
+_FLAG_CALL = re.compile(r"^(DEFINE_\w+|add_argument)$")
+
+
+def _flag_name(call: ast.Call) -> str:
+    """The name of the flag a call defines (``DEFINE_integer('max_steps', ...)``: ``max_steps``;
+    ``add_argument('-e', '--epoch', ...)``: ``epoch``), or ""."""
+    if not _FLAG_CALL.match(_name(call.func)):
+        return ""
+    names = [
+        x.value
+        for x in [*call.args, *(k.value for k in call.keywords if k.arg in ("flag_name", "name", "dest"))]
+        if isinstance(x, ast.Constant) and isinstance(x.value, str)
+    ]
+    if _name(call.func) == "add_argument":
+        dest = [k.value.value for k in call.keywords if k.arg == "dest" and isinstance(k.value, ast.Constant)]
+        names = dest or [n for n in names if n.startswith("--")] or names
+    return str(names[0]).lstrip("-").replace("-", "_") if names else ""
+
+
 def _whole(statement: Statement) -> Iterator[Part]:
     """The parts of a statement only one side has: every call in it, with its target."""
     tree = parse_statement(statement.text)
@@ -293,8 +331,12 @@ def _whole(statement: Statement) -> Iterator[Part]:
             yield Part(callee=_name(call.func), keyword=keyword, target=target, header=header)
 
 
-def parts_of(change: StatementChange) -> list[Part]:
-    """Where a changed statement differs from its counterpart, or all of a one-sided statement."""
+def parts_of(change: StatementChange, context: Context | None = None) -> list[Part]:
+    """Where a changed statement differs from its counterpart, or all of a one-sided statement;
+    a loop's count read through the constants of its side first (decision best-code-through-names)."""
+    loop = _loop_parts(change, context)
+    if loop:
+        return loop
     b, f = change.buggy, change.fixed
     if b is None or f is None:
         return list(_whole(b or f))  # type: ignore[arg-type]
@@ -315,8 +357,125 @@ def _numpy_operand(change: StatementChange) -> bool:
     return bool(re.search(r"\b(np|numpy)\.|(?<!tf)(?<!tensorflow)\.reshape\(|feed_dict", text))
 
 
-@applies(D.MMR_SESSION_MEMORY, D.HBI_BATCH_BOUNDS, D.APW_GRAPH_API)
-def rule_for(part: Part, change: StatementChange, graph: bool) -> str | None:
+#: functions drawing a variable's initial value: their first argument (or ``shape=``) is its shape
+_INITIAL_VALUE = re.compile(
+    r"^(normal|random_normal|truncated_normal|uniform|random_uniform|zeros|ones|glorot_uniform|"
+    r"glorot_normal)$"
+)
+_FLAG_TARGET = re.compile(r"\bDEFINE_\w+\(|\badd_argument\(")
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the table reads of the two programs beyond the changed statement (decision
+    best-code-through-names): values followed through names and function arguments."""
+
+    #: functions the programs define whose argument at this position becomes a variable's shape
+    #: (``def weight_variable(shape): return tf.Variable(tf.truncated_normal(shape))``)
+    shape_helpers: tuple[tuple[str, int], ...] = ()
+    #: each side's names bound once, to a number (``num_steps = 1000``)
+    constants: tuple[dict[str, float], dict[str, float]] = ({}, {})
+    #: each side's statements (a name's readers)
+    sides: tuple[tuple[Statement, ...], tuple[Statement, ...]] = ((), ())
+
+
+def _variable_shape(part: Part, change: StatementChange, context: Context | None) -> bool:
+    """The part is the shape a variable's initial value is drawn in: the first argument of an
+    initial-value function of TensorFlow (not NumPy's ``normal(loc, scale, size)``), or the
+    argument of a helper of the program that hands it on as such a shape."""
+    if part.argument is None:
+        return False
+    if _INITIAL_VALUE.match(part.callee) and part.argument == 0:
+        return not _numpy_operand(change)
+    return context is not None and (part.callee, part.argument) in context.shape_helpers
+
+
+def shape_helpers(statements: list[Statement]) -> tuple[tuple[str, int], ...]:
+    """The functions of a program whose argument (by position) is the shape of a variable's
+    initial value in their body: ``def weight_variable(shape): initial =
+    tf.truncated_normal(shape, stddev=0.1); return tf.Variable(initial)``."""
+    out: list[tuple[str, int]] = []
+    for st in statements:
+        node = st.node
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        params = [a.arg for a in node.args.args]
+        if params and params[0] == "self":
+            params = params[1:]
+        body = [o for o in statements if st.line < o.line <= st.end and o.node is not None]
+        for other in body:
+            for call in (n for n in ast.walk(other.node) if isinstance(n, ast.Call)):  # type: ignore[arg-type]
+                if not _INITIAL_VALUE.match(_name(call.func)) or "np." in other.source:
+                    continue
+                shape = call.args[0] if call.args else next(
+                    (k.value for k in call.keywords if k.arg == "shape"), None
+                )
+                if isinstance(shape, ast.Name) and shape.id in params:
+                    out.append((node.name, params.index(shape.id)))
+    return tuple(dict.fromkeys(out))
+
+
+def constants(statements: list[Statement]) -> dict[str, float]:
+    """The names a side binds once, and only to a number (``num_steps = 1000``)."""
+    values: dict[str, float | None] = {}
+    for st in statements:
+        node = st.node
+        for name in st.binds:
+            value = None
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == name
+            ):
+                value = _evaluate(node.value, {})
+            values[name] = value if name not in values else None
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def _evaluate(node: ast.AST, names: dict[str, float]) -> float | None:
+    """A number written with numbers, names bound to numbers and + - * // (None otherwise)."""
+    number = _number(node)
+    if number is not None:
+        return number
+    if isinstance(node, ast.Name):
+        return names.get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)):
+        left, right = _evaluate(node.left, names), _evaluate(node.right, names)
+        if left is None or right is None or (isinstance(node.op, ast.FloorDiv) and right == 0):
+            return None
+        ops = {ast.Add: left + right, ast.Sub: left - right, ast.Mult: left * right}
+        return ops[type(node.op)] if type(node.op) in ops else left // right
+    return None
+
+
+def _loop_count(node: ast.stmt | None, names: dict[str, float]) -> float | None:
+    """The number of turns of ``for ... in range(...)`` with the side's constants, or None."""
+    if not (isinstance(node, ast.For) and isinstance(node.iter, ast.Call)):
+        return None
+    if _name(node.iter.func) not in ("range", "xrange") or node.iter.keywords or not node.iter.args:
+        return None
+    bounds = [_evaluate(a, names) for a in node.iter.args]
+    if any(b is None or b != int(b) for b in bounds) or len(bounds) > 3 or bounds[-1:] == [0] and len(bounds) == 3:
+        return None
+    return float(len(range(*(int(b) for b in bounds))))  # type: ignore[arg-type]
+
+
+def _loop_parts(change: StatementChange, context: Context | None) -> list[Part]:
+    """A loop's count changed, read with each side's constants (``for step in range(1,
+    num_steps + 1)`` with ``num_steps = 1000`` against ``for i in range(1)``): the part of a
+    training budget, with its numbers; [] where either count cannot be read or both are equal."""
+    if context is None or change.buggy is None or change.fixed is None:
+        return []
+    before = _loop_count(parse_statement(change.buggy.text), context.constants[0])
+    after = _loop_count(parse_statement(change.fixed.text), context.constants[1])
+    if before is None or after is None or before == after:
+        return []
+    return [Part(callee="range", header="for", before=before, after=after, literal=True)]
+
+
+@applies(D.MMR_SESSION_MEMORY, D.HBI_BATCH_BOUNDS, D.APW_GRAPH_API, D.BEST_CODE_THROUGH_NAMES)
+def rule_for(part: Part, change: StatementChange, graph: bool, context: Context | None = None) -> str | None:
     """The row of :data:`RULES` a part touches, or None: the first of memory, optimiser keywords,
     evaluation steps, regularisers, loss expressions, the training budget, batching, shapes,
     preprocessing, initialisation and activations that fits what is around the part."""
@@ -360,6 +519,17 @@ def rule_for(part: Part, change: StatementChange, graph: bool) -> str | None:
         return "batching"  # a batch's bounds (the last one cut at the data's length) or its slice
     if (_SHAPE_CALL.match(callee) and part.literal) or keyword == "shape":
         return "fed array shape" if graph and _numpy_operand(change) else "tensor shape"
+    if graph and part.literal and _variable_shape(part, change, context):
+        return "tensor shape"  # the shape a variable's initial value is drawn in (its weight's shape)
+    if (
+        graph
+        and re.fullmatch(r"learning_rate|lr", target)
+        and part.before is not None
+        and part.after is not None
+        and not callee
+        and _FLAG_TARGET.search(change.text())
+    ):
+        return "learning rate"  # a flag named for the learning rate
     if _PREPROCESS.match(callee) and (not part.was or _PREPROCESS.match(part.was)):
         return "preprocessing"  # a step of the data, or one step replaced by another
     if _MODEL_INIT.match(callee):
@@ -410,11 +580,75 @@ def _groups(changes: list[StatementChange]) -> list[list[int]]:
     return sorted(groups.values(), key=lambda g: g[0])
 
 
-def best_code(change: StatementChange, graph: bool) -> tuple[str, Rule] | None:
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, name: str, value: float) -> None:
+        self.name, self.value = name, value
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id == self.name and isinstance(node.ctx, ast.Load):
+            return ast.Constant(int(self.value) if self.value == int(self.value) else self.value)
+        return node
+
+
+def _through_readers(
+    change: StatementChange, graph: bool, context: Context | None
+) -> tuple[str, Part] | None:
+    """Decision best-code-through-names: a number assigned to a name changes (``BETA = 1`` ->
+    ``0.1``) and the assignment touches nothing the table names: the value is followed to the
+    statements of its side that read the name, in order, and coded by the first whose part
+    around the name does (``loss = cost + BETA * tf.nn.l2_loss(w)``: a regulariser), with the
+    assignment's two numbers."""
+    b, f = change.buggy, change.fixed
+    if not graph or context is None or b is None or f is None or not (b.literal and f.literal):
+        return None
+    tb, tf_ = parse_statement(b.text), parse_statement(f.text)
+    if not (
+        isinstance(tb, ast.Assign)
+        and isinstance(tf_, ast.Assign)
+        and len(tb.targets) == len(tf_.targets) == 1
+        and isinstance(tb.targets[0], ast.Name)
+        and isinstance(tf_.targets[0], ast.Name)
+        and tb.targets[0].id == tf_.targets[0].id
+    ):
+        return None
+    name = tb.targets[0].id
+    before, after = _evaluate(tb.value, {}), _evaluate(tf_.value, {})
+    if before is None or after is None or before == after:
+        return None
+    for side, assignment in ((context.sides[1], f), (context.sides[0], b)):
+        for reader in side:
+            if reader is assignment or name not in reader.reads or reader.node is None:
+                continue
+            tree = reader.node
+            if isinstance(tree, (ast.FunctionDef, ast.ClassDef)):
+                continue
+            one = _Substitute(name, before).visit(_clone_tree(tree))
+            other = _Substitute(name, after).visit(_clone_tree(tree))
+            for part in _diff(one, other, Part()):
+                row = rule_for(part, StatementChange(reader, reader), graph, context)
+                if row is not None and RULES[row].kind is not None:
+                    return row, part
+    return None
+
+
+def _clone_tree(node: ast.AST) -> ast.AST:
+    import copy
+
+    return copy.deepcopy(node)
+
+
+def best_code(
+    change: StatementChange, graph: bool, context: Context | None = None
+) -> tuple[str, Rule] | None:
     """The row of :data:`RULES` of the first part of a change that touches one, or None; a row
-    with a component kind before an API row (which only annotates)."""
-    names = [rule_for(part, change, graph) for part in parts_of(change)]
+    with a component kind before an API row (which only annotates); a changed number assigned
+    to a name by what reads the name (decision best-code-through-names)."""
+    names = [rule_for(part, change, graph, context) for part in parts_of(change, context)]
     found = [n for n in names if n is not None]
+    if not any(RULES[n].kind is not None for n in found):
+        followed = _through_readers(change, graph, context)
+        if followed is not None:
+            return followed[0], RULES[followed[0]]
     chosen = next((n for n in found if RULES[n].kind is not None), found[0] if found else None)
     return (chosen, RULES[chosen]) if chosen is not None else None
 
@@ -426,7 +660,9 @@ MAX_ADDED = 4
 
 
 @applies(D.BEST_CODE_STATEMENT, D.ONE_INCONSISTENCY)
-def best_code_components(changes: list[StatementChange], graph: bool) -> list[FaultComponent]:
+def best_code_components(
+    changes: list[StatementChange], graph: bool, context: Context | None = None
+) -> list[FaultComponent]:
     """One low-confidence component per group of unexplained changes that feed one another
     (decision one-inconsistency-one-component), coded by the first part of the group that touches
     an element of :data:`RULES` (decision best-code-statement). A group touching none, a group of
@@ -443,11 +679,15 @@ def best_code_components(changes: list[StatementChange], graph: bool) -> list[Fa
             continue  # only added, to a program the fix completes or rewrites
         chosen: tuple[int, str, Part] | None = None
         for i in group:
-            for part in parts_of(changes[i]):
-                name = rule_for(part, changes[i], graph)
+            for part in parts_of(changes[i], context):
+                name = rule_for(part, changes[i], graph, context)
                 if name is not None and RULES[name].kind is not None:  # an API row only annotates
                     chosen = (i, name, part)
                     break
+            if chosen is None:
+                followed = _through_readers(changes[i], graph, context)
+                if followed is not None:
+                    chosen = (i, *followed)
             if chosen is not None:
                 break
         if chosen is None:
