@@ -53,8 +53,9 @@ class Part:
 @dataclass(frozen=True)
 class Rule:
     """One row of the table: the kind a part touching this element is given, and why; a row with
-    no kind names only a ``code`` of the study that has no component kind (API usage): it
-    annotates the listed unexplained change, which stays unexplained (decision APW-graph-api)."""
+    no kind names only a ``code`` of the study that has no component kind (a variable scope,
+    VSM): it annotates the listed unexplained change, which stays unexplained. The API row
+    (APW) is a component only where the fix puts the API's use in (decision APW-graph-api)."""
 
     kind: K | None
     why: str
@@ -116,7 +117,7 @@ RULES: dict[str, Rule] = {
         None, "the variable scope (or its reuse) the graph's variables are made in changes", "VSM"
     ),
     "graph api": Rule(
-        None,
+        K.GRAPH_API,
         "how the graph is built or run changes (sessions, the default graph, queue runners, "
         "control dependencies, conditionals, tensor arrays, a tensor run or evaluated): an API "
         "used otherwise",
@@ -637,19 +638,36 @@ def _clone_tree(node: ast.AST) -> ast.AST:
     return copy.deepcopy(node)
 
 
+@applies(D.APW_GRAPH_API)
+def _uses_api(change: StatementChange, part: Part) -> bool:
+    """Decision APW-graph-api: the fix uses the graph API where the buggy program did not: the
+    fixed statement calls the API function of the part more often than the buggy one (a call put
+    in, or one function replaced by another). A fix that only takes the machinery away (a session,
+    a loaded graph, a summary no longer run) is what a benchmark does to make a program run on its
+    own as often as a fix: it stays an unexplained change, with its APW hint."""
+    if change.fixed is None or not part.callee:
+        return False
+    call = re.compile(rf"\b{re.escape(part.callee)}\(")
+    before = len(call.findall(change.buggy.text)) if change.buggy is not None else 0
+    return len(call.findall(change.fixed.text)) > before
+
+
 def best_code(
     change: StatementChange, graph: bool, context: Context | None = None
 ) -> tuple[str, Rule] | None:
     """The row of :data:`RULES` of the first part of a change that touches one, or None; a row
-    with a component kind before an API row (which only annotates); a changed number assigned
-    to a name by what reads the name (decision best-code-through-names)."""
+    of the model, training or data before the API's (decision APW-graph-api), and that before a
+    row with no kind (a hint only); a changed number assigned to a name by what reads the name
+    (decision best-code-through-names)."""
     names = [rule_for(part, change, graph, context) for part in parts_of(change, context)]
     found = [n for n in names if n is not None]
-    if not any(RULES[n].kind is not None for n in found):
+    elements = [n for n in found if RULES[n].kind is not None and n != "graph api"]
+    if not elements:
         followed = _through_readers(change, graph, context)
         if followed is not None:
             return followed[0], RULES[followed[0]]
-    chosen = next((n for n in found if RULES[n].kind is not None), found[0] if found else None)
+    # a row of the model, training or data first, then the API's, then a hint only (VSM)
+    chosen = next(iter(elements), "graph api" if "graph api" in found else found[0] if found else None)
     return (chosen, RULES[chosen]) if chosen is not None else None
 
 
@@ -678,10 +696,14 @@ def best_code_components(
         if rewritten and all(changes[k].buggy is None for k in group):
             continue  # only added, to a program the fix completes or rewrites
         chosen: tuple[int, str, Part] | None = None
+        api: tuple[int, str, Part] | None = None  # the API row, the last resort of a group
         for i in group:
             for part in parts_of(changes[i], context):
                 name = rule_for(part, changes[i], graph, context)
-                if name is not None and RULES[name].kind is not None:  # an API row only annotates
+                if name == "graph api":
+                    if api is None and _uses_api(changes[i], part):
+                        api = (i, name, part)
+                elif name is not None and RULES[name].kind is not None:  # VSM only annotates
                     chosen = (i, name, part)
                     break
             if chosen is None:
@@ -690,6 +712,7 @@ def best_code_components(
                     chosen = (i, *followed)
             if chosen is not None:
                 break
+        chosen = chosen or api
         if chosen is None:
             continue
         i, name, part = chosen
