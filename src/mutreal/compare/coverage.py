@@ -146,6 +146,26 @@ def _pair_block(bs: list[Statement], fs: list[Statement]) -> list[StatementChang
     return out
 
 
+#: the shortest call a statement wrapped in another (or taken out of one) is paired by
+_WRAPPED_MIN = 8
+
+
+def _wrapped(b: Statement, f: Statement) -> bool:
+    """The fixed statement holds the buggy one's whole text inside a call put around it, or is
+    held so in it (``table.insert(k, v)`` against ``sess.run(table.insert(k, v))``): one
+    statement changed, which the likeness ratio misses when the call around it doubles its
+    length. Simple statements holding a call only."""
+    short, long_ = sorted((b.text, f.text), key=len)
+    return (
+        len(short) >= _WRAPPED_MIN
+        and "(" in short
+        and short != long_
+        and b.end <= b.last
+        and f.end <= f.last
+        and re.search(rf"[(,]\s*{re.escape(short)}\s*[),]", long_) is not None  # an argument of the call
+    )
+
+
 def statement_changes(buggy: list[Statement], fixed: list[Statement]) -> list[StatementChange]:
     """The changed statements of two sides (noise statements left out before the diff)."""
     bs = [s for s in buggy if s.noise is None]
@@ -193,7 +213,25 @@ def _moved(changes: list[StatementChange]) -> list[StatementChange]:
         if c.buggy is None and c.fixed is not None and removed.get(c.fixed.text):
             drop.add(removed[c.fixed.text].pop())
             drop.add(i)
-    return [c for i, c in enumerate(changes) if i not in drop]
+    kept = [c for i, c in enumerate(changes) if i not in drop]
+    # a statement taken out and put back inside a call (or out of one), elsewhere in the block
+    # or after statements both sides have: one changed statement, at the fixed one's place
+    out: list[StatementChange] = []
+    paired: dict[int, StatementChange] = {}
+    gone = [i for i, c in enumerate(kept) if c.fixed is None]
+    for i, c in enumerate(kept):
+        if c.buggy is not None or c.fixed is None:
+            continue
+        match = next((g for g in gone if g not in paired and _wrapped(kept[g].buggy, c.fixed)), None)  # type: ignore[arg-type]
+        if match is not None:
+            paired[match] = StatementChange(kept[match].buggy, c.fixed)
+            paired[i] = paired[match]
+    for i, c in enumerate(kept):
+        if i not in paired:
+            out.append(c)
+        elif c.fixed is not None:
+            out.append(paired[i])
+    return out
 
 
 _BUILTINS = frozenset(dir(builtins))
@@ -524,17 +562,27 @@ def _component_names(components: Iterable[Any]) -> set[str]:
     }
 
 
-def _component_lines(components: Iterable[Any]) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
+def _component_lines(
+    components: Iterable[Any], files: tuple[str | None, str | None] = (None, None)
+) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
+    """The lines of each side the components point into: their own, and those of the other
+    statements of their fix (``detail`` ``buggy_lines``/``fixed_lines``), read in the component's
+    file of that side or, for a component with no line there (a group whose first change was
+    added, with removed statements in it), in the pair's file of that side (``files``)."""
     blines: set[tuple[str, int]] = set()
     flines: set[tuple[str, int]] = set()
     for c in components:
         detail = getattr(c, "detail", None) or {}
         if c.buggy_file and c.buggy_line:
             blines.add((c.buggy_file, c.buggy_line))
-            blines.update((c.buggy_file, n) for n in detail.get("buggy_lines") or ())
+        bfile = c.buggy_file or files[0]
+        if bfile:
+            blines.update((bfile, n) for n in detail.get("buggy_lines") or ())
         if c.fixed_file and c.fixed_line:
             flines.add((c.fixed_file, c.fixed_line))
-            flines.update((c.fixed_file, n) for n in detail.get("fixed_lines") or ())
+        ffile = c.fixed_file or files[1]
+        if ffile:
+            flines.update((ffile, n) for n in detail.get("fixed_lines") or ())
     return blines, flines
 
 
@@ -611,7 +659,9 @@ def cover(
     if completion:
         coverage.noise[COMPLETION] = coverage.noise.get(COMPLETION, 0) + len(completion)
     kept = [c for i, c in enumerate(kept) if i not in completion]
-    blines, flines = _component_lines(components)
+    blines, flines = _component_lines(
+        components, (buggy[0].file if buggy else None, fixed[0].file if fixed else None)
+    )
     bslice, fslice = training_slice(buggy, modelled[0] | blines), training_slice(fixed, modelled[1] | flines)
     fsynthetic_names = _synthetic_names(fixed)
     bsynthetic = _feeding(buggy, fsynthetic_names)
