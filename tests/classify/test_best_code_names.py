@@ -119,3 +119,34 @@ def test_a_number_is_coded_by_the_statement_that_reads_it(a, c):
     assert coded(unread.format(a), unread.format(c), "limit") is None
     # Keras programs: no best code through names (the passes follow values there)
     assert coded(program.format(1), program.format(2), "BETA", graph=False) is None
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 5000), st.booleans())
+def test_a_loop_put_around_the_training_is_its_budget(n, named):
+    body = "    sess.run(train_op, feed_dict={x: xs})\n"
+    setup = "train_op = tf.train.AdamOptimizer(0.1).minimize(loss)\n"
+    bound = f"steps = {n}\n" if named else ""
+    loop = f"for i in range({'steps' if named else n}):\n"
+    before, after = setup + "if True:\n" + body, setup + bound + loop + body
+    b, f = side(before, "b.py"), side(after, "f.py")
+    change = StatementChange(None, at(f, "for"))
+    [component] = best_code_components([change], True, context_of(b, f))
+    assert component.kind is K.FIT_EPOCHS
+    assert (component.detail["before_number"], component.detail["after_number"]) == (1, n)
+    # a loop around what does not train (a report, a data step) is no budget
+    report = setup + bound + loop + "    print(i)\n"
+    f2 = side(report, "f.py")
+    assert best_code_components([StatementChange(None, at(f2, "for"))], True, context_of(b, f2)) == []
+
+
+def test_a_loaders_one_hot_flag_is_the_labels_encoding():
+    found = coded(
+        "mnist = input_data.read_data_sets('/tmp/data/', one_hot=False)\n",
+        "mnist = input_data.read_data_sets('/data/MNIST/', one_hot=True)\n",
+        "mnist",
+    )
+    assert found is K.DATA_PREPROCESS
+    # the same flag on both sides, another folder: nothing the table names
+    same = "mnist = input_data.read_data_sets('{}', one_hot=True)\n"
+    assert coded(same.format("/a"), same.format("/b"), "mnist") is None

@@ -462,12 +462,49 @@ def _loop_count(node: ast.stmt | None, names: dict[str, float]) -> float | None:
     return float(len(range(*(int(b) for b in bounds))))  # type: ignore[arg-type]
 
 
+_ONE_HOT = re.compile(r"\bone_hot\s*=\s*True\b")
+
+
+def _one_hot(statement: Statement | None) -> bool:
+    """The statement loads data with its labels one-hot encoded (``read_data_sets(d, one_hot=True)``)."""
+    return statement is not None and bool(_ONE_HOT.search(statement.text))
+
+
+#: a statement that trains: a training op built or run, a fit
+_TRAINING = re.compile(r"\b(minimize|apply_gradients|fit|train_on_batch|fit_generator)\(")
+
+
+def _trains_within(header: Statement, side: tuple[Statement, ...]) -> bool:
+    """A statement of the header's body trains: it runs a training operation of its side (a
+    name bound by ``minimize(...)``), or a name holding ``train``, or fits a model."""
+    train_ops = {b for st in side if re.search(r"minimize\(|apply_gradients\(", st.text) for b in st.binds}
+    for st in side:
+        if not header.line < st.line <= header.end:
+            continue
+        roots = {r.split(".")[0] for r in st.reads}
+        if _TRAINING.search(st.text) or (
+            re.search(r"\brun\(", st.text) and (roots & train_ops or any("train" in r.lower() for r in roots))
+        ):
+            return True
+    return False
+
+
 def _loop_parts(change: StatementChange, context: Context | None) -> list[Part]:
     """A loop's count changed, read with each side's constants (``for step in range(1,
     num_steps + 1)`` with ``num_steps = 1000`` against ``for i in range(1)``): the part of a
     training budget, with its numbers; [] where either count cannot be read or both are equal."""
-    if context is None or change.buggy is None or change.fixed is None:
+    if context is None:
         return []
+    if change.buggy is None or change.fixed is None:
+        # a loop put around the training (or taken from around it): one turn against its count
+        one = change.buggy or change.fixed
+        assert one is not None
+        side = context.sides[0] if change.fixed is None else context.sides[1]
+        count = _loop_count(parse_statement(one.text), context.constants[0 if change.fixed is None else 1])
+        if count is None or count == 1 or not _trains_within(one, side):
+            return []
+        before, after = (count, 1.0) if change.fixed is None else (1.0, count)
+        return [Part(callee="range", header="for", before=before, after=after, literal=True)]
     before = _loop_count(parse_statement(change.buggy.text), context.constants[0])
     after = _loop_count(parse_statement(change.fixed.text), context.constants[1])
     if before is None or after is None or before == after:
@@ -533,6 +570,8 @@ def rule_for(part: Part, change: StatementChange, graph: bool, context: Context 
         return "learning rate"  # a flag named for the learning rate
     if _PREPROCESS.match(callee) and (not part.was or _PREPROCESS.match(part.was)):
         return "preprocessing"  # a step of the data, or one step replaced by another
+    if _one_hot(change.buggy) != _one_hot(change.fixed) and change.buggy is not None and change.fixed is not None:
+        return "preprocessing"  # a loader's one_hot flag: the labels' encoding (decision best-code-through-names)
     if _MODEL_INIT.match(callee):
         return "model initialisation"
     if _INITIALISER.search(callee) or _INITIALISER.search(keyword):
