@@ -305,6 +305,20 @@ _TRAINS = re.compile(
 _TRAIN_OP = re.compile(r"minimize\(|apply_gradients\(|create_train_op\(")
 #: a session's run, or a tensor's: it trains when it runs what a training statement binds
 _RUNS = re.compile(r"\brun\(")
+#: a statement handing a function's result back
+_RETURNS = re.compile(r"^(return|yield)\b")
+def _effect(statement: Statement) -> bool:
+    """A statement of a function's body that acts by itself: a return or yield, a session's run
+    or a training call (whatever it assigns), a call made for its effect (an expression
+    statement) other than a print or a log; not another assignment, not a compound header."""
+    if statement.noise is not None:
+        return False  # a print or a log acts for the reader only
+    written = statement.written
+    if _RETURNS.match(written) or _RUNS.search(written) or _TRAINS.search(written) or ".eval(" in written:
+        return True  # what it hands back; a run or a training call, its results kept or not
+    return isinstance(statement.node, ast.Expr) or statement.node is None
+
+
 #: a random seed: which sample is drawn, not what is trained
 _SEED = re.compile(r"\bseed\(|set_random_seed\(|set_seed\(")
 #: noise categories of the statement diff beside the study's rules (reported in ``noise``)
@@ -343,7 +357,12 @@ def training_slice(side: list[Statement], modelled: set[tuple[str, int]]) -> set
         st = side[i]
         wanted = set(st.reads) | {r.split(".")[0] for r in st.reads}
         around = [j for j in compound if side[j].line < st.line <= side[j].end]
-        within = [j for j, o in enumerate(side) if st.line < o.line <= st.end] if st.defines else []
+        # a function called from the slice: what it returns and the calls it makes for their
+        # effect (``random.shuffle(rows)``), then what those read, by their names; not every
+        # assignment of its body (a string built only to be printed is not in the slice)
+        within = (
+            [j for j, o in enumerate(side) if st.line < o.line <= st.end and _effect(o)] if st.defines else []
+        )
         for j in [k for name in wanted for k in binders.get(name, ())] + around + within:
             if j not in inside:
                 inside.add(j)
