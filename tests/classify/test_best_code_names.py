@@ -15,6 +15,7 @@ from mutreal.label.best_code import (
     best_code,
     best_code_components,
     constants,
+    parts_of,
     shape_helpers,
 )
 
@@ -150,3 +151,26 @@ def test_a_loaders_one_hot_flag_is_the_labels_encoding():
     # the same flag on both sides, another folder: nothing the table names
     same = "mnist = input_data.read_data_sets('{}', one_hot=True)\n"
     assert coded(same.format("/a"), same.format("/b"), "mnist") is None
+
+
+def test_a_tensorflow_calls_arguments_put_in_its_signatures_form_is_apw():
+    """Decision APW-graph-api: the same values handed to a TensorFlow function in another form
+    (grouped into a list, another order, a required argument added with the others kept)."""
+    for before, after in [
+        ("r = tf.image.resize_images(images, 224, 224)\n", "r = tf.image.resize_images(images, [224, 224])\n"),
+        ("s = tf.strided_slice(t, [0], [n])\n", "s = tf.strided_slice(t, [0], [n], [1])\n"),
+        ("c = tf.nn.conv2d(phi, x, strides=[1, 1, 1, 1])\n", "c = tf.nn.conv2d(x, phi, strides=[1, 1, 1, 1])\n"),
+    ]:
+        b, f = side(before, "b.py"), side(after, "f.py")
+        change = StatementChange(b[0], f[0])
+        [component] = best_code_components([change], True, context_of(b, f))
+        assert component.kind is K.GRAPH_API, (before, after)
+    # another value, or the program's own function: no signature
+    assert coded("r = tf.image.resize_images(images, 224, 224)\n", "r = tf.image.resize_images(images, 128, 128)\n", "r") is None
+    assert coded("m = Model(a, b)\n", "m = Model(a, b, c)\n", "m") is None
+    # an attribute handed over changed (a collection renamed): no change of form
+    saver = StatementChange(
+        side("s = tf.train.Saver(tf.get_collection(tf.GraphKeys.VARIABLES))\n", "b.py")[0],
+        side("s = tf.train.Saver(tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES))\n", "f.py")[0],
+    )
+    assert not any(p.signature for p in parts_of(saver))

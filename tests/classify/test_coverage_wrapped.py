@@ -63,3 +63,21 @@ def test_a_removed_statement_in_a_fix_whose_first_change_is_added_is_explained()
     assert [c.buggy_line for c in components] == [None] and components[0].detail["buggy_lines"] == [4]
     again = cover(buggy, fixed, components, graph=True)
     assert again.changed == first.changed and again.unexplained == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["a", "x", "phi", "img"]), st.sampled_from(["b", "w", "kernel", "filt"]), st.booleans())
+def test_names_that_change_places_are_no_rename(first, second, merge):
+    """Rule renamed_variables on statements: a consistent renaming only. Arguments swapped
+    (``conv2d(phi, x)`` against ``conv2d(x, phi)``) or two names read as one are another value
+    handed over: a change; ``self`` is the object, no variable."""
+    from mutreal.compare.coverage import StatementChange, _renamed
+
+    buggy = statements_of(f"out = op({first}, {second})\n", "b.py")[0]
+    after = f"out = op({second}, {second})\n" if merge else f"out = op({second}, {first})\n"
+    fixed = statements_of(after, "f.py")[0]
+    assert not _renamed(StatementChange(buggy, fixed))
+    renamed = statements_of(f"result = op({first}_new, {second})\n", "f.py")[0]
+    assert _renamed(StatementChange(buggy, renamed))
+    own = statements_of(f"self.out = op({first}, {second})\n", "b.py")[0]
+    assert _renamed(StatementChange(own, statements_of(f"out = op({first}, {second})\n", "f.py")[0]))

@@ -245,7 +245,33 @@ def _renamed(change: StatementChange) -> bool:
     """Rule ``renamed_variables`` on statements: the same but for the names of variables (strings,
     numbers and attributes kept, unlike the rule's text form, which also hides string constants)."""
     b, f = change.buggy, change.fixed
-    return b is not None and f is not None and anonymous(b.text) == anonymous(f.text)
+    if b is None or f is None or anonymous(b.text) != anonymous(f.text):
+        return False
+    return not _swapped(b.text, f.text)
+
+
+def _names_in_order(text: str) -> list[str]:
+    tree = parse_statement(text)
+    if tree is None:
+        return []
+    # ``self`` and ``cls`` are the object, not a variable a rename renames
+    names = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id not in ("self", "cls")]
+    return [n.id for n in sorted(names, key=lambda n: (n.lineno, n.col_offset))]
+
+
+def _swapped(before: str, after: str) -> bool:
+    """Two statements the same but for their names, where the names changed places (``conv2d(x,
+    w)`` against ``conv2d(w, x)``) or one stands for two: another argument handed over, no rename."""
+    b, f = _names_in_order(before), _names_in_order(after)
+    if len(b) != len(f):
+        return False
+    mapping: dict[str, str] = {}
+    for x, y in zip(b, f, strict=True):
+        if mapping.setdefault(x, y) != y:
+            return True  # one name read as two
+    if len(set(mapping.values())) < len(mapping):
+        return True  # two names read as one
+    return any(x != y and mapping.get(y, y) != y for x, y in mapping.items())
 
 
 def _completion(changes: list[StatementChange], buggy: list[Statement], fixed: list[Statement]) -> set[int]:

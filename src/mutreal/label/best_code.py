@@ -48,6 +48,9 @@ class Part:
     replaced: bool = False
     #: the position of the argument of ``callee`` the change is in (None: a keyword, or not an argument)
     argument: int | None = None
+    #: the call's positional arguments keep their values and change their form only: put in
+    #: another order, grouped otherwise, one added or dropped with the others kept
+    signature: bool = False
 
 
 @dataclass(frozen=True)
@@ -279,7 +282,12 @@ def _diff_call(a: ast.Call, b: ast.Call, inner: Part) -> Iterator[Part]:
         yield replace(inner, callee=_name(b.func), literal=True, was=_name(a.func), replaced=True)
         return
     yield from _diff(a.func, b.func, inner)
-    if len(a.args) != len(b.args):
+    la, lb = _leaves(a.args), _leaves(b.args)
+    if a.args and b.args and _dumps(a.args) != _dumps(b.args) and (
+        la == lb or (len(a.args) != len(b.args) and (_contains(la, lb) or _contains(lb, la)))
+    ):
+        yield replace(inner, signature=True)  # the same values handed over in another form
+    elif len(a.args) != len(b.args):
         yield inner
     else:
         for k, (x, y) in enumerate(zip(a.args, b.args, strict=True)):
@@ -291,6 +299,29 @@ def _diff_call(a: ast.Call, b: ast.Call, inner: Part) -> Iterator[Part]:
             yield replace(inner, keyword=str(key))
         else:
             yield from _diff(akw[key], bkw[key], replace(inner, keyword=str(key)))
+
+
+def _dumps(nodes: list[ast.expr]) -> list[str]:
+    return [ast.dump(n) for n in nodes]
+
+
+def _leaves(nodes: list[ast.expr]) -> list[str]:
+    """The names, attributes and constants of some arguments, as a sorted multiset."""
+    return sorted(
+        x.attr if isinstance(x, ast.Attribute) else ast.dump(x)
+        for n in nodes
+        for x in ast.walk(n)
+        if isinstance(x, (ast.Name, ast.Constant, ast.Attribute))
+    )
+
+
+def _contains(big: list[str], small: list[str]) -> bool:
+    rest = list(big)
+    for x in small:
+        if x not in rest:
+            return False
+        rest.remove(x)
+    return True
 
 
 #: calls that define a command-line flag, and the flag's name among their arguments
@@ -582,6 +613,8 @@ def rule_for(part: Part, change: StatementChange, graph: bool, context: Context 
         return "variable scope"
     if graph and (_GRAPH_API.match(callee) or _GRAPH_API.match(part.was)):
         return "graph api"
+    if graph and part.signature and _tensorflow_call(callee, change):
+        return "graph api"  # a TensorFlow function's arguments put in the form its signature wants
     if graph and (_GRAPH_CALLS.match(callee) or _GRAPH_CALLS.match(part.was)):
         one_sided = change.buggy is None or change.fixed is None
         return "graph api" if one_sided or part.replaced else None
@@ -677,6 +710,15 @@ def _clone_tree(node: ast.AST) -> ast.AST:
     return copy.deepcopy(node)
 
 
+def _tensorflow_call(callee: str, change: StatementChange) -> bool:
+    """``callee`` is a function of TensorFlow on both sides (``tf.strided_slice``, ``tf.nn.conv2d``)."""
+    return bool(callee) and all(
+        any(r.endswith("." + callee) and r.split(".")[0] in ("tf", "tensorflow") for r in st.reads)
+        for st in (change.buggy, change.fixed)
+        if st is not None
+    )
+
+
 @applies(D.APW_GRAPH_API)
 def _uses_api(change: StatementChange, part: Part) -> bool:
     """Decision APW-graph-api: the fix uses the graph API where the buggy program did not: the
@@ -686,6 +728,8 @@ def _uses_api(change: StatementChange, part: Part) -> bool:
     own as often as a fix: it stays an unexplained change, with its APW hint."""
     if change.fixed is None or not part.callee:
         return False
+    if part.signature:
+        return True  # the fixed program calls the function the way its signature wants
     call = re.compile(rf"\b{re.escape(part.callee)}\(")
     before = len(call.findall(change.buggy.text)) if change.buggy is not None else 0
     return len(call.findall(change.fixed.text)) > before
