@@ -10,14 +10,8 @@ from hypothesis import strategies as st
 from mutreal.compare.coverage import StatementChange
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.statements import statements_of
-from mutreal.label.best_code import (
-    Context,
-    best_code,
-    best_code_components,
-    constants,
-    parts_of,
-    shape_helpers,
-)
+from mutreal.label.best_code import best_code, best_code_components, parts_of
+from mutreal.label.followed_values import Context, constants, shape_helpers
 
 
 def side(text: str, path: str):

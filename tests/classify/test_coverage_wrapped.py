@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mutreal.compare.coverage import statement_changes
+from mutreal.compare.statement_diff import statement_changes
 from mutreal.compare.statements import statements_of
 
 _NAMES = st.sampled_from(["table", "queue", "op", "writer", "counter"])
@@ -71,13 +71,13 @@ def test_names_that_change_places_are_no_rename(first, second, merge):
     """Rule renamed_variables on statements: a consistent renaming only. Arguments swapped
     (``conv2d(phi, x)`` against ``conv2d(x, phi)``) or two names read as one are another value
     handed over: a change; ``self`` is the object, no variable."""
-    from mutreal.compare.coverage import StatementChange, _renamed
+    from mutreal.compare.statement_diff import StatementChange, renamed
 
     buggy = statements_of(f"out = op({first}, {second})\n", "b.py")[0]
     after = f"out = op({second}, {second})\n" if merge else f"out = op({second}, {first})\n"
     fixed = statements_of(after, "f.py")[0]
-    assert not _renamed(StatementChange(buggy, fixed))
-    renamed = statements_of(f"result = op({first}_new, {second})\n", "f.py")[0]
-    assert _renamed(StatementChange(buggy, renamed))
+    assert not renamed(StatementChange(buggy, fixed))
+    other_name = statements_of(f"result = op({first}_new, {second})\n", "f.py")[0]
+    assert renamed(StatementChange(buggy, other_name))
     own = statements_of(f"self.out = op({first}, {second})\n", "b.py")[0]
-    assert _renamed(StatementChange(own, statements_of(f"out = op({first}, {second})\n", "f.py")[0]))
+    assert renamed(StatementChange(own, statements_of(f"out = op({first}, {second})\n", "f.py")[0]))

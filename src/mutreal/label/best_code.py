@@ -25,6 +25,18 @@ from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.statements import Statement, parse_statement
 from mutreal.decisions import DecisionId as D
 from mutreal.decisions import applies
+from mutreal.label.followed_values import (
+    INITIAL_VALUE,
+    Context,
+    Substitute,
+    call_name,
+    clone_tree,
+    evaluate,
+    loop_count,
+    number,
+    one_hot,
+    trains_within,
+)
 
 
 @dataclass(frozen=True)
@@ -159,31 +171,6 @@ def rule_code(rule: Rule) -> str:
 # ---------------------------------------------------------------------------------------------------
 
 
-def _name(node: ast.AST) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Call):
-        return _name(node.func)
-    if isinstance(node, ast.Subscript):
-        return _name(node.value)
-    return ""
-
-
-def _number(node: ast.AST) -> float | None:
-    if (
-        isinstance(node, ast.Constant)
-        and isinstance(node.value, (int, float))
-        and not isinstance(node.value, bool)
-    ):
-        return float(node.value)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        n = _number(node.operand)
-        return -n if n is not None else None
-    return None
-
-
 def _literal(node: ast.AST) -> bool:
     """A number, a string, or a list or tuple of literals (``[-1, 7 * 7 * 64]`` included)."""
     if isinstance(node, ast.Constant):
@@ -203,17 +190,17 @@ def _diff(a: object, b: object, at: Part) -> Iterator[Part]:
     """The parts where two trees differ, each with what is around it."""
     if type(a) is not type(b):
         # one expression replaced by another: a call on either side (the fix's first) is what it touches
-        called = next((_name(x.func) for x in (b, a) if isinstance(x, ast.Call)), "")
+        called = next((call_name(x.func) for x in (b, a) if isinstance(x, ast.Call)), "")
         yield replace(
             at,
             callee=called or at.callee,
             replaced=bool(called),
-            was=_name(a.func) if isinstance(a, ast.Call) and isinstance(b, ast.Call) else "",
+            was=call_name(a.func) if isinstance(a, ast.Call) and isinstance(b, ast.Call) else "",
             # literal values, or a call put around (or taken from) an expression: the function changed
             literal=all(_literal(x) for x in (a, b) if isinstance(x, ast.AST))
             or isinstance(a, ast.Call) != isinstance(b, ast.Call),
-            before=_number(a) if isinstance(a, ast.AST) else None,
-            after=_number(b) if isinstance(b, ast.AST) else None,
+            before=number(a) if isinstance(a, ast.AST) else None,
+            after=number(b) if isinstance(b, ast.AST) else None,
         )
         return
     if isinstance(a, list):
@@ -231,7 +218,7 @@ def _diff(a: object, b: object, at: Part) -> Iterator[Part]:
     assert isinstance(b, ast.AST)
     if isinstance(a, ast.Constant):
         if a.value != b.value:  # type: ignore[attr-defined]
-            yield replace(at, before=_number(a), after=_number(b), literal=True)
+            yield replace(at, before=number(a), after=number(b), literal=True)
         return
     if isinstance(a, (ast.List, ast.Tuple)) and len(a.elts) != len(b.elts):  # type: ignore[attr-defined]
         yield replace(at, literal=all(_literal(x) for x in (a, b)))
@@ -242,14 +229,14 @@ def _diff(a: object, b: object, at: Part) -> Iterator[Part]:
         if flag and flag == _flag_name(b):
             # a command-line flag's definition: the value it defines is the flag's, by its name
             # (``DEFINE_integer('max_steps', 100)``, ``add_argument('--epochs', default=50)``)
-            for part in _diff_call(a, b, replace(at, callee=_name(a.func), keyword="", argument=None)):
+            for part in _diff_call(a, b, replace(at, callee=call_name(a.func), keyword="", argument=None)):
                 yield replace(part, callee="", keyword="", target=flag, argument=None)
             return
-        yield from _diff_call(a, b, replace(at, callee=_name(a.func) or at.callee, keyword="", argument=None))
+        yield from _diff_call(a, b, replace(at, callee=call_name(a.func) or at.callee, keyword="", argument=None))
         return
     if isinstance(a, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
         targets = a.targets if isinstance(a, ast.Assign) else [a.target]
-        named = replace(at, target=" ".join(_name(t) for t in targets))
+        named = replace(at, target=" ".join(call_name(t) for t in targets))
         for field in a._fields:
             yield from _diff(getattr(a, field), getattr(b, field), named if field == "value" else at)
         return
@@ -278,8 +265,8 @@ def _diff(a: object, b: object, at: Part) -> Iterator[Part]:
 def _diff_call(a: ast.Call, b: ast.Call, inner: Part) -> Iterator[Part]:
     """:func:`_diff` of two calls: the function replaced, or where their arguments differ (each
     positional argument's part knows its position)."""
-    if _name(a.func) != _name(b.func):  # one function replaced by another
-        yield replace(inner, callee=_name(b.func), literal=True, was=_name(a.func), replaced=True)
+    if call_name(a.func) != call_name(b.func):  # one function replaced by another
+        yield replace(inner, callee=call_name(b.func), literal=True, was=call_name(a.func), replaced=True)
         return
     yield from _diff(a.func, b.func, inner)
     la, lb = _leaves(a.args), _leaves(b.args)
@@ -331,14 +318,14 @@ _FLAG_CALL = re.compile(r"^(DEFINE_\w+|add_argument)$")
 def _flag_name(call: ast.Call) -> str:
     """The name of the flag a call defines (``DEFINE_integer('max_steps', ...)``: ``max_steps``;
     ``add_argument('-e', '--epoch', ...)``: ``epoch``), or ""."""
-    if not _FLAG_CALL.match(_name(call.func)):
+    if not _FLAG_CALL.match(call_name(call.func)):
         return ""
     names = [
         x.value
         for x in [*call.args, *(k.value for k in call.keywords if k.arg in ("flag_name", "name", "dest"))]
         if isinstance(x, ast.Constant) and isinstance(x.value, str)
     ]
-    if _name(call.func) == "add_argument":
+    if call_name(call.func) == "add_argument":
         dest = [k.value.value for k in call.keywords if k.arg == "dest" and isinstance(k.value, ast.Constant)]
         names = dest or [n for n in names if n.startswith("--")] or names
     return str(names[0]).lstrip("-").replace("-", "_") if names else ""
@@ -353,14 +340,14 @@ def _whole(statement: Statement) -> Iterator[Part]:
     target = ""
     if isinstance(tree, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
         targets = tree.targets if isinstance(tree, ast.Assign) else [tree.target]
-        target = " ".join(_name(t) for t in targets)
+        target = " ".join(call_name(t) for t in targets)
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     if not calls:
         yield Part(target=target, header=header)
     for call in calls:
         keywords = [k.arg or "" for k in call.keywords] or [""]
         for keyword in keywords:
-            yield Part(callee=_name(call.func), keyword=keyword, target=target, header=header)
+            yield Part(callee=call_name(call.func), keyword=keyword, target=target, header=header)
 
 
 def parts_of(change: StatementChange, context: Context | None = None) -> list[Part]:
@@ -389,26 +376,7 @@ def _numpy_operand(change: StatementChange) -> bool:
     return bool(re.search(r"\b(np|numpy)\.|(?<!tf)(?<!tensorflow)\.reshape\(|feed_dict", text))
 
 
-#: functions drawing a variable's initial value: their first argument (or ``shape=``) is its shape
-_INITIAL_VALUE = re.compile(
-    r"^(normal|random_normal|truncated_normal|uniform|random_uniform|zeros|ones|glorot_uniform|"
-    r"glorot_normal)$"
-)
 _FLAG_TARGET = re.compile(r"\bDEFINE_\w+\(|\badd_argument\(")
-
-
-@dataclass(frozen=True)
-class Context:
-    """What the table reads of the two programs beyond the changed statement (decision
-    best-code-through-names): values followed through names and function arguments."""
-
-    #: functions the programs define whose argument at this position becomes a variable's shape
-    #: (``def weight_variable(shape): return tf.Variable(tf.truncated_normal(shape))``)
-    shape_helpers: tuple[tuple[str, int], ...] = ()
-    #: each side's names bound once, to a number (``num_steps = 1000``)
-    constants: tuple[dict[str, float], dict[str, float]] = ({}, {})
-    #: each side's statements (a name's readers)
-    sides: tuple[tuple[Statement, ...], tuple[Statement, ...]] = ((), ())
 
 
 def _variable_shape(part: Part, change: StatementChange, context: Context | None) -> bool:
@@ -417,107 +385,9 @@ def _variable_shape(part: Part, change: StatementChange, context: Context | None
     argument of a helper of the program that hands it on as such a shape."""
     if part.argument is None:
         return False
-    if _INITIAL_VALUE.match(part.callee) and part.argument == 0:
+    if INITIAL_VALUE.match(part.callee) and part.argument == 0:
         return not _numpy_operand(change)
     return context is not None and (part.callee, part.argument) in context.shape_helpers
-
-
-def shape_helpers(statements: list[Statement]) -> tuple[tuple[str, int], ...]:
-    """The functions of a program whose argument (by position) is the shape of a variable's
-    initial value in their body: ``def weight_variable(shape): initial =
-    tf.truncated_normal(shape, stddev=0.1); return tf.Variable(initial)``."""
-    out: list[tuple[str, int]] = []
-    for st in statements:
-        node = st.node
-        if not isinstance(node, ast.FunctionDef):
-            continue
-        params = [a.arg for a in node.args.args]
-        if params and params[0] == "self":
-            params = params[1:]
-        body = [o for o in statements if st.line < o.line <= st.end and o.node is not None]
-        for other in body:
-            for call in (n for n in ast.walk(other.node) if isinstance(n, ast.Call)):  # type: ignore[arg-type]
-                if not _INITIAL_VALUE.match(_name(call.func)) or "np." in other.source:
-                    continue
-                shape = call.args[0] if call.args else next(
-                    (k.value for k in call.keywords if k.arg == "shape"), None
-                )
-                if isinstance(shape, ast.Name) and shape.id in params:
-                    out.append((node.name, params.index(shape.id)))
-    return tuple(dict.fromkeys(out))
-
-
-def constants(statements: list[Statement]) -> dict[str, float]:
-    """The names a side binds once, and only to a number (``num_steps = 1000``)."""
-    values: dict[str, float | None] = {}
-    for st in statements:
-        node = st.node
-        for name in st.binds:
-            value = None
-            if (
-                isinstance(node, ast.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and node.targets[0].id == name
-            ):
-                value = _evaluate(node.value, {})
-            values[name] = value if name not in values else None
-    return {k: v for k, v in values.items() if v is not None}
-
-
-def _evaluate(node: ast.AST, names: dict[str, float]) -> float | None:
-    """A number written with numbers, names bound to numbers and + - * // (None otherwise)."""
-    number = _number(node)
-    if number is not None:
-        return number
-    if isinstance(node, ast.Name):
-        return names.get(node.id)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)):
-        left, right = _evaluate(node.left, names), _evaluate(node.right, names)
-        if left is None or right is None or (isinstance(node.op, ast.FloorDiv) and right == 0):
-            return None
-        ops = {ast.Add: left + right, ast.Sub: left - right, ast.Mult: left * right}
-        return ops[type(node.op)] if type(node.op) in ops else left // right
-    return None
-
-
-def _loop_count(node: ast.stmt | None, names: dict[str, float]) -> float | None:
-    """The number of turns of ``for ... in range(...)`` with the side's constants, or None."""
-    if not (isinstance(node, ast.For) and isinstance(node.iter, ast.Call)):
-        return None
-    if _name(node.iter.func) not in ("range", "xrange") or node.iter.keywords or not node.iter.args:
-        return None
-    bounds = [_evaluate(a, names) for a in node.iter.args]
-    if any(b is None or b != int(b) for b in bounds) or len(bounds) > 3 or bounds[-1:] == [0] and len(bounds) == 3:
-        return None
-    return float(len(range(*(int(b) for b in bounds))))  # type: ignore[arg-type]
-
-
-_ONE_HOT = re.compile(r"\bone_hot\s*=\s*True\b")
-
-
-def _one_hot(statement: Statement | None) -> bool:
-    """The statement loads data with its labels one-hot encoded (``read_data_sets(d, one_hot=True)``)."""
-    return statement is not None and bool(_ONE_HOT.search(statement.text))
-
-
-#: a statement that trains: a training op built or run, a fit
-_TRAINING = re.compile(r"\b(minimize|apply_gradients|fit|train_on_batch|fit_generator)\(")
-
-
-def _trains_within(header: Statement, side: tuple[Statement, ...]) -> bool:
-    """A statement of the header's body trains: it runs a training operation of its side (a
-    name bound by ``minimize(...)``), or a name holding ``train``, or fits a model."""
-    train_ops = {b for st in side if re.search(r"minimize\(|apply_gradients\(", st.text) for b in st.binds}
-    for st in side:
-        if not header.line < st.line <= header.end:
-            continue
-        roots = {r.split(".")[0] for r in st.reads}
-        if _TRAINING.search(st.text) or (
-            re.search(r"\brun\(", st.text) and (roots & train_ops or any("train" in r.lower() for r in roots))
-        ):
-            return True
-    return False
 
 
 def _loop_parts(change: StatementChange, context: Context | None) -> list[Part]:
@@ -531,13 +401,13 @@ def _loop_parts(change: StatementChange, context: Context | None) -> list[Part]:
         one = change.buggy or change.fixed
         assert one is not None
         side = context.sides[0] if change.fixed is None else context.sides[1]
-        count = _loop_count(parse_statement(one.text), context.constants[0 if change.fixed is None else 1])
-        if count is None or count == 1 or not _trains_within(one, side):
+        count = loop_count(parse_statement(one.text), context.constants[0 if change.fixed is None else 1])
+        if count is None or count == 1 or not trains_within(one, side):
             return []
         before, after = (count, 1.0) if change.fixed is None else (1.0, count)
         return [Part(callee="range", header="for", before=before, after=after, literal=True)]
-    before = _loop_count(parse_statement(change.buggy.text), context.constants[0])
-    after = _loop_count(parse_statement(change.fixed.text), context.constants[1])
+    before = loop_count(parse_statement(change.buggy.text), context.constants[0])
+    after = loop_count(parse_statement(change.fixed.text), context.constants[1])
     if before is None or after is None or before == after:
         return []
     return [Part(callee="range", header="for", before=before, after=after, literal=True)]
@@ -601,7 +471,7 @@ def rule_for(part: Part, change: StatementChange, graph: bool, context: Context 
         return "learning rate"  # a flag named for the learning rate
     if _PREPROCESS.match(callee) and (not part.was or _PREPROCESS.match(part.was)):
         return "preprocessing"  # a step of the data, or one step replaced by another
-    if _one_hot(change.buggy) != _one_hot(change.fixed) and change.buggy is not None and change.fixed is not None:
+    if one_hot(change.buggy) != one_hot(change.fixed) and change.buggy is not None and change.fixed is not None:
         return "preprocessing"  # a loader's one_hot flag: the labels' encoding (decision best-code-through-names)
     if _MODEL_INIT.match(callee):
         return "model initialisation"
@@ -653,16 +523,6 @@ def _groups(changes: list[StatementChange]) -> list[list[int]]:
     return sorted(groups.values(), key=lambda g: g[0])
 
 
-class _Substitute(ast.NodeTransformer):
-    def __init__(self, name: str, value: float) -> None:
-        self.name, self.value = name, value
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        if node.id == self.name and isinstance(node.ctx, ast.Load):
-            return ast.Constant(int(self.value) if self.value == int(self.value) else self.value)
-        return node
-
-
 def _through_readers(
     change: StatementChange, graph: bool, context: Context | None
 ) -> tuple[str, Part] | None:
@@ -685,7 +545,7 @@ def _through_readers(
     ):
         return None
     name = tb.targets[0].id
-    before, after = _evaluate(tb.value, {}), _evaluate(tf_.value, {})
+    before, after = evaluate(tb.value, {}), evaluate(tf_.value, {})
     if before is None or after is None or before == after:
         return None
     for side, assignment in ((context.sides[1], f), (context.sides[0], b)):
@@ -695,19 +555,13 @@ def _through_readers(
             tree = reader.node
             if isinstance(tree, (ast.FunctionDef, ast.ClassDef)):
                 continue
-            one = _Substitute(name, before).visit(_clone_tree(tree))
-            other = _Substitute(name, after).visit(_clone_tree(tree))
+            one = Substitute(name, before).visit(clone_tree(tree))
+            other = Substitute(name, after).visit(clone_tree(tree))
             for part in _diff(one, other, Part()):
                 row = rule_for(part, StatementChange(reader, reader), graph, context)
                 if row is not None and RULES[row].kind is not None:
                     return row, part
     return None
-
-
-def _clone_tree(node: ast.AST) -> ast.AST:
-    import copy
-
-    return copy.deepcopy(node)
 
 
 def _tensorflow_call(callee: str, change: StatementChange) -> bool:

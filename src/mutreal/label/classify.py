@@ -22,14 +22,8 @@ from mutreal.compare.components import FaultComponent
 from mutreal.compare.confidence import set_confidence
 from mutreal.compare.coverage import Coverage, StatementChange, cover, modelled_lines
 from mutreal.compare.statements import statements_of
-from mutreal.label.best_code import (
-    Context,
-    best_code,
-    best_code_components,
-    constants,
-    coupled_shapes,
-    shape_helpers,
-)
+from mutreal.label.best_code import best_code, best_code_components, coupled_shapes
+from mutreal.label.followed_values import Context, constants, shape_helpers
 from mutreal.label.lost_blocks import made_up_by_parse
 from mutreal.manifest import ManifestError, ManifestRow, read_manifest
 from mutreal.parallel import map_with_progress
