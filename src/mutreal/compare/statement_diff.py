@@ -80,6 +80,7 @@ def _wrapped(b: Statement, f: Statement) -> bool:
         len(short) >= _WRAPPED_MIN
         and "(" in short
         and short != long_
+        and short in long_
         and b.end <= b.last
         and f.end <= f.last
         and re.search(rf"[(,]\s*{re.escape(short)}\s*[),]", long_) is not None  # an argument of the call

@@ -318,14 +318,15 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
         return made_up_by_parse(located, bparsed, fparsed)
 
     pair_coverage = cover(bstatements, fstatements, explaining, modelled, made_up, graph)
-    # what the table reads beyond a changed statement, read only where a change is left
+    # what the table reads beyond a changed statement, read only where a change is left in
+    # graph code (in Keras programs a best code is a hint from the statement alone)
     context = (
         Context(
             shape_helpers=shape_helpers(bstatements) + shape_helpers(fstatements),
             constants=(constants(bstatements), constants(fstatements)),
             sides=(tuple(bstatements), tuple(fstatements)),
         )
-        if pair_coverage.open
+        if graph and pair_coverage.open
         else None
     )
     if graph:
