@@ -125,6 +125,7 @@ class DecisionId(TextEnum):
     PMC_GRAPH_METRIC = "PMC-graph-metric"
     LOST_BLOCK_NOISE = "lost-block-noise"
     BEST_CODE_STATEMENT = "best-code-statement"
+    BEST_CODE_THROUGH_NAMES = "best-code-through-names"
     ONE_INCONSISTENCY = "one-inconsistency-one-component"
     IWS_GRAPH_FED_SHAPE = "IWS-graph-fed-shape"
     MMR_SESSION_MEMORY = "MMR-session-memory"

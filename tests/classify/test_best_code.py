@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from mutreal.compare.coverage import StatementChange
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.statements import statements_of
-from mutreal.label.best_code import RULES, best_code, best_code_components, parts_of
+from mutreal.label.best_code import RULES, best_code, best_code_components, parts_of, rule_code
 
 
 def statement(text: str | None, path: str):
@@ -150,35 +150,47 @@ def test_at_most_one_component_a_group_each_low_and_coded_by_the_table(pairs):
         assert c.kind in kinds and c.evidence["best_code"]
 
 
-def test_graph_api_use_is_annotated_apw_never_a_component():
+def test_graph_api_use_put_in_is_an_apw_component_taken_away_only_a_hint():
     """Decision APW-graph-api: the call itself put in, taken out or replaced is how the API is
-    used; an argument of the same call changed is what it computes, not an API use."""
-    api = [
+    used; an argument of the same call changed is what it computes, not an API use. Where the fix
+    uses the API where the buggy program did not, it is an APW component (the last resort of its
+    group); where it only takes the machinery away, the change stays listed with its APW hint."""
+    put_in = [
         (None, "tf.train.start_queue_runners(sess)"),
-        ("tf.reset_default_graph()", None),
         ("data, label = read_data()", "data, label = sess.run([data_, label_])"),
+        (None, "with tf.Graph().as_default():"),
+    ]
+    taken_away = [
+        ("tf.reset_default_graph()", None),
         ("a, b = sess.run([x, y])", "a, b = x, y"),
         ("sess = tf.Session(graph=g)", "sess = tf.Session()"),
     ]
-    for before, after in api:
+    for before, after in put_in + taken_away:
         found = best_code(change(before, after), graph=True)
         assert found is not None and found[0] == "graph api", (before, after, found)
-        assert found[1].kind is None and found[1].code == "APW"
-        assert best_code_components([change(before, after)], graph=True) == []
+        assert found[1].kind is K.GRAPH_API and rule_code(found[1]) == "APW"
+    for before, after in put_in:
+        [component] = best_code_components([change(before, after)], graph=True)
+        assert component.kind is K.GRAPH_API, (before, after)
+    for before, after in taken_away:
+        assert best_code_components([change(before, after)], graph=True) == [], (before, after)
     scope = best_code(change(None, "with tf.variable_scope(tf.get_variable_scope()):"), graph=True)
-    assert scope is not None and scope[1].code == "VSM"
+    assert scope is not None and scope[1].code == "VSM" and scope[1].kind is None
+    assert best_code_components([change(None, "with tf.variable_scope('a', reuse=True):")], graph=True) == []
     # what a run is fed changed, or an assignment's value: no API use
     fed = change("sess.run(op, feed_dict={keep: 0.5})", "sess.run(op, feed_dict={keep: 1.0})")
     assert best_code(fed, graph=True) is None
     assert best_code(change("u = w.assign_add(r * d)", "u = w.assign_add(r * d / n)"), graph=True) is None
-    # a row with a component kind wins over the API row in the same statement
+    # a row of the model, training or data wins over the API row, in a statement and in a group
     init = best_code(change(None, "sess.run(tf.global_variables_initializer())"), graph=True)
     assert init is not None and init[1].kind is K.MODEL_INITIALISATION
+    group = [change(None, "sess = tf.Session()"), change(None, "sess.run(tf.global_variables_initializer())")]
+    assert [c.kind for c in best_code_components(group, graph=True)] == [K.MODEL_INITIALISATION]
     # Keras programs: no graph API
     assert best_code(change("tf.reset_default_graph()", None), graph=False) is None
 
 
-def test_the_api_row_stays_listed_with_its_code(classify_texts):
+def test_the_api_put_in_is_a_component_taken_away_stays_listed(classify_texts):
     base = (
         "import numpy as np\nimport tensorflow.compat.v1 as tf\n"
         "x = tf.placeholder(tf.float32, [None, 3])\nw = tf.Variable(tf.zeros([3, 1]))\n"
@@ -187,8 +199,15 @@ def test_the_api_row_stays_listed_with_its_code(classify_texts):
     )
     step = "step = tf.train.GradientDescentOptimizer(0.1).minimize(cost)\n"
     run = "s = tf.Session()\nfor i in range(5):\n    s.run(step, feed_dict={x: np.ones((2, 3))})\n"
-    result = classify_texts(base + step + run, base + "with tf.control_dependencies([bounded]):\n    " + step + run)
+    waits = base + "with tf.control_dependencies([bounded]):\n    " + step + run
+    result = classify_texts(base + step + run, waits)
+    assert result.codes == ["APW"] and result.unexplained == []
+    [component] = result.components
+    assert component.confidence == "low" and "best code" in component.confidence_reason
+    assert result.explained_statements == result.changed_statements == 1
+    # the other way round: the fix takes the dependency away; listed with its hint, no component
+    result = classify_texts(waits, base + step + run)
     assert result.codes == []
     [listed] = result.unexplained
-    assert listed["change"] == "added" and listed["best_code"] == "APW" and listed["best_code_reason"]
+    assert listed["change"] == "removed" and listed["best_code"] == "APW" and listed["best_code_reason"]
     assert result.explained_statements == 0 and result.changed_statements == 1

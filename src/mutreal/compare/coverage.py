@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import ast
 import builtins
-import difflib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mutreal.compare.statements import Statement, anonymous, parse_statement, touches
+from mutreal.compare.statement_diff import StatementChange, changes_of, renamed
+from mutreal.compare.statement_diff import statement_changes as statement_changes  # read from here too
+from mutreal.compare.statements import Statement, parse_statement, touches
 from mutreal.decisions import DecisionId as D
 from mutreal.decisions import applies
 from mutreal.program.model import ProgramModel
@@ -70,21 +71,6 @@ class UnexplainedChange(Record):
 
 
 @dataclass
-class StatementChange:
-    """A changed statement of the diff: one statement of each side (changed), or of one side."""
-
-    buggy: Statement | None
-    fixed: Statement | None
-
-    @property
-    def change(self) -> str:
-        return "added" if self.buggy is None else "removed" if self.fixed is None else "changed"
-
-    def text(self) -> str:
-        return " ".join(s.text for s in (self.buggy, self.fixed) if s is not None)
-
-
-@dataclass
 class Coverage:
     """The statement diff of a bug and how much of it the components explain."""
 
@@ -112,102 +98,11 @@ class Coverage:
         return self.explained / self.changed if self.changed else None
 
 
-# ---------------------------------------------------------------------------------------------------
-# The statement diff
-# ---------------------------------------------------------------------------------------------------
-
-
-def _pair_block(bs: list[Statement], fs: list[Statement]) -> list[StatementChange]:
-    """Pairs the statements of a replaced block: each buggy statement with its most similar fixed
-    one (ratio >= 0.5, in order); the rest are removed or added."""
-    out: list[StatementChange] = []
-    j = 0
-    used: set[int] = set()
-    for b in bs:
-        best, best_ratio = None, 0.5
-        for k in range(j, len(fs)):
-            matcher = difflib.SequenceMatcher(None, b.text, fs[k].text, autojunk=False)
-            # the cheap upper bounds first: most candidates are far from the best so far
-            if matcher.real_quick_ratio() <= best_ratio or matcher.quick_ratio() <= best_ratio:
-                continue
-            ratio = matcher.ratio()
-            if ratio > best_ratio:
-                best, best_ratio = k, ratio
-        if best is None:
-            out.append(StatementChange(b, None))
-            continue
-        for k in range(j, best):
-            out.append(StatementChange(None, fs[k]))
-            used.add(k)
-        out.append(StatementChange(b, fs[best]))
-        used.add(best)
-        j = best + 1
-    out += [StatementChange(None, fs[k]) for k in range(j, len(fs)) if k not in used]
-    return out
-
-
-def statement_changes(buggy: list[Statement], fixed: list[Statement]) -> list[StatementChange]:
-    """The changed statements of two sides (noise statements left out before the diff)."""
-    bs = [s for s in buggy if s.noise is None]
-    fs = [s for s in fixed if s.noise is None]
-    out: list[StatementChange] = []
-    # statements written the same read the same: only where the written texts differ are the
-    # normalised texts read and compared (most of a fix leaves most of the program as it was)
-    written = difflib.SequenceMatcher(None, [s.written for s in bs], [s.written for s in fs], autojunk=False)
-    for op, i1, i2, j1, j2 in written.get_opcodes():
-        if op == "equal":
-            continue
-        b_block, f_block = bs[i1:i2], fs[j1:j2]
-        matcher = difflib.SequenceMatcher(None, [s.text for s in b_block], [s.text for s in f_block], autojunk=False)
-        for op2, k1, k2, l1, l2 in matcher.get_opcodes():
-            if op2 != "equal":
-                out += _pair_block(b_block[k1:k2], f_block[l1:l2])
-    return _moved(out)
-
-
-#: the last pair's statement diff: classify covers a graph pair twice (before and after its
-#: best-code components), over the same two statement lists; held with the lists themselves, so
-#: their identities stay theirs while it is held
-_LAST_DIFF: list[tuple[list[Statement], list[Statement], list[StatementChange]]] = []
-
-
-def _changes_of(buggy: list[Statement], fixed: list[Statement]) -> list[StatementChange]:
-    """:func:`statement_changes`, read again from the last call when the lists are the same."""
-    if _LAST_DIFF and _LAST_DIFF[0][0] is buggy and _LAST_DIFF[0][1] is fixed:
-        return list(_LAST_DIFF[0][2])
-    changes = statement_changes(buggy, fixed)
-    _LAST_DIFF[:] = [(buggy, fixed, list(changes))]
-    return changes
-
-
-def _moved(changes: list[StatementChange]) -> list[StatementChange]:
-    """A statement removed in one place and added, the same, in another is moved: the order of
-    independent statements (a function defined after its use, a variable set earlier) is no change
-    of the program the study counted."""
-    removed: dict[str, list[int]] = {}
-    for i, c in enumerate(changes):
-        if c.fixed is None and c.buggy is not None:
-            removed.setdefault(c.buggy.text, []).append(i)
-    drop: set[int] = set()
-    for i, c in enumerate(changes):
-        if c.buggy is None and c.fixed is not None and removed.get(c.fixed.text):
-            drop.add(removed[c.fixed.text].pop())
-            drop.add(i)
-    return [c for i, c in enumerate(changes) if i not in drop]
-
-
 _BUILTINS = frozenset(dir(builtins))
 
 # ---------------------------------------------------------------------------------------------------
 # Noise over the changes: renames and the completion of a snippet
 # ---------------------------------------------------------------------------------------------------
-
-
-def _renamed(change: StatementChange) -> bool:
-    """Rule ``renamed_variables`` on statements: the same but for the names of variables (strings,
-    numbers and attributes kept, unlike the rule's text form, which also hides string constants)."""
-    b, f = change.buggy, change.fixed
-    return b is not None and f is not None and anonymous(b.text) == anonymous(f.text)
 
 
 def _completion(changes: list[StatementChange], buggy: list[Statement], fixed: list[Statement]) -> set[int]:
@@ -267,6 +162,20 @@ _TRAINS = re.compile(
 _TRAIN_OP = re.compile(r"minimize\(|apply_gradients\(|create_train_op\(")
 #: a session's run, or a tensor's: it trains when it runs what a training statement binds
 _RUNS = re.compile(r"\brun\(")
+#: a statement handing a function's result back
+_RETURNS = re.compile(r"^(return|yield)\b")
+def _effect(statement: Statement) -> bool:
+    """A statement of a function's body that acts by itself: a return or yield, a session's run
+    or a training call (whatever it assigns), a call made for its effect (an expression
+    statement) other than a print or a log; not another assignment, not a compound header."""
+    if statement.noise is not None:
+        return False  # a print or a log acts for the reader only
+    written = statement.written
+    if _RETURNS.match(written) or _RUNS.search(written) or _TRAINS.search(written) or ".eval(" in written:
+        return True  # what it hands back; a run or a training call, its results kept or not
+    return isinstance(statement.node, ast.Expr) or statement.node is None
+
+
 #: a random seed: which sample is drawn, not what is trained
 _SEED = re.compile(r"\bseed\(|set_random_seed\(|set_seed\(")
 #: noise categories of the statement diff beside the study's rules (reported in ``noise``)
@@ -305,7 +214,12 @@ def training_slice(side: list[Statement], modelled: set[tuple[str, int]]) -> set
         st = side[i]
         wanted = set(st.reads) | {r.split(".")[0] for r in st.reads}
         around = [j for j in compound if side[j].line < st.line <= side[j].end]
-        within = [j for j, o in enumerate(side) if st.line < o.line <= st.end] if st.defines else []
+        # a function called from the slice: what it returns and the calls it makes for their
+        # effect (``random.shuffle(rows)``), then what those read, by their names; not every
+        # assignment of its body (a string built only to be printed is not in the slice)
+        within = (
+            [j for j, o in enumerate(side) if st.line < o.line <= st.end and _effect(o)] if st.defines else []
+        )
         for j in [k for name in wanted for k in binders.get(name, ())] + around + within:
             if j not in inside:
                 inside.add(j)
@@ -524,17 +438,27 @@ def _component_names(components: Iterable[Any]) -> set[str]:
     }
 
 
-def _component_lines(components: Iterable[Any]) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
+def _component_lines(
+    components: Iterable[Any], files: tuple[str | None, str | None] = (None, None)
+) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
+    """The lines of each side the components point into: their own, and those of the other
+    statements of their fix (``detail`` ``buggy_lines``/``fixed_lines``), read in the component's
+    file of that side or, for a component with no line there (a group whose first change was
+    added, with removed statements in it), in the pair's file of that side (``files``)."""
     blines: set[tuple[str, int]] = set()
     flines: set[tuple[str, int]] = set()
     for c in components:
         detail = getattr(c, "detail", None) or {}
         if c.buggy_file and c.buggy_line:
             blines.add((c.buggy_file, c.buggy_line))
-            blines.update((c.buggy_file, n) for n in detail.get("buggy_lines") or ())
+        bfile = c.buggy_file or files[0]
+        if bfile:
+            blines.update((bfile, n) for n in detail.get("buggy_lines") or ())
         if c.fixed_file and c.fixed_line:
             flines.add((c.fixed_file, c.fixed_line))
-            flines.update((c.fixed_file, n) for n in detail.get("fixed_lines") or ())
+        ffile = c.fixed_file or files[1]
+        if ffile:
+            flines.update((ffile, n) for n in detail.get("fixed_lines") or ())
     return blines, flines
 
 
@@ -587,7 +511,7 @@ def cover(
     graph code, whose training calls (``session.run``) the passes compare for the budget only, so a
     value they read is not taken as compared."""
     components = list(components)
-    changes = _changes_of(buggy, fixed)
+    changes = changes_of(buggy, fixed)
     coverage = Coverage()
     kept: list[StatementChange] = []
     inlined = _inlined(changes)
@@ -601,7 +525,7 @@ def cover(
     written_new = sum(1 for c in changes if c.fixed is not None)
     written_gone = sum(1 for c in changes if c.buggy is not None)
     for c in changes:
-        if _renamed(c):
+        if renamed(c):
             coverage.noise[RENAMED] = coverage.noise.get(RENAMED, 0) + 1
         elif made_up is not None and made_up(c):
             coverage.noise[LOST_BLOCK] = coverage.noise.get(LOST_BLOCK, 0) + 1
@@ -611,7 +535,9 @@ def cover(
     if completion:
         coverage.noise[COMPLETION] = coverage.noise.get(COMPLETION, 0) + len(completion)
     kept = [c for i, c in enumerate(kept) if i not in completion]
-    blines, flines = _component_lines(components)
+    blines, flines = _component_lines(
+        components, (buggy[0].file if buggy else None, fixed[0].file if fixed else None)
+    )
     bslice, fslice = training_slice(buggy, modelled[0] | blines), training_slice(fixed, modelled[1] | flines)
     fsynthetic_names = _synthetic_names(fixed)
     bsynthetic = _feeding(buggy, fsynthetic_names)

@@ -57,6 +57,7 @@ class ComponentKind(TextEnum):
     SESSION_MEMORY = "session.memory"
     DATA_BATCHING = "data.batching"
     MODEL_INITIALISATION = "model.initialisation"
+    GRAPH_API = "graph.api"
 
     @classmethod
     def _missing_(cls, value: object) -> ComponentKind:

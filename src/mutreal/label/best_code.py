@@ -25,6 +25,18 @@ from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.statements import Statement, parse_statement
 from mutreal.decisions import DecisionId as D
 from mutreal.decisions import applies
+from mutreal.label.followed_values import (
+    INITIAL_VALUE,
+    Context,
+    Substitute,
+    call_name,
+    clone_tree,
+    evaluate,
+    loop_count,
+    number,
+    one_hot,
+    trains_within,
+)
 
 
 @dataclass(frozen=True)
@@ -46,13 +58,19 @@ class Part:
     was: str = ""
     #: the call itself was replaced, put around an expression or taken from it (not its arguments)
     replaced: bool = False
+    #: the position of the argument of ``callee`` the change is in (None: a keyword, or not an argument)
+    argument: int | None = None
+    #: the call's positional arguments keep their values and change their form only: put in
+    #: another order, grouped otherwise, one added or dropped with the others kept
+    signature: bool = False
 
 
 @dataclass(frozen=True)
 class Rule:
     """One row of the table: the kind a part touching this element is given, and why; a row with
-    no kind names only a ``code`` of the study that has no component kind (API usage): it
-    annotates the listed unexplained change, which stays unexplained (decision APW-graph-api)."""
+    no kind names only a ``code`` of the study that has no component kind (a variable scope,
+    VSM): it annotates the listed unexplained change, which stays unexplained. The API row
+    (APW) is a component only where the fix puts the API's use in (decision APW-graph-api)."""
 
     kind: K | None
     why: str
@@ -114,7 +132,7 @@ RULES: dict[str, Rule] = {
         None, "the variable scope (or its reuse) the graph's variables are made in changes", "VSM"
     ),
     "graph api": Rule(
-        None,
+        K.GRAPH_API,
         "how the graph is built or run changes (sessions, the default graph, queue runners, "
         "control dependencies, conditionals, tensor arrays, a tensor run or evaluated): an API "
         "used otherwise",
@@ -153,31 +171,6 @@ def rule_code(rule: Rule) -> str:
 # ---------------------------------------------------------------------------------------------------
 
 
-def _name(node: ast.AST) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Call):
-        return _name(node.func)
-    if isinstance(node, ast.Subscript):
-        return _name(node.value)
-    return ""
-
-
-def _number(node: ast.AST) -> float | None:
-    if (
-        isinstance(node, ast.Constant)
-        and isinstance(node.value, (int, float))
-        and not isinstance(node.value, bool)
-    ):
-        return float(node.value)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        n = _number(node.operand)
-        return -n if n is not None else None
-    return None
-
-
 def _literal(node: ast.AST) -> bool:
     """A number, a string, or a list or tuple of literals (``[-1, 7 * 7 * 64]`` included)."""
     if isinstance(node, ast.Constant):
@@ -197,17 +190,17 @@ def _diff(a: object, b: object, at: Part) -> Iterator[Part]:
     """The parts where two trees differ, each with what is around it."""
     if type(a) is not type(b):
         # one expression replaced by another: a call on either side (the fix's first) is what it touches
-        called = next((_name(x.func) for x in (b, a) if isinstance(x, ast.Call)), "")
+        called = next((call_name(x.func) for x in (b, a) if isinstance(x, ast.Call)), "")
         yield replace(
             at,
             callee=called or at.callee,
             replaced=bool(called),
-            was=_name(a.func) if isinstance(a, ast.Call) and isinstance(b, ast.Call) else "",
+            was=call_name(a.func) if isinstance(a, ast.Call) and isinstance(b, ast.Call) else "",
             # literal values, or a call put around (or taken from) an expression: the function changed
             literal=all(_literal(x) for x in (a, b) if isinstance(x, ast.AST))
             or isinstance(a, ast.Call) != isinstance(b, ast.Call),
-            before=_number(a) if isinstance(a, ast.AST) else None,
-            after=_number(b) if isinstance(b, ast.AST) else None,
+            before=number(a) if isinstance(a, ast.AST) else None,
+            after=number(b) if isinstance(b, ast.AST) else None,
         )
         return
     if isinstance(a, list):
@@ -225,30 +218,25 @@ def _diff(a: object, b: object, at: Part) -> Iterator[Part]:
     assert isinstance(b, ast.AST)
     if isinstance(a, ast.Constant):
         if a.value != b.value:  # type: ignore[attr-defined]
-            yield replace(at, before=_number(a), after=_number(b), literal=True)
+            yield replace(at, before=number(a), after=number(b), literal=True)
         return
     if isinstance(a, (ast.List, ast.Tuple)) and len(a.elts) != len(b.elts):  # type: ignore[attr-defined]
         yield replace(at, literal=all(_literal(x) for x in (a, b)))
         return
     if isinstance(a, ast.Call):
         assert isinstance(b, ast.Call)
-        inner = replace(at, callee=_name(a.func) or at.callee, keyword="")
-        if _name(a.func) != _name(b.func):  # one function replaced by another
-            yield replace(at, callee=_name(b.func), literal=True, was=_name(a.func), replaced=True)
+        flag = _flag_name(a)
+        if flag and flag == _flag_name(b):
+            # a command-line flag's definition: the value it defines is the flag's, by its name
+            # (``DEFINE_integer('max_steps', 100)``, ``add_argument('--epochs', default=50)``)
+            for part in _diff_call(a, b, replace(at, callee=call_name(a.func), keyword="", argument=None)):
+                yield replace(part, callee="", keyword="", target=flag, argument=None)
             return
-        yield from _diff(a.func, b.func, inner)
-        yield from _diff(a.args, b.args, inner)
-        akw = {k.arg: k.value for k in a.keywords}
-        bkw = {k.arg: k.value for k in b.keywords}
-        for key in sorted(set(akw) | set(bkw), key=str):
-            if key not in akw or key not in bkw:
-                yield replace(inner, keyword=str(key))
-            else:
-                yield from _diff(akw[key], bkw[key], replace(inner, keyword=str(key)))
+        yield from _diff_call(a, b, replace(at, callee=call_name(a.func) or at.callee, keyword="", argument=None))
         return
     if isinstance(a, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
         targets = a.targets if isinstance(a, ast.Assign) else [a.target]
-        named = replace(at, target=" ".join(_name(t) for t in targets))
+        named = replace(at, target=" ".join(call_name(t) for t in targets))
         for field in a._fields:
             yield from _diff(getattr(a, field), getattr(b, field), named if field == "value" else at)
         return
@@ -274,6 +262,75 @@ def _diff(a: object, b: object, at: Part) -> Iterator[Part]:
         yield from _diff(getattr(a, field), getattr(b, field, None), at)
 
 
+def _diff_call(a: ast.Call, b: ast.Call, inner: Part) -> Iterator[Part]:
+    """:func:`_diff` of two calls: the function replaced, or where their arguments differ (each
+    positional argument's part knows its position)."""
+    if call_name(a.func) != call_name(b.func):  # one function replaced by another
+        yield replace(inner, callee=call_name(b.func), literal=True, was=call_name(a.func), replaced=True)
+        return
+    yield from _diff(a.func, b.func, inner)
+    la, lb = _leaves(a.args), _leaves(b.args)
+    if a.args and b.args and _dumps(a.args) != _dumps(b.args) and (
+        la == lb or (len(a.args) != len(b.args) and (_contains(la, lb) or _contains(lb, la)))
+    ):
+        yield replace(inner, signature=True)  # the same values handed over in another form
+    elif len(a.args) != len(b.args):
+        yield inner
+    else:
+        for k, (x, y) in enumerate(zip(a.args, b.args, strict=True)):
+            yield from _diff(x, y, replace(inner, argument=k))
+    akw = {k.arg: k.value for k in a.keywords}
+    bkw = {k.arg: k.value for k in b.keywords}
+    for key in sorted(set(akw) | set(bkw), key=str):
+        if key not in akw or key not in bkw:
+            yield replace(inner, keyword=str(key))
+        else:
+            yield from _diff(akw[key], bkw[key], replace(inner, keyword=str(key)))
+
+
+def _dumps(nodes: list[ast.expr]) -> list[str]:
+    return [ast.dump(n) for n in nodes]
+
+
+def _leaves(nodes: list[ast.expr]) -> list[str]:
+    """The names, attributes and constants of some arguments, as a sorted multiset."""
+    return sorted(
+        x.attr if isinstance(x, ast.Attribute) else ast.dump(x)
+        for n in nodes
+        for x in ast.walk(n)
+        if isinstance(x, (ast.Name, ast.Constant, ast.Attribute))
+    )
+
+
+def _contains(big: list[str], small: list[str]) -> bool:
+    rest = list(big)
+    for x in small:
+        if x not in rest:
+            return False
+        rest.remove(x)
+    return True
+
+
+#: calls that define a command-line flag, and the flag's name among their arguments
+_FLAG_CALL = re.compile(r"^(DEFINE_\w+|add_argument)$")
+
+
+def _flag_name(call: ast.Call) -> str:
+    """The name of the flag a call defines (``DEFINE_integer('max_steps', ...)``: ``max_steps``;
+    ``add_argument('-e', '--epoch', ...)``: ``epoch``), or ""."""
+    if not _FLAG_CALL.match(call_name(call.func)):
+        return ""
+    names = [
+        x.value
+        for x in [*call.args, *(k.value for k in call.keywords if k.arg in ("flag_name", "name", "dest"))]
+        if isinstance(x, ast.Constant) and isinstance(x.value, str)
+    ]
+    if call_name(call.func) == "add_argument":
+        dest = [k.value.value for k in call.keywords if k.arg == "dest" and isinstance(k.value, ast.Constant)]
+        names = dest or [n for n in names if n.startswith("--")] or names
+    return str(names[0]).lstrip("-").replace("-", "_") if names else ""
+
+
 def _whole(statement: Statement) -> Iterator[Part]:
     """The parts of a statement only one side has: every call in it, with its target."""
     tree = parse_statement(statement.text)
@@ -283,18 +340,22 @@ def _whole(statement: Statement) -> Iterator[Part]:
     target = ""
     if isinstance(tree, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
         targets = tree.targets if isinstance(tree, ast.Assign) else [tree.target]
-        target = " ".join(_name(t) for t in targets)
+        target = " ".join(call_name(t) for t in targets)
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     if not calls:
         yield Part(target=target, header=header)
     for call in calls:
         keywords = [k.arg or "" for k in call.keywords] or [""]
         for keyword in keywords:
-            yield Part(callee=_name(call.func), keyword=keyword, target=target, header=header)
+            yield Part(callee=call_name(call.func), keyword=keyword, target=target, header=header)
 
 
-def parts_of(change: StatementChange) -> list[Part]:
-    """Where a changed statement differs from its counterpart, or all of a one-sided statement."""
+def parts_of(change: StatementChange, context: Context | None = None) -> list[Part]:
+    """Where a changed statement differs from its counterpart, or all of a one-sided statement;
+    a loop's count read through the constants of its side first (decision best-code-through-names)."""
+    loop = _loop_parts(change, context)
+    if loop:
+        return loop
     b, f = change.buggy, change.fixed
     if b is None or f is None:
         return list(_whole(b or f))  # type: ignore[arg-type]
@@ -315,8 +376,45 @@ def _numpy_operand(change: StatementChange) -> bool:
     return bool(re.search(r"\b(np|numpy)\.|(?<!tf)(?<!tensorflow)\.reshape\(|feed_dict", text))
 
 
-@applies(D.MMR_SESSION_MEMORY, D.HBI_BATCH_BOUNDS, D.APW_GRAPH_API)
-def rule_for(part: Part, change: StatementChange, graph: bool) -> str | None:
+_FLAG_TARGET = re.compile(r"\bDEFINE_\w+\(|\badd_argument\(")
+
+
+def _variable_shape(part: Part, change: StatementChange, context: Context | None) -> bool:
+    """The part is the shape a variable's initial value is drawn in: the first argument of an
+    initial-value function of TensorFlow (not NumPy's ``normal(loc, scale, size)``), or the
+    argument of a helper of the program that hands it on as such a shape."""
+    if part.argument is None:
+        return False
+    if INITIAL_VALUE.match(part.callee) and part.argument == 0:
+        return not _numpy_operand(change)
+    return context is not None and (part.callee, part.argument) in context.shape_helpers
+
+
+def _loop_parts(change: StatementChange, context: Context | None) -> list[Part]:
+    """A loop's count changed, read with each side's constants (``for step in range(1,
+    num_steps + 1)`` with ``num_steps = 1000`` against ``for i in range(1)``): the part of a
+    training budget, with its numbers; [] where either count cannot be read or both are equal."""
+    if context is None:
+        return []
+    if change.buggy is None or change.fixed is None:
+        # a loop put around the training (or taken from around it): one turn against its count
+        one = change.buggy or change.fixed
+        assert one is not None
+        side = context.sides[0] if change.fixed is None else context.sides[1]
+        count = loop_count(parse_statement(one.text), context.constants[0 if change.fixed is None else 1])
+        if count is None or count == 1 or not trains_within(one, side):
+            return []
+        before, after = (count, 1.0) if change.fixed is None else (1.0, count)
+        return [Part(callee="range", header="for", before=before, after=after, literal=True)]
+    before = loop_count(parse_statement(change.buggy.text), context.constants[0])
+    after = loop_count(parse_statement(change.fixed.text), context.constants[1])
+    if before is None or after is None or before == after:
+        return []
+    return [Part(callee="range", header="for", before=before, after=after, literal=True)]
+
+
+@applies(D.MMR_SESSION_MEMORY, D.HBI_BATCH_BOUNDS, D.APW_GRAPH_API, D.BEST_CODE_THROUGH_NAMES)
+def rule_for(part: Part, change: StatementChange, graph: bool, context: Context | None = None) -> str | None:
     """The row of :data:`RULES` a part touches, or None: the first of memory, optimiser keywords,
     evaluation steps, regularisers, loss expressions, the training budget, batching, shapes,
     preprocessing, initialisation and activations that fits what is around the part."""
@@ -360,8 +458,21 @@ def rule_for(part: Part, change: StatementChange, graph: bool) -> str | None:
         return "batching"  # a batch's bounds (the last one cut at the data's length) or its slice
     if (_SHAPE_CALL.match(callee) and part.literal) or keyword == "shape":
         return "fed array shape" if graph and _numpy_operand(change) else "tensor shape"
+    if graph and part.literal and _variable_shape(part, change, context):
+        return "tensor shape"  # the shape a variable's initial value is drawn in (its weight's shape)
+    if (
+        graph
+        and re.fullmatch(r"learning_rate|lr", target)
+        and part.before is not None
+        and part.after is not None
+        and not callee
+        and _FLAG_TARGET.search(change.text())
+    ):
+        return "learning rate"  # a flag named for the learning rate
     if _PREPROCESS.match(callee) and (not part.was or _PREPROCESS.match(part.was)):
         return "preprocessing"  # a step of the data, or one step replaced by another
+    if one_hot(change.buggy) != one_hot(change.fixed) and change.buggy is not None and change.fixed is not None:
+        return "preprocessing"  # a loader's one_hot flag: the labels' encoding (decision best-code-through-names)
     if _MODEL_INIT.match(callee):
         return "model initialisation"
     if _INITIALISER.search(callee) or _INITIALISER.search(keyword):
@@ -372,6 +483,8 @@ def rule_for(part: Part, change: StatementChange, graph: bool) -> str | None:
         return "variable scope"
     if graph and (_GRAPH_API.match(callee) or _GRAPH_API.match(part.was)):
         return "graph api"
+    if graph and part.signature and _tensorflow_call(callee, change):
+        return "graph api"  # a TensorFlow function's arguments put in the form its signature wants
     if graph and (_GRAPH_CALLS.match(callee) or _GRAPH_CALLS.match(part.was)):
         one_sided = change.buggy is None or change.fixed is None
         return "graph api" if one_sided or part.replaced else None
@@ -410,12 +523,88 @@ def _groups(changes: list[StatementChange]) -> list[list[int]]:
     return sorted(groups.values(), key=lambda g: g[0])
 
 
-def best_code(change: StatementChange, graph: bool) -> tuple[str, Rule] | None:
+def _through_readers(
+    change: StatementChange, graph: bool, context: Context | None
+) -> tuple[str, Part] | None:
+    """Decision best-code-through-names: a number assigned to a name changes (``BETA = 1`` ->
+    ``0.1``) and the assignment touches nothing the table names: the value is followed to the
+    statements of its side that read the name, in order, and coded by the first whose part
+    around the name does (``loss = cost + BETA * tf.nn.l2_loss(w)``: a regulariser), with the
+    assignment's two numbers."""
+    b, f = change.buggy, change.fixed
+    if not graph or context is None or b is None or f is None or not (b.literal and f.literal):
+        return None
+    tb, tf_ = parse_statement(b.text), parse_statement(f.text)
+    if not (
+        isinstance(tb, ast.Assign)
+        and isinstance(tf_, ast.Assign)
+        and len(tb.targets) == len(tf_.targets) == 1
+        and isinstance(tb.targets[0], ast.Name)
+        and isinstance(tf_.targets[0], ast.Name)
+        and tb.targets[0].id == tf_.targets[0].id
+    ):
+        return None
+    name = tb.targets[0].id
+    before, after = evaluate(tb.value, {}), evaluate(tf_.value, {})
+    if before is None or after is None or before == after:
+        return None
+    for side, assignment in ((context.sides[1], f), (context.sides[0], b)):
+        for reader in side:
+            if reader is assignment or name not in reader.reads or reader.node is None:
+                continue
+            tree = reader.node
+            if isinstance(tree, (ast.FunctionDef, ast.ClassDef)):
+                continue
+            one = Substitute(name, before).visit(clone_tree(tree))
+            other = Substitute(name, after).visit(clone_tree(tree))
+            for part in _diff(one, other, Part()):
+                row = rule_for(part, StatementChange(reader, reader), graph, context)
+                if row is not None and RULES[row].kind is not None:
+                    return row, part
+    return None
+
+
+def _tensorflow_call(callee: str, change: StatementChange) -> bool:
+    """``callee`` is a function of TensorFlow on both sides (``tf.strided_slice``, ``tf.nn.conv2d``)."""
+    return bool(callee) and all(
+        any(r.endswith("." + callee) and r.split(".")[0] in ("tf", "tensorflow") for r in st.reads)
+        for st in (change.buggy, change.fixed)
+        if st is not None
+    )
+
+
+@applies(D.APW_GRAPH_API)
+def _uses_api(change: StatementChange, part: Part) -> bool:
+    """Decision APW-graph-api: the fix uses the graph API where the buggy program did not: the
+    fixed statement calls the API function of the part more often than the buggy one (a call put
+    in, or one function replaced by another). A fix that only takes the machinery away (a session,
+    a loaded graph, a summary no longer run) is what a benchmark does to make a program run on its
+    own as often as a fix: it stays an unexplained change, with its APW hint."""
+    if change.fixed is None or not part.callee:
+        return False
+    if part.signature:
+        return True  # the fixed program calls the function the way its signature wants
+    call = re.compile(rf"\b{re.escape(part.callee)}\(")
+    before = len(call.findall(change.buggy.text)) if change.buggy is not None else 0
+    return len(call.findall(change.fixed.text)) > before
+
+
+def best_code(
+    change: StatementChange, graph: bool, context: Context | None = None
+) -> tuple[str, Rule] | None:
     """The row of :data:`RULES` of the first part of a change that touches one, or None; a row
-    with a component kind before an API row (which only annotates)."""
-    names = [rule_for(part, change, graph) for part in parts_of(change)]
+    of the model, training or data before the API's (decision APW-graph-api), and that before a
+    row with no kind (a hint only); a changed number assigned to a name by what reads the name
+    (decision best-code-through-names)."""
+    names = [rule_for(part, change, graph, context) for part in parts_of(change, context)]
     found = [n for n in names if n is not None]
-    chosen = next((n for n in found if RULES[n].kind is not None), found[0] if found else None)
+    elements = [n for n in found if RULES[n].kind is not None and n != "graph api"]
+    if not elements:
+        followed = _through_readers(change, graph, context)
+        if followed is not None:
+            return followed[0], RULES[followed[0]]
+    # a row of the model, training or data first, then the API's, then a hint only (VSM)
+    chosen = next(iter(elements), "graph api" if "graph api" in found else found[0] if found else None)
     return (chosen, RULES[chosen]) if chosen is not None else None
 
 
@@ -426,7 +615,9 @@ MAX_ADDED = 4
 
 
 @applies(D.BEST_CODE_STATEMENT, D.ONE_INCONSISTENCY)
-def best_code_components(changes: list[StatementChange], graph: bool) -> list[FaultComponent]:
+def best_code_components(
+    changes: list[StatementChange], graph: bool, context: Context | None = None
+) -> list[FaultComponent]:
     """One low-confidence component per group of unexplained changes that feed one another
     (decision one-inconsistency-one-component), coded by the first part of the group that touches
     an element of :data:`RULES` (decision best-code-statement). A group touching none, a group of
@@ -442,14 +633,23 @@ def best_code_components(changes: list[StatementChange], graph: bool) -> list[Fa
         if rewritten and all(changes[k].buggy is None for k in group):
             continue  # only added, to a program the fix completes or rewrites
         chosen: tuple[int, str, Part] | None = None
+        api: tuple[int, str, Part] | None = None  # the API row, the last resort of a group
         for i in group:
-            for part in parts_of(changes[i]):
-                name = rule_for(part, changes[i], graph)
-                if name is not None and RULES[name].kind is not None:  # an API row only annotates
+            for part in parts_of(changes[i], context):
+                name = rule_for(part, changes[i], graph, context)
+                if name == "graph api":
+                    if api is None and _uses_api(changes[i], part):
+                        api = (i, name, part)
+                elif name is not None and RULES[name].kind is not None:  # VSM only annotates
                     chosen = (i, name, part)
                     break
+            if chosen is None:
+                followed = _through_readers(changes[i], graph, context)
+                if followed is not None:
+                    chosen = (i, *followed)
             if chosen is not None:
                 break
+        chosen = chosen or api
         if chosen is None:
             continue
         i, name, part = chosen

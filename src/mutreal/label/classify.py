@@ -23,6 +23,7 @@ from mutreal.compare.confidence import set_confidence
 from mutreal.compare.coverage import Coverage, StatementChange, cover, modelled_lines
 from mutreal.compare.statements import statements_of
 from mutreal.label.best_code import best_code, best_code_components, coupled_shapes
+from mutreal.label.followed_values import Context, constants, shape_helpers
 from mutreal.label.lost_blocks import made_up_by_parse
 from mutreal.manifest import ManifestError, ManifestRow, read_manifest
 from mutreal.parallel import map_with_progress
@@ -317,8 +318,19 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
         return made_up_by_parse(located, bparsed, fparsed)
 
     pair_coverage = cover(bstatements, fstatements, explaining, modelled, made_up, graph)
+    # what the table reads beyond a changed statement, read only where a change is left in
+    # graph code (in Keras programs a best code is a hint from the statement alone)
+    context = (
+        Context(
+            shape_helpers=shape_helpers(bstatements) + shape_helpers(fstatements),
+            constants=(constants(bstatements), constants(fstatements)),
+            sides=(tuple(bstatements), tuple(fstatements)),
+        )
+        if graph and pair_coverage.open
+        else None
+    )
     if graph:
-        guessed = best_code_components(pair_coverage.open, graph)
+        guessed = best_code_components(pair_coverage.open, graph, context)
         found = {label.code for label in labels}
         for comp in guessed:
             comp.detail["raw_tensorflow"] = True
@@ -329,7 +341,7 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
             out.append(component_result(label, comp))
         if guessed:  # a guess left out for its code explains its statements by that code's component
             pair_coverage = cover(bstatements, fstatements, [*explaining, *guessed], modelled, made_up, graph)
-    _annotate(pair_coverage, graph)
+    _annotate(pair_coverage, graph, context)
     return out, pair_coverage
 
 
@@ -340,13 +352,13 @@ def _statements(parsed, path: str, cache: dict | None = None) -> list:
     return statements_of(parsed.text, path, python_tree(parsed.module, parsed.text), cache)
 
 
-def _annotate(coverage: Coverage, graph: bool) -> None:
+def _annotate(coverage: Coverage, graph: bool, context: Context | None = None) -> None:
     """Each unexplained change gains the code of what it touches, where the table names one
     (``best_code``), for the reader: a component in graph code, a hint in Keras programs."""
     from mutreal.label.best_code import rule_code
 
     for change, item in zip(coverage.open, coverage.unexplained, strict=True):
-        found = best_code(change, graph)
+        found = best_code(change, graph, context)
         if found is not None:
             item.best_code = rule_code(found[1])
             item.best_code_reason = found[1].why

@@ -94,6 +94,7 @@ KIND_RULES: dict[K, KindRule] = {
     K.MODEL_INITIALISATION: KindRule(
         "MWI", None, "no DeepCrime operator changes how a graph's variables are initialised"
     ),
+    K.GRAPH_API: KindRule("APW", None, "no DeepCrime operator changes how TensorFlow's graph API is used"),
 }
 
 #: graph code (TensorFlow 1): kinds whose element is a tensor there, not a Keras layer's argument
