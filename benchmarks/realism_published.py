@@ -58,6 +58,7 @@ from mutreal.mutation.mutate import write_program_files
 from mutreal.study.published_realism import first_present, runtime_ids
 from mutreal.study.realism_comparison import (
     MIN_OPERATORS,
+    NO_KILL_RULE,
     SAMPLE_SIZE,
     THEIR_RELIABLE_RULE,
     bug_row,
@@ -292,7 +293,8 @@ def print_row(r: dict[str, Any]) -> None:
     rec = r.get("reconstruction") or {}
     fault = r["fault"]
     print(
-        f"{r['bug']:15} {r['runtime_id']:34} matched {r['matched']:2}/{r['sampled']:2} ({r['sample_operators']} ops) "
+        f"{r['bug']:15} {r['runtime_id']:34} matched {r['matched']:2}/{r['sampled']:2} ({r['sample_operators']} ops; "
+        f"{r.get('matched_no_kill', 0)} kill nothing here: CS 0) "
         f"runs {r['runs']}  CS rho {_f(r['cs']['rho'])} |d| {_f(r['cs']['median_abs_difference'])} "
         f"(theirs {_f(r['cs']['their_median'])}, mutreal {_f(r['cs']['our_median'])})  "
         f"IoU rho {_f(r['iou']['rho'])} |d| {_f(r['iou']['median_abs_difference'])} "
@@ -370,6 +372,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"sample rule: {rule}")
     print(f"reliability, theirs: {THEIR_RELIABLE_RULE}")
     print(f"reliability, mutreal: {RELIABLE_RULE}")
+    print(f"no kill: {NO_KILL_RULE}")
     work = Path(args.work).resolve()
     work.mkdir(parents=True, exist_ok=True)
     if args.probe:

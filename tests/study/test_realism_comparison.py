@@ -272,3 +272,29 @@ def test_their_two_ids_of_one_program_are_set_side_by_side():
     assert twin["cs"]["median_abs_difference"] == pytest.approx(median_abs_difference([0, 0.1, 0.2, 0.3], [1, 0.9, 0.8, 0.7]))
     assert "under deeplocalize1 against deepfd1's, over the 4 mutant names both publish: CS rho -1.00" in twin_reason(twin)
     assert twin_agreement("deepfd1", a, "x", [PublishedMutant("x", "other", 0.1)]) is None
+
+
+def test_a_mutant_that_kills_nothing_scores_cs_0_as_theirs_does():
+    # their quantify_realism.py starts the CS matrix at 0 and fills it only where the mutant's KPs sum
+    # above 0: a mutant that killed nothing is 0.0 in their CSV; compare leaves mutreal's CS undefined
+    # (0/0) and its IoU 0 (the fault kills some input): the comparison scores it 0 the same way
+    published = _published(4)
+    names = {f"dc{i}.py": m.name for i, m in enumerate(published)}
+    silent = _entry("dc1.py", None, 0.0, kp={"inputs_killing": 0, "n_instances": 5})
+    (m,) = join_rows(published, [silent], lambda e: names.get(e["file"].rsplit("/", 1)[1]))
+    assert (m.our_cs, m.our_iou, m.no_kill) == (0.0, 0.0, True)
+    assert m.reason == "the mutant kills no input in 5 runs: CS 0 (0/0, as theirs)"
+    # not where the fault has no KP (IoU undefined too), nor where compare says why it has none
+    for other in (
+        _entry("dc1.py", None, None, kp={"inputs_killing": 0, "n_instances": 5}),
+        _entry("dc1.py", None, 0.0, kp={"inputs_killing": 0, "n_instances": 5}, similarity_reason="fault not reproduced"),
+        _entry("dc1.py", None, 0.0, kp={"inputs_killing": 0}, failure={"kind": "stillborn", "reason": "x"}),
+    ):
+        (n,) = join_rows(published, [other], lambda e: names.get(e["file"].rsplit("/", 1)[1]))
+        assert n.our_cs is None and not n.no_kill
+    compared = _compared(published, [0.2, 0.4, 0.6, 0.8])
+    compared["mutants"][0] = _entry("dc0.py", None, 0.0, reliable=False, kp={"inputs_killing": 0, "n_instances": 5})
+    row = _row(published, compared)
+    assert (row["matched"], row["matched_no_kill"]) == (4, 1)
+    assert row["cs"]["rho"] == pytest.approx(1.0)
+    assert summary([row])["matched_no_kill"] == 1

@@ -118,9 +118,34 @@ class MatchedMutant:
     crashed: bool = False
     #: runs whose per-input classes do not give the mutant's own accuracy (compare's count)
     accuracy_disagreements: int = 0
+    #: the mutant kills no input here while the fault kills some: mutreal's CS is 0/0, scored 0 as
+    #: their script scores it (:data:`NO_KILL_RULE`)
+    no_kill: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+#: how a mutant that kills no input gets a CS in the comparison (their scripts/quantify_realism.py
+#: starts its matrix at zeros and writes a CS only where the mutant's KPs sum above 0)
+NO_KILL_RULE = (
+    "a mutant that kills no input here, while the fault kills some, is scored CS 0 (0/0) as Ahmed et al.'s "
+    "quantify_realism.py scores theirs (their matrix starts at 0); its IoU is 0 by definition"
+)
+
+
+def _kills_nothing(entry: Mapping[str, Any]) -> bool:
+    """Whether compare measured the mutant and it killed no input while the fault killed some: its
+    CS is 0/0 (compare says none), its IoU 0 (compare says 0, which needs the fault's KP)."""
+    kp = entry.get("kp")
+    return (
+        entry.get("coupling") is None
+        and isinstance(kp, Mapping)
+        and kp.get("inputs_killing") == 0
+        and not entry.get("similarity_reason")
+        and not entry.get("failure")
+        and _float(entry.get("iou")) == 0.0
+    )
 
 
 def _our_reason(entry: Mapping[str, Any], notes: Sequence[str] = ()) -> str | None:
@@ -163,18 +188,22 @@ def join_rows(
         if name is None or name not in theirs:
             continue
         m = theirs[name]
+        no_kill = _kills_nothing(entry)  # their CS of a mutant that killed nothing is their matrix's 0
         matched.append(
             MatchedMutant(
                 name,
                 m.cs,
                 m.iou,
-                _float(entry.get("coupling")),
+                0.0 if no_kill else _float(entry.get("coupling")),
                 _float(entry.get("iou")),
                 m.cs_reliable,
                 entry.get("reliable"),
-                _our_reason(entry, notes),
+                f"the mutant kills no input in {entry['kp'].get('n_instances')} runs: CS 0 (0/0, as theirs)"
+                if no_kill
+                else _our_reason(entry, notes),
                 _all_crashed(entry),
                 int(entry.get("accuracy_disagreements") or 0),
+                no_kill,
             )  # fmt: skip
         )
     return sorted(matched, key=lambda x: x.name)
@@ -299,6 +328,12 @@ def disagreement_reasons(
             "their own accuracy: mutreal's KP counts other classes than their metric (a mutreal defect "
             "where a cross-entropy model's outputs leave [0, 1]: read as logits at 0, Keras thresholds at 0.5)"
         )
+    silent = [m for m in matched if m.no_kill]
+    if silent:
+        reasons.append(
+            f"{len(silent)} of {len(matched)} mutants kill no input here: CS 0 by their rule (0/0), "
+            f"theirs {', '.join(_g(m.their_cs) for m in silent)}"
+        )
     missing = [m for m in matched if m.our_cs is None]
     if missing:
         why = Counter(m.reason or "no CS" for m in missing).most_common(2)
@@ -321,6 +356,10 @@ def disagreement_reasons(
             f"{kp['n_inputs']} evaluated inputs; their adapted programs' test sets are not published"
         )
     return reasons
+
+
+def _g(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2g}"
 
 
 #: a program whose metric spans more than this over its runs is unstable (its own failing runs count in KP)
@@ -432,6 +471,7 @@ def bug_row(
         "sampled": len(sample),
         "sample_operators": len({operator_key(m.name) for m in sample}),
         "matched": sum(1 for m in matched if m.our_cs is not None),
+        "matched_no_kill": sum(1 for m in matched if m.no_kill),
         "runs": runs,
         "cs": {
             "rho": cs_rho,
@@ -527,6 +567,7 @@ def summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {
         "bugs": len(rows),
         "matched": sum(int(row.get("matched") or 0) for row in rows),
+        "matched_no_kill": sum(int(row.get("matched_no_kill") or 0) for row in rows),
         "their_median_cs": _median(m["their_cs"] for m in mutants),
         "our_median_cs": _median(m["our_cs"] for m in mutants),
         "their_median_iou": _median(m["their_iou"] for m in mutants),
@@ -562,6 +603,7 @@ def table(
         "runs": runs,
         "seconds": seconds,
         "sample_rule": sample_rule_text,
+        "no_kill_rule": NO_KILL_RULE,
         "reliability": {"theirs": THEIR_RELIABLE_RULE, "mutreal": our_rule},
         "thresholds": {"rho": RHO_THRESHOLD, "median_abs_difference": DIFFERENCE_THRESHOLD},
         "summary": summary(rows),
