@@ -195,10 +195,13 @@ def run_bug(bug: str, row: Any, published: list, args: argparse.Namespace, work:
           f"published); reconstructing mutants {len(rec_paths)} {notes}", flush=True)  # fmt: skip
     print("  $ " + shlex.join(command), flush=True)
     started = time.monotonic()
-    try:
-        subprocess.run(command, timeout=args.timeout_per_bug, check=False, capture_output=True, text=True)
-    except subprocess.TimeoutExpired:
-        return {"bug": bug, "runtime_id": row.id, "reason": f"compare ran past {args.timeout_per_bug:.0f} s"}
+    if args.reuse_compare and out.is_file() and out.stat().st_size:
+        print(f"  (reusing {out}: the row is recomputed, compare not run)", flush=True)
+    else:
+        try:
+            subprocess.run(command, timeout=args.timeout_per_bug, check=False, capture_output=True, text=True)
+        except subprocess.TimeoutExpired:
+            return {"bug": bug, "runtime_id": row.id, "reason": f"compare ran past {args.timeout_per_bug:.0f} s"}
     lines = (
         [json.loads(line) for line in out.read_text().splitlines() if line.strip()] if out.exists() else []
     )
@@ -311,6 +314,9 @@ def print_row(r: dict[str, Any]) -> None:
             f"published: median IoU {_f(pub.get('median'))} best {_f(pub.get('best'))} (rank {_f(pub.get('rank'))})"
             + (f"; {rec['reason']}" if rec.get("reason") else "")
         )
+    per = r.get("runs_per_program") or {}
+    print(f"    runs per program: buggy {per.get('buggy')}, fixed {per.get('fixed')}, "
+          f"mutants {per.get('mutants_min')}-{per.get('mutants_max')}")  # fmt: skip
     t = r["trainings"]
     print(
         f"    trainings: mutreal {t['mutreal']} ({t.get('mutreal_new')} trained by this run; the reconstruction alone {t.get('reconstruction')}), "
@@ -342,6 +348,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--store", default=None, help="the run store every bug shares (default WORK/runs.sqlite)")
     ap.add_argument("--run-timeout", type=float, default=None, help="compare's time limit per run (s)")
     ap.add_argument("--probe", action="store_true", help="time one run of each fixed program; train nothing else")
+    ap.add_argument(
+        "--reuse-compare",
+        action="store_true",
+        help="where WORK/<bug>/compare.jsonl exists, recompute the row from it without running compare",
+    )
     ap.add_argument("--probe-timeout", type=float, default=120.0, help="--probe's time limit per run (s)")
     args = ap.parse_args(argv)
     started = time.monotonic()

@@ -17,6 +17,7 @@ from mutreal.study.realism_comparison import (
     median_abs_difference,
     operator_key,
     position,
+    runs_per_program,
     sample_mutants,
     sample_rule,
     spearman,
@@ -298,3 +299,15 @@ def test_a_mutant_that_kills_nothing_scores_cs_0_as_theirs_does():
     assert (row["matched"], row["matched_no_kill"]) == (4, 1)
     assert row["cs"]["rho"] == pytest.approx(1.0)
     assert summary([row])["matched_no_kill"] == 1
+
+
+def test_the_row_says_how_many_runs_each_program_got():
+    published = _published(4)
+    compared = _compared(published, [0.2, 0.4, 0.6, 0.8])
+    compared["buggy"], compared["fixed"] = {"outcomes": {"ok": 5}}, {"outcomes": {"ok": 4, "crash": 1}}
+    for i, e in enumerate(compared["mutants"]):
+        e["outcomes"] = {"ok": 5 - (i == 2), "timeout": int(i == 2)} if i != 1 else {"ok": 3}
+    assert _row(published, compared)["runs_per_program"] == {
+        "buggy": 5, "fixed": 5, "mutants_min": 3, "mutants_max": 5,
+    }  # fmt: skip
+    assert runs_per_program({"mutants": []}) == dict.fromkeys(("buggy", "fixed", "mutants_min", "mutants_max"))

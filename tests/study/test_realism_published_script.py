@@ -74,6 +74,17 @@ def test_script_writes_the_table_the_report_reads(tmp_path: Path, synthetic_resu
     assert row["runs"] < 5 and any("too few runs: 2" in why for why in row["disagreement"]) == bool(
         row["disagreement"]
     )
+    # --reuse-compare recomputes the row from compare's stored row, training nothing
+    again = subprocess.run(
+        [sys.executable, str(SCRIPT), "--manifest", str(manifest), "--git-dir", str(snapshot),
+         "--deepfd-git-dir", str(tmp_path / "none"), "--deeplocalize-git-dir", str(tmp_path / "none"),
+         "--runs", "2", "--size", "5", "--min-operators", "3", "--work", str(tmp_path / "work"),
+         "--out", str(tmp_path / "again.json"), "--reuse-compare"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert again.returncode == 0 and "reusing" in again.stdout, again.stdout + again.stderr
+    (same,) = json.loads((tmp_path / "again.json").read_text())["bugs"]
+    assert same["mutants"] == row["mutants"] and same["matched"] == row["matched"]
     # the report shows it on the bug's page
     results = synthetic_results_for_page("Defects4ML:001", tmp_path / "results.jsonl")
     shown = subprocess.run(

@@ -421,6 +421,26 @@ def reconstruction_figures(
     }
 
 
+def _runs_of(side: Mapping[str, Any] | None) -> int | None:
+    """The runs a program got in compare's row: its outcomes counted (a run that failed counts)."""
+    outcomes = (side or {}).get("outcomes")
+    if isinstance(outcomes, Mapping) and outcomes:
+        return sum(int(v or 0) for v in outcomes.values())
+    return None
+
+
+def runs_per_program(compared: Mapping[str, Any]) -> dict[str, Any]:
+    """How many runs each program of a bug got: the buggy and the fixed program, and the fewest and
+    most of any mutant (compare plans ``--runs`` for each; a stopped or failed run shows here)."""
+    mutants = [n for n in (_runs_of(e) for e in compared.get("mutants") or []) if n is not None]
+    return {
+        "buggy": _runs_of(compared.get("buggy")),
+        "fixed": _runs_of(compared.get("fixed")),
+        "mutants_min": min(mutants, default=None),
+        "mutants_max": max(mutants, default=None),
+    }
+
+
 def bug_row(
     bug: str,
     runtime_id: str,
@@ -473,6 +493,7 @@ def bug_row(
         "matched": sum(1 for m in matched if m.our_cs is not None),
         "matched_no_kill": sum(1 for m in matched if m.no_kill),
         "runs": runs,
+        "runs_per_program": runs_per_program(compared),
         "cs": {
             "rho": cs_rho,
             "median_abs_difference": cs_diff,
