@@ -153,12 +153,20 @@ def write_bug(
     )
     if made_rec.reason:
         notes.append(f"no reconstructing mutant: {made_rec.reason}")
-    elif len(rec_files) > len(
-        made_rec.mutants
-    ):  # a program of several files: its siblings would be trained too
-        notes.append("reconstruction left out: the fixed program has several files")
-        subprocess.run(["rm", "-rf", str(folder / RECONSTRUCT)], check=True)
-        rec_files = []
+    elif len(rec_files) > len(made_rec.mutants):
+        # a program of several files: its siblings were copied beside each mutant, and compare would
+        # train them as mutants. Where every mutant is the entry file, they go: a mutant runs in its
+        # original's folder (its provenance), where the siblings are; else the reconstruction is left out
+        mutant_files = {Path(s.file).resolve() for s in made_rec.mutants}
+        if {Path(f).name for f in mutant_files} == {Path(fixed_entry).name}:
+            for sibling in (folder / RECONSTRUCT).rglob("*.py"):
+                if sibling.resolve() not in mutant_files:
+                    sibling.unlink()
+            notes.append("reconstruction: the fixed program has several files; the entry's mutants run in its folder")
+        else:
+            notes.append("reconstruction left out: the fixed program has several files and a mutant is not the entry")
+            subprocess.run(["rm", "-rf", str(folder / RECONSTRUCT)], check=True)
+        rec_files = sorted(p.name for p in (folder / RECONSTRUCT).rglob("*.py")) if (folder / RECONSTRUCT).is_dir() else []
     # the last of reconstruct_mutants' list stands for the whole fault (the HOM, or the only mutant)
     rec = {str(Path(s.file).resolve()): s for s in made_rec.mutants} if rec_files else {}
     return names, rec, notes

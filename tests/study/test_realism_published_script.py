@@ -133,3 +133,32 @@ def test_probe_times_one_run_of_each_fixed_program_and_trains_nothing_else(tmp_p
         BUG, "Defects4ML:001", "ok", len(MUTANTS), len(MUTANTS))
     assert 0 < row["seconds"] < 900
     assert not (tmp_path / "work" / BUG).exists()  # no mutant written, no compare run
+
+
+def test_a_two_file_programs_reconstruction_keeps_the_entrys_mutants_only(tmp_path: Path):
+    # a fixed program of two files (the entry and a helper it does not import): reconstruct_mutants
+    # copies the helper beside each mutant, and compare would train the copies as mutants; the
+    # benchmark removes them (the mutant runs in its original's folder) instead of leaving the
+    # reconstruction out
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import realism_published as bench
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    from mutreal.manifest import load_manifest
+
+    for side in ("buggy", "fixed"):
+        (tmp_path / side).mkdir()
+        shutil.copy(PAIR / f"{side}.py", tmp_path / side / "model.py")
+        (tmp_path / side / "helper.py").write_text("print('makes data once')\n")
+    manifest = tmp_path / "manifest.csv"
+    with manifest.open("w", newline="") as f:
+        csv.writer(f).writerows([["id", "benchmark", "buggy", "fixed", "entry"],
+                                 ["Own:two", "own", f"{tmp_path}/buggy/model.py;{tmp_path}/buggy/helper.py",
+                                  f"{tmp_path}/fixed/model.py;{tmp_path}/fixed/helper.py", "model.py"]])  # fmt: skip
+    (row,) = load_manifest(str(manifest)).rows
+    _, rec, notes = bench.write_bug(row, [], {}, tmp_path / "out")
+    assert rec and {s.operator for s in rec.values()} == {"ACH"}
+    files = sorted((tmp_path / "out" / bench.RECONSTRUCT).rglob("*.py"))
+    assert files and {p.name for p in files} == {"model.py"} and {str(p.resolve()) for p in files} == set(rec)
+    assert any("several files" in n and "left out" not in n for n in notes)
