@@ -325,8 +325,8 @@ def disagreement_reasons(
         names = ", ".join(sorted({operator_key(m.name) for m in off}))
         reasons.append(
             f"{len(off)} of {len(matched)} mutants ({names}) have runs whose per-input classes do not give "
-            "their own accuracy: mutreal's KP counts other classes than their metric (a mutreal defect "
-            "where a cross-entropy model's outputs leave [0, 1]: read as logits at 0, Keras thresholds at 0.5)"
+            "their own accuracy: mutreal's KP counts other classes than their metric (before runner 6, a one-unit "
+            "output read as a logit; since, NaN outputs: no class for mutreal, Keras' argmax takes class 0)"
         )
     silent = [m for m in matched if m.no_kill]
     if silent:
