@@ -23,6 +23,7 @@ from mutreal.study.realism_comparison import (
     spearman,
     summary,
     their_trainings,
+    top_up,
     twin_agreement,
     twin_reason,
 )
@@ -311,3 +312,16 @@ def test_the_row_says_how_many_runs_each_program_got():
         "buggy": 5, "fixed": 5, "mutants_min": 3, "mutants_max": 5,
     }  # fmt: skip
     assert runs_per_program({"mutants": []}) == dict.fromkeys(("buggy", "fixed", "mutants_min", "mutants_max"))
+
+
+def test_top_up_takes_more_mutants_but_none_of_an_operator_that_cannot_be_paired_here():
+    published = _published(12)  # operators cycle over OPERATORS
+    sample = published[:4]
+    unpaired = {"name": published[2].name, "our_cs": None, "reason": "validation labels differ: inputs cannot be paired"}
+    silent = {"name": published[1].name, "our_cs": None, "reason": "stillborn: crashed"}
+    extra, left_out = top_up(published, sample, [unpaired, silent], 3, min_operators=2)
+    assert left_out == [operator_key(published[2].name)]
+    assert len(extra) == 3 and not {m.name for m in extra} & {m.name for m in sample}
+    assert all(operator_key(m.name) != left_out[0] for m in extra)
+    assert top_up(published, sample, [], 0) == ([], [])
+    assert top_up(published[:4], sample, [], 2) == ([], [])  # nothing left to take

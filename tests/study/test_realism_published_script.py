@@ -62,14 +62,16 @@ def test_script_writes_the_table_the_report_reads(tmp_path: Path, synthetic_resu
     data = json.loads(out.read_text())
     assert data["format"] == TABLE_FORMAT and data["runs"] == 2 and data["not_run"] == []
     (row,) = data["bugs"]
-    assert (row["bug"], row["runtime_id"], row["runs"], row["sampled"]) == (BUG, "Defects4ML:001", 2, 5)
-    assert {m["name"] for m in row["mutants"]} <= set(names) and len(row["mutants"]) == 5
+    # 5 sampled, fewer than 10 measured: the top-up adds the one mutant left, and compare runs again
+    assert (row["bug"], row["runtime_id"], row["runs"], row["sampled"]) == (BUG, "Defects4ML:001", 2, 6)
+    assert {m["name"] for m in row["mutants"]} == set(names) and len(row["mutants"]) == 6
+    assert row["top_up"]["rounds"] == 1 and len(row["top_up"]["added"]) == 1 and "top-up:" in done.stdout
     assert row["matched"] == sum(1 for m in row["mutants"] if m["our_cs"] is not None) >= 3
     sampled = {m["name"]: m for m in row["mutants"]}
     assert sampled[names[0]]["their_cs"] == 0.9 and sampled[names[4]]["their_cs"] == 0.1  # CS range ends kept
     # the fault (last activation) is reconstructed by ACH and trained in the same runs
     assert row["reconstruction"]["operator"] == "ACH"
-    assert row["trainings"]["mutreal"] == 2 * (2 + 5 + 1) and row["trainings"]["theirs"] == (6 + 2) * 5
+    assert row["trainings"]["mutreal"] == 2 * (2 + 6 + 1) and row["trainings"]["theirs"] == (6 + 2) * 5
     assert row["cs"]["rho"] is None or -1 <= row["cs"]["rho"] <= 1
     assert row["runs"] < 5 and any("too few runs: 2" in why for why in row["disagreement"]) == bool(
         row["disagreement"]
@@ -83,6 +85,7 @@ def test_script_writes_the_table_the_report_reads(tmp_path: Path, synthetic_resu
         capture_output=True, text=True, timeout=300, cwd=tmp_path,
     )  # fmt: skip
     assert again.returncode == 0 and "reusing" in again.stdout, again.stdout + again.stderr
+    assert "$ " in again.stdout and again.stdout.count("top-up:") == 2  # its top-up found in compare's row too
     (same,) = json.loads((tmp_path / "again.json").read_text())["bugs"]
     assert same["mutants"] == row["mutants"] and same["matched"] == row["matched"]
     # the report shows it on the bug's page

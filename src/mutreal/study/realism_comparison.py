@@ -101,6 +101,32 @@ def sample_mutants(
     return sorted(chosen.values(), key=lambda m: (m.cs, m.name))
 
 
+#: a sampled mutant's reason that says its operator cannot be measured on this program here
+UNPAIRED = "cannot be paired"
+
+
+def top_up(
+    candidates: Iterable[PublishedMutant],
+    sample: Sequence[PublishedMutant],
+    measured: Sequence[Mapping[str, Any]],
+    more: int,
+    min_operators: int = MIN_OPERATORS,
+) -> tuple[list[PublishedMutant], list[str]]:
+    """``more`` of ``candidates`` beyond ``sample``, where too few of the sample got a figure here
+    (``measured``: the row's mutants, :meth:`MatchedMutant.to_dict`), taken as :func:`sample_mutants`
+    takes a sample; none of an operator whose sampled mutants could not be paired here (per-input
+    correctness on validation data whose labels the operator changed: every mutant of it would be
+    unpaired). Returns them and the operators left out, sorted."""
+    left_out = sorted(
+        {operator_key(m["name"]) for m in measured if m.get("our_cs") is None and UNPAIRED in str(m.get("reason"))}
+    )
+    used = {m.name for m in sample}
+    rest = [m for m in candidates if m.name not in used and operator_key(m.name) not in left_out]
+    if more < 1 or not rest:
+        return [], left_out
+    return sample_mutants(rest, more, min(min_operators, more)), left_out
+
+
 @dataclass
 class MatchedMutant:
     """One DeepCrime mutant measured on both sides: their figures and mutreal's."""
