@@ -63,6 +63,7 @@ from mutreal.study.realism_comparison import (
     SAMPLE_SIZE,
     THEIR_RELIABLE_RULE,
     bug_row,
+    can_top_up,
     sample_mutants,
     sample_rule,
     summary,
@@ -224,7 +225,7 @@ def run_bug(bug: str, row: Any, published: list, args: argparse.Namespace, work:
     candidates = [m for m in published if m.name in made]
     topped: dict[str, Any] = {"rounds": 0, "added": [], "left_out_operators": []}
     for _ in range(args.top_up):  # too few of the sample measured: more of their mutants, the store reused
-        if "reason" in result or result["matched"] >= MIN_SAMPLE:
+        if "reason" in result or not can_top_up(result, MIN_SAMPLE):
             break
         extra, left_out = top_up(candidates, sample, result["mutants"], MIN_SAMPLE - result["matched"] + 1,
                                  args.min_operators)  # fmt: skip

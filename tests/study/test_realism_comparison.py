@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from mutreal.study.published_realism import PublishedMutant
 from mutreal.study.realism_comparison import (
     bug_row,
+    can_top_up,
     disagreement_reasons,
     join_rows,
     median_abs_difference,
@@ -325,3 +326,10 @@ def test_top_up_takes_more_mutants_but_none_of_an_operator_that_cannot_be_paired
     assert all(operator_key(m.name) != left_out[0] for m in extra)
     assert top_up(published, sample, [], 0) == ([], [])
     assert top_up(published[:4], sample, [], 2) == ([], [])  # nothing left to take
+
+
+def test_no_top_up_where_no_mutant_can_get_a_figure():
+    assert can_top_up({"matched": 8, "fault": {"inputs_killing": 48}}, 10)
+    assert not can_top_up({"matched": 10, "fault": {"inputs_killing": 48}}, 10)
+    assert not can_top_up({"matched": 0, "fault": {"inputs_killing": None}}, 10)  # no KP: inputs unpaired
+    assert not can_top_up({"matched": 0, "fault": {"inputs_killing": 0}}, 10)  # fault not reproduced

@@ -105,6 +105,13 @@ def sample_mutants(
 UNPAIRED = "cannot be paired"
 
 
+def can_top_up(row: Mapping[str, Any], wanted: int) -> bool:
+    """Whether more mutants can give a bug's row more figures: fewer than ``wanted`` measured, and a
+    fault that kills some input here (with no KP for the fault, or a fault not reproduced, no mutant
+    of any operator gets a CS)."""
+    return int(row.get("matched") or 0) < wanted and bool((row.get("fault") or {}).get("inputs_killing"))
+
+
 def top_up(
     candidates: Iterable[PublishedMutant],
     sample: Sequence[PublishedMutant],
