@@ -36,6 +36,7 @@ mutants once.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import shlex
@@ -58,13 +59,16 @@ from mutreal.mutation.mutate import write_program_files
 from mutreal.study.published_realism import first_present, runtime_ids
 from mutreal.study.realism_comparison import (
     MIN_OPERATORS,
+    NO_KILL_RULE,
     SAMPLE_SIZE,
     THEIR_RELIABLE_RULE,
     bug_row,
+    can_top_up,
     sample_mutants,
     sample_rule,
     summary,
     table,
+    top_up,
     twin_agreement,
     twin_reason,
 )
@@ -132,14 +136,7 @@ def write_bug(
     name, the reconstructing mutants by path (their MutantSpec: operator and provenance, which compare
     does not read from a folder), and notes (why there are none)."""
     folder.mkdir(parents=True, exist_ok=True)
-    names = {}
-    for i, m in enumerate(sample):
-        mutant, resolved = made[m.name]
-        prov = mutant.provenance.to_dict() | {"deepcrime": resolved.to_dict()}
-        stem = f"dc{i:02d}_{safe_name(m.name.split('_mutated', 1)[0])}.py"
-        py, _ = write_program_files(str(folder), stem, mutant.code, prov, encoding=mutant.encoding)
-        names[Path(py).name] = m.name
-    (folder / NAMES_FILE).write_text(json.dumps(names, indent=1), encoding="utf-8")
+    names = write_sample(sample, made, folder)
     fixed_entry = entry_program(row.fixed, row.cells.get("entry") or None)
     made_rec = reconstruct_mutants(
         row.id, row.benchmark, row.buggy, row.fixed, fixed_entry, folder / RECONSTRUCT
@@ -152,15 +149,38 @@ def write_bug(
     )
     if made_rec.reason:
         notes.append(f"no reconstructing mutant: {made_rec.reason}")
-    elif len(rec_files) > len(
-        made_rec.mutants
-    ):  # a program of several files: its siblings would be trained too
-        notes.append("reconstruction left out: the fixed program has several files")
-        subprocess.run(["rm", "-rf", str(folder / RECONSTRUCT)], check=True)
-        rec_files = []
+    elif len(rec_files) > len(made_rec.mutants):
+        # a program of several files: its siblings were copied beside each mutant, and compare would
+        # train them as mutants. Where every mutant is the entry file, they go: a mutant runs in its
+        # original's folder (its provenance), where the siblings are; else the reconstruction is left out
+        mutant_files = {Path(s.file).resolve() for s in made_rec.mutants}
+        if {Path(f).name for f in mutant_files} == {Path(fixed_entry).name}:
+            for sibling in (folder / RECONSTRUCT).rglob("*.py"):
+                if sibling.resolve() not in mutant_files:
+                    sibling.unlink()
+            notes.append("reconstruction: the fixed program has several files; the entry's mutants run in its folder")
+        else:
+            notes.append("reconstruction left out: the fixed program has several files and a mutant is not the entry")
+            subprocess.run(["rm", "-rf", str(folder / RECONSTRUCT)], check=True)
+        rec_files = sorted(p.name for p in (folder / RECONSTRUCT).rglob("*.py")) if (folder / RECONSTRUCT).is_dir() else []
     # the last of reconstruct_mutants' list stands for the whole fault (the HOM, or the only mutant)
     rec = {str(Path(s.file).resolve()): s for s in made_rec.mutants} if rec_files else {}
     return names, rec, notes
+
+
+def write_sample(sample: list, made: dict, folder: Path, start: int = 0) -> dict[str, str]:
+    """The sample's mutant files in ``folder``, numbered from ``start``: file name -> DeepCrime name
+    (also written to :data:`NAMES_FILE`, merged with the names already there)."""
+    names = {}
+    for i, m in enumerate(sample, start):
+        mutant, resolved = made[m.name]
+        prov = mutant.provenance.to_dict() | {"deepcrime": resolved.to_dict()}
+        stem = f"dc{i:02d}_{safe_name(m.name.split('_mutated', 1)[0])}.py"
+        py, _ = write_program_files(str(folder), stem, mutant.code, prov, encoding=mutant.encoding)
+        names[Path(py).name] = m.name
+    known = json.loads((folder / NAMES_FILE).read_text(encoding="utf-8")) if start and (folder / NAMES_FILE).is_file() else {}
+    (folder / NAMES_FILE).write_text(json.dumps(known | names, indent=1), encoding="utf-8")
+    return names
 
 
 def one_row_manifest(row: Any, path: Path) -> None:
@@ -194,10 +214,50 @@ def run_bug(bug: str, row: Any, published: list, args: argparse.Namespace, work:
           f"published); reconstructing mutants {len(rec_paths)} {notes}", flush=True)  # fmt: skip
     print("  $ " + shlex.join(command), flush=True)
     started = time.monotonic()
-    try:
-        subprocess.run(command, timeout=args.timeout_per_bug, check=False, capture_output=True, text=True)
-    except subprocess.TimeoutExpired:
-        return {"bug": bug, "runtime_id": row.id, "reason": f"compare ran past {args.timeout_per_bug:.0f} s"}
+    if args.reuse_compare and out.is_file() and out.stat().st_size:
+        print(f"  (reusing {out}: the row is recomputed, compare not run)", flush=True)
+    else:
+        try:
+            subprocess.run(command, timeout=args.timeout_per_bug, check=False, capture_output=True, text=True)
+        except subprocess.TimeoutExpired:
+            return {"bug": bug, "runtime_id": row.id, "reason": f"compare ran past {args.timeout_per_bug:.0f} s"}
+    result = _row_of(bug, row, published, sample, out, names, rec_paths)
+    candidates = [m for m in published if m.name in made]
+    topped: dict[str, Any] = {"rounds": 0, "added": [], "left_out_operators": []}
+    for _ in range(args.top_up):  # too few of the sample measured: more of their mutants, the store reused
+        if "reason" in result or not can_top_up(result, MIN_SAMPLE):
+            break
+        extra, left_out = top_up(candidates, sample, result["mutants"], MIN_SAMPLE - result["matched"] + 1,
+                                 args.min_operators)  # fmt: skip
+        if not extra:
+            break
+        names |= write_sample(extra, made, folder, start=len(names))
+        sample = sample + extra
+        topped["rounds"] += 1
+        topped["added"] += [m.name for m in extra]
+        topped["left_out_operators"] = sorted(set(topped["left_out_operators"]) | set(left_out))
+        print(f"  top-up: matched {result['matched']}; {len(extra)} more (operators left out: {left_out})", flush=True)
+        if not (args.reuse_compare and {m.name for m in extra} <= _names_in(out)):
+            before = out.with_suffix(".before-top-up.jsonl")  # compare skips a bug its --out holds
+            out.replace(before)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                subprocess.run(command, timeout=args.timeout_per_bug, check=False, capture_output=True, text=True)
+            if not _names_in(out):  # the row of the last compare that finished stands
+                before.replace(out)
+                break
+        result = _row_of(bug, row, published, sample, out, names, rec_paths)
+    if "reason" in result:
+        return result
+    result["top_up"] = topped
+    result["counting"], result["seconds"] = counting, round(time.monotonic() - started, 1)
+    result["notes"] = notes
+    return result
+
+
+def _row_of(
+    bug: str, row: Any, published: list, sample: list, out: Path, names: dict[str, str], rec_paths: dict[str, Any]
+) -> dict[str, Any]:
+    """The bug's row from compare's last row in ``out``; a dict with only a ``reason`` where there is none."""
     lines = (
         [json.loads(line) for line in out.read_text().splitlines() if line.strip()] if out.exists() else []
     )
@@ -217,9 +277,13 @@ def run_bug(bug: str, row: Any, published: list, args: argparse.Namespace, work:
         is_reconstruction=lambda e: str(Path(str(e.get("file") or "")).resolve()) in rec_paths,
         is_combined=lambda e: str(Path(str(e.get("file") or "")).resolve()) == next(reversed(rec_paths), None),
     )  # fmt: skip
-    result["counting"], result["seconds"] = counting, round(time.monotonic() - started, 1)
-    result["notes"] = notes
     return result
+
+
+def _names_in(out: Path) -> set[str | None]:
+    """The DeepCrime names compare's last row in ``out`` measured."""
+    lines = [line for line in out.read_text().splitlines() if line.strip()] if out.is_file() else []
+    return {_deepcrime_name(e) for e in json.loads(lines[-1]).get("mutants") or []} if lines else set()
 
 
 def _deepcrime_name(entry: dict[str, Any]) -> str | None:
@@ -292,7 +356,8 @@ def print_row(r: dict[str, Any]) -> None:
     rec = r.get("reconstruction") or {}
     fault = r["fault"]
     print(
-        f"{r['bug']:15} {r['runtime_id']:34} matched {r['matched']:2}/{r['sampled']:2} ({r['sample_operators']} ops) "
+        f"{r['bug']:15} {r['runtime_id']:34} matched {r['matched']:2}/{r['sampled']:2} ({r['sample_operators']} ops; "
+        f"{r.get('matched_no_kill', 0)} kill nothing here: CS 0) "
         f"runs {r['runs']}  CS rho {_f(r['cs']['rho'])} |d| {_f(r['cs']['median_abs_difference'])} "
         f"(theirs {_f(r['cs']['their_median'])}, mutreal {_f(r['cs']['our_median'])})  "
         f"IoU rho {_f(r['iou']['rho'])} |d| {_f(r['iou']['median_abs_difference'])} "
@@ -309,11 +374,18 @@ def print_row(r: dict[str, Any]) -> None:
             f"published: median IoU {_f(pub.get('median'))} best {_f(pub.get('best'))} (rank {_f(pub.get('rank'))})"
             + (f"; {rec['reason']}" if rec.get("reason") else "")
         )
+    per = r.get("runs_per_program") or {}
+    print(f"    runs per program: buggy {per.get('buggy')}, fixed {per.get('fixed')}, "
+          f"mutants {per.get('mutants_min')}-{per.get('mutants_max')}")  # fmt: skip
     t = r["trainings"]
     print(
         f"    trainings: mutreal {t['mutreal']} ({t.get('mutreal_new')} trained by this run; the reconstruction alone {t.get('reconstruction')}), "
         f"theirs {t['theirs']} = {t['theirs_rule']}; {r['seconds']} s"
     )
+    top = r.get("top_up") or {}
+    if top.get("added"):
+        print(f"    top-up: {len(top['added'])} more of their mutants in {top['rounds']} round(s) "
+              f"(operators left out, unpaired here: {top['left_out_operators']})")  # fmt: skip
     for why in r["disagreement"]:
         print(f"    disagreement: {why}")
     for note in r.get("notes") or []:
@@ -340,6 +412,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--store", default=None, help="the run store every bug shares (default WORK/runs.sqlite)")
     ap.add_argument("--run-timeout", type=float, default=None, help="compare's time limit per run (s)")
     ap.add_argument("--probe", action="store_true", help="time one run of each fixed program; train nothing else")
+    ap.add_argument(
+        "--top-up",
+        type=int,
+        default=1,
+        help="rounds of more mutants where fewer than 10 of the sample have a figure (0: none)",
+    )
+    ap.add_argument(
+        "--reuse-compare",
+        action="store_true",
+        help="where WORK/<bug>/compare.jsonl exists, recompute the row from it without running compare",
+    )
     ap.add_argument("--probe-timeout", type=float, default=120.0, help="--probe's time limit per run (s)")
     args = ap.parse_args(argv)
     started = time.monotonic()
@@ -370,6 +453,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"sample rule: {rule}")
     print(f"reliability, theirs: {THEIR_RELIABLE_RULE}")
     print(f"reliability, mutreal: {RELIABLE_RULE}")
+    print(f"no kill: {NO_KILL_RULE}")
     work = Path(args.work).resolve()
     work.mkdir(parents=True, exist_ok=True)
     if args.probe:

@@ -12,16 +12,19 @@ from hypothesis import strategies as st
 from mutreal.study.published_realism import PublishedMutant
 from mutreal.study.realism_comparison import (
     bug_row,
+    can_top_up,
     disagreement_reasons,
     join_rows,
     median_abs_difference,
     operator_key,
     position,
+    runs_per_program,
     sample_mutants,
     sample_rule,
     spearman,
     summary,
     their_trainings,
+    top_up,
     twin_agreement,
     twin_reason,
 )
@@ -272,3 +275,61 @@ def test_their_two_ids_of_one_program_are_set_side_by_side():
     assert twin["cs"]["median_abs_difference"] == pytest.approx(median_abs_difference([0, 0.1, 0.2, 0.3], [1, 0.9, 0.8, 0.7]))
     assert "under deeplocalize1 against deepfd1's, over the 4 mutant names both publish: CS rho -1.00" in twin_reason(twin)
     assert twin_agreement("deepfd1", a, "x", [PublishedMutant("x", "other", 0.1)]) is None
+
+
+def test_a_mutant_that_kills_nothing_scores_cs_0_as_theirs_does():
+    # their quantify_realism.py starts the CS matrix at 0 and fills it only where the mutant's KPs sum
+    # above 0: a mutant that killed nothing is 0.0 in their CSV; compare leaves mutreal's CS undefined
+    # (0/0) and its IoU 0 (the fault kills some input): the comparison scores it 0 the same way
+    published = _published(4)
+    names = {f"dc{i}.py": m.name for i, m in enumerate(published)}
+    silent = _entry("dc1.py", None, 0.0, kp={"inputs_killing": 0, "n_instances": 5})
+    (m,) = join_rows(published, [silent], lambda e: names.get(e["file"].rsplit("/", 1)[1]))
+    assert (m.our_cs, m.our_iou, m.no_kill) == (0.0, 0.0, True)
+    assert m.reason == "the mutant kills no input in 5 runs: CS 0 (0/0, as theirs)"
+    # not where the fault has no KP (IoU undefined too), nor where compare says why it has none
+    for other in (
+        _entry("dc1.py", None, None, kp={"inputs_killing": 0, "n_instances": 5}),
+        _entry("dc1.py", None, 0.0, kp={"inputs_killing": 0, "n_instances": 5}, similarity_reason="fault not reproduced"),
+        _entry("dc1.py", None, 0.0, kp={"inputs_killing": 0}, failure={"kind": "stillborn", "reason": "x"}),
+    ):
+        (n,) = join_rows(published, [other], lambda e: names.get(e["file"].rsplit("/", 1)[1]))
+        assert n.our_cs is None and not n.no_kill
+    compared = _compared(published, [0.2, 0.4, 0.6, 0.8])
+    compared["mutants"][0] = _entry("dc0.py", None, 0.0, reliable=False, kp={"inputs_killing": 0, "n_instances": 5})
+    row = _row(published, compared)
+    assert (row["matched"], row["matched_no_kill"]) == (4, 1)
+    assert row["cs"]["rho"] == pytest.approx(1.0)
+    assert summary([row])["matched_no_kill"] == 1
+
+
+def test_the_row_says_how_many_runs_each_program_got():
+    published = _published(4)
+    compared = _compared(published, [0.2, 0.4, 0.6, 0.8])
+    compared["buggy"], compared["fixed"] = {"outcomes": {"ok": 5}}, {"outcomes": {"ok": 4, "crash": 1}}
+    for i, e in enumerate(compared["mutants"]):
+        e["outcomes"] = {"ok": 5 - (i == 2), "timeout": int(i == 2)} if i != 1 else {"ok": 3}
+    assert _row(published, compared)["runs_per_program"] == {
+        "buggy": 5, "fixed": 5, "mutants_min": 3, "mutants_max": 5,
+    }  # fmt: skip
+    assert runs_per_program({"mutants": []}) == dict.fromkeys(("buggy", "fixed", "mutants_min", "mutants_max"))
+
+
+def test_top_up_takes_more_mutants_but_none_of_an_operator_that_cannot_be_paired_here():
+    published = _published(12)  # operators cycle over OPERATORS
+    sample = published[:4]
+    unpaired = {"name": published[2].name, "our_cs": None, "reason": "validation labels differ: inputs cannot be paired"}
+    silent = {"name": published[1].name, "our_cs": None, "reason": "stillborn: crashed"}
+    extra, left_out = top_up(published, sample, [unpaired, silent], 3, min_operators=2)
+    assert left_out == [operator_key(published[2].name)]
+    assert len(extra) == 3 and not {m.name for m in extra} & {m.name for m in sample}
+    assert all(operator_key(m.name) != left_out[0] for m in extra)
+    assert top_up(published, sample, [], 0) == ([], [])
+    assert top_up(published[:4], sample, [], 2) == ([], [])  # nothing left to take
+
+
+def test_no_top_up_where_no_mutant_can_get_a_figure():
+    assert can_top_up({"matched": 8, "fault": {"inputs_killing": 48}}, 10)
+    assert not can_top_up({"matched": 10, "fault": {"inputs_killing": 48}}, 10)
+    assert not can_top_up({"matched": 0, "fault": {"inputs_killing": None}}, 10)  # no KP: inputs unpaired
+    assert not can_top_up({"matched": 0, "fault": {"inputs_killing": 0}}, 10)  # fault not reproduced

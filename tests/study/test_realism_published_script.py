@@ -62,18 +62,32 @@ def test_script_writes_the_table_the_report_reads(tmp_path: Path, synthetic_resu
     data = json.loads(out.read_text())
     assert data["format"] == TABLE_FORMAT and data["runs"] == 2 and data["not_run"] == []
     (row,) = data["bugs"]
-    assert (row["bug"], row["runtime_id"], row["runs"], row["sampled"]) == (BUG, "Defects4ML:001", 2, 5)
-    assert {m["name"] for m in row["mutants"]} <= set(names) and len(row["mutants"]) == 5
+    # 5 sampled, fewer than 10 measured: the top-up adds the one mutant left, and compare runs again
+    assert (row["bug"], row["runtime_id"], row["runs"], row["sampled"]) == (BUG, "Defects4ML:001", 2, 6)
+    assert {m["name"] for m in row["mutants"]} == set(names) and len(row["mutants"]) == 6
+    assert row["top_up"]["rounds"] == 1 and len(row["top_up"]["added"]) == 1 and "top-up:" in done.stdout
     assert row["matched"] == sum(1 for m in row["mutants"] if m["our_cs"] is not None) >= 3
     sampled = {m["name"]: m for m in row["mutants"]}
     assert sampled[names[0]]["their_cs"] == 0.9 and sampled[names[4]]["their_cs"] == 0.1  # CS range ends kept
     # the fault (last activation) is reconstructed by ACH and trained in the same runs
     assert row["reconstruction"]["operator"] == "ACH"
-    assert row["trainings"]["mutreal"] == 2 * (2 + 5 + 1) and row["trainings"]["theirs"] == (6 + 2) * 5
+    assert row["trainings"]["mutreal"] == 2 * (2 + 6 + 1) and row["trainings"]["theirs"] == (6 + 2) * 5
     assert row["cs"]["rho"] is None or -1 <= row["cs"]["rho"] <= 1
     assert row["runs"] < 5 and any("too few runs: 2" in why for why in row["disagreement"]) == bool(
         row["disagreement"]
     )
+    # --reuse-compare recomputes the row from compare's stored row, training nothing
+    again = subprocess.run(
+        [sys.executable, str(SCRIPT), "--manifest", str(manifest), "--git-dir", str(snapshot),
+         "--deepfd-git-dir", str(tmp_path / "none"), "--deeplocalize-git-dir", str(tmp_path / "none"),
+         "--runs", "2", "--size", "5", "--min-operators", "3", "--work", str(tmp_path / "work"),
+         "--out", str(tmp_path / "again.json"), "--reuse-compare"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert again.returncode == 0 and "reusing" in again.stdout, again.stdout + again.stderr
+    assert "$ " in again.stdout and again.stdout.count("top-up:") == 2  # its top-up found in compare's row too
+    (same,) = json.loads((tmp_path / "again.json").read_text())["bugs"]
+    assert same["mutants"] == row["mutants"] and same["matched"] == row["matched"]
     # the report shows it on the bug's page
     results = synthetic_results_for_page("Defects4ML:001", tmp_path / "results.jsonl")
     shown = subprocess.run(
@@ -122,3 +136,32 @@ def test_probe_times_one_run_of_each_fixed_program_and_trains_nothing_else(tmp_p
         BUG, "Defects4ML:001", "ok", len(MUTANTS), len(MUTANTS))
     assert 0 < row["seconds"] < 900
     assert not (tmp_path / "work" / BUG).exists()  # no mutant written, no compare run
+
+
+def test_a_two_file_programs_reconstruction_keeps_the_entrys_mutants_only(tmp_path: Path):
+    # a fixed program of two files (the entry and a helper it does not import): reconstruct_mutants
+    # copies the helper beside each mutant, and compare would train the copies as mutants; the
+    # benchmark removes them (the mutant runs in its original's folder) instead of leaving the
+    # reconstruction out
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import realism_published as bench
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    from mutreal.manifest import load_manifest
+
+    for side in ("buggy", "fixed"):
+        (tmp_path / side).mkdir()
+        shutil.copy(PAIR / f"{side}.py", tmp_path / side / "model.py")
+        (tmp_path / side / "helper.py").write_text("print('makes data once')\n")
+    manifest = tmp_path / "manifest.csv"
+    with manifest.open("w", newline="") as f:
+        csv.writer(f).writerows([["id", "benchmark", "buggy", "fixed", "entry"],
+                                 ["Own:two", "own", f"{tmp_path}/buggy/model.py;{tmp_path}/buggy/helper.py",
+                                  f"{tmp_path}/fixed/model.py;{tmp_path}/fixed/helper.py", "model.py"]])  # fmt: skip
+    (row,) = load_manifest(str(manifest)).rows
+    _, rec, notes = bench.write_bug(row, [], {}, tmp_path / "out")
+    assert rec and {s.operator for s in rec.values()} == {"ACH"}
+    files = sorted((tmp_path / "out" / bench.RECONSTRUCT).rglob("*.py"))
+    assert files and {p.name for p in files} == {"model.py"} and {str(p.resolve()) for p in files} == set(rec)
+    assert any("several files" in n and "left out" not in n for n in notes)

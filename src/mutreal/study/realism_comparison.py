@@ -101,6 +101,39 @@ def sample_mutants(
     return sorted(chosen.values(), key=lambda m: (m.cs, m.name))
 
 
+#: a sampled mutant's reason that says its operator cannot be measured on this program here
+UNPAIRED = "cannot be paired"
+
+
+def can_top_up(row: Mapping[str, Any], wanted: int) -> bool:
+    """Whether more mutants can give a bug's row more figures: fewer than ``wanted`` measured, and a
+    fault that kills some input here (with no KP for the fault, or a fault not reproduced, no mutant
+    of any operator gets a CS)."""
+    return int(row.get("matched") or 0) < wanted and bool((row.get("fault") or {}).get("inputs_killing"))
+
+
+def top_up(
+    candidates: Iterable[PublishedMutant],
+    sample: Sequence[PublishedMutant],
+    measured: Sequence[Mapping[str, Any]],
+    more: int,
+    min_operators: int = MIN_OPERATORS,
+) -> tuple[list[PublishedMutant], list[str]]:
+    """``more`` of ``candidates`` beyond ``sample``, where too few of the sample got a figure here
+    (``measured``: the row's mutants, :meth:`MatchedMutant.to_dict`), taken as :func:`sample_mutants`
+    takes a sample; none of an operator whose sampled mutants could not be paired here (per-input
+    correctness on validation data whose labels the operator changed: every mutant of it would be
+    unpaired). Returns them and the operators left out, sorted."""
+    left_out = sorted(
+        {operator_key(m["name"]) for m in measured if m.get("our_cs") is None and UNPAIRED in str(m.get("reason"))}
+    )
+    used = {m.name for m in sample}
+    rest = [m for m in candidates if m.name not in used and operator_key(m.name) not in left_out]
+    if more < 1 or not rest:
+        return [], left_out
+    return sample_mutants(rest, more, min(min_operators, more)), left_out
+
+
 @dataclass
 class MatchedMutant:
     """One DeepCrime mutant measured on both sides: their figures and mutreal's."""
@@ -118,9 +151,34 @@ class MatchedMutant:
     crashed: bool = False
     #: runs whose per-input classes do not give the mutant's own accuracy (compare's count)
     accuracy_disagreements: int = 0
+    #: the mutant kills no input here while the fault kills some: mutreal's CS is 0/0, scored 0 as
+    #: their script scores it (:data:`NO_KILL_RULE`)
+    no_kill: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+#: how a mutant that kills no input gets a CS in the comparison (their scripts/quantify_realism.py
+#: starts its matrix at zeros and writes a CS only where the mutant's KPs sum above 0)
+NO_KILL_RULE = (
+    "a mutant that kills no input here, while the fault kills some, is scored CS 0 (0/0) as Ahmed et al.'s "
+    "quantify_realism.py scores theirs (their matrix starts at 0); its IoU is 0 by definition"
+)
+
+
+def _kills_nothing(entry: Mapping[str, Any]) -> bool:
+    """Whether compare measured the mutant and it killed no input while the fault killed some: its
+    CS is 0/0 (compare says none), its IoU 0 (compare says 0, which needs the fault's KP)."""
+    kp = entry.get("kp")
+    return (
+        entry.get("coupling") is None
+        and isinstance(kp, Mapping)
+        and kp.get("inputs_killing") == 0
+        and not entry.get("similarity_reason")
+        and not entry.get("failure")
+        and _float(entry.get("iou")) == 0.0
+    )
 
 
 def _our_reason(entry: Mapping[str, Any], notes: Sequence[str] = ()) -> str | None:
@@ -163,18 +221,22 @@ def join_rows(
         if name is None or name not in theirs:
             continue
         m = theirs[name]
+        no_kill = _kills_nothing(entry)  # their CS of a mutant that killed nothing is their matrix's 0
         matched.append(
             MatchedMutant(
                 name,
                 m.cs,
                 m.iou,
-                _float(entry.get("coupling")),
+                0.0 if no_kill else _float(entry.get("coupling")),
                 _float(entry.get("iou")),
                 m.cs_reliable,
                 entry.get("reliable"),
-                _our_reason(entry, notes),
+                f"the mutant kills no input in {entry['kp'].get('n_instances')} runs: CS 0 (0/0, as theirs)"
+                if no_kill
+                else _our_reason(entry, notes),
                 _all_crashed(entry),
                 int(entry.get("accuracy_disagreements") or 0),
+                no_kill,
             )  # fmt: skip
         )
     return sorted(matched, key=lambda x: x.name)
@@ -296,8 +358,14 @@ def disagreement_reasons(
         names = ", ".join(sorted({operator_key(m.name) for m in off}))
         reasons.append(
             f"{len(off)} of {len(matched)} mutants ({names}) have runs whose per-input classes do not give "
-            "their own accuracy: mutreal's KP counts other classes than their metric (a mutreal defect "
-            "where a cross-entropy model's outputs leave [0, 1]: read as logits at 0, Keras thresholds at 0.5)"
+            "their own accuracy: mutreal's KP counts other classes than their metric (before runner 6, a one-unit "
+            "output read as a logit; since, NaN outputs: no class for mutreal, Keras' argmax takes class 0)"
+        )
+    silent = [m for m in matched if m.no_kill]
+    if silent:
+        reasons.append(
+            f"{len(silent)} of {len(matched)} mutants kill no input here: CS 0 by their rule (0/0), "
+            f"theirs {', '.join(_g(m.their_cs) for m in silent)}"
         )
     missing = [m for m in matched if m.our_cs is None]
     if missing:
@@ -321,6 +389,10 @@ def disagreement_reasons(
             f"{kp['n_inputs']} evaluated inputs; their adapted programs' test sets are not published"
         )
     return reasons
+
+
+def _g(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2g}"
 
 
 #: a program whose metric spans more than this over its runs is unstable (its own failing runs count in KP)
@@ -382,6 +454,26 @@ def reconstruction_figures(
     }
 
 
+def _runs_of(side: Mapping[str, Any] | None) -> int | None:
+    """The runs a program got in compare's row: its outcomes counted (a run that failed counts)."""
+    outcomes = (side or {}).get("outcomes")
+    if isinstance(outcomes, Mapping) and outcomes:
+        return sum(int(v or 0) for v in outcomes.values())
+    return None
+
+
+def runs_per_program(compared: Mapping[str, Any]) -> dict[str, Any]:
+    """How many runs each program of a bug got: the buggy and the fixed program, and the fewest and
+    most of any mutant (compare plans ``--runs`` for each; a stopped or failed run shows here)."""
+    mutants = [n for n in (_runs_of(e) for e in compared.get("mutants") or []) if n is not None]
+    return {
+        "buggy": _runs_of(compared.get("buggy")),
+        "fixed": _runs_of(compared.get("fixed")),
+        "mutants_min": min(mutants, default=None),
+        "mutants_max": max(mutants, default=None),
+    }
+
+
 def bug_row(
     bug: str,
     runtime_id: str,
@@ -432,7 +524,9 @@ def bug_row(
         "sampled": len(sample),
         "sample_operators": len({operator_key(m.name) for m in sample}),
         "matched": sum(1 for m in matched if m.our_cs is not None),
+        "matched_no_kill": sum(1 for m in matched if m.no_kill),
         "runs": runs,
+        "runs_per_program": runs_per_program(compared),
         "cs": {
             "rho": cs_rho,
             "median_abs_difference": cs_diff,
@@ -527,6 +621,7 @@ def summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {
         "bugs": len(rows),
         "matched": sum(int(row.get("matched") or 0) for row in rows),
+        "matched_no_kill": sum(int(row.get("matched_no_kill") or 0) for row in rows),
         "their_median_cs": _median(m["their_cs"] for m in mutants),
         "our_median_cs": _median(m["our_cs"] for m in mutants),
         "their_median_iou": _median(m["their_iou"] for m in mutants),
@@ -562,6 +657,7 @@ def table(
         "runs": runs,
         "seconds": seconds,
         "sample_rule": sample_rule_text,
+        "no_kill_rule": NO_KILL_RULE,
         "reliability": {"theirs": THEIR_RELIABLE_RULE, "mutreal": our_rule},
         "thresholds": {"rho": RHO_THRESHOLD, "median_abs_difference": DIFFERENCE_THRESHOLD},
         "summary": summary(rows),
