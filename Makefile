@@ -54,7 +54,7 @@ test: system-deps install-all
 	$(PYTHON) -m pytest -q --durations=25 -n $(TEST_WORKERS) --dist loadgroup
 
 test-fast: install
-	$(PYTHON) -m pytest -q -m "not slow"
+	$(PYTHON) -m pytest -q -m "not slow" -n $(TEST_WORKERS) --dist loadgroup
 
 lint:
 	$(PYTHON) -m ruff check src tests benchmarks
