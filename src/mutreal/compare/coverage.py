@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mutreal.compare.statement_diff import StatementChange, changes_of, renamed
+from mutreal.compare.statement_diff import StatementChange, changes_of, operands_reordered, renamed
 from mutreal.compare.statement_diff import statement_changes as statement_changes  # read from here too
 from mutreal.compare.statements import Statement, parse_statement, touches
 from mutreal.decisions import DecisionId as D
@@ -559,6 +559,7 @@ def cover(
         not e
         and (c.buggy is None or _hit(c.buggy, modelled[0]))
         and (c.fixed is None or _hit(c.fixed, modelled[1]))
+        and not operands_reordered(c)
         for c, e in zip(kept, explained, strict=True)
     ]
     if any(compared):

@@ -186,3 +186,28 @@ def _swapped(before: str, after: str) -> bool:
     if len(set(mapping.values())) < len(mapping):
         return True  # two names read as one
     return any(x != y and mapping.get(y, y) != y for x, y in mapping.items())
+
+
+def operands_reordered(change: StatementChange) -> bool:
+    """Whether a changed statement hands a call the same positional arguments in another order
+    (``tf.nn.conv2d(phi, x)`` against ``tf.nn.conv2d(x, phi)``). The passes model a graph op by its
+    settings, not by which tensor is its input and which its filter, so such a statement must not
+    count as compared equal: it stays a change (a swapped input and filter is a fault both readers
+    name)."""
+    b, f = change.buggy, change.fixed
+    if b is None or f is None:
+        return False
+    before, after = parse_statement(b.text), parse_statement(f.text)
+    if before is None or after is None:
+        return False
+    calls_b = [n for n in ast.walk(before) if isinstance(n, ast.Call)]
+    calls_f = [n for n in ast.walk(after) if isinstance(n, ast.Call)]
+    if len(calls_b) != len(calls_f):
+        return False
+    for cb, cf in zip(calls_b, calls_f, strict=True):
+        args_b = [ast.unparse(a) for a in cb.args]
+        args_f = [ast.unparse(a) for a in cf.args]
+        if len(args_b) > 1 and args_b != args_f and sorted(args_b) == sorted(args_f):
+            return True
+    return False
+
