@@ -10,7 +10,8 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mutreal.compare.coverage import cover, statement_changes
+from mutreal.compare.coverage import cover
+from mutreal.compare.statement_diff import statement_changes
 from mutreal.compare.statements import statements_of, touches
 from mutreal.results import BugResult, read_results
 

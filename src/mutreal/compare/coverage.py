@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mutreal.compare.statement_diff import StatementChange, changes_of, operands_reordered, renamed
-from mutreal.compare.statement_diff import statement_changes as statement_changes  # read from here too
 from mutreal.compare.statements import Statement, parse_statement, touches
 from mutreal.decisions import DecisionId as D
 from mutreal.decisions import applies
