@@ -574,10 +574,17 @@ def cover(
             coverage.noise[r] = coverage.noise.get(r, 0) + 1
     kept = [c for c, r in zip(kept, reason, strict=True) if r is None]
     explained = [e for e, r in zip(explained, reason, strict=True) if r is None]
-    # a changed statement binding a name an explained statement of its side reads feeds that change
-    for _ in range(2):
-        breads = {r for c, e in zip(kept, explained, strict=True) if e and c.buggy for r in c.buggy.reads}
-        freads = {r for c, e in zip(kept, explained, strict=True) if e and c.fixed for r in c.fixed.reads}
+    # a changed statement binding a name an explained statement of its side reads feeds that
+    # change; a header put around (or taken from) explained statements, and a feed matched to a
+    # placeholder the fix changed, are that fix's too (decision one-inconsistency-one-component);
+    # each explained statement can explain others, so read until nothing more is explained
+    bchanged = {id(c.buggy): changed_reads(c)[0] for c in kept if c.buggy is not None}
+    fchanged = {id(c.fixed): changed_reads(c)[1] for c in kept if c.fixed is not None}
+    grown = True
+    while grown:
+        before = sum(explained)
+        breads = {r for c, e in zip(kept, explained, strict=True) if e and c.buggy for r in bchanged[id(c.buggy)]}
+        freads = {r for c, e in zip(kept, explained, strict=True) if e and c.fixed for r in fchanged[id(c.fixed)]}
         for i, c in enumerate(kept):
             if explained[i]:
                 continue
@@ -585,9 +592,14 @@ def cover(
                 explained[i] = True
         for i, c in enumerate(kept):
             if not explained[i] and (
-                _feeds_component(c.buggy, buggy, blines) or _feeds_component(c.fixed, fixed, flines)
+                _feeds_component(c.buggy, buggy, blines, bchanged) or _feeds_component(c.fixed, fixed, flines, fchanged)
             ):
                 explained[i] = True
+        done = [c for c, e in zip(kept, explained, strict=True) if e]
+        for i, c in enumerate(kept):
+            if not explained[i] and (_header_of_fix(c, kept, explained) or _matched_feed(c, done)):
+                explained[i] = True
+        grown = sum(explained) > before
     # a fix that writes most of the fixed program anew completes or rewrites the post (rule
     # completed_snippet, 4.2.1): its additions no component explains are that completion; where
     # it also drops most of the buggy program, the post was replaced by another program (decision
@@ -672,11 +684,156 @@ def _set_up(
     return None
 
 
-def _feeds_component(statement: Statement | None, side: list[Statement], lines: set[tuple[str, int]]) -> bool:
-    """A changed statement binding a name that a statement a component points into reads."""
+def _read_names(node: ast.AST) -> set[str]:
+    """The names and dotted names ``node`` reads (as :attr:`Statement.reads` spells them)."""
+    out: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            out.add(n.id)
+        elif isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load):
+            parts: list[str] = []
+            v: ast.AST = n
+            while isinstance(v, ast.Attribute):
+                parts.append(v.attr)
+                v = v.value
+            if isinstance(v, ast.Name):
+                out.add(".".join([v.id, *reversed(parts)]))
+    return out
+
+
+def _differing(a: object, b: object, out: tuple[set[str], set[str]]) -> None:
+    """Adds to ``out`` the names each side reads in the smallest sub-trees where ``a`` and ``b``
+    differ: two nodes of one type are read field by field (lists of one length item by item); a
+    node whose own value differs (a name, an operator, a constant) or whose type does, whole."""
+    if isinstance(a, ast.AST) and isinstance(b, ast.AST) and type(a) is type(b):
+        if ast.dump(a) == ast.dump(b):
+            return
+        pairs: list[tuple[object, object]] = []
+        for name in a._fields:
+            x, y = getattr(a, name, None), getattr(b, name, None)
+            if isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+                pairs += zip(x, y, strict=True)
+            elif isinstance(x, ast.AST) and isinstance(y, ast.AST):
+                pairs.append((x, y))
+            elif (isinstance(x, ast.AST | list) or isinstance(y, ast.AST | list)) or x != y:
+                break  # the node itself differs
+        else:
+            for x, y in pairs:
+                _differing(x, y, out)
+            return
+    for v, side in ((a, out[0]), (b, out[1])):
+        if isinstance(v, ast.AST):
+            side |= _read_names(v)
+
+
+def changed_reads(change: StatementChange) -> tuple[frozenset[str], frozenset[str]]:
+    """The names each side reads in the part of a statement the fix changed: all it reads for a
+    statement one side only has. Why: a value the change reads comes with the change (``n`` in
+    ``Dense(n)`` -> ``Dense(n * 2)``); one it reads in a part both sides keep does not
+    (``x_train`` in ``fit(x_train, y, epochs=10)`` -> ``epochs=1``: a change to ``x_train`` is
+    no part of the epochs' fix)."""
+    b, f = change.buggy, change.fixed
+    if b is None or f is None:
+        return (b.reads if b else frozenset()), (f.reads if f else frozenset())
+    trees = parse_statement(b.text), parse_statement(f.text)
+    if trees[0] is None or trees[1] is None:
+        return b.reads, f.reads
+    out: tuple[set[str], set[str]] = (set(), set())
+    _differing(trees[0], trees[1], out)
+    return frozenset(out[0]), frozenset(out[1])
+
+
+#: a header that chooses whether its body runs, or in which context: not how often
+_BRANCH_HEADER = re.compile(r"^(if|elif|else|with|try)\b")
+
+
+@applies(D.ONE_INCONSISTENCY)
+def _header_of_fix(change: StatementChange, kept: list[StatementChange], explained: list[bool]) -> bool:
+    """A compound header one side only has (a branch, a loop, a ``with``) whose body's changed
+    statements on that side are all explained, and there is one: the fix put its statements under
+    it or took them out of it (``if activation is not None:`` around the activation the fix
+    added), one edit with them. A header both sides have, changed, is a change of its own, and so
+    is a loop put around statements or taken from them: how often they run is a training budget."""
+    if change.change == "changed":
+        return False
+    st = change.buggy or change.fixed
+    assert st is not None
+    if st.end <= st.last or not _BRANCH_HEADER.match(st.written):
+        return False
+    on_buggy = change.fixed is None
+    inside = [
+        e
+        for c, e in zip(kept, explained, strict=True)
+        if (one := (c.buggy if on_buggy else c.fixed)) is not None
+        and one is not st
+        and one.file == st.file
+        and st.last < one.line <= st.end
+    ]
+    return bool(inside) and all(inside)
+
+
+class _HideFeeds(ast.NodeTransformer):
+    """Puts ``...`` for the value of each dict entry keyed by one of ``names``."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+
+    def visit_Dict(self, node: ast.Dict) -> ast.AST:
+        self.generic_visit(node)
+        node.values = [
+            ast.Constant(...) if isinstance(k, ast.Name | ast.Attribute) and ast.unparse(k) in self.names else v
+            for k, v in zip(node.keys, node.values, strict=True)
+        ]
+        return node
+
+
+@applies(D.ONE_INCONSISTENCY)
+def _matched_feed(change: StatementChange, done: list[StatementChange]) -> bool:
+    """A changed statement whose only change is what it feeds to names an explained statement
+    binds on each side (``feed_dict={labels_: y[:, None]}`` -> ``{labels_: y}`` where the fix
+    changed the ``labels_`` placeholder): the feed restored to the placeholder's shape is the
+    same inconsistency repaired, one component with the placeholder."""
+    if change.buggy is None or change.fixed is None:
+        return False
+    names = {
+        b
+        for c in done
+        for st in (c.buggy, c.fixed)
+        if st is not None
+        for b in st.binds
+    }
+    if not names:
+        return False
+    trees = [parse_statement(st.text) for st in (change.buggy, change.fixed)]
+    if any(t is None for t in trees):
+        return False
+    hidden = [ast.unparse(_HideFeeds(names).visit(t)) for t in trees]
+    return hidden[0] == hidden[1] and change.buggy.text != change.fixed.text
+
+
+def _feeds_component(
+    statement: Statement | None,
+    side: list[Statement],
+    lines: set[tuple[str, int]],
+    changed: dict[int, frozenset[str]] | None = None,
+) -> bool:
+    """A changed statement binding a name that a statement a component points into reads: in the
+    part the fix changed where that statement is itself changed (``changed``: its id -> what its
+    changed part reads, :func:`changed_reads`); where it is not, a literal it reads (the value
+    moved into a variable: ``n = 128`` read by an unchanged ``Dense(n)``, or into a parameter's
+    default: ``def build(lr=0.01)``), not any value it reads
+    (``x = x * 3`` is no part of a fix of ``fit(x, epochs=m)``'s epochs)."""
     if statement is None or not statement.binds:
         return False
-    return any(s is not statement and _hit(s, lines) and bool(s.reads & statement.binds) for s in side)
+    if changed is None:
+        return any(s is not statement and _hit(s, lines) and bool(s.reads & statement.binds) for s in side)
+    return any(
+        s is not statement
+        and _hit(s, lines)
+        and (id(s) in changed or statement.literal or bool(statement.defines))
+        and bool(changed.get(id(s), s.reads) & statement.binds)
+        for s in side
+    )
 
 
 def unexplained_change(change: StatementChange) -> UnexplainedChange:

@@ -32,9 +32,11 @@ DATA_LOCATION = "data_location"
 #: call prefixes (dotted, after the first name) that only report, by the noise rule that says so
 _NOISE_CALLS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(print|pprint|display|tqdm\.write)$"), PRINTS.name),
+    # a getter called for its value alone, the value dropped: what a notebook cell shows
+    (re.compile(r"(^|\.)(get_config|get_weights|count_params)$"), PRINTS.name),
     (re.compile(r"^(logging|logger|log|tf\.logging|tf\.compat\.v1\.logging|absl\.logging)\."), LOGGING.name),
     (
-        re.compile(r"^(plt|pyplot|matplotlib|sns|seaborn|fig|ax|axes|axs)\.|\.(plot|imshow|show|savefig)$"),
+        re.compile(r"^(plt|pyplot|matplotlib|sns|seaborn|fig|ax|axes|axs)\.|\.(plot|imshow|show|savefig|plot_model)$|^plot_model$"),
         PLOTTING.name,
     ),
     (

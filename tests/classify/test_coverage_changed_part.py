@@ -1,0 +1,94 @@
+"""Which changed statements a component's fix takes with it: a value its changed part reads, a
+branch put around its statements, a feed matched to the placeholder it changed; and what it does
+not take (a value read only where both sides agree, a loop put around it)."""
+
+from __future__ import annotations
+
+import ast
+from types import SimpleNamespace
+
+from mutreal.compare.coverage import changed_reads, cover
+from mutreal.compare.statement_diff import StatementChange
+from mutreal.compare.statements import statements_of
+
+
+def _statements(source: str, path: str) -> list:
+    return statements_of(source, path, ast.parse(source))
+
+
+def _cover(buggy: str, fixed: str, buggy_line: int, fixed_line: int):
+    component = SimpleNamespace(
+        buggy_file="b.py", buggy_line=buggy_line, fixed_file="f.py", fixed_line=fixed_line, detail={},
+        before=None, after=None,
+    )
+    return cover(_statements(buggy, "b.py"), _statements(fixed, "f.py"), [component])
+
+
+def _open(coverage) -> set[str]:
+    return {(c.fixed or c.buggy).written for c in coverage.open}
+
+
+BUGGY = """\
+x = load()
+x = x * 2
+m = 3
+train(x, epochs=m)
+"""
+
+
+def test_a_value_read_only_where_both_sides_agree_is_no_part_of_the_fix():
+    # the component is the epochs' change; ``x`` is read by the training call on both sides alike
+    fixed = BUGGY.replace("x * 2", "x * 3").replace("m = 3", "m = 30")
+    coverage = _cover(BUGGY, fixed, 4, 4)
+    assert _open(coverage) == {"x = x * 3"}
+    assert coverage.explained == 1  # ``m = 30``: the value the component compared
+
+
+def test_a_value_the_changed_part_reads_comes_with_the_fix():
+    fixed = BUGGY.replace("x * 2", "x * 3").replace("train(x, epochs=m)", "train(x * 1, epochs=m)")
+    coverage = _cover(BUGGY, fixed, 4, 4)
+    assert _open(coverage) == set()
+    assert coverage.explained == 2
+
+
+def test_changed_reads_are_those_of_the_differing_part():
+    b, f = (_statements(s, p)[0] for s, p in (("fit(x, y, epochs=n)", "b.py"), ("fit(x, y, epochs=k)", "f.py")))
+    assert changed_reads(StatementChange(b, f)) == (frozenset({"n"}), frozenset({"k"}))
+    assert changed_reads(StatementChange(b, None)) == (b.reads, frozenset())
+
+
+def test_a_branch_put_around_the_fix_is_the_fix_a_loop_is_not():
+    buggy = "a = read()\nb = scale(a)\nrun(b)\n"
+    branch = "a = read()\nif a is not None:\n    b = scale(a, 2)\nrun(b)\n"
+    coverage = _cover(buggy, branch, 2, 3)
+    assert _open(coverage) == set()
+    loop = "a = read()\nfor _ in range(5):\n    b = scale(a, 2)\nrun(b)\n"
+    assert _open(_cover(buggy, loop, 2, 3)) == {"for _ in range(5):"}
+
+
+GRAPH = """\
+import tensorflow as tf
+labels = tf.placeholder(tf.float32, [None])
+loss = tf.reduce_mean(labels)
+train = tf.train.AdamOptimizer().minimize(loss)
+with tf.Session() as sess:
+    sess.run(train, feed_dict={labels: y[:, None]})
+"""
+
+
+def test_a_feed_matched_to_the_changed_placeholder_is_one_fix_another_feed_change_is_not():
+    fixed = GRAPH.replace("[None])", "[None, 1])").replace("y[:, None]", "y")
+    assert _open(_cover(GRAPH, fixed, 2, 2)) == set()
+    other = fixed.replace("{labels: y}", "{labels: y, rate: 0.5}")
+    assert _open(_cover(GRAPH, other, 2, 2)) == {"sess.run(train, feed_dict={labels: y, rate: 0.5})"}
+
+
+def test_a_default_the_component_reads_comes_with_it():
+    buggy = "def build(lr=0.1):\n    return make(lr)\nmodel = build()\n"
+    fixed = buggy.replace("lr=0.1", "lr=0.01")
+    assert _open(_cover(buggy, fixed, 2, 2)) == set()
+
+
+def test_a_getter_whose_value_is_dropped_is_what_a_notebook_shows():
+    [dropped, kept] = _statements("model.layers[0].get_weights()\nw = model.get_weights()\n", "b.py")
+    assert dropped.noise == "prints" and kept.noise is None
