@@ -92,3 +92,11 @@ def test_a_default_the_component_reads_comes_with_it():
 def test_a_getter_whose_value_is_dropped_is_what_a_notebook_shows():
     [dropped, kept] = _statements("model.layers[0].get_weights()\nw = model.get_weights()\n", "b.py")
     assert dropped.noise == "prints" and kept.noise is None
+
+
+def test_the_count_of_a_loop_around_the_component_comes_with_it():
+    buggy = "epochs = 120\nfor i in range(epochs):\n    fit(x, epochs=1)\n"
+    fixed = buggy.replace("120", "1")
+    assert _open(_cover(buggy, fixed, 3, 3)) == set()
+    apart = "epochs = 120\nfor i in range(epochs):\n    step(x)\nfit(x, epochs=1)\n"
+    assert _cover(apart, apart.replace("120", "1"), 4, 4).explained == 0

@@ -827,13 +827,24 @@ def _feeds_component(
         return False
     if changed is None:
         return any(s is not statement and _hit(s, lines) and bool(s.reads & statement.binds) for s in side)
+    pointed = [s for s in side if s is not statement and _hit(s, lines)]
+    # a loop around a statement a component points into: how often it runs is that element's too
+    # (``for i in range(epochs): model.fit(x, y, epochs=1)``: the epochs a training budget reads)
+    pointed += [
+        o
+        for o in side
+        if o is not statement
+        and _LOOP_HEADER.match(o.written)
+        and any(o.file == s.file and o.last < s.line <= o.end for s in pointed)
+    ]
     return any(
-        s is not statement
-        and _hit(s, lines)
-        and (id(s) in changed or statement.literal or bool(statement.defines))
+        (id(s) in changed or statement.literal or bool(statement.defines))
         and bool(changed.get(id(s), s.reads) & statement.binds)
-        for s in side
+        for s in pointed
     )
+
+
+_LOOP_HEADER = re.compile(r"^(for|while)\b")
 
 
 def unexplained_change(change: StatementChange) -> UnexplainedChange:
