@@ -59,6 +59,7 @@ class DecisionId(TextEnum):
     CPP_ONCE = "CPP-once"
     TWP_ONCE = "TWP-once"
     COMPLETED_SNIPPET = "completed-snippet"
+    COMPLETED_SNIPPET_VALUES = "completed-snippet-values"
     LAD_SOFTMAX_LAYER = "LAD-softmax-layer"
     ACH_LAYER_TO_ARGUMENT = "ACH-layer-to-argument"
     IWF_FORMAT = "IWF-format"

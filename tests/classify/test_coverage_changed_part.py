@@ -100,3 +100,14 @@ def test_the_count_of_a_loop_around_the_component_comes_with_it():
     assert _open(_cover(buggy, fixed, 3, 3)) == set()
     apart = "epochs = 120\nfor i in range(epochs):\n    step(x)\nfit(x, epochs=1)\n"
     assert _cover(apart, apart.replace("120", "1"), 4, 4).explained == 0
+
+
+def test_values_the_post_read_from_outside_and_the_benchmark_wrote_in_complete_the_snippet():
+    buggy = "import json\nparams = json.load(open('p.json'))\nn = int(sys.argv[1])\nfit(x, epochs=params['epochs'], batch_size=n)\n"
+    fixed = "import json\nbatch = 8\nfit(x, epochs=20, batch_size=batch)\n"
+    coverage = _cover(buggy, fixed, 4, 3)
+    assert coverage.noise.get("completed_snippet") == 4  # the file read, argv read, fit, ``batch = 8``
+    assert coverage.changed == 0
+    # a value the program itself holds is compared: its change is a change
+    own = "epochs = 5\nfit(x, epochs=epochs)\n"
+    assert "completed_snippet" not in _cover(own, "fit(x, epochs=20)\n", 2, 1).noise

@@ -1,0 +1,12 @@
+import numpy as np
+from keras.models import Sequential
+from keras.layers import Dense
+
+batch = 16
+rows = np.loadtxt('rows.csv', delimiter=',')
+x, y = rows[:, :8], rows[:, 8]
+model = Sequential()
+model.add(Dense(16, input_dim=8, activation='relu'))
+model.add(Dense(1, activation='sigmoid'))
+model.compile(loss='binary_crossentropy', optimizer='adam')
+model.fit(x, y, epochs=20, batch_size=batch)
