@@ -133,6 +133,7 @@ class DecisionId(TextEnum):
     HBI_BATCH_BOUNDS = "HBI-batch-bounds"
     REGROUPED_BLOCK_NOISE = "regrouped-block-noise"
     REWRITTEN_PROGRAM = "rewritten-program"
+    CUT_PROGRAM = "cut-program"
     APW_GRAPH_API = "APW-graph-api"
 
 

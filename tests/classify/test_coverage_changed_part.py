@@ -111,3 +111,15 @@ def test_values_the_post_read_from_outside_and_the_benchmark_wrote_in_complete_t
     # a value the program itself holds is compared: its change is a change
     own = "epochs = 5\nfit(x, epochs=epochs)\n"
     assert "completed_snippet" not in _cover(own, "fit(x, epochs=20)\n", 2, 1).noise
+
+
+def test_a_post_cut_down_to_its_fault_counts_the_cut_apart_from_the_changes():
+    lines = [f"v{i} = step{i}(v{i - 1})" for i in range(1, 12)]
+    buggy = "model = build()\nv0 = read()\n" + "\n".join(lines) + "\nmodel.fit(v11, epochs=3)\n"
+    fixed = "model = build()\nv0 = read()\nv1 = step1(v0, 2)\n"
+    coverage = _cover(buggy, fixed, 3, 3)
+    assert coverage.noise.get("cut_program") == 11  # v2 ... v11 and the training that crashed
+    assert (coverage.changed, coverage.explained) == (1, 1)
+    # the same removals beside a fix that writes much anew are no cut
+    anew = fixed + "\n".join(f"w{i} = other{i}(v1)" for i in range(8)) + "\n"
+    assert "cut_program" not in _cover(buggy, anew, 3, 3).noise

@@ -46,6 +46,8 @@ LOST_BLOCK = "lost_block"
 REGROUPED = "regrouped_block"
 #: one program replaced by another (decision rewritten-program)
 REWRITE = "rewritten_program"
+#: the post cut down to what shows the fault (decision cut-program)
+CUT = "cut_program"
 #: rule value_moved_into_variable (:mod:`mutreal.compare.values`), on statements
 MOVED_VALUE = "value_moved_into_variable"
 
@@ -693,6 +695,12 @@ def cover(
             coverage.noise[REWRITE] = coverage.noise.get(REWRITE, 0) + len(rewrite)
         kept = [c for i, c in enumerate(kept) if i not in rewrite]
         explained = [e for i, e in enumerate(explained) if i not in rewrite]
+    elif cut_program(written_new, program, written_gone, posted):
+        cut = {i for i in removed if not explained[i]}
+        if cut:
+            coverage.noise[CUT] = coverage.noise.get(CUT, 0) + len(cut)
+        kept = [c for i, c in enumerate(kept) if i not in cut]
+        explained = [e for i, e in enumerate(explained) if i not in cut]
     elif len(added) > REWRITE_MIN and written_new * 2 > program:
         rewrite = {i for i in added if not explained[i]}
         if rewrite:
@@ -733,6 +741,17 @@ def rewritten_program(new: int, program: int, gone: int, posted: int) -> bool:
     the statements no component explains are that replacement, counted as ``rewritten_program``,
     not fixes one by one."""
     return new > REWRITE_MIN and gone > REWRITE_MIN and new * 2 > program and gone * 2 > posted
+
+
+@applies(D.CUT_PROGRAM)
+def cut_program(new: int, program: int, gone: int, posted: int) -> bool:
+    """Decision cut-program: the fix drops or changes more than half of the buggy program (``gone``
+    of its ``posted`` statements, more than :data:`REWRITE_MIN`) and writes at most a few statements
+    anew (``new`` of ``program``, at most :data:`REWRITE_MIN` and under half): a benchmark that cut the
+    post down to what shows the fault (the statements after a crash never ran). Its components are
+    read as always; the removed statements no component explains are that cut, counted as
+    ``cut_program``; what the fix changed or added stays a change."""
+    return gone > REWRITE_MIN and gone * 2 > posted and new <= REWRITE_MIN and new * 2 < program
 
 
 def _set_up(
