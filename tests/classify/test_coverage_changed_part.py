@@ -123,3 +123,16 @@ def test_a_post_cut_down_to_its_fault_counts_the_cut_apart_from_the_changes():
     # the same removals beside a fix that writes much anew are no cut
     anew = fixed + "\n".join(f"w{i} = other{i}(v1)" for i in range(8)) + "\n"
     assert "cut_program" not in _cover(buggy, anew, 3, 3).noise
+
+
+def test_summaries_and_the_loops_that_only_write_them_are_logging_a_loop_of_prints_is_not():
+    source = (
+        "for var in tf.trainable_variables():\n"
+        "    tf.summary.histogram(var.op.name, var)\n"
+        "acc_summary = tf.summary.scalar('acc', acc)\n"
+        "for i in range(3):\n"
+        "    print(sess.run(x))\n"
+    )
+    loop, histogram, summary, prints, shown = _statements(source, "b.py")
+    assert (loop.noise, histogram.noise, summary.noise) == ("result_file_paths", "result_file_paths", "logging")
+    assert prints.noise is None and shown.noise == "prints"

@@ -325,6 +325,8 @@ def _noise_of(node: ast.stmt) -> str | None:
             name = _dotted(node.value.func)
             if re.search(r"^(plt|sns|matplotlib)\.|\.(subplots|figure|add_subplot|FileWriter)$", name):
                 return PLOTTING.name
+            if re.search(r"(^|\.)summary\.(scalar|histogram|image|audio|text|merge|merge_all)$", name):
+                return LOGGING.name  # a TensorBoard summary: what it binds is only ever logged
             if re.search(r"^(open|time\.|time$|datetime\.|perf_counter$|clock$)", name):
                 return RESULT_FILE_PATHS.name
             if re.search(r"^(saver\.save|np\.save|pickle\.dump|json\.dump|joblib\.dump)$|\.save$", name):
@@ -539,6 +541,26 @@ def statements_of(
                     visit(getattr(node, name, None) or [])
 
     visit(tree.body)
+    return _quiet_headers(out)
+
+
+#: noise a quiet block may hold: a print may run the graph (``print(sess.run(x))``), so a loop of
+#: prints is no noise
+_QUIET = frozenset({LOGGING.name, PLOTTING.name, RESULT_FILE_PATHS.name})
+
+
+def _quiet_headers(statements: list[Statement]) -> list[Statement]:
+    """A loop or branch whose body is all logging, plotting or writing of results (``for var in
+    tf.trainable_variables():`` around summaries) is that noise too: it runs nothing the training
+    reads."""
+    out = list(statements)
+    for i in range(len(out) - 1, -1, -1):  # inner headers first, so nested quiet blocks fold
+        st = out[i]
+        if st.end <= st.last or st.noise is not None or st.defines:
+            continue
+        body = [o for o in out[i + 1 :] if o.file == st.file and st.last < o.line <= st.end]
+        if body and all(o.noise in _QUIET for o in body):
+            out[i] = replace(st, noise=body[0].noise)
     return out
 
 
