@@ -136,3 +136,17 @@ def test_summaries_and_the_loops_that_only_write_them_are_logging_a_loop_of_prin
     loop, histogram, summary, prints, shown = _statements(source, "b.py")
     assert (loop.noise, histogram.noise, summary.noise) == ("result_file_paths", "result_file_paths", "logging")
     assert prints.noise is None and shown.noise == "prints"
+
+
+def test_the_loop_a_training_budget_counted_is_that_component():
+    buggy = "for i in range(1):\n    model.fit(x, y, epochs=10)\n"
+    fixed = buggy.replace("range(1)", "range(100)")
+    budget = SimpleNamespace(
+        buggy_file="b.py", buggy_line=2, fixed_file="f.py", fixed_line=2, detail={},
+        before="10 (x1 loop)", after="10 (x100 loop)",
+    )
+    covered = cover(_statements(buggy, "b.py"), _statements(fixed, "f.py"), [budget])
+    assert (covered.changed, covered.explained) == (1, 1)
+    # a component of the same statement that counted no loop leaves the loop's change open
+    other = SimpleNamespace(**{**vars(budget), "before": "10", "after": "20"})
+    assert cover(_statements(buggy, "b.py"), _statements(fixed, "f.py"), [other]).explained == 0

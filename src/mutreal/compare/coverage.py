@@ -517,6 +517,29 @@ def _component_names(components: Iterable[Any]) -> set[str]:
     }
 
 
+#: a component that counted the passes of a loop around its statement (``1000 (x100 loop)``)
+_LOOP_COUNT = re.compile(r"\(x\S+ loop\)")
+
+
+def _counted_loops(components: Iterable[Any], side: list[Statement], name: str) -> set[tuple[str, int]]:
+    """The header lines of the loops whose passes a component counted (its text shows ``(xN
+    loop)``: a training budget read as epochs times passes) around the statement it points into
+    on side ``name``: the loop's count is that component's element."""
+    out: set[tuple[str, int]] = set()
+    for c in components:
+        if not any(isinstance(t, str) and _LOOP_COUNT.search(t) for t in (c.before, c.after)):
+            continue
+        file, line = getattr(c, f"{name}_file", None), getattr(c, f"{name}_line", None)
+        if not (file and line):
+            continue
+        out |= {
+            (o.file, o.line)
+            for o in side
+            if o.file == file and _LOOP_HEADER.match(o.written) and o.last < line <= o.end
+        }
+    return out
+
+
 def _component_lines(
     components: Iterable[Any], files: tuple[str | None, str | None] = (None, None)
 ) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
@@ -617,6 +640,8 @@ def cover(
     blines, flines = _component_lines(
         components, (buggy[0].file if buggy else None, fixed[0].file if fixed else None)
     )
+    blines |= _counted_loops(components, buggy, "buggy")
+    flines |= _counted_loops(components, fixed, "fixed")
     bslice, fslice = training_slice(buggy, modelled[0] | blines), training_slice(fixed, modelled[1] | flines)
     fsynthetic_names = _synthetic_names(fixed)
     bsynthetic = _feeding(buggy, fsynthetic_names)
