@@ -150,3 +150,26 @@ def test_the_loop_a_training_budget_counted_is_that_component():
     # a component of the same statement that counted no loop leaves the loop's change open
     other = SimpleNamespace(**{**vars(budget), "before": "10", "after": "20"})
     assert cover(_statements(buggy, "b.py"), _statements(fixed, "f.py"), [other]).explained == 0
+
+
+def test_another_imported_function_or_base_class_is_no_rename():
+    from mutreal.compare.statement_diff import renamed
+
+    head = "from keras import backend as K\nfrom keras.layers import Layer\nfrom keras.models import Model\n"
+    a = head + "y = K.tanh(x)\nclass R(Model):\n    pass\nys = K.relu(xs)\n"
+    b = a.replace("K.tanh", "K.sigmoid").replace("R(Model)", "R(Layer)").replace("K.relu(xs)", "K.relu(inputs)")
+    pairs = [
+        StatementChange(s, t)
+        for s, t in zip(_statements(a, "a.py"), _statements(b, "b.py"), strict=True)
+        if s.written != t.written
+    ]
+    assert [renamed(c) for c in pairs] == [False, False, True]
+
+
+def test_a_cached_header_ends_where_its_own_body_ends():
+    cache: dict = {}
+    short = "class R(Layer):\n    def call(self, x):\n        return x\n"
+    longer = "class R(Layer):\n    def call(self, x):\n        y = x\n        return y\n"
+    statements_of(short, "a.py", ast.parse(short), cache)
+    header = statements_of(longer, "b.py", ast.parse(longer), cache)[0]
+    assert header.end == 4

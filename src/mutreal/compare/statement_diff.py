@@ -161,7 +161,24 @@ def renamed(change: StatementChange) -> bool:
     b, f = change.buggy, change.fixed
     if b is None or f is None or anonymous(b.text) != anonymous(f.text):
         return False
+    if _imported_api(b) != _imported_api(f):
+        return False  # another imported function or class (``K.tanh`` -> ``K.sigmoid``): no rename
     return not _swapped(b.text, f.text)
+
+
+def _imported_api(statement: Statement) -> frozenset[str]:
+    """What a statement reads of the modules and names its file imports: the attribute read of a
+    module (``tanh`` of ``K.tanh``) and the imported names read bare (``Model``, ``Layer``), the
+    module's alias aside (``np.array`` and ``numpy.array`` are one function). The normalised text
+    drops module paths, so without this a changed API call reads as a renamed variable."""
+    roots = {r.split(".")[0] for r in statement.reads if "." in r}
+    out = {
+        r.split(".", 1)[1].split(".")[-1]
+        for r in statement.reads
+        if "." in r and r.split(".")[0] in statement.modules
+    }
+    out |= {r for r in statement.reads if "." not in r and r in statement.modules and r not in roots}
+    return frozenset(out)
 
 
 def _names_in_order(text: str) -> list[str]:

@@ -497,9 +497,10 @@ def statements_of(
                 known = cache.get(key)
                 if known is not None:
                     shift = node.lineno - known.line
-                    out.append(
-                        replace(known, file=path, line=node.lineno, last=known.last + shift, end=known.end + shift)
-                    )
+                    # the header's text is the key, not its body: a body the fix lengthened ends
+                    # where this side's ends
+                    end_line = node.end_lineno or known.end + shift
+                    out.append(replace(known, file=path, line=node.lineno, last=known.last + shift, end=end_line))
                     if compound:
                         for name in _BODIES:
                             visit(getattr(node, name, None) or [])
