@@ -133,6 +133,10 @@ class DecisionId(TextEnum):
     REGROUPED_BLOCK_NOISE = "regrouped-block-noise"
     REWRITTEN_PROGRAM = "rewritten-program"
     APW_GRAPH_API = "APW-graph-api"
+    APD_GRAPH_REMOVED_API = "APD-graph-removed-api"
+    IWF_GRAPH_DTYPE = "IWF-graph-dtype"
+    APW_GRAPH_FUNCTION = "APW-graph-function"
+    LWC_GRAPH_UPDATE = "LWC-graph-update"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)
