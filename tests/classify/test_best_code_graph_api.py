@@ -158,3 +158,24 @@ def test_keras_programs_keep_their_hints():
     found = best_code(change("p = tf.matmul(a, b)", "p = tf.tensordot(a, b, axes=[[1], [0]])"), graph=False)
     assert found is None
     assert best_code(change("tf.merge_all_summaries()", None), graph=False) is None
+
+
+def test_a_numpy_array_given_another_shape_on_one_side_is_the_fed_data_shape():
+    assert kind_of(None, "batch = np.expand_dims(batch, 0)") is K.DATA_RESHAPE
+    assert kind_of("image = np.expand_dims(image, axis=4)", None) is K.DATA_RESHAPE
+    # a tensor's new axis is the graph's, and a step that also computes is no reshape alone
+    assert kind_of(None, "h = tf.expand_dims(h, 0)") is not K.DATA_RESHAPE
+    assert kind_of(None, "batch = np.expand_dims(batch / 255.0, 0).astype(np.float32)") is not K.DATA_RESHAPE
+
+
+def test_another_dimension_of_a_shape_read_is_a_tensor_shape():
+    assert kind_of("if n != x.get_shape().as_list()[0]:", "if n != x.get_shape().as_list()[1]:") is K.TENSOR_SHAPE
+    assert kind_of("rows = tf.shape(x)[0]", "rows = tf.shape(x)[1]") is K.TENSOR_SHAPE
+    # another number beside the same dimension is not
+    assert kind_of("if n > x.get_shape().as_list()[0]:", "if n > 2 * x.get_shape().as_list()[0]:") is None
+    assert kind_of("if count > 3:", "if count > 4:") is None
+
+
+def test_a_helper_told_which_activation_is_the_activation():
+    assert kind_of("out = dense(h, 10)", "out = dense(h, 10, activation=None)") is K.LAYER_ACTIVATION
+    assert kind_of("out = dense(h, 10)", "out = dense(h, 10, name='out')") is None

@@ -529,6 +529,10 @@ def rule_for(part: Part, change: StatementChange, graph: bool, context: Context 
         return "fed array shape" if graph and _numpy_operand(change) else "tensor shape"
     if graph and _graph_shape(part, change):
         return "tensor shape"  # a queue's shapes, the axes a reduction reduces over
+    if graph and _fed_array_shaped(part, change):
+        return "fed array shape"  # decision IWS-graph-fed-shape, on one side only
+    if graph and part.before is not None and _shape_index(change):
+        return "tensor shape"  # another dimension of a tensor's shape read
     if graph and part.literal and _variable_shape(part, change, context):
         return "tensor shape"  # the shape a variable's initial value is drawn in (its weight's shape)
     if (
@@ -548,8 +552,8 @@ def rule_for(part: Part, change: StatementChange, graph: bool, context: Context 
         return "model initialisation"
     if _INITIALISER.search(callee) or _INITIALISER.search(keyword):
         return "initialisation"
-    if graph and _ACTIVATION.match(callee):
-        return "activation"
+    if graph and (_ACTIVATION.match(callee) or keyword == "activation"):
+        return "activation"  # a function applied, or a helper told which (activation=None)
     if graph and (_SCOPE.match(callee) or keyword == "reuse"):
         return "variable scope"
     if graph and _hand_written_update(part, change):
@@ -596,6 +600,35 @@ def _graph_shape(part: Part, change: StatementChange) -> bool:
         return True
     one = change.buggy if change.fixed is None else change.fixed if change.buggy is None else None
     return one is not None and _reduces_over_axes(one, part.callee)
+
+
+#: a NumPy step that only gives an array another shape (decision IWS-graph-fed-shape)
+_ARRAY_SHAPE_OPS = re.compile(r"^(expand_dims|reshape|squeeze|transpose|swapaxes|moveaxis)$")
+#: a dimension of a tensor's shape read by its index (``x.get_shape().as_list()[1]``, ``tf.shape(x)[0]``)
+_SHAPE_INDEX = re.compile(r"(?:get_shape\(\)(?:\.as_list\(\))?|\bshape(?:\([^()]*\))?)\[\s*(-?\d+)\s*\]")
+
+
+@applies(D.IWS_GRAPH_FED_SHAPE)
+def _fed_array_shaped(part: Part, change: StatementChange) -> bool:
+    """A statement only one side has that gives a NumPy array another shape and nothing else
+    (``batch = np.expand_dims(batch, 0)``: a single example made a batch of one for the graph's
+    placeholder): the data fed is shaped to the graph, decision IWS-graph-fed-shape."""
+    one = change.buggy if change.fixed is None else change.fixed if change.buggy is None else None
+    if one is None or not _ARRAY_SHAPE_OPS.match(part.callee):
+        return False
+    tree = parse_statement(one.text)
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)] if tree is not None else []
+    return len(calls) == 1 and bool(re.search(r"\b(np|numpy)\.", one.source))
+
+
+def _shape_index(change: StatementChange) -> bool:
+    """The two sides read other dimensions of a tensor's shape (``as_list()[0]`` against
+    ``as_list()[1]``: the batch's size compared where the features' was meant)."""
+    if change.buggy is None or change.fixed is None:
+        return False
+    before = _SHAPE_INDEX.findall(change.buggy.source)
+    after = _SHAPE_INDEX.findall(change.fixed.source)
+    return bool(before) and len(before) == len(after) and before != after
 
 
 def _reduces_over_axes(statement: Statement, callee: str) -> bool:
