@@ -169,7 +169,10 @@ def test_a_numpy_array_given_another_shape_on_one_side_is_the_fed_data_shape():
 
 
 def test_another_dimension_of_a_shape_read_is_a_tensor_shape():
-    assert kind_of("if n != x.get_shape().as_list()[0]:", "if n != x.get_shape().as_list()[1]:") is K.TENSOR_SHAPE
+    assert (
+        kind_of("if n != x.get_shape().as_list()[0]:", "if n != x.get_shape().as_list()[1]:")
+        is K.TENSOR_SHAPE
+    )
     assert kind_of("rows = tf.shape(x)[0]", "rows = tf.shape(x)[1]") is K.TENSOR_SHAPE
     # another number beside the same dimension is not
     assert kind_of("if n > x.get_shape().as_list()[0]:", "if n > 2 * x.get_shape().as_list()[0]:") is None
@@ -179,3 +182,32 @@ def test_another_dimension_of_a_shape_read_is_a_tensor_shape():
 def test_a_helper_told_which_activation_is_the_activation():
     assert kind_of("out = dense(h, 10)", "out = dense(h, 10, activation=None)") is K.LAYER_ACTIVATION
     assert kind_of("out = dense(h, 10)", "out = dense(h, 10, name='out')") is None
+
+
+def test_a_version_assert_alone_is_the_api_version_and_beside_others_the_benchmarks():
+    assert kinds(change(None, 'assert tf.__version__ > "0.5.0"')) == [K.GRAPH_DEPRECATED_API]
+    rate = change("opt = tf.train.AdamOptimizer(0.1)", "opt = tf.train.AdamOptimizer(0.001)")
+    assert kinds(change(None, 'assert tf.__version__ == "1.8.0"'), rate) == [K.COMPILE_LEARNING_RATE]
+    assert kinds(change(None, "assert x.shape[0] > 0")) == []
+
+
+def test_a_tensor_handed_to_constant_replaced_by_a_value_is_an_api_use():
+    fix = change(
+        "t = tf.constant(tf.random_normal([2, 2]))", "t = tf.constant(np.random.normal(size=(2, 2)))"
+    )
+    assert kinds(fix) == [K.GRAPH_API]
+    # a value replaced by another value is no API use
+    assert kinds(change("t = tf.constant([1, 2])", "t = tf.constant(np.arange(2))")) == []
+
+
+def test_removed_statements_are_the_fix_only_where_nothing_else_is():
+    cut = change("batch = np.expand_dims(batch, axis=4)", None)
+    assert kinds(cut) == []  # the fixed program may have cut it
+    assert [c.kind for c in best_code_components([cut], graph=True, alone=True)] == [K.DATA_RESHAPE]
+    other = change("opt = tf.train.AdamOptimizer(0.1)", "opt = tf.train.AdamOptimizer(0.001)")
+    assert [c.kind for c in best_code_components([cut, other], graph=True, alone=True)] == [
+        K.COMPILE_LEARNING_RATE
+    ]
+    # an initialiser's run taken away: the fixed program may initialise nothing any more
+    init = change("sess.run(tf.global_variables_initializer())", None)
+    assert best_code_components([init], graph=True, alone=True) == []

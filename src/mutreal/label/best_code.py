@@ -151,6 +151,12 @@ RULES: dict[str, Rule] = {
         "or nothing",
         "APD",
     ),
+    "api version": Rule(
+        K.GRAPH_DEPRECATED_API,
+        "the TensorFlow version the program asserts changes: the API it calls is not the same "
+        "across versions",
+        "APD",
+    ),
     "graph api": Rule(
         K.GRAPH_API,
         "how the graph is built or run changes (sessions, the default graph, queue runners, "
@@ -491,6 +497,8 @@ def rule_for(part: Part, change: StatementChange, graph: bool, context: Context 
         return "memory"
     if graph and removed_api(change):
         return "deprecated api"
+    if graph and _version_assert(change):
+        return "api version"
     if keyword == "epsilon" and (_OPTIMISER.search(callee) or "Optimizer" in text):
         return "epsilon"
     if _OPTIMISER.search(callee):
@@ -573,7 +581,44 @@ def rule_for(part: Part, change: StatementChange, graph: bool, context: Context 
         return "graph api" if one_sided or part.replaced else None
     if graph and _tensorflow_replaced(part, change):
         return "graph api"  # one TensorFlow function for another (decision APW-graph-function)
+    if graph and part.replaced and _constant_of_tensor(change):
+        return "graph api"  # tf.constant handed a value, not a tensor (decision APW-graph-function)
     return None
+
+
+def _version_assert(change: StatementChange) -> bool:
+    """Every side of the change that has a statement asserts TensorFlow's version."""
+    sides = [s for s in (change.buggy, change.fixed) if s is not None]
+    return bool(sides) and all(
+        "tf.__version__" in s.reads and isinstance(parse_statement(s.text), ast.Assert) for s in sides
+    )
+
+
+def _constant_of_tensor(change: StatementChange) -> bool:
+    """``tf.constant`` takes a value (a number, a list, a NumPy array), not a tensor: the buggy
+    statement hands it the result of a call that is not NumPy's and the fixed one a NumPy value
+    (``tf.constant(tf.random_normal([2, 2]))`` -> ``tf.constant(np.random.normal(size=(2, 2)))``)."""
+    if change.buggy is None or change.fixed is None:
+        return False
+
+    def argument(statement: Statement) -> ast.expr | None:
+        tree = parse_statement(statement.text)
+        value = getattr(tree, "value", None)
+        if isinstance(value, ast.Call) and call_name(value.func) == "constant" and value.args:
+            return value.args[0]
+        return None
+
+    def numpy(statement: Statement) -> bool:
+        return any(r.split(".")[0] in ("np", "numpy") for r in statement.reads)
+
+    before, after = argument(change.buggy), argument(change.fixed)
+    return (
+        isinstance(before, ast.Call)
+        and after is not None
+        and not numpy(change.buggy)
+        and numpy(change.fixed)
+        and any(r.split(".")[0] in ("tf", "tensorflow") and r != "tf.constant" for r in change.buggy.reads)
+    )
 
 
 @applies(D.APD_GRAPH_REMOVED_API)
@@ -823,7 +868,10 @@ def _removed_api_alone(changes: list[StatementChange], group: list[int]) -> bool
     """Decision APD-graph-removed-api: the group calls a function TensorFlow removed, and where
     that function only writes summaries (logging, which the study ignores once another change
     carries the fault) or the fix only takes the call away (it may cut what it does not fix),
-    the group is every change left: nothing else is there to be the fault."""
+    the group is every change left: nothing else is there to be the fault. A version assert
+    likewise: every change left asserts the version (else the assert is the benchmark's)."""
+    if all(_version_assert(changes[k]) for k in group):
+        return len(group) == len(changes)
     found = [removed_api(changes[k]) for k in group]
     if not any(found):
         return False
@@ -842,7 +890,7 @@ MAX_ADDED = 4
 
 @applies(D.BEST_CODE_STATEMENT, D.ONE_INCONSISTENCY)
 def best_code_components(
-    changes: list[StatementChange], graph: bool, context: Context | None = None
+    changes: list[StatementChange], graph: bool, context: Context | None = None, *, alone: bool = False
 ) -> list[FaultComponent]:
     """One low-confidence component per group of unexplained changes that feed one another
     (decision one-inconsistency-one-component), coded by the first part of the group that touches
@@ -850,12 +898,16 @@ def best_code_components(
     removed statements only (the fixed program may have cut them, not fixed them), and one of
     added statements only where the fix adds more than :data:`MAX_ADDED` (a completion or a
     rewrite) are left unexplained, listed; :mod:`mutreal.label.classify` also leaves one whose code the passes
-    already found in the pair (most likely the rest of that same fix, which the study counts once)."""
+    already found in the pair (most likely the rest of that same fix, which the study counts once).
+    ``alone``: no pass found a component in the pair, so a group of removed statements that is
+    every change left is the fix itself (nothing else is there to be it), coded like any other
+    but by an initialiser's run (a fixed program that initialises nothing may no longer need it)."""
     out: list[FaultComponent] = []
     rewritten = sum(1 for c in changes if c.buggy is None) > MAX_ADDED
     for group in _groups(changes):
         removed_only = all(changes[k].fixed is None for k in group)
-        if removed_only and not _removed_api_alone(changes, group):
+        the_fix = alone and removed_only and len(group) == len(changes)
+        if removed_only and not the_fix and not _removed_api_alone(changes, group):
             continue  # only removed: what the fixed program no longer has may be a cut, not a fix
         if rewritten and all(changes[k].buggy is None for k in group):
             continue  # only added, to a program the fix completes or rewrites
@@ -865,9 +917,9 @@ def best_code_components(
         for i in group:
             for part in parts_of(changes[i], context):
                 name = rule_for(part, changes[i], graph, context)
-                if name == "deprecated api" and not _removed_api_alone(changes, group):
+                if name in ("deprecated api", "api version") and not _removed_api_alone(changes, group):
                     continue  # a summary's old spelling, kept for the reader beside other changes
-                if removed_only and name != "deprecated api":
+                if removed_only and name != "deprecated api" and not (the_fix and name != "model initialisation"):
                     continue
                 if name == "graph api":
                     if api is None and _uses_api(changes[i], part):
