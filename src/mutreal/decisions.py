@@ -137,6 +137,7 @@ class DecisionId(TextEnum):
     IWF_GRAPH_DTYPE = "IWF-graph-dtype"
     APW_GRAPH_FUNCTION = "APW-graph-function"
     LWC_GRAPH_UPDATE = "LWC-graph-update"
+    VSM_GRAPH_SCOPE = "VSM-graph-scope"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

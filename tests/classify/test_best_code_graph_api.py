@@ -211,3 +211,11 @@ def test_removed_statements_are_the_fix_only_where_nothing_else_is():
     # an initialiser's run taken away: the fixed program may initialise nothing any more
     init = change("sess.run(tf.global_variables_initializer())", None)
     assert best_code_components([init], graph=True, alone=True) == []
+
+
+def test_a_variable_scope_put_in_is_its_own_component_a_name_scope_is_not():
+    assert kinds(change(None, "with tf.variable_scope('output'):")) == [K.GRAPH_VARIABLE_SCOPE]
+    assert kinds(change(None, "tf.get_variable_scope().reuse_variables()")) == [K.GRAPH_VARIABLE_SCOPE]
+    assert kinds(change(None, "with tf.name_scope('output'):")) == []
+    # a scope only taken away may be a cut
+    assert kinds(change("with tf.variable_scope('output'):", None)) == []

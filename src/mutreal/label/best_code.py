@@ -68,8 +68,9 @@ class Part:
 @dataclass(frozen=True)
 class Rule:
     """One row of the table: the kind a part touching this element is given, and why; a row with
-    no kind names only a ``code`` of the study that has no component kind (a variable scope,
-    VSM): it annotates the listed unexplained change, which stays unexplained. The API row
+    no kind names only a ``code`` of the study that no component kind fits (a name scope, which
+    names operations, not the variables a variable scope (VSM) makes): it annotates the listed
+    unexplained change, which stays unexplained. The API row
     (APW) is a component only where the fix puts the API's use in (decision APW-graph-api)."""
 
     kind: K | None
@@ -129,7 +130,11 @@ RULES: dict[str, Rule] = {
     "initialisation": Rule(K.LAYER_KERNEL_INITIALIZER, "the initialisation of weights changes"),
     "activation": Rule(K.LAYER_ACTIVATION, "an activation function applied to a tensor changes"),
     "variable scope": Rule(
-        None, "the variable scope (or its reuse) the graph's variables are made in changes", "VSM"
+        K.GRAPH_VARIABLE_SCOPE,
+        "the variable scope (or its reuse) the graph's variables are made in changes",
+    ),
+    "name scope": Rule(
+        None, "the name scope the graph's operations are named in changes (not their variables')", "VSM"
     ),
     "weight update": Rule(
         K.COMPILE_LOSS_CALCULATION,
@@ -179,7 +184,7 @@ _GRAPH_CALLS = re.compile(
     r"^(cond|case|TensorArray|write|py_func|assign|assign_add|run|eval|identity|FIFOQueue|"
     r"enqueue|dequeue|add_to_collection|get_collection)$"
 )
-_SCOPE = re.compile(r"^(variable_scope|get_variable_scope|reuse_variables|name_scope)$")
+_SCOPE = re.compile(r"^(variable_scope|get_variable_scope|reuse_variables)$")
 #: TensorFlow's functions that TensorFlow 1.0 removed (renamed or moved to contrib) or deprecated,
 #: as the statements read them (decision APD-graph-removed-api); renames the statement diff
 #: already spells alike (``tf.mul`` and ``tf.multiply``) never reach the table
@@ -486,7 +491,9 @@ def _loop_parts(change: StatementChange, context: Context | None) -> list[Part]:
     return [Part(callee="range", header="for", before=before, after=after, literal=True)]
 
 
-@applies(D.MMR_SESSION_MEMORY, D.HBI_BATCH_BOUNDS, D.APW_GRAPH_API, D.BEST_CODE_THROUGH_NAMES)
+@applies(
+    D.MMR_SESSION_MEMORY, D.HBI_BATCH_BOUNDS, D.APW_GRAPH_API, D.BEST_CODE_THROUGH_NAMES, D.VSM_GRAPH_SCOPE
+)
 def rule_for(part: Part, change: StatementChange, graph: bool, context: Context | None = None) -> str | None:
     """The row of :data:`RULES` a part touches, or None: the first of memory, optimiser keywords,
     evaluation steps, regularisers, loss expressions, the training budget, batching, shapes,
@@ -563,7 +570,9 @@ def rule_for(part: Part, change: StatementChange, graph: bool, context: Context 
     if graph and (_ACTIVATION.match(callee) or keyword == "activation"):
         return "activation"  # a function applied, or a helper told which (activation=None)
     if graph and (_SCOPE.match(callee) or keyword == "reuse"):
-        return "variable scope"
+        return "variable scope"  # decision VSM-graph-scope
+    if graph and callee == "name_scope":
+        return "name scope"
     if graph and _hand_written_update(part, change):
         return "weight update"
     if graph and _labels_encoding(part, change):
@@ -858,7 +867,7 @@ def best_code(
         followed = _through_readers(change, graph, context)
         if followed is not None:
             return followed[0], RULES[followed[0]]
-    # a row of the model, training or data first, then the API's, then a hint only (VSM)
+    # a row of the model, training or data first, then the API's, then a hint only (a name scope)
     chosen = next(iter(elements), "graph api" if "graph api" in found else found[0] if found else None)
     return (chosen, RULES[chosen]) if chosen is not None else None
 
@@ -926,7 +935,7 @@ def best_code_components(
                         api = (i, name, part)
                 elif name == "input format":
                     weak = weak or (i, name, part)
-                elif name is not None and RULES[name].kind is not None:  # VSM only annotates
+                elif name is not None and RULES[name].kind is not None:  # a name scope only annotates
                     chosen = (i, name, part)
                     break
             if chosen is None:
