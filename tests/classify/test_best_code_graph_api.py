@@ -219,3 +219,10 @@ def test_a_variable_scope_put_in_is_its_own_component_a_name_scope_is_not():
     assert kinds(change(None, "with tf.name_scope('output'):")) == []
     # a scope only taken away may be a cut
     assert kinds(change("with tf.variable_scope('output'):", None)) == []
+
+
+def test_a_removed_function_gives_way_to_an_element_its_statement_also_changes():
+    both = change("h = tf.reshape(tf.mul(x, 0.5), [-1, 10])", "h = tf.reshape(tf.multiply(x, 0.5), [-1, 20])")
+    assert kinds(both) == [K.TENSOR_SHAPE]
+    # an initialiser TensorFlow only deprecated still runs: no deprecated API
+    assert kind_of("init = tf.initialize_all_variables()", None) is not K.GRAPH_DEPRECATED_API

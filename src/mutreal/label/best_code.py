@@ -186,6 +186,8 @@ _GRAPH_CALLS = re.compile(
     r"enqueue|dequeue|add_to_collection|get_collection)$"
 )
 _SCOPE = re.compile(r"^(variable_scope|get_variable_scope|reuse_variables)$")
+
+
 def rule_code(rule: Rule) -> str:
     """The study's code a row gives: its kind's (:data:`mutreal.label.codes.KIND_RULES`), else its own."""
     if rule.kind is None:
@@ -459,10 +461,6 @@ def rule_for(part: Part, change: StatementChange, graph: bool, context: Context 
     callee, keyword, target = part.callee, part.keyword, part.target
     if _MEMORY.search(text):
         return "memory"
-    if graph and G.removed_api(change):
-        return "deprecated api"
-    if graph and G.version_assert(change):
-        return "api version"
     if keyword == "epsilon" and (_OPTIMISER.search(callee) or "Optimizer" in text):
         return "epsilon"
     if _OPTIMISER.search(callee):
@@ -536,6 +534,10 @@ def rule_for(part: Part, change: StatementChange, graph: bool, context: Context 
         return "labels format"
     if graph and G.value_type(part, change):
         return "input format"
+    if graph and G.removed_api(change):
+        return "deprecated api"  # after the rows of an element the statement also changes
+    if graph and G.version_assert(change):
+        return "api version"
     if graph and (_GRAPH_API.match(callee) or _GRAPH_API.match(part.was)):
         return "graph api"
     if graph and part.replaced and part.was and bool(G.VARIABLE.match(callee)) != bool(G.VARIABLE.match(part.was)):
@@ -692,6 +694,7 @@ def best_code_components(
         chosen: tuple[int, str, Part] | None = None
         api: tuple[int, str, Part] | None = None  # the API row, the last resort of a group
         weak: tuple[int, str, Part] | None = None  # a value's type: where no element is touched
+        version: tuple[int, str, Part] | None = None  # the API's version: where no element is touched
         for i in group:
             for part in parts_of(changes[i], context):
                 name = rule_for(part, changes[i], graph, context)
@@ -704,6 +707,8 @@ def best_code_components(
                         api = (i, name, part)
                 elif name == "input format":
                     weak = weak or (i, name, part)
+                elif name in ("deprecated api", "api version"):
+                    version = version or (i, name, part)
                 elif name is not None and RULES[name].kind is not None:  # a name scope only annotates
                     chosen = (i, name, part)
                     break
@@ -713,7 +718,7 @@ def best_code_components(
                     chosen = (i, *followed)
             if chosen is not None:
                 break
-        chosen = chosen or weak or api
+        chosen = chosen or version or weak or api
         if chosen is None:
             continue
         i, name, part = chosen
