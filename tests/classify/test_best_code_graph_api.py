@@ -226,3 +226,13 @@ def test_a_removed_function_gives_way_to_an_element_its_statement_also_changes()
     assert kinds(both) == [K.TENSOR_SHAPE]
     # an initialiser TensorFlow only deprecated still runs: no deprecated API
     assert kind_of("init = tf.initialize_all_variables()", None) is not K.GRAPH_DEPRECATED_API
+
+
+def test_a_loops_shape_invariants_are_tensor_shapes():
+    before = "i, y = tf.while_loop(cond, body, [i0, y0])"
+    after = "i, y = tf.while_loop(cond, body, [i0, y0], shape_invariants=[i0.get_shape(), tf.TensorShape([None])])"
+    assert kind_of(before, after) is K.TENSOR_SHAPE
+    # the loop's other keywords are not its shapes
+    assert (
+        kind_of(before, "i, y = tf.while_loop(cond, body, [i0, y0], back_prop=False)") is not K.TENSOR_SHAPE
+    )

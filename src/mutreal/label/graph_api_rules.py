@@ -64,7 +64,6 @@ _WEIGHT_UPDATE = re.compile(r"^(assign|assign_add|assign_sub)$")
 _RATE_NAME = re.compile(r"\b(learning_rate|lr|alpha|eta)\b")
 
 
-
 def tensorflow_call(callee: str, change: StatementChange) -> bool:
     """``callee`` is a function of TensorFlow on both sides (``tf.strided_slice``, ``tf.nn.conv2d``)."""
     return bool(callee) and all(
@@ -123,9 +122,12 @@ def removed_api(change: StatementChange) -> str:
 
 def graph_shape(part: Part, change: StatementChange) -> bool:
     """Graph code's shapes beside a shape function's: a queue's ``shapes`` (``FIFOQueue(...,
-    shapes=[[1024, 3]])``, the keyword on a line of its own), the axes a reduction reduces over
+    shapes=[[1024, 3]])``, the keyword on a line of its own), a loop's ``shape_invariants``
+    (``tf.while_loop(c, b, [i, y], shape_invariants=[...])``), the axes a reduction reduces over
     (``tf.nn.moments(x, axes=[1])``, ``tf.reduce_sum(e, [1])`` put in: its result loses an axis)."""
-    if part.keyword == "shapes" or (part.target == "shapes" and part.literal and not part.callee):
+    if part.keyword in ("shapes", "shape_invariants") or (
+        part.target == "shapes" and part.literal and not part.callee
+    ):
         return True
     if not _REDUCTION.match(part.callee):
         return False
@@ -214,8 +216,13 @@ def value_type(part: Part, change: StatementChange) -> bool:
         return False
     if part.callee == "cast" and part.replaced and not part.was and part.argument is not None:
         return True
-    return part.keyword == "dtype" and tensorflow_call(part.callee, change) and all(
-        "dtype=" in s.text for s in (change.buggy, change.fixed)  # type: ignore[union-attr]
+    return (
+        part.keyword == "dtype"
+        and tensorflow_call(part.callee, change)
+        and all(
+            "dtype=" in s.text
+            for s in (change.buggy, change.fixed)  # type: ignore[union-attr]
+        )
     )
 
 
@@ -229,7 +236,9 @@ def tensorflow_replaced(part: Part, change: StatementChange) -> bool:
         return False
 
     def from_tf(name: str, statement: Statement) -> bool:
-        return any(r.endswith("." + name) and r.split(".")[0] in ("tf", "tensorflow") for r in statement.reads)
+        return any(
+            r.endswith("." + name) and r.split(".")[0] in ("tf", "tensorflow") for r in statement.reads
+        )
 
     return from_tf(part.was, change.buggy) and from_tf(part.callee, change.fixed)
 
