@@ -236,3 +236,11 @@ def test_a_loops_shape_invariants_are_tensor_shapes():
     assert (
         kind_of(before, "i, y = tf.while_loop(cond, body, [i0, y0], back_prop=False)") is not K.TENSOR_SHAPE
     )
+
+
+def test_a_removed_summary_function_beside_a_passes_component_is_the_readers():
+    summary = change("tf.merge_all_summaries()", None)
+    assert [c.kind for c in best_code_components([summary], graph=True, alone=True)] == [
+        K.GRAPH_DEPRECATED_API
+    ]
+    assert best_code_components([summary], graph=True, alone=False) == []

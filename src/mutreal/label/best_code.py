@@ -670,7 +670,7 @@ MAX_ADDED = 4
 
 @applies(D.BEST_CODE_STATEMENT, D.ONE_INCONSISTENCY)
 def best_code_components(
-    changes: list[StatementChange], graph: bool, context: Context | None = None, *, alone: bool = False
+    changes: list[StatementChange], graph: bool, context: Context | None = None, *, alone: bool | None = None
 ) -> list[FaultComponent]:
     """One low-confidence component per group of unexplained changes that feed one another
     (decision one-inconsistency-one-component), coded by the first part of the group that touches
@@ -679,15 +679,16 @@ def best_code_components(
     added statements only where the fix adds more than :data:`MAX_ADDED` (a completion or a
     rewrite) are left unexplained, listed; :mod:`mutreal.label.classify` also leaves one whose code the passes
     already found in the pair (most likely the rest of that same fix, which the study counts once).
-    ``alone``: no pass found a component in the pair, so a group of removed statements that is
-    every change left is the fix itself (nothing else is there to be it), coded like any other
-    but by an initialiser's run (a fixed program that initialises nothing may no longer need it)."""
+    ``alone``: True where no pass found a component in the pair, so a group of removed statements
+    that is every change left is the fix itself (nothing else is there to be it), coded like any
+    other but by an initialiser's run (a fixed program that initialises nothing may no longer need
+    it); False where one did (a removed API's summary is then the reader's); None: not known."""
     out: list[FaultComponent] = []
     rewritten = sum(1 for c in changes if c.buggy is None) > MAX_ADDED
     for group in _groups(changes):
         removed_only = all(changes[k].fixed is None for k in group)
-        the_fix = alone and removed_only and len(group) == len(changes)
-        if removed_only and not the_fix and not G.removed_api_alone(changes, group):
+        the_fix = bool(alone) and removed_only and len(group) == len(changes)
+        if removed_only and not the_fix and not G.removed_api_alone(changes, group, alone):
             continue  # only removed: what the fixed program no longer has may be a cut, not a fix
         if rewritten and all(changes[k].buggy is None for k in group):
             continue  # only added, to a program the fix completes or rewrites
@@ -698,7 +699,7 @@ def best_code_components(
         for i in group:
             for part in parts_of(changes[i], context):
                 name = rule_for(part, changes[i], graph, context)
-                if name in ("deprecated api", "api version") and not G.removed_api_alone(changes, group):
+                if name in ("deprecated api", "api version") and not G.removed_api_alone(changes, group, alone):
                     continue  # a summary's old spelling, kept for the reader beside other changes
                 if removed_only and name != "deprecated api" and not (the_fix and name != "model initialisation"):
                     continue

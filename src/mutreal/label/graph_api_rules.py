@@ -244,19 +244,22 @@ def tensorflow_replaced(part: Part, change: StatementChange) -> bool:
 
 
 @applies(D.APD_GRAPH_REMOVED_API)
-def removed_api_alone(changes: list[StatementChange], group: list[int]) -> bool:
+def removed_api_alone(changes: list[StatementChange], group: list[int], alone: bool | None = None) -> bool:
     """Decision APD-graph-removed-api: the group calls a function TensorFlow removed, and where
     that function only writes summaries (logging, which the study ignores once another change
     carries the fault) or the fix only takes the call away (it may cut what it does not fix),
     the group is every change left: nothing else is there to be the fault. A version assert
-    likewise: every change left asserts the version (else the assert is the benchmark's)."""
+    likewise: every change left asserts the version (else the assert is the benchmark's).
+    ``alone``: whether no pass found a component in the pair (False: one did, so another change
+    carries the fault; None: not known, every change left is taken as every change)."""
+    only = len(group) == len(changes) and alone is not False
     if all(version_assert(changes[k]) for k in group):
-        return len(group) == len(changes)
+        return only
     found = [removed_api(changes[k]) for k in group]
     if not any(found):
         return False
     cut = all(changes[k].fixed is None for k in group)
     if cut or any(_REMOVED_LOGGING.search(name) for name in found if name):
         # every change left is such a call (a bare call joins the group of all that read ``tf``)
-        return all(found) and len(group) == len(changes)
+        return all(found) and only
     return True
