@@ -135,6 +135,11 @@ class DecisionId(TextEnum):
     REWRITTEN_PROGRAM = "rewritten-program"
     CUT_PROGRAM = "cut-program"
     APW_GRAPH_API = "APW-graph-api"
+    APD_GRAPH_REMOVED_API = "APD-graph-removed-api"
+    IWF_GRAPH_DTYPE = "IWF-graph-dtype"
+    APW_GRAPH_FUNCTION = "APW-graph-function"
+    LWC_GRAPH_UPDATE = "LWC-graph-update"
+    VSM_GRAPH_SCOPE = "VSM-graph-scope"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

@@ -174,9 +174,12 @@ def test_graph_api_use_put_in_is_an_apw_component_taken_away_only_a_hint():
         assert component.kind is K.GRAPH_API, (before, after)
     for before, after in taken_away:
         assert best_code_components([change(before, after)], graph=True) == [], (before, after)
+    # a variable scope is VSM's own kind (decision VSM-graph-scope), a name scope a hint only
     scope = best_code(change(None, "with tf.variable_scope(tf.get_variable_scope()):"), graph=True)
-    assert scope is not None and scope[1].code == "VSM" and scope[1].kind is None
-    assert best_code_components([change(None, "with tf.variable_scope('a', reuse=True):")], graph=True) == []
+    assert scope is not None and rule_code(scope[1]) == "VSM" and scope[1].kind is K.GRAPH_VARIABLE_SCOPE
+    names = best_code(change(None, "with tf.name_scope('a'):"), graph=True)
+    assert names is not None and rule_code(names[1]) == "VSM" and names[1].kind is None
+    assert best_code_components([change(None, "with tf.name_scope('a'):")], graph=True) == []
     # what a run is fed changed, or an assignment's value: no API use
     fed = change("sess.run(op, feed_dict={keep: 0.5})", "sess.run(op, feed_dict={keep: 1.0})")
     assert best_code(fed, graph=True) is None

@@ -58,6 +58,8 @@ class ComponentKind(TextEnum):
     DATA_BATCHING = "data.batching"
     MODEL_INITIALISATION = "model.initialisation"
     GRAPH_API = "graph.api"
+    GRAPH_DEPRECATED_API = "graph.deprecated_api"
+    GRAPH_VARIABLE_SCOPE = "graph.variable_scope"
 
     @classmethod
     def _missing_(cls, value: object) -> ComponentKind:

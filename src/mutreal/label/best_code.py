@@ -25,6 +25,7 @@ from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.statements import Statement, parse_statement
 from mutreal.decisions import DecisionId as D
 from mutreal.decisions import applies
+from mutreal.label import graph_api_rules as G
 from mutreal.label.followed_values import (
     INITIAL_VALUE,
     Context,
@@ -68,8 +69,9 @@ class Part:
 @dataclass(frozen=True)
 class Rule:
     """One row of the table: the kind a part touching this element is given, and why; a row with
-    no kind names only a ``code`` of the study that has no component kind (a variable scope,
-    VSM): it annotates the listed unexplained change, which stays unexplained. The API row
+    no kind names only a ``code`` of the study that no component kind fits (a name scope, which
+    names operations, not the variables a variable scope (VSM) makes): it annotates the listed
+    unexplained change, which stays unexplained. The API row
     (APW) is a component only where the fix puts the API's use in (decision APW-graph-api)."""
 
     kind: K | None
@@ -129,7 +131,37 @@ RULES: dict[str, Rule] = {
     "initialisation": Rule(K.LAYER_KERNEL_INITIALIZER, "the initialisation of weights changes"),
     "activation": Rule(K.LAYER_ACTIVATION, "an activation function applied to a tensor changes"),
     "variable scope": Rule(
-        None, "the variable scope (or its reuse) the graph's variables are made in changes", "VSM"
+        K.GRAPH_VARIABLE_SCOPE,
+        "the variable scope (or its reuse) the graph's variables are made in changes",
+    ),
+    "name scope": Rule(
+        None, "the name scope the graph's operations are named in changes (not their variables')", "VSM"
+    ),
+    "weight update": Rule(
+        K.COMPILE_LOSS_CALCULATION,
+        "a weight update written by hand (a variable assigned its step by the learning rate: the "
+        "loss's gradient step written out) is computed otherwise",
+    ),
+    "labels format": Rule(
+        K.DATA_PREPROCESS,
+        "the labels an evaluation compares are read in another encoding (one-hot columns taken by "
+        "argmax against integer ids cast)",
+    ),
+    "input format": Rule(
+        K.DATA_INPUT_FORMAT,
+        "the type of the values a TensorFlow operation is handed changes (a cast put in, its dtype)",
+    ),
+    "deprecated api": Rule(
+        K.GRAPH_DEPRECATED_API,
+        "a function TensorFlow 1.0 removed or deprecated is called where the fix calls its successor "
+        "or nothing",
+        "APD",
+    ),
+    "api version": Rule(
+        K.GRAPH_DEPRECATED_API,
+        "the TensorFlow version the program asserts changes: the API it calls is not the same "
+        "across versions",
+        "APD",
     ),
     "graph api": Rule(
         K.GRAPH_API,
@@ -153,7 +185,7 @@ _GRAPH_CALLS = re.compile(
     r"^(cond|case|TensorArray|write|py_func|assign|assign_add|run|eval|identity|FIFOQueue|"
     r"enqueue|dequeue|add_to_collection|get_collection)$"
 )
-_SCOPE = re.compile(r"^(variable_scope|get_variable_scope|reuse_variables|name_scope)$")
+_SCOPE = re.compile(r"^(variable_scope|get_variable_scope|reuse_variables)$")
 
 
 def rule_code(rule: Rule) -> str:
@@ -362,6 +394,11 @@ def parts_of(change: StatementChange, context: Context | None = None) -> list[Pa
     tb, tf = parse_statement(b.text), parse_statement(f.text)
     if tb is None or tf is None:
         return []
+    if type(tb) is not type(tf) and (isinstance(tb, ast.With) or isinstance(tf, ast.With)):
+        # a context put around statements the other side wrote as one expression
+        # (``with_dependencies([d], x)`` against ``with tf.control_dependencies([d]):``): the
+        # calls of each side, the fix's first
+        return [*_whole(f), *_whole(b)]
     return list(_diff(tb, tf, Part()))
 
 
@@ -413,7 +450,9 @@ def _loop_parts(change: StatementChange, context: Context | None) -> list[Part]:
     return [Part(callee="range", header="for", before=before, after=after, literal=True)]
 
 
-@applies(D.MMR_SESSION_MEMORY, D.HBI_BATCH_BOUNDS, D.APW_GRAPH_API, D.BEST_CODE_THROUGH_NAMES)
+@applies(
+    D.MMR_SESSION_MEMORY, D.HBI_BATCH_BOUNDS, D.APW_GRAPH_API, D.BEST_CODE_THROUGH_NAMES, D.VSM_GRAPH_SCOPE
+)
 def rule_for(part: Part, change: StatementChange, graph: bool, context: Context | None = None) -> str | None:
     """The row of :data:`RULES` a part touches, or None: the first of memory, optimiser keywords,
     evaluation steps, regularisers, loss expressions, the training budget, batching, shapes,
@@ -458,6 +497,12 @@ def rule_for(part: Part, change: StatementChange, graph: bool, context: Context 
         return "batching"  # a batch's bounds (the last one cut at the data's length) or its slice
     if (_SHAPE_CALL.match(callee) and part.literal) or keyword == "shape":
         return "fed array shape" if graph and _numpy_operand(change) else "tensor shape"
+    if graph and G.graph_shape(part, change):
+        return "tensor shape"  # a queue's shapes, the axes a reduction reduces over
+    if graph and G.fed_array_shaped(part, change):
+        return "fed array shape"  # decision IWS-graph-fed-shape, on one side only
+    if graph and part.before is not None and G.shape_index(change):
+        return "tensor shape"  # another dimension of a tensor's shape read
     if graph and part.literal and _variable_shape(part, change, context):
         return "tensor shape"  # the shape a variable's initial value is drawn in (its weight's shape)
     if (
@@ -477,17 +522,35 @@ def rule_for(part: Part, change: StatementChange, graph: bool, context: Context 
         return "model initialisation"
     if _INITIALISER.search(callee) or _INITIALISER.search(keyword):
         return "initialisation"
-    if graph and _ACTIVATION.match(callee):
-        return "activation"
+    if graph and (_ACTIVATION.match(callee) or keyword == "activation"):
+        return "activation"  # a function applied, or a helper told which (activation=None)
     if graph and (_SCOPE.match(callee) or keyword == "reuse"):
-        return "variable scope"
+        return "variable scope"  # decision VSM-graph-scope
+    if graph and callee == "name_scope":
+        return "name scope"
+    if graph and G.hand_written_update(part, change):
+        return "weight update"
+    if graph and G.labels_encoding(part, change):
+        return "labels format"
+    if graph and G.value_type(part, change):
+        return "input format"
+    if graph and G.removed_api(change):
+        return "deprecated api"  # after the rows of an element the statement also changes
+    if graph and G.version_assert(change):
+        return "api version"
     if graph and (_GRAPH_API.match(callee) or _GRAPH_API.match(part.was)):
         return "graph api"
-    if graph and part.signature and _tensorflow_call(callee, change):
+    if graph and part.replaced and part.was and bool(G.VARIABLE.match(callee)) != bool(G.VARIABLE.match(part.was)):
+        return "graph api"  # a variable against a tensor computed anew (decision APW-graph-function)
+    if graph and part.signature and G.tensorflow_call(callee, change):
         return "graph api"  # a TensorFlow function's arguments put in the form its signature wants
     if graph and (_GRAPH_CALLS.match(callee) or _GRAPH_CALLS.match(part.was)):
         one_sided = change.buggy is None or change.fixed is None
         return "graph api" if one_sided or part.replaced else None
+    if graph and G.tensorflow_replaced(part, change):
+        return "graph api"  # one TensorFlow function for another (decision APW-graph-function)
+    if graph and part.replaced and G.constant_of_tensor(change):
+        return "graph api"  # tf.constant handed a value, not a tensor (decision APW-graph-function)
     return None
 
 
@@ -564,15 +627,6 @@ def _through_readers(
     return None
 
 
-def _tensorflow_call(callee: str, change: StatementChange) -> bool:
-    """``callee`` is a function of TensorFlow on both sides (``tf.strided_slice``, ``tf.nn.conv2d``)."""
-    return bool(callee) and all(
-        any(r.endswith("." + callee) and r.split(".")[0] in ("tf", "tensorflow") for r in st.reads)
-        for st in (change.buggy, change.fixed)
-        if st is not None
-    )
-
-
 @applies(D.APW_GRAPH_API)
 def _uses_api(change: StatementChange, part: Part) -> bool:
     """Decision APW-graph-api: the fix uses the graph API where the buggy program did not: the
@@ -603,7 +657,7 @@ def best_code(
         followed = _through_readers(change, graph, context)
         if followed is not None:
             return followed[0], RULES[followed[0]]
-    # a row of the model, training or data first, then the API's, then a hint only (VSM)
+    # a row of the model, training or data first, then the API's, then a hint only (a name scope)
     chosen = next(iter(elements), "graph api" if "graph api" in found else found[0] if found else None)
     return (chosen, RULES[chosen]) if chosen is not None else None
 
@@ -616,7 +670,7 @@ MAX_ADDED = 4
 
 @applies(D.BEST_CODE_STATEMENT, D.ONE_INCONSISTENCY)
 def best_code_components(
-    changes: list[StatementChange], graph: bool, context: Context | None = None
+    changes: list[StatementChange], graph: bool, context: Context | None = None, *, alone: bool | None = None
 ) -> list[FaultComponent]:
     """One low-confidence component per group of unexplained changes that feed one another
     (decision one-inconsistency-one-component), coded by the first part of the group that touches
@@ -624,23 +678,39 @@ def best_code_components(
     removed statements only (the fixed program may have cut them, not fixed them), and one of
     added statements only where the fix adds more than :data:`MAX_ADDED` (a completion or a
     rewrite) are left unexplained, listed; :mod:`mutreal.label.classify` also leaves one whose code the passes
-    already found in the pair (most likely the rest of that same fix, which the study counts once)."""
+    already found in the pair (most likely the rest of that same fix, which the study counts once).
+    ``alone``: True where no pass found a component in the pair, so a group of removed statements
+    that is every change left is the fix itself (nothing else is there to be it), coded like any
+    other but by an initialiser's run (a fixed program that initialises nothing may no longer need
+    it); False where one did (a removed API's summary is then the reader's); None: not known."""
     out: list[FaultComponent] = []
     rewritten = sum(1 for c in changes if c.buggy is None) > MAX_ADDED
     for group in _groups(changes):
-        if all(changes[k].fixed is None for k in group):
+        removed_only = all(changes[k].fixed is None for k in group)
+        the_fix = bool(alone) and removed_only and len(group) == len(changes)
+        if removed_only and not the_fix and not G.removed_api_alone(changes, group, alone):
             continue  # only removed: what the fixed program no longer has may be a cut, not a fix
         if rewritten and all(changes[k].buggy is None for k in group):
             continue  # only added, to a program the fix completes or rewrites
         chosen: tuple[int, str, Part] | None = None
         api: tuple[int, str, Part] | None = None  # the API row, the last resort of a group
+        weak: tuple[int, str, Part] | None = None  # a value's type: where no element is touched
+        version: tuple[int, str, Part] | None = None  # the API's version: where no element is touched
         for i in group:
             for part in parts_of(changes[i], context):
                 name = rule_for(part, changes[i], graph, context)
+                if name in ("deprecated api", "api version") and not G.removed_api_alone(changes, group, alone):
+                    continue  # a summary's old spelling, kept for the reader beside other changes
+                if removed_only and name != "deprecated api" and not (the_fix and name != "model initialisation"):
+                    continue
                 if name == "graph api":
                     if api is None and _uses_api(changes[i], part):
                         api = (i, name, part)
-                elif name is not None and RULES[name].kind is not None:  # VSM only annotates
+                elif name == "input format":
+                    weak = weak or (i, name, part)
+                elif name in ("deprecated api", "api version"):
+                    version = version or (i, name, part)
+                elif name is not None and RULES[name].kind is not None:  # a name scope only annotates
                     chosen = (i, name, part)
                     break
             if chosen is None:
@@ -649,7 +719,7 @@ def best_code_components(
                     chosen = (i, *followed)
             if chosen is not None:
                 break
-        chosen = chosen or api
+        chosen = chosen or version or weak or api
         if chosen is None:
             continue
         i, name, part = chosen

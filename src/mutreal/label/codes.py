@@ -95,6 +95,12 @@ KIND_RULES: dict[K, KindRule] = {
         "MWI", None, "no DeepCrime operator changes how a graph's variables are initialised"
     ),
     K.GRAPH_API: KindRule("APW", None, "no DeepCrime operator changes how TensorFlow's graph API is used"),
+    K.GRAPH_DEPRECATED_API: KindRule(
+        "APD", None, "no DeepCrime operator calls a function TensorFlow removed or deprecated"
+    ),
+    K.GRAPH_VARIABLE_SCOPE: KindRule(
+        "VSM", None, "no DeepCrime operator changes the variable scope of a graph's variables"
+    ),
 }
 
 #: graph code (TensorFlow 1): kinds whose element is a tensor there, not a Keras layer's argument

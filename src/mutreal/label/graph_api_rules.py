@@ -1,0 +1,265 @@
+"""What graph code's changes do with TensorFlow's own functions, read for the best code of
+:mod:`mutreal.label.best_code`: a function TensorFlow removed, its version asserted, one function
+for another, a value's type, a weight update written by hand, the shapes a queue, a reduction or
+an index reads, the arrays fed given another shape.
+
+Why: these are the rows of the best code's table that read TensorFlow's API rather than a model,
+training or data element; each predicate answers for one changed statement (or one part of it)
+and names the decision it applies, so :func:`mutreal.label.best_code.rule_for` stays a table.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import TYPE_CHECKING
+
+from mutreal.compare.coverage import StatementChange
+from mutreal.compare.statements import Statement, parse_statement
+from mutreal.decisions import DecisionId as D
+from mutreal.decisions import applies
+from mutreal.label.followed_values import call_name
+
+if TYPE_CHECKING:
+    from mutreal.label.best_code import Part
+
+#: TensorFlow's functions that TensorFlow 1.0 removed (renamed or moved to contrib), as the
+#: statements read them (decision APD-graph-removed-api); the initialisers it only deprecated
+#: still run, no such fault; a rename the statement diff spells alike (``tf.mul``,
+#: ``tf.multiply``) reaches the table only beside another change of its statement
+_REMOVED_API = frozenset(
+    {
+        "tf.train.SummaryWriter",
+        "tf.merge_all_summaries",
+        "tf.merge_summary",
+        "tf.scalar_summary",
+        "tf.histogram_summary",
+        "tf.image_summary",
+        "tf.audio_summary",
+        "tf.mul",
+        "tf.sub",
+        "tf.neg",
+        "tf.pack",
+        "tf.unpack",
+        "tf.select",
+        "tf.batch_matmul",
+        "tf.listdiff",
+        "tf.nn.rnn",
+        "tf.nn.bidirectional_rnn",
+        "tf.nn.seq2seq",
+    }
+)
+#: the removed functions that only write summaries for the reader: logging, a fault of the pair
+#: only where no other change is left to carry it (decision APD-graph-removed-api)
+_REMOVED_LOGGING = re.compile(r"summar|SummaryWriter")
+#: a variable on one side against a tensor computed anew on the other (``tf.zeros`` has no assign)
+VARIABLE = re.compile(r"^(Variable|get_variable)$")
+#: functions that derive the labels or outputs an evaluation compares, in one encoding or another
+_ENCODING = re.compile(r"^(argmax|cast|to_int32|to_int64|one_hot|squeeze)$")
+#: a TensorFlow reduction and the keywords that name the axes it reduces over
+_REDUCTION = re.compile(r"^(reduce_sum|reduce_mean|reduce_max|reduce_min|reduce_prod|moments)$")
+_AXIS_KEYWORD = re.compile(r"^(axis|axes|reduction_indices|keep_dims|keepdims)$")
+#: a hand-written weight update: a variable assigned (or stepped by) a value with a learning rate
+_WEIGHT_UPDATE = re.compile(r"^(assign|assign_add|assign_sub)$")
+_RATE_NAME = re.compile(r"\b(learning_rate|lr|alpha|eta)\b")
+
+
+def tensorflow_call(callee: str, change: StatementChange) -> bool:
+    """``callee`` is a function of TensorFlow on both sides (``tf.strided_slice``, ``tf.nn.conv2d``)."""
+    return bool(callee) and all(
+        any(r.endswith("." + callee) and r.split(".")[0] in ("tf", "tensorflow") for r in st.reads)
+        for st in (change.buggy, change.fixed)
+        if st is not None
+    )
+
+
+def version_assert(change: StatementChange) -> bool:
+    """Every side of the change that has a statement asserts TensorFlow's version."""
+    sides = [s for s in (change.buggy, change.fixed) if s is not None]
+    return bool(sides) and all(
+        "tf.__version__" in s.reads and isinstance(parse_statement(s.text), ast.Assert) for s in sides
+    )
+
+
+def constant_of_tensor(change: StatementChange) -> bool:
+    """``tf.constant`` takes a value (a number, a list, a NumPy array), not a tensor: the buggy
+    statement hands it the result of a call that is not NumPy's and the fixed one a NumPy value
+    (``tf.constant(tf.random_normal([2, 2]))`` -> ``tf.constant(np.random.normal(size=(2, 2)))``)."""
+    if change.buggy is None or change.fixed is None:
+        return False
+
+    def argument(statement: Statement) -> ast.expr | None:
+        tree = parse_statement(statement.text)
+        value = getattr(tree, "value", None)
+        if isinstance(value, ast.Call) and call_name(value.func) == "constant" and value.args:
+            return value.args[0]
+        return None
+
+    def numpy(statement: Statement) -> bool:
+        return any(r.split(".")[0] in ("np", "numpy") for r in statement.reads)
+
+    before, after = argument(change.buggy), argument(change.fixed)
+    return (
+        isinstance(before, ast.Call)
+        and after is not None
+        and not numpy(change.buggy)
+        and numpy(change.fixed)
+        and any(r.split(".")[0] in ("tf", "tensorflow") and r != "tf.constant" for r in change.buggy.reads)
+    )
+
+
+@applies(D.APD_GRAPH_REMOVED_API)
+def removed_api(change: StatementChange) -> str:
+    """Decision APD-graph-removed-api: the function TensorFlow 1.0 removed or deprecated that the
+    buggy statement calls and the fixed one (where there is one) no longer does, or ""."""
+    if change.buggy is None:
+        return ""
+    old = change.buggy.reads & _REMOVED_API
+    if change.fixed is not None:
+        old -= change.fixed.reads
+    return min(old) if old else ""
+
+
+def graph_shape(part: Part, change: StatementChange) -> bool:
+    """Graph code's shapes beside a shape function's: a queue's ``shapes`` (``FIFOQueue(...,
+    shapes=[[1024, 3]])``, the keyword on a line of its own), a loop's ``shape_invariants``
+    (``tf.while_loop(c, b, [i, y], shape_invariants=[...])``), the axes a reduction reduces over
+    (``tf.nn.moments(x, axes=[1])``, ``tf.reduce_sum(e, [1])`` put in: its result loses an axis)."""
+    if part.keyword in ("shapes", "shape_invariants") or (
+        part.target == "shapes" and part.literal and not part.callee
+    ):
+        return True
+    if not _REDUCTION.match(part.callee):
+        return False
+    if _AXIS_KEYWORD.match(part.keyword) or part.argument == 1:
+        return True
+    one = change.buggy if change.fixed is None else change.fixed if change.buggy is None else None
+    return one is not None and _reduces_over_axes(one, part.callee)
+
+
+#: a NumPy step that only gives an array another shape (decision IWS-graph-fed-shape)
+_ARRAY_SHAPE_OPS = re.compile(r"^(expand_dims|reshape|squeeze|transpose|swapaxes|moveaxis)$")
+#: a dimension of a tensor's shape read by its index (``x.get_shape().as_list()[1]``, ``tf.shape(x)[0]``)
+_SHAPE_INDEX = re.compile(r"(?:get_shape\(\)(?:\.as_list\(\))?|\bshape(?:\([^()]*\))?)\[\s*(-?\d+)\s*\]")
+
+
+@applies(D.IWS_GRAPH_FED_SHAPE)
+def fed_array_shaped(part: Part, change: StatementChange) -> bool:
+    """A statement only one side has that gives a NumPy array another shape and nothing else
+    (``batch = np.expand_dims(batch, 0)``: a single example made a batch of one for the graph's
+    placeholder): the data fed is shaped to the graph, decision IWS-graph-fed-shape."""
+    one = change.buggy if change.fixed is None else change.fixed if change.buggy is None else None
+    if one is None or not _ARRAY_SHAPE_OPS.match(part.callee):
+        return False
+    tree = parse_statement(one.text)
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)] if tree is not None else []
+    return len(calls) == 1 and bool(re.search(r"\b(np|numpy)\.", one.source))
+
+
+def shape_index(change: StatementChange) -> bool:
+    """The two sides read other dimensions of a tensor's shape (``as_list()[0]`` against
+    ``as_list()[1]``: the batch's size compared where the features' was meant)."""
+    if change.buggy is None or change.fixed is None:
+        return False
+    before = _SHAPE_INDEX.findall(change.buggy.source)
+    after = _SHAPE_INDEX.findall(change.fixed.source)
+    return bool(before) and len(before) == len(after) and before != after
+
+
+def _reduces_over_axes(statement: Statement, callee: str) -> bool:
+    """The statement (one side's only) calls the reduction ``callee`` with the axes given."""
+    tree = parse_statement(statement.text)
+    return tree is not None and any(
+        isinstance(n, ast.Call)
+        and call_name(n.func) == callee
+        and (len(n.args) > 1 or any(_AXIS_KEYWORD.match(k.arg or "") for k in n.keywords))
+        for n in ast.walk(tree)
+    )
+
+
+@applies(D.LWC_GRAPH_UPDATE)
+def hand_written_update(part: Part, change: StatementChange) -> bool:
+    """The value a variable is assigned (or stepped by) changes on both sides, and it steps by a
+    learning rate: a weight update written by hand, the loss's gradient step written out (an
+    update divided by the batch's size: its mean over the batch); a changed number there is left
+    (the rate's own value, not the update's calculation)."""
+    return (
+        bool(_WEIGHT_UPDATE.match(part.callee))
+        and part.argument == 0
+        and part.before is None
+        and change.buggy is not None
+        and change.fixed is not None
+        and bool(_RATE_NAME.search(change.text()))
+    )
+
+
+def labels_encoding(part: Part, change: StatementChange) -> bool:
+    """One operand of an evaluation's comparison is derived in another encoding on each side
+    (``tf.equal(tf.argmax(p, 1), tf.argmax(y, 1))`` against ``... tf.cast(y, tf.int64))``): the
+    labels' format (decision PMC-graph-metric: one operand changed alone follows the labels')."""
+    return (
+        part.replaced
+        and bool(part.was)
+        and part.callee != part.was
+        and bool(_ENCODING.match(part.callee))
+        and bool(_ENCODING.match(part.was))
+        and all(s is not None and "equal(" in s.text for s in (change.buggy, change.fixed))
+    )
+
+
+@applies(D.IWF_GRAPH_DTYPE)
+def value_type(part: Part, change: StatementChange) -> bool:
+    """Decision IWF-graph-dtype: a ``tf.cast`` put around a value handed to an operation
+    (``tf.matmul(x, tf.cast(y, tf.float32))``), or the ``dtype`` a TensorFlow operation is told
+    its values have changed on both sides (``tf.nn.dynamic_rnn(..., dtype=tf.float64)``)."""
+    if change.buggy is None or change.fixed is None:
+        return False
+    if part.callee == "cast" and part.replaced and not part.was and part.argument is not None:
+        return True
+    return (
+        part.keyword == "dtype"
+        and tensorflow_call(part.callee, change)
+        and all(
+            "dtype=" in s.text
+            for s in (change.buggy, change.fixed)  # type: ignore[union-attr]
+        )
+    )
+
+
+@applies(D.APW_GRAPH_FUNCTION)
+def tensorflow_replaced(part: Part, change: StatementChange) -> bool:
+    """One TensorFlow function replaced by another (``tf.matmul`` -> ``tf.tensordot``): the
+    buggy statement reads the old one from TensorFlow, the fixed the new one."""
+    if not (part.replaced and part.was and part.callee and part.callee != part.was):
+        return False
+    if change.buggy is None or change.fixed is None:
+        return False
+
+    def from_tf(name: str, statement: Statement) -> bool:
+        return any(
+            r.endswith("." + name) and r.split(".")[0] in ("tf", "tensorflow") for r in statement.reads
+        )
+
+    return from_tf(part.was, change.buggy) and from_tf(part.callee, change.fixed)
+
+
+@applies(D.APD_GRAPH_REMOVED_API)
+def removed_api_alone(changes: list[StatementChange], group: list[int], alone: bool | None = None) -> bool:
+    """Decision APD-graph-removed-api: the group calls a function TensorFlow removed, and where
+    that function only writes summaries (logging, which the study ignores once another change
+    carries the fault) or the fix only takes the call away (it may cut what it does not fix),
+    the group is every change left: nothing else is there to be the fault. A version assert
+    likewise: every change left asserts the version (else the assert is the benchmark's).
+    ``alone``: whether no pass found a component in the pair (False: one did, so another change
+    carries the fault; None: not known, every change left is taken as every change)."""
+    only = len(group) == len(changes) and alone is not False
+    if all(version_assert(changes[k]) for k in group):
+        return only
+    found = [removed_api(changes[k]) for k in group]
+    if not any(found):
+        return False
+    cut = all(changes[k].fixed is None for k in group)
+    if cut or any(_REMOVED_LOGGING.search(name) for name in found if name):
+        # every change left is such a call (a bare call joins the group of all that read ``tf``)
+        return all(found) and only
+    return True
