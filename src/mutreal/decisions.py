@@ -133,6 +133,8 @@ class DecisionId(TextEnum):
     REGROUPED_BLOCK_NOISE = "regrouped-block-noise"
     REWRITTEN_PROGRAM = "rewritten-program"
     APW_GRAPH_API = "APW-graph-api"
+    DEFINED_ELEMENT_BODY = "defined-element-body"
+    CUSTOM_LAYER_API = "custom-layer-api"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

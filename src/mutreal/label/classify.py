@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from mutreal.compare.components import FaultComponent
 from mutreal.compare.confidence import set_confidence
 from mutreal.compare.coverage import Coverage, StatementChange, cover, modelled_lines
+from mutreal.compare.rewritten_blocks import custom_layer_components, extend_to_bodies
 from mutreal.compare.statements import statements_of
 from mutreal.label.best_code import best_code, best_code_components, coupled_shapes
 from mutreal.label.followed_values import Context, constants, shape_helpers
@@ -303,6 +304,11 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
         if len(merged) < len(kept):
             labels = [label for c, label in zip(kept, labels, strict=True) if any(c is m for m in merged)]
             kept = merged
+    # decisions defined-element-body and custom-layer-api: a function or class is one element
+    texts = (bparsed.text, fparsed.text)
+    extend_to_bodies(explaining, bstatements, fstatements, texts)
+    blocks = custom_layer_components(bstatements, fstatements, explaining, texts)
+    kept, labels, explaining = kept + blocks, labels + [label_component(c) for c in blocks], explaining + blocks
     out = [component_result(label, c) for label, c in zip(labels, kept, strict=True)]
     modelled = (modelled_lines(bmodel), modelled_lines(fmodel))
 
@@ -339,6 +345,7 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
                 continue  # decision one-inconsistency-one-component: the rest of a fix already coded
             found.add(label.code)
             out.append(component_result(label, comp))
+        extend_to_bodies(guessed, bstatements, fstatements, texts)  # decision defined-element-body
         if guessed:  # a guess left out for its code explains its statements by that code's component
             pair_coverage = cover(bstatements, fstatements, [*explaining, *guessed], modelled, made_up, graph)
     _annotate(pair_coverage, graph, context)

@@ -1,0 +1,300 @@
+"""Rewritten blocks: functions and classes whose body a fix rewrites, read as the one element they define.
+
+Why: the statement diff (:mod:`mutreal.compare.coverage`) counts a changed statement as explained
+when a component points into it, statement by statement. A function or a class is one program
+element, though: the learning-rate schedule a component names is the whole ``def`` that computes
+it, the optimiser class a component names is the whole ``class`` that defines it, and a custom
+Keras layer the fix writes anew against the framework's layer contract is one change of how the
+program uses the API, not twenty faults. The study's procedure gives one fault component per
+changed element the fix needs, so the statements of such a block are that element's, explained by
+its component (the component points at them through ``detail['buggy_lines']`` and
+``detail['fixed_lines']``, read by :func:`mutreal.compare.coverage.cover`).
+
+Two rules:
+
+* decision defined-element-body: a component that points at a function or class header, or at a
+  statement that reads a function or class only its side defines (the fix added it), covers the
+  body of that definition;
+* decision custom-layer-api: a Keras layer or model class (its base resolves to a ``keras``
+  name) that both programs define and whose structure the fix rewrites (its base class changes, a
+  method is added or removed, or a block of a method is added or removed whole) with no
+  component of the passes inside it is one wrong API usage (APW) component over the whole class.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from typing import Any
+
+from mutreal.compare.components import FaultComponent
+from mutreal.compare.kinds import ComponentKind as K
+from mutreal.compare.statement_diff import statement_changes
+from mutreal.compare.statements import Statement
+from mutreal.decisions import DecisionId as D
+from mutreal.decisions import applies
+
+#: the ``detail['rule']`` of a custom-layer component
+CUSTOM_LAYER_RULE = "custom_layer_api"
+
+
+@lru_cache(maxsize=8)
+def compound_ends(text: str) -> dict[int, int]:
+    """The last line of each compound statement of a source, by its first line.
+
+    Read from the source itself: a statement :func:`mutreal.compare.statements.statements_of`
+    takes from its cache (written the same on the other side) keeps the other side's ``end``, so a
+    class or function whose body the fix lengthens would end too early there."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return {}
+    return {
+        node.lineno: node.end_lineno or node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.stmt)
+        and any(getattr(node, b, None) for b in ("body", "orelse", "finalbody", "handlers"))
+    }
+
+
+def _end(header: Statement, ends: dict[int, int]) -> int:
+    return ends.get(header.line, header.end)
+
+
+def _body(side: Sequence[Statement], header: Statement, ends: dict[int, int]) -> list[Statement]:
+    """The statements of a compound statement's body, nested ones included."""
+    end = _end(header, ends)
+    return [st for st in side if header.line < st.line <= end]
+
+
+def _pointed(component: Any, buggy: bool) -> set[int]:
+    """The lines of one side a component points into: its own and its ``detail`` lines."""
+    detail = getattr(component, "detail", None) or {}
+    own = component.buggy_line if buggy else component.fixed_line
+    lines = set(detail.get("buggy_lines" if buggy else "fixed_lines") or ())
+    return lines | ({own} if own else set())
+
+
+def _hit(st: Statement, lines: set[int]) -> bool:
+    return any(n in lines for n in range(st.line, st.last + 1))
+
+
+@applies(D.DEFINED_ELEMENT_BODY)
+def extend_to_bodies(
+    components: Iterable[Any],
+    buggy: Sequence[Statement],
+    fixed: Sequence[Statement],
+    texts: tuple[str | None, str | None] = (None, None),
+) -> None:
+    """Decision defined-element-body: each component whose value is a function it points at the
+    ``def`` of (:func:`_valued`: a schedule, a loss), or
+    at a statement reading a function or class that only its side defines and the other side
+    never names (one the fix added or took away with its use: ``optimizer = DoubleGD(0.5)`` with
+    ``class DoubleGD(...)`` new), points at that
+    definition's body too (its ``detail`` lines grow, in place). A definition both sides have
+    and the component's statement only calls (``model = build_model()``) is not taken: its body
+    is the rest of the program, each change of it read on its own. ``texts`` are the two
+    sources (:func:`compound_ends`)."""
+    names = {True: _defined(buggy), False: _defined(fixed)}
+    # what each side defines or reads: a helper the other side calls without defining it (a
+    # posted snippet's) is the completion of that snippet, not the component's element
+    used = {
+        on_buggy: set(names[on_buggy]) | {r.split(".")[0] for st in side for r in st.reads}
+        for on_buggy, side in ((True, buggy), (False, fixed))
+    }
+    for component in components:
+        for on_buggy, side in ((True, buggy), (False, fixed)):
+            lines = _pointed(component, on_buggy)
+            if not lines:
+                continue
+            hit = [st for st in side if _hit(st, lines)]
+            only_mine = {n: h for n, h in names[on_buggy].items() if n not in used[not on_buggy]}
+            headers = [st for st in hit if st.defines and _valued(component, st.defines)]
+            headers += [
+                only_mine[r.split(".")[0]] for st in hit for r in st.reads if r.split(".")[0] in only_mine
+            ]
+            if not headers:
+                continue
+            text = texts[0] if on_buggy else texts[1]
+            ends = compound_ends(text) if text else {}
+            grown = {n for h in headers for n in range(h.line, _end(h, ends) + 1)}
+            if grown - lines:
+                key = "buggy_lines" if on_buggy else "fixed_lines"
+                before = set(component.detail.get(key) or ())
+                component.detail[key] = sorted(
+                    before | (grown - ({component.buggy_line if on_buggy else component.fixed_line}))
+                )
+
+
+def _valued(component: Any, names: Iterable[str]) -> bool:
+    """The component's value is the function itself: the passes show a function they compared
+    by its body as ``name: body`` (``lr_schedule: return 0.001 if p0 <= 80 else ...``); a header
+    it points at for a default argument (``def __init__(self, epochs=400)``) is not the element."""
+    texts = [t for t in (component.before, component.after) if isinstance(t, str)]
+    return any(t.startswith(f"{name}:") for t in texts for name in names)
+
+
+def _defined(side: Sequence[Statement]) -> dict[str, Statement]:
+    """The functions and classes a side defines, by name (the first definition of a name)."""
+    out: dict[str, Statement] = {}
+    for st in side:
+        for name in st.defines:
+            out.setdefault(name, st)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# Custom Keras layers rewritten against the layer contract
+# ---------------------------------------------------------------------------------------------------
+
+
+def _aliases(side: Sequence[Statement]) -> dict[str, str]:
+    """What each imported or aliased name stands for (``Layer`` -> ``keras.layers.Layer``,
+    ``tfk`` -> ``tf.keras``), read from the side's imports and plain ``name = a.b`` assignments."""
+    out: dict[str, str] = {}
+    for st in side:
+        node = st.node
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for a in node.names:
+                out[a.asname or a.name] = f"{node.module}.{a.name}"
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Attribute)
+        ):
+            out[node.targets[0].id] = ast.unparse(node.value)
+    return out
+
+
+def _resolved(text: str, aliases: dict[str, str]) -> str:
+    """A dotted name with its root replaced by what it stands for, a few times over."""
+    for _ in range(4):
+        root, _, rest = text.partition(".")
+        full = aliases.get(root)
+        if full is None or full == root:
+            return text
+        text = f"{full}.{rest}" if rest else full
+    return text
+
+
+def _keras_class(header: Statement, aliases: dict[str, str]) -> bool:
+    """A class whose base is one of Keras's (a layer or a model: ``keras.layers.Layer``,
+    ``tf.keras.Model``, ``layers.Conv2D``); a project's own ``model.Model`` is not."""
+    node = header.node
+    if not isinstance(node, ast.ClassDef):
+        return False
+    for base in node.bases:
+        try:
+            text = ast.unparse(base)
+        except Exception:  # pragma: no cover - an unusual base ast cannot print
+            continue
+        resolved = _resolved(text, aliases)
+        if "keras" in resolved.split(".") or resolved.startswith(("tf.keras", "tensorflow.keras")):
+            return True
+        if resolved.split(".")[0] in ("keras", "tf", "tensorflow") and ".keras" in resolved:
+            return True
+    return False
+
+
+def _bases(header: Statement) -> str:
+    node = header.node
+    return ", ".join(ast.unparse(b) for b in node.bases) if isinstance(node, ast.ClassDef) else ""
+
+
+def _methods(side: Sequence[Statement], header: Statement, ends: dict[int, int]) -> set[str]:
+    """The names of the methods a class defines directly (not those of nested classes)."""
+    body = _body(side, header, ends)
+    nested = [st for st in body if st.defines]
+    return {
+        name
+        for st in nested
+        if not any(o is not st and o.line < st.line <= _end(o, ends) for o in nested)
+        for name in st.defines
+    }
+
+
+@applies(D.CUSTOM_LAYER_API)
+def custom_layer_components(
+    buggy: Sequence[Statement],
+    fixed: Sequence[Statement],
+    components: Iterable[Any],
+    texts: tuple[str | None, str | None] = (None, None),
+) -> list[FaultComponent]:
+    """Decision custom-layer-api: one APW component (kind ``graph.api``, the code of how the
+    program uses the framework's API) for each Keras layer or model class both sides define whose
+    structure the fix rewrites: its base class changes (a ``Model`` built in ``__init__`` turned
+    into a ``Layer`` with ``build``/``call``), a method is added or removed, or a block of its
+    methods (an ``if``, a loop) is added or removed whole (code the framework's version no longer
+    supports taken out). The component points at every line of the class on each side. Not where
+    a component of the passes already points inside the class (the fix changed an element they
+    compare, an activation or an initialiser: that component is the fault), and not where the
+    class only has statements changed in place (a changed activation in ``call`` is its own
+    change, listed where nothing explains it). ``texts`` are the two sources
+    (:func:`compound_ends`)."""
+    components = list(components)
+    bdefs, fdefs = _defined(buggy), _defined(fixed)
+    baliases, faliases = _aliases(buggy), _aliases(fixed)
+    out: list[FaultComponent] = []
+    for name, bh in bdefs.items():
+        fh = fdefs.get(name)
+        if fh is None or not (isinstance(bh.node, ast.ClassDef) and isinstance(fh.node, ast.ClassDef)):
+            continue
+        if not (_keras_class(bh, baliases) or _keras_class(fh, faliases)):
+            continue
+        bends = compound_ends(texts[0]) if texts[0] else {}
+        fends = compound_ends(texts[1]) if texts[1] else {}
+        blines, flines = set(range(bh.line, _end(bh, bends) + 1)), set(range(fh.line, _end(fh, fends) + 1))
+        if any(_pointed(c, True) & blines or _pointed(c, False) & flines for c in components):
+            continue  # a compared element changed inside it: that component is the fault
+        bbody, fbody = _body(buggy, bh, bends), _body(fixed, fh, fends)
+        changes = statement_changes(list(bbody), list(fbody))
+        if not changes:
+            continue
+        rewritten = (
+            _bases(bh) != _bases(fh)
+            or _methods(buggy, bh, bends) != _methods(fixed, fh, fends)
+            or any(_whole_block(c.buggy, bbody, changes, True, bends) for c in changes if c.fixed is None)
+            or any(_whole_block(c.fixed, fbody, changes, False, fends) for c in changes if c.buggy is None)
+        )
+        if not rewritten:
+            continue
+        file_b, file_f = bh.file, fh.file
+        out.append(
+            FaultComponent(
+                element=f"class[{name}]",
+                kind=K.GRAPH_API,
+                change="changed",
+                before=bh.source,
+                after=fh.source,
+                buggy_file=file_b,
+                buggy_line=bh.line,
+                fixed_file=file_f,
+                fixed_line=fh.line,
+                detail={
+                    "rule": CUSTOM_LAYER_RULE,
+                    "buggy_lines": sorted(blines - {bh.line}),
+                    "fixed_lines": sorted(flines - {fh.line}),
+                },
+            )
+        )
+    return out
+
+
+def _whole_block(
+    header: Statement | None, body: Sequence[Statement], changes: list, on_buggy: bool, ends: dict[int, int]
+) -> bool:
+    """A compound statement (``if``, ``for``, ``with``...) one side only has, with its whole body
+    one-sided too: a block added or taken out, not a header put around statements both sides
+    have."""
+    if header is None or _end(header, ends) <= header.last or header.defines:
+        return False
+    one_sided = {
+        id(c.buggy if on_buggy else c.fixed) for c in changes if (c.fixed if on_buggy else c.buggy) is None
+    }
+    inside = [st for st in body if header.line < st.line <= _end(header, ends) and st.noise is None]
+    return bool(inside) and all(id(st) in one_sided for st in inside)
