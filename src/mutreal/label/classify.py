@@ -308,7 +308,8 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
     texts = (bparsed.text, fparsed.text)
     extend_to_bodies(explaining, bstatements, fstatements, texts)
     blocks = custom_layer_components(bstatements, fstatements, explaining, texts)
-    kept, labels, explaining = kept + blocks, labels + [label_component(c) for c in blocks], explaining + blocks
+    kept, explaining = kept + blocks, explaining + blocks
+    labels += [label_component(c) for c in blocks]
     out = [component_result(label, c) for label, c in zip(labels, kept, strict=True)]
     modelled = (modelled_lines(bmodel), modelled_lines(fmodel))
 

@@ -1,0 +1,140 @@
+"""Rewritten blocks (:mod:`mutreal.compare.rewritten_blocks`): a function or class is one element.
+
+Each rule both ways: the block its component explains, and the near case it must leave alone.
+"""
+
+from __future__ import annotations
+
+from mutreal.compare.components import FaultComponent
+from mutreal.compare.rewritten_blocks import compound_ends, custom_layer_components, extend_to_bodies
+from mutreal.compare.statements import statements_of
+
+HEAD = """import numpy as np
+from keras import backend as K
+from keras.layers import Conv2D, Dense, Flatten, Input, Layer
+from keras.models import Model
+
+"""
+
+TAIL = """
+
+grid = np.random.rand(30, 6, 6, 2)
+kinds = np.eye(2)[np.random.randint(0, 2, 30)]
+entry = Input((6, 6, 2))
+h = Doubled(2)(entry)
+h = Flatten()(h)
+net = Model(entry, Dense(2, activation="softmax")(h))
+net.compile(loss="categorical_crossentropy", optimizer="sgd")
+net.fit(grid, kinds, epochs=3, batch_size=6)
+"""
+
+AS_MODEL = """class Doubled(Model):
+    def __init__(self, width):
+        x = Input((None, None, width))
+        y = Conv2D(width, 1, activation="tanh")(x)
+        super(Doubled, self).__init__(x, y)
+"""
+
+AS_LAYER = """class Doubled(Layer):
+    def __init__(self, width, **kwargs):
+        self.width = width
+        super(Doubled, self).__init__(**kwargs)
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight("kernel", (1, 1, self.width, self.width), initializer="glorot_uniform")
+        super(Doubled, self).build(input_shape)
+
+    def call(self, x):
+        return K.tanh(K.conv2d(x, self.kernel))
+"""
+
+
+def test_a_custom_model_rewritten_as_a_layer_is_one_APW_explaining_every_statement(classify_texts):
+    result = classify_texts(HEAD + AS_MODEL + TAIL, HEAD + AS_LAYER + TAIL)
+    assert [(c.code, c.element) for c in result.components] == [("APW", "class[Doubled]")]
+    assert result.unexplained == []
+    assert result.changed_statements == result.explained_statements > 5
+
+
+def test_a_statement_changed_in_place_in_a_custom_layer_is_no_APW(classify_texts):
+    padded = AS_LAYER.replace("self.kernel))", 'self.kernel, padding="same"))')
+    result = classify_texts(HEAD + AS_LAYER + TAIL, HEAD + padded + TAIL)
+    assert "APW" not in [c.code for c in result.components]
+    assert [u["after"] for u in result.unexplained] == [
+        'return K.tanh(K.conv2d(x, self.kernel, padding="same"))'
+    ]
+
+
+def _statements(text: str, name: str, cache: dict | None = None):
+    return statements_of(text, name, None, cache)
+
+
+def test_a_class_whose_base_is_no_keras_name_is_not_taken():
+    own = "import tensorflow as tf\nimport base\n\n\nclass Net(base.Model):\n    def fit(self):\n        return 1\n"
+    grown = own + "\n    def predict(self):\n        if self:\n            return 2\n"
+    assert custom_layer_components(_statements(own, "b"), _statements(grown, "f"), []) == []
+    keras_own = own.replace("import base", "from tensorflow import keras as base")
+    keras_grown = grown.replace("import base", "from tensorflow import keras as base")
+    found = custom_layer_components(_statements(keras_own, "b"), _statements(keras_grown, "f"), [])
+    assert [c.element for c in found] == ["class[Net]"]
+
+
+def test_a_class_a_component_points_into_is_left_to_that_component():
+    b, f = _statements(HEAD + AS_MODEL, "b"), _statements(HEAD + AS_LAYER, "f")
+    assert len(custom_layer_components(b, f, [])) == 1
+    inside = FaultComponent("model[0]", "layer.activation", "changed", buggy_file="b", buggy_line=8)
+    assert custom_layer_components(b, f, [inside]) == []
+
+
+SCHEDULE_B = "rate = lambda epoch: 0.1\nopt = SGD(lr=rate(0))\n"
+SCHEDULE_F = (
+    "def rate(epoch):\n    warm = min(epoch, 3)\n    return 0.01 * (warm + 1)\nopt = SGD(lr=rate(0))\n"
+)
+
+
+def test_a_component_whose_value_is_a_function_covers_its_body():
+    schedule = FaultComponent(
+        "compile", "compile.learning_rate", "changed", "rate: return 0.1", "rate: ...", "b", 1, "f", 1
+    )
+    extend_to_bodies(
+        [schedule], _statements(SCHEDULE_B, "b"), _statements(SCHEDULE_F, "f"), (SCHEDULE_B, SCHEDULE_F)
+    )
+    assert schedule.detail["fixed_lines"] == [2, 3]
+
+
+def test_a_header_pointed_at_for_a_default_argument_does_not_cover_the_method():
+    b = "class Trainer:\n    def __init__(self, epochs=400):\n        self.epochs = epochs\n"
+    f = "class Trainer:\n    def __init__(self, epochs=1):\n        self.epochs = epochs\n        self.steps = 3\n"
+    epochs = FaultComponent(
+        "fit", "fit.epochs", "changed", b.splitlines()[1], f.splitlines()[1], "b", 2, "f", 2
+    )
+    extend_to_bodies([epochs], _statements(b, "b"), _statements(f, "f"), (b, f))
+    assert epochs.detail == {}
+
+
+OPTIMISER = "class Doubler(Base):\n    def rate(self):\n        return 2\n\n\nopt = Doubler(0.5)\n"
+
+
+def test_a_class_the_fix_adds_with_its_use_is_covered_by_that_use_s_component():
+    b = "opt = Base(0.5)\n"
+    optimiser = FaultComponent(
+        "compile", "compile.optimizer", "changed", "Base(0.5)", "Doubler(0.5)", "b", 1, "f", 6
+    )
+    extend_to_bodies([optimiser], _statements(b, "b"), _statements(OPTIMISER, "f"), (b, OPTIMISER))
+    assert optimiser.detail["fixed_lines"] == [1, 2, 3]
+
+
+def test_a_helper_the_buggy_snippet_already_calls_is_its_completion_not_the_component_s():
+    b = "opt = Doubler(0.5)\nother = 1\n"
+    optimiser = FaultComponent("compile", "compile.optimizer", "changed", "x", "y", "b", 1, "f", 6)
+    extend_to_bodies([optimiser], _statements(b, "b"), _statements(OPTIMISER, "f"), (b, OPTIMISER))
+    assert optimiser.detail == {}
+
+
+def test_compound_ends_read_the_source_where_a_cached_header_keeps_the_other_side_s_end():
+    short = "def f():\n    return 1\n"
+    long = "def f():\n    a = 2\n    return a\n"
+    cache: dict = {}
+    _statements(short, "b", cache)
+    header = _statements(long, "f", cache)[0]
+    assert compound_ends(long)[header.line] == 3
