@@ -135,6 +135,7 @@ class DecisionId(TextEnum):
     APW_GRAPH_API = "APW-graph-api"
     DEFINED_ELEMENT_BODY = "defined-element-body"
     CUSTOM_LAYER_API = "custom-layer-api"
+    MODEL_BUILT_BY_BLOCK = "model-built-by-block"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

@@ -6,7 +6,12 @@ Each rule both ways: the block its component explains, and the near case it must
 from __future__ import annotations
 
 from mutreal.compare.components import FaultComponent
-from mutreal.compare.rewritten_blocks import compound_ends, custom_layer_components, extend_to_bodies
+from mutreal.compare.rewritten_blocks import (
+    compound_ends,
+    custom_layer_components,
+    extend_to_bodies,
+    extend_to_builders,
+)
 from mutreal.compare.statements import statements_of
 
 HEAD = """import numpy as np
@@ -138,3 +143,50 @@ def test_compound_ends_read_the_source_where_a_cached_header_keeps_the_other_sid
     _statements(short, "b", cache)
     header = _statements(long, "f", cache)[0]
     assert compound_ends(long)[header.line] == 3
+
+
+BUILT_B = "estimator = Sequential()\nestimator.add(Dense(4))\nestimator.add(Dense(1))\nestimator.fit(x, y)\n"
+BUILT_F = (
+    "widths = [4, 1]\nestimator = Sequential()\nfor k in range(len(widths)):\n"
+    "    if k == 0:\n        estimator.add(Dense(widths[k]))\n    else:\n        estimator.add(Dense(1))\n"
+    "estimator.fit(x, y)\n"
+)
+
+
+def _architecture() -> FaultComponent:
+    return FaultComponent("model[0]", "model.architecture", "changed", "2 layers", "2 layers", "b", 1, "f", 2)
+
+
+def test_the_loop_and_conditions_that_add_a_rebuilt_model_s_layers_are_its_component_s():
+    architecture = _architecture()
+    b, f = _statements(BUILT_B, "b"), _statements(BUILT_F, "f")
+    extend_to_builders([architecture], b, f, (BUILT_B, BUILT_F))
+    assert architecture.detail["fixed_lines"] == [3, 4]  # the for and the if headers, not the layers
+
+
+def test_a_loop_the_fix_puts_around_training_is_not_the_architecture_s():
+    architecture = _architecture()
+    rounds = (
+        "estimator = Sequential()\nestimator.add(Dense(4))\nfor r in range(3):\n    estimator.fit(x, y)\n"
+    )
+    extend_to_builders([architecture], _statements(BUILT_B, "b"), _statements(rounds, "f"), (BUILT_B, rounds))
+    assert architecture.detail == {}
+
+
+def test_a_model_built_by_a_loop_leaves_no_header_unexplained(classify_texts):
+    head = "import numpy as np\nfrom keras.layers import Dense\nfrom keras.models import Sequential\n\n"
+    data = (
+        "x = np.random.rand(60, 3)\nx = x - x.mean(axis=0)\nx = x / x.std(axis=0)\ny = np.random.rand(60)\n"
+    )
+    data += "vx, vy = x[50:], y[50:]\nx, y = x[:50], y[:50]\n"
+    unrolled = "net = Sequential()\n" + "".join(
+        f"net.add(Dense({n}, activation='relu'))\n" for n in (9, 9, 9, 9, 9, 9, 1)
+    )
+    looped = (
+        "sizes = [5, 3, 1]\nnet = Sequential()\nfor k in range(len(sizes)):\n"
+        "    if sizes[k] == 1:\n        net.add(Dense(1))\n    else:\n        net.add(Dense(sizes[k], activation='tanh'))\n"
+    )
+    tail = "net.compile(loss='mse', optimizer='adam')\nnet.fit(x, y, epochs=4)\nprint(net.evaluate(vx, vy))\n"
+    result = classify_texts(head + data + unrolled + tail, head + data + looped + tail)
+    assert [c.code for c in result.components] == ["MWA"]
+    assert result.unexplained == []

@@ -30,7 +30,7 @@ from typing import Any
 
 from mutreal.compare.components import FaultComponent
 from mutreal.compare.kinds import ComponentKind as K
-from mutreal.compare.statement_diff import statement_changes
+from mutreal.compare.statement_diff import changes_of, statement_changes
 from mutreal.compare.statements import Statement
 from mutreal.decisions import DecisionId as D
 from mutreal.decisions import applies
@@ -125,6 +125,47 @@ def extend_to_bodies(
                 component.detail[key] = sorted(
                     before | (grown - ({component.buggy_line if on_buggy else component.fixed_line}))
                 )
+
+
+@applies(D.MODEL_BUILT_BY_BLOCK)
+def extend_to_builders(
+    components: Iterable[Any],
+    buggy: Sequence[Statement],
+    fixed: Sequence[Statement],
+    texts: tuple[str | None, str | None] = (None, None),
+) -> None:
+    """Decision model-built-by-block: a model architecture component (MWA) points at the headers
+    of the loops and conditions one side only has that build that model (their body adds layers
+    to the model the component's statement binds: ``for i in range(len(desc)): if i == 0:
+    model.add(Dense(desc[i], ...))``; a body that only reads a name the model's statement binds,
+    a placeholder of graph code, is not building it): the fix builds the model another way, and the control
+    flow that builds it is that architecture's, not a change of its own (what the header reads,
+    ``desc = parse_desc(spec)``, is then explained as what feeds it). Only the headers: the layers
+    in the body are the model's elements, compared by the passes."""
+    components = [c for c in components if c.kind is K.MODEL_ARCHITECTURE]
+    if not components:
+        return
+    # the pair's diff, as cover reads it (cached for the same two lists)
+    changes = changes_of(buggy, fixed) if isinstance(buggy, list) and isinstance(fixed, list) else []
+    for component in components:
+        for on_buggy, side in ((True, buggy), (False, fixed)):
+            lines = _pointed(component, on_buggy)
+            built = {b for st in side if _hit(st, lines) for b in st.binds}
+            if not built:
+                continue
+            text = texts[0] if on_buggy else texts[1]
+            ends = compound_ends(text) if text else {}
+            grown: set[int] = set()
+            for change in changes:
+                mine, theirs = (change.buggy, change.fixed) if on_buggy else (change.fixed, change.buggy)
+                if mine is None or theirs is not None or mine.defines or _end(mine, ends) <= mine.last:
+                    continue
+                body = _body(side, mine, ends)
+                if any(f"{b}.add" in st.reads for st in body for b in built):
+                    grown |= set(range(mine.line, mine.last + 1))
+            if grown - lines:
+                key = "buggy_lines" if on_buggy else "fixed_lines"
+                component.detail[key] = sorted(set(component.detail.get(key) or ()) | grown)
 
 
 def _valued(component: Any, names: Iterable[str]) -> bool:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from mutreal.compare.components import FaultComponent
 from mutreal.compare.confidence import set_confidence
 from mutreal.compare.coverage import Coverage, StatementChange, cover, modelled_lines
-from mutreal.compare.rewritten_blocks import custom_layer_components, extend_to_bodies
+from mutreal.compare.rewritten_blocks import custom_layer_components, extend_to_bodies, extend_to_builders
 from mutreal.compare.statements import statements_of
 from mutreal.label.best_code import best_code, best_code_components, coupled_shapes
 from mutreal.label.followed_values import Context, constants, shape_helpers
@@ -307,6 +307,7 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
     # decisions defined-element-body and custom-layer-api: a function or class is one element
     texts = (bparsed.text, fparsed.text)
     extend_to_bodies(explaining, bstatements, fstatements, texts)
+    extend_to_builders(explaining, bstatements, fstatements, texts)  # decision model-built-by-block
     blocks = custom_layer_components(bstatements, fstatements, explaining, texts)
     kept, explaining = kept + blocks, explaining + blocks
     labels += [label_component(c) for c in blocks]
