@@ -136,6 +136,7 @@ class DecisionId(TextEnum):
     DEFINED_ELEMENT_BODY = "defined-element-body"
     CUSTOM_LAYER_API = "custom-layer-api"
     MODEL_BUILT_BY_BLOCK = "model-built-by-block"
+    RESULT_ASSIGNED_IN_CALLEE = "result-assigned-in-callee"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

@@ -190,3 +190,47 @@ def test_a_model_built_by_a_loop_leaves_no_header_unexplained(classify_texts):
     result = classify_texts(head + data + unrolled + tail, head + data + looped + tail)
     assert [c.code for c in result.components] == ["MWA"]
     assert result.unexplained == []
+
+
+STORED_B = """import numpy as np
+from keras.layers import Dense
+from keras.models import Sequential
+
+
+class Fitter:
+    def __init__(self):
+        self.net = self._stack()
+
+    def _stack(self):
+        net = Sequential()
+        net.add(Dense(6, activation="relu", input_dim=2))
+        net.add(Dense(1))
+        net.compile(loss="mse", optimizer="sgd")
+        return net
+
+
+fitter = Fitter()
+fitter.net.fit(np.random.rand(40, 2), np.random.rand(40), epochs=2)
+"""
+STORED_F = STORED_B.replace("self.net = self._stack()", "self._stack()").replace(
+    "        return net", "        self.net = net"
+)
+
+
+def test_a_result_assigned_in_the_function_that_computes_it_is_noise(classify_texts):
+    result = classify_texts(STORED_B, STORED_F)
+    assert result.components == [] and result.unexplained == []
+    assert result.noise_statements == {"result_assigned_in_callee": 3}
+
+
+def test_a_result_another_caller_still_reads_is_no_refactor(classify_texts):
+    reader = "\nspare = fitter._stack()\n"
+    result = classify_texts(STORED_B + reader, STORED_F + reader)
+    assert "result_assigned_in_callee" not in result.noise_statements
+    assert len(result.unexplained) == 3
+
+
+def test_a_different_value_stored_is_no_refactor(classify_texts):
+    other = STORED_F.replace("self.net = net", "self.net = Sequential()")
+    result = classify_texts(STORED_B, other)
+    assert "result_assigned_in_callee" not in result.noise_statements

@@ -339,3 +339,132 @@ def _whole_block(
     }
     inside = [st for st in body if header.line < st.line <= _end(header, ends) and st.noise is None]
     return bool(inside) and all(id(st) in one_sided for st in inside)
+
+
+# ---------------------------------------------------------------------------------------------------
+# A result assigned in the function that computes it instead of by its caller
+# ---------------------------------------------------------------------------------------------------
+
+#: noise name of decision result-assigned-in-callee (reported in ``noise_statements``)
+RESULT_IN_CALLEE = "result_assigned_in_callee"
+
+
+def _callee(call: ast.Call) -> str | None:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
+
+def _same(a: ast.AST, b: ast.AST) -> bool:
+    return ast.dump(a) == ast.dump(b)
+
+
+@applies(D.RESULT_ASSIGNED_IN_CALLEE)
+def result_assigned_in_callee(
+    coverage: Any,
+    buggy: Sequence[Statement],
+    fixed: Sequence[Statement],
+    texts: tuple[str | None, str | None] = (None, None),
+) -> Any:
+    """Decision result-assigned-in-callee: the caller's ``self.out = self.build(x)`` becomes
+    ``self.build(x)`` while the function's last ``return y`` becomes ``self.out = y`` (or the
+    other way round): the same value bound to the same target, assigned where it is computed.
+    Both changes are a refactor that keeps what the program computes (the study's same-semantics
+    changes): they leave the coverage's changes (explained or not) and are counted as noise
+    ``result_assigned_in_callee``. Only where every other call of the function on the side that
+    no longer reads its result is a call made for its effect (no other caller loses the value).
+    Returns the coverage, changed in place."""
+    pairs = [c for c in coverage.changes if c.buggy is not None and c.fixed is not None]  # the calls
+    gone: list[Any] = []
+    for call_change in pairs:
+        if any(call_change is g for g in gone):
+            continue
+        for assigning_buggy in (True, False):
+            assigning = call_change.buggy if assigning_buggy else call_change.fixed
+            plain = call_change.fixed if assigning_buggy else call_change.buggy
+            a_side, p_side = (buggy, fixed) if assigning_buggy else (fixed, buggy)
+            a, p = assigning.node, plain.node
+            if not (
+                isinstance(a, ast.Assign)
+                and len(a.targets) == 1
+                and isinstance(p, ast.Expr)
+                and isinstance(p.value, ast.Call)
+                and _same(a.value, p.value)
+            ):
+                continue
+            name = _callee(p.value)
+            a_def, p_def = _defined(a_side).get(name or ""), _defined(p_side).get(name or "")
+            if name is None or a_def is None or p_def is None:
+                continue
+            callers = [
+                st
+                for st in p_side
+                if st is not plain and not st.defines and any(r.split(".")[-1] == name for r in st.reads)
+            ]
+            if not all(isinstance(st.node, ast.Expr) for st in callers):
+                continue  # another caller still reads the result
+            a_text, p_text = (texts[0], texts[1]) if assigning_buggy else (texts[1], texts[0])
+            a_end = _end(a_def, compound_ends(a_text) if a_text else {})
+            p_end = _end(p_def, compound_ends(p_text) if p_text else {})
+            found = _moved_return(
+                coverage.changes, call_change, a.targets[0], assigning_buggy, (a_def, a_end), (p_def, p_end)
+            )
+            if found:
+                gone += [c for c in (call_change, *found) if not any(c is g for g in gone)]
+                break
+    if gone:
+        _drop(coverage, gone, RESULT_IN_CALLEE)
+    return coverage
+
+
+def _moved_return(
+    changes: list[Any],
+    call_change: Any,
+    target: ast.expr,
+    assigning_buggy: bool,
+    returning: tuple[Statement, int],
+    binding: tuple[Statement, int],
+) -> list[Any]:
+    """The changes that turn the callee's ``return y`` (on the side whose caller assigns the
+    result) into ``target = y`` (on the other side), inside the function on each side: one
+    changed statement, or a removed return and an added assignment; [] where there are none."""
+    (r_def, r_end), (b_def, b_end) = returning, binding
+    for c1 in changes:
+        ret = c1.buggy if assigning_buggy else c1.fixed
+        if c1 is call_change or ret is None or not (r_def.line < ret.line <= r_end):
+            continue
+        r = ret.node
+        if not (isinstance(r, ast.Return) and r.value is not None):
+            continue
+        for c2 in changes:
+            bound = c2.fixed if assigning_buggy else c2.buggy
+            partner = c2.buggy if assigning_buggy else c2.fixed
+            if c2 is call_change or bound is None or not (b_def.line < bound.line <= b_end):
+                continue
+            if partner is not None and c2 is not c1:
+                continue  # the assignment changed from another statement: not the return moved
+            other = c1.fixed if assigning_buggy else c1.buggy
+            if other is not None and other is not bound:
+                continue
+            b = bound.node
+            if (
+                isinstance(b, ast.Assign)
+                and len(b.targets) == 1
+                and _same(b.targets[0], target)
+                and _same(b.value, r.value)
+            ):
+                return [c1] if c1 is c2 else [c1, c2]
+    return []
+
+
+def _drop(coverage: Any, gone: list[Any], rule: str) -> None:
+    """Take changes out of a coverage (explained or not) and count them as noise ``rule``."""
+    ids = {id(c) for c in gone}
+    still_open = {id(c) for c in coverage.open}
+    explained = sum(1 for c in coverage.changes if id(c) in ids and id(c) not in still_open)
+    kept = [(c, u) for c, u in zip(coverage.open, coverage.unexplained, strict=True) if id(c) not in ids]
+    coverage.open = [c for c, _ in kept]
+    coverage.unexplained = [u for _, u in kept]
+    coverage.changes = [c for c in coverage.changes if id(c) not in ids]
+    coverage.changed -= len(ids)
+    coverage.explained -= explained
+    coverage.noise[rule] = coverage.noise.get(rule, 0) + len(ids)

@@ -21,7 +21,12 @@ from typing import TYPE_CHECKING, Any, TextIO
 from mutreal.compare.components import FaultComponent
 from mutreal.compare.confidence import set_confidence
 from mutreal.compare.coverage import Coverage, StatementChange, cover, modelled_lines
-from mutreal.compare.rewritten_blocks import custom_layer_components, extend_to_bodies, extend_to_builders
+from mutreal.compare.rewritten_blocks import (
+    custom_layer_components,
+    extend_to_bodies,
+    extend_to_builders,
+    result_assigned_in_callee,
+)
 from mutreal.compare.statements import statements_of
 from mutreal.label.best_code import best_code, best_code_components, coupled_shapes
 from mutreal.label.followed_values import Context, constants, shape_helpers
@@ -326,6 +331,7 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
         return made_up_by_parse(located, bparsed, fparsed)
 
     pair_coverage = cover(bstatements, fstatements, explaining, modelled, made_up, graph)
+    result_assigned_in_callee(pair_coverage, bstatements, fstatements, texts)  # a refactor: noise
     # what the table reads beyond a changed statement, read only where a change is left in
     # graph code (in Keras programs a best code is a hint from the statement alone)
     context = (
@@ -350,6 +356,7 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
         extend_to_bodies(guessed, bstatements, fstatements, texts)  # decision defined-element-body
         if guessed:  # a guess left out for its code explains its statements by that code's component
             pair_coverage = cover(bstatements, fstatements, [*explaining, *guessed], modelled, made_up, graph)
+            result_assigned_in_callee(pair_coverage, bstatements, fstatements, texts)
     _annotate(pair_coverage, graph, context)
     return out, pair_coverage
 
