@@ -96,24 +96,34 @@ def extend_to_bodies(
     and the component's statement only calls (``model = build_model()``) is not taken: its body
     is the rest of the program, each change of it read on its own. ``texts`` are the two
     sources (:func:`compound_ends`)."""
+    components = list(components)
+    if not components:
+        return
     names = {True: _defined(buggy), False: _defined(fixed)}
-    # what each side defines or reads: a helper the other side calls without defining it (a
-    # posted snippet's) is the completion of that snippet, not the component's element
-    used = {
-        on_buggy: set(names[on_buggy]) | {r.split(".")[0] for st in side for r in st.reads}
-        for on_buggy, side in ((True, buggy), (False, fixed))
-    }
+    if not names[True] and not names[False]:
+        return
+    # what each side defines or reads (read once, where needed): a helper the other side calls
+    # without defining it (a posted snippet's) is the completion of that snippet, not the
+    # component's element
+    used: dict[bool, set[str]] = {}
+
+    def only_mine(on_buggy: bool) -> dict[str, Statement]:
+        other = not on_buggy
+        if other not in used:
+            side = buggy if other else fixed
+            used[other] = set(names[other]) | {r.split(".")[0] for st in side for r in st.reads}
+        return {n: h for n, h in names[on_buggy].items() if n not in used[other]}
+
     for component in components:
         for on_buggy, side in ((True, buggy), (False, fixed)):
             lines = _pointed(component, on_buggy)
             if not lines:
                 continue
             hit = [st for st in side if _hit(st, lines)]
-            only_mine = {n: h for n, h in names[on_buggy].items() if n not in used[not on_buggy]}
             headers = [st for st in hit if st.defines and _valued(component, st.defines)]
-            headers += [
-                only_mine[r.split(".")[0]] for st in hit for r in st.reads if r.split(".")[0] in only_mine
-            ]
+            if any(r.split(".")[0] in names[on_buggy] for st in hit for r in st.reads):
+                mine = only_mine(on_buggy)
+                headers += [mine[r.split(".")[0]] for st in hit for r in st.reads if r.split(".")[0] in mine]
             if not headers:
                 continue
             text = texts[0] if on_buggy else texts[1]
@@ -278,14 +288,18 @@ def custom_layer_components(
     change, listed where nothing explains it). ``texts`` are the two sources
     (:func:`compound_ends`)."""
     components = list(components)
+    if not any(isinstance(st.node, ast.ClassDef) for st in buggy if st.defines):
+        return []
     bdefs, fdefs = _defined(buggy), _defined(fixed)
-    baliases, faliases = _aliases(buggy), _aliases(fixed)
+    aliases: list[dict[str, str]] = []  # read once, where a class both sides define is found
     out: list[FaultComponent] = []
     for name, bh in bdefs.items():
         fh = fdefs.get(name)
         if fh is None or not (isinstance(bh.node, ast.ClassDef) and isinstance(fh.node, ast.ClassDef)):
             continue
-        if not (_keras_class(bh, baliases) or _keras_class(fh, faliases)):
+        if not aliases:
+            aliases += [_aliases(buggy), _aliases(fixed)]
+        if not (_keras_class(bh, aliases[0]) or _keras_class(fh, aliases[1])):
             continue
         bends = compound_ends(texts[0]) if texts[0] else {}
         fends = compound_ends(texts[1]) if texts[1] else {}
