@@ -137,6 +137,7 @@ class DecisionId(TextEnum):
     CUSTOM_LAYER_API = "custom-layer-api"
     MODEL_BUILT_BY_BLOCK = "model-built-by-block"
     RESULT_ASSIGNED_IN_CALLEE = "result-assigned-in-callee"
+    PLACEHOLDER_MADE_ARGUMENT = "placeholder-made-argument"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

@@ -11,6 +11,7 @@ from mutreal.compare.rewritten_blocks import (
     custom_layer_components,
     extend_to_bodies,
     extend_to_builders,
+    placeholder_arguments,
 )
 from mutreal.compare.statements import statements_of
 
@@ -234,3 +235,53 @@ def test_a_different_value_stored_is_no_refactor(classify_texts):
     other = STORED_F.replace("self.net = net", "self.net = Sequential()")
     result = classify_texts(STORED_B, other)
     assert "result_assigned_in_callee" not in result.noise_statements
+
+
+FED_B = """import tensorflow as tf
+
+
+class Scorer(object):
+    def __init__(self, values):
+        self.mode = mode = tf.placeholder(tf.string, [])
+        self.total = tf.reduce_sum(values)
+        self.note = tf.summary.scalar(mode + "_total", self.total)
+
+
+scorer = Scorer(tf.ones([4]))
+with tf.Session() as sess:
+    sess.run(scorer.note, feed_dict={scorer.mode: "eval"})
+"""
+FED_F = (
+    FED_B.replace("def __init__(self, values):", "def __init__(self, values, mode=None):")
+    .replace(
+        "        self.mode = mode = tf.placeholder(tf.string, [])\n",
+        "        if mode is None:\n            mode = tf.placeholder(tf.string, [])\n        self.mode = mode\n",
+    )
+    .replace("Scorer(tf.ones([4]))", 'Scorer(tf.ones([4]), mode="eval")')
+    .replace(', feed_dict={scorer.mode: "eval"}', "")
+)
+
+
+def test_a_fed_placeholder_given_as_an_argument_is_one_APW():
+    found = placeholder_arguments(_statements(FED_B, "b"), _statements(FED_F, "f"), (FED_B, FED_F))
+    assert [(c.element, c.kind.value, c.buggy_line, c.fixed_line) for c in found] == [
+        ("placeholder[mode]", "graph.api", 6, 8)
+    ]
+    # the header with the new parameter, the condition and its fallback, the call passing it, the run
+    assert set(found[0].detail["fixed_lines"]) == {5, 6, 7, 13, 15}
+    assert 13 in found[0].detail["buggy_lines"]  # the run that fed it
+
+
+def test_a_placeholder_the_fixed_program_still_feeds_is_not_taken():
+    still_fed = FED_F.replace(
+        "sess.run(scorer.note)", 'sess.run(scorer.note, feed_dict={scorer.mode: "eval"})'
+    )
+    assert (
+        placeholder_arguments(_statements(FED_B, "b"), _statements(still_fed, "f"), (FED_B, still_fed)) == []
+    )
+
+
+def test_a_placeholder_replaced_by_no_new_parameter_is_not_taken():
+    constant = FED_B.replace("self.mode = mode = tf.placeholder(tf.string, [])", 'self.mode = mode = "eval"')
+    constant = constant.replace(', feed_dict={scorer.mode: "eval"}', "")
+    assert placeholder_arguments(_statements(FED_B, "b"), _statements(constant, "f"), (FED_B, constant)) == []

@@ -482,3 +482,107 @@ def _drop(coverage: Any, gone: list[Any], rule: str) -> None:
     coverage.changed -= len(ids)
     coverage.explained -= explained
     coverage.noise[rule] = coverage.noise.get(rule, 0) + len(ids)
+
+
+# ---------------------------------------------------------------------------------------------------
+# A placeholder fed a constant at every run, given as an argument when the graph is built
+# ---------------------------------------------------------------------------------------------------
+
+
+def _feeds(node: ast.AST | None, attribute: str) -> bool:
+    """A statement holding a dict that feeds ``<object>.<attribute>`` (a feed dict's key)."""
+    if node is None:
+        return False
+    return any(
+        isinstance(d, ast.Dict)
+        and any(isinstance(k, ast.Attribute) and k.attr == attribute for k in d.keys if k is not None)
+        for d in ast.walk(node)
+    )
+
+
+def _passes_keyword(node: ast.AST | None, callees: set[str], keyword: str) -> bool:
+    """A statement calling one of ``callees`` with ``keyword=`` (``Model(..., prefix='train')``)."""
+    if node is None:
+        return False
+    return any(
+        isinstance(call, ast.Call)
+        and _callee(call) in callees
+        and any(k.arg == keyword for k in call.keywords)
+        for call in ast.walk(node)
+    )
+
+
+@applies(D.PLACEHOLDER_MADE_ARGUMENT)
+def placeholder_arguments(
+    buggy: Sequence[Statement],
+    fixed: Sequence[Statement],
+    texts: tuple[str | None, str | None] = (None, None),
+) -> list[FaultComponent]:
+    """Decision placeholder-made-argument: graph code that binds ``self.A`` to a
+    ``tf.placeholder`` and feeds ``model.A: 'train'`` at every run, where the fix takes the
+    value as a new parameter ``a`` of the function that binds it (``self.A = a``, the placeholder
+    at most a fallback) and the callers pass ``a='train'`` when they build the graph, no feed
+    giving it any more: a value the graph's building needs as a Python value (a summary's name)
+    was handed a tensor, the study's wrong API usage (APW). One component for the change: the
+    binding, the function's new parameter and the statements reading it there, the calls that
+    pass it and the feed dicts that no longer feed it."""
+    candidates = [
+        st for st in buggy if "placeholder(" in st.written and any(b.startswith("self.") for b in st.binds)
+    ]
+    if not candidates or not isinstance(buggy, list) or not isinstance(fixed, list):
+        return []
+    fends = compound_ends(texts[1]) if texts[1] else {}
+    defs = [st for st in fixed if st.defines]
+    changes = None
+    out: list[FaultComponent] = []
+    for st in candidates:
+        for attribute in sorted(b[5:] for b in st.binds if b.startswith("self.") and b.count(".") == 1):
+            rebound = [f for f in fixed if f"self.{attribute}" in f.binds and "placeholder(" not in f.written]
+            bfeeds = [b for b in buggy if b is not st and _feeds(b.node, attribute)]
+            if not rebound or not bfeeds or any(_feeds(f.node, attribute) for f in fixed):
+                continue
+            binding = rebound[0]
+            around = [d for d in defs if d.line < binding.line <= _end(d, fends)]
+            if not around:
+                continue
+            function = around[-1]  # the innermost definition holding the binding
+            parameter = next((r for r in binding.reads if r in function.binds and r != "self"), None)
+            buggy_function = _defined(buggy).get(next(iter(function.defines)))
+            if parameter is None or (buggy_function is not None and parameter in buggy_function.binds):
+                continue  # no new parameter: the value comes from elsewhere
+            owners = [d for d in defs if d.line < function.line <= _end(d, fends)]
+            callees = set(function.defines) | {n for d in owners for n in d.defines}
+            if changes is None:
+                changes = changes_of(buggy, fixed)
+            blines: set[int] = set()
+            flines: set[int] = set()
+            for c in changes:
+                b, f = c.buggy, c.fixed
+                body = f is not None and function.line <= f.line <= _end(function, fends)
+                if (
+                    (b is not None and (b is st or any(b is x for x in bfeeds)))
+                    or (body and f is not None and (parameter in f.reads or parameter in f.binds))
+                    or (f is not None and _passes_keyword(f.node, callees, parameter))
+                ):
+                    blines |= set(range(b.line, b.last + 1)) if b is not None else set()
+                    flines |= set(range(f.line, f.last + 1)) if f is not None else set()
+            out.append(
+                FaultComponent(
+                    element=f"placeholder[{attribute}]",
+                    kind=K.GRAPH_API,
+                    change="changed",
+                    before=st.source,
+                    after=binding.source,
+                    buggy_file=st.file,
+                    buggy_line=st.line,
+                    fixed_file=binding.file,
+                    fixed_line=binding.line,
+                    detail={
+                        "rule": "placeholder_made_argument",
+                        "raw_tensorflow": True,
+                        "buggy_lines": sorted(blines - {st.line}),
+                        "fixed_lines": sorted(flines - {binding.line}),
+                    },
+                )
+            )
+    return out

@@ -25,6 +25,7 @@ from mutreal.compare.rewritten_blocks import (
     custom_layer_components,
     extend_to_bodies,
     extend_to_builders,
+    placeholder_arguments,
     result_assigned_in_callee,
 )
 from mutreal.compare.statements import statements_of
@@ -314,6 +315,7 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
     extend_to_bodies(explaining, bstatements, fstatements, texts)
     extend_to_builders(explaining, bstatements, fstatements, texts)  # decision model-built-by-block
     blocks = custom_layer_components(bstatements, fstatements, explaining, texts)
+    blocks += placeholder_arguments(bstatements, fstatements, texts)  # decision placeholder-made-argument
     kept, explaining = kept + blocks, explaining + blocks
     labels += [label_component(c) for c in blocks]
     out = [component_result(label, c) for label, c in zip(labels, kept, strict=True)]
