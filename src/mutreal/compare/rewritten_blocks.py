@@ -37,6 +37,8 @@ from mutreal.decisions import applies
 
 #: the ``detail['rule']`` of a custom-layer component
 CUSTOM_LAYER_RULE = "custom_layer_api"
+#: a block component's sides are source text, not values compared (its confidence says so)
+_TEXT_SIDES = {"before_kind": "text", "after_kind": "text"}
 
 
 @lru_cache(maxsize=8)
@@ -330,6 +332,7 @@ def custom_layer_components(
                 buggy_line=bh.line,
                 fixed_file=file_f,
                 fixed_line=fh.line,
+                evidence=_TEXT_SIDES.copy(),
                 detail={
                     "rule": CUSTOM_LAYER_RULE,
                     "buggy_lines": sorted(blines - {bh.line}),
@@ -577,6 +580,7 @@ def placeholder_arguments(
                     buggy_line=st.line,
                     fixed_file=binding.file,
                     fixed_line=binding.line,
+                    evidence=_TEXT_SIDES.copy(),
                     detail={
                         "rule": "placeholder_made_argument",
                         "raw_tensorflow": True,
