@@ -285,3 +285,16 @@ def test_a_placeholder_replaced_by_no_new_parameter_is_not_taken():
     constant = FED_B.replace("self.mode = mode = tf.placeholder(tf.string, [])", 'self.mode = mode = "eval"')
     constant = constant.replace(', feed_dict={scorer.mode: "eval"}', "")
     assert placeholder_arguments(_statements(FED_B, "b"), _statements(constant, "f"), (FED_B, constant)) == []
+
+
+def test_a_keras_callback_rewritten_is_no_custom_layer():
+    head = "from tensorflow import keras\n\n\n"
+    before = (
+        head
+        + "class Annealer(keras.callbacks.Callback):\n    def on_epoch_begin(self, epoch, logs=None):\n        self.step = epoch\n"
+    )
+    after = before + "\n    def on_epoch_end(self, epoch, logs=None):\n        self.step = 0\n"
+    assert custom_layer_components(_statements(before, "b"), _statements(after, "f"), []) == []
+    layer = before.replace("keras.callbacks.Callback", "keras.layers.Layer")
+    grown = after.replace("keras.callbacks.Callback", "keras.layers.Layer")
+    assert len(custom_layer_components(_statements(layer, "b"), _statements(grown, "f"), [])) == 1

@@ -236,8 +236,10 @@ def _resolved(text: str, aliases: dict[str, str]) -> str:
 
 
 def _keras_class(header: Statement, aliases: dict[str, str]) -> bool:
-    """A class whose base is one of Keras's (a layer or a model: ``keras.layers.Layer``,
-    ``tf.keras.Model``, ``layers.Conv2D``); a project's own ``model.Model`` is not."""
+    """A class whose base is a Keras layer or model (``keras.layers.Layer``, ``tf.keras.Model``,
+    ``layers.Conv2D``); a project's own ``model.Model`` is not, and neither is a Keras callback,
+    data ``Sequence`` or optimiser (their rewrite is a change of training or data, not of how a
+    layer is written)."""
     node = header.node
     if not isinstance(node, ast.ClassDef):
         return False
@@ -246,12 +248,16 @@ def _keras_class(header: Statement, aliases: dict[str, str]) -> bool:
             text = ast.unparse(base)
         except Exception:  # pragma: no cover - an unusual base ast cannot print
             continue
-        resolved = _resolved(text, aliases)
-        if "keras" in resolved.split(".") or resolved.startswith(("tf.keras", "tensorflow.keras")):
-            return True
-        if resolved.split(".")[0] in ("keras", "tf", "tensorflow") and ".keras" in resolved:
+        parts = _resolved(text, aliases).split(".")
+        keras = "keras" in parts
+        layer = bool({"layers", "models", "engine"} & set(parts[:-1])) or parts[-1] in _LAYER_BASES
+        if keras and layer:
             return True
     return False
+
+
+#: the last name of a Keras base class that makes a class a layer or a model
+_LAYER_BASES = frozenset({"Layer", "Model", "Sequential"})
 
 
 def _bases(header: Statement) -> str:
