@@ -10,15 +10,28 @@ changed element the fix needs, so the statements of such a block are that elemen
 its component (the component points at them through ``detail['buggy_lines']`` and
 ``detail['fixed_lines']``, read by :func:`mutreal.compare.coverage.cover`).
 
-Two rules:
+The rules, each a row of ``taxonomy/decisions.csv``:
 
-* decision defined-element-body: a component that points at a function or class header, or at a
-  statement that reads a function or class only its side defines (the fix added it), covers the
-  body of that definition;
-* decision custom-layer-api: a Keras layer or model class (its base resolves to a ``keras``
-  name) that both programs define and whose structure the fix rewrites (its base class changes, a
-  method is added or removed, or a block of a method is added or removed whole) with no
-  component of the passes inside it is one wrong API usage (APW) component over the whole class.
+* decision defined-element-body: a component whose value is a function it points at the ``def``
+  of (a schedule, a loss), or that points at a statement reading a function or class only its
+  side defines and the other side never names (the fix added it with its use), covers the body of
+  that definition;
+* decision model-built-by-block: an architecture component (MWA) covers the headers of the loops
+  and conditions one side has that add the model's layers (a model built from a description);
+* decision custom-layer-api: a Keras layer or model class that both programs define and whose
+  structure the fix rewrites (its base class changes, a method is added or removed, or a block of
+  a method is added or removed whole) with no component of the passes inside it is one wrong API
+  usage (APW) component over the whole class;
+* decision placeholder-made-argument: graph code's attribute bound to a placeholder fed a constant
+  at every run, which the fix takes as a new parameter passed when the graph is built, is one APW
+  component over the binding, the parameter, the calls passing it and the feeds dropped;
+* decision result-assigned-in-callee: ``self.out = self.f(x)`` become ``self.f(x)`` while ``f``'s
+  ``return y`` becomes ``self.out = y`` is a refactor, counted as noise
+  ``result_assigned_in_callee`` (not a component: what the program computes is kept).
+
+Not here (they need more than one file pair of a bug, or another owner's pass): a method's
+argument moved into an attribute set by a new method whose callers live in another file
+(TFBugs2018 SI-1), a subclassed model whose ``build``/``call`` add layers.
 """
 
 from __future__ import annotations
