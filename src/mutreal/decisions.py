@@ -138,6 +138,7 @@ class DecisionId(TextEnum):
     MODEL_BUILT_BY_BLOCK = "model-built-by-block"
     RESULT_ASSIGNED_IN_CALLEE = "result-assigned-in-callee"
     PLACEHOLDER_MADE_ARGUMENT = "placeholder-made-argument"
+    ARGUMENT_MADE_ATTRIBUTE = "argument-made-attribute"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

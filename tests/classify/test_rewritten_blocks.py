@@ -298,3 +298,52 @@ def test_a_keras_callback_rewritten_is_no_custom_layer():
     layer = before.replace("keras.callbacks.Callback", "keras.layers.Layer")
     grown = after.replace("keras.callbacks.Callback", "keras.layers.Layer")
     assert len(custom_layer_components(_statements(layer, "b"), _statements(grown, "f"), [])) == 1
+
+
+HANDED_B = """import numpy as np
+import tensorflow as tf
+
+
+class Shift(object):
+    def __init__(self):
+        self.bias = tf.Variable(tf.zeros([2]))
+        self.mix = tf.Variable(tf.ones([2, 2]))
+
+    def apply(self, batch, scale=1.0):
+        return self.bias.assign_add(scale * tf.reduce_mean(tf.matmul(batch, self.mix), 0))
+
+
+grid = np.random.rand(8, 2).astype(np.float32)
+shift = Shift()
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for i in range(4):
+        sess.run(shift.apply(grid))
+"""
+HANDED_F = (
+    HANDED_B.replace(
+        "    def apply(self, batch, scale=1.0):\n        return self.bias.assign_add(scale * tf.reduce_mean(tf.matmul(batch, self.mix), 0))",
+        "    def keep(self, batch):\n        self.batch = tf.constant(batch)\n\n"
+        "    def apply(self, scale=1.0):\n        return self.bias.assign_add(scale * tf.reduce_mean(tf.matmul(self.batch, self.mix), 0))",
+    )
+    .replace("shift = Shift()\n", "shift = Shift()\nshift.keep(grid)\n")
+    .replace("shift.apply(grid)", "shift.apply()")
+)
+
+
+def test_an_argument_made_a_tensor_attribute_set_once_is_one_APW(classify_texts):
+    result = classify_texts(HANDED_B, HANDED_F)
+    assert [(c.code, c.element) for c in result.components] == [("APW", "attribute[batch]")]
+    assert result.unexplained == [] and result.explained_statements == result.changed_statements >= 5
+
+
+def test_an_argument_a_call_gave_another_value_is_not_set_once(classify_texts):
+    other = HANDED_B.replace("sess.run(shift.apply(grid))", "sess.run(shift.apply(grid * i))")
+    result = classify_texts(other, HANDED_F)
+    assert "APW" not in [c.code for c in result.components if c.element.startswith("attribute")]
+
+
+def test_an_argument_made_a_plain_attribute_is_no_APW(classify_texts):
+    plain = HANDED_F.replace("self.batch = tf.constant(batch)", "self.batch = batch")
+    result = classify_texts(HANDED_B, plain)
+    assert not [c for c in result.components if c.element.startswith("attribute")]

@@ -609,3 +609,134 @@ def placeholder_arguments(
                 )
             )
     return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# A method's argument made an attribute a new method sets once (across the files of a bug)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _positional(node: ast.AST | None, method: str) -> list[ast.Call]:
+    """The calls ``<object>.<method>(...)`` a statement makes."""
+    if node is None:
+        return []
+    return [
+        call
+        for call in ast.walk(node)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == method
+    ]
+
+
+@applies(D.ARGUMENT_MADE_ATTRIBUTE)
+def argument_made_attribute(coverage: Any) -> list[FaultComponent]:
+    """Decision argument-made-attribute, over all the files of a bug (its coverage's changes):
+    in graph code a method loses a parameter ``p`` (``def cd1(self, visibles, rate)`` ->
+    ``def cd1(self, rate)``), a new method of the same file sets ``self.p`` to a TensorFlow
+    tensor made from its own argument (``def init_visibles(self, visibles): self.visibles =
+    tf.constant(visibles)``), and every call that handed ``p`` (``layer.cd1(trX)``) hands it no
+    more while a new call hands that same argument to the new method once
+    (``layer.init_visibles(trX)``). The graph no longer gets the array as a new constant at each
+    call: how the program builds its graph, the study's wrong API usage (APW), one component.
+    Its changes, in whatever file, are explained by it (taken out of the coverage's open list
+    here: a component's ``detail`` lines name one file per side). Where the attribute is no
+    tensor (a plain refactor) or a call hands another argument, nothing is taken."""
+    changes = list(coverage.changes)
+    out: list[FaultComponent] = []
+    for header in changes:
+        b, f = header.buggy, header.fixed
+        if b is None or f is None:
+            continue
+        bn, fn = b.node, f.node
+        if not (isinstance(bn, ast.FunctionDef) and isinstance(fn, ast.FunctionDef) and bn.name == fn.name):
+            continue
+        bparams, fparams = [a.arg for a in bn.args.args], [a.arg for a in fn.args.args]
+        lost = [p for p in bparams if p not in fparams]
+        if len(lost) != 1 or not bparams or bparams[0] != "self":
+            continue
+        param, method = lost[0], bn.name
+        index = bparams.index(param) - 1  # its place among a call's positional arguments
+        setter = _attribute_setter(changes, f.file, param)
+        if setter is None:
+            continue
+        new_def, assignment = setter
+        setter_name = new_def.fixed.node.name  # type: ignore[union-attr]
+        handed = [
+            c
+            for c in changes
+            if c.buggy is not None
+            and c.fixed is not None
+            and _positional(c.buggy.node, method)
+            and _positional(c.fixed.node, method)
+        ]
+        added = [c for c in changes if c.buggy is None and _positional(c.fixed.node, setter_name)]
+        if not handed or len(added) != 1:
+            continue
+        given = [ast.dump(a) for call in _positional(added[0].fixed.node, setter_name) for a in call.args]
+        dropped = []
+        for c in handed:
+            for bcall, fcall in zip(
+                _positional(c.buggy.node, method), _positional(c.fixed.node, method), strict=False
+            ):
+                if len(bcall.args) == len(fcall.args) + 1 and len(bcall.args) > index:
+                    dropped.append(ast.dump(bcall.args[index]))
+        if len(given) != 1 or not dropped or any(d != given[0] for d in dropped):
+            continue  # a call handed another value: setting it once changes what runs
+        involved = [header, new_def, assignment, *handed, *added]
+        out.append(
+            FaultComponent(
+                element=f"attribute[{param}]",
+                kind=K.GRAPH_API,
+                change="changed",
+                before=b.source,
+                after=assignment.fixed.source,  # type: ignore[union-attr]
+                buggy_file=b.file,
+                buggy_line=b.line,
+                fixed_file=assignment.fixed.file,  # type: ignore[union-attr]
+                fixed_line=assignment.fixed.line,  # type: ignore[union-attr]
+                evidence=_TEXT_SIDES.copy(),
+                detail={"rule": "argument_made_attribute", "raw_tensorflow": True},
+            )
+        )
+        _explain(coverage, involved)
+    return out
+
+
+def _attribute_setter(changes: list[Any], file: str, param: str) -> tuple[Any, Any] | None:
+    """An added method of ``file`` whose added body sets ``self.<param>`` to a TensorFlow call on
+    its own argument: (the header's change, the assignment's change), or None."""
+    for new_def in changes:
+        st = new_def.fixed
+        if (
+            new_def.buggy is not None
+            or st is None
+            or st.file != file
+            or not isinstance(st.node, ast.FunctionDef)
+        ):
+            continue
+        own = {a.arg for a in st.node.args.args} - {"self"}
+        for c in changes:
+            a = c.fixed
+            if c.buggy is not None or a is None or a.file != file or not (st.line < a.line <= st.end):
+                continue
+            node = a.node
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Attribute)
+                and node.targets[0].attr == param
+                and isinstance(node.targets[0].value, ast.Name)
+                and node.targets[0].value.id == "self"
+                and {r.split(".")[0] for r in a.reads} & own
+                and {r.split(".")[0] for r in a.reads} & {"tf", "tensorflow"}
+            ):
+                return new_def, c
+    return None
+
+
+def _explain(coverage: Any, involved: list[Any]) -> None:
+    """Count changes of a coverage as explained (a component found over several files)."""
+    ids = {id(c) for c in involved}
+    kept = [(c, u) for c, u in zip(coverage.open, coverage.unexplained, strict=True) if id(c) not in ids]
+    coverage.explained += len(coverage.open) - len(kept)
+    coverage.open = [c for c, _ in kept]
+    coverage.unexplained = [u for _, u in kept]

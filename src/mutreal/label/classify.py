@@ -22,6 +22,7 @@ from mutreal.compare.components import FaultComponent
 from mutreal.compare.confidence import set_confidence
 from mutreal.compare.coverage import Coverage, StatementChange, cover, modelled_lines
 from mutreal.compare.rewritten_blocks import (
+    argument_made_attribute,
     custom_layer_components,
     extend_to_bodies,
     extend_to_builders,
@@ -30,6 +31,7 @@ from mutreal.compare.rewritten_blocks import (
 )
 from mutreal.compare.statements import statements_of
 from mutreal.label.best_code import best_code, best_code_components, coupled_shapes
+from mutreal.label.codes import label_component
 from mutreal.label.followed_values import Context, constants, shape_helpers
 from mutreal.label.lost_blocks import made_up_by_parse
 from mutreal.manifest import ManifestError, ManifestRow, read_manifest
@@ -270,6 +272,8 @@ def classify_pair(
         components, pair_coverage = _pair_components(bparsed, bmodel, fparsed, fmodel)
         result.components += components
         coverage.add(pair_coverage)
+    for moved in argument_made_attribute(coverage):  # decision argument-made-attribute: across files
+        result.components.append(component_result(label_component(moved), moved))
     for side, other in (("buggy", "fixed"), ("fixed", "buggy")):
         if statements[side] == 0 and keras_side[other]:
             files = bfiles if side == "buggy" else ffiles
