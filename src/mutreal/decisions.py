@@ -140,6 +140,12 @@ class DecisionId(TextEnum):
     APW_GRAPH_FUNCTION = "APW-graph-function"
     LWC_GRAPH_UPDATE = "LWC-graph-update"
     VSM_GRAPH_SCOPE = "VSM-graph-scope"
+    DEFINED_ELEMENT_BODY = "defined-element-body"
+    CUSTOM_LAYER_API = "custom-layer-api"
+    MODEL_BUILT_BY_BLOCK = "model-built-by-block"
+    RESULT_ASSIGNED_IN_CALLEE = "result-assigned-in-callee"
+    PLACEHOLDER_MADE_ARGUMENT = "placeholder-made-argument"
+    ARGUMENT_MADE_ATTRIBUTE = "argument-made-attribute"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

@@ -21,8 +21,17 @@ from typing import TYPE_CHECKING, Any, TextIO
 from mutreal.compare.components import FaultComponent
 from mutreal.compare.confidence import set_confidence
 from mutreal.compare.coverage import Coverage, StatementChange, cover, modelled_lines
+from mutreal.compare.rewritten_blocks import (
+    argument_made_attribute,
+    custom_layer_components,
+    extend_to_bodies,
+    extend_to_builders,
+    placeholder_arguments,
+    result_assigned_in_callee,
+)
 from mutreal.compare.statements import statements_of
 from mutreal.label.best_code import best_code, best_code_components, coupled_shapes
+from mutreal.label.codes import label_component
 from mutreal.label.followed_values import Context, constants, shape_helpers
 from mutreal.label.lost_blocks import made_up_by_parse
 from mutreal.manifest import ManifestError, ManifestRow, read_manifest
@@ -263,6 +272,8 @@ def classify_pair(
         components, pair_coverage = _pair_components(bparsed, bmodel, fparsed, fmodel)
         result.components += components
         coverage.add(pair_coverage)
+    for moved in argument_made_attribute(coverage):  # decision argument-made-attribute: across files
+        result.components.append(component_result(label_component(moved), moved))
     for side, other in (("buggy", "fixed"), ("fixed", "buggy")):
         if statements[side] == 0 and keras_side[other]:
             files = bfiles if side == "buggy" else ffiles
@@ -303,6 +314,14 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
         if len(merged) < len(kept):
             labels = [label for c, label in zip(kept, labels, strict=True) if any(c is m for m in merged)]
             kept = merged
+    # decisions defined-element-body and custom-layer-api: a function or class is one element
+    texts = (bparsed.text, fparsed.text)
+    extend_to_bodies(explaining, bstatements, fstatements, texts)
+    extend_to_builders(explaining, bstatements, fstatements, texts)  # decision model-built-by-block
+    blocks = custom_layer_components(bstatements, fstatements, explaining, texts)
+    blocks += placeholder_arguments(bstatements, fstatements, texts)  # decision placeholder-made-argument
+    kept, explaining = kept + blocks, explaining + blocks
+    labels += [label_component(c) for c in blocks]
     out = [component_result(label, c) for label, c in zip(labels, kept, strict=True)]
     modelled = (modelled_lines(bmodel), modelled_lines(fmodel))
 
@@ -318,6 +337,7 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
         return made_up_by_parse(located, bparsed, fparsed)
 
     pair_coverage = cover(bstatements, fstatements, explaining, modelled, made_up, graph)
+    result_assigned_in_callee(pair_coverage, bstatements, fstatements, texts)  # a refactor: noise
     # what the table reads beyond a changed statement, read only where a change is left in
     # graph code (in Keras programs a best code is a hint from the statement alone)
     context = (
@@ -339,8 +359,10 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
                 continue  # decision one-inconsistency-one-component: the rest of a fix already coded
             found.add(label.code)
             out.append(component_result(label, comp))
+        extend_to_bodies(guessed, bstatements, fstatements, texts)  # decision defined-element-body
         if guessed:  # a guess left out for its code explains its statements by that code's component
             pair_coverage = cover(bstatements, fstatements, [*explaining, *guessed], modelled, made_up, graph)
+            result_assigned_in_callee(pair_coverage, bstatements, fstatements, texts)
     _annotate(pair_coverage, graph, context)
     return out, pair_coverage
 
