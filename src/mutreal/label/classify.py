@@ -350,7 +350,7 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
         else None
     )
     if graph:
-        guessed = best_code_components(pair_coverage.open, graph, context)
+        guessed = best_code_components(pair_coverage.open, graph, context, alone=not kept)
         found = {label.code for label in labels}
         for comp in guessed:
             comp.detail["raw_tensorflow"] = True
