@@ -7,7 +7,8 @@ from __future__ import annotations
 import ast
 from types import SimpleNamespace
 
-from mutreal.compare.coverage import changed_reads, cover
+from mutreal.compare.coverage import cover
+from mutreal.compare.fix_extent import changed_reads
 from mutreal.compare.statement_diff import StatementChange
 from mutreal.compare.statements import statements_of
 

@@ -24,6 +24,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mutreal.compare.benchmark_edits import REWRITE_MIN, cut_program, written_in
+from mutreal.compare.fix_extent import (
+    changed_reads,
+    component_lines,
+    component_names,
+    counted_loops,
+    feeds_component,
+    header_of_fix,
+    hit,
+    matched_feed,
+)
 from mutreal.compare.statement_diff import StatementChange, changes_of, operands_reordered, renamed
 from mutreal.compare.statements import Statement, parse_statement, touches
 from mutreal.decisions import DecisionId as D
@@ -38,8 +49,6 @@ COMPLETION = "completed_snippet"
 #: rules, and found equal (``Dense(n); Activation('relu')`` is ``Dense(n, activation='relu')``)
 COMPARED = "compared_equal"
 DATA_SOURCE = "synthetic_data_source"
-#: more added statements than this, over half the fixed program, make the fix a rewrite
-REWRITE_MIN = 4
 #: a change the tolerant parse's reading made (decision lost-block-noise)
 LOST_BLOCK = "lost_block"
 #: a header only one side has around statements both sides have (decision regrouped-block-noise)
@@ -147,84 +156,6 @@ def _completion(changes: list[StatementChange], buggy: list[Statement], fixed: l
         if grown == done:
             return done
         done = grown
-
-
-#: a value read from outside the program: a configuration file, the command line, the environment
-_OUTSIDE_VALUE = re.compile(
-    r"\b(json\.loads?|yaml\.(safe_|full_)?load|toml\.loads?|configparser\.\w+|input)\(|\bsys\.argv\b|\bos\.environ\b"
-)
-
-
-class _Blank(ast.NodeTransformer):
-    """Puts ``...`` for every literal, every name of ``names`` and every subscript of one of them
-    (``params['batch_size']``) or of the command line (``sys.argv[1]``)."""
-
-    def __init__(self, names: set[str]) -> None:
-        self.names = names
-
-    def visit_Constant(self, node: ast.Constant) -> ast.AST:
-        return ast.Constant(...)
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        return ast.Constant(...) if node.id in self.names and isinstance(node.ctx, ast.Load) else node
-
-    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
-        base = ast.unparse(node.value)
-        if base in self.names or base == "sys.argv":
-            return ast.Constant(...)
-        return self.generic_visit(node)
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
-        if isinstance(node.func, ast.Name) and node.func.id in {"int", "float", "str", "bool"} and all(
-            isinstance(a, ast.Constant) and a.value is ... for a in node.args
-        ):
-            return ast.Constant(...)  # ``int(sys.argv[1])``: the value read, converted
-        return node
-
-
-@applies(D.COMPLETED_SNIPPET_VALUES)
-def _written_in(changes: list[StatementChange], buggy: list[Statement], fixed: list[Statement]) -> set[int]:
-    """Indices of changes that write in values the posted program read from outside it (a
-    parameters file, the command line, the environment): the benchmark completed the snippet with
-    values the post never showed (the study's 4.2.1), so no value can be compared. The statement
-    reading them, removed (``params = json.loads(open('parameters.json').read())``), where the
-    fixed program reads none of the names it binds or binds them otherwise; and each changed
-    statement that, with its outside values and the fixed side's literals (written in place, or
-    bound by a literal assignment) blanked out, is its counterpart (``params['batch_size']`` ->
-    ``batch_size`` with ``batch_size = 64`` added). Values in the program itself (a flag's or an
-    argument's default) are compared as any other."""
-    outside = {b for st in buggy if _OUTSIDE_VALUE.search(st.written) and st.end <= st.last for b in st.binds}
-    if not outside:
-        return set()
-    freads = {r.split(".")[0] for st in fixed for r in st.reads}
-    fbinds = {b for st in fixed for b in st.binds}
-    # names the fix binds to a literal that the post never bound: the values written in
-    literals = {b for st in fixed if st.literal for b in st.binds} - {b for st in buggy for b in st.binds}
-    out: set[int] = set()
-    for i, c in enumerate(changes):
-        b, f = c.buggy, c.fixed
-        if b is None:
-            continue
-        if f is None:
-            if b.binds and b.binds <= outside and (not b.binds & freads or b.binds <= fbinds):
-                out.add(i)
-            continue
-        if not ({r.split(".")[0] for r in b.reads} & outside or "sys.argv" in b.written):
-            continue
-        trees = parse_statement(b.text), parse_statement(f.text)
-        if trees[0] is None or trees[1] is None:
-            continue
-        blank = ast.unparse(_Blank(outside).visit(trees[0])), ast.unparse(_Blank(literals).visit(trees[1]))
-        if blank[0] == blank[1]:
-            out.add(i)
-    # the literal assignments the written-in statements read (``batch_size = 64``)
-    written = {r for i in out if (f := changes[i].fixed) is not None for r in f.reads}
-    for i, c in enumerate(changes):
-        f = c.fixed
-        if c.buggy is None and f is not None and f.literal and f.binds and f.binds <= literals & written:
-            out.add(i)
-    return out
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -500,70 +431,6 @@ def _loading(side: list[Statement]) -> set[int]:
 _CALLED = re.compile(r"(\w+)\s*\(")
 
 
-def _hit(statement: Statement | None, lines: set[tuple[str, int]]) -> bool:
-    if statement is None:
-        return False
-    return any((statement.file, n) in lines for n in range(statement.line, statement.last + 1))
-
-
-def _component_names(components: Iterable[Any]) -> set[str]:
-    """The bare names a component shows as a side's text (``hm_epochs``): the statement binding
-    such a name holds the value the component compared."""
-    return {
-        t.strip()
-        for c in components
-        for t in (c.before, c.after)
-        if isinstance(t, str) and re.fullmatch(r"[A-Za-z_][\w.]*", t.strip())
-    }
-
-
-#: a component that counted the passes of a loop around its statement (``1000 (x100 loop)``)
-_LOOP_COUNT = re.compile(r"\(x\S+ loop\)")
-
-
-def _counted_loops(components: Iterable[Any], side: list[Statement], name: str) -> set[tuple[str, int]]:
-    """The header lines of the loops whose passes a component counted (its text shows ``(xN
-    loop)``: a training budget read as epochs times passes) around the statement it points into
-    on side ``name``: the loop's count is that component's element."""
-    out: set[tuple[str, int]] = set()
-    for c in components:
-        if not any(isinstance(t, str) and _LOOP_COUNT.search(t) for t in (c.before, c.after)):
-            continue
-        file, line = getattr(c, f"{name}_file", None), getattr(c, f"{name}_line", None)
-        if not (file and line):
-            continue
-        out |= {
-            (o.file, o.line)
-            for o in side
-            if o.file == file and _LOOP_HEADER.match(o.written) and o.last < line <= o.end
-        }
-    return out
-
-
-def _component_lines(
-    components: Iterable[Any], files: tuple[str | None, str | None] = (None, None)
-) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
-    """The lines of each side the components point into: their own, and those of the other
-    statements of their fix (``detail`` ``buggy_lines``/``fixed_lines``), read in the component's
-    file of that side or, for a component with no line there (a group whose first change was
-    added, with removed statements in it), in the pair's file of that side (``files``)."""
-    blines: set[tuple[str, int]] = set()
-    flines: set[tuple[str, int]] = set()
-    for c in components:
-        detail = getattr(c, "detail", None) or {}
-        if c.buggy_file and c.buggy_line:
-            blines.add((c.buggy_file, c.buggy_line))
-        bfile = c.buggy_file or files[0]
-        if bfile:
-            blines.update((bfile, n) for n in detail.get("buggy_lines") or ())
-        if c.fixed_file and c.fixed_line:
-            flines.add((c.fixed_file, c.fixed_line))
-        ffile = c.fixed_file or files[1]
-        if ffile:
-            flines.update((ffile, n) for n in detail.get("fixed_lines") or ())
-    return blines, flines
-
-
 def modelled_lines(program: ProgramModel) -> set[tuple[str, int]]:
     """(file, line) of every element the comparison passes compare in full: models and layers,
     compiles and optimisers, training and evaluation calls and their callbacks, the data's sources
@@ -633,15 +500,15 @@ def cover(
             coverage.noise[LOST_BLOCK] = coverage.noise.get(LOST_BLOCK, 0) + 1
         else:
             kept.append(c)
-    completion = _completion(kept, buggy, fixed) | _written_in(kept, buggy, fixed)
+    completion = _completion(kept, buggy, fixed) | written_in(kept, buggy, fixed)
     if completion:
         coverage.noise[COMPLETION] = coverage.noise.get(COMPLETION, 0) + len(completion)
     kept = [c for i, c in enumerate(kept) if i not in completion]
-    blines, flines = _component_lines(
+    blines, flines = component_lines(
         components, (buggy[0].file if buggy else None, fixed[0].file if fixed else None)
     )
-    blines |= _counted_loops(components, buggy, "buggy")
-    flines |= _counted_loops(components, fixed, "fixed")
+    blines |= counted_loops(components, buggy, "buggy")
+    flines |= counted_loops(components, fixed, "fixed")
     bslice, fslice = training_slice(buggy, modelled[0] | blines), training_slice(fixed, modelled[1] | flines)
     fsynthetic_names = _synthetic_names(fixed)
     bsynthetic = _feeding(buggy, fsynthetic_names)
@@ -652,17 +519,17 @@ def cover(
         bsynthetic |= _loading(buggy)
     bindex = {id(st): i for i, st in enumerate(buggy)}
     findex = {id(st): i for i, st in enumerate(fixed)}
-    shown = _component_names(components)
+    shown = component_names(components)
     explained = [
-        _hit(c.buggy, blines)
-        or _hit(c.fixed, flines)
+        hit(c.buggy, blines)
+        or hit(c.fixed, flines)
         or any(st is not None and bool(st.binds & shown) for st in (c.buggy, c.fixed))
         for c in kept
     ]
     compared = [
         not e
-        and (c.buggy is None or _hit(c.buggy, modelled[0]))
-        and (c.fixed is None or _hit(c.fixed, modelled[1]))
+        and (c.buggy is None or hit(c.buggy, modelled[0]))
+        and (c.fixed is None or hit(c.fixed, modelled[1]))
         and not operands_reordered(c)
         for c, e in zip(kept, explained, strict=True)
     ]
@@ -697,12 +564,12 @@ def cover(
                 explained[i] = True
         for i, c in enumerate(kept):
             if not explained[i] and (
-                _feeds_component(c.buggy, buggy, blines, bchanged) or _feeds_component(c.fixed, fixed, flines, fchanged)
+                feeds_component(c.buggy, buggy, blines, bchanged) or feeds_component(c.fixed, fixed, flines, fchanged)
             ):
                 explained[i] = True
         done = [c for c, e in zip(kept, explained, strict=True) if e]
         for i, c in enumerate(kept):
-            if not explained[i] and (_header_of_fix(c, kept, explained) or _matched_feed(c, done)):
+            if not explained[i] and (header_of_fix(c, kept, explained) or matched_feed(c, done)):
                 explained[i] = True
         grown = sum(explained) > before
     # a fix that writes most of the fixed program anew completes or rewrites the post (rule
@@ -741,7 +608,7 @@ def cover(
             and c.change != "changed"
             and all(st.literal for st in (c.buggy, c.fixed) if st is not None)
             and (
-                _feeds_component(c.buggy, buggy, modelled[0]) or _feeds_component(c.fixed, fixed, modelled[1])
+                feeds_component(c.buggy, buggy, modelled[0]) or feeds_component(c.fixed, fixed, modelled[1])
             )
             for c, e in zip(kept, explained, strict=True)
         ]
@@ -766,17 +633,6 @@ def rewritten_program(new: int, program: int, gone: int, posted: int) -> bool:
     the statements no component explains are that replacement, counted as ``rewritten_program``,
     not fixes one by one."""
     return new > REWRITE_MIN and gone > REWRITE_MIN and new * 2 > program and gone * 2 > posted
-
-
-@applies(D.CUT_PROGRAM)
-def cut_program(new: int, program: int, gone: int, posted: int) -> bool:
-    """Decision cut-program: the fix drops or changes more than half of the buggy program (``gone``
-    of its ``posted`` statements, more than :data:`REWRITE_MIN`) and writes at most a few statements
-    anew (``new`` of ``program``, at most :data:`REWRITE_MIN` and under half): a benchmark that cut the
-    post down to what shows the fault (the statements after a crash never ran). Its components are
-    read as always; the removed statements no component explains are that cut, counted as
-    ``cut_program``; what the fix changed or added stays a change."""
-    return gone > REWRITE_MIN and gone * 2 > posted and new <= REWRITE_MIN and new * 2 < program
 
 
 def _set_up(
@@ -804,169 +660,6 @@ def _set_up(
     if (bi is None or bi not in bslice) and (fi is None or fi not in fslice):
         return OUTSIDE_TRAINING
     return None
-
-
-def _read_names(node: ast.AST) -> set[str]:
-    """The names and dotted names ``node`` reads (as :attr:`Statement.reads` spells them)."""
-    out: set[str] = set()
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-            out.add(n.id)
-        elif isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load):
-            parts: list[str] = []
-            v: ast.AST = n
-            while isinstance(v, ast.Attribute):
-                parts.append(v.attr)
-                v = v.value
-            if isinstance(v, ast.Name):
-                out.add(".".join([v.id, *reversed(parts)]))
-    return out
-
-
-def _differing(a: object, b: object, out: tuple[set[str], set[str]]) -> None:
-    """Adds to ``out`` the names each side reads in the smallest sub-trees where ``a`` and ``b``
-    differ: two nodes of one type are read field by field (lists of one length item by item); a
-    node whose own value differs (a name, an operator, a constant) or whose type does, whole."""
-    if isinstance(a, ast.AST) and isinstance(b, ast.AST) and type(a) is type(b):
-        if ast.dump(a) == ast.dump(b):
-            return
-        pairs: list[tuple[object, object]] = []
-        for name in a._fields:
-            x, y = getattr(a, name, None), getattr(b, name, None)
-            if isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
-                pairs += zip(x, y, strict=True)
-            elif isinstance(x, ast.AST) and isinstance(y, ast.AST):
-                pairs.append((x, y))
-            elif (isinstance(x, ast.AST | list) or isinstance(y, ast.AST | list)) or x != y:
-                break  # the node itself differs
-        else:
-            for x, y in pairs:
-                _differing(x, y, out)
-            return
-    for v, side in ((a, out[0]), (b, out[1])):
-        if isinstance(v, ast.AST):
-            side |= _read_names(v)
-
-
-def changed_reads(change: StatementChange) -> tuple[frozenset[str], frozenset[str]]:
-    """The names each side reads in the part of a statement the fix changed: all it reads for a
-    statement one side only has. Why: a value the change reads comes with the change (``n`` in
-    ``Dense(n)`` -> ``Dense(n * 2)``); one it reads in a part both sides keep does not
-    (``x_train`` in ``fit(x_train, y, epochs=10)`` -> ``epochs=1``: a change to ``x_train`` is
-    no part of the epochs' fix)."""
-    b, f = change.buggy, change.fixed
-    if b is None or f is None:
-        return (b.reads if b else frozenset()), (f.reads if f else frozenset())
-    trees = parse_statement(b.text), parse_statement(f.text)
-    if trees[0] is None or trees[1] is None:
-        return b.reads, f.reads
-    out: tuple[set[str], set[str]] = (set(), set())
-    _differing(trees[0], trees[1], out)
-    return frozenset(out[0]), frozenset(out[1])
-
-
-#: a header that chooses whether its body runs, or in which context: not how often
-_BRANCH_HEADER = re.compile(r"^(if|elif|else|with|try)\b")
-
-
-@applies(D.ONE_INCONSISTENCY)
-def _header_of_fix(change: StatementChange, kept: list[StatementChange], explained: list[bool]) -> bool:
-    """A compound header one side only has (a branch, a loop, a ``with``) whose body's changed
-    statements on that side are all explained, and there is one: the fix put its statements under
-    it or took them out of it (``if activation is not None:`` around the activation the fix
-    added), one edit with them. A header both sides have, changed, is a change of its own, and so
-    is a loop put around statements or taken from them: how often they run is a training budget."""
-    if change.change == "changed":
-        return False
-    st = change.buggy or change.fixed
-    assert st is not None
-    if st.end <= st.last or not _BRANCH_HEADER.match(st.written):
-        return False
-    on_buggy = change.fixed is None
-    inside = [
-        e
-        for c, e in zip(kept, explained, strict=True)
-        if (one := (c.buggy if on_buggy else c.fixed)) is not None
-        and one is not st
-        and one.file == st.file
-        and st.last < one.line <= st.end
-    ]
-    return bool(inside) and all(inside)
-
-
-class _HideFeeds(ast.NodeTransformer):
-    """Puts ``...`` for the value of each dict entry keyed by one of ``names``."""
-
-    def __init__(self, names: set[str]) -> None:
-        self.names = names
-
-    def visit_Dict(self, node: ast.Dict) -> ast.AST:
-        self.generic_visit(node)
-        node.values = [
-            ast.Constant(...) if isinstance(k, ast.Name | ast.Attribute) and ast.unparse(k) in self.names else v
-            for k, v in zip(node.keys, node.values, strict=True)
-        ]
-        return node
-
-
-@applies(D.ONE_INCONSISTENCY)
-def _matched_feed(change: StatementChange, done: list[StatementChange]) -> bool:
-    """A changed statement whose only change is what it feeds to names an explained statement
-    binds on each side (``feed_dict={labels_: y[:, None]}`` -> ``{labels_: y}`` where the fix
-    changed the ``labels_`` placeholder): the feed restored to the placeholder's shape is the
-    same inconsistency repaired, one component with the placeholder."""
-    if change.buggy is None or change.fixed is None:
-        return False
-    names = {
-        b
-        for c in done
-        for st in (c.buggy, c.fixed)
-        if st is not None
-        for b in st.binds
-    }
-    if not names:
-        return False
-    trees = [parse_statement(st.text) for st in (change.buggy, change.fixed)]
-    if any(t is None for t in trees):
-        return False
-    hidden = [ast.unparse(_HideFeeds(names).visit(t)) for t in trees]
-    return hidden[0] == hidden[1] and change.buggy.text != change.fixed.text
-
-
-def _feeds_component(
-    statement: Statement | None,
-    side: list[Statement],
-    lines: set[tuple[str, int]],
-    changed: dict[int, frozenset[str]] | None = None,
-) -> bool:
-    """A changed statement binding a name that a statement a component points into reads: in the
-    part the fix changed where that statement is itself changed (``changed``: its id -> what its
-    changed part reads, :func:`changed_reads`); where it is not, a literal it reads (the value
-    moved into a variable: ``n = 128`` read by an unchanged ``Dense(n)``, or into a parameter's
-    default: ``def build(lr=0.01)``), not any value it reads
-    (``x = x * 3`` is no part of a fix of ``fit(x, epochs=m)``'s epochs)."""
-    if statement is None or not statement.binds:
-        return False
-    if changed is None:
-        return any(s is not statement and _hit(s, lines) and bool(s.reads & statement.binds) for s in side)
-    pointed = [s for s in side if s is not statement and _hit(s, lines)]
-    # a loop around a statement a component points into: how often it runs is that element's too
-    # (``for i in range(epochs): model.fit(x, y, epochs=1)``: the epochs a training budget reads)
-    pointed += [
-        o
-        for o in side
-        if o is not statement
-        and _LOOP_HEADER.match(o.written)
-        and any(o.file == s.file and o.last < s.line <= o.end for s in pointed)
-    ]
-    return any(
-        (id(s) in changed or statement.literal or bool(statement.defines))
-        and bool(changed.get(id(s), s.reads) & statement.binds)
-        for s in pointed
-    )
-
-
-_LOOP_HEADER = re.compile(r"^(for|while)\b")
 
 
 def unexplained_change(change: StatementChange) -> UnexplainedChange:

@@ -58,6 +58,8 @@ class ComponentKind(TextEnum):
     DATA_BATCHING = "data.batching"
     MODEL_INITIALISATION = "model.initialisation"
     GRAPH_API = "graph.api"
+    #: a custom layer or model class written against the framework's contract (Keras programs)
+    CUSTOM_CLASS_API = "custom_class.api"
     GRAPH_DEPRECATED_API = "graph.deprecated_api"
     GRAPH_VARIABLE_SCOPE = "graph.variable_scope"
 

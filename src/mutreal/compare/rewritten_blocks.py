@@ -343,7 +343,7 @@ def custom_layer_components(
         out.append(
             FaultComponent(
                 element=f"class[{name}]",
-                kind=K.GRAPH_API,
+                kind=K.CUSTOM_CLASS_API,
                 change="changed",
                 before=bh.source,
                 after=fh.source,

@@ -95,6 +95,7 @@ KIND_RULES: dict[K, KindRule] = {
         "MWI", None, "no DeepCrime operator changes how a graph's variables are initialised"
     ),
     K.GRAPH_API: KindRule("APW", None, "no DeepCrime operator changes how TensorFlow's graph API is used"),
+    K.CUSTOM_CLASS_API: KindRule("APW", None, "no DeepCrime operator rewrites a custom layer against the framework's API"),
     K.GRAPH_DEPRECATED_API: KindRule(
         "APD", None, "no DeepCrime operator calls a function TensorFlow removed or deprecated"
     ),

@@ -1,0 +1,110 @@
+"""The benchmark's own edits beside the fix: values it wrote in where the post read them from
+outside, and a post it cut down to what shows the fault.
+
+Why: a benchmark makes a posted program run on its own; those edits are no fault and no fix, and
+counting them as unexplained changes would hide the recall gaps the coverage figure is there to
+show. Each is a decision of the table: completed-snippet-values (the study's 4.2.1: values the post
+never showed), cut-program (statements after a crash that never ran, dropped).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from mutreal.compare.statement_diff import StatementChange
+from mutreal.compare.statements import Statement, parse_statement
+from mutreal.decisions import DecisionId as D
+from mutreal.decisions import applies
+
+#: more statements than this make an edit a rewrite or a cut, never a few lines of a fix
+REWRITE_MIN = 4
+
+
+#: a value read from outside the program: a configuration file, the command line, the environment
+_OUTSIDE_VALUE = re.compile(
+    r"\b(json\.loads?|yaml\.(safe_|full_)?load|toml\.loads?|configparser\.\w+|input)\(|\bsys\.argv\b|\bos\.environ\b"
+)
+
+
+class _Blank(ast.NodeTransformer):
+    """Puts ``...`` for every literal, every name of ``names`` and every subscript of one of them
+    (``params['batch_size']``) or of the command line (``sys.argv[1]``)."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        return ast.Constant(...)
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Constant(...) if node.id in self.names and isinstance(node.ctx, ast.Load) else node
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        base = ast.unparse(node.value)
+        if base in self.names or base == "sys.argv":
+            return ast.Constant(...)
+        return self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id in {"int", "float", "str", "bool"} and all(
+            isinstance(a, ast.Constant) and a.value is ... for a in node.args
+        ):
+            return ast.Constant(...)  # ``int(sys.argv[1])``: the value read, converted
+        return node
+
+
+@applies(D.COMPLETED_SNIPPET_VALUES)
+def written_in(changes: list[StatementChange], buggy: list[Statement], fixed: list[Statement]) -> set[int]:
+    """Indices of changes that write in values the posted program read from outside it (a
+    parameters file, the command line, the environment): the benchmark completed the snippet with
+    values the post never showed (the study's 4.2.1), so no value can be compared. The statement
+    reading them, removed (``params = json.loads(open('parameters.json').read())``), where the
+    fixed program reads none of the names it binds or binds them otherwise; and each changed
+    statement that, with its outside values and the fixed side's literals (written in place, or
+    bound by a literal assignment) blanked out, is its counterpart (``params['batch_size']`` ->
+    ``batch_size`` with ``batch_size = 64`` added). Values in the program itself (a flag's or an
+    argument's default) are compared as any other."""
+    outside = {b for st in buggy if _OUTSIDE_VALUE.search(st.written) and st.end <= st.last for b in st.binds}
+    if not outside:
+        return set()
+    freads = {r.split(".")[0] for st in fixed for r in st.reads}
+    fbinds = {b for st in fixed for b in st.binds}
+    # names the fix binds to a literal that the post never bound: the values written in
+    literals = {b for st in fixed if st.literal for b in st.binds} - {b for st in buggy for b in st.binds}
+    out: set[int] = set()
+    for i, c in enumerate(changes):
+        b, f = c.buggy, c.fixed
+        if b is None:
+            continue
+        if f is None:
+            if b.binds and b.binds <= outside and (not b.binds & freads or b.binds <= fbinds):
+                out.add(i)
+            continue
+        if not ({r.split(".")[0] for r in b.reads} & outside or "sys.argv" in b.written):
+            continue
+        trees = parse_statement(b.text), parse_statement(f.text)
+        if trees[0] is None or trees[1] is None:
+            continue
+        blank = ast.unparse(_Blank(outside).visit(trees[0])), ast.unparse(_Blank(literals).visit(trees[1]))
+        if blank[0] == blank[1]:
+            out.add(i)
+    # the literal assignments the written-in statements read (``batch_size = 64``)
+    written = {r for i in out if (f := changes[i].fixed) is not None for r in f.reads}
+    for i, c in enumerate(changes):
+        f = c.fixed
+        if c.buggy is None and f is not None and f.literal and f.binds and f.binds <= literals & written:
+            out.add(i)
+    return out
+
+
+@applies(D.CUT_PROGRAM)
+def cut_program(new: int, program: int, gone: int, posted: int) -> bool:
+    """Decision cut-program: the fix drops or changes more than half of the buggy program (``gone``
+    of its ``posted`` statements, more than :data:`REWRITE_MIN`) and writes at most a few statements
+    anew (``new`` of ``program``, at most :data:`REWRITE_MIN` and under half): a benchmark that cut the
+    post down to what shows the fault (the statements after a crash never ran). Its components are
+    read as always; the removed statements no component explains are that cut, counted as
+    ``cut_program``; what the fix changed or added stays a change."""
+    return gone > REWRITE_MIN and gone * 2 > posted and new <= REWRITE_MIN and new * 2 < program
