@@ -85,7 +85,12 @@ def make_component(
     f_loc: Location,
     **detail: Any,
 ) -> FaultComponent:
-    """A component; ``detail`` keys whose value is None are left out."""
+    """A component; ``detail`` keys whose value is None are left out. A value followed through
+    names (decision value-origins) points the component at the lines it was written on as well
+    (``buggy_lines``/``fixed_lines``), unless the caller gave them."""
+    for key, side in (("buggy_lines", before), ("fixed_lines", after)):
+        if detail.get(key) is None and isinstance(side, Value):
+            detail[key] = list(origin_lines(side)) or None
     return FaultComponent(
         element=element,
         kind=kind,
@@ -99,6 +104,16 @@ def make_component(
         detail={k: v for k, v in detail.items() if v is not None},
         evidence={"before_kind": value_kind(before), "after_kind": value_kind(after)},
     )
+
+
+def origin_lines(v: Value) -> tuple[int, ...]:
+    """The lines a value (and each value it holds: a tuple's items, a call's arguments) was
+    written on before the element read it: ``input_shape=(img_size, img_size, 1)`` with
+    ``img_size = 64`` written on line 39 has 39 (:attr:`Value.origins`)."""
+    lines: dict[int, None] = dict.fromkeys(v.origins)
+    for inner in (*v.args, *v.kwargs.values()):
+        lines.update(dict.fromkeys(origin_lines(inner)))
+    return tuple(lines)
 
 
 def value_location(v: Value | None, default_file: str | None, default_line: int | None) -> Location:

@@ -43,6 +43,7 @@ from mutreal.program.model_value import (  # noqa: F401 - re-exported: the model
     Value,
     _freeze,
     implicit_default,
+    written_at,
 )
 from mutreal.serialise import Record, wire
 

@@ -23,6 +23,7 @@ from mutreal.extract.interpreter.values import (
     Tensor,
     Unknown,
     is_text,
+    origins_before,
 )
 from mutreal.program.model import (
     CALL,
@@ -99,7 +100,7 @@ class ExpressionEvaluator(InterpreterCore):
             if isinstance(inner, Value) and inner.kind == CONST:
                 v = constants.fold_unary(node.operator, inner.value)
                 if v is not constants.NOT_CONST:
-                    return self.lazy(CONST, v, node, self.cur_line)
+                    return self.lazy(CONST, v, node, self.cur_line, origins=origins_before(self.cur_line, inner))
             return self.lazy(OPAQUE, None, node, self.cur_line)
         if type(node) is cst.BinaryOperation:
             left = self.ev(node.left, env)
@@ -184,6 +185,7 @@ class ExpressionEvaluator(InterpreterCore):
                     value.kwargs,
                     text=name,
                     line=self.cur_line,
+                    origins=origins_before(self.cur_line, value),
                 )
             return value
         if name in ("True", "False", "None"):
@@ -287,9 +289,10 @@ class ExpressionEvaluator(InterpreterCore):
                 )
                 return data.DataChain(merged, [])
         if all(isinstance(i, Value) for i in items):
+            origins = origins_before(self.cur_line, *items)
             if all(i.kind == CONST for i in items):
-                return self.lazy(CONST, [i.value for i in items], node, self.cur_line)
-            return self.lazy(SEQ, None, node, self.cur_line, args=items)
+                return self.lazy(CONST, [i.value for i in items], node, self.cur_line, origins=origins)
+            return self.lazy(SEQ, None, node, self.cur_line, args=items, origins=origins)
         return tuple(items) if type(node) is cst.Tuple else list(items)
 
     def ev_dict(self, node: cst.Dict, env: Env) -> Any:
@@ -426,7 +429,7 @@ class ExpressionEvaluator(InterpreterCore):
                 if op is not None:
                     v = constants.fold_binary(op(), left.value, right.value)
                     if v is not constants.NOT_CONST:
-                        return self.lazy(CONST, v, node, self.cur_line)
+                        return self.lazy(CONST, v, node, self.cur_line, origins=origins_before(self.cur_line, left, right))
             return self.lazy(OPAQUE, None, node, self.cur_line)
         canonical = data.BINARY_OPS.get(op_name, "call")
         if is_text(left) or is_text(right):

@@ -23,6 +23,7 @@ from mutreal.program.model import (
     Optimizer,
     ProgramModel,
     Value,
+    written_at,
 )
 
 
@@ -56,8 +57,9 @@ class LazyValue(Value):
         node: cst.CSTNode,
         line: int | None,
         args: list | None = None,
+        origins: tuple[int, ...] = (),
     ) -> None:
-        super().__init__(kind, value, args if args is not None else [], {}, "", line)
+        super().__init__(kind, value, args if args is not None else [], {}, "", line, origins=origins)
         self.__dict__["_text"] = None
         self.__dict__["_pending"] = (walker, node)
 
@@ -193,6 +195,29 @@ def truthy(value: Any) -> bool:
         return True
 
 
+def origins_before(line: int | None, *values: object) -> tuple[int, ...]:
+    """The lines the values were written on (:func:`~mutreal.program.model_value.written_at`) other
+    than ``line``: the origins of a value read, folded or passed on at ``line``."""
+    return tuple(n for n in written_at(*values) if n != line)
+
+
+def with_origin(value: Any, line: int | None) -> Any:
+    """``value`` with ``line`` among its origins: a parameter's default, evaluated where the
+    function is called, was written on the ``def`` line."""
+    if not isinstance(value, Value) or line is None or line == value.line or line in value.origins:
+        return value
+    return Value(
+        value.kind,
+        value.value,
+        value.args,
+        value.kwargs,
+        text=value.text,
+        line=value.line,
+        implicit=value.implicit,
+        origins=(*value.origins, line),
+    )
+
+
 def _plain(v: Value) -> Value:
     """A plain :class:`Value` (texts rendered, no reference to the walker or the tree)."""
     args = [_plain(a) for a in v.args]
@@ -203,7 +228,7 @@ def _plain(v: Value) -> Value:
         and all(kwargs[k] is v.kwargs[k] for k in kwargs)
     ):
         return v
-    return Value(v.kind, v.value, args, kwargs, text=v.text, line=v.line, implicit=v.implicit)
+    return Value(v.kind, v.value, args, kwargs, text=v.text, line=v.line, implicit=v.implicit, origins=v.origins)
 
 
 def _plain_args(args: dict[str, Value]) -> None:
