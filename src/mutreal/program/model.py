@@ -265,6 +265,9 @@ class Fit(Record):
     text: str = ""
     #: how many times the call runs when it sits in a loop with literal bounds (train_on_batch loops)
     repeat: int | None = None
+    #: the lines that write ``repeat``: the loop's header and where its bounds were written
+    #: (``n_rounds = 100`` ... ``for i in range(n_rounds):``)
+    repeat_lines: list[int] = field(default_factory=list)
     #: the learning rate set on the model's optimizer after compile, before this call
     #: (``K.set_value(model.optimizer.lr, v)``); None when no statement set one
     learning_rate: Value | None = None

@@ -81,6 +81,8 @@ class ExpressionEvaluator(InterpreterCore):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        #: the lines the bounds of the last ``range(...)`` folded were written on
+        self.range_origins: tuple[int, ...] = ()
         #: expression type -> this walker's method for it (see :data:`_EVALUATORS`)
         self._evaluators: dict[type, Any] = {t: getattr(self, name) for t, name in _EVALUATORS.items()}
 
@@ -458,8 +460,12 @@ class ExpressionEvaluator(InterpreterCore):
         return iterations, False
 
     def _literal_range(self, node: cst.BaseExpression, env: Env) -> list | None:
+        """The items of ``range(...)`` with folded bounds (or of a constant list); the lines the
+        bounds were written on are kept in ``range_origins`` (a training loop's count)."""
+        self.range_origins = ()
         if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "range":
             vals = [self.ev(a.value, env) for a in node.args]
+            self.range_origins = origins_before(None, *vals)
             if (
                 all(isinstance(v, Value) and v.kind == CONST and isinstance(v.value, int) for v in vals)
                 and vals
