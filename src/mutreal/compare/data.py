@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import libcst
 
-from mutreal.compare.components import FaultComponent, make_component
+from mutreal.compare.components import FaultComponent, make_component, origin_lines
 from mutreal.compare.context import CompareContext
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.noise import noise_rule
@@ -312,7 +312,18 @@ def _step_component(role: str, index: int, change: str, b: DataOp | None, f: Dat
         (f.file, f.line) if f else (None, None),
         op=op,
         role=role,
+        buggy_lines=_op_origins(b),
+        fixed_lines=_op_origins(f),
     )
+
+
+def _op_origins(op: DataOp | None) -> list[int] | None:
+    """The lines a step's arguments were written on before the step read them (decision
+    value-origins: ``tf.image.resize(img, [H, W])`` with ``H, W = 384, 384`` above)."""
+    if op is None:
+        return None
+    lines = {n: None for v in op.args.values() for n in origin_lines(v)}
+    return list(lines) or None
 
 
 def _is_int_constant(node: libcst.BaseExpression) -> bool:

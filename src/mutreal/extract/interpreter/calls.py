@@ -26,7 +26,7 @@ from mutreal.extract.interpreter.values import (
     LayerObj,
     ModelObj,
     Unknown,
-    with_origin,
+    written_on,
 )
 from mutreal.program import keras_api
 from mutreal.program.model import (
@@ -236,7 +236,7 @@ class CallInterpreter(StatementRunner):
             elif p.name.value in kwargs:
                 value = kwargs[p.name.value]
             elif p.default is not None:
-                value = with_origin(self.ev(p.default, func.env), self.lines.line(func.node))
+                value = written_on(self.ev(p.default, func.env), self.lines.line(func.node))
             else:
                 value = Unknown(None, self.cur_line)
             if isinstance(value, Value) and value.kind == NAME:
@@ -246,7 +246,7 @@ class CallInterpreter(StatementRunner):
             if p.name.value in kwargs:
                 local.set(p.name.value, kwargs[p.name.value])
             elif p.default is not None:
-                local.set(p.name.value, with_origin(self.ev(p.default, func.env), self.lines.line(func.node)))
+                local.set(p.name.value, written_on(self.ev(p.default, func.env), self.lines.line(func.node)))
         self.depth += 1
         saved_origin, saved_line = self.origin, self.cur_line
         if not self.origin and func.owner is None:

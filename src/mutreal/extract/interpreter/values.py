@@ -201,10 +201,10 @@ def origins_before(line: int | None, *values: object) -> tuple[int, ...]:
     return tuple(n for n in written_at(*values) if n != line)
 
 
-def with_origin(value: Any, line: int | None) -> Any:
-    """``value`` with ``line`` among its origins: a parameter's default, evaluated where the
-    function is called, was written on the ``def`` line."""
-    if not isinstance(value, Value) or line is None or line == value.line or line in value.origins:
+def written_on(value: Any, line: int | None) -> Any:
+    """``value`` as written on ``line``: a parameter's default is evaluated where the function is
+    called, but written on the ``def`` line (the call's line is no origin of it)."""
+    if not isinstance(value, Value) or line is None or line == value.line:
         return value
     return Value(
         value.kind,
@@ -212,9 +212,9 @@ def with_origin(value: Any, line: int | None) -> Any:
         value.args,
         value.kwargs,
         text=value.text,
-        line=value.line,
+        line=line,
         implicit=value.implicit,
-        origins=(*value.origins, line),
+        origins=value.origins,
     )
 
 
