@@ -133,6 +133,7 @@ class DecisionId(TextEnum):
     REGROUPED_BLOCK_NOISE = "regrouped-block-noise"
     REWRITTEN_PROGRAM = "rewritten-program"
     APW_GRAPH_API = "APW-graph-api"
+    VALUE_ORIGINS = "value-origins"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

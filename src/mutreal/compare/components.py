@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mutreal.compare.kinds import ComponentKind
+from mutreal.decisions import DecisionId as D
+from mutreal.decisions import applies
 from mutreal.program.model import Layer, Value
 from mutreal.serialise import Record, wire
 
@@ -106,10 +108,12 @@ def make_component(
     )
 
 
+@applies(D.VALUE_ORIGINS)
 def origin_lines(v: Value) -> tuple[int, ...]:
     """The lines a value (and each value it holds: a tuple's items, a call's arguments) was
     written on before the element read it: ``input_shape=(img_size, img_size, 1)`` with
-    ``img_size = 64`` written on line 39 has 39 (:attr:`Value.origins`)."""
+    ``img_size = 64`` written on line 39 has 39 (:attr:`Value.origins`). Decision value-origins:
+    a component points at them, so a value changed where it is written is that component's."""
     lines: dict[int, None] = dict.fromkeys(v.origins)
     for inner in (*v.args, *v.kwargs.values()):
         lines.update(dict.fromkeys(origin_lines(inner)))

@@ -1,0 +1,140 @@
+"""Decision value-origins: a value followed through names reaches the element a pass compares, and
+the component points at the lines the value was written on, so a value changed where it is
+written (a variable, a parameter's default, a command-line default, a loop's bound) is that
+component's statement, not a change left unexplained. Each rule is pinned both ways."""
+
+from __future__ import annotations
+
+from mutreal.compare.components import make_component, origin_lines
+from mutreal.compare.kinds import ComponentKind
+from mutreal.program.model import Value
+
+HEAD = """import argparse
+import numpy as np
+from keras.layers import Dense
+from keras.models import Sequential
+xs = np.random.rand(64, 3)
+ys = (xs.sum(axis=1) > 1.5).astype('float32')
+"""
+
+NET = """net = Sequential()
+net.add(Dense(8, input_dim=3, activation='relu'))
+net.add(Dense(1, activation='sigmoid'))
+net.compile(loss='binary_crossentropy', optimizer='adam')
+"""
+
+
+def _codes(result) -> list[str]:
+    return sorted(c.code for c in result.components)
+
+
+def _open(result) -> list[str]:
+    return [(u["before"] or u["after"]).strip() for u in result.unexplained]
+
+
+def test_a_value_keeps_the_lines_it_was_written_on():
+    folded = Value("const", [64, 64, 1], line=9, origins=(3,))
+    held = Value("seq", None, args=[Value("const", 3, line=9, origins=(5,)), folded], line=9)
+    assert origin_lines(held) == (5, 3)
+    assert Value.from_dict(folded.to_dict()).origins == (3,)
+    assert folded.same(Value("const", [64, 64, 1], line=2))  # where it was written is not what it is
+
+
+def test_a_component_points_at_its_values_origins_unless_told():
+    before, after = Value("const", 2, line=9, origins=(4,)), Value("const", 40, line=9, origins=(4,))
+    c = make_component("fit[0].epochs", ComponentKind("fit.epochs"), "changed", before, after, ("b", 9), ("f", 9))
+    assert (c.detail["buggy_lines"], c.detail["fixed_lines"]) == ([4], [4])
+    plain = make_component(
+        "fit[0].epochs", ComponentKind("fit.epochs"), "changed", Value("const", 2, line=9), after, ("b", 9), ("f", 9)
+    )
+    assert "buggy_lines" not in plain.detail
+
+
+def test_command_line_default_through_a_helper_is_the_epochs_change(classify_texts):
+    program = HEAD + (
+        "parser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--rounds', type=int, default={n})\n"
+        "opts = parser.parse_args()\n"
+        "def train(net, rounds):\n"
+        "    net.fit(xs, ys, epochs=rounds, batch_size=8)\n"
+    ) + NET + "train(net, opts.rounds)\n"
+    result = classify_texts(program.format(n=2), program.format(n=40))
+    assert _codes(result) == ["HNE"]
+    assert (result.changed_statements, result.explained_statements) == (1, 1)
+
+
+def test_a_command_line_default_training_never_reads_stays_open(classify_texts):
+    program = HEAD + (
+        "parser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--rounds', type=int, default=5)\n"
+        "parser.add_argument('--width', type=int, default={n})\n"
+        "opts = parser.parse_args()\n"
+    ) + NET.replace("Dense(8,", "Dense(opts.width * 0 + 8,") + (
+        "net.fit(xs, ys, epochs={e}, batch_size=8)\n"
+    )
+    result = classify_texts(program.format(n=2, e=3), program.format(n=40, e=30))
+    assert _codes(result) == ["HNE"]
+    # the --width default folds into Dense's units (0 * width + 8): equal, so no component points at it
+    assert (result.changed_statements, result.explained_statements) == (2, 1)
+    assert ["--width" in text for text in _open(result)] == [True]
+
+
+def test_a_parameter_default_the_call_uses_is_the_layer_change(classify_texts):
+    program = HEAD + (
+        "def build(hidden=16):\n"
+        "    net = Sequential()\n"
+        "    net.add(Dense(hidden * 2, input_dim=3, activation='relu'))\n"
+        "    net.add(Dense(1, activation='sigmoid'))\n"
+        "    net.compile(loss='binary_crossentropy', optimizer='adam')\n"
+        "    return net\n"
+        "net = build({call})\n"
+        "net.fit(xs, ys, epochs=5, batch_size=8)\n"
+    )
+    # the layer shows ``hidden * 2``: only the value's origin points at the def line
+    result = classify_texts(program.format(call=""), program.replace("hidden=16", "hidden=64").format(call=""))
+    assert _codes(result) == ["LCN"]
+    assert (result.changed_statements, result.explained_statements) == (1, 1)
+
+
+def test_a_parameter_default_every_call_overrides_is_no_change_of_the_layer(classify_texts):
+    program = HEAD + (
+        "def build(hidden=16):\n"
+        "    net = Sequential()\n"
+        "    net.add(Dense(hidden, input_dim=3, activation='relu'))\n"
+        "    net.add(Dense(1, activation='sigmoid'))\n"
+        "    net.compile(loss='binary_crossentropy', optimizer='adam')\n"
+        "    return net\n"
+        "net = build(32)\n"
+        "net.fit(xs, ys, epochs=5, batch_size=8)\n"
+    )
+    result = classify_texts(program, program.replace("hidden=16", "hidden=64"))
+    assert _codes(result) == []
+    assert result.explained_statements == 0
+
+
+def test_a_training_loops_bound_written_above_is_the_epochs_change(classify_texts):
+    program = HEAD + "passes = {n}\n" + NET + (
+        "for turn in range(passes):\n"
+        "    net.fit(xs, ys, epochs=1, batch_size=8)\n"
+    )
+    result = classify_texts(program.format(n=3), program.format(n=30))
+    assert _codes(result) == ["HNE"]
+    assert (result.changed_statements, result.explained_statements) == (1, 1)
+
+
+def test_a_loop_bound_no_training_reads_stays_with_no_component(classify_texts):
+    program = HEAD + "passes = {n}\n" + NET + (
+        "net.fit(xs, ys, epochs=4, batch_size=8)\n"
+        "for turn in range(passes):\n"
+        "    print(net.predict(xs[:1]))\n"
+    )
+    result = classify_texts(program.format(n=3), program.format(n=30))
+    assert _codes(result) == []
+    assert result.explained_statements == 0
+
+
+def test_a_data_steps_operand_written_above_is_the_preprocessing_change(classify_texts):
+    program = HEAD + "scale = {s}\nxs = xs / scale\n" + NET + "net.fit(xs, ys, epochs=4, batch_size=8)\n"
+    result = classify_texts(program.format(s="1.0"), program.format(s="255.0"))
+    assert _codes(result) == ["CPP"]
+    assert (result.changed_statements, result.explained_statements) == (1, 1)
