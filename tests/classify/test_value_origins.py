@@ -138,3 +138,62 @@ def test_a_data_steps_operand_written_above_is_the_preprocessing_change(classify
     result = classify_texts(program.format(s="1.0"), program.format(s="255.0"))
     assert _codes(result) == ["CPP"]
     assert (result.changed_statements, result.explained_statements) == (1, 1)
+
+
+CNN = """import numpy as np
+from keras.layers import Conv2D, Dense, Flatten, MaxPooling2D, Dropout
+from keras.models import Sequential
+side = {side}
+steps = {steps}
+xs = np.random.rand(32, side, side, 1)
+ys = np.random.rand(32, 1)
+net = Sequential()
+"""
+
+
+def test_a_rebuilt_models_mwa_points_at_its_input_size_written_above(classify_texts):
+    buggy = CNN.format(side=32, steps=2) + (
+        "net.add(Conv2D(8, (3, 3), input_shape=(side, side, 1), activation='relu'))\n"
+        "net.add(Dropout(0.5))\n"
+        "net.add(Conv2D(8, (3, 3), activation='relu'))\n"
+        "net.add(Dropout(0.5))\n"
+        "net.add(Flatten())\n"
+        "net.add(Dense(1))\n"
+    )
+    fixed = CNN.format(side=64, steps=2) + (
+        "net.add(Conv2D(16, (5, 5), input_shape=(side, side, 1), strides=(2, 2), activation='elu'))\n"
+        "net.add(MaxPooling2D((2, 2)))\n"
+        "net.add(Conv2D(32, (5, 5), strides=(2, 2), activation='elu'))\n"
+        "net.add(MaxPooling2D((2, 2)))\n"
+        "net.add(Flatten())\n"
+        "net.add(Dense(64, activation='elu'))\n"
+        "net.add(Dense(1))\n"
+    )
+    tail = "net.compile(loss='mse', optimizer='adam')\nnet.fit(xs, ys, epochs=steps, batch_size=8)\n"
+    result = classify_texts(buggy + tail, fixed + tail)
+    assert _codes(result) == ["MWA"]
+    # the input size (read by the data too) and every layer statement are MWA's, none "compared equal"
+    assert (result.changed_statements, result.explained_statements) == (8, 8)
+    assert "compared_equal" not in result.noise_statements
+    near = classify_texts(buggy + "seen = side\n" + tail, fixed + "seen = side * 2\n" + tail)
+    assert _codes(near) == ["MWA"]
+    # no element reads ``seen``: not MWA's (left outside the training)
+    assert near.explained_statements == 8 and near.noise_statements.get("outside_training") == 1
+
+
+def test_value_origins_lists_only_folded_values_of_compared_elements():
+    from mutreal.program.model import Fit, KerasModel, Layer, ProgramModel
+
+    program = ProgramModel(path="p.py")
+    program.models.append(
+        KerasModel(
+            index=0,
+            kind="sequential",
+            layers=[
+                Layer("Dense", {"units": Value("const", 8, line=9, origins=(3,))}),
+                Layer("Dense", {"units": Value("opaque", None, text="len(vocab) + 1", line=10, origins=(4,))}),
+            ],
+        )
+    )
+    program.fits.append(Fit(index=0, args={"epochs": Value("const", 5, line=12, origins=(5,))}, repeat_lines=[11]))
+    assert program.value_origins() == {("p.py", 3), ("p.py", 5), ("p.py", 11)}

@@ -504,6 +504,51 @@ class ProgramModel(Record):
                 count(cb.args)
         return opaque, total
 
+    def value_origins(self) -> set[tuple[str, int]]:
+        """(file, line) of every line a value of a compared element was written on before the
+        element read it (:attr:`Value.origins`: ``epochs = 50`` above ``fit(epochs=epochs)``, a
+        helper's default, an argparse default, a training loop's bounds), over the elements
+        :func:`mutreal.compare.coverage.modelled_lines` lists. A changed statement there that no
+        component explains holds a value the passes followed into the element and found equal
+        under the noise rules (decision value-origins). Only folded (constant) values count: an
+        expression the extractor could not fold was compared by its text, not by where it came from."""
+        lines: set[int] = set()
+
+        def add(v: Value | None) -> None:
+            if v is None:
+                return
+            if v.kind == CONST:  # folded: the pass compared the value itself, not a name for it
+                lines.update(v.origins)
+            for inner in (*v.args, *v.kwargs.values()):
+                add(inner)
+
+        def add_all(args: dict[str, Value]) -> None:
+            for v in args.values():
+                add(v)
+
+        for m in self.models:
+            add_all(m.args)
+            for layer in m.layers:
+                add_all(layer.args)
+                if layer.inner is not None:
+                    add_all(layer.inner.args)
+        for c in self.compiles:
+            add_all(c.args)
+            add(c.loss)
+            add(c.metrics)
+            if c.optimizer is not None:
+                add_all(c.optimizer.args)
+        for f in (*self.fits, *self.evaluations):
+            add_all(f.args)
+            add(f.learning_rate)
+            lines.update(f.repeat_lines)
+            for cb in f.callbacks:
+                add_all(cb.args)
+        for var in (*self.data.values(), *self.untrained_data.values()):
+            for op in var.preprocess:
+                add_all(op.args)
+        return {(self.path, n) for n in lines}
+
     def opaque_share(self) -> float:
         """Share of layer/compile/fit arguments mutreal could not resolve (0.0 when there are none)."""
         opaque, total = self.opaque_counts()
