@@ -197,3 +197,25 @@ def test_value_origins_lists_only_folded_values_of_compared_elements():
     )
     program.fits.append(Fit(index=0, args={"epochs": Value("const", 5, line=12, origins=(5,))}, repeat_lines=[11]))
     assert program.value_origins() == {("p.py", 3), ("p.py", 5), ("p.py", 11)}
+
+
+def test_one_cpp_for_several_steps_points_at_each_step(classify_texts):
+    base = HEAD + NET + "net.fit(xs, ys, epochs=4, batch_size=8)\n"
+    fixed = base.replace(
+        "ys = (xs.sum(axis=1) > 1.5).astype('float32')\n",
+        "ys = (xs.sum(axis=1) > 1.5).astype('float32')\nxs = xs - xs.mean(axis=0)\nys = ys.reshape(-1, 1)\n",
+    )
+    result = classify_texts(base, fixed)
+    assert _codes(result) == ["CPP"]  # decision CPP-once: one component for both steps
+    assert (result.changed_statements, result.explained_statements) == (2, 2)
+    assert "compared_equal" not in result.noise_statements
+
+
+def test_a_component_standing_for_others_points_at_their_lines():
+    from mutreal.compare.components import FaultComponent, stands_for
+
+    first = FaultComponent("data.x_train.preprocess[0]", "data.preprocess", "added", fixed_file="f", fixed_line=5)
+    other = FaultComponent("data.y_train.preprocess[0]", "data.preprocess", "added", fixed_file="f", fixed_line=7)
+    assert stands_for(first, [other]).detail == {"fixed_lines": [7]}
+    alone = FaultComponent("data.x_train.preprocess[0]", "data.preprocess", "added", fixed_file="f", fixed_line=5)
+    assert stands_for(alone, []).detail == {}

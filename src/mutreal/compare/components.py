@@ -120,6 +120,31 @@ def origin_lines(v: Value) -> tuple[int, ...]:
     return tuple(lines)
 
 
+def lines_of(components: list[FaultComponent], side: str) -> list[int]:
+    """The lines of one side (``buggy``/``fixed``) the components point into: their own and their
+    ``detail`` lines (decision value-origins). One component that stands for several (one MWA for
+    a rebuilt model's layer changes, one CPP for every preprocessing step a fix touched) points
+    where each of them would have."""
+    lines: dict[int, None] = {}
+    for c in components:
+        own = c.buggy_line if side == "buggy" else c.fixed_line
+        if own is not None:
+            lines[own] = None
+        lines.update(dict.fromkeys(c.detail.get(f"{side}_lines") or ()))
+    return list(lines)
+
+
+def stands_for(first: FaultComponent, others: list[FaultComponent]) -> FaultComponent:
+    """``first``, pointing also at the lines of the components of the same file pair it stands for
+    (see :func:`lines_of`)."""
+    for side in ("buggy", "fixed"):
+        own = first.buggy_line if side == "buggy" else first.fixed_line
+        lines = [n for n in lines_of([first, *others], side) if n != own]
+        if lines:
+            first.detail[f"{side}_lines"] = lines
+    return first
+
+
 def value_location(v: Value | None, default_file: str | None, default_line: int | None) -> Location:
     """Where a value is written: its own line when it has one, else the element's."""
     if v is None or v.implicit or v.line is None:

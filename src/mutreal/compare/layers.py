@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import libcst
 
 from mutreal.compare.alignment import align_layers_with_ties, compared_layer_args, layer_base, pair_models
-from mutreal.compare.components import FaultComponent, change_of, make_component, value_location
+from mutreal.compare.components import FaultComponent, change_of, lines_of, make_component, value_location
 from mutreal.compare.context import CompareContext
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.noise import noise_rule
@@ -227,24 +227,11 @@ def _diff_model(ctx: CompareContext, mi: int, bm: KerasModel, fm: KerasModel) ->
                 (bm.file, bm.line),
                 (fm.file, fm.line),
                 structural_changes=structural,
-                buggy_lines=_lines_of(mine, "buggy") or None,
-                fixed_lines=_lines_of(mine, "fixed") or None,
+                buggy_lines=lines_of(mine, "buggy") or None,
+                fixed_lines=lines_of(mine, "fixed") or None,
             )
         ]
     return mine
-
-
-def _lines_of(components: list[FaultComponent], side: str) -> list[int]:
-    """The lines of one side the components point into (their own and their values' origins,
-    decision value-origins): one MWA stands for the layer changes it replaces, so it points where
-    they would have."""
-    lines: dict[int, None] = {}
-    for c in components:
-        own = c.buggy_line if side == "buggy" else c.fixed_line
-        if own is not None:
-            lines[own] = None
-        lines.update(dict.fromkeys(c.detail.get(f"{side}_lines") or ()))
-    return list(lines)
 
 
 @applies(D.MWA_MERGED_MODELS)
