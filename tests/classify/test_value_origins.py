@@ -219,3 +219,30 @@ def test_a_component_standing_for_others_points_at_their_lines():
     assert stands_for(first, [other]).detail == {"fixed_lines": [7]}
     alone = FaultComponent("data.x_train.preprocess[0]", "data.preprocess", "added", fixed_file="f", fixed_line=5)
     assert stands_for(alone, []).detail == {}
+
+
+ESTIMATOR = """import numpy as np
+import tensorflow as tf
+from tensorflow import keras
+xs = np.random.rand(64, 3).astype('float32')
+ys = (xs.sum(axis=1) > 1.5).astype('float32')
+net = keras.Sequential([keras.layers.Dense(8, activation='relu', input_shape=(3,)),
+                        keras.layers.Dense(1, activation='sigmoid')])
+net.compile(loss='binary_crossentropy', optimizer='adam')
+estimator = keras.estimator.model_to_estimator(keras_model=net)
+def feed(features, labels, shuffle, rounds, size):
+    return tf.compat.v1.estimator.inputs.numpy_input_fn(
+        x={"dense_input": features}, y=labels, shuffle=shuffle, num_epochs=rounds, batch_size=size)
+"""
+
+
+def test_an_estimators_training_budget_is_its_input_functions(classify_texts):
+    def program(shuffle: bool, rounds: int) -> str:
+        return ESTIMATOR + f"estimator.train(input_fn=feed(xs, ys, {shuffle}, {rounds}, 16))\n"
+
+    result = classify_texts(program(True, 20), program(True, 2))
+    assert _codes(result) == ["HNE"]
+    assert (result.changed_statements, result.explained_statements) == (1, 1)
+    # the same epochs and batch size, only the shuffling changed: no budget component
+    near = classify_texts(program(True, 20), program(False, 20))
+    assert _codes(near) == []

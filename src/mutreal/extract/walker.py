@@ -32,6 +32,7 @@ from mutreal.extract import data, losses, names, schedules, source_facts
 from mutreal.extract.interpreter.values import (
     ArgParserObj,
     Env,
+    EstimatorObj,
     LayerObj,
     ModelObj,
     Unknown,
@@ -222,6 +223,9 @@ class Walker(TfGraph):
             return ArgParserObj()
         part = keras_api.keras_module_part(qn)
         last = qn.rsplit(".", 1)[-1]
+        if part is not None and last == "model_to_estimator":
+            self.keras_seen = True
+            return self.make_estimator(node, env)
         if part is not None:
             self.keras_seen = True
             return self.call_keras(part, last, qn, node, env)
@@ -231,6 +235,8 @@ class Walker(TfGraph):
             built = self.graph_call(qn, node, env)
             if built is not NOT_GRAPH:
                 return built
+        if last == "numpy_input_fn" and ".estimator." in qn:
+            return self.make_input_fn(node, env)
         if (
             qn.startswith(data.SKLEARN_PREFIX)
             or qn in data.FILE_READERS
@@ -364,6 +370,8 @@ class Walker(TfGraph):
         augmenters, tf.data pipelines; an unknown receiver of ``fit``/``compile`` is taken as a model."""
         if isinstance(receiver, ModelObj):
             return self.model_method(receiver, method, node, env)
+        if isinstance(receiver, EstimatorObj) and method == "train":
+            return self.record_estimator_train(receiver, node, env)
         if self.graph_mode:
             built = self.graph_method(receiver, method, node, env)
             if built is not NOT_GRAPH:

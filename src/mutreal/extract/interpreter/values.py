@@ -157,6 +157,23 @@ class ArgsNamespace:
 
 
 @dataclass
+class EstimatorObj:
+    """What ``keras.estimator.model_to_estimator(keras_model=model)`` returns: the model, trained by
+    ``estimator.train(input_fn=...)``."""
+
+    model: KerasModel | None
+
+
+@dataclass
+class InputFnObj:
+    """What ``tf.estimator.inputs.numpy_input_fn(x, y, batch_size=..., num_epochs=...)`` returns:
+    its arguments by name (the training budget an estimator's ``train`` reads) and their nodes."""
+
+    kwargs: dict[str, Any]
+    nodes: dict[str, Any]
+
+
+@dataclass
 class BoundMethod:
     func: FuncObj
     self_obj: Any
