@@ -246,3 +246,26 @@ def test_an_estimators_training_budget_is_its_input_functions(classify_texts):
     # the same epochs and batch size, only the shuffling changed: no budget component
     near = classify_texts(program(True, 20), program(False, 20))
     assert _codes(near) == []
+
+
+LOSS = HEAD + """import keras.backend as K
+def gap(truth, guess):
+{body}
+def report(values):
+{report}
+""" + NET.replace("loss='binary_crossentropy'", "loss=gap") + "net.fit(xs, ys, epochs=4, batch_size=8)\nreport(xs)\n"
+
+
+def test_a_rewritten_loss_functions_statements_are_its_component(classify_texts):
+    plain = "    return K.mean(K.square(truth - guess))"
+    weighted = "    scale = 2.0\n    return K.mean(scale * K.square(truth - guess))"
+    shown = "    print(values.mean())"
+    result = classify_texts(LOSS.format(body=plain, report=shown), LOSS.format(body=weighted, report=shown))
+    assert _codes(result) == ["LWC"]
+    assert result.changed_statements == result.explained_statements == 2
+    # a function that is no loss, rewritten: no component, its statement no LWC's
+    near = classify_texts(
+        LOSS.format(body=plain, report=shown),
+        LOSS.format(body=plain, report="    total = values.sum()\n    print(total)"),
+    )
+    assert _codes(near) == [] and near.explained_statements == 0

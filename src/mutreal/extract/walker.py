@@ -23,6 +23,7 @@ No metadata providers are used: line numbers come from :func:`~mutreal.extract.l
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
@@ -143,6 +144,7 @@ class Walker(TfGraph):
         pm.schedule_functions = {
             n: list(v) for n, v in schedules.find_schedule_functions(self.lines.code, self.tree).items()
         }
+        _add_last_lines(self.tree, pm.loss_functions, pm.schedule_functions)
         pm.raw_tensorflow = names.uses_raw_tensorflow(self.lines.code, self.imports) or self.graph_mode
         pm.framework = names.framework_of(self.imports, self.keras_seen, keras_built, pm.raw_tensorflow)
         self.finish_graph()
@@ -412,3 +414,19 @@ class Walker(TfGraph):
         if chain is not None:
             return chain.derive(self._op("call", method, {}, node))
         return Unknown(node, self.cur_line)
+
+
+def _add_last_lines(tree: ast.Module | None, *found: dict[str, list]) -> None:
+    """Each user function's ``[line, body]`` gains the last line of its body (decision
+    value-origins: the component of a rewritten loss or schedule points at its statements)."""
+    if tree is None or not any(found):
+        return
+    last = {
+        node.lineno: node.end_lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno is not None
+    }
+    for functions in found:
+        for entry in functions.values():
+            if len(entry) == 2 and entry[0] in last:
+                entry.append(last[entry[0]])
