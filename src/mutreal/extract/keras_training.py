@@ -38,6 +38,10 @@ from mutreal.program.model import (
     Optimizer,
     Value,
 )
+from mutreal.program.training_budget import BUDGET
+
+#: the budget's arguments (:data:`BUDGET`) as an estimator's input function names them
+_INPUT_FN_NAMES = {"epochs": "num_epochs"}
 
 
 class KerasTraining(KerasData):
@@ -208,7 +212,8 @@ class KerasTraining(KerasData):
         given = kwargs.get("input_fn", args[0] if args else None)
         fit = self._training_call(len(self.program.fits), "train", estimator.model, node)
         if isinstance(given, InputFnObj):
-            for key, canon in (("num_epochs", "epochs"), ("batch_size", "batch_size")):
+            for canon in BUDGET:  # the input function names the epochs num_epochs
+                key = _INPUT_FN_NAMES.get(canon, canon)
                 value = given.kwargs.get(key)
                 if isinstance(value, Value) and value.kind == CONST:
                     fit.args[canon] = self.to_value(value, given.nodes.get(key))
