@@ -452,10 +452,12 @@ class ProgramModel(Record):
     #: training on with what this program already did to the same variables
     untrained_data: dict[str, DataVar] = field(default_factory=dict)
     #: user functions that compute the training loss (``compile(loss=f)``, or ``tape.gradient`` of
-    #: their result): name -> [line, body normalised by :mod:`mutreal.extract.losses`]
+    #: their result): name -> [line, body normalised by :mod:`mutreal.extract.losses`, last line of
+    #: the body where the function is a ``def``]
     loss_functions: dict[str, list] = field(default_factory=dict)
     #: user functions that give the learning rate (a ``LearningRateScheduler``'s, or called for the
-    #: optimizer's ``lr``): name -> [line, body normalised by :mod:`mutreal.extract.schedules`]
+    #: optimizer's ``lr``): name -> [line, body normalised by :mod:`mutreal.extract.schedules`, last
+    #: line of the body where the function is a ``def``]
     schedule_functions: dict[str, list] = field(default_factory=dict)
     #: module-level ``epochs = 5`` / ``batch_size = 32`` number literals, by variable name, read as
     #: written (rule ``unused_hyperparameter``; :func:`mutreal.extract.source_facts.find_hyperparameter_literals`)
