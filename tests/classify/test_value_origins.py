@@ -269,3 +269,18 @@ def test_a_rewritten_loss_functions_statements_are_its_component(classify_texts)
         LOSS.format(body=plain, report="    total = values.sum()\n    print(total)"),
     )
     assert _codes(near) == [] and near.explained_statements == 0
+
+
+def test_a_layer_added_in_a_block_points_at_the_blocks_header(classify_texts):
+    base = HEAD + NET + "net.fit(xs, ys, epochs=4, batch_size=8)\n"
+    deeper = base.replace(
+        "net.add(Dense(1, activation='sigmoid'))\n",
+        "deep = True\nif deep:\n    net.add(Dense(6, activation='relu'))\nnet.add(Dense(1, activation='sigmoid'))\n",
+    )
+    result = classify_texts(base, deeper)
+    assert _codes(result) == ["LRM"]
+    # the if header (and the flag it reads) and its layer
+    assert result.changed_statements == result.explained_statements == 3
+    # a block that builds no layer is no layer component's
+    near = classify_texts(base, base + "deep = True\nif deep:\n    print(deep)\n")
+    assert _codes(near) == [] and near.explained_statements == 0

@@ -227,11 +227,16 @@ def _diff_model(ctx: CompareContext, mi: int, bm: KerasModel, fm: KerasModel) ->
                 (bm.file, bm.line),
                 (fm.file, fm.line),
                 structural_changes=structural,
-                buggy_lines=lines_of(mine, "buggy") or None,
-                fixed_lines=lines_of(mine, "fixed") or None,
+                buggy_lines=[*lines_of(mine, "buggy"), *_blocks(bm)] or None,
+                fixed_lines=[*lines_of(mine, "fixed"), *_blocks(fm)] or None,
             )
         ]
     return mine
+
+
+def _blocks(model: KerasModel) -> list[int]:
+    """The headers of the blocks a model's layers are built in (:attr:`Layer.blocks`)."""
+    return list(dict.fromkeys(n for layer in model.layers for n in layer.blocks))
 
 
 @applies(D.MWA_MERGED_MODELS)
@@ -472,6 +477,7 @@ def _aligned_pair_components(
                 (None, None),
                 (f.layer.file, f.layer.line),
                 layer_type=_layer_name_for_leaf(f.layer),
+                fixed_lines=list(f.layer.blocks) or None,
             )
         ]
     b = bfold[bi]  # type: ignore[index]
@@ -485,6 +491,7 @@ def _aligned_pair_components(
             (b.layer.file, b.layer.line),
             (None, None),
             layer_type=_layer_name_for_leaf(b.layer),
+            buggy_lines=list(b.layer.blocks) or None,
         )
     ]
 

@@ -145,6 +145,7 @@ class Walker(TfGraph):
             n: list(v) for n, v in schedules.find_schedule_functions(self.lines.code, self.tree).items()
         }
         _add_last_lines(self.tree, pm.loss_functions, pm.schedule_functions)
+        _add_blocks(self.tree, pm)
         pm.raw_tensorflow = names.uses_raw_tensorflow(self.lines.code, self.imports) or self.graph_mode
         pm.framework = names.framework_of(self.imports, self.keras_seen, keras_built, pm.raw_tensorflow)
         self.finish_graph()
@@ -430,3 +431,40 @@ def _add_last_lines(tree: ast.Module | None, *found: dict[str, list]) -> None:
         for entry in functions.values():
             if len(entry) == 2 and entry[0] in last:
                 entry.append(last[entry[0]])
+
+
+#: the blocks that choose or repeat what they hold (a layer built in one is built by its header too)
+_BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While)
+
+
+def _add_blocks(tree: ast.Module | None, pm: ProgramModel) -> None:
+    """Each layer's ``blocks``: the ``if``/``for``/``while`` headers around the statement that
+    builds it, within its function (decision value-origins)."""
+    layers = [layer for m in pm.models for layer in m.layers if layer.line is not None]
+    if tree is None or not layers:
+        return
+    around: dict[int, tuple[int, ...]] = {}
+
+    def visit(body: list[ast.stmt], headers: tuple[int, ...]) -> None:
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                visit(node.body, ())
+                continue
+            inner = (*headers, node.lineno) if isinstance(node, _BLOCKS) else headers
+            nested = [getattr(node, name, None) for name in ("body", "orelse", "finalbody", "handlers")]
+            if any(isinstance(b, list) and b and isinstance(b[0], ast.stmt | ast.excepthandler) for b in nested):
+                for b in nested:
+                    if isinstance(b, list):
+                        visit([x for x in b if isinstance(x, ast.stmt)], inner)
+                        for handler in (x for x in b if isinstance(x, ast.excepthandler)):
+                            visit(handler.body, inner)
+                continue
+            if headers:
+                for n in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                    around[n] = headers
+
+    visit(tree.body, ())
+    for layer in layers:
+        found = around.get(layer.line)  # type: ignore[arg-type]
+        if found:
+            layer.blocks = list(found)

@@ -78,6 +78,9 @@ class Layer(Record):
     inbound: list[int] = field(default_factory=list)
     #: for wrappers (TimeDistributed, Bidirectional): the wrapped layer
     inner: Layer | None = field(default=None, metadata=wire(omit="none"))
+    #: the headers of the ``if``/``for``/``while`` blocks the layer is built in (their lines, outer
+    #: first, within its function): a component adding, dropping or rebuilding it points at them too
+    blocks: list[int] = field(default_factory=list, metadata=wire(omit="empty"))
 
     def arg(self, name: str, era: str | None = None) -> Value | None:
         """The value of argument ``name``: as written, else the era's default (``implicit=True``)."""
