@@ -284,3 +284,21 @@ def test_a_layer_added_in_a_block_points_at_the_blocks_header(classify_texts):
     # a block that builds no layer is no layer component's
     near = classify_texts(base, base + "deep = True\nif deep:\n    print(deep)\n")
     assert _codes(near) == [] and near.explained_statements == 0
+
+
+def test_a_lambda_layers_function_body_is_the_layers(classify_texts):
+    base = HEAD + "from keras.layers import Lambda\n" + NET + "net.fit(xs, ys, epochs=4, batch_size=8)\n"
+    halve = "def halve(t):\n    scale = 0.5\n    return t * scale\n"
+    added = base.replace("net = Sequential()\n", halve + "net = Sequential()\n").replace(
+        "net.add(Dense(1, activation='sigmoid'))\n", "net.add(Lambda(halve))\nnet.add(Dense(1, activation='sigmoid'))\n"
+    )
+    result = classify_texts(base, added)
+    assert _codes(result) == ["LRM"]
+    assert result.changed_statements == result.explained_statements == 4  # the def, its body, the layer
+    # the layer computes a lambda: a function of the file it does not call is not its body
+    other = base.replace("net = Sequential()\n", halve + "net = Sequential()\n").replace(
+        "net.add(Dense(1, activation='sigmoid'))\n",
+        "net.add(Lambda(lambda v: v * 0.5))\nnet.add(Dense(1, activation='sigmoid'))\n",
+    )
+    near = classify_texts(base, other)
+    assert _codes(near) == ["LRM"] and near.explained_statements == 1

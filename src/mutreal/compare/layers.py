@@ -234,9 +234,16 @@ def _diff_model(ctx: CompareContext, mi: int, bm: KerasModel, fm: KerasModel) ->
     return mine
 
 
+def _built_at(layer: Layer) -> list[int]:
+    """The lines besides its own that build a layer (decision value-origins): the headers of the
+    blocks it is built in, and a ``Lambda`` layer's function body."""
+    body = layer.function_body
+    return [*layer.blocks, *(range(body[0], body[1] + 1) if len(body) == 2 else ())]
+
+
 def _blocks(model: KerasModel) -> list[int]:
-    """The headers of the blocks a model's layers are built in (:attr:`Layer.blocks`)."""
-    return list(dict.fromkeys(n for layer in model.layers for n in layer.blocks))
+    """The lines that build a model's layers besides their own (:func:`_built_at`)."""
+    return list(dict.fromkeys(n for layer in model.layers for n in _built_at(layer)))
 
 
 @applies(D.MWA_MERGED_MODELS)
@@ -477,7 +484,7 @@ def _aligned_pair_components(
                 (None, None),
                 (f.layer.file, f.layer.line),
                 layer_type=_layer_name_for_leaf(f.layer),
-                fixed_lines=list(f.layer.blocks) or None,
+                fixed_lines=_built_at(f.layer) or None,
             )
         ]
     b = bfold[bi]  # type: ignore[index]
@@ -491,7 +498,7 @@ def _aligned_pair_components(
             (b.layer.file, b.layer.line),
             (None, None),
             layer_type=_layer_name_for_leaf(b.layer),
-            buggy_lines=list(b.layer.blocks) or None,
+            buggy_lines=_built_at(b.layer) or None,
         )
     ]
 

@@ -43,7 +43,7 @@ from mutreal.extract.keras_data import DATASET_METHODS
 from mutreal.extract.tf_graph import NOT_GRAPH
 from mutreal.extract.tf_graph_training import TfGraph
 from mutreal.program import keras_api
-from mutreal.program.model import CALL, CONST, NAME, OPAQUE, REF, DataSource, ProgramModel, Value
+from mutreal.program.model import CALL, CONST, NAME, OPAQUE, REF, DataSource, Layer, ProgramModel, Value
 
 _LEGACY_TEXT = re.compile(
     r"\bnb_epoch\b|\bborder_mode\b|\bnb_filter\b|\bW_regularizer\b|\bb_regularizer\b|\bsubsample\s*=|"
@@ -468,3 +468,25 @@ def _add_blocks(tree: ast.Module | None, pm: ProgramModel) -> None:
         found = around.get(layer.line)  # type: ignore[arg-type]
         if found:
             layer.blocks = list(found)
+    _add_function_bodies(tree, layers)
+
+
+_CALLABLE = re.compile(r"^(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)$")
+
+
+def _add_function_bodies(tree: ast.Module, layers: list[Layer]) -> None:
+    """A ``Lambda`` layer given a function of the file by name (``Lambda(self.concat_t)``) records
+    that function's body lines (:attr:`Layer.function_body`), when one ``def`` has the name."""
+    lambdas = [layer for layer in layers if layer.cls == "Lambda"]
+    if not lambdas:
+        return
+    defs: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            defs.setdefault(node.name, []).append(node)
+    for layer in lambdas:
+        given = layer.args.get("function") or layer.args.get("_0")
+        match = _CALLABLE.match("".join((given.text if given else "").split()))
+        found = defs.get(match.group(1), []) if match else []
+        if len(found) == 1 and found[0].body and found[0].end_lineno is not None:
+            layer.function_body = [found[0].body[0].lineno, found[0].end_lineno]

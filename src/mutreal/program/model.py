@@ -81,6 +81,9 @@ class Layer(Record):
     #: the headers of the ``if``/``for``/``while`` blocks the layer is built in (their lines, outer
     #: first, within its function): a component adding, dropping or rebuilding it points at them too
     blocks: list[int] = field(default_factory=list, metadata=wire(omit="empty"))
+    #: a ``Lambda`` layer whose function is a user function of the file: the first and last line of
+    #: that function's body (the layer computes it, so a component adding or dropping it points there)
+    function_body: list[int] = field(default_factory=list, metadata=wire(omit="empty"))
 
     def arg(self, name: str, era: str | None = None) -> Value | None:
         """The value of argument ``name``: as written, else the era's default (``implicit=True``)."""
