@@ -302,3 +302,31 @@ def test_a_lambda_layers_function_body_is_the_layers(classify_texts):
     )
     near = classify_texts(base, other)
     assert _codes(near) == ["LRM"] and near.explained_statements == 1
+
+
+AUTOENCODER = """import numpy as np
+from keras.layers import Dense, Input
+from keras.models import Model
+xs = np.random.rand(64, 16)
+seen = Input(shape=(16,))
+inner = Dense(4, activation='relu')(seen)
+middle = Dense(8, activation='relu')(inner)
+back = Dense(16, activation='sigmoid')(middle)
+whole = Model(seen, back)
+whole.compile(loss='mse', optimizer='adam')
+whole.fit(xs, xs, epochs=2, batch_size=8)
+code = Input(shape=(4,))
+{decoder}
+"""
+
+
+def test_a_layer_applied_again_points_at_where_it_is_applied(classify_texts):
+    short = "decoder = Model(code, whole.layers[-1](code))"
+    full = "out = whole.layers[-2](code)\nout = whole.layers[-1](out)\ndecoder = Model(code, out)"
+    result = classify_texts(AUTOENCODER.format(decoder=short), AUTOENCODER.format(decoder=full))
+    assert _codes(result) == ["LRM"]  # the decoder gains the middle layer, applied on the added line
+    assert not any("whole.layers[-2]" in text for text in _open(result))
+    assert result.explained_statements >= 1
+    # a layer called where it is built is pointed at on its own line only: nothing else changes
+    near = classify_texts(AUTOENCODER.format(decoder=short), AUTOENCODER.format(decoder=short + "\nprint(1)"))
+    assert _codes(near) == []

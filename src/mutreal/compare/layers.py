@@ -236,9 +236,10 @@ def _diff_model(ctx: CompareContext, mi: int, bm: KerasModel, fm: KerasModel) ->
 
 def _built_at(layer: Layer) -> list[int]:
     """The lines besides its own that build a layer (decision value-origins): the headers of the
-    blocks it is built in, and a ``Lambda`` layer's function body."""
+    blocks it is built in, the lines that apply a layer built earlier, and a ``Lambda`` layer's
+    function body."""
     body = layer.function_body
-    return [*layer.blocks, *(range(body[0], body[1] + 1) if len(body) == 2 else ())]
+    return [*layer.blocks, *layer.applied_at, *(range(body[0], body[1] + 1) if len(body) == 2 else ())]
 
 
 def _blocks(model: KerasModel) -> list[int]:

@@ -84,6 +84,9 @@ class Layer(Record):
     #: a ``Lambda`` layer whose function is a user function of the file: the first and last line of
     #: that function's body (the layer computes it, so a component adding or dropping it points there)
     function_body: list[int] = field(default_factory=list, metadata=wire(omit="empty"))
+    #: functional API: the other lines that call this layer object on a tensor (a layer built once
+    #: and applied later, ``autoencoder.layers[-1](encoded)``): each puts it into a model
+    applied_at: list[int] = field(default_factory=list, metadata=wire(omit="empty"))
 
     def arg(self, name: str, era: str | None = None) -> Value | None:
         """The value of argument ``name``: as written, else the era's default (``implicit=True``)."""
