@@ -80,13 +80,13 @@ class Layer(Record):
     inner: Layer | None = field(default=None, metadata=wire(omit="none"))
     #: the headers of the ``if``/``for``/``while`` blocks the layer is built in (their lines, outer
     #: first, within its function): a component adding, dropping or rebuilding it points at them too
-    blocks: list[int] = field(default_factory=list, metadata=wire(omit="empty"))
+    blocks: list[int] = field(default_factory=list, compare=False, metadata=wire(omit="empty"))
     #: a ``Lambda`` layer whose function is a user function of the file: the first and last line of
     #: that function's body (the layer computes it, so a component adding or dropping it points there)
-    function_body: list[int] = field(default_factory=list, metadata=wire(omit="empty"))
+    function_body: list[int] = field(default_factory=list, compare=False, metadata=wire(omit="empty"))
     #: functional API: the other lines that call this layer object on a tensor (a layer built once
     #: and applied later, ``autoencoder.layers[-1](encoded)``): each puts it into a model
-    applied_at: list[int] = field(default_factory=list, metadata=wire(omit="empty"))
+    applied_at: list[int] = field(default_factory=list, compare=False, metadata=wire(omit="empty"))
 
     def arg(self, name: str, era: str | None = None) -> Value | None:
         """The value of argument ``name``: as written, else the era's default (``implicit=True``)."""
@@ -276,7 +276,7 @@ class Fit(Record):
     repeat: int | None = None
     #: the lines that write ``repeat``: the loop's header and where its bounds were written
     #: (``n_rounds = 100`` ... ``for i in range(n_rounds):``)
-    repeat_lines: list[int] = field(default_factory=list)
+    repeat_lines: list[int] = field(default_factory=list, compare=False)
     #: the learning rate set on the model's optimizer after compile, before this call
     #: (``K.set_value(model.optimizer.lr, v)``); None when no statement set one
     learning_rate: Value | None = None
