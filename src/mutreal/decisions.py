@@ -146,6 +146,7 @@ class DecisionId(TextEnum):
     RESULT_ASSIGNED_IN_CALLEE = "result-assigned-in-callee"
     PLACEHOLDER_MADE_ARGUMENT = "placeholder-made-argument"
     ARGUMENT_MADE_ATTRIBUTE = "argument-made-attribute"
+    VALUE_ORIGINS = "value-origins"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

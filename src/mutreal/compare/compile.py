@@ -183,8 +183,8 @@ def compare_learning_rate_schedules(ctx: CompareContext) -> list[FaultComponent]
 
 def _rewritten_functions(
     ctx: CompareContext,
-    buggy_bodies: dict[str, tuple[int, str]],
-    fixed_bodies: dict[str, tuple[int, str]],
+    buggy_bodies: dict[str, list],
+    fixed_bodies: dict[str, list],
     path: str,
     kind: K,
     detail_key: str,
@@ -196,9 +196,16 @@ def _rewritten_functions(
         pairs = [(next(iter(buggy_bodies)), next(iter(fixed_bodies)))]
     out: list[FaultComponent] = []
     for bn, fn in pairs:
-        (b_line, b_body), (f_line, f_body) = buggy_bodies[bn], fixed_bodies[fn]
+        (b_line, b_body, *b_end), (f_line, f_body, *f_end) = buggy_bodies[bn], fixed_bodies[fn]
         if b_body == f_body:
             continue
+        # the rewritten body's statements are this component's (decision value-origins); graph
+        # code's coverage is left as it was
+        graph = any(p.era == "tf1" or p.framework == "tensorflow" for p in (ctx.buggy, ctx.fixed))
+        lines = {
+            "buggy_lines": list(range(b_line + 1, b_end[0] + 1)) if b_end and not graph else None,
+            "fixed_lines": list(range(f_line + 1, f_end[0] + 1)) if f_end and not graph else None,
+        }
         out.append(
             make_component(
                 path,
@@ -209,6 +216,7 @@ def _rewritten_functions(
                 (ctx.buggy.path, b_line),
                 (ctx.fixed.path, f_line),
                 **{detail_key: fn},
+                **lines,
             )
         )
     return out

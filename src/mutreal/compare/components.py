@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mutreal.compare.kinds import ComponentKind
+from mutreal.decisions import DecisionId as D
+from mutreal.decisions import applies
 from mutreal.program.model import Layer, Value
 from mutreal.serialise import Record, wire
 
@@ -85,7 +87,12 @@ def make_component(
     f_loc: Location,
     **detail: Any,
 ) -> FaultComponent:
-    """A component; ``detail`` keys whose value is None are left out."""
+    """A component; ``detail`` keys whose value is None are left out. A value followed through
+    names (decision value-origins) points the component at the lines it was written on as well
+    (``buggy_lines``/``fixed_lines``), unless the caller gave them."""
+    for key, side in (("buggy_lines", before), ("fixed_lines", after)):
+        if detail.get(key) is None and isinstance(side, Value):
+            detail[key] = list(origin_lines(side)) or None
     return FaultComponent(
         element=element,
         kind=kind,
@@ -99,6 +106,43 @@ def make_component(
         detail={k: v for k, v in detail.items() if v is not None},
         evidence={"before_kind": value_kind(before), "after_kind": value_kind(after)},
     )
+
+
+@applies(D.VALUE_ORIGINS)
+def origin_lines(v: Value) -> tuple[int, ...]:
+    """The lines a value (and each value it holds: a tuple's items, a call's arguments) was
+    written on before the element read it: ``input_shape=(img_size, img_size, 1)`` with
+    ``img_size = 64`` written on line 39 has 39 (:attr:`Value.origins`). Decision value-origins:
+    a component points at them, so a value changed where it is written is that component's."""
+    lines: dict[int, None] = dict.fromkeys(v.origins)
+    for inner in (*v.args, *v.kwargs.values()):
+        lines.update(dict.fromkeys(origin_lines(inner)))
+    return tuple(lines)
+
+
+def lines_of(components: list[FaultComponent], side: str) -> list[int]:
+    """The lines of one side (``buggy``/``fixed``) the components point into: their own and their
+    ``detail`` lines (decision value-origins). One component that stands for several (one MWA for
+    a rebuilt model's layer changes, one CPP for every preprocessing step a fix touched) points
+    where each of them would have."""
+    lines: dict[int, None] = {}
+    for c in components:
+        own = c.buggy_line if side == "buggy" else c.fixed_line
+        if own is not None:
+            lines[own] = None
+        lines.update(dict.fromkeys(c.detail.get(f"{side}_lines") or ()))
+    return list(lines)
+
+
+def stands_for(first: FaultComponent, others: list[FaultComponent]) -> FaultComponent:
+    """``first``, pointing also at the lines of the components of the same file pair it stands for
+    (see :func:`lines_of`)."""
+    for side in ("buggy", "fixed"):
+        own = first.buggy_line if side == "buggy" else first.fixed_line
+        lines = [n for n in lines_of([first, *others], side) if n != own]
+        if lines:
+            first.detail[f"{side}_lines"] = lines
+    return first
 
 
 def value_location(v: Value | None, default_file: str | None, default_line: int | None) -> Location:

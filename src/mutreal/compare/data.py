@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import libcst
 
-from mutreal.compare.components import FaultComponent, make_component
+from mutreal.compare.components import FaultComponent, make_component, origin_lines, stands_for
 from mutreal.compare.context import CompareContext
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.noise import noise_rule
@@ -312,7 +312,24 @@ def _step_component(role: str, index: int, change: str, b: DataOp | None, f: Dat
         (f.file, f.line) if f else (None, None),
         op=op,
         role=role,
+        buggy_lines=_op_origins(b),
+        fixed_lines=_op_origins(f),
     )
+
+
+def _graph(ctx: CompareContext) -> bool:
+    """TensorFlow 1 graph code on either side (as :mod:`mutreal.label.classify` reads it)."""
+    programs = (ctx.buggy, ctx.fixed)
+    return any(p.era == "tf1" or p.framework == "tensorflow" for p in programs)
+
+
+def _op_origins(op: DataOp | None) -> list[int] | None:
+    """The lines a step's arguments were written on before the step read them (decision
+    value-origins: ``tf.image.resize(img, [H, W])`` with ``H, W = 384, 384`` above)."""
+    if op is None:
+        return None
+    lines = {n: None for v in op.args.values() for n in origin_lines(v)}
+    return list(lines) or None
 
 
 def _is_int_constant(node: libcst.BaseExpression) -> bool:
@@ -583,7 +600,9 @@ def compare_data(ctx: CompareContext) -> list[FaultComponent]:
             found.append(_step_component(role, index or 0, change, b, f, K.DATA_PREPROCESS, op))
     out: list[FaultComponent] = []
     if found:
-        first = found[0]
+        # decision CPP-once: one CPP for the steps; in Keras programs it points at each of them
+        # (decision value-origins; graph code's coverage is another helper's, left as it was)
+        first = stands_for(found[0], found[1:]) if not _graph(ctx) else found[0]
         first.detail["steps"] = len(found)
         out.append(first)
     if formats:
@@ -592,6 +611,8 @@ def compare_data(ctx: CompareContext) -> list[FaultComponent]:
             _step_component(role, (bi if bi is not None else fj) or 0, change, b, f, K.DATA_INPUT_FORMAT, op)
         )
     if relabels:
+        if not _graph(ctx):
+            stands_for(relabels[0], relabels[1:])
         relabels[0].detail["steps"] = len(relabels)
         out.append(relabels[0])
     return out

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from mutreal.compare.alignment import pair_by_index
-from mutreal.compare.components import FaultComponent, change_of, make_component, value_location
+from mutreal.compare.components import FaultComponent, change_of, make_component, origin_lines, value_location
 from mutreal.compare.context import CompareContext
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.noise import data_source_swapped, noise_rule
@@ -74,8 +74,14 @@ def _diff_budget(ctx: CompareContext, fi: int, bf: Fit, ff: Fit) -> list[FaultCo
                 continue
         bn, fn = number(bv), number(fv)
         looped = key == "epochs" and bool(bf.repeat and ff.repeat) and bn is not None and fn is not None
+        lines: tuple[list[int] | None, list[int] | None] = (None, None)
         if looped and bf.repeat != ff.repeat:
             before, after = f"{short(bv)} (x{bf.repeat} loop)", f"{short(fv)} (x{ff.repeat} loop)"
+            # the loop's count is the budget too: the component points at the loops and their bounds
+            lines = (
+                [*origin_lines(bv), *bf.repeat_lines] if bv is not None else None,  # type: ignore[arg-type]
+                [*origin_lines(fv), *ff.repeat_lines] if fv is not None else None,  # type: ignore[arg-type]
+            )
         else:
             before, after = bv, fv  # type: ignore[assignment]
             if values_equal(bv, fv, strict_opaque=key == "batch_size" and _full_batch(bv, bf) != _full_batch(fv, ff)):
@@ -95,6 +101,8 @@ def _diff_budget(ctx: CompareContext, fi: int, bf: Fit, ff: Fit) -> list[FaultCo
                 value_location(fv, ff.file, ff.line),
                 before_number=bn,
                 after_number=fn,
+                buggy_lines=lines[0] or None,
+                fixed_lines=lines[1] or None,
                 full_batch=True if key == "batch_size" and (_full_batch(bv, bf) or _full_batch(fv, ff)) else None,
             )
         )

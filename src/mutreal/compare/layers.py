@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import libcst
 
 from mutreal.compare.alignment import align_layers_with_ties, compared_layer_args, layer_base, pair_models
-from mutreal.compare.components import FaultComponent, change_of, make_component, value_location
+from mutreal.compare.components import FaultComponent, change_of, lines_of, make_component, value_location
 from mutreal.compare.context import CompareContext
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.noise import noise_rule
@@ -227,9 +227,24 @@ def _diff_model(ctx: CompareContext, mi: int, bm: KerasModel, fm: KerasModel) ->
                 (bm.file, bm.line),
                 (fm.file, fm.line),
                 structural_changes=structural,
+                buggy_lines=[*lines_of(mine, "buggy"), *_blocks(bm)] or None,
+                fixed_lines=[*lines_of(mine, "fixed"), *_blocks(fm)] or None,
             )
         ]
     return mine
+
+
+def _built_at(layer: Layer) -> list[int]:
+    """The lines besides its own that build a layer (decision value-origins): the headers of the
+    blocks it is built in, the lines that apply a layer built earlier, and a ``Lambda`` layer's
+    function body."""
+    body = layer.function_body
+    return [*layer.blocks, *layer.applied_at, *(range(body[0], body[1] + 1) if len(body) == 2 else ())]
+
+
+def _blocks(model: KerasModel) -> list[int]:
+    """The lines that build a model's layers besides their own (:func:`_built_at`)."""
+    return list(dict.fromkeys(n for layer in model.layers for n in _built_at(layer)))
 
 
 @applies(D.MWA_MERGED_MODELS)
@@ -470,6 +485,7 @@ def _aligned_pair_components(
                 (None, None),
                 (f.layer.file, f.layer.line),
                 layer_type=_layer_name_for_leaf(f.layer),
+                fixed_lines=_built_at(f.layer) or None,
             )
         ]
     b = bfold[bi]  # type: ignore[index]
@@ -483,6 +499,7 @@ def _aligned_pair_components(
             (b.layer.file, b.layer.line),
             (None, None),
             layer_type=_layer_name_for_leaf(b.layer),
+            buggy_lines=_built_at(b.layer) or None,
         )
     ]
 

@@ -112,6 +112,9 @@ class KerasLayers(KerasTraining):
         else:
             layer = target.layer
             target.applied = True
+            at = self.line(node)
+            if at is not None and at != layer.line and at not in layer.applied_at:
+                layer.applied_at.append(at)  # decision value-origins: this line puts it in a model
         flat = inputs if isinstance(inputs, list | tuple) else [inputs]
         parents = [t for t in flat if isinstance(t, Tensor)]
         if not parents and isinstance(inputs, data.DataChain):

@@ -15,6 +15,8 @@ from mutreal.extract import data, names, training
 from mutreal.extract.interpreter.values import (
     CallbackObj,
     Env,
+    EstimatorObj,
+    InputFnObj,
     Instance,
     ModelObj,
     OptimizerObj,
@@ -36,6 +38,10 @@ from mutreal.program.model import (
     Optimizer,
     Value,
 )
+from mutreal.program.training_budget import BUDGET
+
+#: the budget's arguments (:data:`BUDGET`) as an estimator's input function names them
+_INPUT_FN_NAMES = {"epochs": "num_epochs"}
 
 
 class KerasTraining(KerasData):
@@ -171,6 +177,51 @@ class KerasTraining(KerasData):
             fit.args[k] = self.to_value(v, nodes.get(k))
         if model is not None:
             fit.learning_rate = self.lr_settings.get(model.index)
+        self.program.fits.append(fit)
+        return Unknown(node, self.cur_line)
+
+    def make_estimator(self, node: cst.Call, env: Env) -> EstimatorObj:
+        """``keras.estimator.model_to_estimator(keras_model=model)``: an estimator that trains the
+        model (decision value-origins: its ``train`` call is the model's training call)."""
+        args, kwargs, _, _ = self.call_args(node, env)
+        given = kwargs.get("keras_model", args[0] if args else None)
+        return EstimatorObj(given.model if isinstance(given, ModelObj) else None)
+
+    def make_input_fn(self, node: cst.Call, env: Env) -> InputFnObj:
+        """``tf.estimator.inputs.numpy_input_fn(x, y, batch_size=128, num_epochs=1, shuffle=...)``:
+        the arguments by name, read when an estimator trains on it."""
+        args, kwargs, arg_nodes, kw_nodes = self.call_args(node, env)
+        named = dict(zip(("x", "y", "batch_size", "num_epochs", "shuffle"), args, strict=False))
+        nodes = dict(zip(("x", "y", "batch_size", "num_epochs", "shuffle"), arg_nodes, strict=False))
+        named.update(kwargs)
+        nodes.update(kw_nodes)
+        x_node = nodes.get("x")
+        if isinstance(x_node, cst.Dict) and len(x_node.elements) == 1:
+            only = x_node.elements[0]
+            if isinstance(only, cst.DictElement):  # one named input ({"reviews_input": features})
+                named["x"], nodes["x"] = self.ev(only.value, env), only.value
+        return InputFnObj(named, nodes)
+
+    def record_estimator_train(self, estimator: EstimatorObj, node: cst.Call, env: Env) -> Any:
+        """``estimator.train(input_fn=numpy_input_fn(..., batch_size=b, num_epochs=n))``: a training
+        call (method ``train``) whose epochs and batch size are the input function's (decision
+        value-origins: written where the input function is built, often a helper's arguments).
+        Only what the input function writes is kept: the fit pass compares a ``train`` call's
+        budget where both programs write it, never against ``fit``'s defaults."""
+        args, kwargs, _, _ = self.call_args(node, env)
+        given = kwargs.get("input_fn", args[0] if args else None)
+        fit = self._training_call(len(self.program.fits), "train", estimator.model, node)
+        if isinstance(given, InputFnObj):
+            for canon in BUDGET:  # the input function names the epochs num_epochs
+                key = _INPUT_FN_NAMES.get(canon, canon)
+                value = given.kwargs.get(key)
+                if isinstance(value, Value) and value.kind == CONST:
+                    fit.args[canon] = self.to_value(value, given.nodes.get(key))
+            if not self.data_fit_done:  # the first training call's arrays are the training data
+                x, y = given.kwargs.get("x"), given.kwargs.get("y")
+                self.data_fit_done = True
+                self._record_data("x_train", x, given.nodes.get("x"))
+                self._record_data("y_train", y, given.nodes.get("y"))
         self.program.fits.append(fit)
         return Unknown(node, self.cur_line)
 

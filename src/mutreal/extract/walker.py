@@ -23,6 +23,7 @@ No metadata providers are used: line numbers come from :func:`~mutreal.extract.l
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
@@ -32,6 +33,7 @@ from mutreal.extract import data, losses, names, schedules, source_facts
 from mutreal.extract.interpreter.values import (
     ArgParserObj,
     Env,
+    EstimatorObj,
     LayerObj,
     ModelObj,
     Unknown,
@@ -41,7 +43,7 @@ from mutreal.extract.keras_data import DATASET_METHODS
 from mutreal.extract.tf_graph import NOT_GRAPH
 from mutreal.extract.tf_graph_training import TfGraph
 from mutreal.program import keras_api
-from mutreal.program.model import CALL, CONST, NAME, OPAQUE, REF, DataSource, ProgramModel, Value
+from mutreal.program.model import CALL, CONST, NAME, OPAQUE, REF, DataSource, Layer, ProgramModel, Value
 
 _LEGACY_TEXT = re.compile(
     r"\bnb_epoch\b|\bborder_mode\b|\bnb_filter\b|\bW_regularizer\b|\bb_regularizer\b|\bsubsample\s*=|"
@@ -142,6 +144,8 @@ class Walker(TfGraph):
         pm.schedule_functions = {
             n: list(v) for n, v in schedules.find_schedule_functions(self.lines.code, self.tree).items()
         }
+        _add_last_lines(self.tree, pm.loss_functions, pm.schedule_functions)
+        _add_blocks(self.tree, pm)
         pm.raw_tensorflow = names.uses_raw_tensorflow(self.lines.code, self.imports) or self.graph_mode
         pm.framework = names.framework_of(self.imports, self.keras_seen, keras_built, pm.raw_tensorflow)
         self.finish_graph()
@@ -222,6 +226,9 @@ class Walker(TfGraph):
             return ArgParserObj()
         part = keras_api.keras_module_part(qn)
         last = qn.rsplit(".", 1)[-1]
+        if part is not None and last == "model_to_estimator":
+            self.keras_seen = True
+            return self.make_estimator(node, env)
         if part is not None:
             self.keras_seen = True
             return self.call_keras(part, last, qn, node, env)
@@ -231,6 +238,8 @@ class Walker(TfGraph):
             built = self.graph_call(qn, node, env)
             if built is not NOT_GRAPH:
                 return built
+        if last == "numpy_input_fn" and ".estimator." in qn:
+            return self.make_input_fn(node, env)
         if (
             qn.startswith(data.SKLEARN_PREFIX)
             or qn in data.FILE_READERS
@@ -364,6 +373,8 @@ class Walker(TfGraph):
         augmenters, tf.data pipelines; an unknown receiver of ``fit``/``compile`` is taken as a model."""
         if isinstance(receiver, ModelObj):
             return self.model_method(receiver, method, node, env)
+        if isinstance(receiver, EstimatorObj) and method == "train":
+            return self.record_estimator_train(receiver, node, env)
         if self.graph_mode:
             built = self.graph_method(receiver, method, node, env)
             if built is not NOT_GRAPH:
@@ -404,3 +415,78 @@ class Walker(TfGraph):
         if chain is not None:
             return chain.derive(self._op("call", method, {}, node))
         return Unknown(node, self.cur_line)
+
+
+def _add_last_lines(tree: ast.Module | None, *found: dict[str, list]) -> None:
+    """Each user function's ``[line, body]`` gains the last line of its body (decision
+    value-origins: the component of a rewritten loss or schedule points at its statements)."""
+    if tree is None or not any(found):
+        return
+    last = {
+        node.lineno: node.end_lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno is not None
+    }
+    for functions in found:
+        for entry in functions.values():
+            if len(entry) == 2 and entry[0] in last:
+                entry.append(last[entry[0]])
+
+
+#: the blocks that choose or repeat what they hold (a layer built in one is built by its header too)
+_BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While)
+
+
+def _add_blocks(tree: ast.Module | None, pm: ProgramModel) -> None:
+    """Each layer's ``blocks``: the ``if``/``for``/``while`` headers around the statement that
+    builds it, within its function (decision value-origins)."""
+    layers = [layer for m in pm.models for layer in m.layers if layer.line is not None]
+    if tree is None or not layers:
+        return
+    around: dict[int, tuple[int, ...]] = {}
+
+    def visit(body: list[ast.stmt], headers: tuple[int, ...]) -> None:
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                visit(node.body, ())
+                continue
+            inner = (*headers, node.lineno) if isinstance(node, _BLOCKS) else headers
+            nested = [getattr(node, name, None) for name in ("body", "orelse", "finalbody", "handlers")]
+            if any(isinstance(b, list) and b and isinstance(b[0], ast.stmt | ast.excepthandler) for b in nested):
+                for b in nested:
+                    if isinstance(b, list):
+                        visit([x for x in b if isinstance(x, ast.stmt)], inner)
+                        for handler in (x for x in b if isinstance(x, ast.excepthandler)):
+                            visit(handler.body, inner)
+                continue
+            if headers:
+                for n in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                    around[n] = headers
+
+    visit(tree.body, ())
+    for layer in layers:
+        found = around.get(layer.line)  # type: ignore[arg-type]
+        if found:
+            layer.blocks = list(found)
+    _add_function_bodies(tree, layers)
+
+
+_CALLABLE = re.compile(r"^(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)$")
+
+
+def _add_function_bodies(tree: ast.Module, layers: list[Layer]) -> None:
+    """A ``Lambda`` layer given a function of the file by name (``Lambda(self.concat_t)``) records
+    that function's body lines (:attr:`Layer.function_body`), when one ``def`` has the name."""
+    lambdas = [layer for layer in layers if layer.cls == "Lambda"]
+    if not lambdas:
+        return
+    defs: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            defs.setdefault(node.name, []).append(node)
+    for layer in lambdas:
+        given = layer.args.get("function") or layer.args.get("_0")
+        match = _CALLABLE.match("".join((given.text if given else "").split()))
+        found = defs.get(match.group(1), []) if match else []
+        if len(found) == 1 and found[0].body and found[0].end_lineno is not None:
+            layer.function_body = [found[0].body[0].lineno, found[0].end_lineno]

@@ -43,6 +43,7 @@ from mutreal.program.model_value import (  # noqa: F401 - re-exported: the model
     Value,
     _freeze,
     implicit_default,
+    written_at,
 )
 from mutreal.serialise import Record, wire
 
@@ -77,6 +78,15 @@ class Layer(Record):
     inbound: list[int] = field(default_factory=list)
     #: for wrappers (TimeDistributed, Bidirectional): the wrapped layer
     inner: Layer | None = field(default=None, metadata=wire(omit="none"))
+    #: the headers of the ``if``/``for``/``while`` blocks the layer is built in (their lines, outer
+    #: first, within its function): a component adding, dropping or rebuilding it points at them too
+    blocks: list[int] = field(default_factory=list, compare=False, metadata=wire(omit="empty"))
+    #: a ``Lambda`` layer whose function is a user function of the file: the first and last line of
+    #: that function's body (the layer computes it, so a component adding or dropping it points there)
+    function_body: list[int] = field(default_factory=list, compare=False, metadata=wire(omit="empty"))
+    #: functional API: the other lines that call this layer object on a tensor (a layer built once
+    #: and applied later, ``autoencoder.layers[-1](encoded)``): each puts it into a model
+    applied_at: list[int] = field(default_factory=list, compare=False, metadata=wire(omit="empty"))
 
     def arg(self, name: str, era: str | None = None) -> Value | None:
         """The value of argument ``name``: as written, else the era's default (``implicit=True``)."""
@@ -264,6 +274,9 @@ class Fit(Record):
     text: str = ""
     #: how many times the call runs when it sits in a loop with literal bounds (train_on_batch loops)
     repeat: int | None = None
+    #: the lines that write ``repeat``: the loop's header and where its bounds were written
+    #: (``n_rounds = 100`` ... ``for i in range(n_rounds):``)
+    repeat_lines: list[int] = field(default_factory=list, compare=False)
     #: the learning rate set on the model's optimizer after compile, before this call
     #: (``K.set_value(model.optimizer.lr, v)``); None when no statement set one
     learning_rate: Value | None = None
@@ -448,10 +461,12 @@ class ProgramModel(Record):
     #: training on with what this program already did to the same variables
     untrained_data: dict[str, DataVar] = field(default_factory=dict)
     #: user functions that compute the training loss (``compile(loss=f)``, or ``tape.gradient`` of
-    #: their result): name -> [line, body normalised by :mod:`mutreal.extract.losses`]
+    #: their result): name -> [line, body normalised by :mod:`mutreal.extract.losses`, last line of
+    #: the body where the function is a ``def``]
     loss_functions: dict[str, list] = field(default_factory=dict)
     #: user functions that give the learning rate (a ``LearningRateScheduler``'s, or called for the
-    #: optimizer's ``lr``): name -> [line, body normalised by :mod:`mutreal.extract.schedules`]
+    #: optimizer's ``lr``): name -> [line, body normalised by :mod:`mutreal.extract.schedules`, last
+    #: line of the body where the function is a ``def``]
     schedule_functions: dict[str, list] = field(default_factory=dict)
     #: module-level ``epochs = 5`` / ``batch_size = 32`` number literals, by variable name, read as
     #: written (rule ``unused_hyperparameter``; :func:`mutreal.extract.source_facts.find_hyperparameter_literals`)
@@ -499,6 +514,51 @@ class ProgramModel(Record):
             for cb in f.callbacks:
                 count(cb.args)
         return opaque, total
+
+    def value_origins(self) -> set[tuple[str, int]]:
+        """(file, line) of every line a value of a compared element was written on before the
+        element read it (:attr:`Value.origins`: ``epochs = 50`` above ``fit(epochs=epochs)``, a
+        helper's default, an argparse default, a training loop's bounds), over the elements
+        :func:`mutreal.compare.coverage.modelled_lines` lists. A changed statement there that no
+        component explains holds a value the passes followed into the element and found equal
+        under the noise rules (decision value-origins). Only folded (constant) values count: an
+        expression the extractor could not fold was compared by its text, not by where it came from."""
+        lines: set[int] = set()
+
+        def add(v: Value | None) -> None:
+            if v is None:
+                return
+            if v.kind == CONST:  # folded: the pass compared the value itself, not a name for it
+                lines.update(v.origins)
+            for inner in (*v.args, *v.kwargs.values()):
+                add(inner)
+
+        def add_all(args: dict[str, Value]) -> None:
+            for v in args.values():
+                add(v)
+
+        for m in self.models:
+            add_all(m.args)
+            for layer in m.layers:
+                add_all(layer.args)
+                if layer.inner is not None:
+                    add_all(layer.inner.args)
+        for c in self.compiles:
+            add_all(c.args)
+            add(c.loss)
+            add(c.metrics)
+            if c.optimizer is not None:
+                add_all(c.optimizer.args)
+        for f in (*self.fits, *self.evaluations):
+            add_all(f.args)
+            add(f.learning_rate)
+            lines.update(f.repeat_lines)
+            for cb in f.callbacks:
+                add_all(cb.args)
+        for var in (*self.data.values(), *self.untrained_data.values()):
+            for op in var.preprocess:
+                add_all(op.args)
+        return {(self.path, n) for n in lines}
 
     def opaque_share(self) -> float:
         """Share of layer/compile/fit arguments mutreal could not resolve (0.0 when there are none)."""

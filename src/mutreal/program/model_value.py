@@ -51,6 +51,11 @@ class Value:
     line: int | None = None
     #: True when the value is an implicit default filled in from :mod:`mutreal.program.keras_api`
     implicit: bool = False
+    #: the other lines of its file the value was written on before it reached ``line``, followed
+    #: through names, function parameters and their defaults, call arguments and command-line
+    #: defaults (``epochs = 50`` ... ``fit(epochs=epochs)``: the fit's value has line 2's literal
+    #: among its origins); not part of :meth:`key`: where a value is written never changes what it is
+    origins: tuple[int, ...] = field(default=(), compare=False)
 
     # -- constructors -------------------------------------------------------------------------------
     @classmethod
@@ -119,6 +124,8 @@ class Value:
             d["line"] = self.line
         if self.implicit:
             d["implicit"] = True
+        if self.origins:
+            d["origins"] = list(self.origins)
         return d
 
     @classmethod
@@ -131,7 +138,20 @@ class Value:
             text=d.get("text", ""),
             line=d.get("line"),
             implicit=d.get("implicit", False),
+            origins=tuple(d.get("origins", ())),
         )
+
+
+def written_at(*values: object) -> tuple[int, ...]:
+    """The lines the values were written on: each :class:`Value`'s line and its origins, in order,
+    once each (what a value folded from them, or read through a name, came from)."""
+    lines: dict[int, None] = {}
+    for v in values:
+        if isinstance(v, Value):
+            lines.update(dict.fromkeys(v.origins))
+            if v.line is not None:
+                lines[v.line] = None
+    return tuple(lines)
 
 
 def implicit_default(callee: str, name: str, era: str | None) -> Value | None:

@@ -26,6 +26,7 @@ from mutreal.extract.interpreter.values import (
     LayerObj,
     ModelObj,
     Unknown,
+    written_on,
 )
 from mutreal.program import keras_api
 from mutreal.program.model import (
@@ -139,7 +140,7 @@ class CallInterpreter(StatementRunner):
         ):
             try:
                 number = int(default.value) if convert.value == "int" else float(default.value)
-                default = Value(CONST, number, text=default.text, line=default.line)
+                default = Value(CONST, number, text=default.text, line=default.line, origins=default.origins)
             except ValueError:
                 pass
         parser.defaults[name] = default if default is not None else Unknown(node, self.cur_line)
@@ -235,7 +236,7 @@ class CallInterpreter(StatementRunner):
             elif p.name.value in kwargs:
                 value = kwargs[p.name.value]
             elif p.default is not None:
-                value = self.ev(p.default, func.env)
+                value = written_on(self.ev(p.default, func.env), self.lines.line(func.node))
             else:
                 value = Unknown(None, self.cur_line)
             if isinstance(value, Value) and value.kind == NAME:
@@ -245,7 +246,7 @@ class CallInterpreter(StatementRunner):
             if p.name.value in kwargs:
                 local.set(p.name.value, kwargs[p.name.value])
             elif p.default is not None:
-                local.set(p.name.value, self.ev(p.default, func.env))
+                local.set(p.name.value, written_on(self.ev(p.default, func.env), self.lines.line(func.node)))
         self.depth += 1
         saved_origin, saved_line = self.origin, self.cur_line
         if not self.origin and func.owner is None:

@@ -30,6 +30,7 @@ from mutreal.extract.interpreter.values import (
     OptimizerObj,
     Tensor,
     Unknown,
+    origins_before,
 )
 from mutreal.extract.lines import line_index
 from mutreal.program import keras_api
@@ -165,9 +166,11 @@ class InterpreterCore:
         node: cst.CSTNode,
         line: int | None,
         args: list | None = None,
+        origins: tuple[int, ...] = (),
     ) -> Value:
-        """A value whose source text is computed only if the model keeps it (most are dropped)."""
-        return LazyValue(kind, value, self, node, line, args)
+        """A value whose source text is computed only if the model keeps it (most are dropped);
+        ``origins``: the lines of the values it was folded from (:func:`origins_before`)."""
+        return LazyValue(kind, value, self, node, line, args, origins)
 
     def next_seq(self) -> int:
         self.seq += 1
@@ -179,7 +182,9 @@ class InterpreterCore:
         line = self.cur_line
         if isinstance(obj, Value):
             if node is not None and obj.text != text:
-                return Value(obj.kind, obj.value, obj.args, obj.kwargs, text=text, line=line)
+                return Value(
+                    obj.kind, obj.value, obj.args, obj.kwargs, text=text, line=line, origins=origins_before(line, obj)
+                )
             return obj
         if isinstance(obj, LayerObj):
             return Value(CALL, obj.layer.cls, kwargs=dict(obj.layer.args), text=text, line=line)

@@ -23,6 +23,7 @@ from mutreal.extract.interpreter.values import (
     Tensor,
     Unknown,
     is_text,
+    origins_before,
 )
 from mutreal.program.model import (
     CALL,
@@ -80,6 +81,8 @@ class ExpressionEvaluator(InterpreterCore):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        #: the lines the bounds of the last ``range(...)`` folded were written on
+        self.range_origins: tuple[int, ...] = ()
         #: expression type -> this walker's method for it (see :data:`_EVALUATORS`)
         self._evaluators: dict[type, Any] = {t: getattr(self, name) for t, name in _EVALUATORS.items()}
 
@@ -99,7 +102,7 @@ class ExpressionEvaluator(InterpreterCore):
             if isinstance(inner, Value) and inner.kind == CONST:
                 v = constants.fold_unary(node.operator, inner.value)
                 if v is not constants.NOT_CONST:
-                    return self.lazy(CONST, v, node, self.cur_line)
+                    return self.lazy(CONST, v, node, self.cur_line, origins=origins_before(self.cur_line, inner))
             return self.lazy(OPAQUE, None, node, self.cur_line)
         if type(node) is cst.BinaryOperation:
             left = self.ev(node.left, env)
@@ -184,6 +187,7 @@ class ExpressionEvaluator(InterpreterCore):
                     value.kwargs,
                     text=name,
                     line=self.cur_line,
+                    origins=origins_before(self.cur_line, value),
                 )
             return value
         if name in ("True", "False", "None"):
@@ -287,9 +291,10 @@ class ExpressionEvaluator(InterpreterCore):
                 )
                 return data.DataChain(merged, [])
         if all(isinstance(i, Value) for i in items):
+            origins = origins_before(self.cur_line, *items)
             if all(i.kind == CONST for i in items):
-                return self.lazy(CONST, [i.value for i in items], node, self.cur_line)
-            return self.lazy(SEQ, None, node, self.cur_line, args=items)
+                return self.lazy(CONST, [i.value for i in items], node, self.cur_line, origins=origins)
+            return self.lazy(SEQ, None, node, self.cur_line, args=items, origins=origins)
         return tuple(items) if type(node) is cst.Tuple else list(items)
 
     def ev_dict(self, node: cst.Dict, env: Env) -> Any:
@@ -426,7 +431,7 @@ class ExpressionEvaluator(InterpreterCore):
                 if op is not None:
                     v = constants.fold_binary(op(), left.value, right.value)
                     if v is not constants.NOT_CONST:
-                        return self.lazy(CONST, v, node, self.cur_line)
+                        return self.lazy(CONST, v, node, self.cur_line, origins=origins_before(self.cur_line, left, right))
             return self.lazy(OPAQUE, None, node, self.cur_line)
         canonical = data.BINARY_OPS.get(op_name, "call")
         if is_text(left) or is_text(right):
@@ -455,8 +460,12 @@ class ExpressionEvaluator(InterpreterCore):
         return iterations, False
 
     def _literal_range(self, node: cst.BaseExpression, env: Env) -> list | None:
+        """The items of ``range(...)`` with folded bounds (or of a constant list); the lines the
+        bounds were written on are kept in ``range_origins`` (a training loop's count)."""
+        self.range_origins = ()
         if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "range":
             vals = [self.ev(a.value, env) for a in node.args]
+            self.range_origins = origins_before(None, *vals)
             if (
                 all(isinstance(v, Value) and v.kind == CONST and isinstance(v.value, int) for v in vals)
                 and vals

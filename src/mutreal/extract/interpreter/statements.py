@@ -160,6 +160,7 @@ class StatementRunner(ExpressionEvaluator):
         self.lines.current = stmt
         self.cur_line = self.lines.line(stmt)
         iterations, objects = self._literal_iterations(stmt.iter, env)
+        range_origins = self.range_origins
         body_text = None
         if iterations is not None and 0 < len(iterations) <= _MAX_UNROLL:
             body_text = self.lines.text(stmt) or self.text(stmt.body)
@@ -191,8 +192,10 @@ class StatementRunner(ExpressionEvaluator):
             # builds a model per item is a search over configurations, each trained once
             built = any(m.kind not in ("unknown", "loose") for m in self.program.models[models_before:])
             if iterations is not None and not built:
+                header = [n for n in (self.lines.line(stmt),) if n is not None]
                 for f in self.program.fits[fits_before:]:
                     f.repeat = len(iterations)
+                    f.repeat_lines = list(dict.fromkeys([*header, *range_origins]))
         if stmt.orelse is not None:
             self.exec_block(stmt.orelse.body.body, env)
 

@@ -23,6 +23,7 @@ from mutreal.program.model import (
     Optimizer,
     ProgramModel,
     Value,
+    written_at,
 )
 
 
@@ -56,8 +57,9 @@ class LazyValue(Value):
         node: cst.CSTNode,
         line: int | None,
         args: list | None = None,
+        origins: tuple[int, ...] = (),
     ) -> None:
-        super().__init__(kind, value, args if args is not None else [], {}, "", line)
+        super().__init__(kind, value, args if args is not None else [], {}, "", line, origins=origins)
         self.__dict__["_text"] = None
         self.__dict__["_pending"] = (walker, node)
 
@@ -155,6 +157,23 @@ class ArgsNamespace:
 
 
 @dataclass
+class EstimatorObj:
+    """What ``keras.estimator.model_to_estimator(keras_model=model)`` returns: the model, trained by
+    ``estimator.train(input_fn=...)``."""
+
+    model: KerasModel | None
+
+
+@dataclass
+class InputFnObj:
+    """What ``tf.estimator.inputs.numpy_input_fn(x, y, batch_size=..., num_epochs=...)`` returns:
+    its arguments by name (the training budget an estimator's ``train`` reads) and their nodes."""
+
+    kwargs: dict[str, Any]
+    nodes: dict[str, Any]
+
+
+@dataclass
 class BoundMethod:
     func: FuncObj
     self_obj: Any
@@ -193,6 +212,29 @@ def truthy(value: Any) -> bool:
         return True
 
 
+def origins_before(line: int | None, *values: object) -> tuple[int, ...]:
+    """The lines the values were written on (:func:`~mutreal.program.model_value.written_at`) other
+    than ``line``: the origins of a value read, folded or passed on at ``line``."""
+    return tuple(n for n in written_at(*values) if n != line)
+
+
+def written_on(value: Any, line: int | None) -> Any:
+    """``value`` as written on ``line``: a parameter's default is evaluated where the function is
+    called, but written on the ``def`` line (the call's line is no origin of it)."""
+    if not isinstance(value, Value) or line is None or line == value.line:
+        return value
+    return Value(
+        value.kind,
+        value.value,
+        value.args,
+        value.kwargs,
+        text=value.text,
+        line=line,
+        implicit=value.implicit,
+        origins=value.origins,
+    )
+
+
 def _plain(v: Value) -> Value:
     """A plain :class:`Value` (texts rendered, no reference to the walker or the tree)."""
     args = [_plain(a) for a in v.args]
@@ -203,7 +245,7 @@ def _plain(v: Value) -> Value:
         and all(kwargs[k] is v.kwargs[k] for k in kwargs)
     ):
         return v
-    return Value(v.kind, v.value, args, kwargs, text=v.text, line=v.line, implicit=v.implicit)
+    return Value(v.kind, v.value, args, kwargs, text=v.text, line=v.line, implicit=v.implicit, origins=v.origins)
 
 
 def _plain_args(args: dict[str, Value]) -> None:
