@@ -472,6 +472,7 @@ def cover(
     modelled: tuple[set[tuple[str, int]], set[tuple[str, int]]] = (set(), set()),
     made_up: Callable[[StatementChange], bool] | None = None,
     graph: bool = False,
+    origins: tuple[set[tuple[str, int]], set[tuple[str, int]]] = (set(), set()),
 ) -> Coverage:
     """The coverage of one file pair's statement diff by the components (objects with
     ``buggy_file/buggy_line/fixed_file/fixed_line``); ``modelled`` are the lines of each side
@@ -572,6 +573,20 @@ def cover(
             if not explained[i] and (header_of_fix(c, kept, explained) or matched_feed(c, done)):
                 explained[i] = True
         grown = sum(explained) > before
+    if not graph and (origins[0] or origins[1]):
+        # decision value-origins: a statement writing a value that a compared element reads,
+        # folded, and that nothing explains: the pass followed the value into the element and
+        # found it equal under the noise rules (``n_epochs = 200 * stretch`` with ``stretch = 1``)
+        equal = [
+            not e
+            and (c.buggy is None or hit(c.buggy, origins[0]))
+            and (c.fixed is None or hit(c.fixed, origins[1]))
+            for c, e in zip(kept, explained, strict=True)
+        ]
+        if any(equal):
+            coverage.noise[COMPARED] = coverage.noise.get(COMPARED, 0) + sum(equal)
+        kept = [c for c, q in zip(kept, equal, strict=True) if not q]
+        explained = [e for e, q in zip(explained, equal, strict=True) if not q]
     # a fix that writes most of the fixed program anew completes or rewrites the post (rule
     # completed_snippet, 4.2.1): its additions no component explains are that completion; where
     # it also drops most of the buggy program, the post was replaced by another program (decision

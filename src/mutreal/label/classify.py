@@ -336,7 +336,8 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
         )
         return made_up_by_parse(located, bparsed, fparsed)
 
-    pair_coverage = cover(bstatements, fstatements, explaining, modelled, made_up, graph)
+    origins = (bmodel.value_origins(), fmodel.value_origins())
+    pair_coverage = cover(bstatements, fstatements, explaining, modelled, made_up, graph, origins)
     result_assigned_in_callee(pair_coverage, bstatements, fstatements, texts)  # a refactor: noise
     # what the table reads beyond a changed statement, read only where a change is left in
     # graph code (in Keras programs a best code is a hint from the statement alone)
@@ -361,7 +362,9 @@ def _pair_components(bparsed, bmodel, fparsed, fmodel) -> tuple[list[ComponentRe
             out.append(component_result(label, comp))
         extend_to_bodies(guessed, bstatements, fstatements, texts)  # decision defined-element-body
         if guessed:  # a guess left out for its code explains its statements by that code's component
-            pair_coverage = cover(bstatements, fstatements, [*explaining, *guessed], modelled, made_up, graph)
+            pair_coverage = cover(
+                bstatements, fstatements, [*explaining, *guessed], modelled, made_up, graph, origins
+            )
             result_assigned_in_callee(pair_coverage, bstatements, fstatements, texts)
     _annotate(pair_coverage, graph, context)
     return out, pair_coverage
