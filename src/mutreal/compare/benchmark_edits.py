@@ -27,32 +27,53 @@ _OUTSIDE_VALUE = re.compile(
 )
 
 
-class _Blank(ast.NodeTransformer):
-    """Puts ``...`` for every literal, every name of ``names`` and every subscript of one of them
-    (``params['batch_size']``) or of the command line (``sys.argv[1]``)."""
-
-    def __init__(self, names: set[str]) -> None:
-        self.names = names
-
-    def visit_Constant(self, node: ast.Constant) -> ast.AST:
-        return ast.Constant(...)
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        return ast.Constant(...) if node.id in self.names and isinstance(node.ctx, ast.Load) else node
-
-    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+def _outside(node: ast.AST, names: set[str]) -> bool:
+    """``node`` is a value read from outside: a name of ``names``, a subscript of one of them
+    (``params['batch_size']``) or of the command line (``sys.argv[1]``), or such a value converted
+    (``int(sys.argv[1])``)."""
+    if isinstance(node, ast.Name):
+        return node.id in names and isinstance(node.ctx, ast.Load)
+    if isinstance(node, ast.Subscript):
         base = ast.unparse(node.value)
-        if base in self.names or base == "sys.argv":
-            return ast.Constant(...)
-        return self.generic_visit(node)
+        return base in names or base == "sys.argv"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"int", "float", "str", "bool"}:
+        return len(node.args) == 1 and not node.keywords and _outside(node.args[0], names)
+    return False
 
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
-        if isinstance(node.func, ast.Name) and node.func.id in {"int", "float", "str", "bool"} and all(
-            isinstance(a, ast.Constant) and a.value is ... for a in node.args
-        ):
-            return ast.Constant(...)  # ``int(sys.argv[1])``: the value read, converted
-        return node
+
+def _written_in(node: ast.AST, literals: set[str]) -> bool:
+    """``node`` is a value the fix wrote in: a literal, in place or bound to a name of ``literals``."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    if isinstance(node, ast.Name):
+        return node.id in literals
+    return isinstance(node, ast.Constant)
+
+
+def _counterpart(b: ast.AST, f: ast.AST, outside: set[str], literals: set[str]) -> bool:
+    """The fixed side's ``f`` is the buggy side's ``b`` with each value read from outside replaced by
+    a value written in, and nothing else changed: the post's own literals must stay as they were
+    (a kernel size changed beside ``params['filters']`` is a change of the program, not a value
+    the post never showed)."""
+    if _outside(b, outside):
+        return _written_in(f, literals)
+    if type(b) is not type(f):
+        return False
+    for field in b._fields:
+        if field == "ctx":
+            continue
+        x, y = getattr(b, field, None), getattr(f, field, None)
+        if isinstance(x, list):
+            if not isinstance(y, list) or len(x) != len(y):
+                return False
+            if not all(_counterpart(u, v, outside, literals) if isinstance(u, ast.AST) else u == v for u, v in zip(x, y, strict=True)):
+                return False
+        elif isinstance(x, ast.AST):
+            if not isinstance(y, ast.AST) or not _counterpart(x, y, outside, literals):
+                return False
+        elif x != y:
+            return False
+    return True
 
 
 @applies(D.COMPLETED_SNIPPET_VALUES)
@@ -62,10 +83,11 @@ def written_in(changes: list[StatementChange], buggy: list[Statement], fixed: li
     values the post never showed (the study's 4.2.1), so no value can be compared. The statement
     reading them, removed (``params = json.loads(open('parameters.json').read())``), where the
     fixed program reads none of the names it binds or binds them otherwise; and each changed
-    statement that, with its outside values and the fixed side's literals (written in place, or
-    bound by a literal assignment) blanked out, is its counterpart (``params['batch_size']`` ->
-    ``batch_size`` with ``batch_size = 64`` added). Values in the program itself (a flag's or an
-    argument's default) are compared as any other."""
+    statement that is its counterpart with each outside value replaced by a value written in (a
+    literal in place, or a name bound to a literal: ``params['batch_size']`` -> ``batch_size`` with
+    ``batch_size = 64`` added) and nothing else changed (:func:`_counterpart`: the post's own
+    literals beside an outside value are compared, not blanked). Values in the program itself (a
+    flag's or an argument's default) are compared as any other."""
     outside = {b for st in buggy if _OUTSIDE_VALUE.search(st.written) and st.end <= st.last for b in st.binds}
     if not outside:
         return set()
@@ -87,8 +109,7 @@ def written_in(changes: list[StatementChange], buggy: list[Statement], fixed: li
         trees = parse_statement(b.text), parse_statement(f.text)
         if trees[0] is None or trees[1] is None:
             continue
-        blank = ast.unparse(_Blank(outside).visit(trees[0])), ast.unparse(_Blank(literals).visit(trees[1]))
-        if blank[0] == blank[1]:
+        if _counterpart(trees[0], trees[1], outside, literals):
             out.add(i)
     # the literal assignments the written-in statements read (``batch_size = 64``)
     written = {r for i in out if (f := changes[i].fixed) is not None for r in f.reads}
