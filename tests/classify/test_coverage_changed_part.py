@@ -174,3 +174,8 @@ def test_a_cached_header_ends_where_its_own_body_ends():
     statements_of(short, "a.py", ast.parse(short), cache)
     header = statements_of(longer, "b.py", ast.parse(longer), cache)[0]
     assert header.end == 4
+
+
+def test_a_while_loop_around_logging_is_no_noise_its_end_is_behaviour():
+    loop, log = _statements("while True:\n    logging.info('waiting')\n", "b.py")
+    assert log.noise == "logging" and loop.noise is None

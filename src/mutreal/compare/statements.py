@@ -557,8 +557,8 @@ def _quiet_headers(statements: list[Statement]) -> list[Statement]:
     out = list(statements)
     for i in range(len(out) - 1, -1, -1):  # inner headers first, so nested quiet blocks fold
         st = out[i]
-        if st.end <= st.last or st.noise is not None or st.defines:
-            continue
+        if st.end <= st.last or st.noise is not None or st.defines or st.written.startswith("while"):
+            continue  # a while loop's end is behaviour (``while True:`` around a log never ends)
         body = [o for o in out[i + 1 :] if o.file == st.file and st.last < o.line <= st.end]
         if body and all(o.noise in _QUIET for o in body):
             out[i] = replace(st, noise=body[0].noise)
