@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from mutreal.compare.statement_diff import StatementChange
+from mutreal.compare.statements import statements_of
+from mutreal.label.graph_api_rules import rewritten_binding
 from mutreal.resources import data_dir
 
 EXAMPLES = data_dir("taxonomy") / "decisions"
@@ -134,3 +137,29 @@ def test_a_condition_on_the_activation_applied_goes_with_it(keyword, explained, 
     assert ("if activation is not None:" not in _listed(result)) if explained else (
         f"if {keyword} is not None:" in _listed(result)
     )
+
+
+_RETURNS = """import tensorflow as tf
+
+
+def combine(chunks):
+    with tf.Session() as session:
+{body}
+"""
+
+
+@pytest.mark.parametrize(
+    ("fixed_body", "paired"),
+    [
+        ("        return session.run(tf.reduce_sum(chunks, 0))", True),
+        ("        if chunks is None:\n            return None\n        return session.run(tf.reduce_sum(chunks, 0))", False),
+    ],
+)
+def test_a_functions_return_taken_out_is_its_only_return_rewritten(fixed_body, paired):
+    buggy = statements_of(_RETURNS.format(body="        total = tf.add_n(chunks)\n        return session.run(total)"), "b.py")
+    fixed = statements_of(_RETURNS.format(body=fixed_body), "f.py")
+    gone = next(s for s in buggy if s.source.startswith("return"))
+    read = rewritten_binding(StatementChange(gone, None), (tuple(buggy), tuple(fixed)))
+    assert (read.change == "changed") is paired
+    if paired:
+        assert read.fixed.source == "return session.run(tf.reduce_sum(chunks, 0))"

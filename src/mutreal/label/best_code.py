@@ -712,8 +712,9 @@ def best_code_components(
         version: tuple[int, str, Part] | None = None  # the API's version: where no element is touched
         for i in group if chosen is None else ():
             seen = StatementChange(twin[i].buggy, read[i].fixed) if twin[i] is not None else read[i]
-            for part in parts_of(seen, context):
-                name = rule_for(part, seen, graph, context)
+            views = [seen] if seen is changes[i] else [seen, changes[i]]  # the pair's parts, then its own
+            for view, part in [(v, p) for v in views for p in parts_of(v, context)]:
+                name = rule_for(part, view, graph, context)
                 if name in ("deprecated api", "api version") and not G.removed_api_alone(changes, group, alone):
                     continue  # a summary's old spelling, kept for the reader beside other changes
                 if (
@@ -724,7 +725,7 @@ def best_code_components(
                 ):
                     continue
                 if name == "graph api":
-                    if api is None and _uses_api(seen, part):
+                    if api is None and _uses_api(view, part):
                         api = (i, name, part)
                 elif name == "input format":
                     weak = weak or (i, name, part)

@@ -291,19 +291,42 @@ def rewritten_binding(change: StatementChange, sides: tuple[tuple[Statement, ...
     assignment only, one written differently from every statement of this side (``c =
     tf.matmul(a, b)`` taken out and ``c = tf.matmul(tf.expand_dims(a, 0), ...)`` written in,
     indented into a function so the statement diff could not pair them), is that assignment
-    rewritten: the pair, read as one changed statement; the change itself otherwise."""
+    rewritten: the pair, read as one changed statement; the change itself otherwise. A
+    function's return likewise, where the other side's function of that name returns once.
+    Both compute one kind of value: they call the same function, or both are tensors."""
     one = change.buggy or change.fixed
-    if (change.buggy is None) == (change.fixed is None) or one is None or not _assignment(one):
+    if (change.buggy is None) == (change.fixed is None) or one is None:
         return change
     mine, other = (sides[0], sides[1]) if change.fixed is None else (sides[1], sides[0])
     texts = {s.written for s in mine}
-    twins = [s for s in other if s.binds == one.binds and _assignment(s)]
+    if _assignment(one):
+        twins = [s for s in other if s.binds == one.binds and _assignment(s)]
+    elif isinstance(one.node, ast.Return) and _function(one, mine):
+        # a function's return: the other side's returns of the function of that name
+        twins = [s for s in other if isinstance(s.node, ast.Return) and _function(s, other) == _function(one, mine)]
+    else:
+        return change
     if len(twins) != 1 or twins[0].written in texts or one.noise or twins[0].noise:
         return change
     twin = twins[0]
-    if not (_callee(one) == _callee(twin) != "" or (_tensorflow(one) and _tensorflow(twin))):
+    if not (_callee(one) == _callee(twin) != "" or (_tensor(one, mine) and _tensor(twin, other))):
         return change  # another value altogether (an image read against an array made up)
     return StatementChange(one, twin) if change.fixed is None else StatementChange(twin, one)
+
+
+def _function(statement: Statement, side: tuple[Statement, ...]) -> str:
+    """The name of the innermost function the statement is in ("" at the outer level)."""
+    around = [s for s in side if s.defines and isinstance(s.node, ast.FunctionDef) and s.line < statement.line <= s.end]
+    return min(max(around, key=lambda s: s.line).defines) if around else ""
+
+
+def _tensor(statement: Statement, side: tuple[Statement, ...]) -> bool:
+    """The statement reads TensorFlow, or a name its side binds from TensorFlow (``logit = output``
+    with ``output = tf.matmul(...)``): its value is a tensor."""
+    if _tensorflow(statement):
+        return True
+    names = {r.split(".")[0] for r in statement.reads}
+    return any(s.binds & names and _tensorflow(s) for s in side if s is not statement)
 
 
 @applies(D.UNWRAPPED_TRAINING_LOOP)
