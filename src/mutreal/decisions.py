@@ -153,6 +153,7 @@ class DecisionId(TextEnum):
     GRAPH_BUILT_IN_LOOP = "graph-built-in-loop"
     SHAPE_WRITTEN = "shape-written"
     SPLIT_TWIN = "split-twin"
+    LABEL_ENCODER_MAP = "label-encoder-map"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

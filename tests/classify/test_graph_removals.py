@@ -1,6 +1,7 @@
 """Graph code's one-sided statements read as fixes (round 2 of "every change accounted for"):
 decisions rewritten-binding, unwrapped-training-loop, self-initialising-session,
-graph-built-in-loop, shape-written, split-twin, and a condition on the activation applied.
+graph-built-in-loop, shape-written, split-twin, label-encoder-map, and a condition on the activation
+applied.
 
 Each rule is pinned both ways: the example program of its decision row is explained, a near
 program (the same edit where the rule's reason does not hold) keeps its change listed."""
@@ -37,6 +38,7 @@ def _listed(result) -> list[str]:
         ("graph-built-in-loop", ["APW"]),
         ("shape-written", ["TWS"]),
         ("split-twin", ["CPP"]),
+        ("label-encoder-map", ["CPP"]),
     ],
 )
 def test_every_change_of_the_example_is_explained(decision, codes, classify_texts):
@@ -163,3 +165,11 @@ def test_a_functions_return_taken_out_is_its_only_return_rewritten(fixed_body, p
     assert (read.change == "changed") is paired
     if paired:
         assert read.fixed.source == "return session.run(tf.reduce_sum(chunks, 0))"
+
+
+def test_a_map_of_other_values_is_no_label_encoding(classify_texts):
+    buggy, fixed = _pair("label-encoder-map")
+    fixed = fixed.replace('ids = {"cat": 0, "dog": 1, "bird": 2}', 'ids = {"cat": 3, "dog": 5, "bird": 9}')
+    result = classify_texts(buggy, fixed, tolerant=True)
+    assert "CPP" not in [c.code for c in result.components]
+    assert 'ids = {"cat": 3, "dog": 5, "bird": 9}' in _listed(result)

@@ -521,6 +521,8 @@ def rule_for(part: Part, change: StatementChange, graph: bool, context: Context 
         return "preprocessing"  # a step of the data, or one step replaced by another
     if one_hot(change.buggy) != one_hot(change.fixed) and change.buggy is not None and change.fixed is not None:
         return "preprocessing"  # a loader's one_hot flag: the labels' encoding (decision best-code-through-names)
+    if graph and context is not None and G.label_encoder(change, context.sides[change.fixed is not None]):
+        return "preprocessing"  # decision label-encoder-map
     if _MODEL_INIT.match(callee):
         return "model initialisation"
     if _INITIALISER.search(callee) or _INITIALISER.search(keyword):

@@ -493,3 +493,28 @@ def coupled_shapes(
                     components[i].detail["statements"] = components[i].detail.get("statements", 1) + 1
                     break
     return [c for k, c in enumerate(components) if k not in dropped]
+
+
+@applies(D.LABEL_ENCODER_MAP)
+def label_encoder(change: StatementChange, side: tuple[Statement, ...]) -> bool:
+    """Decision label-encoder-map: a one-sided assignment of a literal map from class names to the
+    ids 0..n-1 (``encoder = {"cat": 0, "dog": 1}``) that a statement of its side indexes
+    (``[encoder[v] for v in labels]``): the labels' encoding, a preprocessing step of the data."""
+    one = change.buggy or change.fixed
+    if one is None or (change.buggy is not None and change.fixed is not None):
+        return False
+    tree = parse_statement(one.text)
+    value = tree.value if isinstance(tree, ast.Assign) and len(tree.targets) == 1 else None
+    if not isinstance(value, ast.Dict) or len(value.keys) < 2:
+        return False
+    keys = [k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+    ids = sorted(v.value for v in value.values if isinstance(v, ast.Constant) and type(v.value) is int)
+    if len(keys) != len(value.keys) or ids != list(range(len(value.keys))):
+        return False
+    name = call_name(tree.targets[0])
+    return any(
+        isinstance(n, ast.Subscript) and call_name(n.value) == name
+        for s in side
+        if s is not one and s.node is not None and name in s.reads
+        for n in ast.walk(s.node)
+    )
