@@ -173,3 +173,25 @@ def test_a_map_of_other_values_is_no_label_encoding(classify_texts):
     result = classify_texts(buggy, fixed, tolerant=True)
     assert "CPP" not in [c.code for c in result.components]
     assert 'ids = {"cat": 3, "dog": 5, "bird": 9}' in _listed(result)
+
+
+def _rows(before: str, after: str) -> list[str | None]:
+    from mutreal.label.best_code import parts_of, rule_for
+
+    one = statements_of(f"import tensorflow as tf\n{before}\n", "b.py")[-1]
+    other = statements_of(f"import tensorflow as tf\n{after}\n", "f.py")[-1]
+    change = StatementChange(one, other)
+    return [rule_for(part, change, True) for part in parts_of(change)]
+
+
+@pytest.mark.parametrize(
+    ("after", "shape"),
+    [
+        ("state = cell.zero_state(tf.shape(x)[0], dtype=tf.float32)", True),
+        ("outputs, states = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)", True),
+        ("state = cell.zero_state(batch_size, dtype=tf.float64)", False),
+    ],
+)
+def test_a_recurrent_state_made_for_a_batch_size_is_a_tensor_shape(after, shape):
+    rows = _rows("state = cell.zero_state(batch_size, dtype=tf.float32)", after)
+    assert ("tensor shape" in rows) is shape, rows

@@ -126,10 +126,14 @@ def graph_shape(part: Part, change: StatementChange) -> bool:
     """Graph code's shapes beside a shape function's: a queue's ``shapes`` (``FIFOQueue(...,
     shapes=[[1024, 3]])``, the keyword on a line of its own), a loop's ``shape_invariants``
     (``tf.while_loop(c, b, [i, y], shape_invariants=[...])``), the axes a reduction reduces over
-    (``tf.nn.moments(x, axes=[1])``, ``tf.reduce_sum(e, [1])`` put in: its result loses an axis)."""
+    (``tf.nn.moments(x, axes=[1])``, ``tf.reduce_sum(e, [1])`` put in: its result loses an axis),
+    a recurrent cell's state made for a batch size (``cell.zero_state(batch_size, ...)`` taken away
+    or handed another batch size: the state's first dimension)."""
     if part.keyword in ("shapes", "shape_invariants") or (
         part.target == "shapes" and part.literal and not part.callee
     ):
+        return True
+    if part.was == "zero_state" or (part.callee == "zero_state" and (part.argument == 0 or change.fixed is None)):
         return True
     if not _REDUCTION.match(part.callee):
         return False
