@@ -6,6 +6,9 @@ an index reads, the arrays fed given another shape.
 Why: these are the rows of the best code's table that read TensorFlow's API rather than a model,
 training or data element; each predicate answers for one changed statement (or one part of it)
 and names the decision it applies, so :func:`mutreal.label.best_code.rule_for` stays a table.
+Also here: how a statement the statement diff left one-sided is read (its rewritten counterpart,
+its training split's twin, a loop unwrapped, an initialiser or operations built where the graph
+cannot take them), and :func:`coupled_shapes`, shape components that restore one agreement.
 """
 
 from __future__ import annotations
