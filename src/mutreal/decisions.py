@@ -147,6 +147,13 @@ class DecisionId(TextEnum):
     PLACEHOLDER_MADE_ARGUMENT = "placeholder-made-argument"
     ARGUMENT_MADE_ATTRIBUTE = "argument-made-attribute"
     VALUE_ORIGINS = "value-origins"
+    REWRITTEN_BINDING = "rewritten-binding"
+    UNWRAPPED_TRAINING_LOOP = "unwrapped-training-loop"
+    SELF_INITIALISING_SESSION = "self-initialising-session"
+    GRAPH_BUILT_IN_LOOP = "graph-built-in-loop"
+    SHAPE_WRITTEN = "shape-written"
+    SPLIT_TWIN = "split-twin"
+    LABEL_ENCODER_MAP = "label-encoder-map"
 
 
 #: decision -> qualified names of the functions that apply it (filled by :func:`applies` on import)

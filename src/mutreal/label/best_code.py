@@ -38,6 +38,7 @@ from mutreal.label.followed_values import (
     one_hot,
     trains_within,
 )
+from mutreal.label.graph_api_rules import coupled_shapes  # noqa: F401  (classify reads it here)
 
 
 @dataclass(frozen=True)
@@ -505,6 +506,8 @@ def rule_for(part: Part, change: StatementChange, graph: bool, context: Context 
         return "tensor shape"  # another dimension of a tensor's shape read
     if graph and part.literal and _variable_shape(part, change, context):
         return "tensor shape"  # the shape a variable's initial value is drawn in (its weight's shape)
+    if graph and context is not None and G.shape_written(part, change, context.sides[change.fixed is not None]):
+        return "tensor shape"  # decision shape-written
     if (
         graph
         and re.fullmatch(r"learning_rate|lr", target)
@@ -518,12 +521,14 @@ def rule_for(part: Part, change: StatementChange, graph: bool, context: Context 
         return "preprocessing"  # a step of the data, or one step replaced by another
     if one_hot(change.buggy) != one_hot(change.fixed) and change.buggy is not None and change.fixed is not None:
         return "preprocessing"  # a loader's one_hot flag: the labels' encoding (decision best-code-through-names)
+    if graph and context is not None and G.label_encoder(change, context.sides[change.fixed is not None]):
+        return "preprocessing"  # decision label-encoder-map
     if _MODEL_INIT.match(callee):
         return "model initialisation"
     if _INITIALISER.search(callee) or _INITIALISER.search(keyword):
         return "initialisation"
-    if graph and (_ACTIVATION.match(callee) or keyword == "activation"):
-        return "activation"  # a function applied, or a helper told which (activation=None)
+    if graph and (_ACTIVATION.match(callee) or keyword == "activation" or G.activation_guard(part, change)):
+        return "activation"  # a function applied, a helper told which (activation=None), or whether
     if graph and (_SCOPE.match(callee) or keyword == "reuse"):
         return "variable scope"  # decision VSM-graph-scope
     if graph and callee == "name_scope":
@@ -685,26 +690,44 @@ def best_code_components(
     it); False where one did (a removed API's summary is then the reader's); None: not known."""
     out: list[FaultComponent] = []
     rewritten = sum(1 for c in changes if c.buggy is None) > MAX_ADDED
-    for group in _groups(changes):
-        removed_only = all(changes[k].fixed is None for k in group)
+    sides = context.sides if context is not None else ((), ())
+    # decisions rewritten-binding, split-twin: a one-sided statement read with its counterpart
+    read = [G.rewritten_binding(c, sides) if graph else c for c in changes]
+    twin = [G.split_twin(c, sides, changes) if graph else None for c in read]
+    every_removal = bool(alone) and all(c.fixed is None for c in read)  # together, the fix
+    for group in [list(range(len(changes)))] if every_removal and changes else _groups(read):
+        removed_only = all(read[k].fixed is None for k in group)
         the_fix = bool(alone) and removed_only and len(group) == len(changes)
-        if removed_only and not the_fix and not G.removed_api_alone(changes, group, alone):
+        # a removal another change carries (a loop's count made one, the training split's twin),
+        # or that alone is how the API is used (decisions self-initialising-session, graph-built-in-loop)
+        carried = {k for k in group if twin[k] is not None or (graph and G.unwrapped_loop(read[k], changes, sides[1]))}
+        api_use = [
+            k for k in group if the_fix and (G.initialiser_in_finalised_graph(read[k], sides[0]) or G.built_in_loop(read[k], sides[0]))
+        ]
+        if removed_only and not (the_fix or carried) and not G.removed_api_alone(changes, group, alone):
             continue  # only removed: what the fixed program no longer has may be a cut, not a fix
-        if rewritten and all(changes[k].buggy is None for k in group):
+        if rewritten and all(read[k].buggy is None for k in group):
             continue  # only added, to a program the fix completes or rewrites
-        chosen: tuple[int, str, Part] | None = None
+        chosen: tuple[int, str, Part] | None = (api_use[0], "graph api", Part()) if api_use else None
         api: tuple[int, str, Part] | None = None  # the API row, the last resort of a group
         weak: tuple[int, str, Part] | None = None  # a value's type: where no element is touched
         version: tuple[int, str, Part] | None = None  # the API's version: where no element is touched
-        for i in group:
-            for part in parts_of(changes[i], context):
-                name = rule_for(part, changes[i], graph, context)
+        for i in group if chosen is None else ():
+            seen = StatementChange(twin[i].buggy, read[i].fixed) if twin[i] is not None else read[i]
+            views = [seen] if seen is changes[i] else [seen, changes[i]]  # the pair's parts, then its own
+            for view, part in [(v, p) for v in views for p in parts_of(v, context)]:
+                name = rule_for(part, view, graph, context)
                 if name in ("deprecated api", "api version") and not G.removed_api_alone(changes, group, alone):
                     continue  # a summary's old spelling, kept for the reader beside other changes
-                if removed_only and name != "deprecated api" and not (the_fix and name != "model initialisation"):
+                if (
+                    removed_only
+                    and i not in carried  # a carried removal is read like a change
+                    and name != "deprecated api"
+                    and not (the_fix and name != "model initialisation")
+                ):
                     continue
                 if name == "graph api":
-                    if api is None and _uses_api(changes[i], part):
+                    if api is None and _uses_api(view, part):
                         api = (i, name, part)
                 elif name == "input format":
                     weak = weak or (i, name, part)
@@ -714,7 +737,7 @@ def best_code_components(
                     chosen = (i, name, part)
                     break
             if chosen is None:
-                followed = _through_readers(changes[i], graph, context)
+                followed = _through_readers(seen, graph, context)
                 if followed is not None:
                     chosen = (i, *followed)
             if chosen is not None:
@@ -725,7 +748,7 @@ def best_code_components(
         i, name, part = chosen
         rule = RULES[name]
         assert rule.kind is not None
-        first = changes[i]
+        first = read[i]
         b, f = first.buggy, first.fixed
         members = [changes[k] for k in group]
         component = make_component(
@@ -746,52 +769,3 @@ def best_code_components(
         component.evidence["best_code"] = rule.why
         out.append(component)
     return out
-
-
-#: graph code's kinds whose components restore an agreement of shapes (a placeholder, a tensor
-#: operation, the arrays fed): two of them meeting in one statement are one inconsistency
-_SHAPE_KINDS = frozenset({K.TENSOR_SHAPE, K.LAYER_INPUT_SHAPE, K.DATA_RESHAPE})
-
-
-def _bound_at(component: FaultComponent, side: str, statements: list[Statement]) -> frozenset[str]:
-    file = getattr(component, f"{side}_file")
-    line = getattr(component, f"{side}_line")
-    if line is None:
-        return frozenset()
-    return frozenset().union(*(s.binds for s in statements if s.file == file and s.line <= line <= s.last))
-
-
-@applies(D.ONE_INCONSISTENCY)
-def coupled_shapes(
-    components: list[FaultComponent], buggy: list[Statement], fixed: list[Statement], fed_shape: set[int]
-) -> list[FaultComponent]:
-    """Graph code: shape components (``fed_shape`` holds the indices of data components coded as a
-    fed array's shape) whose statements bind names one statement reads together (``feed_dict={x:
-    batch}`` pairs a placeholder with the array fed to it; ``tf.matmul(flat, w)`` a flatten size with
-    the next weight's shape) restore one agreement: one component, the first (decision
-    one-inconsistency-one-component). Other components are kept as they are."""
-    shape = [i for i, c in enumerate(components) if c.kind in _SHAPE_KINDS or i in fed_shape]
-    if len(shape) < 2:
-        return components
-    bound = {
-        i: [
-            (_bound_at(components[i], "buggy", buggy), buggy),
-            (_bound_at(components[i], "fixed", fixed), fixed),
-        ]
-        for i in shape
-    }
-    dropped: set[int] = set()
-    for n, i in enumerate(shape):
-        if i in dropped:
-            continue
-        for j in shape[n + 1 :]:
-            if j in dropped:
-                continue
-            for side in (0, 1):
-                a, statements = bound[i][side]
-                b, _ = bound[j][side]
-                if a and b and a != b and any(s.reads & a and s.reads & b for s in statements):
-                    dropped.add(j)
-                    components[i].detail["statements"] = components[i].detail.get("statements", 1) + 1
-                    break
-    return [c for k, c in enumerate(components) if k not in dropped]

@@ -6,6 +6,9 @@ an index reads, the arrays fed given another shape.
 Why: these are the rows of the best code's table that read TensorFlow's API rather than a model,
 training or data element; each predicate answers for one changed statement (or one part of it)
 and names the decision it applies, so :func:`mutreal.label.best_code.rule_for` stays a table.
+Also here: how a statement the statement diff left one-sided is read (its rewritten counterpart,
+its training split's twin, a loop unwrapped, an initialiser or operations built where the graph
+cannot take them), and :func:`coupled_shapes`, shape components that restore one agreement.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
+from mutreal.compare.components import FaultComponent
 from mutreal.compare.coverage import StatementChange
+from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.statements import Statement, parse_statement
 from mutreal.decisions import DecisionId as D
 from mutreal.decisions import applies
@@ -124,10 +129,14 @@ def graph_shape(part: Part, change: StatementChange) -> bool:
     """Graph code's shapes beside a shape function's: a queue's ``shapes`` (``FIFOQueue(...,
     shapes=[[1024, 3]])``, the keyword on a line of its own), a loop's ``shape_invariants``
     (``tf.while_loop(c, b, [i, y], shape_invariants=[...])``), the axes a reduction reduces over
-    (``tf.nn.moments(x, axes=[1])``, ``tf.reduce_sum(e, [1])`` put in: its result loses an axis)."""
+    (``tf.nn.moments(x, axes=[1])``, ``tf.reduce_sum(e, [1])`` put in: its result loses an axis),
+    a recurrent cell's state made for a batch size (``cell.zero_state(batch_size, ...)`` taken away
+    or handed another batch size: the state's first dimension)."""
     if part.keyword in ("shapes", "shape_invariants") or (
         part.target == "shapes" and part.literal and not part.callee
     ):
+        return True
+    if part.was == "zero_state" or (part.callee == "zero_state" and (part.argument == 0 or change.fixed is None)):
         return True
     if not _REDUCTION.match(part.callee):
         return False
@@ -263,3 +272,256 @@ def removed_api_alone(changes: list[StatementChange], group: list[int], alone: b
         # every change left is such a call (a bare call joins the group of all that read ``tf``)
         return all(found) and only
     return True
+
+
+# ---------------------------------------------------------------------------------------------------
+# Statements the statement diff left one-sided (round 2 of graph code's coverage)
+# ---------------------------------------------------------------------------------------------------
+
+def _assignment(statement: Statement) -> bool:
+    """An assignment (not a loop's target, a function, an import, a method called on a name)."""
+    return bool(statement.binds) and isinstance(statement.node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+
+
+def _callee(statement: Statement) -> str:
+    value = getattr(statement.node, "value", None)
+    return call_name(value) if isinstance(value, (ast.Call, ast.Subscript)) else ""
+
+
+def _tensorflow(statement: Statement) -> bool:
+    return any(r.split(".")[0] in ("tf", "tensorflow") for r in statement.reads)
+
+
+@applies(D.REWRITTEN_BINDING)
+def rewritten_binding(change: StatementChange, sides: tuple[tuple[Statement, ...], ...]) -> StatementChange:
+    """Decision rewritten-binding: a one-sided assignment whose names the other side binds in one
+    assignment only, one written differently from every statement of this side (``c =
+    tf.matmul(a, b)`` taken out and ``c = tf.matmul(tf.expand_dims(a, 0), ...)`` written in,
+    indented into a function so the statement diff could not pair them), is that assignment
+    rewritten: the pair, read as one changed statement; the change itself otherwise. A
+    function's return likewise, where the other side's function of that name returns once.
+    Both compute one kind of value: they call the same function, or both are tensors."""
+    one = change.buggy or change.fixed
+    if (change.buggy is None) == (change.fixed is None) or one is None:
+        return change
+    mine, other = (sides[0], sides[1]) if change.fixed is None else (sides[1], sides[0])
+    texts = {s.written for s in mine}
+    if _assignment(one):
+        twins = [s for s in other if s.binds == one.binds and _assignment(s)]
+    elif isinstance(one.node, ast.Return) and _function(one, mine):
+        # a function's return: the other side's returns of the function of that name
+        twins = [s for s in other if isinstance(s.node, ast.Return) and _function(s, other) == _function(one, mine)]
+    else:
+        return change
+    if len(twins) != 1 or twins[0].written in texts or one.noise or twins[0].noise:
+        return change
+    twin = twins[0]
+    if not (_callee(one) == _callee(twin) != "" or (_tensor(one, mine) and _tensor(twin, other))):
+        return change  # another value altogether (an image read against an array made up)
+    return StatementChange(one, twin) if change.fixed is None else StatementChange(twin, one)
+
+
+def _function(statement: Statement, side: tuple[Statement, ...]) -> str:
+    """The name of the innermost function the statement is in ("" at the outer level)."""
+    around = [s for s in side if s.defines and isinstance(s.node, ast.FunctionDef) and s.line < statement.line <= s.end]
+    return min(max(around, key=lambda s: s.line).defines) if around else ""
+
+
+def _tensor(statement: Statement, side: tuple[Statement, ...]) -> bool:
+    """The statement reads TensorFlow, or a name its side binds from TensorFlow (``logit = output``
+    with ``output = tf.matmul(...)``): its value is a tensor."""
+    if _tensorflow(statement):
+        return True
+    names = {r.split(".")[0] for r in statement.reads}
+    return any(s.binds & names and _tensorflow(s) for s in side if s is not statement)
+
+
+@applies(D.UNWRAPPED_TRAINING_LOOP)
+def unwrapped_loop(
+    change: StatementChange, changes: list[StatementChange], fixed: tuple[Statement, ...]
+) -> bool:
+    """Decision unwrapped-training-loop: the buggy program's loop header is taken away and no
+    statement of its body with it, and the fixed program still runs the training outside any
+    loop: the training it ran runs once, the loop's count made one, not the training cut."""
+    header = change.buggy
+    if change.fixed is not None or header is None or not isinstance(header.node, (ast.For, ast.While)):
+        return False
+    if any(c.fixed is None and c.buggy is not None and header.line < c.buggy.line <= header.end for c in changes):
+        return False
+    # the fixed program still runs the training, outside any loop
+    train_ops = {b for s in fixed for b in s.binds if re.search(r"minimize\(|apply_gradients\(", s.text)}
+    loops = [s for s in fixed if isinstance(s.node, (ast.For, ast.While))]
+    return any(
+        re.search(r"\.run\(", s.text)
+        and {r.split(".")[0] for r in s.reads} & train_ops
+        and not any(loop.line < s.line <= loop.end for loop in loops)
+        for s in fixed
+    )
+
+
+#: sessions that initialise the graph's variables themselves and finalise the graph first
+_SELF_INITIALISING = re.compile(r"\bmanaged_session\(|\bMonitoredTrainingSession\(|\bSingularMonitoredSession\(")
+
+
+@applies(D.SELF_INITIALISING_SESSION)
+def initialiser_in_finalised_graph(change: StatementChange, side: tuple[Statement, ...]) -> bool:
+    """Decision self-initialising-session: the fix takes away the run of a variables'
+    initialiser inside a session that initialises the variables itself and finalises the graph
+    (a Supervisor's ``managed_session``, a ``MonitoredTrainingSession``): building the initialiser
+    there adds an operation to a finalised graph, how the API is used, not a model's
+    initialisation."""
+    run = change.buggy
+    if change.fixed is not None or run is None or not re.search(r"initiali[sz]er\(", run.text):
+        return False
+    return any(
+        s.line < run.line <= s.end and isinstance(s.node, ast.With) and _SELF_INITIALISING.search(s.text)
+        for s in side
+    )
+
+
+@applies(D.GRAPH_BUILT_IN_LOOP)
+def built_in_loop(change: StatementChange, side: tuple[Statement, ...]) -> bool:
+    """Decision graph-built-in-loop: the fix takes away a statement that builds TensorFlow
+    operations inside a loop whose body runs the graph (``test_prediction = tf.equal(...)`` under
+    ``for i in range(niter):`` beside ``sess.run(...)``): each turn adds operations to the graph,
+    how the graph is built, the API's use (the fix builds them once, before the loop)."""
+    built = change.buggy
+    if change.fixed is not None or built is None or not built.binds or not _tensorflow(built):
+        return False
+    if re.search(r"\.run\(|\.eval\(", built.text):
+        return False  # a run of the graph, not an operation built
+    loops = [s for s in side if isinstance(s.node, (ast.For, ast.While)) and s.line < built.line <= s.end]
+    return any(
+        re.search(r"\.run\(", s.text) and loop.line < s.line <= loop.end for loop in loops for s in side
+    )
+
+
+@applies(D.SHAPE_WRITTEN)
+def shape_written(part: Part, change: StatementChange, side: tuple[Statement, ...]) -> bool:
+    """Decision shape-written: a statement writes into a name (``shape[shape == None] = 1``) that a
+    statement of its side hands to a shape function as the shape (``w.reshape(shape)``,
+    ``tf.reshape(x, shape)``, ``tf.Variable(tf.zeros(shape))``): it changes a tensor's shape."""
+    one = change.buggy or change.fixed
+    tree = parse_statement(one.text) if one is not None else None
+    if not isinstance(tree, ast.Assign) or not all(isinstance(t, ast.Subscript) for t in tree.targets):
+        return False
+    names = {call_name(t) for t in tree.targets}
+    for statement in side:
+        if statement is one or statement.node is None or not (names & statement.reads):
+            continue
+        for call in (n for n in ast.walk(statement.node) if isinstance(n, ast.Call)):
+            shaping = call_name(call.func) in ("reshape", "zeros", "ones", "truncated_normal", "random_normal")
+            if shaping and any(isinstance(a, ast.Name) and a.id in names for a in call.args):
+                return True
+    return False
+
+
+_SPLIT = re.compile(r"test|val(?:id(?:ation)?)?")
+
+
+@applies(D.SPLIT_TWIN)
+def split_twin(
+    change: StatementChange, sides: tuple[tuple[Statement, ...], ...], changes: list[StatementChange]
+) -> StatementChange | None:
+    """Decision split-twin: the fix takes away a step on the test (or validation) arrays written
+    as the same step on the training arrays (``x_test = x_test.astype('float32')`` beside
+    ``x_train = x_train.astype('float32')``) and takes that twin away too, where a component
+    explains the twin (it is no open change): one step on both splits, one fault; the twin's
+    removal, or None."""
+    gone = change.buggy
+    if change.fixed is not None or gone is None or not any(_SPLIT.search(b) for b in gone.binds):
+        return None
+    written = _SPLIT.sub("train", gone.written)
+    kept = {s.written for s in sides[1]}
+    still_open = {c.buggy.written for c in changes if c.buggy is not None}
+    twins = [s for s in sides[0] if s.written == written and s is not gone]
+    if len(twins) != 1 or written in kept or written in still_open:
+        return None
+    return StatementChange(twins[0], None)
+
+
+def activation_guard(part: Part, change: StatementChange) -> bool:
+    """A condition put in or taken away on whether an activation is applied (``if activation is
+    not None:`` around ``act = activation(act)``): which activation a layer applies."""
+    one = change.fixed or change.buggy
+    return part.header == "if" and (change.buggy is None or change.fixed is None) and one is not None and any(
+        re.search(r"activation|act_fn|nonlinearity", r) for r in one.reads
+    )
+
+
+# ---------------------------------------------------------------------------------------------------
+# Shape components that restore one agreement
+# ---------------------------------------------------------------------------------------------------
+
+#: graph code's kinds whose components restore an agreement of shapes (a placeholder, a tensor
+#: operation, the arrays fed): two of them meeting in one statement are one inconsistency
+_SHAPE_KINDS = frozenset({K.TENSOR_SHAPE, K.LAYER_INPUT_SHAPE, K.DATA_RESHAPE})
+
+
+def _bound_at(component: FaultComponent, side: str, statements: list[Statement]) -> frozenset[str]:
+    file = getattr(component, f"{side}_file")
+    line = getattr(component, f"{side}_line")
+    if line is None:
+        return frozenset()
+    return frozenset().union(*(s.binds for s in statements if s.file == file and s.line <= line <= s.last))
+
+
+@applies(D.ONE_INCONSISTENCY)
+def coupled_shapes(
+    components: list[FaultComponent], buggy: list[Statement], fixed: list[Statement], fed_shape: set[int]
+) -> list[FaultComponent]:
+    """Graph code: shape components (``fed_shape`` holds the indices of data components coded as a
+    fed array's shape) whose statements bind names one statement reads together (``feed_dict={x:
+    batch}`` pairs a placeholder with the array fed to it; ``tf.matmul(flat, w)`` a flatten size with
+    the next weight's shape) restore one agreement: one component, the first (decision
+    one-inconsistency-one-component). Other components are kept as they are."""
+    shape = [i for i, c in enumerate(components) if c.kind in _SHAPE_KINDS or i in fed_shape]
+    if len(shape) < 2:
+        return components
+    bound = {
+        i: [
+            (_bound_at(components[i], "buggy", buggy), buggy),
+            (_bound_at(components[i], "fixed", fixed), fixed),
+        ]
+        for i in shape
+    }
+    dropped: set[int] = set()
+    for n, i in enumerate(shape):
+        if i in dropped:
+            continue
+        for j in shape[n + 1 :]:
+            if j in dropped:
+                continue
+            for side in (0, 1):
+                a, statements = bound[i][side]
+                b, _ = bound[j][side]
+                if a and b and a != b and any(s.reads & a and s.reads & b for s in statements):
+                    dropped.add(j)
+                    components[i].detail["statements"] = components[i].detail.get("statements", 1) + 1
+                    break
+    return [c for k, c in enumerate(components) if k not in dropped]
+
+
+@applies(D.LABEL_ENCODER_MAP)
+def label_encoder(change: StatementChange, side: tuple[Statement, ...]) -> bool:
+    """Decision label-encoder-map: a one-sided assignment of a literal map from class names to the
+    ids 0..n-1 (``encoder = {"cat": 0, "dog": 1}``) that a statement of its side indexes
+    (``[encoder[v] for v in labels]``): the labels' encoding, a preprocessing step of the data."""
+    one = change.buggy or change.fixed
+    if one is None or (change.buggy is not None and change.fixed is not None):
+        return False
+    tree = parse_statement(one.text)
+    value = tree.value if isinstance(tree, ast.Assign) and len(tree.targets) == 1 else None
+    if not isinstance(value, ast.Dict) or len(value.keys) < 2:
+        return False
+    keys = [k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+    ids = sorted(v.value for v in value.values if isinstance(v, ast.Constant) and type(v.value) is int)
+    if len(keys) != len(value.keys) or ids != list(range(len(value.keys))):
+        return False
+    name = call_name(tree.targets[0])
+    return any(
+        isinstance(n, ast.Subscript) and call_name(n.value) == name
+        for s in side
+        if s is not one and s.node is not None and name in s.reads
+        for n in ast.walk(s.node)
+    )
