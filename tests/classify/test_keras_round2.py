@@ -1,0 +1,49 @@
+"""Keras rules of the second round on every change accounted for (issue #30): each pinned both ways,
+a case the rule explains and a near case it must leave alone. Programs are written for these tests."""
+
+from __future__ import annotations
+
+_EMBEDDED = """\
+import numpy as np
+from keras.models import Sequential
+from keras.layers import Embedding, Flatten, Dense
+
+x = np.random.randint(0, 40, (90, 6))
+y = np.random.randint(0, 2, 90)
+lookup = np.zeros((40, 4))
+for row in range(40):
+    lookup[row] = np.full(4, row / 40.0)
+net = Sequential()
+net.add(Embedding(40, 4, input_length=6))
+net.add(Flatten())
+net.add(Dense(1, activation='sigmoid'))
+{tail}net.compile(loss='binary_crossentropy', optimizer='sgd')
+net.fit(x, y, epochs=2, batch_size=10)
+"""
+
+
+def _codes(result):
+    return sorted(c.code for c in result.components)
+
+
+def test_starting_weights_taken_out_are_wci_and_explain_the_table(classify_texts):
+    """Decision WCI-set-weights: the table a layer started from, set with set_weights, removed."""
+    buggy = _EMBEDDED.format(tail="net.layers[0].set_weights([lookup])\nnet.layers[0].trainable = False\n")
+    fixed = _EMBEDDED.format(tail="")
+    result = classify_texts(buggy, fixed)
+    assert _codes(result) == ["WCI"]
+    assert result.components[0].element.endswith("weights")
+
+
+def test_a_saved_model_loaded_is_not_wci(classify_texts):
+    """A whole model's weights restored from a file are set-up: no initialisation component."""
+    buggy = _EMBEDDED.format(tail="net.load_weights('previous_run.h5')\n")
+    fixed = _EMBEDDED.format(tail="")
+    assert "WCI" not in _codes(classify_texts(buggy, fixed))
+
+
+def test_same_starting_weights_on_both_sides_are_no_change(classify_texts):
+    """Weights given on both sides, written alike, are no component (they are not compared)."""
+    source = _EMBEDDED.format(tail="net.layers[0].set_weights([lookup])\n")
+    other = source.replace("epochs=2", "epochs=2 ")
+    assert _codes(classify_texts(source, other)) == []
