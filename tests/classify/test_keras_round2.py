@@ -47,3 +47,57 @@ def test_same_starting_weights_on_both_sides_are_no_change(classify_texts):
     source = _EMBEDDED.format(tail="net.layers[0].set_weights([lookup])\n")
     other = source.replace("epochs=2", "epochs=2 ")
     assert _codes(classify_texts(source, other)) == []
+
+
+_KERAS_MNIST = """\
+import numpy as np
+from keras.models import Sequential
+from keras.layers import Dense
+from keras.datasets import mnist
+
+(x_train, y_train), (x_test, y_test) = mnist.load_data()
+x_train = x_train.reshape(60000, 784) / 255.0
+model = Sequential()
+model.add(Dense(10, activation='softmax', input_shape=(784,)))
+model.compile(loss='sparse_categorical_crossentropy', optimizer='adam')
+model.fit(x_train, y_train, epochs=4, batch_size=64)
+"""
+
+_TUTORIAL_MNIST = """\
+import numpy as np
+from keras.models import Sequential
+from keras.layers import Dense
+from {module} import input_data
+
+digits = input_data.read_data_sets('/tmp/mnist_copy/', one_hot=False)
+x_train, y_train = digits.train.next_batch(60000)
+x_train = x_train.reshape(60000, 784) / 255.0
+model = Sequential()
+model.add(Dense(10, activation='softmax', input_shape=(784,)))
+model.compile(loss='sparse_categorical_crossentropy', optimizer='adam')
+model.fit(x_train, y_train, epochs=4, batch_size=64)
+"""
+
+
+def test_tutorial_mnist_loader_in_a_keras_program_is_the_real_data_set():
+    """TensorFlow 1's tutorial loader read by a Keras program: MNIST, real data, its batch a slice."""
+    from mutreal.extract import extract_source
+
+    model = extract_source(_TUTORIAL_MNIST.format(module="tensorflow.examples.tutorials.mnist"))
+    source = model.data["x_train"].source
+    assert (source.kind, source.name, source.origin) == ("keras_dataset", "mnist", "real")
+    assert model.data["y_train"].source.name == "mnist"
+
+
+def test_tutorial_mnist_for_keras_mnist_leaves_no_change_unexplained(classify_texts):
+    result = classify_texts(_KERAS_MNIST, _TUTORIAL_MNIST.format(module="tensorflow.examples.tutorials.mnist"))
+    assert result.unexplained == []
+
+
+def test_a_loader_of_that_name_elsewhere_is_not_mnist():
+    """Near case: a user module's read_data_sets is no known data set."""
+    from mutreal.extract import extract_source
+
+    model = extract_source(_TUTORIAL_MNIST.format(module="myproject.loaders"))
+    source = model.data["x_train"].source
+    assert source.name != "mnist"

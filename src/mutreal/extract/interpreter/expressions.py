@@ -12,6 +12,7 @@ import libcst as cst
 
 from mutreal.extract import constants, data, names
 from mutreal.extract.interpreter.core import _MAX_UNROLL, InterpreterCore
+from mutreal.extract.tf_graph_data import TutorialData
 from mutreal.extract.interpreter.values import (
     ArgsNamespace,
     BoundMethod,
@@ -217,6 +218,10 @@ class ExpressionEvaluator(InterpreterCore):
         attr = node.attr.value
         if isinstance(base, ArgsNamespace):
             return base.values.get(attr, Unknown(node, self.cur_line))
+        if isinstance(base, TutorialData):
+            # ``mnist.train`` / ``mnist.train.images``: the tutorial loader's splits and arrays
+            found = base.attribute(attr)
+            return found if found is not None else Unknown(node, self.cur_line)
         if isinstance(base, Instance):
             if attr in base.attrs:
                 return base.attrs[attr]
