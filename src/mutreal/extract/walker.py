@@ -30,6 +30,7 @@ from typing import Any
 import libcst as cst
 
 from mutreal.extract import data, losses, names, schedules, source_facts
+from mutreal.extract import tf_graph_data as tutorial
 from mutreal.extract.interpreter.values import (
     ArgParserObj,
     Env,
@@ -40,7 +41,6 @@ from mutreal.extract.interpreter.values import (
     materialise,
 )
 from mutreal.extract.keras_data import DATASET_METHODS
-from mutreal.extract import tf_graph_data as tutorial
 from mutreal.extract.tf_graph import NOT_GRAPH
 from mutreal.extract.tf_graph_training import TfGraph
 from mutreal.program import keras_api

@@ -12,7 +12,6 @@ import libcst as cst
 
 from mutreal.extract import constants, data, names
 from mutreal.extract.interpreter.core import _MAX_UNROLL, InterpreterCore
-from mutreal.extract.tf_graph_data import TutorialData
 from mutreal.extract.interpreter.values import (
     ArgsNamespace,
     BoundMethod,
@@ -26,6 +25,7 @@ from mutreal.extract.interpreter.values import (
     is_text,
     origins_before,
 )
+from mutreal.extract.tf_graph_data import TutorialData
 from mutreal.program.model import (
     CALL,
     CONST,
