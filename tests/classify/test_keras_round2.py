@@ -101,3 +101,45 @@ def test_a_loader_of_that_name_elsewhere_is_not_mnist():
     model = extract_source(_TUTORIAL_MNIST.format(module="myproject.loaders"))
     source = model.data["x_train"].source
     assert source.name != "mnist"
+
+
+_CHANNELS = """\
+import numpy as np
+from keras.models import Sequential
+from keras.layers import Conv2D, Flatten, Dense
+
+pics = np.random.rand(64, 784)
+tags = np.random.randint(0, 2, 64)
+pics = pics.reshape(pics.shape[0], {data_shape})
+model = Sequential()
+model.add(Conv2D(4, (3, 3), activation='relu', input_shape=({model_shape})))
+model.add(Flatten())
+model.add(Dense(1, activation='sigmoid'))
+model.compile(loss='binary_crossentropy', optimizer='adam')
+model.fit(pics, tags, epochs=2, batch_size=8)
+"""
+
+
+def test_data_reshaped_to_the_new_input_shape_is_the_lis(classify_texts):
+    """Decision LIS-reshape-once: the reshape to the new declared shape is the LIS's statement."""
+    buggy = _CHANNELS.format(data_shape="1, 28, 28", model_shape="1, 28, 28")
+    fixed = _CHANNELS.format(data_shape="28, 28, 1", model_shape="28, 28, 1")
+    result = classify_texts(buggy, fixed)
+    assert _codes(result) == ["LIS"]
+    assert result.unexplained == []
+    assert result.explained_statements == 2  # the declared shape and the reshape
+    assert "compared_equal" not in result.noise_statements
+
+
+def test_a_reshape_to_another_shape_is_not_the_lis(classify_texts):
+    """Near case (decision LIS-reshape-elsewhere): the data reshaped to a shape the model does not
+    declare is a step of its own: the LIS does not point at it."""
+    buggy = _CHANNELS.format(data_shape="1, 28, 28", model_shape="1, 28, 28")
+    fixed = _CHANNELS.format(data_shape="784, 1, 1", model_shape="28, 28, 1")
+    from mutreal.compare.pipeline import diff_models
+    from mutreal.extract import extract_source
+
+    components = diff_models(extract_source(buggy), extract_source(fixed))
+    lis = [c for c in components if c.kind.value == "layer.input_shape"]
+    assert lis and 7 not in (lis[0].detail.get("fixed_lines") or [])
+    assert "CPP" in _codes(classify_texts(buggy, fixed))

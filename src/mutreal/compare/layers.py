@@ -100,7 +100,42 @@ def compare_models(ctx: CompareContext) -> list[FaultComponent]:
     for mi, bm, fm in pair_models(bs, fs, _compiled(ctx.buggy, bs), _compiled(ctx.fixed, fs)):
         out.extend(_diff_model(ctx, mi, bm, fm))
     ctx.new_input_shapes = _new_input_shapes(out)
+    _point_at_data_reshapes(ctx, out)
     return out
+
+
+@applies(D.LIS_RESHAPE_ONCE)
+def _point_at_data_reshapes(ctx: CompareContext, components: list[FaultComponent]) -> None:
+    """Decision LIS-reshape-once: the input data reshaped to exactly the model's new input shape is
+    the same fix action as the declared shape, so the LIS points at those reshapes too (decision
+    value-origins), the fixed step and the step of the same kind it replaces; a reshape to another
+    shape is the data pass's own CPP (decision LIS-reshape-elsewhere) and is not pointed at."""
+    from mutreal.compare.data import reshapes_to  # the data pass's rule (data.py imports nothing here)
+
+    changed = [c for c in components if c.kind is K.LAYER_INPUT_SHAPE and c.change == "changed"]
+    if not changed or not ctx.new_input_shapes:
+        return
+    lis = changed[0]
+    lines: dict[str, list[int]] = {"buggy": [], "fixed": []}
+    for role, fv in ctx.fixed.data.items():
+        bv = ctx.buggy.data.get(role)
+        if not role.startswith("x") or bv is None:
+            continue
+        b_keys, f_keys = {op.key() for op in bv.preprocess}, {op.key() for op in fv.preprocess}
+        for op in fv.preprocess:
+            if op.key() in b_keys or op.file != lis.fixed_file or not reshapes_to(op, ctx.new_input_shapes):
+                continue
+            lines["fixed"].append(op.line)
+            lines["buggy"].extend(
+                b.line
+                for b in bv.preprocess
+                if b.op == op.op and b.key() not in f_keys and b.file == lis.buggy_file
+            )
+    for side, found in lines.items():
+        found = [n for n in found if n is not None]
+        if found:
+            known = lis.detail.get(f"{side}_lines") or []
+            lis.detail[f"{side}_lines"] = list(dict.fromkeys([*known, *found]))
 
 
 def _compiled(program: ProgramModel, models: list[KerasModel]) -> frozenset[int]:
