@@ -143,3 +143,33 @@ def test_a_reshape_to_another_shape_is_not_the_lis(classify_texts):
     lis = [c for c in components if c.kind.value == "layer.input_shape"]
     assert lis and 7 not in (lis[0].detail.get("fixed_lines") or [])
     assert "CPP" in _codes(classify_texts(buggy, fixed))
+
+
+_TABLE = """\
+import numpy as np
+from keras.models import Sequential
+from keras.layers import Dense
+
+xs = {open_}[[1., 2.], [2., 1.], [3., 5.], [4., 4.]]{close}
+ys = {open_}[[3.], [3.], [8.], [8.]]{close}
+model = Sequential()
+model.add(Dense(1, input_dim=2))
+model.compile(loss='mse', optimizer='sgd')
+model.fit(xs, ys, epochs=20)
+"""
+
+
+def test_a_written_out_list_made_an_array_is_one_iwf(classify_texts):
+    """Decision IWF-format: the same table handed to fit as lists, then as arrays: one IWF."""
+    buggy = _TABLE.format(open_="", close="")
+    fixed = _TABLE.format(open_="np.array(", close=")")
+    result = classify_texts(buggy, fixed)
+    assert _codes(result) == ["IWF"]
+    assert result.unexplained == []
+
+
+def test_another_table_as_an_array_is_not_iwf(classify_texts):
+    """Near case: an array of another shape is other data, not the same table's format."""
+    buggy = _TABLE.format(open_="", close="")
+    fixed = _TABLE.format(open_="np.array(", close=")").replace("[[1., 2.], [2., 1.], ", "[[1., 2.], ")
+    assert "IWF" not in _codes(classify_texts(buggy, fixed))
