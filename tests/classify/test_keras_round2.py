@@ -174,3 +174,33 @@ def test_another_table_as_an_array_is_not_iwf(classify_texts):
     fixed = _TABLE.format(open_="np.array(", close=")")
     fixed = fixed.replace("[[1., 2.], [2., 1.], ", "[[1., 2.], ").replace("[[3.], [3.], ", "[[3.], ")
     assert "IWF" not in _codes(classify_texts(buggy, fixed))
+
+
+_CROPPED = """\
+import numpy as np
+import tensorflow as tf
+from tensorflow.keras.models import Sequential
+from tensorflow.keras.layers import Flatten, Dense
+
+frames = np.random.rand(32, 28, 28, 1)
+marks = np.random.randint(0, 2, 32)
+frames = tf.image.resize_with_crop_or_pad(frames, {side}, {side})
+net = Sequential()
+net.add(Flatten())
+net.add(Dense(1, activation='sigmoid'))
+net.compile(loss='binary_crossentropy', optimizer='adam')
+net.fit(frames, marks, epochs=2{more})
+"""
+
+
+def test_images_cropped_to_another_size_are_cpp(classify_texts):
+    """A crop to a size is a preprocessing step like a resize: another size is CPP."""
+    result = classify_texts(_CROPPED.format(side=20, more=""), _CROPPED.format(side=24, more=""))
+    assert _codes(result) == ["CPP"]
+    assert result.unexplained == []
+
+
+def test_images_cropped_alike_are_no_cpp(classify_texts):
+    """Near case: the same crop on both sides is no step changed."""
+    result = classify_texts(_CROPPED.format(side=20, more=""), _CROPPED.format(side=20, more=", batch_size=8"))
+    assert "CPP" not in _codes(result)

@@ -59,6 +59,7 @@ _CPP_OPS = frozenset(
         "power",
         "pca",
         "resize",
+        "crop",
         "vectorize",
         "tokenize",
         "texts_to_sequences",
