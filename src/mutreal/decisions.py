@@ -47,6 +47,7 @@ class DecisionId(TextEnum):
     RCD_RATE = "RCD-rate"
     BNE_EPSILON = "BNE-epsilon"
     WCI_INIT = "WCI-init"
+    WCI_SET_WEIGHTS = "WCI-set-weights"
     LGR_RETURN_SEQUENCES = "LGR-return-sequences"
     RCP_PATIENCE = "RCP-patience"
     VALIDATION_ADDED_NOISE = "validation-added-noise"

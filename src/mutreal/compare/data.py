@@ -59,6 +59,7 @@ _CPP_OPS = frozenset(
         "power",
         "pca",
         "resize",
+        "crop",
         "vectorize",
         "tokenize",
         "texts_to_sequences",
@@ -317,6 +318,16 @@ def _step_component(role: str, index: int, change: str, b: DataOp | None, f: Dat
     )
 
 
+def _list_made_array(b: DataSource | None, f: DataSource | None) -> bool:
+    """Decision IWF-format: one program hands fit a table written out as a Python list (``x =
+    [[1., 2.], ...]``) and the other the same table as an array (``np.array([[1., 2.], ...])``): old
+    Keras reads a list as one input array per item, a wrong input format, not preprocessing. Both
+    sides must be written-out tables of the same shape (another table is other data)."""
+    if b is None or f is None or b.kind != "literal" or f.kind != "literal" or b.shape != f.shape:
+        return False
+    return (b.name == "list") != (f.name == "list")
+
+
 def _graph(ctx: CompareContext) -> bool:
     """TensorFlow 1 graph code on either side (as :mod:`mutreal.label.classify` reads it)."""
     programs = (ctx.buggy, ctx.fixed)
@@ -539,6 +550,7 @@ def compare_data(ctx: CompareContext) -> list[FaultComponent]:
     found: list[FaultComponent] = []
     formats: list[tuple] = []
     relabels: list[FaultComponent] = []
+    list_literals: list[FaultComponent] = []
     roles = [r for r in DATA_ROLES if r in bdata or r in fdata]
     roles += sorted((set(bdata) | set(fdata)) - set(roles))
     for role in roles:
@@ -564,6 +576,20 @@ def compare_data(ctx: CompareContext) -> list[FaultComponent]:
                     (bv.source.file, bv.source.line),  # type: ignore[union-attr]
                     (fv.source.file, fv.source.line),  # type: ignore[union-attr]
                     op="reshape",
+                    role=role,
+                )
+            )
+        if role in TRAIN_ROLES and bv is not None and fv is not None and _list_made_array(bv.source, fv.source):
+            list_literals.append(
+                make_component(
+                    data_path(role, "source"),
+                    K.DATA_INPUT_FORMAT,
+                    "changed",
+                    bv.source.text,  # type: ignore[union-attr]
+                    fv.source.text,  # type: ignore[union-attr]
+                    (bv.source.file, bv.source.line),  # type: ignore[union-attr]
+                    (fv.source.file, fv.source.line),  # type: ignore[union-attr]
+                    op="array",
                     role=role,
                 )
             )
@@ -610,6 +636,10 @@ def compare_data(ctx: CompareContext) -> list[FaultComponent]:
         out.append(
             _step_component(role, (bi if bi is not None else fj) or 0, change, b, f, K.DATA_INPUT_FORMAT, op)
         )
+    elif list_literals:
+        # decision IWF-format: the same written-out table handed to fit as a Python list on one
+        # side and as an array on the other, once for the training arrays it touches
+        out.append(stands_for(list_literals[0], list_literals[1:]))
     if relabels:
         if not _graph(ctx):
             stands_for(relabels[0], relabels[1:])

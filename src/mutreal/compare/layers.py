@@ -54,6 +54,9 @@ LAYER_ARG_KINDS: dict[str, K] = {
     "embeddings_initializer": K.LAYER_KERNEL_INITIALIZER,
     "embeddings_regularizer": K.LAYER_REGULARIZER,
     "bias_initializer": K.LAYER_BIAS_INITIALIZER,
+    # the weights a layer starts from, given (``weights=[m]``) or set before training
+    # (``layer.set_weights([m])``): its initialisation (decision WCI-set-weights)
+    "weights": K.LAYER_KERNEL_INITIALIZER,
     "kernel_regularizer": K.LAYER_REGULARIZER,
     "bias_regularizer": K.LAYER_REGULARIZER,
     "activity_regularizer": K.LAYER_REGULARIZER,
@@ -70,6 +73,10 @@ _INPUT_ONLY = frozenset({"InputLayer", "Input"})
 #: a Dense layer's units (decision LCN-embedding-size); one component per layer however many change
 _TABLE_LAYERS = frozenset({"Embedding"})
 _TABLE_SIZE_ARGS = frozenset({"input_dim", "output_dim"})
+
+#: the argument that holds the weights a layer starts from: left out of the alignment's likeness
+#: (:data:`mutreal.compare.alignment.IGNORED_LAYER_ARGS`), compared here (decision WCI-set-weights)
+_STARTING_WEIGHTS = frozenset({"weights"})
 
 #: layers appended after the end of a posted snippet's model that a benchmark completed
 SNIPPET_COMPLETION_LAYERS = 2
@@ -93,7 +100,42 @@ def compare_models(ctx: CompareContext) -> list[FaultComponent]:
     for mi, bm, fm in pair_models(bs, fs, _compiled(ctx.buggy, bs), _compiled(ctx.fixed, fs)):
         out.extend(_diff_model(ctx, mi, bm, fm))
     ctx.new_input_shapes = _new_input_shapes(out)
+    _point_at_data_reshapes(ctx, out)
     return out
+
+
+@applies(D.LIS_RESHAPE_ONCE)
+def _point_at_data_reshapes(ctx: CompareContext, components: list[FaultComponent]) -> None:
+    """Decision LIS-reshape-once: the input data reshaped to exactly the model's new input shape is
+    the same fix action as the declared shape, so the LIS points at those reshapes too (decision
+    value-origins), the fixed step and the step of the same kind it replaces; a reshape to another
+    shape is the data pass's own CPP (decision LIS-reshape-elsewhere) and is not pointed at."""
+    from mutreal.compare.data import reshapes_to  # the data pass's rule (data.py imports nothing here)
+
+    changed = [c for c in components if c.kind is K.LAYER_INPUT_SHAPE and c.change == "changed"]
+    if not changed or not ctx.new_input_shapes:
+        return
+    lis = changed[0]
+    lines: dict[str, list[int]] = {"buggy": [], "fixed": []}
+    for role, fv in ctx.fixed.data.items():
+        bv = ctx.buggy.data.get(role)
+        if not role.startswith("x") or bv is None:
+            continue
+        b_keys, f_keys = {op.key() for op in bv.preprocess}, {op.key() for op in fv.preprocess}
+        for op in fv.preprocess:
+            if op.key() in b_keys or op.file != lis.fixed_file or not reshapes_to(op, ctx.new_input_shapes):
+                continue
+            lines["fixed"].append(op.line)
+            lines["buggy"].extend(
+                b.line
+                for b in bv.preprocess
+                if b.op == op.op and b.key() not in f_keys and b.file == lis.buggy_file
+            )
+    for side, found in lines.items():
+        found = [n for n in found if n is not None]
+        if found:
+            known = lis.detail.get(f"{side}_lines") or []
+            lis.detail[f"{side}_lines"] = list(dict.fromkeys([*known, *found]))
 
 
 def _compiled(program: ProgramModel, models: list[KerasModel]) -> frozenset[int]:
@@ -620,7 +662,7 @@ def positional_only_keys(bl: Layer, fl: Layer, era_b: str, era_f: str) -> set[st
 
 @applies(
     D.LCN_UNITS, D.LCN_EMBEDDING_SIZE, D.LCF_KERNEL, D.RCD_RATE, D.RCD_RECURRENT_DROPOUT, D.BNE_EPSILON,
-    D.WCI_INIT, D.LGR_RETURN_SEQUENCES,
+    D.WCI_INIT, D.WCI_SET_WEIGHTS, D.LGR_RETURN_SEQUENCES,
 )  # fmt: skip
 def _diff_layer_arguments(
     ctx: CompareContext, mi: int, li: int, b: FoldedLayer, f: FoldedLayer
@@ -631,8 +673,9 @@ def _diff_layer_arguments(
     bl, fl = b.layer, f.layer
     b_loc, f_loc = (bl.file, bl.line), (fl.file, fl.line)
     keys = compared_layer_args(set(bl.args) | set(fl.args)) - {"activation"}
+    keys |= _STARTING_WEIGHTS & (set(bl.args) | set(fl.args))
     if ctx.era_b != ctx.era_f:
-        keys -= positional_only_keys(bl, fl, ctx.era_b, ctx.era_f)
+        keys -= positional_only_keys(bl, fl, ctx.era_b, ctx.era_f) - _STARTING_WEIGHTS
     if bl.inner is not None and fl.inner is not None:
         out.extend(_diff_wrapped(ctx, mi, li, bl.inner, fl.inner))
     seen_kinds: set[K] = set()
@@ -650,7 +693,13 @@ def _diff_layer_arguments(
             continue  # compared once per model, see _diff_model_input
         if is_table_size and (values_equal(bv, fv, strict_opaque=True) or kind in seen_kinds):
             continue
-        if values_equal(bv, fv) or (kind is K.LAYER_INPUT_SHAPE and shape_equal(bv, fv)):
+        if key in _STARTING_WEIGHTS:
+            # what the weights are is seldom folded (an array the program computes): that one side
+            # starts the layer from given weights and the other from its initialiser is the change
+            bv, fv = bl.args.get(key), fl.args.get(key)
+            if (bv is None) == (fv is None):
+                continue
+        elif values_equal(bv, fv) or (kind is K.LAYER_INPUT_SHAPE and shape_equal(bv, fv)):
             continue
         if kind in seen_kinds and kind in (K.LAYER_INPUT_SHAPE, K.LAYER_REGULARIZER):
             continue

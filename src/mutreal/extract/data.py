@@ -132,6 +132,11 @@ ARRAY_FUNCTIONS = {
     "tensorflow.reshape": "reshape",
     "tensorflow.expand_dims": "expand_dims",
     "tensorflow.image.resize": "resize",
+    # a crop to a size is a resize of the images (its size a preprocessing setting, like resize's)
+    "tensorflow.image.crop_to_bounding_box": "crop",
+    "tensorflow.image.random_crop": "crop",
+    "tensorflow.image.central_crop": "crop",
+    "tensorflow.image.resize_with_crop_or_pad": "crop",
     "tensorflow.convert_to_tensor": "noop",
     "tensorflow.constant": "noop",
     "keras.backend.one_hot": "one_hot",

@@ -30,6 +30,7 @@ from typing import Any
 import libcst as cst
 
 from mutreal.extract import data, losses, names, schedules, source_facts
+from mutreal.extract import tf_graph_data as tutorial
 from mutreal.extract.interpreter.values import (
     ArgParserObj,
     Env,
@@ -238,6 +239,17 @@ class Walker(TfGraph):
             built = self.graph_call(qn, node, env)
             if built is not NOT_GRAPH:
                 return built
+        if qn.endswith(tutorial.LOADER):
+            # a Keras program reading MNIST through TensorFlow 1's tutorial loader (a benchmark's
+            # local copy in place of the post's loading): the same real data set graph code reads
+            values, kwvalues, _, _ = self.call_args(node, env)
+            return tutorial.tutorial_source(
+                [v for v in values if isinstance(v, Value)],
+                {k: v for k, v in kwvalues.items() if isinstance(v, Value)},
+                self.text(node),
+                self.path,
+                self.line(node),
+            )
         if last == "numpy_input_fn" and ".estimator." in qn:
             return self.make_input_fn(node, env)
         if (
@@ -381,6 +393,12 @@ class Walker(TfGraph):
                 return built
         if isinstance(receiver, data.DataChain):
             return self.chain_method(receiver, method, node, env)
+        if isinstance(receiver, tutorial.TutorialData) and method == "next_batch":
+            args, kwargs, _, _ = self.call_args(node, env)
+            size = kwargs.get("batch_size") or (args[0] if args else None)
+            size = size if isinstance(size, Value) else Value(OPAQUE, None)
+            batch = receiver.next_batch(self._op("slice", "next_batch", {"batch_size": size}, node))
+            return batch if batch is not None else Unknown(node, self.cur_line)
         if isinstance(receiver, data.Scaler):
             return self.scaler_method(receiver, method, node, env)
         if isinstance(receiver, data.Augmenter):

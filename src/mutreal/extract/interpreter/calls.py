@@ -97,6 +97,11 @@ class CallInterpreter(StatementRunner):
             if receiver.model is not None:
                 return self.model_method(ModelObj(receiver.model), method, node, env)
             return Unknown(node, self.cur_line)
+        if isinstance(receiver, LayerObj) and method == "set_weights" and node.args:
+            # ``model.layers[0].set_weights([embedding_matrix])``: the layer starts from these weights,
+            # as if built with ``weights=[...]`` (decision WCI-set-weights)
+            receiver.layer.args["weights"] = self.to_value(self.ev(node.args[0].value, env), node.args[0].value)
+            return Unknown(node, self.cur_line)
         return self.value_method(receiver, method, node, env)
 
     def argparse_method(self, parser: ArgParserObj, method: str, node: cst.Call, env: Env) -> Any:

@@ -25,6 +25,7 @@ from mutreal.extract.interpreter.values import (
     is_text,
     origins_before,
 )
+from mutreal.extract.tf_graph_data import TutorialData
 from mutreal.program.model import (
     CALL,
     CONST,
@@ -217,6 +218,10 @@ class ExpressionEvaluator(InterpreterCore):
         attr = node.attr.value
         if isinstance(base, ArgsNamespace):
             return base.values.get(attr, Unknown(node, self.cur_line))
+        if isinstance(base, TutorialData):
+            # ``mnist.train`` / ``mnist.train.images``: the tutorial loader's splits and arrays
+            found = base.attribute(attr)
+            return found if found is not None else Unknown(node, self.cur_line)
         if isinstance(base, Instance):
             if attr in base.attrs:
                 return base.attrs[attr]
