@@ -135,6 +135,7 @@ class DecisionId(TextEnum):
     REGROUPED_BLOCK_NOISE = "regrouped-block-noise"
     REWRITTEN_PROGRAM = "rewritten-program"
     CUT_PROGRAM = "cut-program"
+    RESTORED_MODEL_NOISE = "restored-model-noise"
     APW_GRAPH_API = "APW-graph-api"
     APD_GRAPH_REMOVED_API = "APD-graph-removed-api"
     IWF_GRAPH_DTYPE = "IWF-graph-dtype"

@@ -179,3 +179,34 @@ def test_a_cached_header_ends_where_its_own_body_ends():
 def test_a_while_loop_around_logging_is_no_noise_its_end_is_behaviour():
     loop, log = _statements("while True:\n    logging.info('waiting')\n", "b.py")
     assert log.noise == "logging" and loop.noise is None
+
+
+def test_a_channels_first_branch_never_runs_on_tensorflow_its_else_does():
+    source = (
+        "if K.image_data_format() == 'channels_first':\n"
+        "    shape = (1, 28, 28)\n"
+        "else:\n"
+        "    shape = (28, 28, 1)\n"
+    )
+    header, first, last = _statements(source, "b.py")
+    assert header.noise == first.noise == "api_spelling" and last.noise is None
+    other = _statements(source.replace("channels_first", "channels_last"), "b.py")
+    assert [s.noise for s in other] == [None, None, None]
+
+
+def test_a_restored_model_the_benchmark_drops_is_set_up_computed_weights_are_not():
+    buggy = "model = build()\nmodel.load_weights('run.h5')\nmodel.fit(x, y, epochs=3)\n"
+    fixed = "model = build()\nmodel.fit(x, y, epochs=3)\n"
+    assert _cover(buggy, fixed, 3, 2).noise.get("restored_model") == 1
+    computed = "model = build()\nmodel.set_weights(start)\nmodel.fit(x, y, epochs=3)\n"
+    assert "restored_model" not in _cover(computed, fixed, 3, 2).noise
+
+
+def test_statements_on_the_loaded_data_read_from_the_made_up_arrays_are_the_swap():
+    buggy = "train = pd.read_csv('t.csv')\ntop = np.max(train['z'].values)\nmodel.fit(x, top, epochs=2)\n"
+    fixed = "z = np.random.random(100)\ntop = np.max(z)\nmodel.fit(x, top, epochs=2)\n"
+    coverage = _cover(buggy, fixed, 3, 3)
+    assert coverage.noise.get("synthetic_data_source", 0) >= 2 and coverage.changed == 0
+    # the same statement computing something else on the made-up data is a change
+    other = fixed.replace("np.max(z)", "np.min(z)")
+    assert _cover(buggy, other, 3, 3).changed == 1

@@ -129,3 +129,47 @@ def cut_program(new: int, program: int, gone: int, posted: int) -> bool:
     read as always; the removed statements no component explains are that cut, counted as
     ``cut_program``; what the fix changed or added stays a change."""
     return gone > REWRITE_MIN and gone * 2 > posted and new <= REWRITE_MIN and new * 2 < program
+
+
+#: a model or graph restored from a file the post saved earlier: its weights, its graph, a tensor of it
+_RESTORE = re.compile(
+    r"\b(load_weights|load_model|import_meta_graph|restore|get_tensor_by_name|get_operation_by_name|"
+    r"latest_checkpoint)\(|^\w+ = (tf\.)?Graph\(\)$"
+)
+
+
+@applies(D.RESTORED_MODEL_NOISE)
+def restored_model(changes: list[StatementChange], buggy: list[Statement], fixed: list[Statement]) -> set[int]:
+    """Indices of changes that take out (or put in) a model restored from a saved file: a
+    benchmark ships no checkpoint of the post's earlier runs, so it drops the restoring
+    (``model.load_weights('first_try.h5')``, ``tf.train.import_meta_graph(...)``, a tensor got by
+    name from the loaded graph) and what reads only the restored graph (``tf.Session(graph=loaded)``
+    -> ``tf.Session()``, a run fetching a restored tensor). Initial weights the program computes
+    itself are compared as always (decision WCI-set-weights)."""
+    restored = {b for st in buggy if _RESTORE.search(st.written) for b in st.binds}
+    grown = True
+    while grown:  # what is got from the restored graph is restored too
+        more = {
+            b
+            for st in buggy
+            if {r.split(".")[0] for r in st.reads} & restored and _RESTORE.search(st.written)
+            for b in st.binds
+        }
+        grown = not more <= restored
+        restored |= more
+    out: set[int] = set()
+    for i, c in enumerate(changes):
+        b, f = c.buggy, c.fixed
+        one = b if f is None else f if b is None else None
+        if one is not None:
+            if _RESTORE.search(one.written) and not (one.binds - restored - {"sess"}) or (
+                b is not None and b.binds and b.binds <= restored
+            ):
+                out.add(i)
+            continue
+        assert b is not None and f is not None
+        broots = {r.split(".")[0] for r in b.reads}
+        froots = {r.split(".")[0] for r in f.reads}
+        if broots & restored and not froots & restored and broots - restored <= froots | {"tf"}:
+            out.add(i)  # the restored graph or tensor dropped from a statement both sides keep
+    return out

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mutreal.compare.benchmark_edits import REWRITE_MIN, cut_program, written_in
+from mutreal.compare.benchmark_edits import REWRITE_MIN, cut_program, restored_model, written_in
 from mutreal.compare.fix_extent import (
     changed_reads,
     component_lines,
@@ -33,6 +33,7 @@ from mutreal.compare.fix_extent import (
     feeds_component,
     header_of_fix,
     hit,
+    in_function_of_fix,
     matched_feed,
 )
 from mutreal.compare.statement_diff import StatementChange, changes_of, operands_reordered, renamed
@@ -55,6 +56,8 @@ LOST_BLOCK = "lost_block"
 REGROUPED = "regrouped_block"
 #: one program replaced by another (decision rewritten-program)
 REWRITE = "rewritten_program"
+#: a model restored from a file the post saved, dropped by the benchmark (decision restored-model-noise)
+RESTORED = "restored_model"
 #: the post cut down to what shows the fault (decision cut-program)
 CUT = "cut_program"
 #: rule value_moved_into_variable (:mod:`mutreal.compare.values`), on statements
@@ -501,6 +504,8 @@ def cover(
             coverage.noise[LOST_BLOCK] = coverage.noise.get(LOST_BLOCK, 0) + 1
         else:
             kept.append(c)
+    # what restores a saved model: set-up where no component explains it (read after the components)
+    restored = {id(kept[i]) for i in restored_model(kept, buggy, fixed)}
     completion = _completion(kept, buggy, fixed) | written_in(kept, buggy, fixed)
     if completion:
         coverage.noise[COMPLETION] = coverage.noise.get(COMPLETION, 0) + len(completion)
@@ -516,8 +521,10 @@ def cover(
     fsynthetic = _feeding(fixed, fsynthetic_names) | {
         i for i, st in enumerate(fixed) if st.binds & fsynthetic_names
     }
+    swapped: set[int] = set()  # ids of changes that only read the made-up data for the loaded
     if fsynthetic_names and not _synthetic_names(buggy):
         bsynthetic |= _loading(buggy)
+        swapped = _source_renamed(kept, {b for i in bsynthetic for b in buggy[i].binds}, fsynthetic_names)
     bindex = {id(st): i for i, st in enumerate(buggy)}
     findex = {id(st): i for i, st in enumerate(fixed)}
     shown = component_names(components)
@@ -539,7 +546,11 @@ def cover(
     kept = [c for c, k in zip(kept, compared, strict=True) if not k]
     explained = [e for e, k in zip(explained, compared, strict=True) if not k]
     reason = [
-        None if e else _set_up(c, bslice, fslice, bsynthetic, fsynthetic, bindex, findex)
+        None
+        if e
+        else DATA_SOURCE
+        if id(c) in swapped
+        else _set_up(c, bslice, fslice, bsynthetic, fsynthetic, bindex, findex)
         for c, e in zip(kept, explained, strict=True)
     ]
     for r in reason:
@@ -570,7 +581,9 @@ def cover(
                 explained[i] = True
         done = [c for c, e in zip(kept, explained, strict=True) if e]
         for i, c in enumerate(kept):
-            if not explained[i] and (header_of_fix(c, kept, explained) or matched_feed(c, done)):
+            if not explained[i] and (
+                header_of_fix(c, kept, explained) or in_function_of_fix(c, kept, explained) or matched_feed(c, done)
+            ):
                 explained[i] = True
         grown = sum(explained) > before
     if not graph and (origins[0] or origins[1]):
@@ -587,6 +600,11 @@ def cover(
             coverage.noise[COMPARED] = coverage.noise.get(COMPARED, 0) + sum(equal)
         kept = [c for c, q in zip(kept, equal, strict=True) if not q]
         explained = [e for e, q in zip(explained, equal, strict=True) if not q]
+    dropped = [not e and id(c) in restored for c, e in zip(kept, explained, strict=True)]
+    if any(dropped):
+        coverage.noise[RESTORED] = sum(dropped)
+        kept = [c for c, d in zip(kept, dropped, strict=True) if not d]
+        explained = [e for e, d in zip(explained, dropped, strict=True) if not d]
     # a fix that writes most of the fixed program anew completes or rewrites the post (rule
     # completed_snippet, 4.2.1): its additions no component explains are that completion; where
     # it also drops most of the buggy program, the post was replaced by another program (decision
@@ -648,6 +666,24 @@ def rewritten_program(new: int, program: int, gone: int, posted: int) -> bool:
     the statements no component explains are that replacement, counted as ``rewritten_program``,
     not fixes one by one."""
     return new > REWRITE_MIN and gone > REWRITE_MIN and new * 2 > program and gone * 2 > posted
+
+
+@applies(D.DATA_SOURCE_NOISE)
+def _source_renamed(changes: list[StatementChange], loaded: set[str], made_up: set[str]) -> set[int]:
+    """Ids of changed statements whose changed part reads, on the buggy side, only the data the
+    post loaded and, on the fixed side, only the arrays the benchmark made up in its place
+    (``np.max(train['redshift'].values)`` -> ``np.max(redshift)``): the same statement on the
+    swapped data (rule synthetic_data_source), not a change of what is done to it."""
+    out: set[int] = set()
+    for c in changes:
+        if c.buggy is None or c.fixed is None:
+            continue
+        before, after = changed_reads(c)
+        broots = {r.split(".")[0] for r in before}
+        froots = {r.split(".")[0] for r in after}
+        if broots and froots and broots <= loaded and froots <= made_up:
+            out.add(id(c))
+    return out
 
 
 def _set_up(

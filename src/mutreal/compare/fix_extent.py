@@ -117,6 +117,31 @@ def header_of_fix(change: StatementChange, kept: list[StatementChange], explaine
     return bool(inside) and all(inside)
 
 
+@applies(D.ONE_INCONSISTENCY)
+def in_function_of_fix(change: StatementChange, kept: list[StatementChange], explained: list[bool]) -> bool:
+    """A statement one side only has inside a function or class that side only has, whose header
+    is explained: the fix added or removed the function whole, one edit with its body (the body of
+    a ``def body(i, y):`` a ``while_loop`` no longer calls goes with it)."""
+    if change.change == "changed":
+        return False
+    on_buggy = change.fixed is None
+    st = change.buggy if on_buggy else change.fixed
+    assert st is not None
+    for c, e in zip(kept, explained, strict=True):
+        head = c.buggy if on_buggy else c.fixed
+        other = c.fixed if on_buggy else c.buggy
+        if (
+            e
+            and other is None
+            and head is not None
+            and head.defines
+            and head.file == st.file
+            and head.last < st.line <= head.end
+        ):
+            return True
+    return False
+
+
 class _HideFeeds(ast.NodeTransformer):
     """Puts ``...`` for the value of each dict entry keyed by one of ``names``."""
 

@@ -477,7 +477,7 @@ def statements_of(
     out: list[Statement] = []
     modules = frozenset(_imported(tree))
 
-    def visit(body: Iterable[ast.AST]) -> None:
+    def visit(body: Iterable[ast.AST], dead: bool = False) -> None:
         for node in body:
             if isinstance(node, ast.ExceptHandler):
                 visit(node.body)
@@ -501,9 +501,12 @@ def statements_of(
                     # where this side's ends
                     end_line = node.end_lineno or known.end + shift
                     out.append(replace(known, file=path, line=node.lineno, last=known.last + shift, end=end_line))
+                    if dead or _channels_first(node):
+                        out[-1] = replace(out[-1], noise=SPELLING)
                     if compound:
                         for name in _BODIES:
-                            visit(getattr(node, name, None) or [])
+                            inside = dead or (name == "body" and _channels_first(node))
+                            visit(getattr(node, name, None) or [], inside)
                     continue
             shown = _header(node) if compound else node
             binds, reads = _names(shown, modules)
@@ -537,9 +540,12 @@ def statements_of(
             )
             if key is not None:
                 cache[key] = out[-1]
+            if dead or _channels_first(node):
+                out[-1] = replace(out[-1], noise=SPELLING)
             if compound:
                 for name in _BODIES:
-                    visit(getattr(node, name, None) or [])
+                    inside = dead or (name == "body" and _channels_first(node))
+                    visit(getattr(node, name, None) or [], inside)
 
     visit(tree.body)
     return _quiet_headers(out)
@@ -563,6 +569,19 @@ def _quiet_headers(statements: list[Statement]) -> list[Statement]:
         if body and all(o.noise in _QUIET for o in body):
             out[i] = replace(st, noise=body[0].noise)
     return out
+
+
+#: Keras asked whether images are channels-first: never so on the TensorFlow backend's default
+_CHANNELS_FIRST = re.compile(
+    r"image_data_format\(\)\s*==\s*['\"]channels_first['\"]|image_dim_ordering\(\)\s*==\s*['\"]th['\"]"
+)
+
+
+def _channels_first(node: ast.AST) -> bool:
+    """An ``if`` on Keras's image format being channels-first: the TensorFlow backend the programs
+    run on reads images channels-last, so the branch never runs and taking it out (or putting it
+    in) is the same program (same-semantics syntax); its ``else`` runs and is compared."""
+    return isinstance(node, ast.If) and bool(_CHANNELS_FIRST.search(ast.unparse(node.test)))
 
 
 def _written(lines: Sequence[str], first: int, last: int) -> str:
