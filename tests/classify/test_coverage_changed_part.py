@@ -210,3 +210,11 @@ def test_statements_on_the_loaded_data_read_from_the_made_up_arrays_are_the_swap
     # the same statement computing something else on the made-up data is a change
     other = fixed.replace("np.max(z)", "np.min(z)")
     assert _cover(buggy, other, 3, 3).changed == 1
+
+
+def test_a_reduction_s_axes_under_another_keyword_are_the_same_statement():
+    [a, b, c] = _statements(
+        "m, v = tf.nn.moments(x, axes=[1])\nm, v = tf.nn.moments(x, axis=[1])\nm, v = tf.nn.moments(x, axis=[0])\n",
+        "b.py",
+    )
+    assert a.text == b.text != c.text

@@ -84,6 +84,9 @@ _SAME_KEYWORD = {
     "W_regularizer": "kernel_regularizer",
     "b_regularizer": "bias_regularizer",
     "dim": "axis",
+    # TensorFlow's names of a reduction's axes: the same value under another spelling
+    "axes": "axis",
+    "reduction_indices": "axis",
     "lr": "learning_rate",
 }
 #: keyword arguments that never matter (verbosity, names, reporting)
