@@ -6,19 +6,9 @@ from __future__ import annotations
 
 from mutreal.compare.coverage import StatementChange
 from mutreal.compare.kinds import ComponentKind as K
-from mutreal.compare.statements import statements_of
 from mutreal.label.best_code import best_code, best_code_components
 
-
-def statement(text: str | None, path: str):
-    """The statement ``text`` makes (a compound header is given a body)."""
-    if not text:
-        return None
-    return statements_of(text + ("\n    pass\n" if text.endswith(":") else "\n"), path)[0]
-
-
-def change(before: str | None, after: str | None) -> StatementChange:
-    return StatementChange(statement(before, "b.py"), statement(after, "f.py"))
+from .test_best_code import change
 
 
 def kind_of(before: str | None, after: str | None) -> K | None:

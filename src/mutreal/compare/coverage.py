@@ -562,8 +562,9 @@ def cover(
     # change; a header put around (or taken from) explained statements, and a feed matched to a
     # placeholder the fix changed, are that fix's too (decision one-inconsistency-one-component);
     # each explained statement can explain others, so read until nothing more is explained
-    bchanged = {id(c.buggy): changed_reads(c)[0] for c in kept if c.buggy is not None}
-    fchanged = {id(c.fixed): changed_reads(c)[1] for c in kept if c.fixed is not None}
+    reads = [changed_reads(c) for c in kept]  # each side's changed part, read once
+    bchanged = {id(c.buggy): r[0] for c, r in zip(kept, reads, strict=True) if c.buggy is not None}
+    fchanged = {id(c.fixed): r[1] for c, r in zip(kept, reads, strict=True) if c.fixed is not None}
     grown = True
     while grown:
         before = sum(explained)

@@ -41,7 +41,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from mutreal.compare.components import FaultComponent
+from mutreal.compare.components import FaultComponent, make_component
 from mutreal.compare.kinds import ComponentKind as K
 from mutreal.compare.statement_diff import changes_of, statement_changes
 from mutreal.compare.statements import Statement
@@ -51,9 +51,6 @@ from mutreal.decisions import applies
 #: the ``detail['rule']`` of a custom-layer component
 CUSTOM_LAYER_RULE = "custom_layer_api"
 #: a block component's sides are source text, not values compared (its confidence says so)
-_TEXT_SIDES = {"before_kind": "text", "after_kind": "text"}
-
-
 @lru_cache(maxsize=8)
 def compound_ends(text: str) -> dict[int, int]:
     """The last line of each compound statement of a source, by its first line.
@@ -341,22 +338,17 @@ def custom_layer_components(
             continue
         file_b, file_f = bh.file, fh.file
         out.append(
-            FaultComponent(
-                element=f"class[{name}]",
-                kind=K.CUSTOM_CLASS_API,
-                change="changed",
-                before=bh.source,
-                after=fh.source,
-                buggy_file=file_b,
-                buggy_line=bh.line,
-                fixed_file=file_f,
-                fixed_line=fh.line,
-                evidence=_TEXT_SIDES.copy(),
-                detail={
-                    "rule": CUSTOM_LAYER_RULE,
-                    "buggy_lines": sorted(blines - {bh.line}),
-                    "fixed_lines": sorted(flines - {fh.line}),
-                },
+            make_component(
+                f"class[{name}]",
+                K.CUSTOM_CLASS_API,
+                "changed",
+                bh.source,
+                fh.source,
+                (file_b, bh.line),
+                (file_f, fh.line),
+                rule=CUSTOM_LAYER_RULE,
+                buggy_lines=sorted(blines - {bh.line}),
+                fixed_lines=sorted(flines - {fh.line}),
             )
         )
     return out
@@ -589,23 +581,18 @@ def placeholder_arguments(
                     blines |= set(range(b.line, b.last + 1)) if b is not None else set()
                     flines |= set(range(f.line, f.last + 1)) if f is not None else set()
             out.append(
-                FaultComponent(
-                    element=f"placeholder[{attribute}]",
-                    kind=K.GRAPH_API,
-                    change="changed",
-                    before=st.source,
-                    after=binding.source,
-                    buggy_file=st.file,
-                    buggy_line=st.line,
-                    fixed_file=binding.file,
-                    fixed_line=binding.line,
-                    evidence=_TEXT_SIDES.copy(),
-                    detail={
-                        "rule": "placeholder_made_argument",
-                        "raw_tensorflow": True,
-                        "buggy_lines": sorted(blines - {st.line}),
-                        "fixed_lines": sorted(flines - {binding.line}),
-                    },
+                make_component(
+                    f"placeholder[{attribute}]",
+                    K.GRAPH_API,
+                    "changed",
+                    st.source,
+                    binding.source,
+                    (st.file, st.line),
+                    (binding.file, binding.line),
+                    rule="placeholder_made_argument",
+                    raw_tensorflow=True,
+                    buggy_lines=sorted(blines - {st.line}),
+                    fixed_lines=sorted(flines - {binding.line}),
                 )
             )
     return out
@@ -683,18 +670,16 @@ def argument_made_attribute(coverage: Any) -> list[FaultComponent]:
             continue  # a call handed another value: setting it once changes what runs
         involved = [header, new_def, assignment, *handed, *added]
         out.append(
-            FaultComponent(
-                element=f"attribute[{param}]",
-                kind=K.GRAPH_API,
-                change="changed",
-                before=b.source,
-                after=assignment.fixed.source,  # type: ignore[union-attr]
-                buggy_file=b.file,
-                buggy_line=b.line,
-                fixed_file=assignment.fixed.file,  # type: ignore[union-attr]
-                fixed_line=assignment.fixed.line,  # type: ignore[union-attr]
-                evidence=_TEXT_SIDES.copy(),
-                detail={"rule": "argument_made_attribute", "raw_tensorflow": True},
+            make_component(
+                f"attribute[{param}]",
+                K.GRAPH_API,
+                "changed",
+                b.source,
+                assignment.fixed.source,  # type: ignore[union-attr]
+                (b.file, b.line),
+                (assignment.fixed.file, assignment.fixed.line),  # type: ignore[union-attr]
+                rule="argument_made_attribute",
+                raw_tensorflow=True,
             )
         )
         _explain(coverage, involved)
